@@ -1,0 +1,46 @@
+/* act: actions between cycles (TRIM, ...), each a row of a const table.
+ * Runs only on an open target after the I/O queue is drained; never opens a
+ * device itself. */
+#ifndef WEARMON_ACT_H
+#define WEARMON_ACT_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "tgt.h"
+
+/* Outcome of an action, as stored in cycles.action_outcome. */
+struct act_result {
+	char started_at[32];
+	double seconds;
+	uint64_t bytes;             /* bytes affected */
+	const char *outcome;        /* "ok", "unsupported", "failed", "skipped" */
+	char error[512];            /* empty when none */
+};
+
+/* What an action works on. */
+struct act_env {
+	const struct tgt *tg;
+	const struct cfg_target *t;
+	uint64_t region_offset, region_size;
+	const volatile sig_atomic_t *stop;
+};
+
+/* Run the configured between-cycles action. Returns 0 when the action ran
+ * to an outcome (see r->outcome, "unsupported" included), -errno when it
+ * failed (r->error says why). */
+int act_run(enum cfg_action a, const struct act_env *env, struct act_result *r);
+
+/* Discard [offset, offset+len) of a target in chunks aligned to the
+ * discard granularity (hole punching for regular files). Returns 0,
+ * -EOPNOTSUPP when the device cannot discard, or -errno. *done = bytes. */
+int act_discard(const struct tgt *tg, uint64_t offset, uint64_t len,
+		const volatile sig_atomic_t *stop, uint64_t *done);
+
+/* Aligned discard range: start rounded up and end down to granularity.
+ * Returns 0, or -EINVAL when nothing aligned remains. */
+int act_align_range(uint64_t offset, uint64_t len, uint64_t granularity,
+		    uint64_t *out_off, uint64_t *out_len);
+
+#endif

@@ -1,0 +1,155 @@
+/* cfg: the configuration file (inih), table-driven keys with defaults and
+ * ranges, and resolution of relative sizes once a target's capacity is known.
+ * Never touches a device or the database. */
+#ifndef WEARMON_CFG_H
+#define WEARMON_CFG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define CFG_NAME_MAX 64
+#define CFG_MAX_SIZES 256
+#define CFG_MAX_KEYS 64
+#define CFG_ERR_MAX 4096
+
+enum cfg_workload {
+	WL_SEQWRITE,
+	WL_SEQREAD,
+	WL_RANDWRITE,
+	WL_RANDREAD,
+	WL__COUNT
+};
+
+enum cfg_action {
+	ACT_NONE,
+	ACT_TRIM,
+	ACT__COUNT
+};
+
+enum cfg_trim_scope { TRIM_REGION, TRIM_DEVICE };
+
+/* "sizes": a start:end:step range or an explicit list, each possibly in %. */
+struct cfg_sizes {
+	int is_range;
+	struct qty start, end, step;      /* when is_range */
+	struct qty list[CFG_MAX_SIZES];   /* when !is_range */
+	int n;
+};
+
+/* "amount": a multiple of the size ("1x") or bytes. */
+struct cfg_amount {
+	int is_multiple;
+	double multiple;
+	uint64_t bytes;
+};
+
+/* One [target NAME] section. Every field is a key of the same name. */
+struct cfg_target {
+	char name[CFG_NAME_MAX];          /* section name after "target " */
+	char device[PATH_MAX];            /* block device or regular file path */
+	uint64_t file_size;               /* capacity of a regular-file target */
+	int allow_destroy;                /* required to write a block device */
+	struct qty region_offset;         /* start of the region under test */
+	struct qty region_size;           /* length of the region under test */
+	struct cfg_sizes sizes;           /* growing sizes within the region */
+	int fill;                         /* sequential fill before each size */
+	uint64_t fill_block_size;
+	long long fill_queue_depth;
+	enum cfg_workload workload;       /* measured phase */
+	uint64_t block_size;
+	long long queue_depth;
+	struct cfg_amount amount;         /* bytes moved by the measured phase */
+	double duration;                  /* seconds, 0 = no limit */
+	long long compressibility;        /* 0..100 % of each block compressible */
+	enum cfg_action between_cycles;   /* action after each cycle */
+	enum cfg_trim_scope trim_scope;   /* region or whole device */
+	long long cycles;                 /* 0 = forever */
+	double pause;                     /* seconds between cycles */
+	double sample_interval;           /* seconds per sample */
+	int lines[CFG_MAX_KEYS];          /* line of each key (0 = default) */
+	int section_line;                 /* line of the [target] header */
+};
+
+/* The whole file. */
+struct cfg {
+	char path[PATH_MAX];              /* file it came from (or a label) */
+	char database[PATH_MAX];          /* [wearmon] database */
+	int database_line;
+	int lines[CFG_MAX_KEYS];          /* line of each global key (0 = default) */
+	int section_line;                 /* line of [wearmon] (0 = none) */
+	struct cfg_target *targets;
+	int ntargets;
+};
+
+/* A target's region and sizes in bytes, after cfg_resolve. */
+struct cfg_layout {
+	uint64_t capacity;
+	uint32_t logical_block_size;
+	uint64_t region_offset;
+	uint64_t region_size;
+	uint64_t sizes[CFG_MAX_SIZES];
+	int nsizes;
+};
+
+enum cfg_type {
+	CT_STRING, CT_BOOL, CT_BYTES, CT_QTY, CT_INT, CT_DURATION,
+	CT_WORKLOAD, CT_ACTION, CT_TRIM_SCOPE, CT_SIZES, CT_AMOUNT,
+	CT_ENUM,                  /* any other enum: an int, index in choices */
+	CT__COUNT
+};
+
+/* One row of the key table. */
+struct cfg_key {
+	const char *name;
+	enum cfg_type type;
+	size_t offset;            /* into struct cfg_target (or struct cfg) */
+	size_t size;              /* of the field, for CT_STRING */
+	const char *def;          /* default, parsed like a file value */
+	long long min, max;       /* range for CT_INT / CT_BYTES (max 0 = none);
+				     CT_DURATION: in milliseconds */
+	int global;               /* 1: [wearmon] only; 0: target key */
+	const char *help;
+	uint64_t align;           /* CT_BYTES: must be a multiple (0 = any) */
+	const char *const *choices; /* enum types: names by value, NULL-ended */
+	int required;             /* 1: no default, every target must set it */
+};
+
+/* The key table, for documentation and tests. Returns its rows; *n = count. */
+const struct cfg_key *cfg_keys(size_t *n);
+
+/* Row of the key table named name. Returns its index, or -ENOENT. */
+int cfg_key_index(const char *name);
+
+/* Parse a file. Returns 0, or -EINVAL with every problem in err, one per
+ * line as "FILE:LINE: key: message"; -errno when the file cannot be read. */
+int cfg_load(const char *path, struct cfg **out, char *err, size_t errlen);
+
+/* Same from a string; label stands for the file name in messages. */
+int cfg_parse_string(const char *text, const char *label, struct cfg **out,
+		     char *err, size_t errlen);
+
+/* Free a parsed configuration (NULL is fine). */
+void cfg_free(struct cfg *c);
+
+/* Line where key was set for t, 0 when it holds its default. */
+int cfg_line(const struct cfg_target *t, const char *key);
+
+/* Compute region and sizes for a device of capacity bytes and logical block
+ * size lbs. Returns 0 or -EINVAL with "FILE:LINE: key: message" in err. */
+int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
+		uint64_t capacity, uint32_t lbs, struct cfg_layout *out,
+		char *err, size_t errlen);
+
+/* Names of enum values, as written in the file. */
+const char *cfg_workload_name(enum cfg_workload w);
+const char *cfg_action_name(enum cfg_action a);
+const char *cfg_trim_scope_name(enum cfg_trim_scope s);
+
+/* Workload properties. */
+int cfg_workload_is_write(enum cfg_workload w);
+int cfg_workload_is_random(enum cfg_workload w);
+
+#endif

@@ -1,0 +1,1084 @@
+/* db: the SQLite history of wearmon (schema and migrations, every insert, the
+ * resume query) behind one connection serialised by a mutex. SQLite result
+ * codes are translated to negative errno here and never leave the module. */
+#include "db.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+#define BUSY_TIMEOUT_MS 10000
+#define INTERRUPTED_ERROR "daemon stopped without finishing (crash or kill)"
+
+/* migrations[v] turns a version v-1 database into version v; each script runs
+ * inside the one transaction that also sets PRAGMA user_version. Later issues
+ * append scripts (ALTER TABLE ... ADD COLUMN, new tables and views) and bump
+ * DB_SCHEMA_VERSION; a released script is never edited. */
+static const char *const migrations[] = {
+	[0] = NULL,
+	[1] =
+	"CREATE TABLE targets (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  name TEXT NOT NULL UNIQUE,\n"
+	"  device TEXT NOT NULL,\n"
+	"  kind TEXT NOT NULL,\n"
+	"  capacity_bytes INTEGER NOT NULL,\n"
+	"  logical_block_size INTEGER NOT NULL,\n"
+	"  serial TEXT,\n"
+	"  model TEXT,\n"
+	"  firmware TEXT,\n"
+	"  backing_file TEXT,\n"
+	"  campaign_first_cycle INTEGER NOT NULL DEFAULT 1,\n"
+	"  first_seen TEXT NOT NULL DEFAULT (" NOW "),\n"
+	"  last_seen TEXT NOT NULL DEFAULT (" NOW ")\n"
+	");\n"
+	"CREATE TABLE runs (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  started_at TEXT NOT NULL DEFAULT (" NOW "),\n"
+	"  ended_at TEXT,\n"
+	"  pid INTEGER NOT NULL,\n"
+	"  version TEXT NOT NULL,\n"
+	"  config_path TEXT,\n"
+	"  hostname TEXT,\n"
+	"  exit_status INTEGER,\n"
+	"  exit_reason TEXT\n"
+	");\n"
+	"CREATE TABLE cycles (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  number INTEGER NOT NULL CHECK (number >= 1),\n"
+	"  started_at TEXT NOT NULL DEFAULT (" NOW "),\n"
+	"  ended_at TEXT,\n"
+	"  status TEXT NOT NULL DEFAULT 'running'\n"
+	"    CHECK (status IN ('running', 'done', 'interrupted', 'failed')),\n"
+	"  action TEXT,\n"
+	"  action_started_at TEXT,\n"
+	"  action_seconds REAL,\n"
+	"  action_bytes INTEGER,\n"
+	"  action_outcome TEXT,\n"
+	"  action_error TEXT,\n"
+	"  UNIQUE (target_id, number)\n"
+	");\n"
+	"CREATE TABLE iterations (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  cycle_id INTEGER NOT NULL REFERENCES cycles(id),\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"  number INTEGER NOT NULL CHECK (number >= 1),\n"
+	"  size_index INTEGER NOT NULL CHECK (size_index >= 0),\n"
+	"  size_bytes INTEGER NOT NULL,\n"
+	"  region_offset INTEGER NOT NULL,\n"
+	"  workload TEXT NOT NULL,\n"
+	"  block_size INTEGER NOT NULL,\n"
+	"  queue_depth INTEGER NOT NULL,\n"
+	"  compressibility INTEGER NOT NULL,\n"
+	"  amount_bytes INTEGER NOT NULL,\n"
+	"  started_at TEXT NOT NULL,\n"
+	"  ended_at TEXT,\n"
+	"  bytes INTEGER,\n"
+	"  ops INTEGER,\n"
+	"  seconds REAL,\n"
+	"  mibps_avg REAL,\n"
+	"  mibps_min REAL,\n"
+	"  mibps_max REAL,\n"
+	"  mibps_stddev REAL,\n"
+	"  iops_avg REAL,\n"
+	"  lat_mean_us REAL,\n"
+	"  lat_p50_us REAL,\n"
+	"  lat_p99_us REAL,\n"
+	"  lat_p999_us REAL,\n"
+	"  lat_max_us REAL,\n"
+	"  fill_mibps REAL,\n"
+	"  fill_seconds REAL,\n"
+	"  fill_bytes INTEGER,\n"
+	"  errors INTEGER,\n"
+	"  status TEXT NOT NULL DEFAULT 'running'\n"
+	"    CHECK (status IN ('running', 'done', 'interrupted', 'failed')),\n"
+	"  error TEXT,\n"
+	"  UNIQUE (cycle_id, number)\n"
+	");\n"
+	"CREATE INDEX iterations_target_status ON iterations (target_id, status);\n"
+	"CREATE INDEX iterations_target_started ON iterations (target_id, started_at);\n"
+	"CREATE TABLE samples (\n"
+	"  iteration_id INTEGER NOT NULL REFERENCES iterations(id),\n"
+	"  phase TEXT NOT NULL CHECK (phase IN ('fill', 'measure')),\n"
+	"  t_ms INTEGER NOT NULL,\n"
+	"  mibps REAL,\n"
+	"  iops REAL,\n"
+	"  lat_p50_us REAL,\n"
+	"  lat_p99_us REAL,\n"
+	"  lat_max_us REAL,\n"
+	"  PRIMARY KEY (iteration_id, phase, t_ms)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE events (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  at TEXT NOT NULL DEFAULT (" NOW "),\n"
+	"  target_id INTEGER REFERENCES targets(id),\n"
+	"  run_id INTEGER REFERENCES runs(id),\n"
+	"  cycle_id INTEGER REFERENCES cycles(id),\n"
+	"  iteration_id INTEGER REFERENCES iterations(id),\n"
+	"  severity TEXT NOT NULL CHECK (severity IN ('emerg', 'alert', 'crit',\n"
+	"    'err', 'warning', 'notice', 'info', 'debug')),\n"
+	"  kind TEXT NOT NULL,\n"
+	"  message_id TEXT,\n"
+	"  message TEXT NOT NULL,\n"
+	"  value REAL,\n"
+	"  baseline REAL,\n"
+	"  data TEXT\n"
+	");\n"
+	"CREATE INDEX events_target_at ON events (target_id, at);\n"
+	"CREATE INDEX events_at ON events (at);\n"
+	"CREATE VIEW history AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
+	"         i.size_bytes, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,\n"
+	"         i.lat_p99_us, i.status, i.workload, i.block_size, i.fill_mibps,\n"
+	"         i.started_at, i.id AS iteration_id\n"
+	"  FROM iterations i\n"
+	"  JOIN cycles c ON c.id = i.cycle_id\n"
+	"  JOIN targets t ON t.id = i.target_id;\n",
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION + 1,
+	       "one migration script per schema version");
+
+enum stmt_id {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_RUN_BEGIN,
+	ST_RUN_END,
+	ST_TARGET_UPSERT,
+	ST_MARK_INTERRUPTED,
+	ST_CAMPAIGN,
+	ST_LAST_CYCLE,
+	ST_CYCLE_PROGRESS,
+	ST_CYCLE_REOPEN,
+	ST_CAMPAIGN_NEW,
+	ST_CYCLE_BEGIN,
+	ST_CYCLE_ACTION,
+	ST_CYCLE_END,
+	ST_IT_BEGIN,
+	ST_IT_END,
+	ST_SAMPLE,
+	ST_EVENT,
+	ST__COUNT
+};
+
+/* Placeholders are bound in order (struct bind numbers them). */
+static const char *const stmt_sql[ST__COUNT] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_RUN_BEGIN] = "INSERT INTO runs (pid, version, config_path, hostname)"
+			 " VALUES (?, ?, ?, ?)",
+	[ST_RUN_END] = "UPDATE runs SET ended_at = " NOW ", exit_status = ?,"
+		       " exit_reason = ? WHERE id = ?",
+	[ST_TARGET_UPSERT] =
+		"INSERT INTO targets (name, device, kind, capacity_bytes,"
+		" logical_block_size, serial, model, firmware, backing_file)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		" ON CONFLICT (name) DO UPDATE SET device = excluded.device,"
+		" kind = excluded.kind, capacity_bytes = excluded.capacity_bytes,"
+		" logical_block_size = excluded.logical_block_size,"
+		" serial = excluded.serial, model = excluded.model,"
+		" firmware = excluded.firmware, backing_file = excluded.backing_file,"
+		" last_seen = " NOW " RETURNING id",
+	[ST_MARK_INTERRUPTED] =
+		"UPDATE iterations SET status = 'interrupted', error = '"
+		INTERRUPTED_ERROR "' WHERE target_id = ? AND status = 'running'",
+	[ST_CAMPAIGN] =
+		"SELECT t.campaign_first_cycle, (SELECT count(*) FROM cycles c"
+		" WHERE c.target_id = t.id AND c.status = 'done'"
+		" AND c.number >= t.campaign_first_cycle) FROM targets t WHERE t.id = ?",
+	[ST_LAST_CYCLE] = "SELECT id, number, status IN ('running', 'interrupted')"
+			  " FROM cycles WHERE target_id = ? ORDER BY number DESC LIMIT 1",
+	[ST_CYCLE_PROGRESS] =
+		"SELECT coalesce(max(CASE WHEN status = 'done' THEN size_index END) + 1, 0),"
+		" coalesce(max(number), 0) + 1 FROM iterations WHERE cycle_id = ?",
+	[ST_CYCLE_REOPEN] = "UPDATE cycles SET status = 'running', ended_at = NULL"
+			    " WHERE id = ?",
+	[ST_CAMPAIGN_NEW] = "UPDATE targets SET campaign_first_cycle = ? WHERE id = ?",
+	[ST_CYCLE_BEGIN] = "INSERT INTO cycles (target_id, run_id, number)"
+			   " VALUES (?, ?, ?)",
+	[ST_CYCLE_ACTION] =
+		"UPDATE cycles SET action = ?, action_started_at = coalesce(?, " NOW "),"
+		" action_seconds = ?, action_bytes = ?, action_outcome = ?,"
+		" action_error = ? WHERE id = ?",
+	[ST_CYCLE_END] = "UPDATE cycles SET status = ?, ended_at = " NOW " WHERE id = ?",
+	[ST_IT_BEGIN] =
+		"INSERT INTO iterations (cycle_id, run_id, target_id, number,"
+		" size_index, size_bytes, region_offset, workload, block_size,"
+		" queue_depth, compressibility, amount_bytes, started_at)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, " NOW "))",
+	[ST_IT_END] =
+		"UPDATE iterations SET ended_at = coalesce(?, " NOW "), bytes = ?,"
+		" ops = ?, seconds = ?, mibps_avg = ?, mibps_min = ?, mibps_max = ?,"
+		" mibps_stddev = ?, iops_avg = ?, lat_mean_us = ?, lat_p50_us = ?,"
+		" lat_p99_us = ?, lat_p999_us = ?, lat_max_us = ?, fill_mibps = ?,"
+		" fill_seconds = ?, fill_bytes = ?, errors = ?, status = ?, error = ?"
+		" WHERE id = ?",
+	[ST_SAMPLE] = "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
+		      " lat_p50_us, lat_p99_us, lat_max_us)"
+		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_EVENT] = "INSERT INTO events (target_id, run_id, cycle_id, iteration_id,"
+		     " severity, kind, message_id, message, value, baseline, data)"
+		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+};
+
+struct db {
+	sqlite3 *conn;
+	pthread_mutex_t lock;
+	int readonly;
+	char *path;
+	sqlite3_stmt *st[ST__COUNT];   /* prepared on first use, kept until close */
+};
+
+/* A statement being bound: placeholders are numbered in call order and the
+ * first failure sticks, so a binding sequence needs one check at the end. */
+struct bind {
+	struct db *db;
+	sqlite3_stmt *st;
+	int i;
+	int rc;
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* The errno for a SQLite result code; sys is the OS errno behind it, if any. */
+static int map_rc(int rc, int sys)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return 0;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_NOTADB:
+		return -EINVAL;
+	case SQLITE_CANTOPEN:
+		return (sys == EACCES || sys == EPERM) ? -EACCES : -ENOENT;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_RANGE:
+		return -ERANGE;
+	case SQLITE_CONSTRAINT:
+		/* a duplicate is "exists"; CHECK, NOT NULL, FOREIGN KEY: bad input */
+		if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+			return -EEXIST;
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+/* Logs what failed with SQLite's text. Returns the errno for rc. */
+static int report(struct db *db, int rc, const char *what)
+{
+	const char *msg = sqlite3_extended_errcode(db->conn) == rc ?
+		sqlite3_errmsg(db->conn) : sqlite3_errstr(rc);
+
+	log_msg(LOG_ERR, "database %s: %s: %s", db->path, what, msg);
+	return map_rc(rc, sqlite3_system_errno(db->conn));
+}
+
+/* Starts binding the cached statement id, preparing it on first use. */
+static void bind_start(struct db *db, enum stmt_id id, struct bind *b)
+{
+	b->db = db;
+	b->i = 0;
+	b->rc = SQLITE_OK;
+	if (!db->st[id])
+		b->rc = sqlite3_prepare_v3(db->conn, stmt_sql[id], -1,
+					   SQLITE_PREPARE_PERSISTENT, &db->st[id], NULL);
+	b->st = db->st[id];
+}
+
+static void b_i64(struct bind *b, int64_t v)
+{
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_int64(b->st, ++b->i, v);
+}
+
+static void b_u64(struct bind *b, uint64_t v)
+{
+	if (b->rc == SQLITE_OK && v > INT64_MAX)
+		b->rc = SQLITE_RANGE;
+	b_i64(b, (int64_t)v);
+}
+
+static void b_dbl(struct bind *b, double v)
+{
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_double(b->st, ++b->i, v);
+}
+
+static void b_null(struct bind *b)
+{
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_null(b->st, ++b->i);
+}
+
+/* Text, NULL when s is NULL. The string must live until the step. */
+static void b_text(struct bind *b, const char *s)
+{
+	if (!s)
+		b_null(b);
+	else if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_text(b->st, ++b->i, s, -1, SQLITE_STATIC);
+}
+
+/* Text, NULL when s is NULL or empty (unset char[] fields). */
+static void b_opt_text(struct bind *b, const char *s)
+{
+	b_text(b, (s && *s) ? s : NULL);
+}
+
+/* A row id, NULL when 0 (not set). */
+static void b_id(struct bind *b, int64_t id)
+{
+	if (id == 0)
+		b_null(b);
+	else
+		b_i64(b, id);
+}
+
+/* A figure, NULL when negative (not set). */
+static void b_fig(struct bind *b, double v)
+{
+	if (v < 0)
+		b_null(b);
+	else
+		b_dbl(b, v);
+}
+
+/* Resets the statement; logs and maps rc. Returns 0 or -errno. */
+static int finish(struct bind *b, int rc, const char *what)
+{
+	int ret = 0;
+
+	if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		ret = report(b->db, rc, what);
+	if (b->st) {
+		sqlite3_reset(b->st);
+		sqlite3_clear_bindings(b->st);
+	}
+	return ret;
+}
+
+/* Runs a bound statement to completion. Returns 0 or -errno. */
+static int run(struct bind *b, const char *what)
+{
+	int rc = b->rc;
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(b->st);
+	return finish(b, rc, what);
+}
+
+/* Steps to the first row. Returns 1 with a row (read it, then call finish),
+ * 0 when there is none, or -errno (both already finished). */
+static int row(struct bind *b, const char *what)
+{
+	int rc = b->rc;
+
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(b->st);
+		if (rc == SQLITE_ROW)
+			return 1;
+	}
+	return finish(b, rc, what);
+}
+
+/* Requires that the last UPDATE touched a row. Returns 0 or -ENOENT. */
+static int changed(struct db *db, int64_t id, const char *what)
+{
+	if (sqlite3_changes(db->conn) > 0)
+		return 0;
+	log_msg(LOG_ERR, "database %s: %s: no row with id %lld", db->path, what,
+		(long long)id);
+	return -ENOENT;
+}
+
+static int exec_id(struct db *db, enum stmt_id id, const char *what)
+{
+	struct bind b;
+
+	bind_start(db, id, &b);
+	return run(&b, what);
+}
+
+/* BEGIN IMMEDIATE: take the write lock now, so no statement inside the
+ * transaction can fail with SQLITE_BUSY half-way. Returns 0 or -errno. */
+static int tx_begin(struct db *db)
+{
+	return exec_id(db, ST_BEGIN, "begin transaction");
+}
+
+/* Commits when ret is 0, else rolls back. Returns ret or the commit error. */
+static int tx_end(struct db *db, int ret)
+{
+	if (ret == 0)
+		ret = exec_id(db, ST_COMMIT, "commit");
+	if (ret != 0 && !sqlite3_get_autocommit(db->conn))
+		exec_id(db, ST_ROLLBACK, "rollback");
+	return ret;
+}
+
+/* Locks db for a writing call. Returns 0 (locked) or -errno (not locked). */
+static int enter(struct db *db)
+{
+	if (!db)
+		return -EINVAL;
+	if (db->readonly)
+		return -EROFS;
+	pthread_mutex_lock(&db->lock);
+	return 0;
+}
+
+static void leave(struct db *db)
+{
+	pthread_mutex_unlock(&db->lock);
+}
+
+static int is_final_status(const char *s)
+{
+	return s && (!strcmp(s, "done") || !strcmp(s, "interrupted") ||
+		     !strcmp(s, "failed"));
+}
+
+/* ---- opening, checking and migrating ---------------------------------- */
+
+/* Runs a one-value query; text results are copied to buf when given.
+ * Returns a SQLite result code. */
+static int query_value(sqlite3 *conn, const char *sql, int *ival, char *buf,
+		       size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(conn, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (ival)
+			*ival = sqlite3_column_int(st, 0);
+		if (buf)
+			snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int open_conn(struct db *db, char *err, size_t errlen)
+{
+	int flags = db->readonly ? SQLITE_OPEN_READONLY :
+				   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int rc = sqlite3_open_v2(db->path, &db->conn, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	int ret;
+
+	if (rc == SQLITE_OK) {
+		sqlite3_extended_result_codes(db->conn, 1);
+		sqlite3_busy_timeout(db->conn, BUSY_TIMEOUT_MS);
+		return 0;
+	}
+	ret = map_rc(rc, db->conn ? sqlite3_system_errno(db->conn) : 0);
+	seterr(err, errlen, "cannot open database %s: %s (%s)", db->path,
+	       db->conn ? sqlite3_errmsg(db->conn) : sqlite3_errstr(rc), strerror(-ret));
+	return ret;
+}
+
+/* Reads user_version and refuses what this build cannot use: not a SQLite
+ * file, a newer schema, or a foreign SQLite database. Returns 0 or -errno. */
+static int check_schema(struct db *db, int *version, char *err, size_t errlen)
+{
+	int objects = 0;
+	int rc = query_value(db->conn, "PRAGMA user_version", version, NULL, 0);
+
+	if ((rc & 0xff) == SQLITE_NOTADB) {
+		seterr(err, errlen, "%s is not a SQLite database", db->path);
+		return -EINVAL;
+	}
+	if (rc == SQLITE_OK && *version == 0)
+		rc = query_value(db->conn, "SELECT count(*) FROM sqlite_master",
+				 &objects, NULL, 0);
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "cannot read database %s: %s", db->path,
+		       sqlite3_errmsg(db->conn));
+		return map_rc(rc, sqlite3_system_errno(db->conn));
+	}
+	if (*version > DB_SCHEMA_VERSION) {
+		seterr(err, errlen, "database %s has schema version %d, newer than "
+		       "version %d that this wearmon knows; use a newer wearmon",
+		       db->path, *version, DB_SCHEMA_VERSION);
+		return -ENOTSUP;
+	}
+	if (*version == 0 && (objects > 0 || db->readonly)) {
+		seterr(err, errlen, "%s is not a wearmon database (%s)", db->path,
+		       objects > 0 ? "tables but no schema version" : "empty");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Brings the schema to DB_SCHEMA_VERSION in one transaction. The version is
+ * read again under the write lock: another process may have migrated. */
+static int migrate(struct db *db, char *err, size_t errlen)
+{
+	char sql[64];
+	int v = 0, rc;
+
+	rc = sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = query_value(db->conn, "PRAGMA user_version", &v, NULL, 0);
+	for (int next = v + 1; rc == SQLITE_OK && next <= DB_SCHEMA_VERSION; next++)
+		rc = sqlite3_exec(db->conn, migrations[next], NULL, NULL, NULL);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+	if (rc == SQLITE_OK && v < DB_SCHEMA_VERSION)
+		rc = sqlite3_exec(db->conn, sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	seterr(err, errlen, "database %s: schema update from version %d to %d "
+	       "failed: %s", db->path, v, DB_SCHEMA_VERSION, sqlite3_errmsg(db->conn));
+	if (!sqlite3_get_autocommit(db->conn))
+		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+	return map_rc(rc, sqlite3_system_errno(db->conn));
+}
+
+/* WAL lets the sqlite3 CLI read while we write. The -wal and -shm files are
+ * kept after close (PERSIST_WAL, truncated to journal_size_limit) so that a
+ * reader unable to create files in the directory (sqlite3 -readonly as a
+ * user, database owned by root) can still open it while the daemon is down.
+ * synchronous=FULL: in WAL mode NORMAL never corrupts the file but may lose
+ * the last transactions on power loss, since the WAL is only synced at
+ * checkpoints; FULL syncs the WAL at every commit, so a committed iteration
+ * survives a power cut. It costs one fsync per transaction, about one per
+ * iteration (minutes apart). */
+static int setup_writer(struct db *db, int version, char *err, size_t errlen)
+{
+	char mode[16] = "";
+	int on = 1;
+	int rc = query_value(db->conn, "PRAGMA journal_mode = WAL", NULL, mode,
+			     sizeof(mode));
+
+	if (rc == SQLITE_OK && strcmp(mode, "wal") != 0) {
+		seterr(err, errlen, "database %s: cannot use WAL journal mode "
+		       "(got '%s'); is it on a network filesystem?", db->path, mode);
+		return -EIO;
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_file_control(db->conn, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db->conn, "PRAGMA synchronous = FULL;"
+				  "PRAGMA journal_size_limit = 16777216;"
+				  "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
+		return map_rc(rc, sqlite3_system_errno(db->conn));
+	}
+	return version < DB_SCHEMA_VERSION ? migrate(db, err, errlen) : 0;
+}
+
+int db_open(const char *path, int readonly, struct db **out, char *err, size_t errlen)
+{
+	struct db *db;
+	int version = 0, ret;
+
+	seterr(err, errlen, "%s", "");
+	*out = NULL;
+	db = calloc(1, sizeof(*db));
+	if (!db || !(db->path = strdup(path))) {
+		free(db);
+		seterr(err, errlen, "database %s: out of memory", path);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&db->lock, NULL);
+	db->readonly = readonly;
+	ret = open_conn(db, err, errlen);
+	if (ret)
+		goto out_err;
+	ret = check_schema(db, &version, err, errlen);
+	if (ret)
+		goto out_err;
+	if (!readonly)
+		ret = setup_writer(db, version, err, errlen);
+	if (ret)
+		goto out_err;
+	*out = db;
+	return 0;
+out_err:
+	db_close(db);
+	return ret;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < ST__COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	/* the last connection to close checkpoints the WAL into the database */
+	sqlite3_close(db->conn);
+	pthread_mutex_destroy(&db->lock);
+	free(db->path);
+	free(db);
+}
+
+int db_check_path(const char *path, char *err, size_t errlen)
+{
+	char *copy = strdup(path);
+	const char *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (stat(dir, &st) != 0) {
+		ret = errno == ENOENT ? -ENOENT : -EACCES;
+		seterr(err, errlen, "database directory %s: %s", dir, strerror(errno));
+	} else if (!S_ISDIR(st.st_mode)) {
+		ret = -ENOTDIR;
+		seterr(err, errlen, "database directory %s is not a directory", dir);
+	} else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
+		ret = -EACCES;
+		seterr(err, errlen, "database directory %s is not writable: %s", dir,
+		       strerror(errno));
+	} else if (faccessat(AT_FDCWD, path, F_OK, 0) == 0 &&
+		   faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) != 0) {
+		ret = -EACCES;
+		seterr(err, errlen, "database %s is not writable: %s", path,
+		       strerror(errno));
+	}
+	free(copy);
+	return ret;
+}
+
+/* ---- runs and targets --------------------------------------------------- */
+
+int db_run_begin(struct db *db, const char *config_path, int64_t *run_id)
+{
+	char host[256] = "";
+	struct bind b;
+	int ret = enter(db);
+
+	if (ret)
+		return ret;
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = '\0';
+	bind_start(db, ST_RUN_BEGIN, &b);
+	b_i64(&b, getpid());
+	b_text(&b, WEARMON_VERSION);
+	b_text(&b, config_path);
+	b_opt_text(&b, host);
+	ret = run(&b, "record run start");
+	if (ret == 0)
+		*run_id = sqlite3_last_insert_rowid(db->conn);
+	leave(db);
+	return ret;
+}
+
+int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reason)
+{
+	struct bind b;
+	int ret = enter(db);
+
+	if (ret)
+		return ret;
+	bind_start(db, ST_RUN_END, &b);
+	b_i64(&b, exit_status);
+	b_text(&b, reason);
+	b_i64(&b, run_id);
+	ret = run(&b, "record run end");
+	if (ret == 0)
+		ret = changed(db, run_id, "record run end");
+	leave(db);
+	return ret;
+}
+
+/* Identity columns describe the device as last seen, so NULLs overwrite. */
+int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *target_id)
+{
+	struct bind b;
+	int ret = enter(db);
+
+	if (ret)
+		return ret;
+	bind_start(db, ST_TARGET_UPSERT, &b);
+	b_text(&b, t->name);
+	b_text(&b, t->device);
+	b_text(&b, t->kind);
+	b_u64(&b, t->capacity_bytes);
+	b_i64(&b, t->logical_block_size);
+	b_text(&b, t->serial);
+	b_text(&b, t->model);
+	b_text(&b, t->firmware);
+	b_text(&b, t->backing_file);
+	ret = row(&b, "store target");
+	if (ret == 1) {
+		*target_id = sqlite3_column_int64(b.st, 0);
+		/* step to the end so the statement's own commit happens here */
+		ret = run(&b, "store target");
+	} else if (ret == 0) {
+		ret = -EIO;
+	}
+	leave(db);
+	return ret;
+}
+
+/* ---- resume ------------------------------------------------------------- */
+
+static int mark_interrupted(struct db *db, int64_t target_id, long *marked)
+{
+	struct bind b;
+	int ret;
+
+	bind_start(db, ST_MARK_INTERRUPTED, &b);
+	b_i64(&b, target_id);
+	ret = run(&b, "mark interrupted iterations");
+	*marked = ret == 0 ? sqlite3_changes(db->conn) : 0;
+	return ret;
+}
+
+static int campaign_read(struct db *db, int64_t target_id, struct db_resume *r)
+{
+	struct bind b;
+	int ret;
+
+	bind_start(db, ST_CAMPAIGN, &b);
+	b_i64(&b, target_id);
+	ret = row(&b, "read campaign");
+	if (ret == 0) {
+		log_msg(LOG_ERR, "database %s: no target with id %lld", db->path,
+			(long long)target_id);
+		return -ENOENT;
+	}
+	if (ret < 0)
+		return ret;
+	r->campaign_first_cycle = sqlite3_column_int64(b.st, 0);
+	r->campaign_cycles_done = sqlite3_column_int64(b.st, 1);
+	return finish(&b, SQLITE_OK, NULL);
+}
+
+/* Fills next_size_index and next_iteration of the cycle r->cycle_id. */
+static int cycle_progress(struct db *db, struct db_resume *r)
+{
+	struct bind b;
+	int ret;
+
+	bind_start(db, ST_CYCLE_PROGRESS, &b);
+	b_i64(&b, r->cycle_id);
+	ret = row(&b, "read cycle progress");
+	if (ret <= 0)
+		return ret < 0 ? ret : -EIO;
+	r->next_size_index = sqlite3_column_int(b.st, 0);
+	r->next_iteration = sqlite3_column_int64(b.st, 1);
+	return finish(&b, SQLITE_OK, NULL);
+}
+
+/* Decides resume or a new cycle from the target's highest-numbered cycle. */
+static int last_cycle(struct db *db, int64_t target_id, struct db_resume *r)
+{
+	struct bind b;
+	int ret, unfinished;
+
+	r->cycle_number = 1;
+	r->next_iteration = 1;
+	bind_start(db, ST_LAST_CYCLE, &b);
+	b_i64(&b, target_id);
+	ret = row(&b, "find last cycle");
+	if (ret <= 0)
+		return ret;
+	r->cycle_id = sqlite3_column_int64(b.st, 0);
+	r->cycle_number = sqlite3_column_int64(b.st, 1);
+	unfinished = sqlite3_column_int(b.st, 2);
+	finish(&b, SQLITE_OK, NULL);
+	if (!unfinished) {
+		r->cycle_id = 0;
+		r->cycle_number++;
+		return 0;
+	}
+	r->resume = 1;
+	bind_start(db, ST_CYCLE_REOPEN, &b);
+	b_i64(&b, r->cycle_id);
+	ret = run(&b, "reopen cycle");
+	return ret ? ret : cycle_progress(db, r);
+}
+
+static int campaign_start(struct db *db, int64_t target_id, struct db_resume *r)
+{
+	struct bind b;
+
+	bind_start(db, ST_CAMPAIGN_NEW, &b);
+	b_i64(&b, r->cycle_number);
+	b_i64(&b, target_id);
+	r->campaign_first_cycle = r->cycle_number;
+	r->campaign_cycles_done = 0;
+	return run(&b, "start campaign");
+}
+
+/* In one transaction:
+ * 1. iterations of this target still 'running' were cut short by a crash or
+ *    kill: they become 'interrupted' with an error saying so (their ended_at
+ *    stays NULL: the time is unknown). Cycles keep their status: a 'running'
+ *    cycle whose run has ended is simply resumable.
+ * 2. When the highest-numbered cycle is 'running' or 'interrupted', it is
+ *    resumed (status set back to 'running'): the next size is 1 + the highest
+ *    size_index measured 'done' in it (0 if none), the next iteration number
+ *    1 + its highest iteration number (1 if none).
+ * 3. Otherwise a new cycle follows: number = highest + 1 (1 if none).
+ * 4. Campaign: cycles numbered from targets.campaign_first_cycle on belong to
+ *    the current campaign; when a new cycle would start and cycles_limit > 0
+ *    done cycles are already in it, the new cycle starts the next campaign. */
+int db_resume_point(struct db *db, int64_t target_id, long cycles_limit,
+		    struct db_resume *out)
+{
+	int ret = enter(db);
+
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	ret = tx_begin(db);
+	if (ret)
+		goto out;
+	ret = mark_interrupted(db, target_id, &out->interrupted_marked);
+	if (ret == 0)
+		ret = campaign_read(db, target_id, out);
+	if (ret == 0)
+		ret = last_cycle(db, target_id, out);
+	if (ret == 0 && !out->resume && cycles_limit > 0 &&
+	    out->campaign_cycles_done >= cycles_limit)
+		ret = campaign_start(db, target_id, out);
+	ret = tx_end(db, ret);
+out:
+	leave(db);
+	return ret;
+}
+
+/* ---- cycles ------------------------------------------------------------- */
+
+int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
+		   int64_t *cycle_id)
+{
+	struct bind b;
+	int ret = enter(db);
+
+	if (ret)
+		return ret;
+	bind_start(db, ST_CYCLE_BEGIN, &b);
+	b_i64(&b, target_id);
+	b_i64(&b, run_id);
+	b_i64(&b, number);
+	ret = run(&b, "start cycle");
+	if (ret == 0)
+		*cycle_id = sqlite3_last_insert_rowid(db->conn);
+	leave(db);
+	return ret;
+}
+
+int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a)
+{
+	struct bind b;
+	int ret = enter(db);
+
+	if (ret)
+		return ret;
+	bind_start(db, ST_CYCLE_ACTION, &b);
+	b_text(&b, a->kind);
+	b_opt_text(&b, a->started_at);
+	b_dbl(&b, a->seconds);
+	b_u64(&b, a->bytes);
+	b_text(&b, a->outcome);
+	b_text(&b, a->error);
+	b_i64(&b, cycle_id);
+	ret = run(&b, "record cycle action");
+	if (ret == 0)
+		ret = changed(db, cycle_id, "record cycle action");
+	leave(db);
+	return ret;
+}
+
+int db_cycle_end(struct db *db, int64_t cycle_id, const char *status)
+{
+	struct bind b;
+	int ret;
+
+	if (!is_final_status(status))
+		return -EINVAL;
+	ret = enter(db);
+	if (ret)
+		return ret;
+	bind_start(db, ST_CYCLE_END, &b);
+	b_text(&b, status);
+	b_i64(&b, cycle_id);
+	ret = run(&b, "end cycle");
+	if (ret == 0)
+		ret = changed(db, cycle_id, "end cycle");
+	leave(db);
+	return ret;
+}
+
+/* ---- iterations, samples, events --------------------------------------- */
+
+int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id)
+{
+	struct bind b;
+	int ret = enter(db);
+
+	if (ret)
+		return ret;
+	bind_start(db, ST_IT_BEGIN, &b);
+	b_i64(&b, it->cycle_id);
+	b_i64(&b, it->run_id);
+	b_i64(&b, it->target_id);
+	b_i64(&b, it->number);
+	b_i64(&b, it->size_index);
+	b_u64(&b, it->size_bytes);
+	b_u64(&b, it->region_offset);
+	b_text(&b, it->workload);
+	b_i64(&b, it->block_size);
+	b_i64(&b, it->queue_depth);
+	b_i64(&b, it->compressibility);
+	b_u64(&b, it->amount_bytes);
+	b_opt_text(&b, it->started_at);
+	ret = run(&b, "start iteration");
+	if (ret == 0)
+		*id = sqlite3_last_insert_rowid(db->conn);
+	leave(db);
+	return ret;
+}
+
+/* The fill columns stay NULL when nothing was filled (fill = no). */
+static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
+{
+	int filled = it->fill_bytes > 0;
+	struct bind b;
+	int ret;
+
+	bind_start(db, ST_IT_END, &b);
+	b_opt_text(&b, it->ended_at);
+	b_u64(&b, it->bytes);
+	b_u64(&b, it->ops);
+	b_dbl(&b, it->seconds);
+	b_dbl(&b, it->mibps_avg);
+	b_dbl(&b, it->mibps_min);
+	b_dbl(&b, it->mibps_max);
+	b_dbl(&b, it->mibps_stddev);
+	b_dbl(&b, it->iops_avg);
+	b_dbl(&b, it->lat_mean_us);
+	b_dbl(&b, it->lat_p50_us);
+	b_dbl(&b, it->lat_p99_us);
+	b_dbl(&b, it->lat_p999_us);
+	b_dbl(&b, it->lat_max_us);
+	if (filled) {
+		b_dbl(&b, it->fill_mibps);
+		b_dbl(&b, it->fill_seconds);
+		b_u64(&b, it->fill_bytes);
+	} else {
+		b_null(&b);
+		b_null(&b);
+		b_null(&b);
+	}
+	b_u64(&b, it->errors);
+	b_text(&b, it->status);
+	b_text(&b, it->error);
+	b_i64(&b, id);
+	ret = run(&b, "store iteration results");
+	return ret ? ret : changed(db, id, "store iteration results");
+}
+
+static int sample_insert(struct db *db, int64_t id, const struct db_sample *s)
+{
+	struct bind b;
+
+	bind_start(db, ST_SAMPLE, &b);
+	b_i64(&b, id);
+	b_text(&b, s->phase);
+	b_i64(&b, s->t_ms);
+	b_dbl(&b, s->mibps);
+	b_dbl(&b, s->iops);
+	b_dbl(&b, s->lat_p50_us);
+	b_dbl(&b, s->lat_p99_us);
+	b_dbl(&b, s->lat_max_us);
+	return run(&b, "store sample");
+}
+
+int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
+		     const struct db_sample *samples, size_t nsamples)
+{
+	int ret;
+
+	if (!is_final_status(it->status) || (nsamples && !samples))
+		return -EINVAL;
+	ret = enter(db);
+	if (ret)
+		return ret;
+	ret = tx_begin(db);
+	if (ret)
+		goto out;
+	ret = iteration_update(db, id, it);
+	for (size_t i = 0; ret == 0 && i < nsamples; i++)
+		ret = sample_insert(db, id, &samples[i]);
+	ret = tx_end(db, ret);
+out:
+	leave(db);
+	return ret;
+}
+
+int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
+{
+	struct bind b;
+	int ret = enter(db);
+
+	if (ret)
+		return ret;
+	bind_start(db, ST_EVENT, &b);
+	b_id(&b, e->target_id);
+	b_id(&b, e->run_id);
+	b_id(&b, e->cycle_id);
+	b_id(&b, e->iteration_id);
+	b_text(&b, e->severity);
+	b_text(&b, e->kind);
+	b_text(&b, e->message_id);
+	b_text(&b, e->message);
+	b_fig(&b, e->value);
+	b_fig(&b, e->baseline);
+	b_text(&b, e->data);
+	ret = run(&b, "store event");
+	if (ret == 0 && event_id)
+		*event_id = sqlite3_last_insert_rowid(db->conn);
+	leave(db);
+	return ret;
+}

@@ -1,0 +1,139 @@
+/* db: the SQLite history (schema, migrations, every insert and the resume
+ * query). Thread-safe: one connection, serialised by a mutex. SQLite result
+ * codes never leave this module: functions return 0 or a negative errno. */
+#ifndef WEARMON_DB_H
+#define WEARMON_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DB_SCHEMA_VERSION 1
+
+struct db;
+
+struct db_target_info {
+	const char *name;
+	const char *device;
+	const char *kind;             /* "block" or "file" */
+	uint64_t capacity_bytes;
+	uint32_t logical_block_size;
+	const char *serial;           /* may be NULL */
+	const char *model;            /* may be NULL */
+	const char *firmware;         /* may be NULL */
+	const char *backing_file;     /* loop devices; may be NULL */
+};
+
+/* Where a target continues after a (re)start. */
+struct db_resume {
+	int resume;                   /* 1: an unfinished cycle continues */
+	int64_t cycle_id;             /* when resume */
+	long cycle_number;            /* cycle to continue, or the next new one */
+	int next_size_index;          /* first size not measured (when resume) */
+	long next_iteration;          /* iteration number to use next */
+	long campaign_first_cycle;    /* first cycle of the current campaign */
+	long campaign_cycles_done;    /* cycles finished since then */
+	long interrupted_marked;      /* 'running' rows turned 'interrupted' */
+};
+
+/* One iteration row. Strings are borrowed. */
+struct db_iteration {
+	int64_t cycle_id, run_id, target_id;
+	long number;
+	int size_index;
+	uint64_t size_bytes, region_offset;
+	const char *workload;
+	uint32_t block_size;
+	unsigned queue_depth;
+	int compressibility;
+	uint64_t amount_bytes;
+	char started_at[32];
+	char ended_at[32];
+	uint64_t bytes, ops, errors;
+	double seconds;
+	double mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg;
+	double lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us;
+	double fill_mibps, fill_seconds;
+	uint64_t fill_bytes;
+	const char *status;           /* running, done, interrupted, failed */
+	const char *error;            /* NULL when none */
+};
+
+/* One sample (sample_interval of one phase). */
+struct db_sample {
+	const char *phase;            /* "fill" or "measure" */
+	int64_t t_ms;                 /* end of the sample since phase start */
+	double mibps, iops;
+	double lat_p50_us, lat_p99_us, lat_max_us;
+};
+
+/* An action between cycles. */
+struct db_action {
+	const char *kind;             /* "trim", ... */
+	char started_at[32];
+	double seconds;
+	uint64_t bytes;
+	const char *outcome;          /* ok, unsupported, failed, skipped */
+	const char *error;            /* NULL when none */
+};
+
+/* An event or alert. */
+struct db_event {
+	int64_t target_id;            /* 0: not tied to a target */
+	int64_t run_id, cycle_id, iteration_id;   /* 0: not set */
+	const char *severity;         /* crit, err, warning, notice, info */
+	const char *kind;             /* short name, e.g. "throughput-crash" */
+	const char *message_id;       /* 32 hex digits or NULL */
+	const char *message;
+	double value, baseline;       /* figures; < 0 when not set */
+	const char *data;             /* JSON text or NULL */
+};
+
+/* Open (creating and migrating when writable). readonly opens without
+ * creating. Returns 0 or -errno with a message naming path in err:
+ * -ENOENT/-EACCES cannot open, -EINVAL not a (wearmon) SQLite database,
+ * -ENOTSUP schema newer than DB_SCHEMA_VERSION. */
+int db_open(const char *path, int readonly, struct db **out, char *err, size_t errlen);
+
+/* Close (NULL is fine). */
+void db_close(struct db *db);
+
+/* Check the directory of path exists and is writable. Returns 0 or -errno. */
+int db_check_path(const char *path, char *err, size_t errlen);
+
+/* Record a daemon start. Returns 0 or -errno. */
+int db_run_begin(struct db *db, const char *config_path, int64_t *run_id);
+
+/* Record a daemon stop. Returns 0 or -errno. */
+int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reason);
+
+/* Insert or update a target by name. Returns 0 or -errno. */
+int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *target_id);
+
+/* Find where target continues; marks stale 'running' iterations interrupted.
+ * cycles_limit is the configured cycles (0 = forever): a finished campaign
+ * starts a new one. Returns 0 or -errno. */
+int db_resume_point(struct db *db, int64_t target_id, long cycles_limit,
+		    struct db_resume *out);
+
+/* Start a cycle row (status running). Returns 0 or -errno. */
+int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
+		   int64_t *cycle_id);
+
+/* Store the action that followed a cycle. Returns 0 or -errno. */
+int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a);
+
+/* Close a cycle with status done, interrupted or failed. Returns 0 or -errno. */
+int db_cycle_end(struct db *db, int64_t cycle_id, const char *status);
+
+/* Insert an iteration as 'running' before it starts. Returns 0 or -errno. */
+int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id);
+
+/* Final figures and all samples of an iteration, one transaction.
+ * Returns 0 or -errno (nothing written on error). */
+int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
+		     const struct db_sample *samples, size_t nsamples);
+
+/* Store an event. Returns 0 or -errno. */
+int db_event(struct db *db, const struct db_event *e, int64_t *event_id);
+
+#endif

@@ -1,0 +1,332 @@
+/* engine: libaio O_DIRECT phase runner with batched submit and reap. */
+#include "engine.h"
+
+#include <errno.h>
+#include <libaio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "datagen.h"
+#include "util.h"
+
+#define AIO_RING_MAGIC 0xa10a10a1u
+#define REAP_TIMEOUT_NS (100 * 1000 * 1000)
+
+/* The completion ring the kernel maps at the io_context_t address. */
+struct aio_ring {
+	unsigned id, nr, head, tail, magic, compat_features, incompat_features;
+	unsigned header_length;
+	struct io_event io_events[];
+};
+
+struct slot {
+	struct iocb iocb;
+	uint64_t t_submit;
+	void *buf;
+};
+
+struct eng_ctx {
+	io_context_t io;
+	unsigned max_qd;
+	uint32_t max_bs;
+	void *mem;
+	struct slot *slots;
+	unsigned *free_idx;
+	unsigned nfree;
+	struct io_event *events;
+	struct iocb **batch;
+	struct hist sample_lat;
+};
+
+/* Per-run state kept out of the public result. */
+struct run {
+	const struct eng_phase *p;
+	struct eng_result *r;
+	struct dgen data, offs;
+	uint64_t nblocks, cursor, total_ops, issued;
+	unsigned inflight;
+	uint64_t t0, next_sample, last_sample;
+	uint64_t s_bytes, s_ops;
+	uint64_t interval_ns;
+	struct runstat mibps;
+	int stopping;
+};
+
+int eng_create(unsigned max_qd, uint32_t max_bs, struct eng_ctx **out)
+{
+	struct eng_ctx *c = calloc(1, sizeof(*c));
+	int ret = -ENOMEM;
+
+	if (!c)
+		return -ENOMEM;
+	c->max_qd = max_qd;
+	c->max_bs = max_bs;
+	if (posix_memalign(&c->mem, 4096, (size_t)max_qd * max_bs))
+		goto fail;
+	c->slots = calloc(max_qd, sizeof(*c->slots));
+	c->free_idx = calloc(max_qd, sizeof(*c->free_idx));
+	c->events = calloc(max_qd, sizeof(*c->events));
+	c->batch = calloc(max_qd, sizeof(*c->batch));
+	if (!c->slots || !c->free_idx || !c->events || !c->batch)
+		goto fail;
+	for (unsigned i = 0; i < max_qd; i++)
+		c->slots[i].buf = (char *)c->mem + (size_t)i * max_bs;
+	ret = io_setup((int)max_qd, &c->io);
+	if (ret < 0) {
+		c->io = 0;
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	eng_destroy(c);
+	return ret;
+}
+
+void eng_destroy(struct eng_ctx *c)
+{
+	if (!c)
+		return;
+	if (c->io)
+		io_destroy(c->io);
+	free(c->mem);
+	free(c->slots);
+	free(c->free_idx);
+	free(c->events);
+	free(c->batch);
+	free(c);
+}
+
+/* Take completions straight from the mapped ring: no system call when the
+ * kernel has already posted them. Returns how many were copied. */
+static unsigned ring_reap(struct eng_ctx *c, unsigned max)
+{
+	struct aio_ring *ring = (struct aio_ring *)c->io;
+	unsigned n = 0;
+
+	if (!ring || ring->magic != AIO_RING_MAGIC || ring->incompat_features)
+		return 0;
+	unsigned head = ring->head;
+	unsigned tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	while (head != tail && n < max) {
+		c->events[n++] = ring->io_events[head];
+		head = (head + 1) % ring->nr;
+	}
+	if (n)
+		__atomic_store_n(&ring->head, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* Wait for at least one completion (or the timeout). Returns the count
+ * (0 on timeout) or -errno. */
+static int reap(struct eng_ctx *c, unsigned max)
+{
+	unsigned n = ring_reap(c, max);
+	if (n)
+		return (int)n;
+	struct timespec ts = { 0, REAP_TIMEOUT_NS };
+	int ret = io_getevents(c->io, 1, (long)max, c->events, &ts);
+	if (ret == -EINTR)
+		return 0;
+	return ret;
+}
+
+static int check_phase(const struct eng_ctx *c, const struct eng_phase *p)
+{
+	if (!p->block_size || p->block_size > c->max_bs || p->block_size % 512)
+		return -EINVAL;
+	if (!p->queue_depth || p->queue_depth > c->max_qd)
+		return -EINVAL;
+	if (p->span_len < p->block_size || p->span_len % p->block_size)
+		return -EINVAL;
+	if (p->span_offset % 512 || p->sample_interval <= 0)
+		return -EINVAL;
+	if (!p->amount && p->duration <= 0)
+		return -EINVAL;
+	return 0;
+}
+
+static uint64_t next_offset(struct run *s)
+{
+	uint64_t blk;
+	if (s->p->is_random) {
+		blk = (uint64_t)(((unsigned __int128)dgen_rand(&s->offs) * s->nblocks) >> 64);
+	} else {
+		blk = s->cursor;
+		if (++s->cursor == s->nblocks)
+			s->cursor = 0;
+	}
+	return s->p->span_offset + blk * s->p->block_size;
+}
+
+static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
+{
+	struct eng_sample smp;
+	double secs = (double)(end - s->last_sample) / 1e9;
+
+	smp.t = (double)(end - s->t0) / 1e9;
+	smp.seconds = secs;
+	smp.bytes = s->s_bytes;
+	smp.ops = s->s_ops;
+	smp.mibps = secs > 0 ? (double)s->s_bytes / 1048576.0 / secs : 0;
+	smp.iops = secs > 0 ? (double)s->s_ops / secs : 0;
+	smp.lat_p50_us = (double)hist_percentile(&c->sample_lat, 50) / 1e3;
+	smp.lat_p99_us = (double)hist_percentile(&c->sample_lat, 99) / 1e3;
+	smp.lat_max_us = (double)c->sample_lat.max_ns / 1e3;
+	hist_merge(&s->r->lat, &c->sample_lat);
+	hist_reset(&c->sample_lat);
+	runstat_add(&s->mibps, smp.mibps);
+	s->r->nsamples++;
+	s->s_bytes = s->s_ops = 0;
+	s->last_sample = end;
+	if (s->p->on_sample)
+		s->p->on_sample(s->p->arg, &smp);
+}
+
+static void record_error(struct run *s, int err, uint64_t offset)
+{
+	if (!s->r->errors) {
+		s->r->first_errno = err;
+		s->r->first_error_offset = offset;
+	}
+	s->r->errors++;
+	s->stopping = 1;
+}
+
+/* Prepare and submit as many I/Os as the queue has room for. */
+static void submit(struct eng_ctx *c, struct run *s)
+{
+	const struct eng_phase *p = s->p;
+	unsigned n = 0;
+
+	while (s->inflight + n < p->queue_depth && s->issued + n < s->total_ops) {
+		struct slot *sl = &c->slots[c->free_idx[--c->nfree]];
+		uint64_t off = next_offset(s);
+		if (p->is_write) {
+			dgen_stamp(&s->data, sl->buf, p->block_size);
+			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, p->block_size, (long long)off);
+		} else {
+			io_prep_pread(&sl->iocb, p->fd, sl->buf, p->block_size, (long long)off);
+		}
+		sl->iocb.data = sl;
+		c->batch[n++] = &sl->iocb;
+	}
+	if (!n)
+		return;
+	uint64_t t = util_now_ns();
+	for (unsigned i = 0; i < n; i++)
+		((struct slot *)c->batch[i]->data)->t_submit = t;
+	unsigned done = 0;
+	while (done < n) {
+		int ret = io_submit(c->io, (long)(n - done), c->batch + done);
+		if (ret <= 0) {
+			if (ret == -EAGAIN && s->inflight + done > 0)
+				break;   /* retry after some completions */
+			record_error(s, ret ? -ret : EIO,
+				     (uint64_t)c->batch[done]->u.c.offset);
+			break;
+		}
+		done += (unsigned)ret;
+	}
+	/* Give back what the kernel did not take. */
+	for (unsigned i = done; i < n; i++)
+		c->free_idx[c->nfree++] = (unsigned)((struct slot *)c->batch[i]->data - c->slots);
+	s->inflight += done;
+	s->issued += done;
+}
+
+static int complete(struct eng_ctx *c, struct run *s)
+{
+	int got = reap(c, s->inflight);
+	if (got < 0)
+		return got;
+	uint64_t t = util_now_ns();
+	for (int i = 0; i < got; i++) {
+		struct io_event *ev = &c->events[i];
+		struct slot *sl = ev->data;
+		long res = (long)ev->res;
+		if (res != (long)sl->iocb.u.c.nbytes) {
+			record_error(s, res < 0 ? (int)-res : EIO, (uint64_t)sl->iocb.u.c.offset);
+		} else {
+			hist_add(&c->sample_lat, t - sl->t_submit);
+			s->r->bytes += (uint64_t)res;
+			s->r->ops++;
+			s->s_bytes += (uint64_t)res;
+			s->s_ops++;
+		}
+		c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
+		s->inflight--;
+	}
+	/* Stalls show as empty samples rather than vanishing. */
+	while (t >= s->next_sample) {
+		emit_sample(c, s, s->next_sample);
+		s->next_sample += s->interval_ns;
+	}
+	return 0;
+}
+
+static void run_init(struct eng_ctx *c, const struct eng_phase *p,
+		     struct eng_result *r, struct run *s)
+{
+	memset(r, 0, sizeof(*r));
+	hist_reset(&r->lat);
+	hist_reset(&c->sample_lat);
+	memset(s, 0, sizeof(*s));
+	s->p = p;
+	s->r = r;
+	s->nblocks = p->span_len / p->block_size;
+	s->total_ops = p->amount ? (p->amount + p->block_size - 1) / p->block_size : UINT64_MAX;
+	s->interval_ns = (uint64_t)(p->sample_interval * 1e9);
+	dgen_init(&s->data, p->compressibility, p->seed);
+	dgen_init(&s->offs, 0, p->seed ^ 0x5bd1e995u);
+	runstat_init(&s->mibps);
+	c->nfree = 0;
+	for (unsigned i = 0; i < p->queue_depth; i++) {
+		c->free_idx[c->nfree++] = p->queue_depth - 1 - i;
+		if (p->is_write)
+			dgen_fill(&s->data, c->slots[i].buf, p->block_size);
+	}
+}
+
+int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
+{
+	struct run s;
+	int ret = check_phase(c, p);
+
+	if (ret)
+		return ret;
+	run_init(c, p, r, &s);
+	s.t0 = s.last_sample = util_now_ns();
+	s.next_sample = s.t0 + s.interval_ns;
+	uint64_t limit = p->duration > 0 ? s.t0 + (uint64_t)(p->duration * 1e9) : UINT64_MAX;
+
+	for (;;) {
+		if (p->stop && *p->stop) {
+			r->interrupted = 1;
+			s.stopping = 1;
+		}
+		if (util_now_ns() >= limit)
+			s.stopping = 1;
+		if (!s.stopping)
+			submit(c, &s);
+		if (!s.inflight && (s.stopping || s.issued >= s.total_ops))
+			break;
+		ret = complete(c, &s);
+		if (ret < 0)
+			return ret;
+	}
+	uint64_t end = util_now_ns();
+	/* A trailing part counts as a sample when it covers half an interval. */
+	if (end - s.last_sample >= s.interval_ns / 2 || !r->nsamples)
+		emit_sample(c, &s, end);
+	else
+		hist_merge(&r->lat, &c->sample_lat);
+	r->seconds = (double)(end - s.t0) / 1e9;
+	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
+	r->iops = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
+	r->mibps_min = s.mibps.min;
+	r->mibps_max = s.mibps.max;
+	r->mibps_stddev = runstat_stddev(&s.mibps);
+	return 0;
+}

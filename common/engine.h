@@ -1,0 +1,69 @@
+/* engine: one measured I/O phase with libaio and O_DIRECT: keeps the queue
+ * full, batches submissions and completions, times every I/O and cuts the
+ * phase into samples. Knows nothing of configs or databases. */
+#ifndef WEARMON_ENGINE_H
+#define WEARMON_ENGINE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+struct eng_ctx;
+struct eng_sample;
+
+/* What one phase does. */
+struct eng_phase {
+	int fd;                     /* opened O_DIRECT, read-write for writes */
+	uint64_t span_offset;       /* first byte of the span */
+	uint64_t span_len;          /* bytes; a multiple of block_size */
+	uint32_t block_size;
+	unsigned queue_depth;
+	int is_write;
+	int is_random;              /* uniform offsets over the span */
+	uint64_t amount;            /* bytes to transfer (rounded up to blocks) */
+	double duration;            /* seconds, 0 = until amount is done */
+	unsigned compressibility;   /* 0..100, writes only */
+	uint64_t seed;              /* offsets and data */
+	double sample_interval;     /* seconds */
+	const volatile sig_atomic_t *stop;  /* nonzero: drain and return */
+	/* Called at the end of every sample interval (and for the last partial
+	 * sample when it covers at least half an interval). */
+	void (*on_sample)(void *arg, const struct eng_sample *s);
+	void *arg;
+};
+
+/* One sample interval. */
+struct eng_sample {
+	double t;                   /* seconds since phase start, at its end */
+	double seconds;             /* length of this sample */
+	uint64_t bytes, ops;
+	double mibps, iops;
+	double lat_p50_us, lat_p99_us, lat_max_us;
+};
+
+/* What a phase did. */
+struct eng_result {
+	uint64_t bytes, ops, errors;
+	double seconds;
+	double mibps, iops;                        /* averages over the phase */
+	double mibps_min, mibps_max, mibps_stddev; /* over samples */
+	unsigned nsamples;
+	struct hist lat;                           /* every completed I/O */
+	int interrupted;                           /* stop flag seen */
+	int first_errno;                           /* 0 when none */
+	uint64_t first_error_offset;
+};
+
+/* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio
+ * context and aligned buffers, allocated once. Returns 0 or -errno. */
+int eng_create(unsigned max_qd, uint32_t max_bs, struct eng_ctx **out);
+
+/* Release (NULL is fine). */
+void eng_destroy(struct eng_ctx *c);
+
+/* Run one phase. Returns 0 when it ran (check errors/interrupted in r),
+ * -EINVAL for a bad phase, or -errno when the aio machinery itself fails. */
+int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r);
+
+#endif

@@ -1,0 +1,45 @@
+/* log: one way to report, to the journal (structured fields) or to stderr.
+ * Never decides policy; callers choose the priority (syslog levels). */
+#ifndef WEARMON_LOG_H
+#define WEARMON_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <syslog.h>
+
+/* Structured context attached to a message; unset fields are NULL / < 0. */
+struct log_fields {
+	const char *target;
+	const char *device;
+	const char *serial;
+	const char *message_id;  /* 32 hex digits, alerts only */
+	long cycle;              /* < 0: not set */
+	long iteration;          /* < 0: not set */
+	int64_t size_bytes;      /* < 0: not set */
+	double mibps;            /* < 0: not set */
+	double baseline_mibps;   /* < 0: not set */
+};
+
+#define LOG_FIELDS_INIT { NULL, NULL, NULL, NULL, -1, -1, -1, -1.0, -1.0 }
+
+enum log_sink { LOG_SINK_STDERR, LOG_SINK_JOURNAL };
+
+/* Choose where messages go; LOG_SINK_JOURNAL falls back to stderr when no
+ * journal socket exists. Also sets the lowest priority printed. */
+void log_init(enum log_sink sink, int max_priority);
+
+/* Name of the active sink ("journal" or "stderr"). */
+const char *log_sink_name(void);
+
+/* Log a plain message. */
+void log_msg(int priority, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Log a message with structured fields (may be NULL). */
+void log_fields(int priority, const struct log_fields *f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Syslog name of a priority: "crit", "err", "warning", ... */
+const char *log_prio_name(int priority);
+
+#endif

@@ -1,0 +1,100 @@
+/* stats: latency histogram and running statistics. */
+#include "stats.h"
+
+#include <math.h>
+#include <string.h>
+
+void hist_reset(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min_ns = UINT64_MAX;
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	if (!src->count)
+		return;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		dst->bucket[i] += src->bucket[i];
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	if (src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+}
+
+uint64_t hist_bucket_low(unsigned idx)
+{
+	if (idx < 2 * HIST_SUB)
+		return idx;
+	unsigned shift = idx / HIST_SUB - 1;
+	uint64_t mant = idx - shift * HIST_SUB;
+	return mant << shift;
+}
+
+uint64_t hist_bucket_width(unsigned idx)
+{
+	if (idx < 2 * HIST_SUB)
+		return 1;
+	return 1ull << (idx / HIST_SUB - 1);
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	if (!h->count)
+		return 0;
+	if (p <= 0)
+		return h->min_ns;
+	if (p >= 100)
+		return h->max_ns;
+	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
+	if (rank < 1)
+		rank = 1;
+	uint64_t seen = 0;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen < rank)
+			continue;
+		/* Width-1 buckets are exact; wider ones answer their midpoint. */
+		uint64_t w = hist_bucket_width(i);
+		uint64_t v = hist_bucket_low(i) + w / 2;
+		if (v > h->max_ns)
+			v = h->max_ns;
+		if (v < h->min_ns)
+			v = h->min_ns;
+		return v;
+	}
+	return h->max_ns;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->count ? (double)h->sum_ns / (double)h->count : 0.0;
+}
+
+void runstat_init(struct runstat *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void runstat_add(struct runstat *r, double x)
+{
+	r->n++;
+	if (r->n == 1) {
+		r->min = r->max = x;
+	} else {
+		if (x < r->min)
+			r->min = x;
+		if (x > r->max)
+			r->max = x;
+	}
+	double d = x - r->mean;
+	r->mean += d / (double)r->n;
+	r->m2 += d * (x - r->mean);
+}
+
+double runstat_stddev(const struct runstat *r)
+{
+	return r->n < 2 ? 0.0 : sqrt(r->m2 / (double)(r->n - 1));
+}

@@ -1,0 +1,393 @@
+/* tgt: safe opening of block devices and regular files. */
+#include "tgt.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define MAX_DEVS 256
+
+/* The disk and all its partitions: anything touching one touches all. */
+struct devset {
+	dev_t dev[MAX_DEVS];
+	char name[MAX_DEVS][64];
+	int n;
+};
+
+static int seterr(char *err, size_t len, int ret, const struct cfg *c,
+		  const struct cfg_target *t, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+static int seterr(char *err, size_t len, int ret, const struct cfg *c,
+		  const struct cfg_target *t, const char *key, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	int line = cfg_line(t, key);
+	if (!line)
+		line = t->section_line;
+	snprintf(err, len, "%s:%d: %s: %s", c->path, line, key, msg);
+	return ret;
+}
+
+int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "/sys/class/block/%s/%s", sysname, attr);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		buf[0] = 0;
+		return -EIO;
+	}
+	fclose(f);
+	util_strip(buf);
+	return 0;
+}
+
+static uint64_t sysfs_u64(const char *sysname, const char *attr)
+{
+	char buf[64];
+	if (tgt_sysfs_read(sysname, attr, buf, sizeof(buf)))
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* Name in /sys/class/block of a block device number. */
+static int dev_sysname(dev_t d, char *out, size_t len)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(d), minor(d));
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = 0;
+	util_strlcpy(out, basename(target), len);
+	return 0;
+}
+
+static void devset_add(struct devset *s, dev_t d, const char *name)
+{
+	if (s->n < MAX_DEVS) {
+		s->dev[s->n] = d;
+		util_strlcpy(s->name[s->n], name, sizeof(s->name[0]));
+		s->n++;
+	}
+}
+
+/* The whole disk of sysname and every partition of it. */
+static void devset_build(const char *sysname, dev_t disk, struct devset *s)
+{
+	char path[PATH_MAX];
+	s->n = 0;
+	devset_add(s, disk, sysname);
+	snprintf(path, sizeof(path), "/sys/class/block/%s", sysname);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char attr[PATH_MAX], buf[32];
+		unsigned ma, mi;
+		if (strncmp(e->d_name, sysname, strlen(sysname)) || !strcmp(e->d_name, sysname))
+			continue;
+		snprintf(attr, sizeof(attr), "%s/dev", e->d_name);
+		if (tgt_sysfs_read(sysname, attr, buf, sizeof(buf)) == 0 &&
+		    sscanf(buf, "%u:%u", &ma, &mi) == 2)
+			devset_add(s, makedev(ma, mi), e->d_name);
+	}
+	closedir(d);
+}
+
+static const char *devset_find(const struct devset *s, dev_t d)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->dev[i] == d)
+			return s->name[i];
+	return NULL;
+}
+
+/* Mount point of a device of the set, from mountinfo. Returns 1 if found. */
+static int find_mount(const struct devset *s, char *part, size_t plen, char *mnt, size_t mlen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	int found = 0;
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned ma, mi;
+		char root[PATH_MAX], point[PATH_MAX];
+		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &ma, &mi, root, point) != 4)
+			continue;
+		const char *name = devset_find(s, makedev(ma, mi));
+		if (name) {
+			util_strlcpy(part, name, plen);
+			util_strlcpy(mnt, point, mlen);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int find_swap(const struct devset *s, char *part, size_t plen)
+{
+	FILE *f = fopen("/proc/swaps", "re");
+	char line[4096];
+	int found = 0;
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char file[PATH_MAX];
+		struct stat st;
+		if (sscanf(line, "%4095s", file) != 1 || file[0] != '/')
+			continue;
+		if (stat(file, &st) == 0 && S_ISBLK(st.st_mode)) {
+			const char *name = devset_find(s, st.st_rdev);
+			if (name) {
+				util_strlcpy(part, name, plen);
+				found = 1;
+			}
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int find_holder(const struct devset *s, char *part, size_t plen, char *holder, size_t hlen)
+{
+	for (int i = 0; i < s->n; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "/sys/class/block/%s/holders", s->name[i]);
+		DIR *d = opendir(path);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			util_strlcpy(part, s->name[i], plen);
+			util_strlcpy(holder, e->d_name, hlen);
+			closedir(d);
+			return 1;
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+/* The filesystem holding path lives on the set? Returns 1 if so. */
+static int fs_on_set(const struct devset *s, const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && devset_find(s, st.st_dev) != NULL;
+}
+
+static int block_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+			  const char *db_path, char *err, size_t len)
+{
+	struct devset *s = calloc(1, sizeof(*s));
+	char part[64], where[PATH_MAX], dbdir[PATH_MAX];
+	int ret = 0;
+
+	if (!s)
+		return -ENOMEM;
+	devset_build(tg->sysname, tg->rdev, s);
+	util_strlcpy(dbdir, db_path, sizeof(dbdir));
+	if (find_mount(s, part, sizeof(part), where, sizeof(where)))
+		ret = seterr(err, len, -EBUSY, c, t, "device",
+			     "refusing %s: /dev/%s is mounted on %s; unmount it or choose another device",
+			     tg->path, part, where);
+	else if (find_swap(s, part, sizeof(part)))
+		ret = seterr(err, len, -EBUSY, c, t, "device",
+			     "refusing %s: /dev/%s is in use as swap; swapoff it or choose another device",
+			     tg->path, part);
+	else if (find_holder(s, part, sizeof(part), where, sizeof(where)))
+		ret = seterr(err, len, -EBUSY, c, t, "device",
+			     "refusing %s: /dev/%s is held by %s (md/dm/LVM); release it or choose another device",
+			     tg->path, part, where);
+	else if (fs_on_set(s, dirname(dbdir)))
+		ret = seterr(err, len, -EBUSY, c, t, "device",
+			     "refusing %s: it holds the filesystem of the database %s; set database in [wearmon] elsewhere",
+			     tg->path, db_path);
+	else if (fs_on_set(s, "/"))
+		ret = seterr(err, len, -EBUSY, c, t, "device",
+			     "refusing %s: it holds the root filesystem", tg->path);
+	free(s);
+	return ret;
+}
+
+static void block_identity(struct tgt *tg)
+{
+	char buf[PATH_MAX];
+	if (!tgt_sysfs_read(tg->sysname, "device/serial", buf, sizeof(buf)) ||
+	    !tgt_sysfs_read(tg->sysname, "serial", buf, sizeof(buf)))
+		util_strlcpy(tg->serial, buf, sizeof(tg->serial));
+	if (!tgt_sysfs_read(tg->sysname, "device/model", buf, sizeof(buf)))
+		util_strlcpy(tg->model, buf, sizeof(tg->model));
+	if (!tgt_sysfs_read(tg->sysname, "device/firmware_rev", buf, sizeof(buf)) ||
+	    !tgt_sysfs_read(tg->sysname, "device/rev", buf, sizeof(buf)))
+		util_strlcpy(tg->firmware, buf, sizeof(tg->firmware));
+	if (!tgt_sysfs_read(tg->sysname, "loop/backing_file", buf, sizeof(buf)))
+		util_strlcpy(tg->backing_file, buf, sizeof(tg->backing_file));
+	tg->discard_granularity = sysfs_u64(tg->sysname, "queue/discard_granularity");
+	tg->discard_max_bytes = sysfs_u64(tg->sysname, "queue/discard_max_bytes");
+}
+
+static int open_block(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+		      const char *db_path, int check_only, char *err, size_t len)
+{
+	int ret;
+	if (!t->allow_destroy)
+		return seterr(err, len, -EPERM, c, t, "allow_destroy",
+			      "refusing to write to block device %s: everything on it is destroyed; "
+			      "set allow_destroy = yes in [target %s] if that is intended",
+			      tg->path, t->name);
+	if ((ret = dev_sysname(tg->rdev, tg->sysname, sizeof(tg->sysname))))
+		return seterr(err, len, ret, c, t, "device", "%s: not found in /sys/dev/block: %s",
+			      tg->path, strerror(-ret));
+	if ((ret = block_refusals(c, t, tg, db_path, err, len)))
+		return ret;
+	int flags = check_only ? O_RDONLY : O_RDWR | O_DIRECT | O_EXCL;
+	tg->fd = open(tg->real_path, flags | O_CLOEXEC);
+	if (tg->fd < 0) {
+		ret = -errno;
+		if (ret == -EBUSY)
+			return seterr(err, len, ret, c, t, "device",
+				      "refusing %s: busy (opened exclusively by another program, mounted or held by md/dm)",
+				      tg->path);
+		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path, strerror(-ret));
+	}
+	int lbs = 0;
+	if (ioctl(tg->fd, BLKGETSIZE64, &tg->capacity) || ioctl(tg->fd, BLKSSZGET, &lbs)) {
+		ret = -errno;
+		return seterr(err, len, ret, c, t, "device", "cannot read the size of %s: %s",
+			      tg->path, strerror(-ret));
+	}
+	tg->logical_block_size = (uint32_t)lbs;
+	util_strlcpy(tg->kind, "block", sizeof(tg->kind));
+	block_identity(tg);
+	return 0;
+}
+
+/* O_DIRECT alignment of a file's filesystem; 0 when O_DIRECT is refused. */
+static uint32_t file_dio_align(int fd)
+{
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN))
+		return sx.stx_dio_offset_align;
+	return 512;
+}
+
+static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+		     int exists, int check_only, char *err, size_t len)
+{
+	struct stat st;
+	int ret;
+	if (!exists && !t->file_size)
+		return seterr(err, len, -EINVAL, c, t, "file_size",
+			      "%s does not exist; set file_size to create it as a regular-file target",
+			      tg->path);
+	if (!exists && check_only) {
+		tg->capacity = t->file_size;
+		tg->logical_block_size = 512;
+		tg->fd = -1;
+		util_strlcpy(tg->kind, "file", sizeof(tg->kind));
+		return 0;
+	}
+	int flags = check_only ? O_RDONLY : O_RDWR | O_CREAT | O_DIRECT;
+	tg->fd = open(tg->path, flags | O_CLOEXEC, 0644);
+	if (tg->fd < 0) {
+		ret = -errno;
+		if (ret == -EINVAL)
+			return seterr(err, len, ret, c, t, "device",
+				      "%s: its filesystem does not support O_DIRECT", tg->path);
+		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path, strerror(-ret));
+	}
+	tg->created = !exists;
+	if (fstat(tg->fd, &st))
+		return seterr(err, len, -errno, c, t, "device", "cannot stat %s", tg->path);
+	tg->capacity = t->file_size ? t->file_size : (uint64_t)st.st_size;
+	if (!tg->capacity)
+		return seterr(err, len, -EINVAL, c, t, "file_size",
+			      "%s is empty; set file_size to the capacity to test", tg->path);
+	if (!check_only && (uint64_t)st.st_size < tg->capacity && ftruncate(tg->fd, (off_t)tg->capacity))
+		return seterr(err, len, -errno, c, t, "file_size", "cannot extend %s to %llu bytes: %s",
+			      tg->path, (unsigned long long)tg->capacity, strerror(errno));
+	tg->logical_block_size = file_dio_align(tg->fd);
+	if (tg->logical_block_size < 512)
+		tg->logical_block_size = 512;
+	util_strlcpy(tg->kind, "file", sizeof(tg->kind));
+	/* Regular files discard by punching holes at block granularity. */
+	tg->discard_granularity = (uint64_t)st.st_blksize;
+	return 0;
+}
+
+int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path,
+	     int check_only, struct tgt *tg, char *err, size_t len)
+{
+	struct stat st;
+	memset(tg, 0, sizeof(*tg));
+	tg->fd = -1;
+	util_strlcpy(tg->name, t->name, sizeof(tg->name));
+	util_strlcpy(tg->path, t->device, sizeof(tg->path));
+	if (!t->device[0])
+		return seterr(err, len, -EINVAL, c, t, "device", "missing: set device = /dev/... or a file path");
+	int exists = stat(t->device, &st) == 0;
+	if (!exists && errno != ENOENT)
+		return seterr(err, len, -errno, c, t, "device", "cannot access %s: %s", t->device, strerror(errno));
+	if (exists && !realpath(t->device, tg->real_path))
+		return seterr(err, len, -errno, c, t, "device", "cannot resolve %s: %s", t->device, strerror(errno));
+	/* Never create files under /dev: a missing device there is a typo or a
+	 * drive that moved, not a request for a file target. */
+	if (!exists && !strncmp(t->device, "/dev/", 5))
+		return seterr(err, len, -ENOENT, c, t, "device",
+			      "%s: no such device (unplugged, renamed, or a typo?)", t->device);
+	if (!exists)
+		util_strlcpy(tg->real_path, t->device, sizeof(tg->real_path));
+	int ret;
+	if (exists && S_ISBLK(st.st_mode)) {
+		tg->is_block = 1;
+		tg->rdev = st.st_rdev;
+		ret = open_block(c, t, tg, db_path, check_only, err, len);
+	} else if (!exists || S_ISREG(st.st_mode)) {
+		if (!exists) {
+			char dir[PATH_MAX];
+			util_strlcpy(dir, t->device, sizeof(dir));
+			if (access(dirname(dir), W_OK | X_OK))
+				return seterr(err, len, -errno, c, t, "device",
+					      "%s does not exist and its directory is not writable: %s",
+					      t->device, strerror(errno));
+		}
+		ret = open_file(c, t, tg, exists, check_only, err, len);
+	} else {
+		return seterr(err, len, -EINVAL, c, t, "device",
+			      "%s is neither a block device nor a regular file", t->device);
+	}
+	if (ret)
+		tgt_close(tg);
+	return ret;
+}
+
+void tgt_close(struct tgt *tg)
+{
+	if (tg->fd >= 0)
+		close(tg->fd);
+	tg->fd = -1;
+}

@@ -1,0 +1,49 @@
+/* tgt: opening a target (block device or regular file) safely: identity,
+ * capacity, alignment, and every refusal that keeps wearmon off the wrong
+ * disk. Does no measured I/O and never writes to a device. */
+#ifndef WEARMON_TGT_H
+#define WEARMON_TGT_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cfg.h"
+
+struct tgt {
+	char name[CFG_NAME_MAX];
+	char path[PATH_MAX];        /* as configured */
+	char real_path[PATH_MAX];   /* symlinks resolved */
+	char sysname[64];           /* e.g. "loop0", "nvme0n1"; "" for files */
+	int fd;                     /* -1 when closed */
+	int is_block;
+	dev_t rdev;                 /* block devices */
+	uint64_t capacity;
+	uint32_t logical_block_size;
+	uint64_t discard_granularity;  /* 0: cannot discard */
+	uint64_t discard_max_bytes;
+	char kind[8];               /* "block" or "file" */
+	char serial[128];
+	char model[128];
+	char firmware[64];
+	char backing_file[PATH_MAX];   /* loop devices */
+	int created;                /* regular file created by us */
+};
+
+/* Open t's device for the run: block devices need allow_destroy, are
+ * checked for mounts, swap, holders and the database's filesystem, and are
+ * opened O_EXCL|O_DIRECT; a missing regular file is created at file_size.
+ * check_only opens read-only and creates nothing. db_path is the database
+ * (its filesystem must not be on the target). Returns 0, or -errno with a
+ * one-line error in err naming the device, the reason and the key. */
+int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path,
+	     int check_only, struct tgt *out, char *err, size_t errlen);
+
+/* Close the descriptor (safe to call twice). */
+void tgt_close(struct tgt *tg);
+
+/* Read a sysfs attribute of a block device into buf (trimmed). Returns 0
+ * or -errno. */
+int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len);
+
+#endif

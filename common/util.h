@@ -1,0 +1,59 @@
+/* util: unit parsing, time formatting and small helpers shared by every module.
+ * Pure functions only: no I/O besides clocks, no global state. */
+#ifndef WEARMON_UTIL_H
+#define WEARMON_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define WEARMON_VERSION "0.1.0"
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A byte quantity that may be relative to a capacity ("80%"). */
+struct qty {
+	uint64_t bytes;   /* absolute value when !is_percent */
+	double percent;   /* 0..100 when is_percent */
+	int is_percent;
+};
+
+/* Parse "4096", "4k", "128KiB", "1.5G", "2T" (k/M/G/T are powers of 1024,
+ * kB/MB/GB/TB powers of 1000). Returns 0 or -EINVAL / -ERANGE. */
+int util_parse_bytes(const char *s, uint64_t *out);
+
+/* Parse a byte quantity or a percentage ("80%"). Returns 0 or -EINVAL/-ERANGE. */
+int util_parse_qty(const char *s, struct qty *out);
+
+/* Resolve a quantity against a capacity; percentages round down to align. */
+uint64_t util_qty_resolve(const struct qty *q, uint64_t capacity, uint64_t align);
+
+/* Parse "0", "300", "300s", "5m", "1.5h", "2d", "250ms" into seconds.
+ * Returns 0, -EINVAL, or -ERANGE beyond 10^9 seconds. */
+int util_parse_duration(const char *s, double *seconds);
+
+/* Parse yes/no/true/false/on/off/1/0. Returns 0 or -EINVAL. */
+int util_parse_bool(const char *s, int *out);
+
+/* Parse a decimal integer within [min, max]. Returns 0, -EINVAL or -ERANGE. */
+int util_parse_int(const char *s, long long min, long long max, long long *out);
+
+/* Parse a decimal number (no units). Returns 0 or -EINVAL. */
+int util_parse_double(const char *s, double *out);
+
+/* Format bytes as "1.50 GiB" into buf. Returns buf. */
+char *util_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* ISO-8601 UTC with milliseconds, "2026-12-02T14:25:50.123Z". Returns buf. */
+char *util_iso_now(char *buf, size_t len);
+
+/* Monotonic clock in seconds / nanoseconds. */
+double util_now(void);
+uint64_t util_now_ns(void);
+
+/* Copy with truncation, always NUL-terminated. Returns strlen(src). */
+size_t util_strlcpy(char *dst, const char *src, size_t size);
+
+/* Strip leading/trailing white space in place. Returns s. */
+char *util_strip(char *s);
+
+#endif

@@ -1,0 +1,48 @@
+/* signals: flag-setting handlers. */
+#include "signals.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+volatile sig_atomic_t sig_stop;
+volatile sig_atomic_t sig_reload;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	sig_stop = 1;
+}
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	sig_reload = 1;
+}
+
+int sig_init(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL))
+		return -errno;
+	sa.sa_handler = on_hup;
+	if (sigaction(SIGHUP, &sa, NULL))
+		return -errno;
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGPIPE, &sa, NULL))
+		return -errno;
+	return 0;
+}
+
+void sig_block_in_thread(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}

@@ -1,0 +1,21 @@
+/* signals: the process's signal policy. Handlers only set flags; the main
+ * loop and the target threads act on them. */
+#ifndef WEARMON_SIGNALS_H
+#define WEARMON_SIGNALS_H
+
+#include <signal.h>
+
+/* Set by SIGTERM/SIGINT: every target drains and stops. */
+extern volatile sig_atomic_t sig_stop;
+/* Set by SIGHUP: reload the configuration. */
+extern volatile sig_atomic_t sig_reload;
+
+/* Install handlers for SIGTERM, SIGINT, SIGHUP; ignore SIGPIPE.
+ * Returns 0 or -errno. */
+int sig_init(void);
+
+/* Block the handled signals in the calling thread (target threads), so
+ * only the main thread runs handlers. */
+void sig_block_in_thread(void);
+
+#endif

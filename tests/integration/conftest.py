@@ -1,0 +1,131 @@
+"""Fixtures for wearmon's integration tests: real loop devices on files the
+test creates, the real wearmond binary and the real sqlite3 CLI.
+
+Safety: every device a test writes to is a loop device attached here to a
+backing file created here, and both are removed in a finally block."""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("WEARMON_BUILD", REPO / "build"))
+WEARMOND = BUILD / "wearmond"
+WEARMON = BUILD / "wearmon"
+
+MiB = 1 << 20
+
+
+def sh(*args, check=True, **kw):
+    """Run a command, return CompletedProcess with text output."""
+    return subprocess.run([str(a) for a in args], check=check, capture_output=True, text=True, **kw)
+
+
+class Loop:
+    """A loop device on a sparse backing file that this test owns."""
+
+    def __init__(self, path, dev):
+        self.backing = Path(path)
+        self.dev = dev
+
+    def checksum(self):
+        h = hashlib.sha256()
+        with open(self.backing, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        return h.hexdigest()
+
+    def blocks_bytes(self):
+        """Bytes allocated to the backing file (st_blocks)."""
+        return os.stat(self.backing).st_blocks * 512
+
+
+@pytest.fixture
+def workdir():
+    d = tempfile.mkdtemp(prefix="wearmon-test-", dir="/var/tmp")
+    try:
+        yield Path(d)
+    finally:
+        subprocess.run(["umount", "-R", "-q", d], capture_output=True)
+        subprocess.run(["rm", "-rf", "--one-file-system", d])
+
+
+@pytest.fixture
+def make_loop(workdir):
+    """make_loop(size_bytes) -> Loop; all detached and deleted at teardown."""
+    made = []
+
+    def make(size, name=None):
+        path = workdir / (name or f"disk{len(made)}.img")
+        with open(path, "wb") as f:
+            f.truncate(size)
+        dev = sh("losetup", "--show", "-f", path).stdout.strip()
+        loop = Loop(path, dev)
+        made.append(loop)
+        return loop
+
+    try:
+        yield make
+    finally:
+        for loop in made:
+            subprocess.run(["umount", "-q", loop.dev], capture_output=True)
+            subprocess.run(["losetup", "-d", loop.dev], capture_output=True)
+            try:
+                loop.backing.unlink()
+            except FileNotFoundError:
+                pass
+
+
+def write_conf(path, text):
+    Path(path).write_text(text)
+    return Path(path)
+
+
+def run_wearmond(conf, *extra, timeout=300, check=False):
+    """Run wearmond --foreground to completion."""
+    p = subprocess.run([str(WEARMOND), "--foreground", "-c", str(conf), *extra],
+                       capture_output=True, text=True, timeout=timeout)
+    if check and p.returncode != 0:
+        raise AssertionError(f"wearmond exited {p.returncode}:\n{p.stderr}")
+    return p
+
+
+def start_wearmond(conf, *extra):
+    return subprocess.Popen([str(WEARMOND), "--foreground", "-c", str(conf), *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def query(db, sql):
+    """Rows of a query run by the sqlite3 CLI, as a list of dicts."""
+    p = sh("sqlite3", "-readonly", "-json", db, sql)
+    out = p.stdout.strip()
+    return json.loads(out) if out else []
+
+
+def wait_for(pred, timeout, step=0.1):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(step)
+    return pred()
+
+
+def stop(proc, sig=signal.SIGTERM, timeout=10):
+    """Send sig and wait; returns (returncode, seconds waited, stderr)."""
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+    return proc.returncode, time.monotonic() - t0, err

@@ -1,0 +1,124 @@
+"""Bad input: each case exits 78 with FILE:LINE: key in the message, writes
+nothing to the device and creates no database."""
+
+import re
+import subprocess
+
+import pytest
+
+from conftest import MiB, run_wearmond, write_conf
+
+
+def base(db, dev):
+    return [
+        "[wearmon]",
+        f"database = {db}",
+        "",
+        "[target lab1]",
+        f"device = {dev}",
+        "allow_destroy = yes",
+        "sizes = 8M 16M",
+        "cycles = 1",
+    ]
+
+
+# (id, edit(lines) -> lines, expected regexp on stderr)
+CASES = [
+    ("unknown-key", lambda L: L + ["blocksize = 4k"], r"w\.conf:9: blocksize: unknown key"),
+    ("unknown-section", lambda L: L + ["[targets x]", "device = /dev/null"],
+     r"w\.conf:9: \[targets x\]"),
+    ("bad-unit", lambda L: L + ["block_size = 12Q"], r"w\.conf:9: block_size: .*12Q"),
+    ("bad-number", lambda L: L + ["queue_depth = lots"], r"w\.conf:9: queue_depth: "),
+    ("out-of-range", lambda L: L + ["compressibility = 101"], r"w\.conf:9: compressibility: "),
+    ("sizes-outside-region", lambda L: L + ["region_size = 12M"], r"w\.conf:7: sizes: "),
+    ("region-past-end", lambda L: L + ["region_offset = 48M", "region_size = 32M"],
+     r"w\.conf:(9|10): region_(offset|size): "),
+    ("misaligned-size", lambda L: [l if not l.startswith("sizes") else "sizes = 8M 1000000"
+                                   for l in L], r"w\.conf:7: sizes: "),
+    ("misaligned-offset", lambda L: L + ["region_offset = 1000"], r"w\.conf:9: region_offset: "),
+    ("no-allow-destroy", lambda L: [l for l in L if not l.startswith("allow_destroy")],
+     r"w\.conf:\d+: allow_destroy: refusing to write to block device /dev/loop\d+"),
+    ("missing-device", lambda L: [l if not l.startswith("device") else
+                                  "device = /dev/wearmon-no-such-disk" for l in L],
+     r"w\.conf:5: device: /dev/wearmon-no-such-disk: no such device"),
+    ("device-is-directory", lambda L: [l if not l.startswith("device") else "device = /etc"
+                                       for l in L],
+     r"w\.conf:5: device: /etc is neither a block device nor a regular file"),
+]
+
+
+@pytest.mark.parametrize("name,edit,pattern", CASES, ids=[c[0] for c in CASES])
+def test_bad_config_refused(workdir, make_loop, name, edit, pattern):
+    loop = make_loop(64 * MiB)
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", "\n".join(edit(base(db, loop.dev))) + "\n")
+    before = loop.checksum()
+    p = run_wearmond(conf)
+    assert p.returncode == 78, p.stderr
+    assert re.search(pattern, p.stderr), p.stderr
+    assert loop.checksum() == before
+    assert not db.exists()
+
+
+def test_database_directory_missing(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    conf = write_conf(workdir / "w.conf", "\n".join(base(workdir / "nope" / "w.db", loop.dev)))
+    before = loop.checksum()
+    p = run_wearmond(conf)
+    assert p.returncode == 78
+    assert re.search(r"w\.conf:2: database: .*nope", p.stderr), p.stderr
+    assert loop.checksum() == before
+
+
+def test_database_directory_not_writable(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    ro = workdir / "ro"
+    ro.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "wearmon-test", ro], check=True)
+    try:
+        conf = write_conf(workdir / "w.conf", "\n".join(base(ro / "w.db", loop.dev)))
+        before = loop.checksum()
+        p = run_wearmond(conf)
+        assert p.returncode == 78
+        assert re.search(r"w\.conf:2: database: .*ro", p.stderr), p.stderr
+        assert loop.checksum() == before
+    finally:
+        subprocess.run(["umount", ro])
+
+
+def test_mounted_device_refused(workdir, make_loop):
+    loop = make_loop(64 * MiB)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                    loop.dev], check=True)
+    mnt = workdir / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", "-o", "ro", loop.dev, mnt], check=True)
+    try:
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf", "\n".join(base(db, loop.dev)))
+        subprocess.run(["sync"])
+        before = loop.checksum()
+        p = run_wearmond(conf)
+        assert p.returncode == 78
+        assert re.search(r"device: refusing /dev/loop\d+: .* is mounted on " + str(mnt), p.stderr), \
+            p.stderr
+        subprocess.run(["sync"])
+        assert loop.checksum() == before
+    finally:
+        subprocess.run(["umount", mnt])
+
+
+def test_missing_config_file(workdir):
+    p = run_wearmond(workdir / "absent.conf")
+    assert p.returncode == 78
+    assert "absent.conf" in p.stderr
+
+
+def test_usage_errors():
+    from conftest import WEARMOND
+    p = subprocess.run([str(WEARMOND), "--bogus"], capture_output=True, text=True)
+    assert p.returncode == 2
+    p = subprocess.run([str(WEARMOND)], capture_output=True, text=True)
+    assert p.returncode == 2 and "-c FILE" in p.stderr
+    p = subprocess.run([str(WEARMOND), "--version"], capture_output=True, text=True)
+    assert p.returncode == 0 and p.stdout.startswith("wearmond ")

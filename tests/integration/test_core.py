@@ -1,0 +1,230 @@
+"""The measuring core end to end: cycles over sizes on real loop devices,
+rows checked with the sqlite3 CLI, TRIM, SIGTERM and resume."""
+
+import os
+import signal
+import time
+
+from conftest import (MiB, query, run_wearmond, start_wearmond, stop, wait_for,
+                      write_conf)
+
+
+def conf_text(db, dev, **over):
+    keys = {
+        "device": dev,
+        "allow_destroy": "yes",
+        "region_size": "100%",
+        "sizes": "8M 16M 32M",
+        "fill": "yes",
+        "fill_block_size": "128k",
+        "fill_queue_depth": "8",
+        "workload": "randwrite",
+        "block_size": "4k",
+        "queue_depth": "16",
+        "amount": "1x",
+        "cycles": "2",
+        "sample_interval": "0.1s",
+    }
+    keys.update(over)
+    body = "\n".join(f"{k} = {v}" for k, v in keys.items())
+    return f"[wearmon]\ndatabase = {db}\n\n[target lab1]\n{body}\n"
+
+
+def test_two_cycles_three_sizes(workdir, make_loop):
+    loop = make_loop(64 * MiB)
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", conf_text(db, loop.dev))
+    p = run_wearmond(conf)
+    assert p.returncode == 0, p.stderr
+
+    cycles = query(db, "SELECT number, status, action, action_outcome FROM cycles ORDER BY number")
+    assert [c["number"] for c in cycles] == [1, 2]
+    assert all(c["status"] == "done" for c in cycles)
+
+    rows = query(db, "SELECT * FROM history ORDER BY cycle, iteration")
+    assert len(rows) == 6
+    assert [r["size_bytes"] for r in rows] == [8 * MiB, 16 * MiB, 32 * MiB] * 2
+    assert [r["iteration"] for r in rows] == [1, 2, 3] * 2
+    for r in rows:
+        assert r["status"] == "done"
+        assert r["mibps_avg"] > 0 and r["iops_avg"] > 0
+        assert r["mibps_min"] <= r["mibps_max"]
+        assert r["lat_p99_us"] > 0
+
+    its = query(db, """SELECT i.id, i.bytes, i.ops, i.size_bytes, i.fill_bytes, i.fill_mibps,
+                              i.lat_p50_us, i.lat_p99_us, i.lat_p999_us, i.lat_max_us,
+                              i.block_size, i.queue_depth, i.workload, i.errors,
+                              i.started_at, i.ended_at
+                       FROM iterations i""")
+    for it in its:
+        # amount = 1x: the measured phase moved exactly the size, 4 KiB at a time
+        assert it["bytes"] == it["size_bytes"]
+        assert it["ops"] == it["size_bytes"] // 4096
+        assert it["fill_bytes"] == it["size_bytes"] and it["fill_mibps"] > 0
+        assert it["lat_p50_us"] <= it["lat_p99_us"] <= it["lat_p999_us"] <= it["lat_max_us"]
+        assert (it["block_size"], it["queue_depth"], it["workload"], it["errors"]) == \
+            (4096, 16, "randwrite", 0)
+        assert it["started_at"].endswith("Z") and "T" in it["started_at"]
+        assert it["started_at"] <= it["ended_at"]
+
+    samples = query(db, """SELECT iteration_id, phase, count(*) AS n, min(t_ms) AS t0,
+                                  sum(mibps > 0) AS moving
+                           FROM samples GROUP BY iteration_id, phase""")
+    by_it = {}
+    for s in samples:
+        by_it.setdefault(s["iteration_id"], {})[s["phase"]] = s
+    assert len(by_it) == 6
+    for phases in by_it.values():
+        assert set(phases) == {"fill", "measure"}
+        assert all(ph["n"] >= 1 and ph["moving"] >= 1 for ph in phases.values())
+
+    run = query(db, "SELECT exit_status, exit_reason, ended_at FROM runs")
+    assert run == [{"exit_status": 0, "exit_reason": "cycles done", "ended_at": run[0]["ended_at"]}]
+    assert run[0]["ended_at"]
+    tgt = query(db, "SELECT name, device, capacity_bytes, logical_block_size, backing_file FROM targets")
+    assert tgt[0]["capacity_bytes"] == 64 * MiB
+    assert tgt[0]["logical_block_size"] == 512
+    assert tgt[0]["backing_file"] == str(loop.backing)
+
+
+def test_trim_frees_backing_blocks(workdir, make_loop):
+    loop = make_loop(64 * MiB)
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", conf_text(
+        db, loop.dev, sizes="48M", cycles="1", workload="seqwrite", block_size="1M",
+        queue_depth="4", between_cycles="trim", region_offset="8M", region_size="48M"))
+    # Before: a fill with no trim leaves the region allocated.
+    nt = write_conf(workdir / "nt.conf", conf_text(
+        workdir / "nt.db", loop.dev, sizes="48M", cycles="1", workload="seqwrite",
+        block_size="1M", queue_depth="4", region_offset="8M", region_size="48M"))
+    assert run_wearmond(nt).returncode == 0
+    before = loop.blocks_bytes()
+    assert before >= 48 * MiB
+
+    p = run_wearmond(conf)
+    assert p.returncode == 0, p.stderr
+    after = loop.blocks_bytes()
+    assert after <= 1 * MiB, f"backing file still holds {after} bytes after TRIM"
+    c = query(db, "SELECT action, action_outcome, action_bytes, action_seconds FROM cycles")[0]
+    assert (c["action"], c["action_outcome"], c["action_bytes"]) == ("trim", "ok", 48 * MiB)
+    assert c["action_seconds"] >= 0
+
+
+def test_sigterm_then_restart_resumes(workdir, make_loop):
+    loop = make_loop(64 * MiB)
+    db = workdir / "w.db"
+    # Each measured phase runs 1.5 s so the signal lands inside one.
+    conf = write_conf(workdir / "w.conf", conf_text(
+        db, loop.dev, sizes="8M 16M 24M 32M", cycles="1", amount="1000x", duration="1.5s",
+        fill="no"))
+    proc = start_wearmond(conf)
+    try:
+        assert wait_for(lambda: db.exists() and query(
+            db, "SELECT 1 FROM iterations WHERE number = 2 AND status = 'running'"), 30)
+        time.sleep(0.5)
+        rc, waited, err = stop(proc, signal.SIGTERM)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert rc == 0, err
+    assert waited < 2.0, f"stopping took {waited:.2f} s"
+    rows = query(db, "SELECT number, size_index, status FROM iterations ORDER BY number")
+    assert [(r["number"], r["status"]) for r in rows] == [(1, "done"), (2, "interrupted")]
+    assert query(db, "SELECT status FROM cycles") == [{"status": "interrupted"}]
+    # the interrupted iteration keeps what it measured until the signal
+    part = query(db, "SELECT bytes, seconds FROM iterations WHERE number = 2")[0]
+    assert part["bytes"] > 0 and 0 < part["seconds"] < 1.5
+
+    p = run_wearmond(conf)
+    assert p.returncode == 0, p.stderr
+    assert "resuming cycle 1" in p.stderr
+    rows = query(db, "SELECT number, size_index, status FROM iterations ORDER BY number")
+    assert [(r["number"], r["size_index"], r["status"]) for r in rows] == [
+        (1, 0, "done"), (2, 1, "interrupted"), (3, 1, "done"), (4, 2, "done"), (5, 3, "done")]
+    assert query(db, "SELECT number, status FROM cycles") == [{"number": 1, "status": "done"}]
+    assert len(query(db, "SELECT id FROM runs")) == 2
+
+
+def test_kill_leaves_running_row_marked_interrupted(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", conf_text(
+        db, loop.dev, sizes="8M 16M", cycles="1", amount="1000x", duration="1s", fill="no"))
+    proc = start_wearmond(conf)
+    try:
+        assert wait_for(lambda: db.exists() and query(
+            db, "SELECT 1 FROM iterations WHERE status = 'running'"), 30)
+    finally:
+        proc.kill()
+        proc.communicate()
+    p = run_wearmond(conf)
+    assert p.returncode == 0, p.stderr
+    rows = query(db, "SELECT number, size_index, status FROM iterations ORDER BY number")
+    assert rows[0]["status"] == "interrupted"
+    assert [r["status"] for r in rows[1:]] == ["done", "done"]
+    assert [r["size_index"] for r in rows] == [0, 0, 1]
+
+
+def test_regular_file_target_created(workdir):
+    db = workdir / "w.db"
+    img = workdir / "target.img"
+    conf = write_conf(workdir / "w.conf", f"""[wearmon]
+database = {db}
+sample_interval = 0.1s
+
+[target file1]
+device = {img}
+file_size = 16M
+sizes = 50% 100%
+workload = seqwrite
+block_size = 64k
+queue_depth = 4
+cycles = 1
+""")
+    p = run_wearmond(conf)
+    assert p.returncode == 0, p.stderr
+    assert img.stat().st_size == 16 * MiB
+    rows = query(db, "SELECT size_bytes, status, bytes FROM iterations ORDER BY number")
+    assert [(r["size_bytes"], r["status"], r["bytes"]) for r in rows] == [
+        (8 * MiB, "done", 8 * MiB), (16 * MiB, "done", 16 * MiB)]
+    assert query(db, "SELECT kind FROM targets") == [{"kind": "file"}]
+
+
+def test_check_writes_nothing(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", conf_text(db, loop.dev))
+    before = loop.checksum()
+    p = run_wearmond(conf, "--check")
+    assert p.returncode == 0, p.stderr
+    assert "OK" in p.stdout and "lab1" in p.stdout
+    assert not db.exists()
+    assert loop.checksum() == before
+
+
+def test_two_targets_run_concurrently(workdir, make_loop):
+    a, b = make_loop(32 * MiB), make_loop(32 * MiB)
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", f"""[wearmon]
+database = {db}
+sample_interval = 0.1s
+allow_destroy = yes
+cycles = 1
+sizes = 16M
+fill = no
+amount = 1000x
+duration = 1s
+
+[target a]
+device = {a.dev}
+
+[target b]
+device = {b.dev}
+""")
+    p = run_wearmond(conf)
+    assert p.returncode == 0, p.stderr
+    rows = query(db, "SELECT target, started_at, status FROM history ORDER BY target")
+    assert [r["target"] for r in rows] == ["a", "b"]
+    # both iterations overlap in time: each began before the other ended
+    its = query(db, "SELECT started_at, ended_at FROM iterations ORDER BY target_id")
+    assert its[0]["started_at"] < its[1]["ended_at"] and its[1]["started_at"] < its[0]["ended_at"]

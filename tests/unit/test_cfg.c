@@ -1,0 +1,656 @@
+/* test_cfg: the configuration parser, its key table, its error messages and
+ * cfg_resolve. Run from the repository root (loads conf/wearmon.conf). */
+#include "unit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+
+#define EXAMPLE_CONF "conf/wearmon.conf"
+#define GiB (1ULL << 30)
+#define MiB (1ULL << 20)
+
+#define EXPECT(cond, ...)                       \
+	do {                                    \
+		if (!(cond))                    \
+			fail_msg(__VA_ARGS__);  \
+	} while (0)
+
+static struct cfg *parse_ok(const char *text)
+{
+	char err[CFG_ERR_MAX] = "";
+	struct cfg *c = NULL;
+	int rc = cfg_parse_string(text, "t.conf", &c, err, sizeof(err));
+
+	EXPECT(rc == 0, "rc %d: %s", rc, err);
+	assert_non_null(c);
+	return c;
+}
+
+/* Number of lines in err that start with prefix. */
+static int count_prefix(const char *err, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *l = err; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+static int count_lines(const char *err)
+{
+	int n = *err ? 1 : 0;
+
+	for (; *err; err++)
+		n += *err == '\n';
+	return n;
+}
+
+/* ---- good input ---- */
+
+static const char full_conf[] =
+	"; a full configuration\n"
+	"[wearmon]\n"
+	"database = /tmp/wm.db\n"
+	"\n"
+	"[target lab1]\n"
+	"device = /dev/loop7\n"
+	"file_size = 2G\n"
+	"allow_destroy = yes\n"
+	"region_offset = 1M\n"
+	"region_size = 80%\n"
+	"sizes = 10%:100%:10%\n"
+	"fill = no\n"
+	"fill_block_size = 1M\n"
+	"fill_queue_depth = 8\n"
+	"workload = seqread\n"
+	"block_size = 64KiB\n"
+	"queue_depth = 1024\n"
+	"amount = 2.5x\n"
+	"duration = 5m\n"
+	"compressibility = 75\n"
+	"between_cycles = trim\n"
+	"trim_scope = device\n"
+	"cycles = 3\n"
+	"pause = 1.5h\n"
+	"sample_interval = 250ms\n";
+
+static void test_full_config(void **state)
+{
+	struct cfg *c = parse_ok(full_conf);
+	const struct cfg_target *t = &c->targets[0];
+
+	assert_string_equal(c->path, "t.conf");
+	assert_string_equal(c->database, "/tmp/wm.db");
+	assert_int_equal(c->database_line, 3);
+	assert_int_equal(c->section_line, 2);
+	assert_int_equal(c->ntargets, 1);
+	assert_string_equal(t->name, "lab1");
+	assert_int_equal(t->section_line, 5);
+	assert_string_equal(t->device, "/dev/loop7");
+	assert_int_equal(t->file_size, 2 * GiB);
+	assert_int_equal(t->allow_destroy, 1);
+	assert_false(t->region_offset.is_percent);
+	assert_int_equal(t->region_offset.bytes, MiB);
+	assert_true(t->region_size.is_percent);
+	assert_true(fabs(t->region_size.percent - 80) < 1e-9);
+	assert_true(t->sizes.is_range);
+	assert_true(fabs(t->sizes.start.percent - 10) < 1e-9);
+	assert_true(fabs(t->sizes.end.percent - 100) < 1e-9);
+	assert_true(fabs(t->sizes.step.percent - 10) < 1e-9);
+	assert_int_equal(t->fill, 0);
+	assert_int_equal(t->fill_block_size, MiB);
+	assert_int_equal(t->fill_queue_depth, 8);
+	assert_int_equal(t->workload, WL_SEQREAD);
+	assert_int_equal(t->block_size, 65536);
+	assert_int_equal(t->queue_depth, 1024);
+	assert_true(t->amount.is_multiple);
+	assert_true(fabs(t->amount.multiple - 2.5) < 1e-9);
+	assert_true(fabs(t->duration - 300) < 1e-9);
+	assert_int_equal(t->compressibility, 75);
+	assert_int_equal(t->between_cycles, ACT_TRIM);
+	assert_int_equal(t->trim_scope, TRIM_DEVICE);
+	assert_int_equal(t->cycles, 3);
+	assert_true(fabs(t->pause - 5400) < 1e-9);
+	assert_true(fabs(t->sample_interval - 0.25) < 1e-9);
+	assert_int_equal(cfg_line(t, "device"), 6);
+	assert_int_equal(cfg_line(t, "sample_interval"), 25);
+	assert_int_equal(cfg_line(t, "no_such_key"), 0);
+	cfg_free(c);
+}
+
+static void test_defaults(void **state)
+{
+	struct cfg *c = parse_ok("[target t1]\ndevice = /dev/x\n");
+	const struct cfg_target *t = &c->targets[0];
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+
+	assert_string_equal(c->database, "/var/lib/wearmon/wearmon.db");
+	assert_int_equal(c->database_line, 0);
+	assert_int_equal(c->section_line, 0);
+	assert_int_equal(t->file_size, 0);
+	assert_int_equal(t->allow_destroy, 0);
+	assert_int_equal(t->region_offset.bytes, 0);
+	assert_false(t->region_offset.is_percent);
+	assert_true(t->region_size.is_percent && t->region_size.percent == 100);
+	assert_false(t->sizes.is_range);
+	assert_int_equal(t->sizes.n, 1);
+	assert_true(t->sizes.list[0].is_percent && t->sizes.list[0].percent == 100);
+	assert_int_equal(t->fill, 1);
+	assert_int_equal(t->fill_block_size, 128 * 1024);
+	assert_int_equal(t->fill_queue_depth, 16);
+	assert_int_equal(t->workload, WL_RANDWRITE);
+	assert_int_equal(t->block_size, 4096);
+	assert_int_equal(t->queue_depth, 32);
+	assert_true(t->amount.is_multiple && t->amount.multiple == 1.0);
+	assert_true(t->duration == 0);
+	assert_int_equal(t->compressibility, 0);
+	assert_int_equal(t->between_cycles, ACT_NONE);
+	assert_int_equal(t->trim_scope, TRIM_REGION);
+	assert_int_equal(t->cycles, 0);
+	assert_true(t->pause == 0);
+	assert_true(t->sample_interval == 1.0);
+	for (size_t i = 0; i < n; i++)
+		EXPECT(t->lines[i] == (strcmp(k[i].name, "device") == 0 ? 2 : 0),
+		       "%s: line %d", k[i].name, t->lines[i]);
+	cfg_free(c);
+}
+
+/* [wearmon] sets defaults for every target, even when it comes last. */
+static void test_wearmon_defaults(void **state)
+{
+	struct cfg *c = parse_ok("[target a]\n"
+				 "device = /dev/a\n"
+				 "[target b]\n"
+				 "device = /dev/b\n"
+				 "queue_depth = 4\n"
+				 "[wearmon]\n"
+				 "queue_depth = 8\n"
+				 "block_size = 8k\n"
+				 "between_cycles = trim\n");
+
+	assert_int_equal(c->ntargets, 2);
+	assert_string_equal(c->targets[0].name, "a");
+	assert_int_equal(c->targets[0].queue_depth, 8);
+	assert_int_equal(cfg_line(&c->targets[0], "queue_depth"), 7);
+	assert_string_equal(c->targets[1].name, "b");
+	assert_int_equal(c->targets[1].queue_depth, 4);
+	assert_int_equal(cfg_line(&c->targets[1], "queue_depth"), 5);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(c->targets[i].block_size, 8192);
+		assert_int_equal(c->targets[i].between_cycles, ACT_TRIM);
+		assert_int_equal(cfg_line(&c->targets[i], "block_size"), 8);
+		assert_int_equal(cfg_line(&c->targets[i], "compressibility"), 0);
+	}
+	cfg_free(c);
+}
+
+struct syntax_case {
+	const char *name;
+	const char *text;
+	uint64_t bytes0;          /* sizes.list[0] expected */
+	int nsizes;
+};
+
+/* What inih allows and what we add: indentation, quotes, inline comments,
+ * CRLF, a BOM, ':' as separator. */
+static const struct syntax_case syntax_cases[] = {
+	{ "quotes and inline comment",
+	  "[target t]\ndevice = /d\nsizes = \"1G 2G 4G\" ; three sizes\n", GiB, 3 },
+	{ "indented keys", "[target t]\n  device = /d\n\tsizes = 1G, 2G\n", GiB, 2 },
+	{ "CRLF", "[target t]\r\ndevice = /d\r\nsizes = 2G 3G\r\n", 2 * GiB, 2 },
+	{ "BOM", "\xef\xbb\xbf[target t]\ndevice = /d\nsizes = 1M\n", MiB, 1 },
+	{ "colon separator", "[target t]\ndevice: /d\nsizes: 4k 8k\n", 4096, 2 },
+	{ "hash comment", "# c\n[target t] ; c\ndevice = /d ; c\nsizes = 1G\n", GiB, 1 },
+	{ "spaces in header", "[ target   t ]\ndevice = /d\nsizes = 1G\n", GiB, 1 },
+	{ "no final newline", "[target t]\ndevice = /d\nsizes = 1G", GiB, 1 },
+};
+
+static void test_syntax_variants(void **state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(syntax_cases); i++) {
+		const struct syntax_case *sc = &syntax_cases[i];
+		char err[CFG_ERR_MAX] = "";
+		struct cfg *c = NULL;
+		int rc = cfg_parse_string(sc->text, "t.conf", &c, err, sizeof(err));
+
+		EXPECT(rc == 0, "%s: rc %d: %s", sc->name, rc, err);
+		EXPECT(strcmp(c->targets[0].name, "t") == 0, "%s: name", sc->name);
+		EXPECT(strcmp(c->targets[0].device, "/d") == 0, "%s: device \"%s\"",
+		       sc->name, c->targets[0].device);
+		EXPECT(c->targets[0].sizes.n == sc->nsizes, "%s: %d sizes", sc->name,
+		       c->targets[0].sizes.n);
+		EXPECT(c->targets[0].sizes.list[0].bytes == sc->bytes0, "%s: size", sc->name);
+		cfg_free(c);
+	}
+}
+
+/* ---- bad input: each case names the exact error line it must produce ---- */
+
+struct bad_case {
+	const char *name;
+	const char *text;
+	const char *want;         /* a line of err starts with this */
+	int nerr;                 /* lines in err */
+};
+
+#define T "[target lab1]\ndevice = /dev/x\n"   /* lines 1-2 */
+
+static const struct bad_case bad_cases[] = {
+	{ "unknown key", T "blocksize = 4k\n",
+	  "t.conf:3: blocksize: unknown key \"blocksize\" in [target lab1]", 1 },
+	{ "unknown key in [wearmon]", "[wearmon]\nfoo = 1\n" T,
+	  "t.conf:2: foo: unknown key \"foo\" in [wearmon]", 1 },
+	{ "unknown section", T "[targets x]\nfoo = 1\n",
+	  "t.conf:3: [targets x]: unknown section (use [wearmon] or [target NAME])", 1 },
+	{ "bad unit", T "block_size = 12Q\n",
+	  "t.conf:3: block_size: \"12Q\" is not a byte size (use e.g. 4096, 4k, 128KiB, 1G)", 1 },
+	{ "negative bytes", T "file_size = -1\n",
+	  "t.conf:3: file_size: \"-1\" is not a byte size", 1 },
+	{ "empty bytes", T "fill_block_size =\n",
+	  "t.conf:3: fill_block_size: \"\" is not a byte size", 1 },
+	{ "bytes overflow", T "file_size = 99999999999999999999\n",
+	  "t.conf:3: file_size: \"99999999999999999999\" is too large", 1 },
+	{ "block_size below range", T "block_size = 256\n",
+	  "t.conf:3: block_size: \"256\" is out of range 512 bytes..67108864 bytes (64.00 MiB)", 1 },
+	{ "block_size above range", T "block_size = 128M\n",
+	  "t.conf:3: block_size: \"128M\" is out of range 512 bytes..", 1 },
+	{ "block_size not multiple of 512", T "block_size = 1000\n",
+	  "t.conf:3: block_size: \"1000\" (1000) is not a multiple of 512", 1 },
+	{ "queue_depth 0", T "queue_depth = 0\n",
+	  "t.conf:3: queue_depth: \"0\" is out of range 1..1024", 1 },
+	{ "fill_queue_depth 1025", T "fill_queue_depth = 1025\n",
+	  "t.conf:3: fill_queue_depth: \"1025\" is out of range 1..1024", 1 },
+	{ "queue_depth not a number", T "queue_depth = lots\n",
+	  "t.conf:3: queue_depth: \"lots\" is not an integer", 1 },
+	{ "compressibility 101", T "compressibility = 101\n",
+	  "t.conf:3: compressibility: \"101\" is out of range 0..100", 1 },
+	{ "cycles negative", T "cycles = -1\n",
+	  "t.conf:3: cycles: \"-1\" is out of range (at least 0)", 1 },
+	{ "sample_interval too short", T "sample_interval = 50ms\n",
+	  "t.conf:3: sample_interval: \"50ms\" is out of range 0.1s..3600s", 1 },
+	{ "sample_interval too long", T "sample_interval = 2h\n",
+	  "t.conf:3: sample_interval: \"2h\" is out of range 0.1s..3600s", 1 },
+	{ "bad duration", T "pause = soon\n",
+	  "t.conf:3: pause: \"soon\" is not a duration (use e.g.", 1 },
+	{ "bad boolean", T "fill = maybe\n",
+	  "t.conf:3: fill: \"maybe\" is not a boolean (use yes or no)", 1 },
+	{ "bad workload", T "workload = randomwrite\n",
+	  "t.conf:3: workload: \"randomwrite\" is not one of: seqwrite, seqread, "
+	  "randwrite, randread", 1 },
+	{ "bad action", T "between_cycles = erase\n",
+	  "t.conf:3: between_cycles: \"erase\" is not one of: none, trim", 1 },
+	{ "bad trim_scope", T "trim_scope = all\n",
+	  "t.conf:3: trim_scope: \"all\" is not one of: region, device", 1 },
+	{ "bad amount", T "amount = lots\n",
+	  "t.conf:3: amount: \"lots\" is not an amount", 1 },
+	{ "zero amount", T "amount = 0x\n", "t.conf:3: amount: \"0x\" is not an amount", 1 },
+	{ "percent over 100", T "region_size = 120%\n",
+	  "t.conf:3: region_size: \"120%\" is out of range 0%..100%", 1 },
+	{ "bad qty", T "region_offset = 12Q\n",
+	  "t.conf:3: region_offset: \"12Q\" is not a byte size or percentage", 1 },
+	{ "range with two parts", T "sizes = 1G:2G\n",
+	  "t.conf:3: sizes: \"1G:2G\" is not a range (use start:end:step", 1 },
+	{ "range with four parts", T "sizes = 1G:2G:1G:1G\n",
+	  "t.conf:3: sizes: \"1G:2G:1G:1G\" is not a range", 1 },
+	{ "range step 0", T "sizes = 1G:2G:0\n", "t.conf:3: sizes: step must be more than 0", 1 },
+	{ "range bad part", T "sizes = 1G:2X:1G\n",
+	  "t.conf:3: sizes: end \"2X\" is not a byte size or percentage", 1 },
+	{ "list bad item", T "sizes = 1G 2G 3Q\n",
+	  "t.conf:3: sizes: size \"3Q\" is not a byte size or percentage", 1 },
+	{ "empty sizes", T "sizes =\n", "t.conf:3: sizes: no sizes given", 1 },
+	{ "duplicate key", T "queue_depth = 4\nqueue_depth = 8\n",
+	  "t.conf:4: queue_depth: duplicate key in [target lab1] (first set on line 3)", 1 },
+	{ "duplicate key in [wearmon]", "[wearmon]\ndatabase = /a\ndatabase = /b\n" T,
+	  "t.conf:3: database: duplicate key in [wearmon] (first set on line 2)", 1 },
+	{ "duplicate target", T T,
+	  "t.conf:3: [target lab1]: duplicate target name (first on line 1)", 1 },
+	{ "duplicate [wearmon]", "[wearmon]\n[wearmon]\n" T,
+	  "t.conf:2: [wearmon]: duplicate section (first on line 1)", 1 },
+	{ "missing device", "[target lab1]\nqueue_depth = 4\n",
+	  "t.conf:1: device: required key missing in [target lab1]", 1 },
+	{ "empty device", T "[target lab2]\ndevice =\n",
+	  "t.conf:4: device: must not be empty", 1 },
+	{ "no target", "[wearmon]\ndatabase = /tmp/x.db\n",
+	  "t.conf: no [target NAME] section (at least one target is required)", 1 },
+	{ "empty file", "", "t.conf: no [target NAME] section", 1 },
+	{ "inih syntax error", T "just some words\n",
+	  "t.conf:3: syntax error: expected \"key = value\", \"[section]\" or a comment", 1 },
+	{ "inline comment hides '='", T "queue_depth ; = 4\n",
+	  "t.conf:3: syntax error: expected \"key = value\"", 1 },
+	{ "header without ']'", T "[target lab2\ndevice = /dev/y\n",
+	  "t.conf:3: syntax error: section header without a closing ']'", 1 },
+	{ "missing key name", T "= 4\n", "t.conf:3: syntax error: missing key name", 1 },
+	{ "key before any section", "queue_depth = 4\n" T,
+	  "t.conf:1: queue_depth: key outside any section", 1 },
+	{ "global key in target", T "database = /x.db\n",
+	  "t.conf:3: database: only allowed in [wearmon], not in [target lab1]", 1 },
+	{ "empty database", "[wearmon]\ndatabase =\n" T,
+	  "t.conf:2: database: must not be empty", 1 },
+	{ "target without name", "[target]\ndevice = /d\n",
+	  "t.conf:1: [target]: missing target name (use [target NAME])", 1 },
+	{ "bad target name", "[target lab 1]\ndevice = /d\n",
+	  "t.conf:1: [target lab 1]: target name \"lab 1\" may only hold letters", 1 },
+	{ "long target name",
+	  "[target a123456789012345678901234567890123456789012345678901234567890123]\n"
+	  "device = /d\n",
+	  "t.conf:1: [target a12345678901234567890123456789012345678901234567890123456789"
+	  "0123]: target name is longer than 63 characters", 1 },
+	{ "line too long", T "device_comment = "
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	  "t.conf:3: syntax error: line is longer than", 1 },
+	{ "error in [wearmon] default reported once",
+	  "[wearmon]\nblock_size = 3k1\n" T "[target lab2]\ndevice = /d\n",
+	  "t.conf:2: block_size: \"3k1\" is not a byte size", 1 },
+};
+
+static void test_bad_input(void **state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bad_cases); i++) {
+		const struct bad_case *bc = &bad_cases[i];
+		char err[CFG_ERR_MAX] = "";
+		struct cfg *c = (struct cfg *)1;
+		int rc = cfg_parse_string(bc->text, "t.conf", &c, err, sizeof(err));
+
+		EXPECT(rc == -EINVAL, "%s: rc %d", bc->name, rc);
+		EXPECT(c == NULL, "%s: *out not NULL", bc->name);
+		EXPECT(count_prefix(err, bc->want) == 1, "%s: want a line \"%s\", got:\n%s",
+		       bc->name, bc->want, err);
+		EXPECT(count_lines(err) == bc->nerr, "%s: want %d error lines, got:\n%s",
+		       bc->name, bc->nerr, err);
+	}
+}
+
+/* All problems are reported, one per line, in line order. */
+static void test_all_errors(void **state)
+{
+	static const char text[] =
+		"[target a]\n"            /* 1: no device */
+		"queue_depth = 0\n"       /* 2 */
+		"[bogus]\n"               /* 3 */
+		"[wearmon]\n"             /* 4 */
+		"fill = perhaps\n"        /* 5 */
+		"[target b]\n"            /* 6 */
+		"device = /d\n"           /* 7 */
+		"workload = write\n";     /* 8 */
+	static const char *const want[] = {
+		"t.conf:1: device: ", "t.conf:2: queue_depth: ", "t.conf:3: [bogus]: ",
+		"t.conf:5: fill: ", "t.conf:8: workload: ",
+	};
+	char err[CFG_ERR_MAX];
+	struct cfg *c;
+	const char *l = err;
+
+	assert_int_equal(cfg_parse_string(text, "t.conf", &c, err, sizeof(err)), -EINVAL);
+	assert_int_equal(count_lines(err), ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		EXPECT(strncmp(l, want[i], strlen(want[i])) == 0, "line %zu: %s", i, err);
+		l = strchr(l, '\n') + 1;
+	}
+}
+
+/* A short buffer still gets a terminated, truncated message. */
+static void test_err_truncated(void **state)
+{
+	char err[24];
+	struct cfg *c;
+
+	memset(err, 'z', sizeof(err));
+	assert_int_equal(cfg_parse_string(T "a = 1\nb = 2\n", "t.conf", &c, err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(strlen(err), sizeof(err) - 1);
+	assert_int_equal(strncmp(err, "t.conf:3: a: ", 13), 0);
+	assert_int_equal(cfg_parse_string(T "a = 1\n", "t.conf", &c, NULL, 0), -EINVAL);
+}
+
+/* ---- cfg_resolve ---- */
+
+struct resolve_case {
+	const char *name;
+	const char *keys;         /* lines 3.. of a [target r] section */
+	uint64_t capacity;
+	uint32_t lbs;
+	int rc;
+	uint64_t offset, region;  /* when rc == 0 */
+	int nsizes;
+	uint64_t first, last;
+	const char *want;         /* when rc != 0: a line of err starts so */
+};
+
+static const struct resolve_case resolve_cases[] = {
+	{ "defaults", "", 100 * GiB, 4096, 0, 0, 100 * GiB, 1, 100 * GiB, 100 * GiB, NULL },
+	{ "10%:100%:10% gives 10 sizes", "sizes = 10%:100%:10%\n", 100 * GiB, 4096, 0,
+	  0, 100 * GiB, 10, 10 * GiB, 100 * GiB, NULL },
+	{ "percent region and offset", "region_offset = 10%\nregion_size = 80%\n"
+	  "sizes = 25%:100%:25%\n", 100 * GiB, 4096, 0,
+	  10 * GiB - (10 * GiB) % 4096, 80 * GiB - (80 * GiB) % 4096, 4,
+	  (80 * GiB - (80 * GiB) % 4096) / 4 / 4096 * 4096,
+	  80 * GiB - (80 * GiB) % 4096, NULL },
+	{ "percent sizes align down", "sizes = 33% 66%\n", 1000 * 4096, 4096, 0,
+	  0, 1000 * 4096, 2, 330 * 4096, 660 * 4096, NULL },
+	{ "byte range inclusive", "sizes = 1G:4G:1G\n", 4 * GiB, 512, 0,
+	  0, 4 * GiB, 4, GiB, 4 * GiB, NULL },
+	{ "byte range end not reached", "sizes = 1G:3.5G:1G\n", 4 * GiB, 512, 0,
+	  0, 4 * GiB, 3, GiB, 3 * GiB, NULL },
+	{ "mixed range", "sizes = 1G:100%:1G\n", 4 * GiB, 4096, 0,
+	  0, 4 * GiB, 4, GiB, 4 * GiB, NULL },
+	{ "mixed list", "region_size = 8G\nsizes = 1G 50% 8G\n", 10 * GiB, 4096, 0,
+	  0, 8 * GiB, 3, GiB, 8 * GiB, NULL },
+	{ "region past the end", "region_offset = 60%\nregion_size = 50%\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:4: region_size: region_offset 64424509440 bytes "
+	  "(60.00 GiB) + region_size 53687091200 bytes (50.00 GiB) ends at 118111600640 "
+	  "bytes (110.00 GiB), past the device end at 107374182400 bytes (100.00 GiB)" },
+	{ "offset past the end", "region_offset = 200G\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: region_offset: region_offset 214748364800 bytes" },
+	{ "region_size 0", "region_size = 0\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: region_size: the region is empty" },
+	{ "region_size rounds to 0", "region_size = 1%\n", 100 * 512, 4096,
+	  -EINVAL, .want = "t.conf:3: region_size: the region is empty" },
+	{ "misaligned offset", "region_offset = 4608\nregion_size = 1G\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: region_offset: 4608 bytes (4.50 KiB) is not a "
+	  "multiple of the logical block size 4096" },
+	{ "misaligned region_size", "region_size = 1000000000\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: region_size: 1000000000 bytes" },
+	{ "misaligned size", "sizes = 1G 1000\n", 100 * GiB, 512,
+	  -EINVAL, .want = "t.conf:3: sizes: size 1000 bytes is not a multiple of the "
+	  "logical block size 512" },
+	{ "misaligned step", "sizes = 1G:2G:1000\n", 100 * GiB, 512,
+	  -EINVAL, .want = "t.conf:3: sizes: step 1000 bytes is not a multiple" },
+	{ "size larger than region", "region_size = 4G\nsizes = 1G 8G\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:4: sizes: size 8589934592 bytes (8.00 GiB) is larger "
+	  "than the region of 4294967296 bytes (4.00 GiB)" },
+	{ "sizes decreasing", "sizes = 2G 1G\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: sizes: sizes must be strictly increasing: "
+	  "1073741824 bytes (1.00 GiB) follows 2147483648 bytes (2.00 GiB)" },
+	{ "sizes equal", "sizes = 1G 1G\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: sizes: sizes must be strictly increasing" },
+	{ "size of 0", "sizes = 0%:100%:50%\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: sizes: size 1 is 0 bytes" },
+	{ "range start after end", "sizes = 4G:1G:1G\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: sizes: the range is empty" },
+	{ "too many sizes", "sizes = 1M:1G:1M\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:3: sizes: the range gives 1024 sizes, more than 256" },
+	{ "block_size larger than smallest size",
+	  "fill = no\nsizes = 64k 1M\nblock_size = 128k\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:5: block_size: 131072 bytes (128.00 KiB) is larger "
+	  "than the smallest size 65536 bytes (64.00 KiB)" },
+	{ "fill_block_size larger than smallest size", "sizes = 64k 1M\n", 100 * GiB, 4096,
+	  -EINVAL, .want = "t.conf:1: fill_block_size: 131072 bytes (128.00 KiB) is larger" },
+	{ "default block_size misaligned (header line)", "", 100 * GiB, 8192,
+	  -EINVAL, .want = "t.conf:1: block_size: 4096 bytes (4.00 KiB) is not a multiple "
+	  "of the logical block size 8192" },
+	{ "bad logical block size", "", 100 * GiB, 1000,
+	  -EINVAL, .want = "t.conf:1: device: device reports capacity" },
+};
+
+static void test_resolve(void **state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(resolve_cases); i++) {
+		const struct resolve_case *rc = &resolve_cases[i];
+		char text[512], err[CFG_ERR_MAX] = "";
+		struct cfg_layout l;
+		struct cfg *c;
+		int r;
+
+		snprintf(text, sizeof(text), "[target r]\ndevice = /d\n%s", rc->keys);
+		c = parse_ok(text);
+		r = cfg_resolve(c, &c->targets[0], rc->capacity, rc->lbs, &l, err, sizeof(err));
+		EXPECT(r == rc->rc, "%s: rc %d: %s", rc->name, r, err);
+		if (r == 0) {
+			EXPECT(l.region_offset == rc->offset, "%s: offset %llu", rc->name,
+			       (unsigned long long)l.region_offset);
+			EXPECT(l.region_size == rc->region, "%s: region %llu", rc->name,
+			       (unsigned long long)l.region_size);
+			EXPECT(l.nsizes == rc->nsizes, "%s: %d sizes", rc->name, l.nsizes);
+			EXPECT(l.sizes[0] == rc->first && l.sizes[l.nsizes - 1] == rc->last,
+			       "%s: sizes %llu..%llu", rc->name, (unsigned long long)l.sizes[0],
+			       (unsigned long long)l.sizes[l.nsizes - 1]);
+			EXPECT(l.capacity == rc->capacity && l.logical_block_size == rc->lbs,
+			       "%s: device", rc->name);
+		} else {
+			EXPECT(count_prefix(err, rc->want) == 1, "%s: want \"%s\", got:\n%s",
+			       rc->name, rc->want, err);
+		}
+		cfg_free(c);
+	}
+}
+
+/* Every size of 10%:100%:10% is exactly n/10 of the region, aligned. */
+static void test_resolve_range_values(void **state)
+{
+	struct cfg *c = parse_ok("[target r]\ndevice = /d\nsizes = 10%:100%:10%\n");
+	uint64_t region = 1000003ULL * 512;
+	struct cfg_layout l;
+	char err[CFG_ERR_MAX];
+
+	assert_int_equal(cfg_resolve(c, &c->targets[0], region, 512, &l, err, sizeof(err)), 0);
+	assert_int_equal(l.nsizes, 10);
+	for (int i = 0; i < 10; i++) {
+		uint64_t want = region * (uint64_t)(i + 1) / 10;
+		assert_int_equal(l.sizes[i], want - want % 512);
+	}
+	cfg_free(c);
+}
+
+/* ---- the key table and the example file ---- */
+
+static void test_key_table(void **state)
+{
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+
+	assert_true(n > 0 && n <= CFG_MAX_KEYS);
+	for (size_t i = 0; i < n; i++) {
+		EXPECT(k[i].help && *k[i].help, "%s: no help", k[i].name);
+		EXPECT(cfg_key_index(k[i].name) == (int)i, "%s: index", k[i].name);
+		EXPECT(k[i].required ? k[i].def == NULL : k[i].def != NULL,
+		       "%s: a key has a default or is required", k[i].name);
+		EXPECT(k[i].type < CT__COUNT, "%s: type", k[i].name);
+	}
+	assert_int_equal(cfg_key_index("nope"), -ENOENT);
+	assert_string_equal(cfg_workload_name(WL_RANDWRITE), "randwrite");
+	assert_string_equal(cfg_workload_name(WL_SEQREAD), "seqread");
+	assert_string_equal(cfg_action_name(ACT_TRIM), "trim");
+	assert_string_equal(cfg_trim_scope_name(TRIM_DEVICE), "device");
+	assert_true(cfg_workload_is_write(WL_SEQWRITE) && !cfg_workload_is_write(WL_RANDREAD));
+	assert_true(cfg_workload_is_random(WL_RANDREAD) && !cfg_workload_is_random(WL_SEQWRITE));
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+	size_t n;
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Whether text has a line "KEY = ..." (set, not only mentioned). */
+static int sets_key(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+
+	for (const char *l = text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *p = l + len;
+
+		if (strncmp(l, key, len) != 0)
+			continue;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '=')
+			return 1;
+	}
+	return 0;
+}
+
+static void test_example_conf(void **state)
+{
+	char err[CFG_ERR_MAX] = "";
+	struct cfg *c = NULL;
+	struct cfg_layout l;
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	char *text;
+	int rc = cfg_load(EXAMPLE_CONF, &c, err, sizeof(err));
+
+	EXPECT(rc == 0, "%s: rc %d: %s", EXAMPLE_CONF, rc, err);
+	assert_true(c->ntargets >= 1);
+	assert_string_equal(c->path, EXAMPLE_CONF);
+	rc = cfg_resolve(c, &c->targets[0], 1024 * GiB, 4096, &l, err, sizeof(err));
+	EXPECT(rc == 0, "resolve: %s", err);
+	text = read_text(EXAMPLE_CONF);
+	for (size_t i = 0; i < n; i++) {
+		char doc[80];
+
+		EXPECT(sets_key(text, k[i].name), "%s: key %s is not set", EXAMPLE_CONF,
+		       k[i].name);
+		snprintf(doc, sizeof(doc), "; %s:", k[i].name);
+		EXPECT(strstr(text, doc), "%s: key %s has no comment \"%s\"", EXAMPLE_CONF,
+		       k[i].name, doc);
+	}
+	free(text);
+	cfg_free(c);
+}
+
+static void test_load_missing(void **state)
+{
+	char err[CFG_ERR_MAX] = "";
+	struct cfg *c = (struct cfg *)1;
+
+	assert_int_equal(cfg_load("/nonexistent/wearmon.conf", &c, err, sizeof(err)), -ENOENT);
+	assert_null(c);
+	assert_string_equal(err, "/nonexistent/wearmon.conf: cannot read: No such file or directory");
+	cfg_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_config),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_wearmon_defaults),
+		cmocka_unit_test(test_syntax_variants),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_all_errors),
+		cmocka_unit_test(test_err_truncated),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_resolve_range_values),
+		cmocka_unit_test(test_key_table),
+		cmocka_unit_test(test_example_conf),
+		cmocka_unit_test(test_load_missing),
+	};
+
+	return cmocka_run_group_tests_name("cfg", tests, NULL, NULL);
+}

@@ -1,0 +1,918 @@
+/* test_db: the SQLite history module on temporary database files: schema and
+ * refusals, a full cycle read back with SQL, the history view, the resume
+ * rules, atomic iteration results, readers beside a writer, the schema doc. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db.h"
+
+#define Q_NULL INT64_MIN
+#define SCHEMA_DOC "doc/schema.md"
+
+struct fx {
+	char dir[64];
+	char path[128];
+	struct db *db;
+	int64_t run_id;
+};
+
+/* ---- fixture and raw SQL helpers ---------------------------------------- */
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wearmon-test-db.XXXXXX");
+	if (!mkdtemp(fx->dir)) {
+		free(fx);
+		return -1;
+	}
+	snprintf(fx->path, sizeof(fx->path), "%s/history.db", fx->dir);
+	*state = fx;
+	return 0;
+}
+
+static int setup_open(void **state)
+{
+	struct fx *fx;
+	char err[512];
+
+	if (setup(state))
+		return -1;
+	fx = *state;
+	if (db_open(fx->path, 0, &fx->db, err, sizeof(err)) != 0 ||
+	    db_run_begin(fx->db, "/etc/wearmon/test.conf", &fx->run_id) != 0) {
+		fprintf(stderr, "setup: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	db_close(fx->db);
+	chmod(fx->dir, 0700);
+	nftw(fx->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(fx);
+	return 0;
+}
+
+static sqlite3 *raw_open(const struct fx *fx, int flags)
+{
+	sqlite3 *c = NULL;
+
+	assert_int_equal(sqlite3_open_v2(fx->path, &c, flags, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(c, 5000);
+	return c;
+}
+
+static void raw_exec(const struct fx *fx, const char *sql)
+{
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	char *msg = NULL;
+
+	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(c);
+}
+
+/* First column of the first row as an integer (Q_NULL for NULL or no row);
+ * text goes to buf when given. Uses its own read-only connection. */
+static int64_t q(const struct fx *fx, const char *sql, char *buf, size_t len)
+{
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READONLY);
+	sqlite3_stmt *st = NULL;
+	int64_t v = Q_NULL;
+
+	if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(c));
+	if (buf)
+		buf[0] = '\0';
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		v = sqlite3_column_int64(st, 0);
+		if (buf)
+			snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return v;
+}
+
+static int64_t qi(const struct fx *fx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int64_t qi(const struct fx *fx, const char *fmt, ...)
+{
+	char sql[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	return q(fx, sql, NULL, 0);
+}
+
+static const char *qs(const struct fx *fx, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static const char *qs(const struct fx *fx, char *buf, size_t len, const char *fmt, ...)
+{
+	char sql[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	q(fx, sql, buf, len);
+	return buf;
+}
+
+/* ---- builders ----------------------------------------------------------- */
+
+static int64_t mk_target(struct db *db, const char *name, const char *firmware)
+{
+	struct db_target_info t = {
+		.name = name, .device = "/dev/loop7", .kind = "block",
+		.capacity_bytes = 1ull << 30, .logical_block_size = 512,
+		.serial = "S123", .model = "Loop SSD", .firmware = firmware,
+		.backing_file = "/dev/shm/lab.img",
+	};
+	int64_t id = 0;
+
+	assert_int_equal(db_target_upsert(db, &t, &id), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+static struct db_iteration it_new(const struct fx *fx, int64_t tgt, int64_t cyc,
+				  long number, int size_index)
+{
+	struct db_iteration it = {
+		.cycle_id = cyc, .run_id = fx->run_id, .target_id = tgt,
+		.number = number, .size_index = size_index,
+		.size_bytes = (uint64_t)(size_index + 1) << 20, .region_offset = 0,
+		.workload = "randwrite", .block_size = 4096, .queue_depth = 32,
+		.compressibility = 0, .amount_bytes = (uint64_t)(size_index + 1) << 20,
+		.started_at = "2026-12-02T14:25:50.123Z", .status = "running",
+	};
+	return it;
+}
+
+static void it_results(struct db_iteration *it, const char *status)
+{
+	snprintf(it->ended_at, sizeof(it->ended_at), "2026-12-02T14:26:50.456Z");
+	it->bytes = it->amount_bytes;
+	it->ops = it->bytes / 4096;
+	it->seconds = 60.0;
+	it->mibps_avg = 400.5;
+	it->mibps_min = 100.25;
+	it->mibps_max = 512.0;
+	it->mibps_stddev = 12.5;
+	it->iops_avg = 102528.0;
+	it->lat_mean_us = 310.0;
+	it->lat_p50_us = 250.0;
+	it->lat_p99_us = 900.0;
+	it->lat_p999_us = 1500.0;
+	it->lat_max_us = 4000.0;
+	it->fill_mibps = 1800.0;
+	it->fill_seconds = 2.0;
+	it->fill_bytes = it->size_bytes;
+	it->status = status;
+}
+
+static const struct db_sample three_samples[] = {
+	{ "fill", 1000, 1800.0, 14400.0, 100.0, 200.0, 300.0 },
+	{ "measure", 1000, 410.0, 104960.0, 240.0, 880.0, 3900.0 },
+	{ "measure", 2000, 391.0, 100096.0, 260.0, 920.0, 4000.0 },
+};
+
+/* ---- schema and opening ------------------------------------------------- */
+
+static void test_schema_created(void **state)
+{
+	struct fx *fx = *state;
+	char buf[64];
+
+	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	assert_string_equal(qs(fx, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
+	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+			 " AND name IN ('targets', 'runs', 'cycles', 'iterations',"
+			 " 'samples', 'events')"), 6);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"
+			 " AND name = 'history'"), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+			 " AND name IN ('iterations_target_status',"
+			 " 'iterations_target_started', 'events_target_at', 'events_at')"), 4);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM runs WHERE pid = %d AND"
+			 " config_path = '/etc/wearmon/test.conf' AND ended_at IS NULL"
+			 " AND started_at LIKE '____-__-__T__:__:__.___Z'", (int)getpid()), 1);
+}
+
+static void test_foreign_keys_enforced(void **state)
+{
+	struct fx *fx = *state;
+	int64_t id = 0;
+
+	assert_int_equal(db_cycle_begin(fx->db, 999, fx->run_id, 1, &id), -EINVAL);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles"), 0);
+}
+
+static void test_reopen_keeps_data(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], buf[64];
+	int64_t first = mk_target(fx->db, "lab1", "FW1");
+
+	db_close(fx->db);
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
+	assert_int_equal(mk_target(fx->db, "lab1", "FW2"), first);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM targets"), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM runs"), 1);
+	assert_string_equal(qs(fx, buf, sizeof(buf), "SELECT firmware FROM targets"), "FW2");
+	assert_int_equal(qi(fx, "SELECT first_seen <= last_seen FROM targets"), 1);
+	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+}
+
+static void test_newer_version_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct db *db = (struct db *)1;
+	char err[512];
+
+	raw_exec(fx, "PRAGMA user_version = 99");
+	for (int ro = 0; ro <= 1; ro++) {
+		assert_int_equal(db_open(fx->path, ro, &db, err, sizeof(err)), -ENOTSUP);
+		assert_null(db);
+		assert_non_null(strstr(err, fx->path));
+		assert_non_null(strstr(err, "99"));
+		assert_non_null(strstr(err, "version 1 "));
+	}
+}
+
+static void test_not_a_database(void **state)
+{
+	struct fx *fx = *state;
+	static const char head[] = "config notes, not a database\n";
+	char text[2048], back[2048], err[512];
+	struct db *db = NULL;
+	FILE *f;
+
+	memset(text, 'x', sizeof(text));
+	memcpy(text, head, strlen(head));
+	f = fopen(fx->path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, sizeof(text), f), sizeof(text));
+	fclose(f);
+	for (int ro = 0; ro <= 1; ro++) {
+		assert_int_equal(db_open(fx->path, ro, &db, err, sizeof(err)), -EINVAL);
+		assert_null(db);
+		assert_non_null(strstr(err, fx->path));
+		assert_non_null(strstr(err, "not a SQLite database"));
+	}
+	f = fopen(fx->path, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(back, 1, sizeof(back), f), sizeof(back));
+	fclose(f);
+	assert_memory_equal(text, back, sizeof(text));
+}
+
+static void test_foreign_sqlite_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct db *db = NULL;
+	char err[512];
+
+	raw_exec(fx, "CREATE TABLE notes (t TEXT)");
+	assert_int_equal(db_open(fx->path, 0, &db, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, fx->path));
+	assert_non_null(strstr(err, "not a wearmon database"));
+	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master"), 1);
+}
+
+static void test_open_missing(void **state)
+{
+	struct fx *fx = *state;
+	struct db *db = NULL;
+	char path[256], err[512];
+
+	assert_int_equal(db_open(fx->path, 1, &db, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, fx->path));
+	assert_int_equal(access(fx->path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/missing/history.db", fx->dir);
+	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, path));
+}
+
+/* Runs db_check_path as user nobody (root passes every access check). */
+static int check_path_unprivileged(const char *path, const char *dir)
+{
+	struct passwd *pw = getpwnam("nobody");
+	char err[512] = "";
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(pw ? pw->pw_gid : 65534) != 0 ||
+				       setuid(pw ? pw->pw_uid : 65534) != 0))
+			_exit(2);
+		_exit(db_check_path(path, err, sizeof(err)) == -EACCES &&
+		      strstr(err, dir) && strstr(err, "not writable") ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_check_path(void **state)
+{
+	struct fx *fx = *state;
+	char missing[256], plain[256], under_plain[300], ro[256], in_ro[300];
+	char err[512];
+	FILE *f;
+	const struct {
+		const char *path, *named;
+		int want;
+	} cases[] = {
+		{ fx->path, NULL, 0 },
+		{ missing, fx->dir, -ENOENT },
+		{ under_plain, plain, -ENOTDIR },
+	};
+
+	snprintf(missing, sizeof(missing), "%s/nope/history.db", fx->dir);
+	snprintf(plain, sizeof(plain), "%s/plain", fx->dir);
+	snprintf(under_plain, sizeof(under_plain), "%s/history.db", plain);
+	f = fopen(plain, "w");
+	assert_non_null(f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(db_check_path(cases[i].path, err, sizeof(err)), cases[i].want);
+		if (cases[i].named)
+			assert_non_null(strstr(err, cases[i].named));
+	}
+	snprintf(ro, sizeof(ro), "%s/ro", fx->dir);
+	snprintf(in_ro, sizeof(in_ro), "%s/history.db", ro);
+	assert_int_equal(mkdir(ro, 0555), 0);
+	assert_int_equal(chmod(fx->dir, 0755), 0);
+	assert_int_equal(check_path_unprivileged(in_ro, ro), 0);
+}
+
+/* ---- a full cycle ------------------------------------------------------- */
+
+/* Stores one cycle of one iteration with samples, an event and an action. */
+static void store_cycle(struct fx *fx, int64_t *tgt_out, int64_t *it_out)
+{
+	struct db_action act = { .kind = "trim", .started_at = "2026-12-02T14:27:00.000Z",
+				 .seconds = 1.5, .bytes = 1ull << 30, .outcome = "ok" };
+	struct db_event ev = { .severity = "warning", .kind = "throughput-crash",
+			       .message_id = "5f1c0e3b9d2a4c6e8f0a1b2c3d4e5f60",
+			       .message = "lab1: 100 MiB/s is 25% of 400", .value = 100.0,
+			       .baseline = 400.0, .data = "{\"ratio\":0.25}" };
+	int64_t tgt = mk_target(fx->db, "lab1", "FW1"), cyc = 0, it_id = 0, ev_id = 0;
+	struct db_iteration it;
+
+	assert_int_equal(mk_target(fx->db, "lab1", "FW1"), tgt);
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &it_id), 0);
+	it_results(&it, "done");
+	assert_int_equal(db_iteration_end(fx->db, it_id, &it, three_samples, 3), 0);
+	ev.target_id = tgt;
+	ev.run_id = fx->run_id;
+	ev.cycle_id = cyc;
+	ev.iteration_id = it_id;
+	assert_int_equal(db_event(fx->db, &ev, &ev_id), 0);
+	assert_true(ev_id > 0);
+	assert_int_equal(db_cycle_action(fx->db, cyc, &act), 0);
+	assert_int_equal(db_cycle_end(fx->db, cyc, "done"), 0);
+	*tgt_out = tgt;
+	*it_out = it_id;
+}
+
+static void test_full_cycle(void **state)
+{
+	struct fx *fx = *state;
+	struct db_event bare = { .severity = "err", .kind = "db-test", .message = "no target",
+				 .value = -1, .baseline = -1 };
+	int64_t tgt, it_id;
+	char buf[128];
+
+	store_cycle(fx, &tgt, &it_id);
+	assert_int_equal(db_event(fx->db, &bare, NULL), 0);
+	assert_int_equal(db_run_end(fx->db, fx->run_id, 0, "all cycles done"), 0);
+
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			 " status = 'done' AND mibps_avg = 400.5 AND mibps_min = 100.25 AND"
+			 " lat_p99_us = 900 AND fill_bytes = size_bytes AND bytes = 1048576"
+			 " AND started_at = '2026-12-02T14:25:50.123Z' AND error IS NULL AND"
+			 " ended_at = '2026-12-02T14:26:50.456Z'", (long long)it_id), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM samples WHERE iteration_id = %lld",
+			    (long long)it_id), 3);
+	assert_int_equal(qi(fx, "SELECT sum(t_ms) FROM samples WHERE phase = 'measure'"), 3000);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE status = 'done' AND"
+			 " action = 'trim' AND action_outcome = 'ok' AND action_bytes = %llu"
+			 " AND action_seconds = 1.5 AND ended_at >= started_at AND"
+			 " action_error IS NULL", 1ull << 30), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM events WHERE target_id = %lld AND"
+			 " iteration_id = %lld AND value = 100 AND baseline = 400 AND"
+			 " json_extract(data, '$.ratio') = 0.25", (long long)tgt,
+			 (long long)it_id), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM events WHERE kind = 'db-test' AND"
+			 " target_id IS NULL AND cycle_id IS NULL AND value IS NULL AND"
+			 " baseline IS NULL AND at LIKE '____-__-__T__:__:__.___Z'"), 1);
+	assert_int_equal(qi(fx, "SELECT exit_status FROM runs WHERE ended_at IS NOT NULL"
+			 " AND exit_reason = 'all cycles done'"), 0);
+	assert_string_equal(qs(fx, buf, sizeof(buf), "SELECT target || ' ' || cycle || ' '"
+			       " || iteration || ' ' || status || ' ' || workload FROM history"),
+			    "lab1 1 1 done randwrite");
+}
+
+static void test_history_columns(void **state)
+{
+	static const char *const want[] = {
+		"target", "cycle", "iteration", "size_bytes", "mibps_avg", "mibps_min",
+		"mibps_max", "iops_avg", "lat_p99_us", "status", "workload",
+		"block_size", "fill_mibps", "started_at", "iteration_id",
+	};
+	struct fx *fx = *state;
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READONLY);
+	sqlite3_stmt *st = NULL;
+	int n = (int)(sizeof(want) / sizeof(want[0]));
+
+	assert_int_equal(sqlite3_prepare_v2(c, "SELECT * FROM history", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_column_count(st), n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(sqlite3_column_name(st, i), want[i]);
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+}
+
+static void test_errors_mapped(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, dup = 0;
+	struct db_action act = { .kind = "trim", .outcome = "ok" };
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &dup), -EEXIST);
+	assert_int_equal(db_cycle_end(fx->db, cyc + 100, "done"), -ENOENT);
+	assert_int_equal(db_cycle_end(fx->db, cyc, "running"), -EINVAL);
+	assert_int_equal(db_cycle_action(fx->db, cyc + 100, &act), -ENOENT);
+	assert_int_equal(db_run_end(fx->db, fx->run_id + 100, 1, "x"), -ENOENT);
+	assert_int_equal(db_cycle_action(fx->db, cyc, &act), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE action_started_at"
+			 " LIKE '____-__-__T__:__:__.___Z'"), 1);
+}
+
+/* ---- resume ------------------------------------------------------------- */
+
+struct resume_case {
+	const char *name;
+	long campaign_first;          /* stored before the call; 0: default */
+	struct {
+		const char *status;   /* cycle status; "running" = left open */
+		const char *iters;    /* "0D 1R": size_index and D/I/F/R status */
+	} cycles[4];
+	long limit;
+	struct db_resume want;        /* cycle_id is checked separately */
+};
+
+static const struct resume_case resume_cases[] = {
+	{ "fresh target", 0, { { NULL, NULL } }, 0,
+	  { .cycle_number = 1, .next_iteration = 1, .campaign_first_cycle = 1 } },
+	{ "mid-cycle, two sizes done", 0, { { "running", "0D 1D" } }, 0,
+	  { 1, 0, 1, 2, 3, 1, 0, 0 } },
+	{ "crash left a running iteration", 0, { { "running", "0D 1R" } }, 0,
+	  { 1, 0, 1, 1, 3, 1, 0, 1 } },
+	{ "second crash after a resume", 0, { { "running", "0D 1I 1D 2R" } }, 0,
+	  { 1, 0, 1, 2, 5, 1, 0, 1 } },
+	{ "open cycle without iterations", 0, { { "running", "" } }, 0,
+	  { 1, 0, 1, 0, 1, 1, 0, 0 } },
+	{ "cycle ended interrupted", 0, { { "done", "0D 1D" }, { "interrupted", "0D 1I" } }, 0,
+	  { 1, 0, 2, 1, 3, 1, 1, 0 } },
+	{ "campaign finished, cycles=2", 0, { { "done", "0D" }, { "done", "0D" } }, 2,
+	  { 0, 0, 3, 0, 1, 3, 0, 0 } },
+	{ "cycles=0 continues numbering", 0, { { "done", "0D" }, { "done", "0D" } }, 0,
+	  { 0, 0, 3, 0, 1, 1, 2, 0 } },
+	{ "campaign not finished, cycles=3", 0, { { "done", "0D" }, { "done", "0D" } }, 3,
+	  { 0, 0, 3, 0, 1, 1, 2, 0 } },
+	{ "second campaign under way", 3,
+	  { { "done", "0D" }, { "done", "0D" }, { "done", "0D" } }, 2,
+	  { 0, 0, 4, 0, 1, 3, 1, 0 } },
+	{ "failed cycle does not count", 0, { { "done", "0D" }, { "failed", "0D 1F" } }, 2,
+	  { 0, 0, 3, 0, 1, 1, 1, 0 } },
+	{ "resume wins over a new campaign", 0,
+	  { { "done", "0D" }, { "done", "0D" }, { "running", "0D" } }, 2,
+	  { 1, 0, 3, 1, 2, 1, 2, 0 } },
+};
+
+/* Builds one cycle from a case row. Returns the cycle id. */
+static int64_t build_cycle(struct fx *fx, int64_t tgt, long number, const char *status,
+			   const char *iters)
+{
+	int64_t cyc = 0, it_id = 0;
+	long n = 0;
+	int size, used;
+	char st;
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, number, &cyc), 0);
+	while (sscanf(iters, " %d%c%n", &size, &st, &used) == 2) {
+		struct db_iteration it = it_new(fx, tgt, cyc, ++n, size);
+
+		iters += used;
+		assert_int_equal(db_iteration_begin(fx->db, &it, &it_id), 0);
+		if (st == 'R')
+			continue;
+		it_results(&it, st == 'D' ? "done" : st == 'I' ? "interrupted" : "failed");
+		assert_int_equal(db_iteration_end(fx->db, it_id, &it, three_samples, 3), 0);
+	}
+	if (strcmp(status, "running") != 0)
+		assert_int_equal(db_cycle_end(fx->db, cyc, status), 0);
+	return cyc;
+}
+
+static void check_resume(const struct resume_case *c, const struct db_resume *got,
+			 int64_t last_cycle_id)
+{
+	print_message("  resume: %s\n", c->name);
+	assert_int_equal(got->resume, c->want.resume);
+	assert_int_equal(got->cycle_id, c->want.resume ? last_cycle_id : 0);
+	assert_int_equal(got->cycle_number, c->want.cycle_number);
+	assert_int_equal(got->next_size_index, c->want.next_size_index);
+	assert_int_equal(got->next_iteration, c->want.next_iteration);
+	assert_int_equal(got->campaign_first_cycle, c->want.campaign_first_cycle);
+	assert_int_equal(got->campaign_cycles_done, c->want.campaign_cycles_done);
+}
+
+static void run_resume_case(struct fx *fx, const struct resume_case *c, int idx)
+{
+	struct db_resume got, again;
+	int64_t tgt, cyc = 0;
+	char name[32];
+	int n = 0;
+
+	snprintf(name, sizeof(name), "case%d", idx);
+	tgt = mk_target(fx->db, name, NULL);
+	if (c->campaign_first) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "UPDATE targets SET campaign_first_cycle = %ld"
+			 " WHERE id = %lld", c->campaign_first, (long long)tgt);
+		raw_exec(fx, sql);
+	}
+	for (; n < 4 && c->cycles[n].status; n++)
+		cyc = build_cycle(fx, tgt, n + 1, c->cycles[n].status, c->cycles[n].iters);
+	assert_int_equal(db_resume_point(fx->db, tgt, c->limit, &got), 0);
+	check_resume(c, &got, cyc);
+	assert_int_equal(got.interrupted_marked, c->want.interrupted_marked);
+	assert_int_equal(qi(fx, "SELECT campaign_first_cycle FROM targets WHERE id = %lld",
+			    (long long)tgt), c->want.campaign_first_cycle);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE target_id = %lld"
+			 " AND status = 'running'", (long long)tgt), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE target_id = %lld AND"
+			 " error = 'daemon stopped without finishing (crash or kill)'",
+			 (long long)tgt), c->want.interrupted_marked);
+	if (c->want.resume)
+		assert_int_equal(qi(fx, "SELECT status = 'running' AND ended_at IS NULL FROM"
+				 " cycles WHERE id = %lld", (long long)cyc), 1);
+	/* asking again changes nothing */
+	assert_int_equal(db_resume_point(fx->db, tgt, c->limit, &again), 0);
+	check_resume(c, &again, cyc);
+	assert_int_equal(again.interrupted_marked, 0);
+}
+
+static void test_resume_cases(void **state)
+{
+	struct fx *fx = *state;
+	int n = (int)(sizeof(resume_cases) / sizeof(resume_cases[0]));
+
+	for (int i = 0; i < n; i++)
+		run_resume_case(fx, &resume_cases[i], i);
+}
+
+static void test_resume_unknown_target(void **state)
+{
+	struct fx *fx = *state;
+	struct db_resume r;
+
+	assert_int_equal(db_resume_point(fx->db, 4242, 0, &r), -ENOENT);
+}
+
+/* ---- iteration results are all or nothing ------------------------------- */
+
+static void test_iteration_end_rollback(void **state)
+{
+	static const struct db_sample dup[] = {
+		{ "measure", 1000, 400.0, 1.0, 1.0, 1.0, 1.0 },
+		{ "measure", 1000, 401.0, 1.0, 1.0, 1.0, 1.0 },
+	};
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
+	struct db_iteration it;
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
+	it_results(&it, "done");
+	assert_int_equal(db_iteration_end(fx->db, id, &it, dup, 2), -EEXIST);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			 " status = 'running' AND mibps_avg IS NULL AND ended_at IS NULL",
+			 (long long)id), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM samples"), 0);
+	assert_int_equal(db_iteration_end(fx->db, id + 1, &it, three_samples, 3), -ENOENT);
+	it.status = "running";
+	assert_int_equal(db_iteration_end(fx->db, id, &it, three_samples, 3), -EINVAL);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM samples"), 0);
+	it.status = "done";
+	assert_int_equal(db_iteration_end(fx->db, id, &it, three_samples, 3), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM samples WHERE iteration_id = %lld",
+			    (long long)id), 3);
+}
+
+static void test_iteration_without_fill(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
+	struct db_iteration it;
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	it.started_at[0] = '\0';
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
+	it_results(&it, "failed");
+	it.fill_bytes = 0;
+	it.ended_at[0] = '\0';
+	it.error = "I/O error at offset 4096";
+	assert_int_equal(db_iteration_end(fx->db, id, &it, NULL, 0), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE fill_mibps IS NULL"
+			 " AND fill_bytes IS NULL AND status = 'failed' AND error LIKE 'I/O%%'"
+			 " AND started_at LIKE '____-__-__T__:__:__.___Z' AND ended_at >="
+			 " started_at"), 1);
+}
+
+/* ---- concurrency -------------------------------------------------------- */
+
+/* A child process holds an open write transaction (uncommitted DELETE)
+ * until the parent writes to the pipe. Returns its pid; ready is read end. */
+static pid_t writer_process(const struct fx *fx, int *ready, int *go)
+{
+	int up[2], down[2];
+	char c = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	pid = fork();
+	if (pid == 0) {
+		sqlite3 *w = NULL;
+		int ok = sqlite3_open_v2(fx->path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+			 sqlite3_exec(w, "BEGIN IMMEDIATE; DELETE FROM samples;", NULL, NULL,
+				      NULL) == SQLITE_OK;
+
+		c = ok ? 'y' : 'n';
+		if (write(up[1], &c, 1) != 1 || read(down[0], &c, 1) != 1)
+			ok = 0;
+		sqlite3_exec(w, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(w);
+		_exit(ok ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	close(up[1]);
+	close(down[0]);
+	*ready = up[0];
+	*go = down[1];
+	return pid;
+}
+
+static void test_readonly_beside_writer(void **state)
+{
+	struct fx *fx = *state;
+	struct db_event ev = { .severity = "info", .kind = "t", .message = "m",
+			       .value = -1, .baseline = -1 };
+	int64_t tgt, it_id;
+	int ready, go, status = 0;
+	struct db *ro = NULL;
+	char err[512], c = 0;
+	pid_t pid;
+	time_t t0;
+
+	store_cycle(fx, &tgt, &it_id);
+	pid = writer_process(fx, &ready, &go);
+	assert_int_equal(read(ready, &c, 1), 1);
+	assert_int_equal(c, 'y');
+	t0 = time(NULL);
+	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
+	assert_true(time(NULL) - t0 < 2);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM samples"), 3);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM history"), 1);
+	assert_int_equal(db_event(ro, &ev, NULL), -EROFS);
+	assert_int_equal(write(go, "g", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(ready);
+	close(go);
+	db_close(ro);
+	assert_int_equal(db_event(fx->db, &ev, NULL), 0);
+}
+
+/* Runs db_open(readonly) as user nobody, who may not create files there. */
+static int open_unprivileged(const char *path)
+{
+	struct passwd *pw = getpwnam("nobody");
+	struct db *db = NULL;
+	char err[512] = "";
+	int status = 0, ret;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(pw ? pw->pw_gid : 65534) != 0 ||
+				       setuid(pw ? pw->pw_uid : 65534) != 0))
+			_exit(2);
+		ret = db_open(path, 1, &db, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "open as nobody: %s\n", err);
+		db_close(db);
+		_exit(ret == 0 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The daemon stopped: a user who cannot write the directory still reads. */
+static void test_reader_after_writer_closed(void **state)
+{
+	struct fx *fx = *state;
+	char wal[160], shm[160];
+
+	db_close(fx->db);
+	fx->db = NULL;
+	snprintf(wal, sizeof(wal), "%s-wal", fx->path);
+	snprintf(shm, sizeof(shm), "%s-shm", fx->path);
+	assert_int_equal(access(wal, F_OK), 0);
+	assert_int_equal(access(shm, F_OK), 0);
+	assert_int_equal(chmod(fx->dir, 0755), 0);
+	assert_int_equal(open_unprivileged(fx->path), 0);
+}
+
+#define THREADS 4
+#define EVENTS_PER_THREAD 25
+
+static void *event_writer(void *arg)
+{
+	struct db *db = arg;
+	struct db_event ev = { .severity = "info", .kind = "thread", .message = "m",
+			       .value = 1, .baseline = -1 };
+	intptr_t failures = 0;
+
+	for (int i = 0; i < EVENTS_PER_THREAD; i++)
+		failures += db_event(db, &ev, NULL) != 0;
+	return (void *)failures;
+}
+
+static void test_threads_share_connection(void **state)
+{
+	struct fx *fx = *state;
+	pthread_t th[THREADS];
+	void *failures;
+
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, event_writer, fx->db), 0);
+	for (int i = 0; i < THREADS; i++) {
+		assert_int_equal(pthread_join(th[i], &failures), 0);
+		assert_null(failures);
+	}
+	assert_int_equal(qi(fx, "SELECT count(DISTINCT id) FROM events WHERE kind = 'thread'"),
+			 THREADS * EVENTS_PER_THREAD);
+}
+
+/* ---- the schema document cannot go stale -------------------------------- */
+
+static void squash(const char *in, char *out, size_t len)
+{
+	size_t n = 0;
+	int space = 1;
+
+	for (; *in && n + 1 < len; in++) {
+		int ws = *in == ' ' || *in == '\n' || *in == '\t';
+
+		if (!ws)
+			out[n++] = *in;
+		else if (!space)
+			out[n++] = ' ';
+		space = ws;
+	}
+	while (n > 0 && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+}
+
+/* Every ```sql block of the doc: the one holding CREATE statements must equal
+ * the live schema; every other block must run. Returns the blocks seen. */
+static int check_doc_blocks(struct fx *fx, char *doc, const char *schema)
+{
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READONLY);
+	char *p = doc, *end;
+	int blocks = 0;
+
+	while ((p = strstr(p, "```sql\n")) && (end = strstr(p + 7, "```"))) {
+		static char mine[65536];
+		sqlite3_stmt *st = NULL;
+
+		p += 7;
+		*end = '\0';
+		if (strncmp(p, "CREATE", 6) == 0) {
+			squash(p, mine, sizeof(mine));
+			assert_string_equal(mine, schema);
+		} else {
+			if (sqlite3_prepare_v2(c, p, -1, &st, NULL) != SQLITE_OK)
+				fail_msg("doc query failed: %s\n%s", sqlite3_errmsg(c), p);
+			while (sqlite3_step(st) == SQLITE_ROW)
+				;
+			assert_int_equal(sqlite3_finalize(st), SQLITE_OK);
+		}
+		blocks++;
+		p = end + 3;
+	}
+	sqlite3_close(c);
+	return blocks;
+}
+
+static void test_schema_doc(void **state)
+{
+	static char doc[262144], raw[65536], schema[65536];
+	struct fx *fx = *state;
+	int64_t tgt, it_id;
+	size_t n;
+	FILE *f = fopen(SCHEMA_DOC, "r");
+
+	if (!f) {
+		print_message("  %s not found (run from the source tree)\n", SCHEMA_DOC);
+		skip();
+	}
+	n = fread(doc, 1, sizeof(doc) - 1, f);
+	fclose(f);
+	doc[n] = '\0';
+	store_cycle(fx, &tgt, &it_id);
+	qs(fx, raw, sizeof(raw), "SELECT group_concat(sql || ';', ' ') FROM"
+	   " (SELECT sql FROM sqlite_master WHERE sql NOT NULL ORDER BY rowid)");
+	squash(raw, schema, sizeof(schema));
+	assert_true(check_doc_blocks(fx, doc, schema) >= 7);
+	assert_non_null(strstr(doc, "CREATE TABLE targets"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_schema_created, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_keys_enforced, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_version_refused, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_sqlite_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_cycle, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_history_columns, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_mapped, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_cases, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_unknown_target, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_iteration_end_rollback, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_iteration_without_fill, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_readonly_beside_writer, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_share_connection, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""bench.py: wearmond against fio, side by side in one run, on the same loop
+device backed by a file in /dev/shm. Prints wearmond/fio ratios of IOPS,
+MiB/s and CPU seconds per GiB moved. Not a test: it asserts nothing and
+only reports; the README quotes its figures.
+
+Usage: tools/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CASES = [
+    # name, workload (wearmond), rw (fio), block size, queue depth
+    ("4k randwrite QD32", "randwrite", "randwrite", "4k", 32),
+    ("1M seqwrite QD8", "seqwrite", "write", "1M", 8),
+]
+
+
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_wearmond(build, dev, work, wl, bs, qd, seconds, size_mib, n):
+    db = work / f"bench-{n}.db"
+    conf = work / f"bench-{n}.conf"
+    conf.write_text(f"""[wearmon]
+database = {db}
+
+[target bench]
+device = {dev}
+allow_destroy = yes
+sizes = {size_mib}M
+fill = no
+workload = {wl}
+block_size = {bs}
+queue_depth = {qd}
+amount = 100000x
+duration = {seconds}s
+cycles = 1
+""")
+    cpu0 = child_cpu()
+    subprocess.run([str(build / "wearmond"), "--foreground", "-c", str(conf)], check=True,
+                   capture_output=True)
+    cpu = child_cpu() - cpu0
+    out = subprocess.run(["sqlite3", "-json", str(db),
+                          "SELECT bytes, ops, seconds FROM iterations"],
+                         check=True, capture_output=True, text=True).stdout
+    row = json.loads(out)[0]
+    db.unlink()
+    for ext in ("-wal", "-shm"):
+        Path(str(db) + ext).unlink(missing_ok=True)
+    return row["bytes"], row["ops"], row["seconds"], cpu
+
+
+def run_fio(dev, rw, bs, qd, seconds, size_mib):
+    cpu0 = child_cpu()
+    out = subprocess.run(["fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
+                          "--direct=1", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
+                          f"--size={size_mib}M", f"--runtime={seconds}", "--time_based",
+                          "--randrepeat=0", "--norandommap", "--output-format=json"],
+                         check=True, capture_output=True, text=True).stdout
+    cpu = child_cpu() - cpu0
+    job = json.loads(out)["jobs"][0]["write"]
+    secs = job["runtime"] / 1000.0
+    return job["io_bytes"], job["total_ios"], secs, cpu
+
+
+def summarise(samples):
+    b = sum(s[0] for s in samples)
+    gib = b / (1 << 30)
+    iops = statistics.median(s[1] / s[2] for s in samples)
+    mibps = statistics.median(s[0] / (1 << 20) / s[2] for s in samples)
+    cpu_per_gib = sum(s[3] for s in samples) / gib
+    return iops, mibps, cpu_per_gib
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--seconds", type=float, default=5)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--size-mib", type=int, default=1024)
+    a = ap.parse_args()
+    build = Path(a.build).resolve()
+    work = Path(tempfile.mkdtemp(prefix="wearmon-bench-", dir="/var/tmp"))
+    img = Path(tempfile.mkstemp(prefix="wearmon-bench-", suffix=".img", dir="/dev/shm")[1])
+    dev = None
+    try:
+        with open(img, "wb") as f:
+            f.truncate(a.size_mib << 20)
+        dev = subprocess.run(["losetup", "--show", "-f", str(img)], check=True,
+                             capture_output=True, text=True).stdout.strip()
+        # Warm-up: allocate the tmpfs pages so neither tool pays for that.
+        subprocess.run(["dd", "if=/dev/zero", f"of={dev}", "bs=1M", f"count={a.size_mib}",
+                        "oflag=direct", "status=none"], check=True)
+        print(f"bench: {dev} on {img} ({a.size_mib} MiB in /dev/shm), "
+              f"{a.repeats} alternating repeats of {a.seconds:g} s each")
+        print(f"{'case':<20} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} {'CPU s/GiB':>10}")
+        for name, wl, rw, bs, qd in CASES:
+            res = {"wearmond": [], "fio": []}
+            for n in range(a.repeats + 1):
+                w = run_wearmond(build, dev, work, wl, bs, qd, a.seconds, a.size_mib, n)
+                f = run_fio(dev, rw, bs, qd, a.seconds, a.size_mib)
+                if n == 0:
+                    continue  # the first pair is warm-up
+                res["wearmond"].append(w)
+                res["fio"].append(f)
+            sw, sf = summarise(res["wearmond"]), summarise(res["fio"])
+            print(f"{name:<20} {'wearmond':<9} {sw[0]:>10.0f} {sw[1]:>9.1f} {sw[2]:>10.3f}")
+            print(f"{name:<20} {'fio':<9} {sf[0]:>10.0f} {sf[1]:>9.1f} {sf[2]:>10.3f}")
+            print(f"{name:<20} {'ratio':<9} {sw[0] / sf[0]:>10.2f} {sw[1] / sf[1]:>9.2f} "
+                  f"{sw[2] / sf[2]:>10.2f}   (targets: >= 1.0, >= 1.0, <= 1.0)")
+    finally:
+        if dev:
+            subprocess.run(["losetup", "-d", dev])
+        img.unlink(missing_ok=True)
+        subprocess.run(["rm", "-rf", str(work)])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
