@@ -23,7 +23,7 @@
 #include "db.h"
 
 #define Q_NULL INT64_MIN
-#define SCHEMA_DOC "doc/schema.md"
+#define SCHEMA_DOC "common/schema.md"
 
 struct fx {
 	char dir[64];
