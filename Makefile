@@ -45,11 +45,11 @@ all: deps $(PROGS)
 deps:
 	@tools/install-deps.sh
 
-$(BUILD)/%.o: %.c common/*.h
+$(BUILD)/%.o: %.c common/*.h daemon/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/san/%.o: %.c common/*.h
+$(BUILD)/san/%.o: %.c common/*.h daemon/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 

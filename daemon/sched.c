@@ -20,6 +20,7 @@ enum it_status { IT_DONE, IT_INTERRUPTED, IT_FAILED };
 
 /* Samples of one iteration, kept in memory until its transaction. */
 struct samples {
+	struct sched_target *st;
 	struct db_sample *v;
 	size_t n, cap;
 	const char *phase;
@@ -33,9 +34,35 @@ const char *sched_state_name(enum sched_state s)
 	return (unsigned)s < ARRAY_SIZE(state_names) ? state_names[s] : "?";
 }
 
+static void set_phase(struct sched_target *st, const char *phase)
+{
+	pthread_mutex_lock(&st->lock);
+	st->prog.phase = phase;
+	st->prog.mibps = 0;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void sched_progress_get(struct sched_target *st, struct sched_progress *out)
+{
+	pthread_mutex_lock(&st->lock);
+	*out = st->prog;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void sched_offer_config(struct sched_target *st, const struct cfg *c, const struct cfg_target *t)
+{
+	pthread_mutex_lock(&st->lock);
+	st->pending_cfg = c;
+	st->pending_t = t;
+	pthread_mutex_unlock(&st->lock);
+}
+
 static void on_sample(void *arg, const struct eng_sample *s)
 {
 	struct samples *sm = arg;
+	pthread_mutex_lock(&sm->st->lock);
+	sm->st->prog.mibps = s->mibps;
+	pthread_mutex_unlock(&sm->st->lock);
 	if (sm->n == sm->cap) {
 		size_t cap = sm->cap ? sm->cap * 2 : 256;
 		struct db_sample *v = realloc(sm->v, cap * sizeof(*v));
@@ -145,6 +172,7 @@ static enum it_status measure(struct sched_target *st, struct eng_ctx *eng, uint
 	}
 	if (t->fill) {
 		sm->phase = "fill";
+		set_phase(st, "fill");
 		phase_setup(st, &p, size, seed, sm);
 		p.block_size = (uint32_t)t->fill_block_size;
 		p.queue_depth = (unsigned)t->fill_queue_depth;
@@ -170,6 +198,7 @@ static enum it_status measure(struct sched_target *st, struct eng_ctx *eng, uint
 		}
 	}
 	sm->phase = "measure";
+	set_phase(st, "measure");
 	phase_setup(st, &p, size, seed + 1, sm);
 	p.block_size = (uint32_t)t->block_size;
 	p.queue_depth = (unsigned)t->queue_depth;
@@ -232,7 +261,7 @@ static enum it_status run_iteration(struct sched_target *st, struct eng_ctx *eng
 				    long cycle, long number, int size_index)
 {
 	struct db_iteration it;
-	struct samples sm = { 0 };
+	struct samples sm = { .st = st };
 	char err[512] = "";
 	int64_t id;
 	uint64_t size = st->layout.sizes[size_index];
@@ -252,9 +281,17 @@ static enum it_status run_iteration(struct sched_target *st, struct eng_ctx *eng
 	it.amount_bytes = measure_amount(st->t, size);
 	it.status = "running";
 	util_iso_now(it.started_at, sizeof(it.started_at));
+	pthread_mutex_lock(&st->lock);
+	st->prog.cycle = cycle;
+	st->prog.iteration = number;
+	st->prog.size_index = size_index;
+	st->prog.nsizes = st->layout.nsizes;
+	st->prog.size_bytes = size;
+	pthread_mutex_unlock(&st->lock);
 	int ret = db_iteration_begin(st->db, &it, &id);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot record iteration start: %s", strerror(-ret));
+		alert_failure(st->alert, "db-write-failed", LOG_CRIT, cycle, 0, st->error);
 		return IT_FAILED;
 	}
 	enum it_status status = measure(st, eng, size, &it, &sm, err, sizeof(err));
@@ -263,14 +300,21 @@ static enum it_status run_iteration(struct sched_target *st, struct eng_ctx *eng
 	it.error = err[0] ? err : NULL;
 	util_iso_now(it.ended_at, sizeof(it.ended_at));
 	ret = db_retry_end(st, id, &it, &sm);
-	free(sm.v);
 	log_iteration(st, &it, cycle);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot store iteration %ld: %s", number, strerror(-ret));
+		alert_failure(st->alert, "db-write-failed", LOG_CRIT, cycle, id, st->error);
+		free(sm.v);
 		return IT_FAILED;
 	}
-	if (status == IT_FAILED)
+	if (status == IT_DONE)
+		alert_iteration(st->alert, cycle, &it, id, sm.v, sm.n);
+	free(sm.v);
+	if (status == IT_FAILED) {
 		snprintf(st->error, sizeof(st->error), "iteration %ld failed: %s", number, err);
+		alert_failure(st->alert, it.errors ? "io-error" : "iteration-failed", LOG_ERR,
+			      cycle, id, st->error);
+	}
 	return status;
 }
 
@@ -282,6 +326,7 @@ static int between_cycles(struct sched_target *st, int64_t cycle_id, long cycle)
 		.region_size = st->layout.region_size, .stop = &sig_stop,
 	};
 	struct act_result r;
+	set_phase(st, cfg_action_name(st->t->between_cycles));
 	int ret = act_run(st->t->between_cycles, &env, &r);
 	struct db_action a = {
 		.kind = cfg_action_name(st->t->between_cycles), .seconds = r.seconds,
@@ -293,8 +338,12 @@ static int between_cycles(struct sched_target *st, int64_t cycle_id, long cycle)
 			st->t->name, cycle, a.kind, a.outcome, (unsigned long long)a.bytes, a.seconds,
 			a.error ? ": " : "", a.error ? a.error : "");
 	int dret = db_cycle_action(st->db, cycle_id, &a);
-	if (ret)
+	if (ret) {
 		snprintf(st->error, sizeof(st->error), "action %s failed: %s", a.kind, r.error);
+		alert_failure(st->alert, "action-failed", LOG_ERR, cycle, 0, st->error);
+	} else {
+		alert_action(st->alert, cycle, cycle_id, a.kind, a.outcome, a.error);
+	}
 	return ret ? ret : dret;
 }
 
@@ -324,6 +373,43 @@ static enum sched_state run_cycle(struct sched_target *st, struct eng_ctx *eng, 
 	return SCHED_RUNNING;
 }
 
+/* Take a reloaded configuration at a cycle boundary, when it still fits
+ * the device this thread holds open. */
+static void adopt_pending(struct sched_target *st)
+{
+	pthread_mutex_lock(&st->lock);
+	const struct cfg *c = st->pending_cfg;
+	const struct cfg_target *t = st->pending_t;
+	st->pending_cfg = NULL;
+	st->pending_t = NULL;
+	pthread_mutex_unlock(&st->lock);
+	if (!c)
+		return;
+	char err[CFG_ERR_MAX];
+	struct cfg_layout l;
+	if (strcmp(t->device, st->t->device)) {
+		log_msg(LOG_ERR, "target %s: reload changes device to %s; keeping %s until restart",
+			t->name, t->device, st->t->device);
+		return;
+	}
+	if (t->queue_depth > st->max_qd || t->fill_queue_depth > st->max_qd ||
+	    t->block_size > st->max_bs || t->fill_block_size > st->max_bs) {
+		log_msg(LOG_ERR, "target %s: reload raises queue depth or block size beyond what this "
+			"process allocated; keeping the old configuration until restart", t->name);
+		return;
+	}
+	if (cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l, err, sizeof(err))) {
+		log_msg(LOG_ERR, "target %s: reloaded configuration does not fit the device, keeping "
+			"the old one: %s", t->name, err);
+		return;
+	}
+	st->cfg = c;
+	st->t = t;
+	st->layout = l;
+	alert_set_config(st->alert, t);
+	log_msg(LOG_INFO, "target %s: reloaded configuration in effect from this cycle", t->name);
+}
+
 static enum sched_state cycles_loop(struct sched_target *st, struct eng_ctx *eng)
 {
 	struct db_resume res;
@@ -343,6 +429,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct eng_ctx *eng
 	for (;;) {
 		if (sig_stop)
 			return SCHED_STOPPED;
+		adopt_pending(st);
 		if (st->t->cycles && done >= st->t->cycles)
 			return SCHED_DONE;
 		int64_t cycle_id;
@@ -362,8 +449,10 @@ static enum sched_state cycles_loop(struct sched_target *st, struct eng_ctx *eng
 			return s;
 		done++;
 		cycle++;
-		if (!st->t->cycles || done < st->t->cycles)
+		if (!st->t->cycles || done < st->t->cycles) {
+			set_phase(st, "pause");
 			nap(st->t->pause);
+		}
 	}
 }
 
@@ -376,6 +465,8 @@ static void *target_main(void *arg)
 	uint64_t bs = st->t->block_size > st->t->fill_block_size ? st->t->block_size : st->t->fill_block_size;
 
 	sig_block_in_thread();
+	st->max_qd = qd;
+	st->max_bs = bs;
 	int ret = eng_create(qd, (uint32_t)bs, &eng);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot set up libaio (queue depth %u): %s", qd,
@@ -394,8 +485,19 @@ static void *target_main(void *arg)
 
 int sched_start(struct sched_target *st)
 {
+	struct alert_target who = {
+		.name = st->t->name, .device = st->tg.path,
+		.serial = st->tg.serial[0] ? st->tg.serial : NULL, .db = st->db,
+		.target_id = st->target_id, .run_id = st->run_id,
+	};
+	int ret = alert_init(&who, st->t, &st->alert);
+	if (ret)
+		return ret;
+	pthread_mutex_init(&st->lock, NULL);
+	st->prog.baseline_mibps = -1;
+	st->prog.phase = "start";
 	__atomic_store_n(&st->state, SCHED_RUNNING, __ATOMIC_SEQ_CST);
-	int ret = pthread_create(&st->thread, NULL, target_main, st);
+	ret = pthread_create(&st->thread, NULL, target_main, st);
 	if (ret)
 		return -ret;
 	st->started = 1;
@@ -407,6 +509,9 @@ enum sched_state sched_join(struct sched_target *st)
 	if (st->started) {
 		pthread_join(st->thread, NULL);
 		st->started = 0;
+		alert_free(st->alert);
+		st->alert = NULL;
+		pthread_mutex_destroy(&st->lock);
 	}
 	return st->state;
 }

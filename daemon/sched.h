@@ -7,11 +7,22 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "alert.h"
 #include "cfg.h"
 #include "db.h"
 #include "tgt.h"
 
 enum sched_state { SCHED_RUNNING, SCHED_DONE, SCHED_STOPPED, SCHED_FAILED };
+
+/* What a target is doing now, for STATUS= and logs. */
+struct sched_progress {
+	long cycle, iteration;
+	int size_index, nsizes;
+	uint64_t size_bytes;
+	const char *phase;          /* "start", "fill", "measure", "action", "pause", ... */
+	double mibps;               /* last sample of the current phase */
+	double baseline_mibps;      /* < 0: none yet */
+};
 
 struct sched_target {
 	const struct cfg *cfg;
@@ -24,6 +35,13 @@ struct sched_target {
 	int started;
 	enum sched_state state;     /* written by the thread, read after join */
 	char error[1024];
+	struct alert_ctx *alert;
+	pthread_mutex_t lock;       /* guards prog and the pending config */
+	struct sched_progress prog;
+	const struct cfg *pending_cfg;
+	const struct cfg_target *pending_t;
+	long long max_qd;           /* what the engine was sized for */
+	uint64_t max_bs;
 };
 
 /* Start the target's thread. Returns 0 or -errno. */
@@ -31,6 +49,15 @@ int sched_start(struct sched_target *st);
 
 /* Wait for the thread. Returns its final state. */
 enum sched_state sched_join(struct sched_target *st);
+
+/* Copy the target's progress (thread-safe). */
+void sched_progress_get(struct sched_target *st, struct sched_progress *out);
+
+/* Offer a reloaded configuration for this target; the thread adopts it at
+ * its next cycle boundary (and keeps the old one if it does not fit the
+ * device). c must stay valid until the process ends. */
+void sched_offer_config(struct sched_target *st, const struct cfg *c,
+			const struct cfg_target *t);
 
 /* Name of a state ("running", "done", "stopped", "failed"). */
 const char *sched_state_name(enum sched_state s);
