@@ -40,8 +40,6 @@ struct sched_target {
 	struct sched_progress prog;
 	const struct cfg *pending_cfg;
 	const struct cfg_target *pending_t;
-	long long max_qd;           /* what the engine was sized for */
-	uint64_t max_bs;
 };
 
 /* Start the target's thread. Returns 0 or -errno. */
@@ -49,6 +47,9 @@ int sched_start(struct sched_target *st);
 
 /* Wait for the thread. Returns its final state. */
 enum sched_state sched_join(struct sched_target *st);
+
+/* Publish the phase the target is in (resets the current MiB/s). */
+void sched_set_phase(struct sched_target *st, const char *phase);
 
 /* Copy the target's progress (thread-safe). */
 void sched_progress_get(struct sched_target *st, struct sched_progress *out);

@@ -1,0 +1,30 @@
+/* iter: one size of one cycle: the fill, the measured phase(s), and their
+ * rows in the database. Owns the I/O engines of a target thread; knows
+ * nothing of cycles, actions or reloads. */
+#ifndef WEARMON_ITER_H
+#define WEARMON_ITER_H
+
+#include <stdint.h>
+
+#include "sched.h"
+
+enum it_status { IT_DONE, IT_INTERRUPTED, IT_FAILED };
+
+struct iter_ctx;
+
+/* Allocate engines sized for the target's current configuration.
+ * Returns 0 or -errno (message in st->error). */
+int iter_init(struct sched_target *st, struct iter_ctx **out);
+
+/* Release (NULL is fine). */
+void iter_fini(struct iter_ctx *ic);
+
+/* Whether a (reloaded) configuration fits the engines allocated. */
+int iter_fits(const struct iter_ctx *ic, const struct cfg_target *t);
+
+/* Measure size number size_index of the cycle; rows are numbered from
+ * *number on and *number is advanced past the last row used. */
+enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
+			long cycle, int size_index, long *number);
+
+#endif
