@@ -24,6 +24,11 @@ enum key_id {
 	K_SIZES, K_FILL, K_FILL_BLOCK_SIZE, K_FILL_QUEUE_DEPTH, K_WORKLOAD,
 	K_BLOCK_SIZE, K_QUEUE_DEPTH, K_AMOUNT, K_DURATION, K_COMPRESSIBILITY,
 	K_BETWEEN_CYCLES, K_TRIM_SCOPE, K_CYCLES, K_PAUSE, K_SAMPLE_INTERVAL,
+	K_ALERT_BELOW, K_ALERT_CRITICAL, K_BASELINE, K_SAMPLE_CRASH_BELOW,
+	K_RECOVERED_ABOVE, K_ALERT_COMMAND,
+	K_EXPECT_SERIAL, K_FILESYSTEM, K_MKFS_OPTIONS, K_FORMAT_EACH_SIZE,
+	K_SECURE_ERASE, K_SECURE_ERASE_COMMAND, K_SECURE_ERASE_PASSWORD, K_IDLE,
+	K_ON_ACTION_ERROR,
 	K__COUNT
 };
 
@@ -32,6 +37,10 @@ _Static_assert(K__COUNT <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS");
 _Static_assert(sizeof(enum cfg_workload) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_action) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_trim_scope) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_baseline) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_filesystem) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_erase) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_on_error) == sizeof(int), "enum size");
 
 static const char *const workload_names[] = {
 	[WL_SEQWRITE] = "seqwrite", [WL_SEQREAD] = "seqread",
@@ -39,10 +48,28 @@ static const char *const workload_names[] = {
 	[WL__COUNT] = NULL,
 };
 static const char *const action_names[] = {
-	[ACT_NONE] = "none", [ACT_TRIM] = "trim", [ACT__COUNT] = NULL,
+	[ACT_NONE] = "none", [ACT_TRIM] = "trim", [ACT_FITRIM] = "fitrim",
+	[ACT_SECURE_ERASE] = "secure-erase", [ACT_IDLE] = "idle", [ACT__COUNT] = NULL,
+};
+static const char *const filesystem_names[] = {
+	[FS_NONE] = "none", [FS_EXT4] = "ext4", [FS_XFS] = "xfs", NULL,
+};
+static const char *const erase_names[] = {
+	[ERASE_NONE] = "none", [ERASE_ATA] = "ata", [ERASE_ATA_ENHANCED] = "ata-enhanced",
+	[ERASE_NVME_FORMAT] = "nvme-format", [ERASE_NVME_CRYPTO_FORMAT] = "nvme-crypto-format",
+	[ERASE_NVME_SANITIZE_BLOCK] = "nvme-sanitize-block",
+	[ERASE_NVME_SANITIZE_CRYPTO] = "nvme-sanitize-crypto",
+	[ERASE_BLKSECDISCARD] = "blksecdiscard", [ERASE_DISCARD_ALL] = "discard-all",
+	[ERASE_COMMAND] = "command", [ERASE__COUNT] = NULL,
+};
+static const char *const on_error_names[] = {
+	[ON_ERROR_STOP] = "stop", [ON_ERROR_CONTINUE] = "continue", NULL,
 };
 static const char *const trim_scope_names[] = {
 	[TRIM_REGION] = "region", [TRIM_DEVICE] = "device", NULL,
+};
+static const char *const baseline_names[] = {
+	[BASELINE_FIRST] = "first", [BASELINE_BEST] = "best", [BASELINE__COUNT] = NULL,
 };
 
 #define TF(f) .offset = offsetof(struct cfg_target, f), \
@@ -99,6 +126,45 @@ static const struct cfg_key keys[K__COUNT] = {
 	[K_SAMPLE_INTERVAL] = { "sample_interval", CT_DURATION, TF(sample_interval),
 		.def = "1s", .min = 100, .max = 3600 * 1000,
 		.help = "length of one throughput sample" },
+	[K_ALERT_BELOW] = { "alert_below", CT_PERCENT, TF(alert_below), .def = "50%",
+		.min = 0, .max = 100,
+		.help = "warn when an iteration falls below this % of its baseline" },
+	[K_ALERT_CRITICAL] = { "alert_critical", CT_PERCENT, TF(alert_critical),
+		.def = "25%", .min = 0, .max = 100,
+		.help = "critical when an iteration falls below this % of its baseline" },
+	[K_BASELINE] = { "baseline", CT_ENUM, TF(baseline), .def = "first",
+		.choices = baseline_names,
+		.help = "what alerts compare with: first or best iteration of the campaign" },
+	[K_SAMPLE_CRASH_BELOW] = { "sample_crash_below", CT_PERCENT,
+		TF(sample_crash_below), .def = "20%", .min = 0, .max = 100,
+		.help = "collapse: 3 samples in a row below this % of the iteration's average" },
+	[K_RECOVERED_ABOVE] = { "recovered_above", CT_PERCENT, TF(recovered_above),
+		.def = "90%", .min = 0, .max = 100,
+		.help = "recovered after an action: back above this % of the baseline" },
+	[K_ALERT_COMMAND] = { "alert_command", CT_PATH, TF(alert_command), .def = "",
+		.help = "program run per alert with WEARMON_* variables; empty = none" },
+	[K_EXPECT_SERIAL] = { "expect_serial", CT_STRING, TF(expect_serial), .def = "",
+		.help = "refuse the device unless its serial number is this one" },
+	[K_FILESYSTEM] = { "filesystem", CT_ENUM, TF(filesystem), .def = "none",
+		.choices = filesystem_names,
+		.help = "make this filesystem on the device and test a file on it" },
+	[K_MKFS_OPTIONS] = { "mkfs_options", CT_STRING, TF(mkfs_options), .def = "",
+		.help = "extra arguments for mkfs, split on blanks" },
+	[K_FORMAT_EACH_SIZE] = { "format_each_size", CT_BOOL, TF(format_each_size),
+		.def = "no", .help = "make the filesystem again before every size" },
+	[K_SECURE_ERASE] = { "secure_erase", CT_ENUM, TF(secure_erase), .def = "none",
+		.choices = erase_names, .help = "how between_cycles = secure-erase erases" },
+	[K_SECURE_ERASE_COMMAND] = { "secure_erase_command", CT_STRING,
+		TF(secure_erase_command), .def = "",
+		.help = "program run with the device path for secure_erase = command" },
+	[K_SECURE_ERASE_PASSWORD] = { "secure_erase_password", CT_STRING,
+		TF(secure_erase_password), .def = "wearmon",
+		.help = "ATA security password set for the erase (up to 32 bytes)" },
+	[K_IDLE] = { "idle", CT_DURATION, TF(idle), .def = "300s",
+		.help = "wait with no I/O for between_cycles = idle" },
+	[K_ON_ACTION_ERROR] = { "on_action_error", CT_ENUM, TF(on_action_error),
+		.def = "stop", .choices = on_error_names,
+		.help = "stop the target or continue with the next cycle after a failed action" },
 };
 
 /* Make room for one more element in an array of *cap. Returns the array
@@ -220,7 +286,8 @@ typedef int (*value_fn)(const struct cfg_key *k, const char *v, void *field,
 static int parse_string(const struct cfg_key *k, const char *v, void *field,
 			char *msg, size_t len)
 {
-	if (!*v) {
+	/* Optional strings default to "" and may be set back to it. */
+	if (!*v && !(k->def && !*k->def)) {
 		snprintf(msg, len, "must not be empty");
 		return -EINVAL;
 	}
@@ -463,6 +530,47 @@ bad:
 	return -EINVAL;
 }
 
+/* "50%" or "50": a percentage within the key's min..max. */
+static int parse_percent(const struct cfg_key *k, const char *v, void *field,
+			 char *msg, size_t len)
+{
+	char buf[LABEL_MAX];
+	size_t n;
+	double d;
+
+	util_strlcpy(buf, v, sizeof(buf));
+	n = strlen(util_strip(buf));
+	if (n > 0 && buf[n - 1] == '%')
+		buf[n - 1] = '\0';
+	if (util_parse_double(util_strip(buf), &d) < 0 || !isfinite(d)) {
+		snprintf(msg, len, "\"%s\" is not a percentage (use e.g. 50%%)", v);
+		return -EINVAL;
+	}
+	if (d < (double)k->min || d > (double)k->max) {
+		snprintf(msg, len, "\"%s\" is out of range %lld%%..%lld%%", v, k->min, k->max);
+		return -EINVAL;
+	}
+	*(double *)field = d;
+	return 0;
+}
+
+/* An absolute path, or empty for none: run without a shell or PATH search. */
+static int parse_path(const struct cfg_key *k, const char *v, void *field,
+		      char *msg, size_t len)
+{
+	if (*v && *v != '/') {
+		snprintf(msg, len, "\"%s\" is not an absolute path (start with /, or "
+			 "leave empty for none)", v);
+		return -EINVAL;
+	}
+	if (strlen(v) >= k->size) {
+		snprintf(msg, len, "is longer than %zu characters", k->size - 1);
+		return -EINVAL;
+	}
+	util_strlcpy(field, v, k->size);
+	return 0;
+}
+
 static const value_fn parsers[CT__COUNT] = {
 	[CT_STRING] = parse_string,     [CT_BOOL] = parse_bool,
 	[CT_BYTES] = parse_bytes,       [CT_QTY] = parse_qty,
@@ -470,6 +578,7 @@ static const value_fn parsers[CT__COUNT] = {
 	[CT_WORKLOAD] = parse_choice,   [CT_ACTION] = parse_choice,
 	[CT_TRIM_SCOPE] = parse_choice, [CT_SIZES] = parse_sizes,
 	[CT_AMOUNT] = parse_amount,     [CT_ENUM] = parse_choice,
+	[CT_PERCENT] = parse_percent,   [CT_PATH] = parse_path,
 };
 
 /* Parse v as key k into the struct at base. Returns 0 or -EINVAL / -ENOMEM. */
@@ -1091,6 +1200,48 @@ static void check_block(struct resolver *r, int k, uint64_t bs)
 			fmt_both(r->out->sizes[0], b2, sizeof(b2)));
 }
 
+/* The critical threshold lies under the warning one (0 turns either off). */
+static void check_alerts(struct resolver *r)
+{
+	const struct cfg_target *t = r->t;
+
+	if (t->alert_critical > 0 && t->alert_below > 0 && t->alert_critical > t->alert_below)
+		err_add(&r->e, key_line(t, K_ALERT_CRITICAL), "alert_critical", "%g%% is above "
+			"alert_below %g%%; the critical threshold must be the lower one",
+			t->alert_critical, t->alert_below);
+}
+
+/* Actions and filesystem mode: keys that only make sense together. */
+static void check_actions(struct resolver *r)
+{
+	const struct cfg_target *t = r->t;
+	int fs = t->filesystem != FS_NONE;
+
+	if (t->between_cycles == ACT_SECURE_ERASE && t->secure_erase == ERASE_NONE)
+		err_add(&r->e, key_line(t, K_SECURE_ERASE), "secure_erase", "between_cycles = "
+			"secure-erase needs a method: ata, ata-enhanced, nvme-format, "
+			"nvme-crypto-format, nvme-sanitize-block, nvme-sanitize-crypto, "
+			"blksecdiscard, discard-all or command");
+	if (t->secure_erase == ERASE_COMMAND && !t->secure_erase_command[0])
+		err_add(&r->e, key_line(t, K_SECURE_ERASE_COMMAND), "secure_erase_command",
+			"secure_erase = command needs the program to run");
+	if (t->between_cycles == ACT_FITRIM && !fs)
+		err_add(&r->e, key_line(t, K_BETWEEN_CYCLES), "between_cycles", "fitrim needs "
+			"a filesystem: set filesystem = ext4 or xfs (or use trim on the raw device)");
+	if (t->between_cycles == ACT_TRIM && fs)
+		err_add(&r->e, key_line(t, K_BETWEEN_CYCLES), "between_cycles", "trim would "
+			"discard under the mounted filesystem; use fitrim in filesystem mode");
+	if (t->format_each_size && !fs)
+		err_add(&r->e, key_line(t, K_FORMAT_EACH_SIZE), "format_each_size", "needs "
+			"filesystem = ext4 or xfs");
+	if (fs && r->out->region_offset)
+		err_add(&r->e, key_line(t, K_REGION_OFFSET), "region_offset", "must be 0 in "
+			"filesystem mode: the sizes are of the test file");
+	if (fs && t->workload != WL_SEQWRITE && t->workload != WL_RANDWRITE && !t->fill)
+		err_add(&r->e, key_line(t, K_FILL), "fill", "a read workload on a new file "
+			"needs fill = yes in filesystem mode");
+}
+
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 		uint64_t capacity, uint32_t lbs, struct cfg_layout *out,
 		char *err, size_t errlen)
@@ -1112,6 +1263,8 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 	check_block(&r, K_BLOCK_SIZE, t->block_size);
 	if (t->fill)
 		check_block(&r, K_FILL_BLOCK_SIZE, t->fill_block_size);
+	check_alerts(&r);
+	check_actions(&r);
 	return errs_finish(&r.e, err, errlen);
 }
 
@@ -1205,9 +1358,24 @@ const char *cfg_action_name(enum cfg_action a)
 	return choice_name(action_names, ACT__COUNT, (int)a);
 }
 
+const char *cfg_erase_name(enum cfg_erase e)
+{
+	return choice_name(erase_names, ERASE__COUNT, (int)e);
+}
+
+const char *cfg_filesystem_name(enum cfg_filesystem f)
+{
+	return choice_name(filesystem_names, (int)ARRAY_SIZE(filesystem_names) - 1, (int)f);
+}
+
 const char *cfg_trim_scope_name(enum cfg_trim_scope s)
 {
 	return choice_name(trim_scope_names, (int)ARRAY_SIZE(trim_scope_names) - 1, (int)s);
+}
+
+const char *cfg_baseline_name(enum cfg_baseline b)
+{
+	return choice_name(baseline_names, BASELINE__COUNT, (int)b);
 }
 
 int cfg_workload_is_write(enum cfg_workload w)

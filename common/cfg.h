@@ -26,10 +26,40 @@ enum cfg_workload {
 enum cfg_action {
 	ACT_NONE,
 	ACT_TRIM,
+	ACT_FITRIM,
+	ACT_SECURE_ERASE,
+	ACT_IDLE,
 	ACT__COUNT
 };
 
+/* filesystem mode: the test file lives on a filesystem wearmond makes. */
+enum cfg_filesystem { FS_NONE, FS_EXT4, FS_XFS };
+
+/* How between_cycles = secure-erase erases. */
+enum cfg_erase {
+	ERASE_NONE,
+	ERASE_ATA,
+	ERASE_ATA_ENHANCED,
+	ERASE_NVME_FORMAT,
+	ERASE_NVME_CRYPTO_FORMAT,
+	ERASE_NVME_SANITIZE_BLOCK,
+	ERASE_NVME_SANITIZE_CRYPTO,
+	ERASE_BLKSECDISCARD,
+	ERASE_DISCARD_ALL,
+	ERASE_COMMAND,
+	ERASE__COUNT
+};
+
+enum cfg_on_error { ON_ERROR_STOP, ON_ERROR_CONTINUE };
+
 enum cfg_trim_scope { TRIM_REGION, TRIM_DEVICE };
+
+/* What a throughput alert compares an iteration with. */
+enum cfg_baseline {
+	BASELINE_FIRST,           /* first done iteration of the campaign */
+	BASELINE_BEST,            /* best done iteration so far */
+	BASELINE__COUNT
+};
 
 /* "sizes": a start:end:step range or an explicit list, each possibly in %. */
 struct cfg_sizes {
@@ -66,9 +96,24 @@ struct cfg_target {
 	long long compressibility;        /* 0..100 % of each block compressible */
 	enum cfg_action between_cycles;   /* action after each cycle */
 	enum cfg_trim_scope trim_scope;   /* region or whole device */
+	char expect_serial[128];          /* refuse a device with another serial */
+	enum cfg_filesystem filesystem;   /* none, ext4, xfs */
+	char mkfs_options[256];           /* extra mkfs arguments, split on blanks */
+	int format_each_size;             /* mkfs before every size */
+	enum cfg_erase secure_erase;      /* method of between_cycles = secure-erase */
+	char secure_erase_command[PATH_MAX]; /* program run with the device path */
+	char secure_erase_password[33];   /* ATA security password used for erase */
+	double idle;                      /* seconds of between_cycles = idle */
+	enum cfg_on_error on_action_error; /* stop or continue after a failed action */
 	long long cycles;                 /* 0 = forever */
 	double pause;                     /* seconds between cycles */
 	double sample_interval;           /* seconds per sample */
+	double alert_below;               /* % of baseline: crash warning (0 = off) */
+	double alert_critical;            /* % of baseline: crash critical (0 = off) */
+	enum cfg_baseline baseline;       /* what crash and recovery compare with */
+	double sample_crash_below;        /* % of own average: collapse (0 = off) */
+	double recovered_above;           /* % of baseline: recovery notice */
+	char alert_command[PATH_MAX];     /* run per alert; "" = none */
 	int lines[CFG_MAX_KEYS];          /* line of each key (0 = default) */
 	int section_line;                 /* line of the [target] header */
 };
@@ -98,6 +143,8 @@ enum cfg_type {
 	CT_STRING, CT_BOOL, CT_BYTES, CT_QTY, CT_INT, CT_DURATION,
 	CT_WORKLOAD, CT_ACTION, CT_TRIM_SCOPE, CT_SIZES, CT_AMOUNT,
 	CT_ENUM,                  /* any other enum: an int, index in choices */
+	CT_PERCENT,               /* double, "50%" or "50", within min..max */
+	CT_PATH,                  /* absolute path or empty (none) */
 	CT__COUNT
 };
 
@@ -108,7 +155,8 @@ struct cfg_key {
 	size_t offset;            /* into struct cfg_target (or struct cfg) */
 	size_t size;              /* of the field, for CT_STRING */
 	const char *def;          /* default, parsed like a file value */
-	long long min, max;       /* range for CT_INT / CT_BYTES (max 0 = none);
+	long long min, max;       /* range for CT_INT / CT_BYTES (max 0 = none),
+				     CT_PERCENT (percent);
 				     CT_DURATION: in milliseconds */
 	int global;               /* 1: [wearmon] only; 0: target key */
 	const char *help;
@@ -146,7 +194,10 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 /* Names of enum values, as written in the file. */
 const char *cfg_workload_name(enum cfg_workload w);
 const char *cfg_action_name(enum cfg_action a);
+const char *cfg_erase_name(enum cfg_erase e);
+const char *cfg_filesystem_name(enum cfg_filesystem f);
 const char *cfg_trim_scope_name(enum cfg_trim_scope s);
+const char *cfg_baseline_name(enum cfg_baseline b);
 
 /* Workload properties. */
 int cfg_workload_is_write(enum cfg_workload w);
