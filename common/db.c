@@ -149,6 +149,103 @@ static const char *const migrations[] = {
 	"  FROM iterations i\n"
 	"  JOIN cycles c ON c.id = i.cycle_id\n"
 	"  JOIN targets t ON t.id = i.target_id;\n",
+	/* Views for sqlite3 users. Plain SQL that any sqlite3 since 3.8.2 can
+	 * parse (no window functions, no CTEs): a view it cannot parse would
+	 * make the whole file unreadable to it. */
+	[2] =
+	"CREATE VIEW cycle_summary AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, c.started_at, c.ended_at,\n"
+	"         c.status, count(i.id) AS iterations,\n"
+	"         min(i.mibps_min) AS mibps_min, avg(i.mibps_avg) AS mibps_avg,\n"
+	"         max(i.mibps_max) AS mibps_max, c.action, c.action_outcome,\n"
+	"         c.action_seconds, c.action_bytes, c.id AS cycle_id\n"
+	"  FROM cycles c\n"
+	"  JOIN targets t ON t.id = c.target_id\n"
+	"  LEFT JOIN iterations i ON i.cycle_id = c.id AND i.status = 'done'\n"
+	"  GROUP BY c.id;\n"
+	/* min() with bare columns: SQLite takes them from the row holding the
+	 * minimum, i.e. the earliest cycle that measured this size. */
+	"CREATE VIEW degradation AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
+	"         i.size_bytes, i.workload, i.block_size, i.mibps_avg,\n"
+	"         b.mibps_avg AS baseline_mibps, b.cycle AS baseline_cycle,\n"
+	"         i.mibps_avg / b.mibps_avg AS ratio, i.started_at,\n"
+	"         i.id AS iteration_id\n"
+	"  FROM iterations i\n"
+	"  JOIN cycles c ON c.id = i.cycle_id\n"
+	"  JOIN targets t ON t.id = i.target_id\n"
+	"  JOIN (SELECT bi.target_id, bi.size_bytes, bi.workload, bi.block_size,\n"
+	"               min(bc.number) AS cycle, bi.mibps_avg\n"
+	"        FROM iterations bi\n"
+	"        JOIN cycles bc ON bc.id = bi.cycle_id\n"
+	"        WHERE bi.status = 'done'\n"
+	"        GROUP BY bi.target_id, bi.size_bytes, bi.workload, bi.block_size) b\n"
+	"    ON b.target_id = i.target_id AND b.size_bytes = i.size_bytes\n"
+	"   AND b.workload = i.workload AND b.block_size = i.block_size\n"
+	"  WHERE i.status = 'done';\n"
+	"CREATE VIEW alerts AS\n"
+	"  SELECT e.at, t.name AS target, e.severity, e.kind, c.number AS cycle,\n"
+	"         e.message, e.value, e.baseline, e.message_id, e.iteration_id,\n"
+	"         e.id AS event_id\n"
+	"  FROM events e\n"
+	"  LEFT JOIN targets t ON t.id = e.target_id\n"
+	"  LEFT JOIN cycles c ON c.id = e.cycle_id\n"
+	"  WHERE e.severity IN ('emerg', 'alert', 'crit', 'err', 'warning', 'notice')\n"
+	"  ORDER BY e.at, e.id;\n",
+	/* Device state: what the host has written and not trimmed (mapped
+	 * extents), the over-provisioning of every iteration, health snapshots. */
+	[3] =
+	"ALTER TABLE targets ADD COLUMN host_bytes_total INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE targets ADD COLUMN host_bytes_since_erase INTEGER NOT NULL DEFAULT 0;\n"
+	"CREATE TABLE mapped_extents (\n"
+	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"  start_byte INTEGER NOT NULL,\n"
+	"  end_byte INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (target_id, start_byte)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE wear (\n"
+	"  iteration_id INTEGER PRIMARY KEY REFERENCES iterations(id),\n"
+	"  capacity_bytes INTEGER NOT NULL,\n"
+	"  region_bytes INTEGER NOT NULL,\n"
+	"  op_configured REAL NOT NULL,\n"
+	"  mapped_bytes INTEGER NOT NULL,\n"
+	"  op_effective REAL NOT NULL,\n"
+	"  host_bytes_written INTEGER NOT NULL,\n"
+	"  host_bytes_since_erase INTEGER NOT NULL,\n"
+	"  host_bytes_total INTEGER NOT NULL\n"
+	");\n"
+	"CREATE TABLE health (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"  cycle_id INTEGER REFERENCES cycles(id),\n"
+	"  at TEXT NOT NULL DEFAULT (" NOW "),\n"
+	"  source TEXT NOT NULL,\n"
+	"  sectors_read INTEGER,\n"
+	"  sectors_written INTEGER,\n"
+	"  percentage_used INTEGER,\n"
+	"  data_units_read INTEGER,\n"
+	"  data_units_written INTEGER,\n"
+	"  media_errors INTEGER,\n"
+	"  available_spare INTEGER,\n"
+	"  temperature_c INTEGER,\n"
+	"  critical_warning INTEGER,\n"
+	"  power_on_hours INTEGER,\n"
+	"  nand_bytes_written INTEGER,\n"
+	"  host_bytes_written INTEGER,\n"
+	"  write_amplification REAL,\n"
+	"  data TEXT\n"
+	");\n"
+	"CREATE INDEX health_target_at ON health (target_id, at);\n"
+	"CREATE VIEW overprovisioning AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
+	"         i.size_bytes, i.mibps_avg, w.capacity_bytes, w.region_bytes,\n"
+	"         w.op_configured, w.mapped_bytes, w.op_effective,\n"
+	"         w.host_bytes_written, w.host_bytes_since_erase, w.host_bytes_total,\n"
+	"         i.id AS iteration_id\n"
+	"  FROM wear w\n"
+	"  JOIN iterations i ON i.id = w.iteration_id\n"
+	"  JOIN cycles c ON c.id = i.cycle_id\n"
+	"  JOIN targets t ON t.id = i.target_id;\n",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION + 1,
@@ -1081,4 +1178,217 @@ int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
 		*event_id = sqlite3_last_insert_rowid(db->conn);
 	leave(db);
 	return ret;
+}
+
+/* ---- reading (for tools) ------------------------------------------------ */
+
+static int bind_value(sqlite3_stmt *st, int i, const struct db_value *v)
+{
+	switch (v->type) {
+	case DB_INT:
+		return sqlite3_bind_int64(st, i, v->i);
+	case DB_REAL:
+		return sqlite3_bind_double(st, i, v->r);
+	case DB_TEXT:
+		return v->s ? sqlite3_bind_text(st, i, v->s, -1, SQLITE_STATIC) :
+			      sqlite3_bind_null(st, i);
+	default:
+		return sqlite3_bind_null(st, i);
+	}
+}
+
+/* Numbers fill both i and r, so a caller need not know how SQLite stored
+ * a figure (an integral REAL may come back as INTEGER after arithmetic). */
+static void column_value(sqlite3_stmt *st, int col, struct db_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		v->type = DB_INT;
+		v->i = sqlite3_column_int64(st, col);
+		v->r = (double)v->i;
+		break;
+	case SQLITE_FLOAT:
+		v->type = DB_REAL;
+		v->r = sqlite3_column_double(st, col);
+		v->i = (int64_t)v->r;
+		break;
+	case SQLITE_NULL:
+		v->type = DB_NULL;
+		break;
+	default:
+		v->type = DB_TEXT;
+		v->s = (const char *)sqlite3_column_text(st, col);
+		break;
+	}
+}
+
+/* Steps st to its end, handing each row to fn. Returns 0, fn's first
+ * nonzero value, or a SQLite error code turned into -errno by the caller
+ * (*rc_out keeps it). */
+static int step_rows(sqlite3_stmt *st, db_row_fn fn, void *arg, int *rc_out)
+{
+	int n = sqlite3_column_count(st), rc = SQLITE_DONE, ret = 0;
+	struct db_value *vals = calloc((size_t)n + 1, sizeof(*vals));
+	const char **names = calloc((size_t)n + 1, sizeof(*names));
+
+	if (!vals || !names) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int c = 0; c < n; c++)
+		names[c] = sqlite3_column_name(st, c);
+	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int c = 0; c < n; c++)
+			column_value(st, c, &vals[c]);
+		ret = fn ? fn(arg, n, vals, names) : 0;
+	}
+	if (ret == 0)
+		*rc_out = rc;
+out:
+	free(vals);
+	free(names);
+	return ret;
+}
+
+int db_query(struct db *db, const char *sql, const struct db_value *params,
+	     int nparams, db_row_fn fn, void *arg, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	if (!db)
+		return -EINVAL;
+	pthread_mutex_lock(&db->lock);
+	rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK && st && !sqlite3_stmt_readonly(st)) {
+		seterr(err, errlen, "database %s: refusing a statement that writes",
+		       db->path);
+		ret = -EPERM;
+		goto out;
+	}
+	for (int i = 0; rc == SQLITE_OK && i < nparams; i++)
+		rc = bind_value(st, i + 1, &params[i]);
+	if (rc == SQLITE_OK && st)
+		ret = step_rows(st, fn, arg, &rc);
+	if (ret == 0 && rc != SQLITE_OK && rc != SQLITE_DONE) {
+		seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
+		ret = map_rc(rc, sqlite3_system_errno(db->conn));
+		if (ret == 0)
+			ret = -EIO;
+	}
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return ret;
+}
+
+int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,
+	     const int *nparams, int nstmts, char *err, size_t errlen)
+{
+	int ret = enter(db);
+	if (ret)
+		return ret;
+	ret = tx_begin(db);
+	for (int k = 0; ret == 0 && k < nstmts; k++) {
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(db->conn, sqls[k], -1, &st, NULL);
+		for (int i = 0; rc == SQLITE_OK && i < nparams[k]; i++)
+			rc = bind_value(st, i + 1, &params[k][i]);
+		while (rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			rc = SQLITE_OK;
+		if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+			seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
+			ret = map_rc(rc, sqlite3_system_errno(db->conn));
+			if (ret == 0)
+				ret = -EIO;
+		}
+		sqlite3_finalize(st);
+	}
+	ret = tx_end(db, ret);
+	leave(db);
+	return ret;
+}
+
+/* ---- alert baselines ---------------------------------------------------- */
+
+struct first_row {
+	int found;
+	double r;
+	int64_t i;
+	char *s;
+	size_t len;
+};
+
+/* Keeps the first row's two columns (REAL and INTEGER, or TEXT). */
+static int keep_first(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct first_row *f = arg;
+
+	f->found = 1;
+	if (f->s && n >= 1 && v[0].type == DB_TEXT)
+		util_strlcpy(f->s, v[0].s, f->len);
+	else if (n >= 2) {
+		f->r = v[0].r;
+		f->i = v[1].i;
+	}
+	return 1;
+}
+
+int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
+		int64_t *iteration_id)
+{
+	static const char sql[] =
+		"SELECT i.mibps_avg, i.id FROM iterations i"
+		" JOIN cycles c ON c.id = i.cycle_id"
+		" JOIN targets t ON t.id = i.target_id"
+		" WHERE i.target_id = ? AND i.size_bytes = ? AND i.workload = ?"
+		" AND i.block_size = ? AND i.id < ? AND i.status = 'done'"
+		" AND i.mibps_avg > 0 AND c.number >= t.campaign_first_cycle"
+		" ORDER BY CASE WHEN ? THEN -i.mibps_avg ELSE 0 END, c.number, i.id"
+		" LIMIT 1";
+	struct db_value p[] = {
+		{ .type = DB_INT, .i = k->target_id },
+		{ .type = DB_INT, .i = (int64_t)k->size_bytes },
+		{ .type = DB_TEXT, .s = k->workload },
+		{ .type = DB_INT, .i = k->block_size },
+		{ .type = DB_INT, .i = k->before_id },
+		{ .type = DB_INT, .i = k->best != 0 },
+	};
+	struct first_row f = { 0 };
+	char err[256];
+	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
+
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		return ret;
+	}
+	if (!f.found)
+		return -ENOENT;
+	*mibps = f.r;
+	if (iteration_id)
+		*iteration_id = f.i;
+	return 0;
+}
+
+int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
+		    const char *kind_b, char *kind, size_t len)
+{
+	static const char sql[] =
+		"SELECT kind FROM events WHERE target_id = ? AND kind IN (?, ?)"
+		" ORDER BY id DESC LIMIT 1";
+	struct db_value p[] = {
+		{ .type = DB_INT, .i = target_id },
+		{ .type = DB_TEXT, .s = kind_a },
+		{ .type = DB_TEXT, .s = kind_b },
+	};
+	struct first_row f = { .s = kind, .len = len };
+	char err[256];
+	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
+
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		return ret;
+	}
+	return f.found ? 0 : -ENOENT;
 }

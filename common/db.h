@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 3
 
 struct db;
 
@@ -135,5 +135,58 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 
 /* Store an event. Returns 0 or -errno. */
 int db_event(struct db *db, const struct db_event *e, int64_t *event_id);
+
+/* ---- reading, for tools ---- */
+
+enum db_type { DB_NULL, DB_INT, DB_REAL, DB_TEXT };
+
+/* A query parameter or result column. Results fill both i and r for numbers;
+ * s (DB_TEXT) is valid only during the row callback. */
+struct db_value {
+	enum db_type type;
+	int64_t i;
+	double r;
+	const char *s;
+};
+
+/* Called with each result row (n columns and their names). Return 0 to go
+ * on; anything else stops the query and becomes db_query's result. */
+typedef int (*db_row_fn)(void *arg, int n, const struct db_value *v,
+			 const char *const *names);
+
+/* Run one read-only SQL statement with params bound to its ? in order,
+ * calling fn per row. A statement that would write is refused (-EPERM).
+ * Returns 0, fn's first nonzero value, or -errno with a message in err. */
+int db_query(struct db *db, const char *sql, const struct db_value *params,
+	     int nparams, db_row_fn fn, void *arg, char *err, size_t errlen);
+
+/* Run nstmts writing statements (sqls[k] with nparams[k] params[k]) in one
+ * transaction: all or nothing. Returns 0 or -errno with a message in err. */
+int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,
+	     const int *nparams, int nstmts, char *err, size_t errlen);
+
+/* ---- alert baselines (read-only) ---- */
+
+/* Which earlier iterations an iteration is compared with: same target,
+ * size, workload and block size, status done, in the current campaign
+ * (cycle number >= targets.campaign_first_cycle), row id below before_id. */
+struct db_baseline_key {
+	int64_t target_id;
+	uint64_t size_bytes;
+	const char *workload;
+	uint32_t block_size;
+	int64_t before_id;            /* INT64_MAX: every iteration so far */
+	int best;                     /* 0: the first one, 1: the highest mibps_avg */
+};
+
+/* The baseline MiB/s for k (and the iteration it comes from, may be NULL).
+ * Returns 0, -ENOENT when there is none yet, or -errno. */
+int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
+		int64_t *iteration_id);
+
+/* The kind of the target's most recent event among kind_a and kind_b,
+ * copied to kind. Returns 0, -ENOENT when it has neither, or -errno. */
+int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
+		    const char *kind_b, char *kind, size_t len);
 
 #endif
