@@ -21,11 +21,19 @@ struct act_result {
 
 /* What an action works on. */
 struct act_env {
-	const struct tgt *tg;
+	struct tgt *tg;                 /* fd may be closed and reopened (command) */
 	const struct cfg_target *t;
 	uint64_t region_offset, region_size;
+	const char *mountpoint;         /* filesystem mode, for fitrim; else NULL */
 	const volatile sig_atomic_t *stop;
 };
+
+/* What an action did to the drive's mapped state. */
+enum act_effect { EFFECT_NONE, EFFECT_TRIMMED, EFFECT_ERASED };
+
+/* Effect of a successful action (the range for EFFECT_TRIMMED). */
+enum act_effect act_effect(enum cfg_action a, const struct act_env *env, uint64_t *start,
+			   uint64_t *end);
 
 /* Run the configured between-cycles action. Returns 0 when the action ran
  * to an outcome (see r->outcome, "unsupported" included), -errno when it

@@ -1,6 +1,8 @@
 /* tgt: safe opening of block devices and regular files. */
 #include "tgt.h"
 
+#include <blkid.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "ata.h"
+#include "nvme.h"
 
 #define MAX_DEVS 256
 
@@ -233,27 +238,102 @@ static int block_refusals(const struct cfg *c, const struct cfg_target *t, struc
 	return ret;
 }
 
+static void sysfs_identity(const char *sysname, char *serial, size_t slen, char *model,
+			   size_t mlen, char *firmware, size_t flen)
+{
+	char buf[PATH_MAX];
+	if (!tgt_sysfs_read(sysname, "device/serial", buf, sizeof(buf)) ||
+	    !tgt_sysfs_read(sysname, "serial", buf, sizeof(buf)) ||
+	    !tgt_sysfs_read(sysname, "device/vpd_pg80", buf, sizeof(buf)))
+		util_strlcpy(serial, util_strip(buf), slen);
+	if (!tgt_sysfs_read(sysname, "device/model", buf, sizeof(buf)))
+		util_strlcpy(model, buf, mlen);
+	if (!tgt_sysfs_read(sysname, "device/firmware_rev", buf, sizeof(buf)) ||
+	    !tgt_sysfs_read(sysname, "device/rev", buf, sizeof(buf)))
+		util_strlcpy(firmware, buf, flen);
+}
+
+int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model,
+		      size_t mlen, char *firmware, size_t flen)
+{
+	char err[256];
+	serial[0] = model[0] = firmware[0] = 0;
+	if (!tg->is_block)
+		return 0;
+	int fd = open(tg->real_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (!strncmp(tg->sysname, "nvme", 4)) {
+		struct nvme_ctrl_info ci;
+		if (!nvme_identify_ctrl(fd, &ci, err, sizeof(err))) {
+			util_strlcpy(serial, ci.serial, slen);
+			util_strlcpy(model, ci.model, mlen);
+			util_strlcpy(firmware, ci.firmware, flen);
+			close(fd);
+			return 0;
+		}
+	} else if (!strncmp(tg->sysname, "sd", 2)) {
+		struct ata_identity id;
+		if (!ata_identify(fd, &id, err, sizeof(err))) {
+			util_strlcpy(serial, id.serial, slen);
+			util_strlcpy(model, id.model, mlen);
+			util_strlcpy(firmware, id.firmware, flen);
+			close(fd);
+			return 0;
+		}
+	}
+	close(fd);
+	sysfs_identity(tg->sysname, serial, slen, model, mlen, firmware, flen);
+	return 0;
+}
+
 static void block_identity(struct tgt *tg)
 {
 	char buf[PATH_MAX];
-	if (!tgt_sysfs_read(tg->sysname, "device/serial", buf, sizeof(buf)) ||
-	    !tgt_sysfs_read(tg->sysname, "serial", buf, sizeof(buf)))
-		util_strlcpy(tg->serial, buf, sizeof(tg->serial));
-	if (!tgt_sysfs_read(tg->sysname, "device/model", buf, sizeof(buf)))
-		util_strlcpy(tg->model, buf, sizeof(tg->model));
-	if (!tgt_sysfs_read(tg->sysname, "device/firmware_rev", buf, sizeof(buf)) ||
-	    !tgt_sysfs_read(tg->sysname, "device/rev", buf, sizeof(buf)))
-		util_strlcpy(tg->firmware, buf, sizeof(tg->firmware));
+	tgt_read_identity(tg, tg->serial, sizeof(tg->serial), tg->model, sizeof(tg->model),
+			  tg->firmware, sizeof(tg->firmware));
 	if (!tgt_sysfs_read(tg->sysname, "loop/backing_file", buf, sizeof(buf)))
 		util_strlcpy(tg->backing_file, buf, sizeof(tg->backing_file));
 	tg->discard_granularity = sysfs_u64(tg->sysname, "queue/discard_granularity");
 	tg->discard_max_bytes = sysfs_u64(tg->sysname, "queue/discard_max_bytes");
 }
 
+/* What libblkid finds on the device: a filesystem, RAID member or
+ * partition table. Empty when nothing (or when probing is impossible). */
+static void probe_signature(const char *path, char *out, size_t len)
+{
+	const char *type = NULL, *usage = NULL;
+	out[0] = 0;
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	if (blkid_do_safeprobe(pr) == 0) {
+		if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
+			blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+			snprintf(out, len, "%s %s", type, usage && !strcmp(usage, "raid") ?
+				 "RAID member" : usage && !strcmp(usage, "crypto") ?
+				 "encrypted volume" : "filesystem");
+		} else if (!blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL)) {
+			snprintf(out, len, "%s partition table", type);
+		}
+	}
+	blkid_free_probe(pr);
+}
+
 static int open_block(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
 		      const char *db_path, int check_only, char *err, size_t len)
 {
 	int ret;
+	probe_signature(tg->real_path, tg->signature, sizeof(tg->signature));
+	if (!t->allow_destroy && tg->signature[0])
+		return seterr(err, len, -EPERM, c, t, "allow_destroy",
+			      "refusing to write to block device %s: it holds a %s that would be "
+			      "destroyed; set allow_destroy = yes in [target %s] if that is intended",
+			      tg->path, tg->signature, t->name);
 	if (!t->allow_destroy)
 		return seterr(err, len, -EPERM, c, t, "allow_destroy",
 			      "refusing to write to block device %s: everything on it is destroyed; "
@@ -283,6 +363,11 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 	tg->logical_block_size = (uint32_t)lbs;
 	util_strlcpy(tg->kind, "block", sizeof(tg->kind));
 	block_identity(tg);
+	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
+		return seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			      "refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
+			      "names may have moved: check the path or expect_serial",
+			      tg->path, tg->serial, t->expect_serial);
 	return 0;
 }
 
@@ -383,6 +468,42 @@ int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_pat
 	if (ret)
 		tgt_close(tg);
 	return ret;
+}
+
+int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+		       char *err, size_t len)
+{
+	struct stat st;
+	char serial[128], model[128], fw[64];
+	if (!tg->is_block)
+		return 0;
+	if (stat(tg->real_path, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)
+		return seterr(err, len, -ENODEV, c, t, "device",
+			      "refusing %s: the device node no longer names the device opened at "
+			      "start (%u:%u); it was removed or replaced", tg->path,
+			      major(tg->rdev), minor(tg->rdev));
+	tgt_read_identity(tg, serial, sizeof(serial), model, sizeof(model), fw, sizeof(fw));
+	if (t->expect_serial[0] && strcmp(t->expect_serial, serial))
+		return seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			      "refusing %s: it now reports serial \"%s\", expected \"%s\"",
+			      tg->path, serial, t->expect_serial);
+	if (strcmp(serial, tg->serial))
+		return seterr(err, len, -EMEDIUMTYPE, c, t, "device",
+			      "refusing %s: its serial changed from \"%s\" to \"%s\" during the run",
+			      tg->path, tg->serial, serial);
+	return 0;
+}
+
+int tgt_reopen(struct tgt *tg, char *err, size_t len)
+{
+	tgt_close(tg);
+	tg->fd = open(tg->real_path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+	if (tg->fd < 0) {
+		int ret = -errno;
+		snprintf(err, len, "cannot open %s again: %s", tg->path, strerror(-ret));
+		return ret;
+	}
+	return 0;
 }
 
 void tgt_close(struct tgt *tg)

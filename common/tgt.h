@@ -27,6 +27,7 @@ struct tgt {
 	char model[128];
 	char firmware[64];
 	char backing_file[PATH_MAX];   /* loop devices */
+	char signature[96];         /* libblkid: "ext4 filesystem", "" = none */
 	int created;                /* regular file created by us */
 };
 
@@ -38,6 +39,22 @@ struct tgt {
  * one-line error in err naming the device, the reason and the key. */
 int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path,
 	     int check_only, struct tgt *out, char *err, size_t errlen);
+
+/* Read serial, model and firmware again (NVMe Identify Controller, ATA
+ * IDENTIFY, sysfs) into the given buffers, from the device now at
+ * tg->real_path. Returns 0 or -errno. */
+int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model,
+		      size_t mlen, char *firmware, size_t flen);
+
+/* Before a cycle or a destructive action: the node still names the same
+ * device, and it still reports the serial it had (and expect_serial).
+ * Returns 0, or -ENODEV / -EMEDIUMTYPE with a one-line error in err. */
+int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+		       char *err, size_t errlen);
+
+/* Open the block device again exclusively for raw access (after a
+ * filesystem was unmounted, or a command released it). Returns 0 or -errno. */
+int tgt_reopen(struct tgt *tg, char *err, size_t errlen);
 
 /* Close the descriptor (safe to call twice). */
 void tgt_close(struct tgt *tg);

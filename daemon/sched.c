@@ -57,41 +57,154 @@ static void nap(double secs)
 	}
 }
 
-/* The action after a cycle. Returns 0 or -errno (recorded either way). */
-static int between_cycles(struct sched_target *st, int64_t cycle_id, long cycle)
+/* A target-level problem: logged, alerted, remembered as the reason. */
+static enum sched_state fail(struct sched_target *st, const char *kind, int prio, long cycle,
+			     const char *msg)
 {
+	util_strlcpy(st->error, msg, sizeof(st->error));
+	alert_failure(st->alert, kind, prio, cycle, 0, msg);
+	return SCHED_FAILED;
+}
+
+/* Check the device is still the one we opened (expect_serial too).
+ * Returns 0 or -errno after raising the identity alert. */
+static int check_identity(struct sched_target *st, long cycle)
+{
+	char err[1024];
+	int ret = tgt_check_identity(st->cfg, st->t, &st->tg, err, sizeof(err));
+	if (ret)
+		fail(st, ret == -ENODEV ? "device-gone" : "identity-mismatch", LOG_CRIT, cycle, err);
+	return ret;
+}
+
+/* Filesystem mode: a fresh filesystem and test file. */
+static int fs_prepare(struct sched_target *st, long cycle)
+{
+	char err[1024];
+	int ret = 0;
+	if (st->fs.mounted)
+		ret = fs_teardown(&st->fs, &st->tg, err, sizeof(err));
+	if (!ret)
+		ret = fs_setup(&st->fs, &st->tg, st->t, err, sizeof(err));
+	if (ret) {
+		char msg[1100];
+		snprintf(msg, sizeof(msg), "filesystem mode: %s", err);
+		fail(st, "action-failed", LOG_ERR, cycle, msg);
+	} else {
+		log_msg(LOG_INFO, "target %s: made %s on %s, test file %s", st->t->name,
+			cfg_filesystem_name(st->t->filesystem), st->tg.path, st->fs.file);
+	}
+	return ret;
+}
+
+/* Secure erase in filesystem mode needs the raw device back. */
+static int fs_release(struct sched_target *st, long cycle)
+{
+	char err[1024];
+	int ret = fs_teardown(&st->fs, &st->tg, err, sizeof(err));
+	if (!ret)
+		ret = tgt_reopen(&st->tg, err, sizeof(err));
+	if (ret)
+		fail(st, "action-failed", LOG_ERR, cycle, err);
+	return ret;
+}
+
+static void record_effect(struct sched_target *st, const struct act_env *env)
+{
+	uint64_t a = 0, b = 0;
+	switch (act_effect(st->t->between_cycles, env, &a, &b)) {
+	case EFFECT_TRIMMED:
+		wear_trimmed(&st->wear, a, b);
+		break;
+	case EFFECT_ERASED:
+		wear_erased(&st->wear);
+		break;
+	default:
+		break;
+	}
+}
+
+static int is_destructive(enum cfg_action a)
+{
+	return a == ACT_TRIM || a == ACT_SECURE_ERASE;
+}
+
+/* The action after a cycle, recorded in the cycle row. Returns RUNNING to
+ * go on, or FAILED when it failed (or is unsupported) and
+ * on_action_error = stop. */
+static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id, long cycle)
+{
+	enum cfg_action act = st->t->between_cycles;
+	int fsmode = st->t->filesystem != FS_NONE;
 	struct act_env env = {
 		.tg = &st->tg, .t = st->t, .region_offset = st->layout.region_offset,
 		.region_size = st->layout.region_size, .stop = &sig_stop,
+		.mountpoint = st->fs.mounted ? st->fs.mnt : NULL,
 	};
 	struct act_result r;
-	sched_set_phase(st, cfg_action_name(st->t->between_cycles));
-	int ret = act_run(st->t->between_cycles, &env, &r);
+	if (is_destructive(act) && check_identity(st, cycle))
+		return SCHED_FAILED;
+	if (act == ACT_SECURE_ERASE && fsmode && fs_release(st, cycle))
+		return SCHED_FAILED;
+	sched_set_phase(st, cfg_action_name(act));
+	int ret = act_run(act, &env, &r);
 	struct db_action a = {
-		.kind = cfg_action_name(st->t->between_cycles), .seconds = r.seconds,
+		.kind = cfg_action_name(act), .seconds = r.seconds,
 		.bytes = r.bytes, .outcome = r.outcome, .error = r.error[0] ? r.error : NULL,
 	};
 	memcpy(a.started_at, r.started_at, sizeof(a.started_at));
-	if (st->t->between_cycles != ACT_NONE)
-		log_msg(ret ? LOG_ERR : LOG_INFO, "target %s: cycle %ld: %s: %s, %llu bytes in %.2f s%s%s",
+	int ok = !strcmp(r.outcome, "ok") || !strcmp(r.outcome, "skipped");
+	if (act != ACT_NONE)
+		log_msg(ok ? LOG_INFO : LOG_ERR, "target %s: cycle %ld: %s: %s, %llu bytes in %.2f s%s%s",
 			st->t->name, cycle, a.kind, a.outcome, (unsigned long long)a.bytes, a.seconds,
 			a.error ? ": " : "", a.error ? a.error : "");
-	int dret = db_cycle_action(st->db, cycle_id, &a);
-	if (ret) {
-		snprintf(st->error, sizeof(st->error), "action %s failed: %s", a.kind, r.error);
-		alert_failure(st->alert, "action-failed", LOG_ERR, cycle, 0, st->error);
-	} else {
+	if (db_cycle_action(st->db, cycle_id, &a))
+		return fail(st, "db-write-failed", LOG_CRIT, cycle, "cannot record the action");
+	if (!ret && !strcmp(r.outcome, "ok"))
+		record_effect(st, &env);
+	if (act == ACT_SECURE_ERASE && fsmode && fs_prepare(st, cycle))
+		return SCHED_FAILED;
+	if (ok) {
 		alert_action(st->alert, cycle, cycle_id, a.kind, a.outcome, a.error);
+		return SCHED_RUNNING;
 	}
-	return ret ? ret : dret;
+	char msg[1024];
+	snprintf(msg, sizeof(msg), "action %s %s%s%s", a.kind, a.outcome, a.error ? ": " : "",
+		 a.error ? a.error : "");
+	alert_failure(st->alert, "action-failed", LOG_ERR, cycle, 0, msg);
+	if (st->t->on_action_error == ON_ERROR_CONTINUE) {
+		log_msg(LOG_WARNING, "target %s: on_action_error = continue: going on with the next "
+			"cycle", st->t->name);
+		return SCHED_RUNNING;
+	}
+	util_strlcpy(st->error, msg, sizeof(st->error));
+	return SCHED_FAILED;
+}
+
+/* One size, and the device state it leaves behind. */
+static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
+			       long cycle, int i, long *number)
+{
+	int fsmode = st->t->filesystem != FS_NONE;
+	if (fsmode && st->t->format_each_size && fs_prepare(st, cycle))
+		return IT_FAILED;
+	enum it_status s = iter_run(st, ic, cycle_id, cycle, i, number);
+	wear_after_size(&st->wear, cycle_id, i, st->layout.region_offset, st->layout.sizes[i],
+			st->tg.capacity, st->layout.region_size, fsmode ? fs_allocated(&st->fs) : -1);
+	return s;
 }
 
 /* One cycle from size start on. Returns the state to end in, or RUNNING. */
 static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
 				  long cycle, int start, long number)
 {
+	if (check_identity(st, cycle)) {
+		db_cycle_end(st->db, cycle_id, "failed");
+		return SCHED_FAILED;
+	}
+	wear_health(&st->wear, &st->tg, cycle_id);
 	for (int i = start; i < st->layout.nsizes; i++) {
-		enum it_status s = iter_run(st, ic, cycle_id, cycle, i, &number);
+		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
 		if (s == IT_INTERRUPTED) {
 			db_cycle_end(st->db, cycle_id, "interrupted");
 			return SCHED_STOPPED;
@@ -101,9 +214,10 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 			return SCHED_FAILED;
 		}
 	}
-	if (between_cycles(st, cycle_id, cycle)) {
+	enum sched_state s = between_cycles(st, cycle_id, cycle);
+	if (s != SCHED_RUNNING) {
 		db_cycle_end(st->db, cycle_id, "failed");
-		return SCHED_FAILED;
+		return s;
 	}
 	if (db_cycle_end(st->db, cycle_id, "done")) {
 		snprintf(st->error, sizeof(st->error), "cannot record the end of cycle %ld", cycle);
@@ -194,17 +308,59 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 	}
 }
 
+/* An event that is no alert (no MESSAGE_ID): logged and stored. */
+static void note(struct sched_target *st, int prio, const char *kind, const char *msg)
+{
+	struct db_event e = {
+		.target_id = st->target_id, .run_id = st->run_id, .severity = log_prio_name(prio),
+		.kind = kind, .message = msg, .value = -1, .baseline = -1,
+	};
+	log_msg(prio, "target %s: %s", st->t->name, msg);
+	db_event(st->db, &e, NULL);
+}
+
+/* Device state to carry on from, and what changed since the last run. */
+static int target_setup(struct sched_target *st)
+{
+	char fw[64], msg[1024];
+	if (wear_load(st->db, st->target_id, &st->wear))
+		return fail(st, "db-write-failed", LOG_CRIT, 0, "cannot load the wear state"), -1;
+	if (!wear_last_firmware(&st->wear, fw, sizeof(fw)) && fw[0] && st->tg.firmware[0] &&
+	    strcmp(fw, st->tg.firmware)) {
+		snprintf(msg, sizeof(msg), "firmware changed from %s to %s since the last snapshot "
+			 "(results before and after may differ)", fw, st->tg.firmware);
+		note(st, LOG_NOTICE, "firmware-changed", msg);
+	}
+	if (st->tg.signature[0]) {
+		snprintf(msg, sizeof(msg), "%s held a %s; allow_destroy = yes, so it is being "
+			 "overwritten", st->tg.path, st->tg.signature);
+		note(st, LOG_WARNING, "signature-overwritten", msg);
+	}
+	if (st->t->filesystem != FS_NONE && !st->t->format_each_size && fs_prepare(st, 0))
+		return -1;
+	return 0;
+}
+
+static void target_cleanup(struct sched_target *st)
+{
+	char err[512];
+	if ((st->fs.mounted || st->fs.mnt[0]) && fs_teardown(&st->fs, &st->tg, err, sizeof(err)))
+		log_msg(LOG_ERR, "target %s: %s", st->t->name, err);
+	wear_free(&st->wear);
+}
+
 static void *target_main(void *arg)
 {
 	struct sched_target *st = arg;
 	struct iter_ctx *ic = NULL;
 
 	sig_block_in_thread();
-	if (iter_init(st, &ic))
+	if (target_setup(st) || iter_init(st, &ic))
 		__atomic_store_n(&st->state, SCHED_FAILED, __ATOMIC_SEQ_CST);
 	else
 		__atomic_store_n(&st->state, cycles_loop(st, ic), __ATOMIC_SEQ_CST);
 	iter_fini(ic);
+	target_cleanup(st);
 	if (st->state == SCHED_FAILED)
 		log_msg(LOG_ERR, "target %s: stopped: %s", st->t->name, st->error);
 	else

@@ -10,7 +10,9 @@
 #include "alert.h"
 #include "cfg.h"
 #include "db.h"
+#include "fsmode.h"
 #include "tgt.h"
+#include "wear.h"
 
 enum sched_state { SCHED_RUNNING, SCHED_DONE, SCHED_STOPPED, SCHED_FAILED };
 
@@ -38,6 +40,8 @@ struct sched_target {
 	struct alert_ctx *alert;
 	pthread_mutex_t lock;       /* guards prog and the pending config */
 	struct sched_progress prog;
+	struct wear_state wear;     /* mapped extents, host bytes */
+	struct fsmode fs;           /* filesystem mode state */
 	const struct cfg *pending_cfg;
 	const struct cfg_target *pending_t;
 };

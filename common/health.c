@@ -1,0 +1,233 @@
+/* health: per-cycle health snapshots (sysfs, NVMe SMART/Health, ATA SMART,
+ * or the simulated SSD's stats file) and the firmware they recorded. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ata.h"
+#include "log.h"
+#include "nvme.h"
+#include "util.h"
+#include "wear.h"
+
+enum hcol {
+	H_SECTORS_READ, H_SECTORS_WRITTEN, H_PCT_USED, H_DU_READ, H_DU_WRITTEN,
+	H_MEDIA_ERRORS, H_SPARE, H_TEMP, H_CRIT, H_POH, H_NAND, H_HOST, H__COUNT
+};
+
+struct snapshot {
+	const char *source;
+	int has[H__COUNT];
+	int64_t val[H__COUNT];
+	double wa;              /* < 0 unknown */
+	char data[8192];
+	size_t len;
+};
+
+static void set(struct snapshot *s, enum hcol c, int64_t v)
+{
+	s->has[c] = 1;
+	s->val[c] = v;
+}
+
+static void json(struct snapshot *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void json(struct snapshot *s, const char *fmt, ...)
+{
+	va_list ap;
+	if (s->len >= sizeof(s->data))
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(s->data + s->len, sizeof(s->data) - s->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		s->len += (size_t)n;
+}
+
+/* JSON string with the few escapes identity strings may need. */
+static void json_str(struct snapshot *s, const char *key, const char *v)
+{
+	json(s, "\"%s\":\"", key);
+	for (; *v; v++)
+		if (*v == '"' || *v == '\\')
+			json(s, "\\%c", *v);
+		else if ((unsigned char)*v >= 0x20)
+			json(s, "%c", *v);
+	json(s, "\",");
+}
+
+static void read_sysfs_stat(const struct tgt *tg, struct snapshot *s)
+{
+	char buf[512];
+	unsigned long long f[11];
+	if (!tg->sysname[0] || tgt_sysfs_read(tg->sysname, "stat", buf, sizeof(buf)))
+		return;
+	if (sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
+		   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10]) != 11)
+		return;
+	set(s, H_SECTORS_READ, (int64_t)f[2]);
+	set(s, H_SECTORS_WRITTEN, (int64_t)f[6]);
+}
+
+static void read_nvme(int fd, struct snapshot *s)
+{
+	struct nvme_health h;
+	char err[256];
+	if (nvme_smart_log(fd, &h, err, sizeof(err)))
+		return;
+	s->source = "nvme";
+	set(s, H_PCT_USED, h.percent_used);
+	set(s, H_DU_READ, (int64_t)h.data_units_read);
+	set(s, H_DU_WRITTEN, (int64_t)h.data_units_written);
+	set(s, H_MEDIA_ERRORS, (int64_t)h.media_errors);
+	set(s, H_SPARE, h.avail_spare);
+	set(s, H_TEMP, h.temperature_c);
+	set(s, H_CRIT, h.critical_warning);
+	set(s, H_POH, (int64_t)h.power_on_hours);
+	set(s, H_HOST, (int64_t)h.bytes_written);
+	json(s, "\"nvme\":{\"critical_warning\":%u,\"temperature_k\":%u,\"available_spare\":%u,"
+	     "\"spare_threshold\":%u,\"percentage_used\":%u,\"data_units_read\":%" PRIu64 ","
+	     "\"data_units_written\":%" PRIu64 ",\"host_read_commands\":%" PRIu64 ","
+	     "\"host_write_commands\":%" PRIu64 ",\"power_on_hours\":%" PRIu64 ","
+	     "\"unsafe_shutdowns\":%" PRIu64 ",\"media_errors\":%" PRIu64 ","
+	     "\"error_log_entries\":%" PRIu64 "},",
+	     h.critical_warning, h.temperature_k, h.avail_spare, h.spare_thresh, h.percent_used,
+	     h.data_units_read, h.data_units_written, h.host_reads, h.host_writes, h.power_on_hours,
+	     h.unsafe_shutdowns, h.media_errors, h.error_log_entries);
+}
+
+static void read_ata(int fd, struct snapshot *s)
+{
+	struct ata_smart sm;
+	char err[256];
+	if (ata_smart_read(fd, &sm, err, sizeof(err)))
+		return;
+	s->source = "ata";
+	json(s, "\"ata\":{\"checksum_ok\":%s,\"attributes\":[", sm.checksum_ok ? "true" : "false");
+	for (unsigned i = 0; i < sm.count; i++) {
+		const struct ata_smart_attr *a = &sm.attr[i];
+		json(s, "%s{\"id\":%u,\"flags\":%u,\"current\":%u,\"worst\":%u,\"raw\":%" PRIu64 "}",
+		     i ? "," : "", a->id, a->flags, a->current, a->worst, a->raw);
+		if (a->id == 9)
+			set(s, H_POH, (int64_t)(a->raw & 0xffffffffu));
+		if (a->id == 194)
+			set(s, H_TEMP, (int64_t)(a->raw & 0xff));
+	}
+	json(s, "]},");
+}
+
+/* The simulated SSD keeps a `stats` file beside its disk image. */
+static void read_simssd(const struct tgt *tg, struct snapshot *s)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 8], line[256];
+	if (!tg->backing_file[0])
+		return;
+	util_strlcpy(dir, tg->backing_file, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/stats", dirname(dir));
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	unsigned long long v;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "flash_bytes_written %llu", &v) == 1)
+			set(s, H_NAND, (int64_t)v);
+		else if (sscanf(line, "host_bytes_written %llu", &v) == 1)
+			set(s, H_HOST, (int64_t)v);
+	}
+	fclose(f);
+	if (s->has[H_NAND])
+		s->source = "simssd";
+}
+
+static void collect(struct wear_state *w, const struct tgt *tg, struct snapshot *s)
+{
+	s->source = tg->is_block ? "sysfs" : "file";
+	s->wa = -1;
+	json(s, "{");
+	json_str(s, "serial", tg->serial);
+	json_str(s, "model", tg->model);
+	json_str(s, "firmware", tg->firmware);
+	if (tg->is_block) {
+		read_sysfs_stat(tg, s);
+		/* A second, shared descriptor: the run's may be a test file. */
+		int fd = open(tg->real_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			if (!strncmp(tg->sysname, "nvme", 4))
+				read_nvme(fd, s);
+			else if (!strncmp(tg->sysname, "sd", 2))
+				read_ata(fd, s);
+			close(fd);
+		}
+		read_simssd(tg, s);
+	}
+	json(s, "\"host_bytes_total\":%" PRIu64 "}", w->host_total);
+	if (s->has[H_NAND] && s->has[H_HOST]) {
+		double nand = (double)s->val[H_NAND], host = (double)s->val[H_HOST];
+		if (w->last_nand >= 0 && host > w->last_host)
+			s->wa = (nand - w->last_nand) / (host - w->last_host);
+		w->last_nand = nand;
+		w->last_host = host;
+	}
+}
+
+int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id)
+{
+	static const char sql[] =
+		"INSERT INTO health (target_id, cycle_id, source, sectors_read, sectors_written,"
+		" percentage_used, data_units_read, data_units_written, media_errors,"
+		" available_spare, temperature_c, critical_warning, power_on_hours,"
+		" nand_bytes_written, host_bytes_written, write_amplification, data)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	struct snapshot *s = calloc(1, sizeof(*s));
+	struct db_value p[17];
+	char err[512];
+	if (!s)
+		return -ENOMEM;
+	collect(w, tg, s);
+	memset(p, 0, sizeof(p));
+	p[0] = (struct db_value){ .type = DB_INT, .i = w->target_id };
+	p[1] = (struct db_value){ .type = cycle_id ? DB_INT : DB_NULL, .i = cycle_id };
+	p[2] = (struct db_value){ .type = DB_TEXT, .s = s->source };
+	for (int c = 0; c < H__COUNT; c++)
+		p[3 + c] = (struct db_value){ .type = s->has[c] ? DB_INT : DB_NULL, .i = s->val[c] };
+	p[15] = (struct db_value){ .type = s->wa >= 0 ? DB_REAL : DB_NULL, .r = s->wa };
+	p[16] = (struct db_value){ .type = DB_TEXT, .s = s->data };
+	const char *sqls[] = { sql };
+	const struct db_value *params[] = { p };
+	int np[] = { 17 };
+	int ret = db_write(w->db, sqls, params, np, 1, err, sizeof(err));
+	if (ret)
+		log_msg(LOG_ERR, "storing a health snapshot: %s", err);
+	free(s);
+	return ret;
+}
+
+struct text_out {
+	char *buf;
+	size_t len;
+};
+
+static int keep_text(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct text_out *out = arg;
+	if (v[0].type == DB_TEXT)
+		util_strlcpy(out->buf, v[0].s, out->len);
+	return 1;
+}
+
+int wear_last_firmware(struct wear_state *w, char *buf, size_t len)
+{
+	struct db_value p = { .type = DB_INT, .i = w->target_id };
+	struct text_out out = { buf, len };
+	char err[256];
+	buf[0] = 0;
+	int ret = db_query(w->db, "SELECT json_extract(data, '$.firmware') FROM health"
+			   " WHERE target_id = ? ORDER BY id DESC LIMIT 1", &p, 1, keep_text, &out,
+			   err, sizeof(err));
+	return ret == 1 ? 0 : ret;
+}

@@ -1,0 +1,79 @@
+/* wear: what the drive has been through: the extents the host has written
+ * and not trimmed (kept across restarts), over-provisioning per iteration,
+ * host bytes written, and per-cycle health snapshots. Reads devices only
+ * for health counters; never writes to a device. */
+#ifndef WEARMON_WEAR_H
+#define WEARMON_WEAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "tgt.h"
+
+/* Sorted, merged, non-overlapping [start, end) byte ranges. */
+struct wear_extents {
+	uint64_t (*v)[2];
+	size_t n, cap;
+};
+
+/* Add [start, end), merging with neighbours. Returns 0 or -ENOMEM. */
+int wear_ext_add(struct wear_extents *e, uint64_t start, uint64_t end);
+
+/* Remove [start, end), splitting an extent if needed. Returns 0 or -ENOMEM. */
+int wear_ext_remove(struct wear_extents *e, uint64_t start, uint64_t end);
+
+/* Bytes covered. */
+uint64_t wear_ext_total(const struct wear_extents *e);
+
+/* Forget every extent (keeps the allocation). */
+void wear_ext_clear(struct wear_extents *e);
+
+/* Release the allocation. */
+void wear_ext_free(struct wear_extents *e);
+
+/* A target's wear state, loaded from and saved to the database. */
+struct wear_state {
+	struct db *db;
+	int64_t target_id;
+	struct wear_extents ext;
+	uint64_t host_total, host_since_erase;
+	double last_nand, last_host;   /* previous health counters, < 0 unknown */
+};
+
+/* Load extents and counters of a target. Returns 0 or -errno. */
+int wear_load(struct db *db, int64_t target_id, struct wear_state *w);
+
+/* Release memory. */
+void wear_free(struct wear_state *w);
+
+/* Fraction of a workload's bytes that are writes: 1, 0, or for mixed
+ * workloads 1 as well (an upper bound, documented). */
+double wear_write_fraction(const char *workload);
+
+/* Account for the iterations of (cycle_id, size_index) that have no wear
+ * row yet: add the span to the mapped extents when they wrote, add host
+ * bytes, and store a wear row per iteration plus the new state, in one
+ * transaction. fs_mapped >= 0 replaces the extents' total (filesystem
+ * mode: the test file's allocation). Returns 0 or -errno. */
+int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index,
+		    uint64_t span_offset, uint64_t span_len, uint64_t capacity,
+		    uint64_t region_bytes, int64_t fs_mapped);
+
+/* The host discarded [start, end): drop it from the mapped extents.
+ * Returns 0 or -errno. */
+int wear_trimmed(struct wear_state *w, uint64_t start, uint64_t end);
+
+/* The drive was erased: nothing is mapped, host_since_erase restarts.
+ * Returns 0 or -errno. */
+int wear_erased(struct wear_state *w);
+
+/* Take a health snapshot of tg (sysfs stat, NVMe SMART/Health or ATA SMART
+ * when available) and store it with cycle_id. Returns 0 or -errno. */
+int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id);
+
+/* Firmware recorded by the latest health snapshot of the target, into buf
+ * ("" when none). Returns 0 or -errno. */
+int wear_last_firmware(struct wear_state *w, char *buf, size_t len);
+
+#endif

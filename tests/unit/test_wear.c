@@ -1,0 +1,115 @@
+/* Unit tests of wear extents, fsmode's mkfs argv and act's alignment. */
+#include "unit.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "act.h"
+#include "fsmode.h"
+#include "wear.h"
+
+struct ext_case {
+	const char *name;
+	int add;                 /* 1 add, 0 remove */
+	uint64_t a, b;
+	size_t n;                /* extents after */
+	uint64_t total;
+};
+
+/* One sequence of operations, checked after each step. */
+static void test_extents_table(void **state)
+{
+	static const struct ext_case steps[] = {
+		{ "first", 1, 100, 200, 1, 100 },
+		{ "disjoint after", 1, 300, 400, 2, 200 },
+		{ "touching merges", 1, 200, 300, 1, 300 },
+		{ "inside is no-op", 1, 150, 250, 1, 300 },
+		{ "overlap extends left", 1, 50, 120, 1, 350 },
+		{ "split by remove", 0, 200, 250, 2, 300 },
+		{ "remove head", 0, 0, 60, 2, 290 },
+		{ "remove tail", 0, 380, 1000, 2, 270 },
+		{ "remove across both", 0, 150, 300, 2, 170 },
+		{ "add spanning all", 1, 0, 1000, 1, 1000 },
+		{ "remove all", 0, 0, 1000, 0, 0 },
+		{ "empty range", 1, 5, 5, 0, 0 },
+	};
+	struct wear_extents e = { 0 };
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		const struct ext_case *c = &steps[i];
+		int ret = c->add ? wear_ext_add(&e, c->a, c->b) : wear_ext_remove(&e, c->a, c->b);
+		assert_int_equal(ret, 0);
+		if (e.n != c->n || wear_ext_total(&e) != c->total)
+			fail_msg("%s: %zu extents, %llu bytes", c->name, e.n,
+				 (unsigned long long)wear_ext_total(&e));
+		for (size_t k = 1; k < e.n; k++)
+			assert_true(e.v[k - 1][1] < e.v[k][0]);   /* sorted, not touching */
+	}
+	wear_ext_free(&e);
+}
+
+static void test_write_fraction(void **state)
+{
+	assert_true(wear_write_fraction("randwrite") == 1.0);
+	assert_true(wear_write_fraction("seqwrite") == 1.0);
+	assert_true(wear_write_fraction("rewrite") == 1.0);
+	assert_true(wear_write_fraction("randread") == 0.0);
+	assert_true(wear_write_fraction("backread") == 0.0);
+	assert_true(wear_write_fraction("strideread") == 0.0);
+}
+
+static void test_mkfs_argv(void **state)
+{
+	static struct cfg_target t;
+	char buf[256], *argv[16];
+	memset(&t, 0, sizeof(t));
+	t.filesystem = FS_EXT4;
+	strcpy(t.mkfs_options, " -E  nodiscard -b 4096 ");
+	int n = fs_mkfs_argv(&t, "/dev/loop7", buf, sizeof(buf), argv, 16);
+	assert_int_equal(n, 8);
+	const char *want[] = { "mkfs.ext4", "-F", "-q", "-E", "nodiscard", "-b", "4096", "/dev/loop7" };
+	for (int i = 0; i < n; i++)
+		assert_string_equal(argv[i], want[i]);
+	assert_null(argv[n]);
+	t.filesystem = FS_XFS;
+	t.mkfs_options[0] = 0;
+	n = fs_mkfs_argv(&t, "/dev/sdz", buf, sizeof(buf), argv, 16);
+	assert_int_equal(n, 4);
+	assert_string_equal(argv[0], "mkfs.xfs");
+	assert_string_equal(argv[1], "-f");
+	strcpy(t.mkfs_options, "a b c d e f g h i j k l m n");
+	assert_int_equal(fs_mkfs_argv(&t, "/dev/sdz", buf, sizeof(buf), argv, 16), -E2BIG);
+}
+
+static void test_discard_alignment(void **state)
+{
+	static const struct {
+		uint64_t off, len, gran, want_off, want_len;
+		int ret;
+	} cases[] = {
+		{ 0, 1 << 20, 4096, 0, 1 << 20, 0 },
+		{ 100, 8192, 4096, 4096, 4096, 0 },      /* start rounded up, end down */
+		{ 4096, 4095, 4096, 0, 0, -EINVAL },     /* nothing aligned inside */
+		{ 1 << 20, 3 << 20, 1 << 20, 1 << 20, 3 << 20, 0 },
+		{ 512, 1024, 0, 512, 1024, 0 },          /* granularity 0: sectors */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t o = 0, l = 0;
+		int ret = act_align_range(cases[i].off, cases[i].len, cases[i].gran, &o, &l);
+		assert_int_equal(ret, cases[i].ret);
+		if (!ret) {
+			assert_int_equal(o, cases[i].want_off);
+			assert_int_equal(l, cases[i].want_len);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extents_table),
+		cmocka_unit_test(test_write_fraction),
+		cmocka_unit_test(test_mkfs_argv),
+		cmocka_unit_test(test_discard_alignment),
+	};
+	return cmocka_run_group_tests_name("wear", tests, NULL, NULL);
+}
