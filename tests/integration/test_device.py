@@ -5,6 +5,8 @@ import os
 import re
 import subprocess
 
+import pytest
+
 from conftest import MiB, query, run_wearmond, write_conf
 
 
@@ -221,3 +223,38 @@ def test_config_combinations_rejected(workdir, make_loop):
         p = run_wearmond(write_conf(workdir / "w.conf", conf(workdir / "w.db", loop.dev, **over)))
         assert p.returncode == 78, (over, p.stderr)
         assert re.search(pattern, p.stderr), (over, p.stderr)
+
+
+def test_swap_device_refused(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    subprocess.run(["mkswap", "-q", loop.dev], check=True, capture_output=True)
+    if subprocess.run(["swapon", loop.dev], capture_output=True).returncode != 0:
+        pytest.skip("swapon is not permitted in this environment")
+    try:
+        before = loop.checksum()
+        p = run_wearmond(write_conf(workdir / "w.conf", conf(workdir / "w.db", loop.dev)))
+        assert p.returncode == 78
+        assert re.search(r"device: refusing /dev/loop\d+: /dev/loop\d+ is in use as swap",
+                         p.stderr), p.stderr
+        assert loop.checksum() == before
+    finally:
+        subprocess.run(["swapoff", loop.dev])
+
+
+def test_device_mapper_holder_refused(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    name = f"wearmon-test-{os.getpid()}"
+    sectors = 32 * MiB // 512
+    made = subprocess.run(["dmsetup", "create", name, "--table",
+                           f"0 {sectors} linear {loop.dev} 0"], capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip("this kernel has no device-mapper: " + made.stderr.splitlines()[0])
+    try:
+        before = loop.checksum()
+        p = run_wearmond(write_conf(workdir / "w.conf", conf(workdir / "w.db", loop.dev)))
+        assert p.returncode == 78
+        assert re.search(r"device: refusing /dev/loop\d+: /dev/loop\d+ is held by dm-\d+",
+                         p.stderr), p.stderr
+        assert loop.checksum() == before
+    finally:
+        subprocess.run(["dmsetup", "remove", name], capture_output=True)
