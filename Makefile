@@ -73,12 +73,12 @@ $(BUILD)/san/tests/test_%: tests/unit/test_%.c tests/unit/*.h $(BUILD)/san/libwe
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(BUILD)/san/libwearmon.a $(LDLIBS) -lcmocka
 
-unit: deps $(UNIT_BIN)
-	@tools/run-unit.sh $(UNIT_BIN)
+unit: deps $(UNIT_BIN) $(EXTRA_UNIT_BIN)
+	@tools/run-unit.sh $(UNIT_BIN) $(EXTRA_UNIT_BIN)
 
-unit-san: deps $(SAN_UNIT_BIN)
+unit-san: deps $(SAN_UNIT_BIN) $(EXTRA_UNIT_SAN_BIN)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tools/run-unit.sh $(SAN_UNIT_BIN)
+		tools/run-unit.sh $(SAN_UNIT_BIN) $(EXTRA_UNIT_SAN_BIN)
 
 integration: all
 	@WEARMON_BUILD=$(abspath $(BUILD)) /usr/bin/python3 -m pytest -q -p no:cacheprovider \

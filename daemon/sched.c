@@ -323,8 +323,10 @@ static void note(struct sched_target *st, int prio, const char *kind, const char
 static int target_setup(struct sched_target *st)
 {
 	char fw[64], msg[1024];
-	if (wear_load(st->db, st->target_id, &st->wear))
-		return fail(st, "db-write-failed", LOG_CRIT, 0, "cannot load the wear state"), -1;
+	if (wear_load(st->db, st->target_id, &st->wear)) {
+		fail(st, "db-write-failed", LOG_CRIT, 0, "cannot load the wear state");
+		return -1;
+	}
 	if (!wear_last_firmware(&st->wear, fw, sizeof(fw)) && fw[0] && st->tg.firmware[0] &&
 	    strcmp(fw, st->tg.firmware)) {
 		snprintf(msg, sizeof(msg), "firmware changed from %s to %s since the last snapshot "
