@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "workload.h"
+
 #define MSG_MAX 512
 #define LABEL_MAX 208
 #define FILE_MAX (1 << 20)
@@ -29,6 +31,8 @@ enum key_id {
 	K_EXPECT_SERIAL, K_FILESYSTEM, K_MKFS_OPTIONS, K_FORMAT_EACH_SIZE,
 	K_SECURE_ERASE, K_SECURE_ERASE_COMMAND, K_SECURE_ERASE_PASSWORD, K_IDLE,
 	K_ON_ACTION_ERROR,
+	K_BLOCK_SIZES, K_READ_PERCENT, K_RANDOM_PERCENT, K_STRIDE, K_VERIFY,
+	K_VERIFY_PHASE, K_ON_VERIFY_ERROR, K_MEASURE, K_REPEAT,
 	K__COUNT
 };
 
@@ -41,10 +45,16 @@ _Static_assert(sizeof(enum cfg_baseline) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_filesystem) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_erase) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_on_error) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_verify) == sizeof(int), "enum size");
 
 static const char *const workload_names[] = {
 	[WL_SEQWRITE] = "seqwrite", [WL_SEQREAD] = "seqread",
 	[WL_RANDWRITE] = "randwrite", [WL_RANDREAD] = "randread",
+	[WL_REWRITE] = "rewrite", [WL_BACKREAD] = "backread",
+	[WL_STRIDEREAD] = "strideread", [WL_RANDRW] = "randrw", [WL_SEQRW] = "seqrw",
+	[WL_DATABASE] = "database", [WL_FILESERVER] = "fileserver",
+	[WL_WEBSERVER] = "webserver", [WL_WORKSTATION] = "workstation",
+	[WL_STREAMING] = "streaming",
 	[WL__COUNT] = NULL,
 };
 static const char *const action_names[] = {
@@ -64,6 +74,9 @@ static const char *const erase_names[] = {
 };
 static const char *const on_error_names[] = {
 	[ON_ERROR_STOP] = "stop", [ON_ERROR_CONTINUE] = "continue", NULL,
+};
+static const char *const verify_names[] = {
+	[VERIFY_NONE] = "none", [VERIFY_CRC32C] = "crc32c", NULL,
 };
 static const char *const trim_scope_names[] = {
 	[TRIM_REGION] = "region", [TRIM_DEVICE] = "device", NULL,
@@ -165,6 +178,29 @@ static const struct cfg_key keys[K__COUNT] = {
 	[K_ON_ACTION_ERROR] = { "on_action_error", CT_ENUM, TF(on_action_error),
 		.def = "stop", .choices = on_error_names,
 		.help = "stop the target or continue with the next cycle after a failed action" },
+	[K_BLOCK_SIZES] = { "block_sizes", CT_STRING, TF(block_sizes), .def = "",
+		.help = "weighted block size mix, e.g. 512:10 4k:60 64k:30; empty = block_size" },
+	[K_READ_PERCENT] = { "read_percent", CT_INT, TF(read_percent), .def = "50",
+		.min = 0, .max = 100,
+		.help = "randrw, seqrw and presets: percent of operations that read" },
+	[K_RANDOM_PERCENT] = { "random_percent", CT_INT, TF(random_percent), .def = "100",
+		.min = 0, .max = 100,
+		.help = "randrw, seqrw and presets: percent of operations at random offsets" },
+	[K_STRIDE] = { "stride", CT_INT, TF(stride), .def = "8", .min = 1,
+		.help = "strideread: read every stride-th block" },
+	[K_VERIFY] = { "verify", CT_ENUM, TF(verify), .def = "none",
+		.choices = verify_names,
+		.help = "none or crc32c: headers in written data, checked on every read" },
+	[K_VERIFY_PHASE] = { "verify_phase", CT_BOOL, TF(verify_phase), .def = "no",
+		.help = "read back and check the whole size after its measured phase" },
+	[K_ON_VERIFY_ERROR] = { "on_verify_error", CT_ENUM, TF(on_verify_error),
+		.def = "stop", .choices = on_error_names,
+		.help = "stop the target or continue after a block fails verification" },
+	[K_MEASURE] = { "measure", CT_STRING, TF(measure), .def = "",
+		.help = "measured phases of each size, e.g. fill,randwrite,randread; "
+			"empty = workload" },
+	[K_REPEAT] = { "repeat", CT_INT, TF(repeat), .def = "1", .min = 1, .max = 1000,
+		.help = "runs of each measured phase per size (mean and stddev stored)" },
 };
 
 /* Make room for one more element in an array of *cap. Returns the array
@@ -1237,9 +1273,52 @@ static void check_actions(struct resolver *r)
 	if (fs && r->out->region_offset)
 		err_add(&r->e, key_line(t, K_REGION_OFFSET), "region_offset", "must be 0 in "
 			"filesystem mode: the sizes are of the test file");
-	if (fs && t->workload != WL_SEQWRITE && t->workload != WL_RANDWRITE && !t->fill)
+	if (fs && !cfg_workload_is_write(t->workload) && !t->fill)
 		err_add(&r->e, key_line(t, K_FILL), "fill", "a read workload on a new file "
 			"needs fill = yes in filesystem mode");
+}
+
+static const struct wl_named *named_workload(enum cfg_workload w)
+{
+	unsigned n;
+	const struct wl_named *v = wl_names(&n);
+
+	return (unsigned)w < n ? &v[w] : &v[0];
+}
+
+/* read_percent and random_percent shape the mixes and the presets only. */
+static int workload_mixes(enum cfg_workload w)
+{
+	return w >= WL_RANDRW;
+}
+
+/* The measured workload: its block sizes fit the device and the smallest
+ * size, its stride fits the smallest size. read_percent, random_percent and
+ * stride are ignored by workloads they do not shape (one example file can
+ * set them all). */
+static void check_workload(struct resolver *r)
+{
+	const struct cfg_target *t = r->t;
+	int bs_key = t->block_sizes[0] ? K_BLOCK_SIZES : K_BLOCK_SIZE;
+	struct wl_spec spec;
+	char msg[MSG_MAX];
+
+	int phases[CFG_MAX_PHASES];
+	if (cfg_measure_phases(t, phases, msg, sizeof(msg)) < 0)
+		err_add(&r->e, key_line(t, K_MEASURE), "measure", "%s", msg);
+	if (cfg_workload_spec(t, t->workload, &spec, msg, sizeof(msg)) < 0) {
+		err_add(&r->e, key_line(t, K_BLOCK_SIZES), "block_sizes", "%s", msg);
+		return;
+	}
+	if (bs_key == K_BLOCK_SIZES)
+		for (unsigned i = 0; i < spec.nbs; i++)
+			check_block(r, K_BLOCK_SIZES, spec.bs[i].size);
+	if (r->out->nsizes == 0 || spec.order != WO_STRIDE)
+		return;
+	uint64_t blocks = r->out->sizes[0] / wl_max_bs(&spec);
+	if ((uint64_t)t->stride > blocks)
+		err_add(&r->e, key_line(t, K_STRIDE), "stride", "%lld is larger than the "
+			"%llu blocks of the smallest size", t->stride, (unsigned long long)blocks);
 }
 
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
@@ -1265,6 +1344,7 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 		check_block(&r, K_FILL_BLOCK_SIZE, t->fill_block_size);
 	check_alerts(&r);
 	check_actions(&r);
+	check_workload(&r);
 	return errs_finish(&r.e, err, errlen);
 }
 
@@ -1380,10 +1460,65 @@ const char *cfg_baseline_name(enum cfg_baseline b)
 
 int cfg_workload_is_write(enum cfg_workload w)
 {
-	return w == WL_SEQWRITE || w == WL_RANDWRITE;
+	return named_workload(w)->read_pct == 0;
 }
 
 int cfg_workload_is_random(enum cfg_workload w)
 {
-	return w == WL_RANDWRITE || w == WL_RANDREAD;
+	const struct wl_named *n = named_workload(w);
+
+	return n->order == WO_RANDOM && n->random_pct == 100;
+}
+
+int cfg_measure_phases(const struct cfg_target *t, int *out, char *msg, size_t len)
+{
+	char buf[sizeof(t->measure)], *save = NULL;
+	int n = 0;
+
+	util_strlcpy(buf, t->measure, sizeof(buf));
+	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		int w = -2;
+		if (n == CFG_MAX_PHASES) {
+			snprintf(msg, len, "more than %d phases", CFG_MAX_PHASES);
+			return -EINVAL;
+		}
+		if (!strcasecmp(tok, "fill"))
+			w = CFG_PHASE_FILL;
+		for (int i = 0; i < WL__COUNT && w == -2; i++)
+			if (!strcasecmp(tok, workload_names[i]))
+				w = i;
+		if (w == -2) {
+			snprintf(msg, len, "\"%s\" is neither fill nor a workload (seqwrite, "
+				 "randwrite, randread, randrw, database, ...)", tok);
+			return -EINVAL;
+		}
+		out[n++] = w;
+	}
+	if (!n)
+		out[n++] = (int)t->workload;
+	return n;
+}
+
+int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wl_spec *out,
+		      char *msg, size_t len)
+{
+	const struct wl_named *n = named_workload(w);
+
+	memset(out, 0, sizeof(*out));
+	out->order = n->order;
+	out->read_pct = n->read_pct;
+	out->random_pct = n->random_pct;
+	out->stride = (uint64_t)t->stride;
+	if (workload_mixes(w) && t->lines[K_READ_PERCENT])
+		out->read_pct = (unsigned)t->read_percent;
+	if (workload_mixes(w) && t->lines[K_RANDOM_PERCENT])
+		out->random_pct = (unsigned)t->random_percent;
+	if (t->block_sizes[0])
+		return wl_parse_block_sizes(t->block_sizes, out, msg, len);
+	if (n->block_sizes)
+		return wl_parse_block_sizes(n->block_sizes, out, msg, len);
+	out->nbs = 1;
+	out->bs[0].size = (uint32_t)t->block_size;
+	out->bs[0].weight = 1;
+	return 0;
 }

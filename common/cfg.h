@@ -20,8 +20,20 @@ enum cfg_workload {
 	WL_SEQREAD,
 	WL_RANDWRITE,
 	WL_RANDREAD,
-	WL__COUNT
+	WL_REWRITE,
+	WL_BACKREAD,
+	WL_STRIDEREAD,
+	WL_RANDRW,
+	WL_SEQRW,
+	WL_DATABASE,                      /* IOMeter presets, REFERENCE §7 */
+	WL_FILESERVER,
+	WL_WEBSERVER,
+	WL_WORKSTATION,
+	WL_STREAMING,
+	WL__COUNT                         /* same order as wl_names() */
 };
+
+enum cfg_verify { VERIFY_NONE, VERIFY_CRC32C };
 
 enum cfg_action {
 	ACT_NONE,
@@ -108,6 +120,15 @@ struct cfg_target {
 	long long cycles;                 /* 0 = forever */
 	double pause;                     /* seconds between cycles */
 	double sample_interval;           /* seconds per sample */
+	char block_sizes[256];            /* weighted mix "512:10 4k:90"; "" = block_size */
+	long long read_percent;           /* mixes: share of reads (line 0: the workload's) */
+	long long random_percent;         /* mixes: share of random offsets (idem) */
+	long long stride;                 /* strideread: every stride-th block */
+	enum cfg_verify verify;           /* none or crc32c headers in written data */
+	int verify_phase;                 /* read back and check each size after measuring */
+	enum cfg_on_error on_verify_error; /* stop or continue after a bad block */
+	char measure[256];                /* measured phases per size; "" = workload */
+	long long repeat;                 /* runs of each measured phase */
 	double alert_below;               /* % of baseline: crash warning (0 = off) */
 	double alert_critical;            /* % of baseline: crash critical (0 = off) */
 	enum cfg_baseline baseline;       /* what crash and recovery compare with */
@@ -199,8 +220,25 @@ const char *cfg_filesystem_name(enum cfg_filesystem f);
 const char *cfg_trim_scope_name(enum cfg_trim_scope s);
 const char *cfg_baseline_name(enum cfg_baseline b);
 
-/* Workload properties. */
+/* Workload properties: writes only; uniform random offsets only. */
 int cfg_workload_is_write(enum cfg_workload w);
 int cfg_workload_is_random(enum cfg_workload w);
+
+struct wl_spec;
+
+/* Workload w of target t as a spec: the named pattern, the read_percent /
+ * random_percent overrides and the block size mix (block_sizes, else the
+ * preset's mix, else block_size). Returns 0 or -EINVAL with a message when
+ * block_sizes does not parse. */
+int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wl_spec *out,
+		      char *msg, size_t len);
+
+#define CFG_MAX_PHASES 8
+#define CFG_PHASE_FILL (-1)           /* "fill" in measure: the fill, as a row */
+
+/* The measured phases of one size: the measure list (workloads, or
+ * CFG_PHASE_FILL), or just t->workload when it is empty. Returns the count
+ * (1..CFG_MAX_PHASES) or -EINVAL with a message. */
+int cfg_measure_phases(const struct cfg_target *t, int *out, char *msg, size_t len);
 
 #endif

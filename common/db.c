@@ -163,8 +163,8 @@ static const char *const migrations[] = {
 	"  JOIN targets t ON t.id = c.target_id\n"
 	"  LEFT JOIN iterations i ON i.cycle_id = c.id AND i.status = 'done'\n"
 	"  GROUP BY c.id;\n"
-	/* min() with bare columns: SQLite takes them from the row holding the
-	 * minimum, i.e. the earliest cycle that measured this size. */
+	/* The baseline: the earliest cycle that measured this size, workload
+	 * and block size to the end, averaged over its rows (repeats). */
 	"CREATE VIEW degradation AS\n"
 	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
 	"         i.size_bytes, i.workload, i.block_size, i.mibps_avg,\n"
@@ -174,12 +174,21 @@ static const char *const migrations[] = {
 	"  FROM iterations i\n"
 	"  JOIN cycles c ON c.id = i.cycle_id\n"
 	"  JOIN targets t ON t.id = i.target_id\n"
-	"  JOIN (SELECT bi.target_id, bi.size_bytes, bi.workload, bi.block_size,\n"
-	"               min(bc.number) AS cycle, bi.mibps_avg\n"
-	"        FROM iterations bi\n"
-	"        JOIN cycles bc ON bc.id = bi.cycle_id\n"
-	"        WHERE bi.status = 'done'\n"
-	"        GROUP BY bi.target_id, bi.size_bytes, bi.workload, bi.block_size) b\n"
+	"  JOIN (SELECT f.target_id, f.size_bytes, f.workload, f.block_size, f.cycle,\n"
+	"               avg(x.mibps_avg) AS mibps_avg\n"
+	"        FROM (SELECT bi.target_id, bi.size_bytes, bi.workload, bi.block_size,\n"
+	"                     min(bc.number) AS cycle\n"
+	"              FROM iterations bi\n"
+	"              JOIN cycles bc ON bc.id = bi.cycle_id\n"
+	"              WHERE bi.status = 'done'\n"
+	"              GROUP BY bi.target_id, bi.size_bytes, bi.workload,\n"
+	"                       bi.block_size) f\n"
+	"        JOIN cycles xc ON xc.target_id = f.target_id AND xc.number = f.cycle\n"
+	"        JOIN iterations x ON x.cycle_id = xc.id AND x.status = 'done'\n"
+	"         AND x.size_bytes = f.size_bytes AND x.workload = f.workload\n"
+	"         AND x.block_size = f.block_size\n"
+	"        GROUP BY f.target_id, f.size_bytes, f.workload, f.block_size,\n"
+	"                 f.cycle) b\n"
 	"    ON b.target_id = i.target_id AND b.size_bytes = i.size_bytes\n"
 	"   AND b.workload = i.workload AND b.block_size = i.block_size\n"
 	"  WHERE i.status = 'done';\n"
@@ -246,6 +255,29 @@ static const char *const migrations[] = {
 	"  JOIN iterations i ON i.id = w.iteration_id\n"
 	"  JOIN cycles c ON c.id = i.cycle_id\n"
 	"  JOIN targets t ON t.id = i.target_id;\n",
+	/* Methodology: how each row was measured (phase of the size, repeat,
+	 * block size mix, read and random shares, verification) and the latency
+	 * QoS percentiles. more_rows = 1 while further rows of the same size
+	 * follow, so a size is done only when its last row is. */
+	[4] =
+	"ALTER TABLE iterations ADD COLUMN phase TEXT;\n"
+	"ALTER TABLE iterations ADD COLUMN repeat_index INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN more_rows INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE iterations ADD COLUMN block_sizes TEXT;\n"
+	"ALTER TABLE iterations ADD COLUMN read_percent INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN random_percent INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN verify TEXT;\n"
+	"ALTER TABLE iterations ADD COLUMN verify_errors INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN lat_p90_us REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN lat_p9999_us REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN mibps_repeat_mean REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN mibps_repeat_stddev REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN iops_repeat_mean REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN iops_repeat_stddev REAL;\n"
+	"ALTER TABLE samples ADD COLUMN lat_p90_us REAL;\n"
+	"ALTER TABLE samples ADD COLUMN lat_p999_us REAL;\n"
+	"ALTER TABLE samples ADD COLUMN lat_p9999_us REAL;\n"
+	"ALTER TABLE samples ADD COLUMN mibps_min_1s REAL;\n",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION + 1,
@@ -303,7 +335,8 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_LAST_CYCLE] = "SELECT id, number, status IN ('running', 'interrupted')"
 			  " FROM cycles WHERE target_id = ? ORDER BY number DESC LIMIT 1",
 	[ST_CYCLE_PROGRESS] =
-		"SELECT coalesce(max(CASE WHEN status = 'done' THEN size_index END) + 1, 0),"
+		"SELECT coalesce(max(CASE WHEN status = 'done' AND more_rows = 0"
+		" THEN size_index END) + 1, 0),"
 		" coalesce(max(number), 0) + 1 FROM iterations WHERE cycle_id = ?",
 	[ST_CYCLE_REOPEN] = "UPDATE cycles SET status = 'running', ended_at = NULL"
 			    " WHERE id = ?",
@@ -318,18 +351,24 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_IT_BEGIN] =
 		"INSERT INTO iterations (cycle_id, run_id, target_id, number,"
 		" size_index, size_bytes, region_offset, workload, block_size,"
-		" queue_depth, compressibility, amount_bytes, started_at)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, " NOW "))",
+		" queue_depth, compressibility, amount_bytes, started_at, phase,"
+		" repeat_index, more_rows, block_sizes, read_percent, random_percent,"
+		" verify)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, " NOW "),"
+		" ?, ?, ?, ?, ?, ?, ?)",
 	[ST_IT_END] =
 		"UPDATE iterations SET ended_at = coalesce(?, " NOW "), bytes = ?,"
 		" ops = ?, seconds = ?, mibps_avg = ?, mibps_min = ?, mibps_max = ?,"
 		" mibps_stddev = ?, iops_avg = ?, lat_mean_us = ?, lat_p50_us = ?,"
 		" lat_p99_us = ?, lat_p999_us = ?, lat_max_us = ?, fill_mibps = ?,"
-		" fill_seconds = ?, fill_bytes = ?, errors = ?, status = ?, error = ?"
-		" WHERE id = ?",
+		" fill_seconds = ?, fill_bytes = ?, errors = ?, status = ?, error = ?,"
+		" lat_p90_us = ?, lat_p9999_us = ?, verify_errors = ?,"
+		" mibps_repeat_mean = ?, mibps_repeat_stddev = ?, iops_repeat_mean = ?,"
+		" iops_repeat_stddev = ? WHERE id = ?",
 	[ST_SAMPLE] = "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
-		      " lat_p50_us, lat_p99_us, lat_max_us)"
-		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		      " lat_p50_us, lat_p99_us, lat_max_us, lat_p90_us, lat_p999_us,"
+		      " lat_p9999_us, mibps_min_1s)"
+		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_EVENT] = "INSERT INTO events (target_id, run_id, cycle_id, iteration_id,"
 		     " severity, kind, message_id, message, value, baseline, data)"
 		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -1070,6 +1109,16 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 	b_i64(&b, it->compressibility);
 	b_u64(&b, it->amount_bytes);
 	b_opt_text(&b, it->started_at);
+	b_text(&b, it->phase);
+	if (it->repeat_index > 0)
+		b_i64(&b, it->repeat_index);
+	else
+		b_null(&b);
+	b_i64(&b, it->more_rows ? 1 : 0);
+	b_text(&b, it->block_sizes);
+	b_fig(&b, it->read_percent);
+	b_fig(&b, it->random_percent);
+	b_text(&b, it->verify);
 	ret = run(&b, "start iteration");
 	if (ret == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);
@@ -1111,6 +1160,21 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 	b_u64(&b, it->errors);
 	b_text(&b, it->status);
 	b_text(&b, it->error);
+	b_dbl(&b, it->lat_p90_us);
+	b_dbl(&b, it->lat_p9999_us);
+	if (it->verify && strcmp(it->verify, "none"))
+		b_u64(&b, it->verify_errors);
+	else
+		b_null(&b);
+	if (it->repeat_summary) {
+		b_dbl(&b, it->mibps_repeat_mean);
+		b_dbl(&b, it->mibps_repeat_stddev);
+		b_dbl(&b, it->iops_repeat_mean);
+		b_dbl(&b, it->iops_repeat_stddev);
+	} else {
+		for (int i = 0; i < 4; i++)
+			b_null(&b);
+	}
 	b_i64(&b, id);
 	ret = run(&b, "store iteration results");
 	return ret ? ret : changed(db, id, "store iteration results");
@@ -1129,6 +1193,10 @@ static int sample_insert(struct db *db, int64_t id, const struct db_sample *s)
 	b_dbl(&b, s->lat_p50_us);
 	b_dbl(&b, s->lat_p99_us);
 	b_dbl(&b, s->lat_max_us);
+	b_dbl(&b, s->lat_p90_us);
+	b_dbl(&b, s->lat_p999_us);
+	b_dbl(&b, s->lat_p9999_us);
+	b_fig(&b, s->mibps_min_1s);
 	return run(&b, "store sample");
 }
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 struct db;
 
@@ -56,6 +56,19 @@ struct db_iteration {
 	uint64_t fill_bytes;
 	const char *status;           /* running, done, interrupted, failed */
 	const char *error;            /* NULL when none */
+	/* methodology (schema 4) */
+	const char *phase;            /* "measure", "fill", "verify"; NULL: unknown */
+	int repeat_index;             /* 1..repeat; 0: NULL */
+	int more_rows;                /* further rows of this size follow */
+	const char *block_sizes;      /* the mix, NULL for one block size */
+	int read_percent, random_percent;   /* < 0: NULL */
+	const char *verify;           /* "none", "crc32c"; NULL: unknown */
+	uint64_t verify_errors;       /* bad sectors (NULL unless verifying) */
+	double lat_p90_us, lat_p9999_us;
+	int repeat_summary;           /* last run of a repeated phase: the four
+					 figures below hold for all its runs */
+	double mibps_repeat_mean, mibps_repeat_stddev;
+	double iops_repeat_mean, iops_repeat_stddev;
 };
 
 /* One sample (sample_interval of one phase). */
@@ -64,6 +77,8 @@ struct db_sample {
 	int64_t t_ms;                 /* end of the sample since phase start */
 	double mibps, iops;
 	double lat_p50_us, lat_p99_us, lat_max_us;
+	double lat_p90_us, lat_p999_us, lat_p9999_us;
+	double mibps_min_1s;          /* slowest 1-second window; < 0: NULL */
 };
 
 /* An action between cycles. */

@@ -9,9 +9,12 @@
 
 #include "datagen.h"
 #include "util.h"
+#include "verify.h"
 
 #define AIO_RING_MAGIC 0xa10a10a1u
 #define REAP_TIMEOUT_NS (100 * 1000 * 1000)
+#define WINDOW_NS 1000000000ull     /* mibps_min_1s windows */
+#define NPCT 5
 
 /* The completion ring the kernel maps at the io_context_t address. */
 struct aio_ring {
@@ -23,7 +26,9 @@ struct aio_ring {
 struct slot {
 	struct iocb iocb;
 	uint64_t t_submit;
-	void *buf;
+	void *buf;                  /* write data, prepared once per run */
+	void *rbuf;                 /* reads land here: buf, or its own buffer
+				       in mixed runs so write data stays intact */
 };
 
 struct eng_ctx {
@@ -31,6 +36,7 @@ struct eng_ctx {
 	unsigned max_qd;
 	uint32_t max_bs;
 	void *mem;
+	void *rmem;                 /* read buffers, allocated by the first mix */
 	struct slot *slots;
 	unsigned *free_idx;
 	unsigned nfree;
@@ -43,15 +49,21 @@ struct eng_ctx {
 struct run {
 	const struct eng_phase *p;
 	struct eng_result *r;
-	struct dgen data, offs;
-	uint64_t nblocks, cursor, total_ops, issued;
+	struct wl_spec spec;
+	struct wl_gen gen;
+	struct dgen data;
+	uint64_t amount, issued_bytes, writes_issued;
 	unsigned inflight;
 	uint64_t t0, next_sample, last_sample;
 	uint64_t s_bytes, s_ops;
 	uint64_t interval_ns;
+	uint64_t win_next, win_bytes;   /* 1-second windows, when interval > 1 s */
+	double win_min;                 /* lowest window of the sample; < 0 none */
 	struct runstat mibps;
 	int stopping;
 };
+
+static const double qos_pct[NPCT] = { 50, 90, 99, 99.9, 99.99 };
 
 int eng_create(unsigned max_qd, uint32_t max_bs, struct eng_ctx **out)
 {
@@ -91,6 +103,7 @@ void eng_destroy(struct eng_ctx *c)
 	if (c->io)
 		io_destroy(c->io);
 	free(c->mem);
+	free(c->rmem);
 	free(c->slots);
 	free(c->free_idx);
 	free(c->events);
@@ -132,32 +145,59 @@ static int reap(struct eng_ctx *c, unsigned max)
 	return ret;
 }
 
-static int check_phase(const struct eng_ctx *c, const struct eng_phase *p)
+/* The phase's workload: its spec, or one made of the simple fields. */
+static void phase_spec(const struct eng_phase *p, struct wl_spec *out)
 {
-	if (!p->block_size || p->block_size > c->max_bs || p->block_size % 512)
+	if (p->spec) {
+		*out = *p->spec;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->order = p->is_random ? WO_RANDOM : WO_SEQ;
+	out->random_pct = p->is_random ? 100 : 0;
+	out->read_pct = p->is_write ? 0 : 100;
+	out->nbs = 1;
+	out->bs[0].size = p->block_size;
+	out->bs[0].weight = 1;
+}
+
+static int check_phase(const struct eng_ctx *c, const struct eng_phase *p,
+		       const struct wl_spec *spec)
+{
+	char msg[160];
+	uint32_t max_bs = wl_max_bs(spec);
+
+	if (wl_check(spec, p->span_len, msg, sizeof(msg)) || max_bs > c->max_bs)
 		return -EINVAL;
 	if (!p->queue_depth || p->queue_depth > c->max_qd)
 		return -EINVAL;
-	if (p->span_len < p->block_size || p->span_len % p->block_size)
-		return -EINVAL;
-	if (p->span_offset % 512 || p->sample_interval <= 0)
+	if (p->span_len % max_bs || p->span_offset % 512 || p->sample_interval <= 0)
 		return -EINVAL;
 	if (!p->amount && p->duration <= 0)
 		return -EINVAL;
 	return 0;
 }
 
-static uint64_t next_offset(struct run *s)
+/* Mixed runs read into buffers of their own. Returns 0 or -ENOMEM. */
+static int use_read_buffers(struct eng_ctx *c, int mixed)
 {
-	uint64_t blk;
-	if (s->p->is_random) {
-		blk = (uint64_t)(((unsigned __int128)dgen_rand(&s->offs) * s->nblocks) >> 64);
-	} else {
-		blk = s->cursor;
-		if (++s->cursor == s->nblocks)
-			s->cursor = 0;
+	if (mixed && !c->rmem &&
+	    posix_memalign(&c->rmem, 4096, (size_t)c->max_qd * c->max_bs))
+		return -ENOMEM;
+	for (unsigned i = 0; i < c->max_qd; i++)
+		c->slots[i].rbuf = mixed ? (char *)c->rmem + (size_t)i * c->max_bs
+					 : c->slots[i].buf;
+	return 0;
+}
+
+static void record_bad(struct eng_result *r, uint64_t offset, unsigned n, int why)
+{
+	if (r->nbad < ENG_BAD_MAX) {
+		r->bad[r->nbad].offset = offset;
+		r->bad[r->nbad].reason = why;
+		r->nbad++;
 	}
-	return s->p->span_offset + blk * s->p->block_size;
+	r->verify_errors += n;
 }
 
 static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
@@ -171,8 +211,15 @@ static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
 	smp.ops = s->s_ops;
 	smp.mibps = secs > 0 ? (double)s->s_bytes / 1048576.0 / secs : 0;
 	smp.iops = secs > 0 ? (double)s->s_ops / secs : 0;
-	smp.lat_p50_us = (double)hist_percentile(&c->sample_lat, 50) / 1e3;
-	smp.lat_p99_us = (double)hist_percentile(&c->sample_lat, 99) / 1e3;
+	smp.mibps_min_1s = s->win_min;
+	s->win_min = -1;
+	uint64_t pct[NPCT];
+	hist_percentiles(&c->sample_lat, qos_pct, NPCT, pct);
+	smp.lat_p50_us = (double)pct[0] / 1e3;
+	smp.lat_p90_us = (double)pct[1] / 1e3;
+	smp.lat_p99_us = (double)pct[2] / 1e3;
+	smp.lat_p999_us = (double)pct[3] / 1e3;
+	smp.lat_p9999_us = (double)pct[4] / 1e3;
 	smp.lat_max_us = (double)c->sample_lat.max_ns / 1e3;
 	hist_merge(&s->r->lat, &c->sample_lat);
 	hist_reset(&c->sample_lat);
@@ -200,17 +247,21 @@ static void submit(struct eng_ctx *c, struct run *s)
 	const struct eng_phase *p = s->p;
 	unsigned n = 0;
 
-	while (s->inflight + n < p->queue_depth && s->issued + n < s->total_ops) {
+	while (s->inflight + n < p->queue_depth && s->issued_bytes < s->amount) {
 		struct slot *sl = &c->slots[c->free_idx[--c->nfree]];
-		uint64_t off = next_offset(s);
-		if (p->is_write) {
-			dgen_stamp(&s->data, sl->buf, p->block_size);
-			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, p->block_size, (long long)off);
+		struct wl_op op;
+		wl_next(&s->gen, &op);
+		if (op.is_write) {
+			dgen_stamp(&s->data, sl->buf, op.len);
+			if (p->verify)
+				vfy_stamp(sl->buf, op.len, op.offset, ++s->writes_issued, p->seed);
+			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
 		} else {
-			io_prep_pread(&sl->iocb, p->fd, sl->buf, p->block_size, (long long)off);
+			io_prep_pread(&sl->iocb, p->fd, sl->rbuf, op.len, (long long)op.offset);
 		}
 		sl->iocb.data = sl;
 		c->batch[n++] = &sl->iocb;
+		s->issued_bytes += op.len;
 	}
 	if (!n)
 		return;
@@ -229,11 +280,45 @@ static void submit(struct eng_ctx *c, struct run *s)
 		}
 		done += (unsigned)ret;
 	}
-	/* Give back what the kernel did not take. */
-	for (unsigned i = done; i < n; i++)
+	/* Give back what the kernel did not take (its bytes are issued again). */
+	for (unsigned i = done; i < n; i++) {
 		c->free_idx[c->nfree++] = (unsigned)((struct slot *)c->batch[i]->data - c->slots);
+		s->issued_bytes -= c->batch[i]->u.c.nbytes;
+	}
 	s->inflight += done;
-	s->issued += done;
+}
+
+/* A read of verified data: check every sector it brought. */
+static void check_read(struct run *s, const struct slot *sl)
+{
+	uint64_t bad;
+	enum vfy_reason why;
+	unsigned n = vfy_check(sl->rbuf, sl->iocb.u.c.nbytes, (uint64_t)sl->iocb.u.c.offset,
+			       &bad, &why);
+	if (!n)
+		return;
+	record_bad(s->r, bad, n, (int)why);
+	if (s->p->verify_stop)
+		s->stopping = 1;
+}
+
+/* Close the 1-second windows and samples that ended by t, in time order. */
+static void tick(struct eng_ctx *c, struct run *s, uint64_t t)
+{
+	for (;;) {
+		if (s->win_next <= t && s->win_next <= s->next_sample) {
+			double w = (double)s->win_bytes / 1048576.0;
+			if (s->win_min < 0 || w < s->win_min)
+				s->win_min = w;
+			s->win_bytes = 0;
+			s->win_next += WINDOW_NS;
+		} else if (s->next_sample <= t) {
+			emit_sample(c, s, s->next_sample);
+			s->next_sample += s->interval_ns;
+		} else {
+			return;
+		}
+	}
 }
 
 static int complete(struct eng_ctx *c, struct run *s)
@@ -246,6 +331,7 @@ static int complete(struct eng_ctx *c, struct run *s)
 		struct io_event *ev = &c->events[i];
 		struct slot *sl = ev->data;
 		long res = (long)ev->res;
+		int is_write = sl->iocb.aio_lio_opcode == IO_CMD_PWRITE;
 		if (res != (long)sl->iocb.u.c.nbytes) {
 			record_error(s, res < 0 ? (int)-res : EIO, (uint64_t)sl->iocb.u.c.offset);
 		} else {
@@ -254,15 +340,16 @@ static int complete(struct eng_ctx *c, struct run *s)
 			s->r->ops++;
 			s->s_bytes += (uint64_t)res;
 			s->s_ops++;
+			s->win_bytes += (uint64_t)res;
+			s->r->writes += (uint64_t)is_write;
+			if (!is_write && s->p->verify)
+				check_read(s, sl);
 		}
 		c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
 		s->inflight--;
 	}
 	/* Stalls show as empty samples rather than vanishing. */
-	while (t >= s->next_sample) {
-		emit_sample(c, s, s->next_sample);
-		s->next_sample += s->interval_ns;
-	}
+	tick(c, s, t);
 	return 0;
 }
 
@@ -272,33 +359,40 @@ static void run_init(struct eng_ctx *c, const struct eng_phase *p,
 	memset(r, 0, sizeof(*r));
 	hist_reset(&r->lat);
 	hist_reset(&c->sample_lat);
-	memset(s, 0, sizeof(*s));
 	s->p = p;
 	s->r = r;
-	s->nblocks = p->span_len / p->block_size;
-	s->total_ops = p->amount ? (p->amount + p->block_size - 1) / p->block_size : UINT64_MAX;
+	s->amount = p->amount ? p->amount : UINT64_MAX;
 	s->interval_ns = (uint64_t)(p->sample_interval * 1e9);
+	s->win_min = -1;
+	wl_init(&s->gen, &s->spec, p->span_offset, p->span_len, p->seed ^ 0x5bd1e995u);
 	dgen_init(&s->data, p->compressibility, p->seed);
-	dgen_init(&s->offs, 0, p->seed ^ 0x5bd1e995u);
 	runstat_init(&s->mibps);
 	c->nfree = 0;
 	for (unsigned i = 0; i < p->queue_depth; i++) {
 		c->free_idx[c->nfree++] = p->queue_depth - 1 - i;
-		if (p->is_write)
-			dgen_fill(&s->data, c->slots[i].buf, p->block_size);
+		if (s->spec.read_pct < 100)
+			dgen_fill(&s->data, c->slots[i].buf, wl_max_bs(&s->spec));
 	}
 }
 
 int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
 {
 	struct run s;
-	int ret = check_phase(c, p);
+	int ret;
 
+	memset(&s, 0, sizeof(s));
+	phase_spec(p, &s.spec);
+	ret = check_phase(c, p, &s.spec);
+	if (ret)
+		return ret;
+	ret = use_read_buffers(c, s.spec.read_pct > 0 && s.spec.read_pct < 100);
 	if (ret)
 		return ret;
 	run_init(c, p, r, &s);
 	s.t0 = s.last_sample = util_now_ns();
 	s.next_sample = s.t0 + s.interval_ns;
+	/* Windows only mean something inside samples longer than one. */
+	s.win_next = s.interval_ns > WINDOW_NS ? s.t0 + WINDOW_NS : UINT64_MAX;
 	uint64_t limit = p->duration > 0 ? s.t0 + (uint64_t)(p->duration * 1e9) : UINT64_MAX;
 
 	for (;;) {
@@ -310,7 +404,7 @@ int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
 			s.stopping = 1;
 		if (!s.stopping)
 			submit(c, &s);
-		if (!s.inflight && (s.stopping || s.issued >= s.total_ops))
+		if (!s.inflight && (s.stopping || s.issued_bytes >= s.amount))
 			break;
 		ret = complete(c, &s);
 		if (ret < 0)
@@ -328,5 +422,6 @@ int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
 	r->mibps_min = s.mibps.min;
 	r->mibps_max = s.mibps.max;
 	r->mibps_stddev = runstat_stddev(&s.mibps);
+	r->reads = r->ops - r->writes;
 	return 0;
 }

@@ -8,6 +8,9 @@
 #include <stdint.h>
 
 #include "stats.h"
+#include "workload.h"
+
+#define ENG_BAD_MAX 16              /* bad sectors remembered per phase */
 
 struct eng_ctx;
 struct eng_sample;
@@ -16,12 +19,15 @@ struct eng_sample;
 struct eng_phase {
 	int fd;                     /* opened O_DIRECT, read-write for writes */
 	uint64_t span_offset;       /* first byte of the span */
-	uint64_t span_len;          /* bytes; a multiple of block_size */
-	uint32_t block_size;
+	uint64_t span_len;          /* bytes; at least the largest block size */
+	const struct wl_spec *spec; /* the workload; NULL: the three fields below */
+	uint32_t block_size;        /* with spec NULL: one block size, */
+	int is_write;               /* writes only or reads only, */
+	int is_random;              /* uniform offsets over the span, else sequential */
 	unsigned queue_depth;
-	int is_write;
-	int is_random;              /* uniform offsets over the span */
-	uint64_t amount;            /* bytes to transfer (rounded up to blocks) */
+	uint64_t amount;            /* bytes to transfer (the last I/O may pass it) */
+	int verify;                 /* stamp CRC-32C sector headers, check reads */
+	int verify_stop;            /* stop at the first bad sector */
 	double duration;            /* seconds, 0 = until amount is done */
 	unsigned compressibility;   /* 0..100, writes only */
 	uint64_t seed;              /* offsets and data */
@@ -39,7 +45,16 @@ struct eng_sample {
 	double seconds;             /* length of this sample */
 	uint64_t bytes, ops;
 	double mibps, iops;
-	double lat_p50_us, lat_p99_us, lat_max_us;
+	double mibps_min_1s;        /* lowest 1-second window ending in the sample
+				       (sample_interval > 1 s), else -1 */
+	double lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_p9999_us;
+	double lat_max_us;
+};
+
+/* A sector that failed verification. */
+struct eng_bad {
+	uint64_t offset;            /* device byte offset of the sector */
+	int reason;                 /* enum vfy_reason */
 };
 
 /* What a phase did. */
@@ -53,6 +68,10 @@ struct eng_result {
 	int interrupted;                           /* stop flag seen */
 	int first_errno;                           /* 0 when none */
 	uint64_t first_error_offset;
+	uint64_t reads, writes;                    /* completed operations */
+	uint64_t verify_errors;                    /* bad sectors read */
+	unsigned nbad;                             /* entries in bad */
+	struct eng_bad bad[ENG_BAD_MAX];           /* the first bad sectors */
 };
 
 /* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio

@@ -40,32 +40,45 @@ uint64_t hist_bucket_width(unsigned idx)
 	return 1ull << (idx / HIST_SUB - 1);
 }
 
+static uint64_t rank_of(const struct hist *h, double p)
+{
+	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
+	return rank < 1 ? 1 : rank;
+}
+
+/* Width-1 buckets are exact; wider ones answer their midpoint. */
+static uint64_t bucket_value(const struct hist *h, unsigned i)
+{
+	uint64_t v = hist_bucket_low(i) + hist_bucket_width(i) / 2;
+	if (v > h->max_ns)
+		v = h->max_ns;
+	if (v < h->min_ns)
+		v = h->min_ns;
+	return v;
+}
+
+void hist_percentiles(const struct hist *h, const double *p, unsigned n, uint64_t *out)
+{
+	uint64_t seen = 0;
+	unsigned i = 0, k = 0;
+
+	for (; k < n && (!h->count || p[k] <= 0); k++)
+		out[k] = h->count ? h->min_ns : 0;
+	for (; k < n && p[k] < 100; k++) {
+		uint64_t rank = rank_of(h, p[k]);
+		while (i < HIST_BUCKETS && seen + h->bucket[i] < rank)
+			seen += h->bucket[i++];
+		out[k] = i < HIST_BUCKETS ? bucket_value(h, i) : h->max_ns;
+	}
+	for (; k < n; k++)
+		out[k] = h->max_ns;
+}
+
 uint64_t hist_percentile(const struct hist *h, double p)
 {
-	if (!h->count)
-		return 0;
-	if (p <= 0)
-		return h->min_ns;
-	if (p >= 100)
-		return h->max_ns;
-	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
-	if (rank < 1)
-		rank = 1;
-	uint64_t seen = 0;
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
-		seen += h->bucket[i];
-		if (seen < rank)
-			continue;
-		/* Width-1 buckets are exact; wider ones answer their midpoint. */
-		uint64_t w = hist_bucket_width(i);
-		uint64_t v = hist_bucket_low(i) + w / 2;
-		if (v > h->max_ns)
-			v = h->max_ns;
-		if (v < h->min_ns)
-			v = h->min_ns;
-		return v;
-	}
-	return h->max_ns;
+	uint64_t v;
+	hist_percentiles(h, &p, 1, &v);
+	return v;
 }
 
 double hist_mean(const struct hist *h)

@@ -56,6 +56,10 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * [min, max]. */
 uint64_t hist_percentile(const struct hist *h, double p);
 
+/* Several percentiles in one pass: p[0..n) ascending, answers (as
+ * hist_percentile would give them) in out[0..n). */
+void hist_percentiles(const struct hist *h, const double *p, unsigned n, uint64_t *out);
+
 /* Mean in ns (0 when empty). */
 double hist_mean(const struct hist *h);
 

@@ -1,4 +1,5 @@
-/* iter: fill and measured phases of one size, recorded as iteration rows. */
+/* iter: the rows of one size: preconditioning fill, the measured phases
+ * (measure =, each repeat times), the read-back, and their database rows. */
 #include "iter.h"
 
 #include <errno.h>
@@ -11,14 +12,44 @@
 #include "log.h"
 #include "signals.h"
 #include "util.h"
+#include "verify.h"
+#include "workload.h"
 
 #define DB_RETRIES 5
+#define PHASE_VERIFY (-2)            /* the read-back row of verify_phase */
 
 struct iter_ctx {
 	struct eng_ctx *eng;
 	unsigned max_qd;
 	uint64_t max_bs;
 };
+
+/* What one row measures. */
+struct row {
+	int phase;                   /* enum cfg_workload, CFG_PHASE_FILL, PHASE_VERIFY */
+	int repeat_index;            /* 1..repeat */
+	int more;                    /* further rows of the size follow */
+	int precondition;            /* run the fill = yes fill first */
+	int summary;                 /* last of several runs: store mean and stddev */
+	struct runstat *mibps, *iops; /* runs of this phase so far */
+};
+
+/* Largest block any phase of t uses: the engines' buffers. */
+static uint64_t largest_block(const struct cfg_target *t)
+{
+	uint64_t m = t->block_size > t->fill_block_size ? t->block_size : t->fill_block_size;
+	int ph[CFG_MAX_PHASES];
+	char msg[256];
+	int n = cfg_measure_phases(t, ph, msg, sizeof(msg));
+
+	for (int i = 0; i < n; i++) {
+		struct wl_spec s;
+		if (ph[i] >= 0 && !cfg_workload_spec(t, (enum cfg_workload)ph[i], &s, msg, sizeof(msg)) &&
+		    wl_max_bs(&s) > m)
+			m = wl_max_bs(&s);
+	}
+	return m;
+}
 
 int iter_init(struct sched_target *st, struct iter_ctx **out)
 {
@@ -28,7 +59,7 @@ int iter_init(struct sched_target *st, struct iter_ctx **out)
 		return -ENOMEM;
 	ic->max_qd = (unsigned)(t->queue_depth > t->fill_queue_depth ? t->queue_depth
 								 : t->fill_queue_depth);
-	ic->max_bs = t->block_size > t->fill_block_size ? t->block_size : t->fill_block_size;
+	ic->max_bs = largest_block(t);
 	int ret = eng_create(ic->max_qd, (uint32_t)ic->max_bs, &ic->eng);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot set up libaio (queue depth %u): %s",
@@ -51,7 +82,7 @@ void iter_fini(struct iter_ctx *ic)
 int iter_fits(const struct iter_ctx *ic, const struct cfg_target *t)
 {
 	return t->queue_depth <= ic->max_qd && t->fill_queue_depth <= ic->max_qd &&
-	       t->block_size <= ic->max_bs && t->fill_block_size <= ic->max_bs;
+	       largest_block(t) <= ic->max_bs;
 }
 
 /* Samples of one iteration, kept in memory until its transaction. */
@@ -85,8 +116,12 @@ static void on_sample(void *arg, const struct eng_sample *s)
 	d->mibps = s->mibps;
 	d->iops = s->iops;
 	d->lat_p50_us = s->lat_p50_us;
+	d->lat_p90_us = s->lat_p90_us;
 	d->lat_p99_us = s->lat_p99_us;
+	d->lat_p999_us = s->lat_p999_us;
+	d->lat_p9999_us = s->lat_p9999_us;
 	d->lat_max_us = s->lat_max_us;
+	d->mibps_min_1s = s->mibps_min_1s;
 }
 
 static void fields_for(const struct sched_target *st, struct log_fields *f, long cycle,
@@ -132,14 +167,16 @@ static void phase_setup(const struct sched_target *st, struct eng_phase *p, uint
 	p->stop = &sig_stop;
 	p->on_sample = on_sample;
 	p->arg = sm;
+	p->verify = st->t->verify == VERIFY_CRC32C;
+	p->verify_stop = st->t->on_verify_error == ON_ERROR_STOP;
 }
 
-static uint64_t measure_amount(const struct cfg_target *t, uint64_t size)
+static uint64_t measure_amount(const struct cfg_target *t, uint64_t size, uint32_t bs)
 {
 	uint64_t a = t->amount.is_multiple ? (uint64_t)(t->amount.multiple * (double)size)
 					   : t->amount.bytes;
-	a = a / t->block_size * t->block_size;
-	return a ? a : t->block_size;
+	a = a / bs * bs;
+	return a ? a : bs;
 }
 
 static void describe_error(const struct eng_result *r, const char *phase, char *buf, size_t len)
@@ -149,61 +186,62 @@ static void describe_error(const struct eng_result *r, const char *phase, char *
 		 strerror(r->first_errno));
 }
 
-/* Fill (when on) then the measured phase. Fills it with the figures. */
-static enum it_status measure(struct sched_target *st, struct eng_ctx *eng, uint64_t size,
-			      struct db_iteration *it, struct samples *sm, char *err, size_t elen)
+/* The preconditioning fill (fill = yes), its figures in the row's fill_*. */
+static enum it_status precondition(struct sched_target *st, struct eng_ctx *eng, uint64_t size,
+				   struct db_iteration *it, struct samples *sm,
+				   struct eng_result *r, char *err, size_t elen)
 {
-	const struct cfg_target *t = st->t;
 	struct eng_phase p;
-	struct eng_result *r = malloc(sizeof(*r));
-	enum it_status status = IT_DONE;
-	uint64_t seed = util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ (uint64_t)it->number;
 
-	if (!r) {
-		snprintf(err, elen, "out of memory");
+	sm->phase = "fill";
+	sched_set_phase(st, "fill");
+	phase_setup(st, &p, size, util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ 0xf111, sm);
+	p.block_size = (uint32_t)st->t->fill_block_size;
+	p.queue_depth = (unsigned)st->t->fill_queue_depth;
+	p.is_write = 1;
+	p.amount = size;
+	if (eng_run(eng, &p, r) < 0) {
+		snprintf(err, elen, "fill: cannot run the I/O engine");
 		return IT_FAILED;
 	}
-	if (t->fill) {
-		sm->phase = "fill";
-		sched_set_phase(st, "fill");
-		phase_setup(st, &p, size, seed, sm);
-		p.block_size = (uint32_t)t->fill_block_size;
-		p.queue_depth = (unsigned)t->fill_queue_depth;
-		p.is_write = 1;
-		p.amount = size;
-		if (eng_run(eng, &p, r) < 0) {
-			snprintf(err, elen, "fill: cannot run the I/O engine");
-			status = IT_FAILED;
-			goto out;
-		}
-		it->fill_mibps = r->mibps;
-		it->fill_seconds = r->seconds;
-		it->fill_bytes = r->bytes;
-		it->errors += r->errors;
-		if (r->errors) {
-			describe_error(r, "fill", err, elen);
-			status = IT_FAILED;
-			goto out;
-		}
-		if (r->interrupted) {
-			status = IT_INTERRUPTED;
-			goto out;
-		}
+	it->fill_mibps = r->mibps;
+	it->fill_seconds = r->seconds;
+	it->fill_bytes = r->bytes;
+	it->errors += r->errors;
+	if (r->errors) {
+		describe_error(r, "fill", err, elen);
+		return IT_FAILED;
 	}
-	sm->phase = "measure";
-	sched_set_phase(st, "measure");
-	phase_setup(st, &p, size, seed + 1, sm);
-	p.block_size = (uint32_t)t->block_size;
-	p.queue_depth = (unsigned)t->queue_depth;
-	p.is_write = cfg_workload_is_write(t->workload);
-	p.is_random = cfg_workload_is_random(t->workload);
-	p.amount = it->amount_bytes;
-	p.duration = t->duration;
-	if (eng_run(eng, &p, r) < 0) {
-		snprintf(err, elen, "measure: cannot run the I/O engine");
-		status = IT_FAILED;
-		goto out;
+	return r->interrupted ? IT_INTERRUPTED : IT_DONE;
+}
+
+/* The engine phase of a row; spec is filled for measured workloads. */
+static void row_phase(const struct sched_target *st, const struct row *rw, uint64_t size,
+		      const struct db_iteration *it, struct wl_spec *spec, struct eng_phase *p)
+{
+	const struct cfg_target *t = st->t;
+	char msg[256];
+
+	p->queue_depth = (unsigned)it->queue_depth;
+	p->amount = it->amount_bytes;
+	if (rw->phase < 0) {
+		/* fill and read-back: the whole size, sequential */
+		p->block_size = (uint32_t)t->fill_block_size;
+		p->is_write = rw->phase == CFG_PHASE_FILL;
+		p->verify |= rw->phase == PHASE_VERIFY;
+		return;
 	}
+	cfg_workload_spec(t, (enum cfg_workload)rw->phase, spec, msg, sizeof(msg));
+	p->spec = spec;
+	p->duration = t->duration;
+}
+
+static void store_figures(struct db_iteration *it, const struct eng_result *r)
+{
+	static const double ps[] = { 50, 90, 99, 99.9, 99.99 };
+	uint64_t v[5];
+
+	hist_percentiles(&r->lat, ps, 5, v);
 	it->bytes = r->bytes;
 	it->ops = r->ops;
 	it->errors += r->errors;
@@ -214,23 +252,88 @@ static enum it_status measure(struct sched_target *st, struct eng_ctx *eng, uint
 	it->mibps_stddev = r->mibps_stddev;
 	it->iops_avg = r->iops;
 	it->lat_mean_us = hist_mean(&r->lat) / 1e3;
-	it->lat_p50_us = (double)hist_percentile(&r->lat, 50) / 1e3;
-	it->lat_p99_us = (double)hist_percentile(&r->lat, 99) / 1e3;
-	it->lat_p999_us = (double)hist_percentile(&r->lat, 99.9) / 1e3;
+	it->lat_p50_us = (double)v[0] / 1e3;
+	it->lat_p90_us = (double)v[1] / 1e3;
+	it->lat_p99_us = (double)v[2] / 1e3;
+	it->lat_p999_us = (double)v[3] / 1e3;
+	it->lat_p9999_us = (double)v[4] / 1e3;
 	it->lat_max_us = (double)r->lat.max_ns / 1e3;
+	it->verify_errors = r->verify_errors;
+}
+
+/* Precondition (when asked) then the row's phase. Fills it and r. */
+static enum it_status measure(struct sched_target *st, struct eng_ctx *eng, uint64_t size,
+			      const struct row *rw, struct db_iteration *it, struct samples *sm,
+			      struct eng_result *r, char *err, size_t elen)
+{
+	struct eng_phase p;
+	struct wl_spec spec;
+	enum it_status status = IT_DONE;
+	uint64_t seed = util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ (uint64_t)it->number;
+
+	if (rw->precondition) {
+		status = precondition(st, eng, size, it, sm, r, err, elen);
+		if (status != IT_DONE)
+			return status;
+	}
+	sm->phase = rw->phase == CFG_PHASE_FILL ? "fill" : "measure";
+	sched_set_phase(st, it->phase);
+	phase_setup(st, &p, size, seed + 1, sm);
+	row_phase(st, rw, size, it, &spec, &p);
+	if (eng_run(eng, &p, r) < 0) {
+		snprintf(err, elen, "%s: cannot run the I/O engine", it->workload);
+		return IT_FAILED;
+	}
+	store_figures(it, r);
 	if (r->errors) {
-		describe_error(r, cfg_workload_name(t->workload), err, elen);
+		describe_error(r, it->workload, err, elen);
+		status = IT_FAILED;
+	} else if (r->verify_errors && p.verify_stop) {
+		snprintf(err, elen, "%s: data integrity: %llu bad sector(s), first at offset %llu: %s",
+			 it->workload, (unsigned long long)r->verify_errors,
+			 (unsigned long long)r->bad[0].offset,
+			 vfy_reason_name((enum vfy_reason)r->bad[0].reason));
 		status = IT_FAILED;
 	} else if (r->interrupted) {
 		status = IT_INTERRUPTED;
 	}
-out:
-	free(r);
-	if (sm->oom && status == IT_DONE) {
-		snprintf(err, elen, "out of memory for samples");
-		status = IT_FAILED;
-	}
 	return status;
+}
+
+/* One data-integrity event: journal (err) and the events table. */
+static void integrity_event(struct sched_target *st, long cycle, int64_t cycle_id,
+			    int64_t it_id, uint64_t offset, const char *what, uint64_t count)
+{
+	char msg[512], data[256];
+	snprintf(msg, sizeof(msg), "target %s: data integrity: cycle %ld: sector at offset %llu: %s",
+		 st->t->name, cycle, (unsigned long long)offset, what);
+	snprintf(data, sizeof(data), "{\"offset\":%llu,\"bad_sectors\":%llu}",
+		 (unsigned long long)offset, (unsigned long long)count);
+	log_msg(LOG_ERR, "%s", msg);
+	struct db_event e = {
+		.target_id = st->target_id, .run_id = st->run_id, .cycle_id = cycle_id,
+		.iteration_id = it_id, .severity = "err", .kind = "data-integrity",
+		.message = msg, .value = (double)offset, .baseline = -1, .data = data,
+	};
+	int ret = db_event(st->db, &e, NULL);
+	if (ret)
+		log_msg(LOG_ERR, "target %s: cannot store a data-integrity event: %s",
+			st->t->name, strerror(-ret));
+}
+
+/* Every bad sector remembered by the engine, and a read error under
+ * verification, becomes a data-integrity event naming its offset. */
+static void report_integrity(struct sched_target *st, long cycle, int64_t cycle_id,
+			     int64_t it_id, const struct eng_result *r)
+{
+	char what[160];
+	for (unsigned i = 0; i < r->nbad; i++)
+		integrity_event(st, cycle, cycle_id, it_id, r->bad[i].offset,
+				vfy_reason_name((enum vfy_reason)r->bad[i].reason), r->verify_errors);
+	if (r->errors) {
+		snprintf(what, sizeof(what), "I/O error: %s", strerror(r->first_errno));
+		integrity_event(st, cycle, cycle_id, it_id, r->first_error_offset, what, r->errors);
+	}
 }
 
 static void log_iteration(const struct sched_target *st, const struct db_iteration *it,
@@ -242,24 +345,101 @@ static void log_iteration(const struct sched_target *st, const struct db_iterati
 	f.mibps = it->mibps_avg;
 	log_fields(strcmp(it->status, "done") ? LOG_WARNING : LOG_INFO, &f,
 		   "target %s: cycle %ld iteration %ld size %s %s: %.1f MiB/s (min %.1f max %.1f sd %.1f) "
-		   "%.0f IOPS p99 %.0f us fill %.1f MiB/s [%s]%s%s",
+		   "%.0f IOPS p99 %.0f us p99.99 %.0f us fill %.1f MiB/s [%s]%s%s",
 		   st->t->name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
 		   it->workload, it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev,
-		   it->iops_avg, it->lat_p99_us, it->fill_mibps, it->status,
+		   it->iops_avg, it->lat_p99_us, it->lat_p9999_us, it->fill_mibps, it->status,
 		   it->error ? ": " : "", it->error ? it->error : "");
 }
 
-/* One size of one cycle, recorded as one iteration row. */
-enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
-			long cycle, int size_index, long *next)
+/* "512:10 4k:90" */
+static const char *mix_text(const struct wl_spec *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < s->nbs && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%u:%u", i ? " " : "",
+					 s->bs[i].size, s->bs[i].weight);
+	return buf;
+}
+
+/* The row's description before it starts. */
+static void row_describe(const struct sched_target *st, const struct row *rw, uint64_t size,
+			 struct db_iteration *it, char *mix, size_t mixlen)
+{
+	const struct cfg_target *t = st->t;
+	static const char *const verify_names[] = { "none", "crc32c" };
+	struct wl_spec spec;
+	char msg[256];
+
+	it->verify = verify_names[t->verify == VERIFY_CRC32C];
+	it->repeat_index = rw->repeat_index;
+	it->more_rows = rw->more;
+	if (rw->phase < 0) {
+		int fill = rw->phase == CFG_PHASE_FILL;
+		it->workload = it->phase = fill ? "fill" : "verify";
+		it->block_size = (uint32_t)t->fill_block_size;
+		it->queue_depth = (unsigned)t->fill_queue_depth;
+		it->amount_bytes = size;
+		it->read_percent = fill ? 0 : 100;
+		it->random_percent = 0;
+		return;
+	}
+	cfg_workload_spec(t, (enum cfg_workload)rw->phase, &spec, msg, sizeof(msg));
+	it->phase = "measure";
+	it->workload = cfg_workload_name((enum cfg_workload)rw->phase);
+	it->block_size = wl_max_bs(&spec);
+	it->block_sizes = spec.nbs > 1 ? mix_text(&spec, mix, mixlen) : NULL;
+	it->queue_depth = (unsigned)t->queue_depth;
+	it->amount_bytes = measure_amount(t, size, it->block_size);
+	it->read_percent = (int)spec.read_pct;
+	/* random_pct shapes the sequential and random orders only */
+	it->random_percent = spec.order == WO_RANDOM || spec.order == WO_SEQ ?
+		(int)spec.random_pct : 0;
+}
+
+static void publish(struct sched_target *st, long cycle, long number, int size_index,
+		    uint64_t size)
+{
+	pthread_mutex_lock(&st->lock);
+	st->prog.cycle = cycle;
+	st->prog.iteration = number;
+	st->prog.size_index = size_index;
+	st->prog.nsizes = st->layout.nsizes;
+	st->prog.size_bytes = size;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* Repeats: every done run counts; the last one carries mean and stddev. */
+static void repeat_figures(const struct row *rw, struct db_iteration *it)
+{
+	runstat_add(rw->mibps, it->mibps_avg);
+	runstat_add(rw->iops, it->iops_avg);
+	if (!rw->summary)
+		return;
+	it->repeat_summary = 1;
+	it->mibps_repeat_mean = rw->mibps->mean;
+	it->mibps_repeat_stddev = runstat_stddev(rw->mibps);
+	it->iops_repeat_mean = rw->iops->mean;
+	it->iops_repeat_stddev = runstat_stddev(rw->iops);
+}
+
+/* One row: begin, measure, store, report. */
+static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
+			      long cycle, int size_index, long *next, const struct row *rw)
 {
 	long number = (*next)++;
 	struct db_iteration it;
 	struct samples sm = { .st = st };
-	char err[512] = "";
+	char err[512] = "", mix[256];
 	int64_t id;
 	uint64_t size = st->layout.sizes[size_index];
+	struct eng_result *r = malloc(sizeof(*r));
 
+	if (!r) {
+		snprintf(st->error, sizeof(st->error), "out of memory");
+		return IT_FAILED;
+	}
 	memset(&it, 0, sizeof(it));
 	it.cycle_id = cycle_id;
 	it.run_id = st->run_id;
@@ -268,27 +448,28 @@ enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cy
 	it.size_index = size_index;
 	it.size_bytes = size;
 	it.region_offset = st->layout.region_offset;
-	it.workload = cfg_workload_name(st->t->workload);
-	it.block_size = (uint32_t)st->t->block_size;
-	it.queue_depth = (unsigned)st->t->queue_depth;
 	it.compressibility = (int)st->t->compressibility;
-	it.amount_bytes = measure_amount(st->t, size);
+	row_describe(st, rw, size, &it, mix, sizeof(mix));
 	it.status = "running";
 	util_iso_now(it.started_at, sizeof(it.started_at));
-	pthread_mutex_lock(&st->lock);
-	st->prog.cycle = cycle;
-	st->prog.iteration = number;
-	st->prog.size_index = size_index;
-	st->prog.nsizes = st->layout.nsizes;
-	st->prog.size_bytes = size;
-	pthread_mutex_unlock(&st->lock);
+	publish(st, cycle, number, size_index, size);
 	int ret = db_iteration_begin(st->db, &it, &id);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot record iteration start: %s", strerror(-ret));
 		alert_failure(st->alert, "db-write-failed", LOG_CRIT, cycle, 0, st->error);
+		free(r);
 		return IT_FAILED;
 	}
-	enum it_status status = measure(st, ic->eng, size, &it, &sm, err, sizeof(err));
+	enum it_status status = measure(st, ic->eng, size, rw, &it, &sm, r, err, sizeof(err));
+	if (sm.oom && status == IT_DONE) {
+		snprintf(err, sizeof(err), "out of memory for samples");
+		status = IT_FAILED;
+	}
+	if (it.verify[0] == 'c')
+		report_integrity(st, cycle, cycle_id, id, r);
+	free(r);
+	if (status == IT_DONE)
+		repeat_figures(rw, &it);
 	static const char *const names[] = { "done", "interrupted", "failed" };
 	it.status = names[status];
 	it.error = err[0] ? err : NULL;
@@ -312,3 +493,48 @@ enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cy
 	return status;
 }
 
+/* Every row of one size of one cycle, in order: each measured phase
+ * (repeat times), then the read-back. The first failure or interruption
+ * ends the size; resume then measures the whole size again. */
+enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
+			long cycle, int size_index, long *next)
+{
+	const struct cfg_target *t = st->t;
+	int ph[CFG_MAX_PHASES];
+	char msg[256];
+	int n = cfg_measure_phases(t, ph, msg, sizeof(msg));
+	int readback = t->verify_phase && t->verify == VERIFY_CRC32C;
+	int fill_row = 0;
+
+	if (n < 0) {
+		ph[0] = (int)t->workload;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++)
+		fill_row |= ph[i] == CFG_PHASE_FILL;
+	int pre = t->fill && !fill_row;
+	for (int i = 0; i < n; i++) {
+		struct runstat mibps, iops;
+		runstat_init(&mibps);
+		runstat_init(&iops);
+		for (int k = 1; k <= (int)t->repeat; k++) {
+			struct row rw = {
+				.phase = ph[i], .repeat_index = k, .precondition = pre,
+				.more = readback || i + 1 < n || k < (int)t->repeat,
+				.summary = t->repeat > 1 && k == (int)t->repeat,
+				.mibps = &mibps, .iops = &iops,
+			};
+			enum it_status s = run_row(st, ic, cycle_id, cycle, size_index, next, &rw);
+			if (s != IT_DONE)
+				return s;
+			pre = 0;
+		}
+	}
+	if (!readback)
+		return IT_DONE;
+	struct runstat a, b;
+	runstat_init(&a);
+	runstat_init(&b);
+	struct row rw = { .phase = PHASE_VERIFY, .repeat_index = 1, .mibps = &a, .iops = &b };
+	return run_row(st, ic, cycle_id, cycle, size_index, next, &rw);
+}

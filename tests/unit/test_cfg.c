@@ -155,6 +155,10 @@ static void test_defaults(void **state)
 	assert_int_equal(t->cycles, 0);
 	assert_true(t->pause == 0);
 	assert_true(t->sample_interval == 1.0);
+	assert_true(t->alert_below == 50 && t->alert_critical == 25);
+	assert_int_equal(t->baseline, BASELINE_FIRST);
+	assert_true(t->sample_crash_below == 20 && t->recovered_above == 90);
+	assert_string_equal(t->alert_command, "");
 	for (size_t i = 0; i < n; i++)
 		EXPECT(t->lines[i] == (strcmp(k[i].name, "device") == 0 ? 2 : 0),
 		       "%s: line %d", k[i].name, t->lines[i]);
@@ -346,6 +350,16 @@ static const struct bad_case bad_cases[] = {
 	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
 	  "t.conf:3: syntax error: line is longer than", 1 },
+	{ "alert_below over 100%", T "alert_below = 150%\n",
+	  "t.conf:3: alert_below: \"150%\" is out of range 0%..100%", 1 },
+	{ "alert_critical not a percentage", T "alert_critical = quarter\n",
+	  "t.conf:3: alert_critical: \"quarter\" is not a percentage (use e.g. 50%)", 1 },
+	{ "sample_crash_below negative", T "sample_crash_below = -5%\n",
+	  "t.conf:3: sample_crash_below: \"-5%\" is out of range 0%..100%", 1 },
+	{ "bad baseline", T "baseline = worst\n",
+	  "t.conf:3: baseline: \"worst\" is not one of: first, best", 1 },
+	{ "relative alert_command", T "alert_command = notify.sh\n",
+	  "t.conf:3: alert_command: \"notify.sh\" is not an absolute path", 1 },
 	{ "error in [wearmon] default reported once",
 	  "[wearmon]\nblock_size = 3k1\n" T "[target lab2]\ndevice = /d\n",
 	  "t.conf:2: block_size: \"3k1\" is not a byte size", 1 },
@@ -477,6 +491,11 @@ static const struct resolve_case resolve_cases[] = {
 	  -EINVAL, .want = "t.conf:3: sizes: the range is empty" },
 	{ "too many sizes", "sizes = 1M:1G:1M\n", 100 * GiB, 4096,
 	  -EINVAL, .want = "t.conf:3: sizes: the range gives 1024 sizes, more than 256" },
+	{ "alert_critical above alert_below", "alert_below = 30%\nalert_critical = 40%\n",
+	  100 * GiB, 4096, -EINVAL, .want = "t.conf:4: alert_critical: 40% is above "
+	  "alert_below 30%; the critical threshold must be the lower one" },
+	{ "alert_critical above a disabled alert_below", "alert_below = 0\nalert_critical = 40%\n",
+	  100 * GiB, 4096, 0, 0, 100 * GiB, 1, 100 * GiB, 100 * GiB, NULL },
 	{ "block_size larger than smallest size",
 	  "fill = no\nsizes = 64k 1M\nblock_size = 128k\n", 100 * GiB, 4096,
 	  -EINVAL, .want = "t.conf:5: block_size: 131072 bytes (128.00 KiB) is larger "

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "verify.h"
 
 #define SPAN (4u << 20)
 
@@ -175,6 +176,106 @@ static void test_bad_phase(void **state)
 	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
 }
 
+/* A randrw mix: reads and writes in the asked proportion, with a block size
+ * mix, all inside the span. */
+static void test_mixed_workload(void **state)
+{
+	struct fixture *f = *state;
+	struct eng_phase p;
+	static struct eng_result r;
+	struct wl_spec spec = { .order = WO_RANDOM, .read_pct = 70, .random_pct = 100,
+				.nbs = 3, .bs = { { 4096, 60 }, { 16384, 30 }, { 65536, 10 } } };
+	base_phase(f, &p);
+	p.spec = &spec;
+	p.amount = 8 * SPAN;
+	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(r.errors, 0);
+	assert_true(r.bytes >= 8 * SPAN);
+	assert_int_equal(r.reads + r.writes, r.ops);
+	double rp = 100.0 * (double)r.reads / (double)r.ops;
+	print_message("  %llu ops, %.1f%% reads\n", (unsigned long long)r.ops, rp);
+	assert_true(rp > 65 && rp < 75);
+}
+
+static void corrupt(const char *path, off_t at)
+{
+	int fd = open(path, O_RDWR);
+	unsigned char b;
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &b, 1, at), 1);
+	b ^= 0x5a;
+	assert_int_equal(pwrite(fd, &b, 1, at), 1);
+	fsync(fd);
+	close(fd);
+}
+
+/* Written with verify, read back clean; one corrupted byte is found at its
+ * sector's offset, and verify_stop ends the phase. */
+static void test_verify_catches_corruption(void **state)
+{
+	struct fixture *f = *state;
+	struct eng_phase p;
+	static struct eng_result r;
+	base_phase(f, &p);
+	p.verify = 1;
+	p.compressibility = 50;
+	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(r.errors, 0);
+	base_phase(f, &p);
+	p.is_write = 0;
+	p.verify = 1;
+	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(r.verify_errors, 0);
+	assert_int_equal(r.nbad, 0);
+	/* the file is read through O_DIRECT: write the damage behind it */
+	corrupt(f->path, 65536 + 777 * 512 + 300);
+	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(r.verify_errors, 1);
+	assert_int_equal(r.nbad, 1);
+	assert_int_equal(r.bad[0].offset, 65536 + 777 * 512);
+	assert_int_equal(r.bad[0].reason, VFY_BAD_CRC);
+	assert_int_equal(r.bytes, SPAN);
+	p.verify_stop = 1;
+	p.queue_depth = 1;
+	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(r.verify_errors, 1);
+	assert_true(r.bytes < SPAN);
+}
+
+static double last_min_1s = -2, last_p9999, last_p50, last_max;
+
+static void keep_sample(void *arg, const struct eng_sample *s)
+{
+	last_min_1s = s->mibps_min_1s;
+	last_p50 = s->lat_p50_us;
+	last_p9999 = s->lat_p9999_us;
+	last_max = s->lat_max_us;
+}
+
+/* Samples longer than a second carry the slowest 1-second window, and the
+ * QoS percentiles in order. */
+static void test_sample_min_1s(void **state)
+{
+	struct fixture *f = *state;
+	struct eng_phase p;
+	static struct eng_result r;
+	base_phase(f, &p);
+	p.is_random = 1;
+	p.amount = 0;
+	p.duration = 2.05;
+	p.sample_interval = 2.0;
+	p.on_sample = keep_sample;
+	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_true(r.nsamples >= 1);
+	print_message("  min 1 s %.1f MiB/s of %.1f\n", last_min_1s, r.mibps);
+	assert_true(last_min_1s > 0 && last_min_1s <= r.mibps_max * 1.5);
+	assert_true(last_p50 > 0 && last_p50 <= last_p9999 && last_p9999 <= last_max);
+	base_phase(f, &p);
+	p.on_sample = keep_sample;
+	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_true(last_min_1s < 0);   /* not applicable to short samples */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +285,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_flag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_recorded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_phase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mixed_workload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verify_catches_corruption, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_min_1s, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }

@@ -69,6 +69,44 @@ static void test_percentiles_vs_exact(void **state)
 	free(h);
 }
 
+/* The QoS percentiles in one pass, against exact sorted latencies, on
+ * distributions with the tails that matter: a narrow SSD-like body, a long
+ * tail up to 60 s, and a few outliers; p99.99 needs only 1 in 10 000. */
+static void test_qos_percentiles_vs_exact(void **state)
+{
+	enum { N = 200000 };
+	static const double ps[] = { 50, 90, 99, 99.9, 99.99 };
+	uint64_t *v = malloc(N * sizeof(*v));
+	for (int dist = 0; dist < 3; dist++) {
+		struct hist *h = new_hist();
+		srand(11 + dist);
+		for (int i = 0; i < N; i++) {
+			double u = (double)rand() / RAND_MAX;
+			if (dist == 0)          /* 80..120 us */
+				v[i] = 80000 + (uint64_t)(u * 40000);
+			else if (dist == 1)     /* log-uniform 1 us .. 60 s */
+				v[i] = (uint64_t)pow(10.0, 3.0 + u * log10(60e9 / 1e3));
+			else                    /* body at 20 us, 0.5% at 5..50 ms */
+				v[i] = i % 200 ? 20000 + (uint64_t)(u * 2000)
+					       : 5000000 + (uint64_t)(u * 45e6);
+			hist_add(h, v[i]);
+		}
+		qsort(v, N, sizeof(*v), cmp_u64);
+		uint64_t got[5];
+		hist_percentiles(h, ps, 5, got);
+		for (int k = 0; k < 5; k++) {
+			double exact = (double)v[(size_t)ceil(ps[k] / 100.0 * N) - 1];
+			print_message("  dist %d p%g: %llu exact %.0f\n", dist, ps[k],
+				      (unsigned long long)got[k], exact);
+			assert_true(fabs((double)got[k] - exact) / exact <= 0.01);
+			assert_int_equal(got[k], hist_percentile(h, ps[k]));
+		}
+		assert_int_equal(h->max_ns, v[N - 1]);
+		free(h);
+	}
+	free(v);
+}
+
 static void test_empty_and_merge(void **state)
 {
 	struct hist *a = new_hist(), *b = new_hist();
@@ -114,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_error),
 		cmocka_unit_test(test_small_values_exact),
 		cmocka_unit_test(test_percentiles_vs_exact),
+		cmocka_unit_test(test_qos_percentiles_vs_exact),
 		cmocka_unit_test(test_empty_and_merge),
 		cmocka_unit_test(test_huge_value_clamped),
 		cmocka_unit_test(test_runstat),

@@ -1,0 +1,216 @@
+"""Benchmark methodology end to end on real loop devices: every workload and
+preset, block size mixes, several measured phases and repeats per size,
+latency QoS columns, and CRC-32C verification catching a block the test
+corrupts in the loop device's backing file."""
+
+import re
+
+from conftest import MiB, query, run_wearmond, write_conf
+
+SECTOR = 512
+
+
+def conf_text(db, dev, **over):
+    keys = {
+        "device": dev,
+        "allow_destroy": "yes",
+        "sizes": "8M 16M",
+        "fill": "yes",
+        "fill_block_size": "128k",
+        "fill_queue_depth": "8",
+        "workload": "randwrite",
+        "block_size": "4k",
+        "queue_depth": "16",
+        "amount": "1x",
+        "cycles": "1",
+        "sample_interval": "0.1s",
+    }
+    keys.update(over)
+    body = "\n".join(f"{k} = {v}" for k, v in keys.items())
+    return f"[wearmon]\ndatabase = {db}\n\n[target lab1]\n{body}\n"
+
+
+def run(workdir, loop, name="w", check=True, **over):
+    db = workdir / f"{name}.db"
+    conf = write_conf(workdir / f"{name}.conf", conf_text(db, loop.dev, **over))
+    p = run_wearmond(conf)
+    if check:
+        assert p.returncode == 0, p.stderr
+    return db, p
+
+
+PHASES = ["fill", "seqread", "backread", "strideread", "rewrite", "randrw", "seqrw",
+          "database", "fileserver", "webserver", "workstation", "streaming"]
+
+
+def test_every_workload_as_a_measured_phase(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    # measure= holds at most 8 phases: two runs cover all of them
+    for k, part in enumerate([PHASES[:6], PHASES[6:]]):
+        db, _ = run(workdir, loop, name=f"w{k}", measure=",".join(part), stride="4",
+                    amount="0.5x")
+        rows = query(db, """SELECT size_index, number, workload, phase, more_rows, status,
+                                   block_size, block_sizes, read_percent, random_percent,
+                                   bytes, fill_bytes, lat_p50_us, lat_p90_us, lat_p99_us,
+                                   lat_p999_us, lat_p9999_us, lat_max_us, repeat_index
+                            FROM iterations ORDER BY number""")
+        assert len(rows) == 2 * len(part)
+        assert [r["workload"] for r in rows] == part * 2
+        assert [r["number"] for r in rows] == list(range(1, len(rows) + 1))
+        for i, r in enumerate(rows):
+            assert r["status"] == "done"
+            assert r["size_index"] == i // len(part)
+            assert r["more_rows"] == (0 if i % len(part) == len(part) - 1 else 1)
+            assert r["repeat_index"] == 1
+            assert r["lat_p50_us"] <= r["lat_p90_us"] <= r["lat_p99_us"] <= \
+                r["lat_p999_us"] <= r["lat_p9999_us"] <= r["lat_max_us"]
+            assert r["bytes"] > 0
+            # a measured fill replaces the preconditioning fill, which
+            # otherwise runs once per size, before its first row
+            first = i % len(part) == 0
+            assert (r["fill_bytes"] is not None) == (first and "fill" not in part)
+        by = {r["workload"]: r for r in rows}
+        if "fill" in by:
+            assert by["fill"]["phase"] == "fill" and by["fill"]["read_percent"] == 0
+        if "fileserver" in by:
+            f = by["fileserver"]
+            assert (f["read_percent"], f["random_percent"]) == (80, 100)
+            assert f["block_sizes"].startswith("512:10 1024:5 2048:5 4096:60")
+            assert f["block_size"] == 65536
+        if "database" in by:
+            assert (by["database"]["read_percent"], by["database"]["block_size"]) == (67, 8192)
+            assert by["database"]["block_sizes"] is None
+        if "workstation" in by:
+            assert by["workstation"]["random_percent"] == 80
+        if "randrw" in by:
+            assert (by["randrw"]["read_percent"], by["randrw"]["random_percent"]) == (50, 100)
+        if "seqread" in by:
+            assert by["seqread"]["read_percent"] == 100
+            assert by["seqread"]["phase"] == "measure"
+        samples = query(db, """SELECT count(*) AS n, min(lat_p90_us <= lat_p999_us) AS ordered,
+                                      count(mibps_min_1s) AS with_min
+                               FROM samples WHERE phase = 'measure'""")[0]
+        assert samples["n"] > 0 and samples["ordered"] == 1
+        assert samples["with_min"] == 0   # 0.1 s samples have no 1-second window
+
+
+def test_mix_overrides_and_read_percent(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db, _ = run(workdir, loop, workload="randrw", read_percent="25", random_percent="50",
+                block_sizes="4k:3 64k:1", amount="2x")
+    rows = query(db, "SELECT workload, read_percent, random_percent, block_sizes, block_size,"
+                     " errors, status FROM iterations")
+    assert len(rows) == 2
+    for r in rows:
+        assert (r["workload"], r["read_percent"], r["random_percent"]) == ("randrw", 25, 50)
+        assert (r["block_sizes"], r["block_size"]) == ("4096:3 65536:1", 65536)
+        assert (r["errors"], r["status"]) == (0, "done")
+
+
+def test_repeat_stores_every_run_and_mean(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db, _ = run(workdir, loop, measure="randwrite,randread", repeat="3", sizes="8M")
+    rows = query(db, """SELECT workload, repeat_index, more_rows, mibps_avg, iops_avg,
+                               mibps_repeat_mean, mibps_repeat_stddev, iops_repeat_mean,
+                               iops_repeat_stddev, status, fill_bytes
+                        FROM iterations ORDER BY number""")
+    assert [(r["workload"], r["repeat_index"]) for r in rows] == \
+        [("randwrite", 1), ("randwrite", 2), ("randwrite", 3),
+         ("randread", 1), ("randread", 2), ("randread", 3)]
+    assert [r["more_rows"] for r in rows] == [1, 1, 1, 1, 1, 0]
+    # only the first row ran the preconditioning fill
+    assert [r["fill_bytes"] is not None for r in rows] == [True] + [False] * 5
+    for g in (rows[:3], rows[3:]):
+        v = [r["mibps_avg"] for r in g]
+        mean = sum(v) / 3
+        sd = (sum((x - mean) ** 2 for x in v) / 2) ** 0.5
+        assert g[0]["mibps_repeat_mean"] is None and g[1]["mibps_repeat_mean"] is None
+        assert abs(g[2]["mibps_repeat_mean"] - mean) <= 1e-6 * mean
+        assert abs(g[2]["mibps_repeat_stddev"] - sd) <= 1e-6 * max(sd, 1)
+        iops = [r["iops_avg"] for r in g]
+        assert abs(g[2]["iops_repeat_mean"] - sum(iops) / 3) <= 1e-6 * sum(iops)
+
+
+def corrupt(path, offset):
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        b = f.read(1)
+        f.seek(offset)
+        f.write(bytes([b[0] ^ 0xA5]))
+
+
+def integrity_events(db):
+    return query(db, "SELECT kind, severity, message, value, json_extract(data, '$.offset')"
+                     " AS offset FROM events WHERE kind = 'data-integrity' ORDER BY id")
+
+
+def test_verify_clean_readback(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db, _ = run(workdir, loop, verify="crc32c", verify_phase="yes", workload="randwrite",
+                measure="randwrite,randread,backread", compressibility="50")
+    rows = query(db, "SELECT workload, phase, verify, verify_errors, status, more_rows"
+                     " FROM iterations ORDER BY number")
+    assert [r["workload"] for r in rows] == ["randwrite", "randread", "backread", "verify"] * 2
+    assert all(r["verify"] == "crc32c" and r["verify_errors"] == 0 and r["status"] == "done"
+               for r in rows)
+    assert [r["more_rows"] for r in rows] == [1, 1, 1, 0] * 2
+    assert integrity_events(db) == []
+
+
+def write_then_corrupt(workdir, loop, offset):
+    # cycle 1 writes the whole 8 MiB with headers (fill + sequential writes)
+    run(workdir, loop, name="write", verify="crc32c", workload="seqwrite", sizes="8M")
+    corrupt(loop.backing, offset)
+
+
+def test_verify_names_corrupted_offset_and_stops(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    bad = 5 * MiB + 37 * SECTOR
+    write_then_corrupt(workdir, loop, bad + 200)
+    db, p = run(workdir, loop, name="read", check=False, verify="crc32c", fill="no",
+                workload="seqread", sizes="8M", queue_depth="1", block_size="64k")
+    assert p.returncode == 1, p.stderr
+    ev = integrity_events(db)
+    assert len(ev) == 1
+    assert ev[0]["severity"] == "err" and ev[0]["offset"] == bad and ev[0]["value"] == bad
+    assert str(bad) in ev[0]["message"] and "checksum" in ev[0]["message"]
+    assert re.search(rf"offset {bad}\b", p.stderr)
+    it = query(db, "SELECT status, error, verify_errors FROM iterations")
+    assert len(it) == 1
+    assert it[0]["status"] == "failed" and str(bad) in it[0]["error"]
+    assert it[0]["verify_errors"] == 1
+
+
+def test_verify_continue_keeps_going(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    bad = 3 * MiB + 5 * SECTOR
+    write_then_corrupt(workdir, loop, bad + 40)
+    db, p = run(workdir, loop, name="read", verify="crc32c", fill="no", workload="seqread",
+                sizes="8M", on_verify_error="continue", amount="2x")
+    it = query(db, "SELECT status, verify_errors, bytes FROM iterations")
+    # read twice over: the bad sector is found on both passes, the phase completes
+    assert it[0]["status"] == "done" and it[0]["verify_errors"] == 2
+    assert it[0]["bytes"] == 16 * MiB
+    ev = integrity_events(db)
+    assert len(ev) == 2 and all(e["offset"] == bad for e in ev)
+
+
+def test_bad_method_keys_rejected(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    cases = [
+        ({"block_sizes": "4k:60 3000:40"}, "block_sizes", "multiple of 512"),
+        ({"block_sizes": "4k 64M"}, "block_sizes", "smallest size"),
+        ({"read_percent": "101", "workload": "randrw"}, "read_percent", "out of range"),
+        ({"workload": "strideread", "stride": "10000"}, "stride", "larger than"),
+        ({"measure": "fill,randwrite,bogus"}, "measure", "bogus"),
+        ({"verify": "md5"}, "verify", "crc32c"),
+        ({"repeat": "0"}, "repeat", "out of range"),
+    ]
+    for over, key, text in cases:
+        db = workdir / "bad.db"
+        conf = write_conf(workdir / "bad.conf", conf_text(db, loop.dev, **over))
+        before = loop.checksum()
+        p = run_wearmond(conf)
+        assert p.returncode == 78, (over, p.stderr)
+        assert re.search(rf"bad\.conf:\d+: {key}: .*{text}", p.stderr), (over, p.stderr)
+        assert loop.checksum() == before

@@ -1,0 +1,483 @@
+/* Unit tests of workload: every pattern's offset sequence on a small span
+ * (coverage, order, stride, read share, block-size mix) and mix parsing. */
+#include "unit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "workload.h"
+
+#define SPAN_OFF (64u << 10)
+#define SPAN (1u << 20)
+#define BS 4096u
+#define NBLK (SPAN / BS)
+#define OPS 10000
+
+static const struct wl_named *find(const char *name)
+{
+	unsigned n;
+	const struct wl_named *v = wl_names(&n);
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	fail_msg("no workload %s", name);
+	return NULL;
+}
+
+/* The spec a named workload gets with block_size = 4k and stride 8. */
+static struct wl_spec spec_of(const char *name)
+{
+	const struct wl_named *w = find(name);
+	struct wl_spec s = { .order = w->order, .read_pct = w->read_pct,
+			     .random_pct = w->random_pct, .stride = 8, .nbs = 1,
+			     .bs = { { BS, 1 } } };
+	char msg[256];
+	if (w->block_sizes)
+		assert_int_equal(wl_parse_block_sizes(w->block_sizes, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), 0);
+	return s;
+}
+
+/* Every operation of every named workload stays inside the span, is aligned
+ * to 512 and has a length from its mix. */
+static void test_all_inside_span(void **state)
+{
+	unsigned n;
+	const struct wl_named *v = wl_names(&n);
+	assert_true(n >= 14);
+	for (unsigned i = 0; i < n; i++) {
+		struct wl_spec s = spec_of(v[i].name);
+		struct wl_gen g;
+		wl_init(&g, &s, SPAN_OFF, SPAN, i + 1);
+		for (int k = 0; k < OPS; k++) {
+			struct wl_op op;
+			int ok = 0;
+			wl_next(&g, &op);
+			assert_true(op.offset >= SPAN_OFF);
+			assert_true(op.offset + op.len <= SPAN_OFF + SPAN);
+			assert_int_equal(op.offset % 512, 0);
+			for (unsigned b = 0; b < s.nbs; b++)
+				ok |= op.len == s.bs[b].size;
+			assert_true(ok);
+		}
+	}
+}
+
+static uint64_t blk(const struct wl_op *op)
+{
+	return (op->offset - SPAN_OFF) / BS;
+}
+
+static void test_seq_order_and_wrap(void **state)
+{
+	struct wl_spec s = spec_of("seqwrite");
+	struct wl_gen g;
+	struct wl_op op;
+	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
+	for (uint64_t k = 0; k < 2 * NBLK + 3; k++) {
+		wl_next(&g, &op);
+		assert_int_equal(blk(&op), k % NBLK);
+		assert_int_equal(op.offset % BS, 0);
+		assert_true(op.is_write);
+	}
+}
+
+static void test_backread_descending(void **state)
+{
+	struct wl_spec s = spec_of("backread");
+	struct wl_gen g;
+	struct wl_op op;
+	uint64_t prev = 0;
+	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
+	for (uint64_t k = 0; k < 3 * NBLK; k++) {
+		wl_next(&g, &op);
+		assert_false(op.is_write);
+		if (k % NBLK == 0)
+			assert_int_equal(blk(&op), NBLK - 1);   /* (re)starts at the top */
+		else
+			assert_int_equal(blk(&op), prev - 1);   /* strictly descending */
+		prev = blk(&op);
+	}
+}
+
+static void test_strideread(void **state)
+{
+	struct wl_spec s = spec_of("strideread");
+	struct wl_gen g;
+	struct wl_op op;
+	static int seen[NBLK];
+	memset(seen, 0, sizeof(seen));
+	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
+	for (uint64_t k = 0; k < NBLK; k++) {
+		wl_next(&g, &op);
+		assert_false(op.is_write);
+		/* pass p reads p, p + 8, p + 16 ... */
+		uint64_t per = NBLK / 8;
+		assert_int_equal(blk(&op), (k % per) * 8 + k / per);
+		seen[blk(&op)]++;
+	}
+	for (unsigned b = 0; b < NBLK; b++)
+		assert_int_equal(seen[b], 1);
+	wl_next(&g, &op);
+	assert_int_equal(blk(&op), 0);   /* then all over again */
+}
+
+static void test_rewrite_same_record(void **state)
+{
+	struct wl_spec s = spec_of("rewrite");
+	struct wl_gen g;
+	struct wl_op op;
+	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
+	for (int k = 0; k < 1000; k++) {
+		wl_next(&g, &op);
+		assert_int_equal(op.offset, SPAN_OFF);
+		assert_int_equal(op.len, BS);
+		assert_true(op.is_write);
+	}
+}
+
+/* Random offsets cover the span uniformly: every block is hit, and no block
+ * more than twice its share plus noise. */
+static void test_random_coverage(void **state)
+{
+	static const char *const names[] = { "randwrite", "randread", "randrw" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct wl_spec s = spec_of(names[i]);
+		struct wl_gen g;
+		static unsigned hits[NBLK];
+		memset(hits, 0, sizeof(hits));
+		wl_init(&g, &s, SPAN_OFF, SPAN, 42);
+		for (int k = 0; k < 40 * (int)NBLK; k++) {
+			struct wl_op op;
+			wl_next(&g, &op);
+			assert_int_equal(op.offset % BS, 0);
+			hits[blk(&op)]++;
+		}
+		for (unsigned b = 0; b < NBLK; b++) {
+			assert_true(hits[b] > 10);
+			assert_true(hits[b] < 80);
+		}
+	}
+}
+
+struct share_case {
+	const char *name;
+	unsigned read_pct;      /* expected */
+};
+
+/* Read share within 2 points over 10 000 operations. */
+static void test_read_fraction(void **state)
+{
+	static const struct share_case cases[] = {
+		{ "randrw", 50 }, { "seqrw", 50 }, { "database", 67 }, { "fileserver", 80 },
+		{ "webserver", 100 }, { "workstation", 80 }, { "randwrite", 0 },
+		{ "seqread", 100 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wl_spec s = spec_of(cases[i].name);
+		struct wl_gen g;
+		int reads = 0;
+		wl_init(&g, &s, SPAN_OFF, SPAN, 7 + i);
+		for (int k = 0; k < OPS; k++) {
+			struct wl_op op;
+			wl_next(&g, &op);
+			reads += !op.is_write;
+		}
+		double pct = 100.0 * reads / OPS;
+		print_message("  %s: %.2f%% reads\n", cases[i].name, pct);
+		assert_true(pct >= cases[i].read_pct - 2.0 && pct <= cases[i].read_pct + 2.0);
+	}
+}
+
+/* An explicit read_percent overrides, to 1 point of precision. */
+static void test_read_percent_sweep(void **state)
+{
+	for (unsigned p = 0; p <= 100; p += 5) {
+		struct wl_spec s = spec_of("randrw");
+		struct wl_gen g;
+		int reads = 0;
+		s.read_pct = p;
+		wl_init(&g, &s, SPAN_OFF, SPAN, p);
+		for (int k = 0; k < OPS; k++) {
+			struct wl_op op;
+			wl_next(&g, &op);
+			reads += !op.is_write;
+		}
+		double pct = 100.0 * reads / OPS;
+		assert_true(pct >= p - 2.0 && pct <= p + 2.0);
+	}
+}
+
+/* Block-size shares within 2 points of the weights over 10 000 operations,
+ * and each offset aligned to its own block size. */
+static void test_block_size_mix(void **state)
+{
+	static const char *const names[] = { "fileserver", "webserver", "streaming" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct wl_spec s = spec_of(names[i]);
+		struct wl_gen g;
+		unsigned count[WL_MAX_BS] = { 0 }, total = 0;
+		for (unsigned b = 0; b < s.nbs; b++)
+			total += s.bs[b].weight;
+		wl_init(&g, &s, SPAN_OFF, SPAN, 99);
+		for (int k = 0; k < OPS; k++) {
+			struct wl_op op;
+			wl_next(&g, &op);
+			for (unsigned b = 0; b < s.nbs; b++)
+				count[b] += op.len == s.bs[b].size;
+			if (s.random_pct == 100)
+				assert_int_equal((op.offset - SPAN_OFF) % op.len, 0);
+		}
+		for (unsigned b = 0; b < s.nbs; b++) {
+			double got = 100.0 * count[b] / OPS;
+			double want = 100.0 * s.bs[b].weight / total;
+			print_message("  %s %u: %.2f%% (want %.2f%%)\n", names[i], s.bs[b].size,
+				      got, want);
+			assert_true(got >= want - 2.0 && got <= want + 2.0);
+		}
+	}
+}
+
+/* IOMeter's random share: an operation not following the previous one is a
+ * random one; workstation asks for 80%. */
+static void test_random_percent(void **state)
+{
+	for (unsigned p = 0; p <= 100; p += 20) {
+		struct wl_spec s = spec_of("seqrw");
+		struct wl_gen g;
+		struct wl_op op;
+		uint64_t end = 0;
+		int jumps = 0;
+		s.random_pct = p;
+		s.read_pct = 0;
+		wl_init(&g, &s, 0, 64u << 20, p + 3);
+		for (int k = 0; k < OPS; k++) {
+			wl_next(&g, &op);
+			jumps += k && op.offset != end && end != (64u << 20);
+			end = op.offset + op.len;
+		}
+		double pct = 100.0 * jumps / (OPS - 1);
+		print_message("  random_percent %u: %.2f%% jumps\n", p, pct);
+		assert_true(pct >= p - 2.0 && pct <= p + 2.0);
+	}
+}
+
+/* The same seed gives the same sequence; another seed another one. */
+static void test_reproducible(void **state)
+{
+	struct wl_spec s = spec_of("fileserver");
+	struct wl_gen a, b, c;
+	int differ = 0;
+	wl_init(&a, &s, SPAN_OFF, SPAN, 5);
+	wl_init(&b, &s, SPAN_OFF, SPAN, 5);
+	wl_init(&c, &s, SPAN_OFF, SPAN, 6);
+	for (int k = 0; k < 1000; k++) {
+		struct wl_op x, y, z;
+		wl_next(&a, &x);
+		wl_next(&b, &y);
+		wl_next(&c, &z);
+		assert_memory_equal(&x, &y, sizeof(x));
+		differ += x.offset != z.offset;
+	}
+	assert_true(differ > 900);
+}
+
+struct parse_case {
+	const char *text;
+	int ok;
+	unsigned n;
+	uint32_t first;
+	unsigned first_weight;
+	const char *msg;        /* part of the message on error */
+};
+
+static void test_parse_block_sizes(void **state)
+{
+	static const struct parse_case cases[] = {
+		{ "512:10 1k:5 4k:60 64k:25", 1, 4, 512, 10, NULL },
+		{ "4k", 1, 1, 4096, 1, NULL },
+		{ "8k:3, 16k:1", 1, 2, 8192, 3, NULL },
+		{ "64M", 1, 1, 64u << 20, 1, NULL },
+		{ "", 0, 0, 0, 0, "no block sizes" },
+		{ "4k:0", 0, 0, 0, 0, "weight" },
+		{ "4k:x", 0, 0, 0, 0, "weight" },
+		{ "1000", 0, 0, 0, 0, "multiple of 512" },
+		{ "256", 0, 0, 0, 0, "multiple of 512" },
+		{ "128M", 0, 0, 0, 0, "64 MiB" },
+		{ "4k 4k", 0, 0, 0, 0, "twice" },
+		{ "1k 2k 3k 4k 5k 6k 7k 8k 9k 10k 11k 12k 13k 14k 15k 16k 17k", 0, 0, 0, 0,
+		  "more than 16" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wl_spec s;
+		char msg[256] = "";
+		memset(&s, 0, sizeof(s));
+		int rc = wl_parse_block_sizes(cases[i].text, &s, msg, sizeof(msg));
+		print_message("  \"%s\": %d %s\n", cases[i].text, rc, msg);
+		if (cases[i].ok) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(s.nbs, cases[i].n);
+			assert_int_equal(s.bs[0].size, cases[i].first);
+			assert_int_equal(s.bs[0].weight, cases[i].first_weight);
+		} else {
+			assert_int_equal(rc, -EINVAL);
+			assert_non_null(strstr(msg, cases[i].msg));
+		}
+	}
+}
+
+static void test_check(void **state)
+{
+	struct wl_spec s = spec_of("strideread");
+	char msg[256];
+	s.stride = NBLK;
+	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), 0);
+	s.stride = NBLK + 1;
+	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "stride"));
+	s.stride = 8;
+	assert_int_equal(wl_check(&s, BS - 512, msg, sizeof(msg)), -EINVAL);
+	s.read_pct = 101;
+	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), -EINVAL);
+}
+
+/* cfg's workload names are the generator table's, in the same order. */
+static void test_cfg_names_match(void **state)
+{
+	unsigned n;
+	const struct wl_named *v = wl_names(&n);
+	assert_int_equal(n, WL__COUNT);
+	for (unsigned i = 0; i < n; i++)
+		assert_string_equal(cfg_workload_name((enum cfg_workload)i), v[i].name);
+}
+
+static struct cfg *parse(const char *body, char *err, size_t len)
+{
+	char text[2048];
+	struct cfg *c = NULL;
+	snprintf(text, sizeof(text), "[target t]\ndevice = /dev/null\n%s\n", body);
+	assert_int_equal(cfg_parse_string(text, "w.conf", &c, err, len), 0);
+	return c;
+}
+
+struct spec_case {
+	const char *body;
+	int phase;               /* workload asked of cfg_workload_spec */
+	unsigned read_pct, random_pct, nbs;
+	uint32_t bs0;
+};
+
+/* What a target's keys make of each workload: presets bring their mix,
+ * block_sizes and the percent keys override, other workloads ignore them. */
+static void test_cfg_spec(void **state)
+{
+	static const struct spec_case cases[] = {
+		{ "workload = randwrite", WL_RANDWRITE, 0, 100, 1, 4096 },
+		{ "block_size = 64k", WL_SEQREAD, 100, 0, 1, 65536 },
+		{ "read_percent = 30", WL_RANDRW, 30, 100, 1, 4096 },
+		{ "read_percent = 30", WL_RANDWRITE, 0, 100, 1, 4096 },
+		{ "random_percent = 10", WL_SEQRW, 50, 10, 1, 4096 },
+		{ "block_size = 16k", WL_DATABASE, 67, 100, 1, 8192 },
+		{ "", WL_FILESERVER, 80, 100, 8, 512 },
+		{ "block_sizes = 8k:1 1M:1", WL_FILESERVER, 80, 100, 2, 8192 },
+		{ "read_percent = 0", WL_STREAMING, 0, 0, 3, 65536 },
+		{ "block_sizes = 512:10 1k:5 4k:60 64k:25", WL_RANDWRITE, 0, 100, 4, 512 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[CFG_ERR_MAX], msg[256];
+		struct cfg *c = parse(cases[i].body, err, sizeof(err));
+		struct wl_spec s;
+		print_message("  %s / %s\n", cases[i].body, cfg_workload_name(cases[i].phase));
+		assert_int_equal(cfg_workload_spec(&c->targets[0], cases[i].phase, &s, msg,
+						   sizeof(msg)), 0);
+		assert_int_equal(s.read_pct, cases[i].read_pct);
+		assert_int_equal(s.random_pct, cases[i].random_pct);
+		assert_int_equal(s.nbs, cases[i].nbs);
+		assert_int_equal(s.bs[0].size, cases[i].bs0);
+		cfg_free(c);
+	}
+}
+
+static void test_cfg_measure_phases(void **state)
+{
+	char err[CFG_ERR_MAX], msg[256];
+	int ph[CFG_MAX_PHASES];
+	struct cfg *c = parse("workload = seqread", err, sizeof(err));
+	assert_int_equal(cfg_measure_phases(&c->targets[0], ph, msg, sizeof(msg)), 1);
+	assert_int_equal(ph[0], WL_SEQREAD);
+	cfg_free(c);
+	c = parse("measure = fill, randwrite randread,fileserver", err, sizeof(err));
+	assert_int_equal(cfg_measure_phases(&c->targets[0], ph, msg, sizeof(msg)), 4);
+	assert_int_equal(ph[0], CFG_PHASE_FILL);
+	assert_int_equal(ph[1], WL_RANDWRITE);
+	assert_int_equal(ph[2], WL_RANDREAD);
+	assert_int_equal(ph[3], WL_FILESERVER);
+	cfg_free(c);
+	c = parse("measure = fill,a,b,c,d,e,f,g,h", err, sizeof(err));
+	assert_int_equal(cfg_measure_phases(&c->targets[0], ph, msg, sizeof(msg)), -EINVAL);
+	cfg_free(c);
+}
+
+struct resolve_case {
+	const char *body;
+	const char *want;        /* NULL: resolves; else part of the message */
+};
+
+/* cfg_resolve names FILE:LINE: key for what only a device can decide. */
+static void test_cfg_resolve(void **state)
+{
+	static const struct resolve_case cases[] = {
+		{ "sizes = 1M\nblock_sizes = 4k:9 64k:1", NULL },
+		{ "sizes = 1M\nblock_sizes = 4k:9 2k:1", "w.conf:4: block_sizes: 2048 bytes "
+		  "(2.00 KiB) is not a multiple of the logical block size 4096" },
+		{ "sizes = 1M\nblock_sizes = 4k 2M", "w.conf:4: block_sizes: 2097152 bytes "
+		  "(2.00 MiB) is larger than the smallest size" },
+		{ "sizes = 1M\nblock_sizes = 4k:x", "w.conf:4: block_sizes: weight" },
+		{ "sizes = 1M\nworkload = strideread\nstride = 256", NULL },
+		{ "sizes = 1M\nworkload = strideread\nstride = 257",
+		  "w.conf:5: stride: 257 is larger than the 256 blocks of the smallest size" },
+		{ "sizes = 1M\nworkload = randread\nstride = 257", NULL },
+		{ "sizes = 1M\nmeasure = fill,randwrite,nope", "w.conf:4: measure: \"nope\"" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[CFG_ERR_MAX] = "";
+		struct cfg_layout l;
+		struct cfg *c = parse(cases[i].body, err, sizeof(err));
+		int rc = cfg_resolve(c, &c->targets[0], 1ull << 30, 4096, &l, err, sizeof(err));
+		print_message("  %s -> %s\n", cases[i].body, err);
+		if (!cases[i].want) {
+			assert_int_equal(rc, 0);
+		} else {
+			assert_int_equal(rc, -EINVAL);
+			assert_non_null(strstr(err, cases[i].want));
+		}
+		cfg_free(c);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_inside_span),
+		cmocka_unit_test(test_seq_order_and_wrap),
+		cmocka_unit_test(test_backread_descending),
+		cmocka_unit_test(test_strideread),
+		cmocka_unit_test(test_rewrite_same_record),
+		cmocka_unit_test(test_random_coverage),
+		cmocka_unit_test(test_read_fraction),
+		cmocka_unit_test(test_read_percent_sweep),
+		cmocka_unit_test(test_block_size_mix),
+		cmocka_unit_test(test_random_percent),
+		cmocka_unit_test(test_reproducible),
+		cmocka_unit_test(test_parse_block_sizes),
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_cfg_names_match),
+		cmocka_unit_test(test_cfg_spec),
+		cmocka_unit_test(test_cfg_measure_phases),
+		cmocka_unit_test(test_cfg_resolve),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
