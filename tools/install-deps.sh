@@ -11,6 +11,7 @@ zlib1g-dev libzstd-dev libblkid-dev libfuse3-dev fuse3
 libcmocka-dev python3-pytest sqlite3
 fio util-linux e2fsprogs xfsprogs systemd
 librsvg2-bin mandoc
+qemu-system-x86 linux-image-amd64 busybox-static hdparm cpio kmod
 "
 
 missing=""

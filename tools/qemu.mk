@@ -1,0 +1,14 @@
+# qemu.mk: `make check-devices`, wearmond on NVMe and SATA controllers
+# emulated by QEMU (tools/qemu, tests/devices); part of `make check`.
+# Included by the top-level Makefile; reuses $(BUILD).
+
+# A rule here would otherwise become make's default goal.
+.DEFAULT_GOAL := all
+
+.PHONY: check-devices
+
+check-devices: all
+	@WEARMON_BUILD=$(abspath $(BUILD)) /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+		tests/devices $(PYTEST_ARGS)
+
+check: check-devices
