@@ -1,0 +1,545 @@
+/* wearmon_plot: "wearmon plot": turns a target's history into one of four
+ * charts (sizes, cycles, samples, wear) and writes it as SVG through
+ * wearmon_svg. Reads base tables only. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "wearmon.h"
+
+#define GIB 1073741824.0
+#define MIB 1048576.0
+#define LABEL_MAX 64
+
+/* Everything one chart needs; rows of t become points, in series order. */
+struct plot {
+	struct wm_table t;
+	double *x, *y;                /* one point per row */
+	struct chart_series *s;
+	char (*label)[LABEL_MAX];
+	size_t ns;
+	struct chart_mark *m;
+	char (*mlabel)[LABEL_MAX];
+	size_t nm;
+	double *bx, *blo, *bhi;       /* band, for cycles */
+	int mixed;                    /* rows hold several workloads / block sizes */
+	struct chart ch;
+	char title[192], subtitle[320], xlabel[64];
+};
+
+static int plot_alloc(struct plot *p, size_t nmarks)
+{
+	size_t n = (size_t)p->t.nrows + 1;
+
+	p->x = calloc(n, sizeof(*p->x));
+	p->y = calloc(n, sizeof(*p->y));
+	p->s = calloc(n, sizeof(*p->s));
+	p->label = calloc(n, sizeof(*p->label));
+	p->m = calloc(nmarks + 1, sizeof(*p->m));
+	p->mlabel = calloc(nmarks + 1, sizeof(*p->mlabel));
+	p->bx = calloc(n, sizeof(*p->bx));
+	p->blo = calloc(n, sizeof(*p->blo));
+	p->bhi = calloc(n, sizeof(*p->bhi));
+	if (p->x && p->y && p->s && p->label && p->m && p->mlabel && p->bx && p->blo && p->bhi)
+		return 0;
+	wm_err("out of memory");
+	return WM_EXIT_ERROR;
+}
+
+static void plot_free(struct plot *p)
+{
+	wm_table_free(&p->t);
+	free(p->x);
+	free(p->y);
+	free(p->s);
+	free(p->label);
+	free(p->m);
+	free(p->mlabel);
+	free(p->bx);
+	free(p->blo);
+	free(p->bhi);
+}
+
+/* Names the series that starts at a row. */
+typedef void (*labeler)(const struct plot *p, int row, char *buf, size_t len);
+
+/* Cuts rows into series where a key column changes; x and y come from the
+ * columns xcol (divided by xscale) and ycol. */
+static void split_series(struct plot *p, const char *const *key, size_t nkey,
+			 const char *xcol, double xscale, const char *ycol, labeler name)
+{
+	for (int r = 0; r < p->t.nrows; r++) {
+		int same = r > 0;
+
+		for (size_t k = 0; same && k < nkey; k++) {
+			const struct wm_cell *a = wm_cell(&p->t, r, key[k]);
+			const struct wm_cell *b = wm_cell(&p->t, r - 1, key[k]);
+
+			same = a->type == b->type && (a->type == DB_TEXT ? !strcmp(a->s, b->s) :
+						      a->r == b->r);
+		}
+		if (!same) {
+			struct chart_series *s = &p->s[p->ns];
+
+			name(p, r, p->label[p->ns], LABEL_MAX);
+			*s = (struct chart_series){ .label = p->label[p->ns], .x = p->x + r,
+						    .y = p->y + r, .lines = 1 };
+			p->ns++;
+		}
+		p->x[r] = wm_num(&p->t, r, xcol) / xscale;
+		p->y[r] = wm_num(&p->t, r, ycol);
+		p->s[p->ns - 1].n++;
+	}
+	p->ch.series = p->s;
+	p->ch.nseries = p->ns;
+}
+
+/* Unit for bytes on an axis: MiB below 2 GiB, then GiB, then TiB. */
+static double byte_unit(double max, const char **name)
+{
+	if (max < 2 * GIB) {
+		*name = "MiB";
+		return MIB;
+	}
+	if (max < 2048 * GIB) {
+		*name = "GiB";
+		return GIB;
+	}
+	*name = "TiB";
+	return GIB * 1024;
+}
+
+/* Whether the rows hold more than one workload / block size. */
+static int mixed_workloads(const struct wm_table *t)
+{
+	for (int r = 1; r < t->nrows; r++)
+		if (strcmp(wm_str(t, r, "workload"), wm_str(t, 0, "workload")) ||
+		    wm_int(t, r, "block_size", 0) != wm_int(t, 0, "block_size", 0))
+			return 1;
+	return 0;
+}
+
+static char *workload_text(const struct wm_table *t, int r, char *buf, size_t len)
+{
+	char bs[32];
+
+	snprintf(buf, len, "%s %s", wm_str(t, r, "workload"),
+		 wm_fmt_bytes(wm_num(t, r, "block_size"), bs, sizeof(bs)));
+	return buf;
+}
+
+/* ---- the four kinds ----------------------------------------------------- */
+
+static void label_cycle(const struct plot *p, int r, char *buf, size_t len)
+{
+	char wl[48];
+
+	if (p->mixed)
+		snprintf(buf, len, "cycle %lld %s", (long long)wm_int(&p->t, r, "cycle", 0),
+			 workload_text(&p->t, r, wl, sizeof(wl)));
+	else
+		snprintf(buf, len, "cycle %lld", (long long)wm_int(&p->t, r, "cycle", 0));
+}
+
+static void label_size(const struct plot *p, int r, char *buf, size_t len)
+{
+	char sz[32], wl[48];
+
+	wm_fmt_bytes(wm_num(&p->t, r, "size_bytes"), sz, sizeof(sz));
+	if (p->mixed)
+		snprintf(buf, len, "%s %s", sz, workload_text(&p->t, r, wl, sizeof(wl)));
+	else
+		snprintf(buf, len, "size %s", sz);
+}
+
+static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
+{
+	static const char *const key[] = { "workload", "block_size", "cycle" };
+	const char *unit;
+	double scale, max = 0;
+	/* repeats of a size (schema 4) average into one point */
+	int ret = wm_fetch(wm, &p->t, "SELECT c.number AS cycle, i.size_bytes, i.workload,"
+			   " i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"
+			   " JOIN cycles c ON c.id = i.cycle_id"
+			   " WHERE i.target_id = ? AND i.status = 'done'"
+			   " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"
+			   " ORDER BY i.workload, i.block_size, c.number, i.size_bytes",
+			   (struct db_value[]){ WM_INT(tid) }, 1);
+
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
+		return ret;
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, wm_num(&p->t, r, "size_bytes"));
+	scale = byte_unit(max, &unit);
+	p->mixed = mixed_workloads(&p->t);
+	split_series(p, key, ARRAY_SIZE(key), "size_bytes", scale, "mibps_avg", label_cycle);
+	snprintf(p->xlabel, sizeof(p->xlabel), "size (%s)", unit);
+	p->ch.xlabel = p->xlabel;
+	p->ch.ylabel = "average MiB/s of the measured phase";
+	p->ch.x_from_zero = 1;
+	p->ch.ordered = !p->mixed;
+	return 0;
+}
+
+/* The series' name is a column of the rows ("series" or "phase"). */
+static void label_column(const struct plot *p, int r, char *buf, size_t len)
+{
+	const char *s = wm_str(&p->t, r, "series");
+
+	snprintf(buf, len, "%s", s ? s : wm_str(&p->t, r, "phase"));
+}
+
+static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid);
+
+static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
+{
+	static const char *const key[] = { "series" };
+	size_t nb = 0;
+	/* three series (max, avg, min) of one row per cycle, for split_series */
+	int ret = wm_fetch(wm, &p->t, "SELECT s.series, s.ord, c.cycle, CASE s.ord"
+			   " WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"
+			   " FROM (SELECT 'max' AS series, 0 AS ord UNION ALL"
+			   " SELECT 'average', 1 UNION ALL SELECT 'min', 2) s,"
+			   " (SELECT cy.number AS cycle, min(i.mibps_min) AS lo,"
+			   "  avg(i.mibps_avg) AS mean, max(i.mibps_max) AS hi"
+			   "  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"
+			   "  AND i.status = 'done' WHERE cy.target_id = ?"
+			   "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle",
+			   (struct db_value[]){ WM_INT(tid) }, 1);
+
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
+		return ret;
+	split_series(p, key, ARRAY_SIZE(key), "cycle", 1, "mibps", label_column);
+	for (size_t s = 0; s < p->ns; s++) {
+		static const char *const colors[] = { "#2ca02c", "#1f77b4", "#d62728" };
+
+		p->s[s].dashed = s != 1;
+		p->s[s].color = colors[s % 3];
+	}
+	/* the band between the max and min series (same cycles, same order) */
+	for (nb = 0; p->ns == 3 && nb < p->s[0].n; nb++) {
+		p->bx[nb] = p->s[0].x[nb];
+		p->bhi[nb] = p->s[0].y[nb];
+		p->blo[nb] = p->s[2].y[nb];
+	}
+	p->ch.band = (struct chart_band){ p->bx, p->blo, p->bhi, nb, "#1f77b4" };
+	p->ch.xlabel = "cycle";
+	p->ch.ylabel = "MiB/s (1-second samples; average of the sizes)";
+	p->ch.x_integer = 1;
+	return cycle_marks(p, wm, tid);
+}
+
+/* A dashed line after each cycle that ended with an action. */
+static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
+{
+	struct wm_table a = { 0 };
+	int ret = wm_fetch(wm, &a, "SELECT number, action, action_outcome FROM cycles"
+			   " WHERE target_id = ? AND action IS NOT NULL ORDER BY number",
+			   (struct db_value[]){ WM_INT(tid) }, 1);
+
+	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
+		const char *out = wm_str(&a, r, "action_outcome");
+
+		snprintf(p->mlabel[r], LABEL_MAX, "%s%s%s", wm_str(&a, r, "action"),
+			 out && strcmp(out, "ok") ? ": " : "", out && strcmp(out, "ok") ? out : "");
+		p->m[p->nm++] = (struct chart_mark){ 1, (double)wm_int(&a, r, "number", 0) + 0.5,
+						    p->mlabel[r], NULL };
+	}
+	p->ch.marks = p->m;
+	p->ch.nmarks = p->nm;
+	p->ch.marks_legend = p->nm ? "action after the cycle" : NULL;
+	wm_table_free(&a);
+	return ret;
+}
+
+static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
+{
+	static const char *const key[] = { "phase" };
+	char sz[32], bs[32];
+	/* the measured phase follows the fill on one time axis */
+	int ret = wm_fetch(wm, &p->t, "SELECT s.phase, s.mibps,"
+			   " (s.t_ms + CASE s.phase WHEN 'measure' THEN coalesce((SELECT"
+			   "  max(t_ms) FROM samples WHERE iteration_id = s.iteration_id"
+			   "  AND phase = 'fill'), 0) ELSE 0 END) AS t_ms,"
+			   " i.mibps_avg, i.size_bytes, i.workload, i.block_size, i.queue_depth,"
+			   " i.status, i.number, c.number AS cycle, t.device"
+			   " FROM samples s JOIN iterations i ON i.id = s.iteration_id"
+			   " JOIN cycles c ON c.id = i.cycle_id JOIN targets t ON t.id = i.target_id"
+			   " WHERE s.iteration_id = ? ORDER BY s.phase = 'measure', s.t_ms",
+			   (struct db_value[]){ WM_INT(it) }, 1);
+
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 1)))
+		return ret;
+	snprintf(p->subtitle, sizeof(p->subtitle), "cycle %lld, iteration %lld, size %s,"
+		 " %s %s QD%lld, %s; %s", (long long)wm_int(&p->t, 0, "cycle", 0),
+		 (long long)wm_int(&p->t, 0, "number", 0),
+		 wm_fmt_bytes(wm_num(&p->t, 0, "size_bytes"), sz, sizeof(sz)),
+		 wm_str(&p->t, 0, "workload"),
+		 wm_fmt_bytes(wm_num(&p->t, 0, "block_size"), bs, sizeof(bs)),
+		 (long long)wm_int(&p->t, 0, "queue_depth", 0), wm_str(&p->t, 0, "status"),
+		 wm_str(&p->t, 0, "device"));
+	split_series(p, key, ARRAY_SIZE(key), "t_ms", 1000, "mibps", label_column);
+	for (size_t s = 0; s < p->ns; s++)
+		if (!strcmp(p->s[s].label, "fill"))
+			p->s[s].color = "#9e9e9e";
+		else
+			p->s[s].color = "#1f77b4";
+	if (!isnan(wm_num(&p->t, 0, "mibps_avg"))) {
+		snprintf(p->mlabel[0], LABEL_MAX, "measured average %.1f MiB/s",
+			 wm_num(&p->t, 0, "mibps_avg"));
+		p->m[p->nm++] = (struct chart_mark){ 0, wm_num(&p->t, 0, "mibps_avg"),
+						    p->mlabel[0], "#1f77b4" };
+	}
+	p->ch.marks = p->m;
+	p->ch.nmarks = p->nm;
+	p->ch.xlabel = "time since the iteration started (s)";
+	p->ch.ylabel = "MiB/s per sample";
+	p->ch.x_from_zero = 1;
+	return 0;
+}
+
+/* Host bytes an iteration wrote: its fill, plus what its workload wrote:
+ * by read_percent where the schema has it (4), else by the name. */
+#define WRITTEN_BY_NAME "CASE WHEN i.workload = 'fill' OR i.workload LIKE '%write%'" \
+	" THEN 1.0 ELSE 0.0 END"
+#define WRITTEN_SQL "coalesce(i.fill_bytes, 0) + coalesce(i.bytes, 0) * %s"
+
+static int written_sql(struct wm *wm, char *buf, size_t len)
+{
+	int pct = wm_has_column(wm, "iterations", "read_percent");
+
+	if (pct < 0)
+		return WM_EXIT_ERROR;
+	snprintf(buf, len, WRITTEN_SQL, pct ? "coalesce((100 - i.read_percent) / 100.0, "
+		 WRITTEN_BY_NAME ")" : WRITTEN_BY_NAME);
+	return 0;
+}
+
+/* A dashed line where each action ran, at the bytes written by then. */
+static int wear_marks(struct wm *wm, int64_t tid, const char *written, double scale,
+		      struct plot *p)
+{
+	struct wm_table a = { 0 };
+	char sql[1024];
+	int ret;
+
+	snprintf(sql, sizeof(sql), "SELECT c.number, c.action, (SELECT sum(%s)"
+		 " FROM iterations i WHERE i.target_id = c.target_id AND i.id <="
+		 " (SELECT max(id) FROM iterations WHERE cycle_id = c.id)) AS written"
+		 " FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL"
+		 " ORDER BY c.number", written);
+	ret = wm_fetch(wm, &a, sql, (struct db_value[]){ WM_INT(tid) }, 1);
+	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
+		if (isnan(wm_num(&a, r, "written")))
+			continue;
+		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
+			 wm_str(&a, r, "action"), (long long)wm_int(&a, r, "number", 0));
+		p->m[p->nm] = (struct chart_mark){ 1, wm_num(&a, r, "written") / scale,
+						  p->mlabel[p->nm], NULL };
+		p->nm++;
+	}
+	p->ch.marks = p->m;
+	p->ch.nmarks = p->nm;
+	p->ch.marks_legend = p->nm ? "action between cycles" : NULL;
+	wm_table_free(&a);
+	return ret;
+}
+
+static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
+{
+	static const char *const key[] = { "workload", "block_size", "size_bytes" };
+	char written[512], sql[1536];
+	const char *unit;
+	double scale, max = 0;
+	int ret = written_sql(wm, written, sizeof(written));
+
+	if (ret)
+		return ret;
+	/* the running sum over every row (interrupted ones wrote too), then
+	 * the done rows as points */
+	snprintf(sql, sizeof(sql), "SELECT * FROM (SELECT i.id, i.status, i.size_bytes,"
+		 " i.workload, i.block_size, i.mibps_avg, sum(%s) OVER (ORDER BY i.id)"
+		 " AS written FROM iterations i WHERE i.target_id = ?)"
+		 " WHERE status = 'done' ORDER BY workload, block_size, size_bytes, id",
+		 written);
+	ret = wm_fetch(wm, &p->t, sql, (struct db_value[]){ WM_INT(tid) }, 1);
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
+		return ret;
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, wm_num(&p->t, r, "written"));
+	scale = byte_unit(max, &unit);
+	p->mixed = mixed_workloads(&p->t);
+	split_series(p, key, ARRAY_SIZE(key), "written", scale, "mibps_avg", label_size);
+	snprintf(p->xlabel, sizeof(p->xlabel), "host bytes written (%s, fill + writes)", unit);
+	p->ch.xlabel = p->xlabel;
+	p->ch.ylabel = "average MiB/s of the measured phase";
+	p->ch.x_from_zero = 1;
+	return wear_marks(wm, tid, written, scale, p);
+}
+
+/* ---- titles, target choice, output -------------------------------------- */
+
+static void titles(struct wm *wm, struct plot *p, const char *kind, const struct wm_table *tg,
+		   int64_t it)
+{
+	static const struct { const char *kind, *title; } names[] = {
+		{ "sizes", "MiB/s by size, one line per cycle" },
+		{ "cycles", "min / average / max MiB/s per cycle" },
+		{ "samples", "trace of iteration" },
+		{ "wear", "MiB/s against host bytes written" },
+	};
+	char cap[32], wl[64] = "", id[32] = "";
+	size_t k = 0;
+
+	while (k + 1 < ARRAY_SIZE(names) && strcmp(names[k].kind, kind))
+		k++;
+	if (it)
+		snprintf(id, sizeof(id), " %lld", (long long)it);
+	snprintf(p->title, sizeof(p->title), "%s: %s%s", wm_str(tg, 0, "name"),
+		 names[k].title, id);
+	if (wm_str(tg, 0, "workload"))
+		snprintf(wl, sizeof(wl), "%s QD%lld, ", workload_text(tg, 0, cap, sizeof(cap)),
+			 (long long)wm_int(tg, 0, "queue_depth", 0));
+	if (p->subtitle[0])
+		goto out;   /* the chart made its own */
+	snprintf(p->subtitle, sizeof(p->subtitle), "%s%s (%s), cycles %lld-%lld; %s",
+		 wl, wm_str(tg, 0, "device"),
+		 wm_fmt_bytes(wm_num(tg, 0, "capacity_bytes"), cap, sizeof(cap)),
+		 (long long)wm_int(tg, 0, "first_cycle", 0),
+		 (long long)wm_int(tg, 0, "last_cycle", 0), wm->db_path);
+out:
+	p->ch.title = p->title;
+	p->ch.subtitle = p->subtitle;
+}
+
+/* The target to plot: the iteration's, the named one, or the only one.
+ * *none is set when the database has no target yet. Returns 0 or an exit
+ * status (message printed). */
+static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *tg,
+		       int *none)
+{
+	int64_t id;
+	int ret = wm_fetch(wm, tg, "SELECT t.id, t.name, t.device, t.capacity_bytes,"
+			   " (SELECT min(number) FROM cycles WHERE target_id = t.id) AS first_cycle,"
+			   " (SELECT max(number) FROM cycles WHERE target_id = t.id) AS last_cycle,"
+			   " l.workload, l.block_size, l.queue_depth,"
+			   " (SELECT group_concat(name, ', ') FROM targets) AS names"
+			   " FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"
+			   "  FROM iterations WHERE target_id = t.id)"
+			   " WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="
+			   "  (SELECT target_id FROM iterations WHERE id = ?2)) ORDER BY t.name",
+			   (struct db_value[]){ WM_TEXT(a->target),
+				a->iteration ? WM_INT(a->iteration) : WM_NULLV }, 2);
+
+	*none = 0;
+	if (ret || tg->nrows == 1)
+		return ret;
+	if (a->iteration) {
+		wm_err("no iteration with ID %lld%s%s in %s", (long long)a->iteration,
+		       a->target ? " of target " : "", a->target ? a->target : "", wm->db_path);
+		return WM_EXIT_ERROR;
+	}
+	if (a->target)
+		return wm_target_id(wm, a->target, &id);
+	if (tg->nrows == 0) {
+		*none = 1;
+		return 0;
+	}
+	return wm_usage_error("plot: %s holds several targets (%s): choose one with "
+			      "--target", wm->db_path, wm_str(tg, 0, "names"));
+}
+
+/* Writes the chart to path ("-": stdout) through a temporary file, so a
+ * reader never sees half a picture. Returns 0 or WM_EXIT_ERROR. */
+static int write_chart(const struct chart *c, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int fail;
+
+	if (!strcmp(path, "-"))
+		return chart_svg(stdout, c) ? WM_EXIT_ERROR : 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		wm_err("cannot write %s: %s", path, strerror(errno));
+		return WM_EXIT_ERROR;
+	}
+	fail = chart_svg(f, c);
+	fail |= fclose(f) != 0;
+	if (fail || rename(tmp, path) != 0) {
+		wm_err("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return WM_EXIT_ERROR;
+	}
+	return 0;
+}
+
+static int check_plot_args(const struct wm_args *a)
+{
+	static const char *const kinds[] = { "sizes", "cycles", "samples", "wear" };
+	size_t k = 0;
+
+	if (a->npos > 0)
+		return wm_usage_error("plot: unexpected argument '%s'", a->pos[0]);
+	if (!a->kind)
+		return wm_usage_error("plot: missing --kind sizes|cycles|samples|wear");
+	while (k < ARRAY_SIZE(kinds) && strcmp(kinds[k], a->kind))
+		k++;
+	if (k == ARRAY_SIZE(kinds))
+		return wm_usage_error("plot: --kind is sizes, cycles, samples or wear, not '%s'",
+				      a->kind);
+	if (!a->output)
+		return wm_usage_error("plot: missing -o FILE.svg");
+	if (!strcmp(a->kind, "samples") && !a->iteration)
+		return wm_usage_error("plot: --kind samples needs --iteration ID "
+				      "(the ID column of 'wearmon history')");
+	if (strcmp(a->kind, "samples") && a->iteration)
+		return wm_usage_error("plot: --iteration goes with --kind samples");
+	return -1;
+}
+
+int wm_cmd_plot(struct wm *wm, int argc, char **argv)
+{
+	struct plot p = { 0 };
+	struct wm_table tg = { 0 };
+	struct wm_args a;
+	int64_t tid;
+	int none, ret = wm_parse_args(wm, argc, argv, "tkoi", &a);
+
+	if (ret >= 0 || (ret = check_plot_args(&a)) >= 0 || (ret = wm_open(wm)))
+		return ret;
+	ret = pick_target(wm, &a, &tg, &none);
+	if (ret || none) {
+		if (none)
+			printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
+		goto out;
+	}
+	tid = wm_int(&tg, 0, "id", 0);
+	if (!strcmp(a.kind, "sizes"))
+		ret = plot_sizes(wm, tid, &p);
+	else if (!strcmp(a.kind, "cycles"))
+		ret = plot_cycles(wm, tid, &p);
+	else if (!strcmp(a.kind, "samples"))
+		ret = plot_samples(wm, a.iteration, &p);
+	else
+		ret = plot_wear(wm, tid, &p);
+	if (!ret && p.ns == 0 && wm_has_iterations(wm) == 0) {
+		printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
+	} else if (!ret && p.ns == 0) {
+		printf("%s: nothing to plot for target %s (%s)\n", a.kind, wm_str(&tg, 0, "name"),
+		       a.iteration ? "this iteration has no samples yet" :
+				     "no finished iteration yet");
+	} else if (!ret) {
+		titles(wm, &p, a.kind, &tg, a.iteration);
+		ret = write_chart(&p.ch, a.output);
+	}
+out:
+	wm_table_free(&tg);
+	plot_free(&p);
+	return ret;
+}
