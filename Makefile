@@ -13,8 +13,11 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Messages are bounded on purpose (a truncated path in an error is fine), so
 # -Wformat-truncation would only flag intended snprintf clipping.
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
-            -Wmissing-prototypes -Wno-unused-parameter \
-            -Wno-format-truncation
+            -Wmissing-prototypes -Wno-unused-parameter
+# gcc only: clang has no -Wformat-truncation (and would reject the flag).
+ifeq ($(shell $(CC) -Werror -Wno-format-truncation -x c -c -o /dev/null /dev/null 2>/dev/null && echo y),y)
+WARN     += -Wno-format-truncation
+endif
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread \
               $(WARN) $(CFLAGS) -Icommon $(PKG_CFLAGS)
@@ -37,8 +40,8 @@ PROGS := $(BUILD)/wearmond
 
 -include $(wildcard tools/*.mk)
 
-.PHONY: all deps check unit unit-san integration demo bench install clean \
-        format lint
+.PHONY: all deps check check-clang unit unit-san integration demo bench install clean \
+        format lint install-systemd
 
 all: deps $(PROGS)
 
@@ -84,9 +87,15 @@ integration: all
 	@WEARMON_BUILD=$(abspath $(BUILD)) /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 		tests/integration $(PYTEST_ARGS)
 
+# The whole tree must also build warning-free with clang (STYLE.md).
+check-clang:
+	@$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang \
+		$(BUILD)/clang/wearmond $(BUILD)/clang/wearmon $(BUILD)/clang/simssd
+	@echo "clang: build clean"
+
 # The README's test command: unit tests, the same under ASan+UBSan, then
 # the integration tests on real loop devices.
-check: all unit unit-san integration
+check: all check-clang unit unit-san integration
 
 demo: all
 	@tools/demo.sh $(BUILD)
@@ -94,11 +103,30 @@ demo: all
 bench: all
 	@tools/bench.sh $(BUILD)
 
-install: all
+# Units and catalogs under $(PREFIX)/lib/systemd: systemd searches both
+# /usr/local/lib/systemd/{system,catalog} and /usr/lib/systemd/...; other
+# prefixes need UNITDIR and CATALOGDIR pointed at one of those.
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+CATALOGDIR ?= $(PREFIX)/lib/systemd/catalog
+
+install: all install-wearmon install-systemd
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/wearmond $(DESTDIR)$(PREFIX)/sbin/wearmond
 	install -d $(DESTDIR)/etc/wearmon
 	install -m 0644 conf/wearmon.conf $(DESTDIR)/etc/wearmon/wearmon.conf.example
+
+# The unit's ExecStart names $(PREFIX)/sbin/wearmond (the file in the tree
+# says /usr/local, the default PREFIX). The catalog index is rebuilt on the
+# running system only, never into a DESTDIR staging tree.
+install-systemd:
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
+	sed 's|/usr/local/sbin/wearmond|$(PREFIX)/sbin/wearmond|' systemd/wearmon.service \
+		> $(DESTDIR)$(UNITDIR)/wearmon.service.tmp
+	chmod 0644 $(DESTDIR)$(UNITDIR)/wearmon.service.tmp
+	mv $(DESTDIR)$(UNITDIR)/wearmon.service.tmp $(DESTDIR)$(UNITDIR)/wearmon.service
+	install -m 0644 systemd/wearmon.catalog $(DESTDIR)$(CATALOGDIR)/wearmon.catalog
+	@if [ -z "$(DESTDIR)" ]; then echo "journalctl --update-catalog"; \
+		journalctl --update-catalog; fi
 
 format:
 	clang-format -i common/*.[ch] daemon/*.[ch] tests/unit/*.[ch]

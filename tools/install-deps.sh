@@ -5,7 +5,7 @@
 set -eu
 
 PACKAGES="
-build-essential pkg-config
+build-essential pkg-config clang
 libaio-dev libsqlite3-dev libinih-dev libsystemd-dev
 zlib1g-dev libzstd-dev libblkid-dev libfuse3-dev fuse3
 libcmocka-dev python3-pytest sqlite3
