@@ -33,6 +33,7 @@ enum key_id {
 	K_ON_ACTION_ERROR,
 	K_BLOCK_SIZES, K_READ_PERCENT, K_RANDOM_PERCENT, K_STRIDE, K_VERIFY,
 	K_VERIFY_PHASE, K_ON_VERIFY_ERROR, K_MEASURE, K_REPEAT,
+	K_STEADY_STATE, K_MAX_ROUNDS,
 	K__COUNT
 };
 
@@ -46,6 +47,7 @@ _Static_assert(sizeof(enum cfg_filesystem) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_erase) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_on_error) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_verify) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_steady) == sizeof(int), "enum size");
 
 static const char *const workload_names[] = {
 	[WL_SEQWRITE] = "seqwrite", [WL_SEQREAD] = "seqread",
@@ -77,6 +79,9 @@ static const char *const on_error_names[] = {
 };
 static const char *const verify_names[] = {
 	[VERIFY_NONE] = "none", [VERIFY_CRC32C] = "crc32c", NULL,
+};
+static const char *const steady_names[] = {
+	[STEADY_NONE] = "none", [STEADY_SNIA] = "snia", NULL,
 };
 static const char *const trim_scope_names[] = {
 	[TRIM_REGION] = "region", [TRIM_DEVICE] = "device", NULL,
@@ -201,6 +206,11 @@ static const struct cfg_key keys[K__COUNT] = {
 			"empty = workload" },
 	[K_REPEAT] = { "repeat", CT_INT, TF(repeat), .def = "1", .min = 1, .max = 1000,
 		.help = "runs of each measured phase per size (mean and stddev stored)" },
+	[K_STEADY_STATE] = { "steady_state", CT_ENUM, TF(steady_state), .def = "none",
+		.choices = steady_names,
+		.help = "none, or snia: repeat rounds until the last 5 are steady (SNIA PTS)" },
+	[K_MAX_ROUNDS] = { "max_rounds", CT_INT, TF(max_rounds), .def = "25", .min = 5,
+		.max = 1000, .help = "rounds at most per phase with steady_state = snia" },
 };
 
 /* Make room for one more element in an array of *cap. Returns the array
@@ -455,6 +465,35 @@ static int parse_duration(const struct cfg_key *k, const char *v, void *field,
 }
 
 static int parse_choice(const struct cfg_key *k, const char *v, void *field,
+			char *msg, size_t len);
+
+/* A list of actions separated by blanks or commas. */
+static int parse_actions(const struct cfg_key *k, const char *v, void *field,
+			 char *msg, size_t len)
+{
+	struct cfg_actions *out = field, acts = { .n = 0 };
+	char buf[512], *save = NULL;
+
+	util_strlcpy(buf, v, sizeof(buf));
+	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		int a;
+		if (acts.n == CFG_MAX_ACTIONS) {
+			snprintf(msg, len, "more than %d actions", CFG_MAX_ACTIONS);
+			return -EINVAL;
+		}
+		if (parse_choice(k, tok, &a, msg, len))
+			return -EINVAL;
+		acts.a[acts.n++] = (enum cfg_action)a;
+	}
+	if (!acts.n) {
+		snprintf(msg, len, "must name at least one action");
+		return -EINVAL;
+	}
+	*out = acts;
+	return 0;
+}
+
+static int parse_choice(const struct cfg_key *k, const char *v, void *field,
 			char *msg, size_t len)
 {
 	size_t used;
@@ -611,7 +650,7 @@ static const value_fn parsers[CT__COUNT] = {
 	[CT_STRING] = parse_string,     [CT_BOOL] = parse_bool,
 	[CT_BYTES] = parse_bytes,       [CT_QTY] = parse_qty,
 	[CT_INT] = parse_int,           [CT_DURATION] = parse_duration,
-	[CT_WORKLOAD] = parse_choice,   [CT_ACTION] = parse_choice,
+	[CT_WORKLOAD] = parse_choice,   [CT_ACTION] = parse_actions,
 	[CT_TRIM_SCOPE] = parse_choice, [CT_SIZES] = parse_sizes,
 	[CT_AMOUNT] = parse_amount,     [CT_ENUM] = parse_choice,
 	[CT_PERCENT] = parse_percent,   [CT_PATH] = parse_path,
@@ -1253,7 +1292,7 @@ static void check_actions(struct resolver *r)
 	const struct cfg_target *t = r->t;
 	int fs = t->filesystem != FS_NONE;
 
-	if (t->between_cycles == ACT_SECURE_ERASE && t->secure_erase == ERASE_NONE)
+	if (cfg_has_action(t, ACT_SECURE_ERASE) && t->secure_erase == ERASE_NONE)
 		err_add(&r->e, key_line(t, K_SECURE_ERASE), "secure_erase", "between_cycles = "
 			"secure-erase needs a method: ata, ata-enhanced, nvme-format, "
 			"nvme-crypto-format, nvme-sanitize-block, nvme-sanitize-crypto, "
@@ -1261,10 +1300,10 @@ static void check_actions(struct resolver *r)
 	if (t->secure_erase == ERASE_COMMAND && !t->secure_erase_command[0])
 		err_add(&r->e, key_line(t, K_SECURE_ERASE_COMMAND), "secure_erase_command",
 			"secure_erase = command needs the program to run");
-	if (t->between_cycles == ACT_FITRIM && !fs)
+	if (cfg_has_action(t, ACT_FITRIM) && !fs)
 		err_add(&r->e, key_line(t, K_BETWEEN_CYCLES), "between_cycles", "fitrim needs "
 			"a filesystem: set filesystem = ext4 or xfs (or use trim on the raw device)");
-	if (t->between_cycles == ACT_TRIM && fs)
+	if (cfg_has_action(t, ACT_TRIM) && fs)
 		err_add(&r->e, key_line(t, K_BETWEEN_CYCLES), "between_cycles", "trim would "
 			"discard under the mounted filesystem; use fitrim in filesystem mode");
 	if (t->format_each_size && !fs)
@@ -1321,6 +1360,17 @@ static void check_workload(struct resolver *r)
 			"%llu blocks of the smallest size", t->stride, (unsigned long long)blocks);
 }
 
+/* Keys of the method that exclude each other. */
+static void check_method(struct resolver *r)
+{
+	const struct cfg_target *t = r->t;
+
+	if (t->steady_state == STEADY_SNIA && t->repeat > 1)
+		err_add(&r->e, key_line(t, K_REPEAT), "repeat", "%lld with steady_state = "
+			"snia: rounds already repeat each phase; use one or the other",
+			t->repeat);
+}
+
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 		uint64_t capacity, uint32_t lbs, struct cfg_layout *out,
 		char *err, size_t errlen)
@@ -1345,6 +1395,7 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 	check_alerts(&r);
 	check_actions(&r);
 	check_workload(&r);
+	check_method(&r);
 	return errs_finish(&r.e, err, errlen);
 }
 
@@ -1436,6 +1487,21 @@ const char *cfg_workload_name(enum cfg_workload w)
 const char *cfg_action_name(enum cfg_action a)
 {
 	return choice_name(action_names, ACT__COUNT, (int)a);
+}
+
+enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle)
+{
+	if (t->between_cycles.n <= 0)
+		return ACT_NONE;
+	return t->between_cycles.a[(cycle > 0 ? cycle - 1 : 0) % t->between_cycles.n];
+}
+
+int cfg_has_action(const struct cfg_target *t, enum cfg_action a)
+{
+	for (int i = 0; i < t->between_cycles.n; i++)
+		if (t->between_cycles.a[i] == a)
+			return 1;
+	return 0;
 }
 
 const char *cfg_erase_name(enum cfg_erase e)

@@ -35,6 +35,9 @@ enum cfg_workload {
 
 enum cfg_verify { VERIFY_NONE, VERIFY_CRC32C };
 
+/* steady_state: one round per phase, or rounds until SNIA PTS steady state. */
+enum cfg_steady { STEADY_NONE, STEADY_SNIA };
+
 enum cfg_action {
 	ACT_NONE,
 	ACT_TRIM,
@@ -65,6 +68,15 @@ enum cfg_erase {
 enum cfg_on_error { ON_ERROR_STOP, ON_ERROR_CONTINUE };
 
 enum cfg_trim_scope { TRIM_REGION, TRIM_DEVICE };
+
+#define CFG_MAX_ACTIONS 16
+
+/* "between_cycles": one action, or a list taken in turn, cycle after cycle
+ * ("none none secure-erase" = an erase after every third cycle). */
+struct cfg_actions {
+	enum cfg_action a[CFG_MAX_ACTIONS];
+	int n;
+};
 
 /* What a throughput alert compares an iteration with. */
 enum cfg_baseline {
@@ -106,7 +118,7 @@ struct cfg_target {
 	struct cfg_amount amount;         /* bytes moved by the measured phase */
 	double duration;                  /* seconds, 0 = no limit */
 	long long compressibility;        /* 0..100 % of each block compressible */
-	enum cfg_action between_cycles;   /* action after each cycle */
+	struct cfg_actions between_cycles; /* action(s) after each cycle, in turn */
 	enum cfg_trim_scope trim_scope;   /* region or whole device */
 	char expect_serial[128];          /* refuse a device with another serial */
 	enum cfg_filesystem filesystem;   /* none, ext4, xfs */
@@ -129,6 +141,8 @@ struct cfg_target {
 	enum cfg_on_error on_verify_error; /* stop or continue after a bad block */
 	char measure[256];                /* measured phases per size; "" = workload */
 	long long repeat;                 /* runs of each measured phase */
+	enum cfg_steady steady_state;     /* none, or rounds until SNIA steady state */
+	long long max_rounds;             /* rounds at most with steady_state = snia */
 	double alert_below;               /* % of baseline: crash warning (0 = off) */
 	double alert_critical;            /* % of baseline: crash critical (0 = off) */
 	enum cfg_baseline baseline;       /* what crash and recovery compare with */
@@ -215,6 +229,12 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 /* Names of enum values, as written in the file. */
 const char *cfg_workload_name(enum cfg_workload w);
 const char *cfg_action_name(enum cfg_action a);
+
+/* The action that follows cycle number cycle (1-based). */
+enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);
+
+/* Whether a appears in t's between_cycles list. */
+int cfg_has_action(const struct cfg_target *t, enum cfg_action a);
 const char *cfg_erase_name(enum cfg_erase e);
 const char *cfg_filesystem_name(enum cfg_filesystem f);
 const char *cfg_trim_scope_name(enum cfg_trim_scope s);

@@ -109,10 +109,11 @@ static int fs_release(struct sched_target *st, long cycle)
 	return ret;
 }
 
-static void record_effect(struct sched_target *st, const struct act_env *env)
+static void record_effect(struct sched_target *st, enum cfg_action act,
+			  const struct act_env *env)
 {
 	uint64_t a = 0, b = 0;
-	switch (act_effect(st->t->between_cycles, env, &a, &b)) {
+	switch (act_effect(act, env, &a, &b)) {
 	case EFFECT_TRIMMED:
 		wear_trimmed(&st->wear, a, b);
 		break;
@@ -134,7 +135,7 @@ static int is_destructive(enum cfg_action a)
  * on_action_error = stop. */
 static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id, long cycle)
 {
-	enum cfg_action act = st->t->between_cycles;
+	enum cfg_action act = cfg_action_after(st->t, cycle);
 	int fsmode = st->t->filesystem != FS_NONE;
 	struct act_env env = {
 		.tg = &st->tg, .t = st->t, .region_offset = st->layout.region_offset,
@@ -161,7 +162,7 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 	if (db_cycle_action(st->db, cycle_id, &a))
 		return fail(st, "db-write-failed", LOG_CRIT, cycle, "cannot record the action");
 	if (!ret && !strcmp(r.outcome, "ok"))
-		record_effect(st, &env);
+		record_effect(st, act, &env);
 	if (act == ACT_SECURE_ERASE && fsmode && fs_prepare(st, cycle))
 		return SCHED_FAILED;
 	if (ok) {

@@ -258,3 +258,14 @@ def test_device_mapper_holder_refused(workdir, make_loop):
         assert loop.checksum() == before
     finally:
         subprocess.run(["dmsetup", "remove", name], capture_output=True)
+
+
+def test_action_list_taken_in_turn(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db = workdir / "w.db"
+    p = run_wearmond(write_conf(workdir / "w.conf", conf(
+        db, loop.dev, sizes="8M", cycles="4", between_cycles="none, trim")))
+    assert p.returncode == 0, p.stderr
+    rows = query(db, "SELECT number, action, action_outcome FROM cycles ORDER BY number")
+    assert [(r["number"], r["action"], r["action_outcome"]) for r in rows] == [
+        (1, "none", "skipped"), (2, "trim", "ok"), (3, "none", "skipped"), (4, "trim", "ok")]
