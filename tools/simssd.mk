@@ -1,0 +1,39 @@
+# simssd.mk: the simulated SSD (tools/simssd), its FTL unit tests.
+# Included by the top-level Makefile; reuses $(BUILD), $(CC), $(ALL_CFLAGS).
+
+# A rule here would otherwise become make's default goal.
+.DEFAULT_GOAL := all
+
+SIMSSD_DIR     := tools/simssd
+SIMSSD_PKGS    := fuse3 libzstd
+SIMSSD_CFLAGS  := $(shell pkg-config --cflags $(SIMSSD_PKGS))
+SIMSSD_LIBS    := $(shell pkg-config --libs $(SIMSSD_PKGS)) -lm
+# The FTL and everything else that needs no FUSE: unit-testable.
+SIMSSD_CORE    := ftl opts ctl
+SIMSSD_OBJ     := $(addprefix $(BUILD)/$(SIMSSD_DIR)/,$(addsuffix .o,$(SIMSSD_CORE) store compress simssd))
+SIMSSD_TEST_OBJ := $(addprefix $(BUILD)/$(SIMSSD_DIR)/,$(addsuffix .o,$(SIMSSD_CORE) test_ftl))
+SIMSSD_SAN_TEST_OBJ := $(addprefix $(BUILD)/san/$(SIMSSD_DIR)/,$(addsuffix .o,$(SIMSSD_CORE) test_ftl))
+
+PROGS += $(BUILD)/simssd
+EXTRA_UNIT_BIN += $(BUILD)/tests/simssd_ftl_test
+EXTRA_UNIT_SAN_BIN += $(BUILD)/san/tests/simssd_ftl_test
+
+# More specific than the generic $(BUILD)/%.o rule, so make prefers these.
+$(BUILD)/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c $(SIMSSD_DIR)/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c $(SIMSSD_DIR)/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
+
+$(BUILD)/simssd: $(SIMSSD_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(SIMSSD_LIBS)
+
+$(BUILD)/tests/simssd_ftl_test: $(SIMSSD_TEST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka -lm
+
+$(BUILD)/san/tests/simssd_ftl_test: $(SIMSSD_SAN_TEST_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ -lcmocka -lm

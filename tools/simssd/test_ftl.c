@@ -1,0 +1,479 @@
+/* test_ftl: unit tests of simssd's FTL, option table and control commands. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ctl.h"
+#include "ftl.h"
+#include "opts.h"
+
+#define KiB 1024ull
+#define MiB (1024ull * 1024)
+#define US 1000ull
+#define MS 1000000ull
+
+/* cmocka 1.1 has no assert_double_equal. */
+#define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+/* 4 MiB drive, 16 KiB blocks (4 pages), 2 channels, 1 ms program. */
+static struct ftl_config small(void)
+{
+	struct ftl_config c = {
+		.capacity = 4 * MiB, .page = 4096, .erase_block = 16 * KiB,
+		.spare_pct = 10, .channels = 2, .t_prog = 1 * MS, .t_read = 100 * US,
+		.t_erase = 2 * MS, .cache = 0, .gc_free = 1,
+	};
+	return c;
+}
+
+static struct ftl *make(const struct ftl_config *c)
+{
+	struct ftl *f = NULL;
+
+	assert_int_equal(ftl_create(c, &f), 0);
+	assert_non_null(f);
+	return f;
+}
+
+static uint64_t rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void test_config_rejects_bad_geometry(void **state)
+{
+	static const struct {
+		const char *field;
+		uint64_t value;
+	} bad[] = {
+		{ "page", 1000 }, { "page", 256 }, { "erase_block", 6000 },
+		{ "channels", 0 }, { "channels", 65 }, { "capacity", 4 * MiB + 512 },
+		{ "capacity", 0 }, { "spare", 0 }, { "gc_free", 0 },
+	};
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ftl_config c = small();
+
+		if (!strcmp(bad[i].field, "page"))
+			c.page = (uint32_t)bad[i].value;
+		else if (!strcmp(bad[i].field, "erase_block"))
+			c.erase_block = (uint32_t)bad[i].value;
+		else if (!strcmp(bad[i].field, "channels"))
+			c.channels = (uint32_t)bad[i].value;
+		else if (!strcmp(bad[i].field, "capacity"))
+			c.capacity = bad[i].value;
+		else if (!strcmp(bad[i].field, "spare"))
+			c.spare_pct = (double)bad[i].value;  /* no room for GC */
+		else
+			c.gc_free = (uint32_t)bad[i].value;
+		assert_int_equal(ftl_config_check(&c, &why), -EINVAL);
+		assert_non_null(why);
+	}
+	{
+		struct ftl_config c = small();
+
+		assert_int_equal(ftl_config_check(&c, &why), 0);
+	}
+}
+
+static void test_fresh_sequential_write_spreads_over_channels(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	uint64_t ack;
+
+	/* 8 pages on 2 channels: 4 programs each, back to back. */
+	assert_int_equal(ftl_write(f, 0, 32 * KiB, NULL, 0, &ack), 0);
+	assert_int_equal(ack, 4 * MS);
+	assert_near(ftl_fresh_write_rate(&c), 2 * 4096 / 1e-3, 1e-6);
+	assert_int_equal(ftl_check(f), 0);
+	ftl_destroy(f);
+}
+
+static void test_cache_acknowledges_ahead_of_flash(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f;
+	uint64_t ack;
+
+	c.cache = 16 * KiB;   /* 4 pages over 2 channels: 2 ms of lead */
+	f = make(&c);
+	assert_int_equal(ftl_write(f, 0, 16 * KiB, NULL, 0, &ack), 0);
+	assert_int_equal(ack, 0);
+	assert_int_equal(ftl_write(f, 16 * KiB, 16 * KiB, NULL, 0, &ack), 0);
+	assert_int_equal(ack, 2 * MS);  /* flash done at 4 ms, minus the lead */
+	ftl_destroy(f);
+}
+
+static void test_overwrite_invalidates_old_copy(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	struct ftl_stats st;
+	uint64_t ack;
+
+	assert_int_equal(ftl_write(f, 0, 4096, NULL, 0, &ack), 0);
+	assert_int_equal(ftl_write(f, 0, 4096, NULL, 0, &ack), 0);
+	ftl_get_stats(f, &st);
+	assert_int_equal(st.valid_pages, 1);
+	assert_int_equal(st.host_bytes_written, 8192);
+	assert_int_equal(st.flash_bytes_written, 8192);
+	assert_int_equal(ftl_check(f), 0);
+	ftl_destroy(f);
+}
+
+static void test_partial_page_write_reads_old_page_first(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	struct ftl_stats st;
+	uint64_t ack;
+
+	assert_int_equal(ftl_write(f, 0, 4096, NULL, 0, &ack), 0);
+	assert_int_equal(ftl_write(f, 512, 512, NULL, 10 * MS, &ack), 0);
+	ftl_get_stats(f, &st);
+	assert_int_equal(st.flash_bytes_read, 4096);
+	assert_int_equal(st.host_bytes_written, 4096 + 512);
+	/* A whole page is programmed for the 512 bytes. */
+	assert_int_equal(st.flash_bytes_written, 2 * 4096);
+	assert_true(ack >= 10 * MS + 1 * MS);
+	ftl_destroy(f);
+}
+
+static void test_read_costs_only_mapped_pages(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	uint64_t ack, done;
+
+	assert_int_equal(ftl_read(f, 0, 64 * KiB, 0, &done), 0);
+	assert_int_equal(done, 0);
+	assert_int_equal(ftl_write(f, 0, 8192, NULL, 0, &ack), 0);
+	/* Two pages on two channels, read after the programs finish. */
+	assert_int_equal(ftl_read(f, 0, 8192, 5 * MS, &done), 0);
+	assert_int_equal(done, 5 * MS + 100 * US);
+	ftl_destroy(f);
+}
+
+static void test_out_of_range_is_rejected(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	uint64_t t;
+
+	assert_int_equal(ftl_write(f, 4 * MiB - 4096, 8192, NULL, 0, &t), -EINVAL);
+	assert_int_equal(ftl_read(f, 4 * MiB, 1, 0, &t), -EINVAL);
+	assert_int_equal(ftl_trim(f, UINT64_MAX, 2, 0, &t), -EINVAL);
+	assert_int_equal(ftl_write(f, 0, 0, NULL, 7, &t), 0);
+	assert_int_equal(t, 7);
+	ftl_destroy(f);
+}
+
+/* Random 4 KiB overwrites of the first span bytes; returns the WA. */
+static double random_pass(struct ftl *f, uint64_t span, uint64_t pages, uint64_t *seed)
+{
+	struct ftl_stats a, b;
+	uint64_t i, ack, now = 0;
+
+	ftl_get_stats(f, &a);
+	for (i = 0; i < pages; i++) {
+		uint64_t off = rng(seed) % (span / 4096) * 4096;
+
+		assert_int_equal(ftl_write(f, off, 4096, NULL, now, &ack), 0);
+		now = ack;
+	}
+	ftl_get_stats(f, &b);
+	return (double)(b.flash_bytes_written - a.flash_bytes_written) /
+	       (double)(b.host_bytes_written - a.host_bytes_written);
+}
+
+static void test_gc_keeps_maps_consistent_and_amplifies(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	struct ftl_stats st;
+	uint64_t ack, seed = 42, pages = c.capacity / 4096;
+	double wa;
+
+	assert_int_equal(ftl_write(f, 0, c.capacity, NULL, 0, &ack), 0);
+	random_pass(f, c.capacity, 2 * pages, &seed);
+	wa = random_pass(f, c.capacity, pages, &seed);
+	ftl_get_stats(f, &st);
+	assert_int_equal(ftl_check(f), 0);
+	assert_int_equal(st.valid_pages, pages);
+	assert_true(wa > 2.0);
+	assert_true(st.gc_bytes_moved > 0);
+	assert_true(st.erases > 0 && st.erase_max >= st.erase_min);
+	ftl_destroy(f);
+}
+
+static void test_unused_space_lowers_write_amplification(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *full = make(&c), *part = make(&c);
+	uint64_t ack, seed = 7, pages = c.capacity / 4096;
+	uint64_t span = c.capacity / 5 * 4 / 4096 * 4096;
+	double wa_full, wa_part;
+
+	assert_int_equal(ftl_write(full, 0, c.capacity, NULL, 0, &ack), 0);
+	assert_int_equal(ftl_write(part, 0, span, NULL, 0, &ack), 0);
+	random_pass(full, c.capacity, 2 * pages, &seed);
+	random_pass(part, span, 2 * pages, &seed);
+	wa_full = random_pass(full, c.capacity, pages, &seed);
+	wa_part = random_pass(part, span, pages, &seed);
+	assert_true(wa_part * 1.5 < wa_full);
+	ftl_destroy(full);
+	ftl_destroy(part);
+}
+
+static void test_trim_everything_frees_all_blocks(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	struct ftl_stats st;
+	uint64_t ack, done, seed = 3;
+
+	assert_int_equal(ftl_write(f, 0, c.capacity, NULL, 0, &ack), 0);
+	random_pass(f, c.capacity, c.capacity / 4096, &seed);
+	assert_int_equal(ftl_trim(f, 0, c.capacity, ack, &done), 0);
+	ftl_get_stats(f, &st);
+	assert_int_equal(st.valid_pages, 0);
+	assert_int_equal(st.trimmed_bytes, c.capacity);
+	/* All but the blocks still open for writing are erased at once. */
+	assert_true(st.free_blocks >= st.total_blocks - 2 * c.channels);
+	assert_true(done > ack);
+	assert_int_equal(ftl_check(f), 0);
+	ftl_destroy(f);
+}
+
+static void test_trim_ignores_partial_pages(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	struct ftl_stats st;
+	uint64_t ack, done;
+
+	assert_int_equal(ftl_write(f, 0, 16 * KiB, NULL, 0, &ack), 0);
+	assert_int_equal(ftl_trim(f, 512, 3 * 4096, 0, &done), 0);
+	ftl_get_stats(f, &st);
+	assert_int_equal(st.valid_pages, 2);       /* pages 1 and 2 went */
+	assert_int_equal(st.trimmed_bytes, 8192);
+	ftl_destroy(f);
+}
+
+static void test_secure_erase_resets_mapping_and_counts_wear(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	struct ftl_stats st;
+	uint64_t ack, done;
+
+	assert_int_equal(ftl_write(f, 0, c.capacity, NULL, 0, &ack), 0);
+	assert_int_equal(ftl_secure_erase(f, ack, &done), 0);
+	ftl_get_stats(f, &st);
+	assert_int_equal(st.valid_pages, 0);
+	assert_int_equal(st.free_blocks, st.total_blocks);
+	assert_int_equal(st.erase_max, 1);
+	assert_true(done >= ack + c.t_erase);
+	assert_int_equal(ftl_check(f), 0);
+	/* Fresh again: the same write costs what it cost the first time. */
+	assert_int_equal(ftl_write(f, 0, 32 * KiB, NULL, done, &ack), 0);
+	assert_int_equal(ack, done + 4 * MS);
+	ftl_destroy(f);
+}
+
+static void test_compressed_pages_cost_their_size(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	struct ftl_stats st;
+	uint8_t units[8];
+	uint64_t ack;
+
+	memset(units, 2, sizeof(units));   /* each page packs to a quarter */
+	assert_int_equal(ftl_units_per_page(f), 8);
+	assert_int_equal(ftl_write(f, 0, 32 * KiB, units, 0, &ack), 0);
+	assert_int_equal(ack, 1 * MS);     /* 4 quarter programs per channel */
+	ftl_get_stats(f, &st);
+	assert_int_equal(st.flash_bytes_written, 8 * 2 * FTL_UNIT);
+	assert_int_equal(st.valid_bytes_flash, 8 * 2 * FTL_UNIT);
+	assert_int_equal(ftl_check(f), 0);
+	ftl_destroy(f);
+}
+
+static void test_opts_parse_sizes_and_times(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t bytes;
+	} sizes[] = {
+		{ "4096", 4096 }, { "4k", 4096 }, { "512M", 512 * MiB },
+		{ "1GiB", 1024 * MiB }, { "1.5K", 1536 }, { "64KiB", 64 * KiB },
+	};
+	static const struct {
+		const char *s;
+		uint64_t ns;
+	} times[] = {
+		{ "250ns", 250 }, { "200us", 200 * US }, { "1.5ms", 1500 * US },
+		{ "2s", 2000 * MS }, { "50", 50 * US },
+	};
+	static const char *bad[] = { "", "k", "4x", "-1", "1.2.3" };
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		assert_int_equal(opts_parse_size(sizes[i].s, &v), 0);
+		assert_int_equal(v, sizes[i].bytes);
+	}
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		assert_int_equal(opts_parse_time(times[i].s, &v), 0);
+		assert_int_equal(v, times[i].ns);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(opts_parse_size(bad[i], &v), -EINVAL);
+}
+
+static void test_opts_table(void **state)
+{
+	struct simssd_opts o;
+	struct ftl_config c;
+	const char *why;
+
+	assert_int_equal(opts_defaults(&o), 0);
+	opts_to_ftl(&o, &c);
+	assert_int_equal(ftl_config_check(&c, &why), 0);
+	assert_int_equal(opts_set(&o, "capacity=16M"), 0);
+	assert_int_equal(o.capacity, 16 * MiB);
+	assert_int_equal(opts_set(&o, "t_prog=2ms"), 0);
+	assert_int_equal(o.t_prog, 2 * MS);
+	assert_int_equal(opts_set(&o, "spare=12.5%"), 0);
+	assert_near(o.spare, 12.5, 1e-9);
+	assert_int_equal(opts_set(&o, "compress=yes"), 0);
+	assert_int_equal(o.compress, 1);
+	assert_int_equal(opts_set(&o, "store=/tmp/x"), 0);
+	assert_string_equal(o.store, "/tmp/x");
+	assert_int_equal(opts_set(&o, "allow_other"), -ENOENT);
+	assert_int_equal(opts_set(&o, "max_threads=4"), -ENOENT);
+	assert_int_equal(opts_set(&o, "channels=65"), -ERANGE);
+	assert_int_equal(opts_set(&o, "channels=two"), -EINVAL);
+	assert_int_equal(opts_set(&o, "compress=maybe"), -EINVAL);
+	opts_free(&o);
+}
+
+static void test_ctl_parse(void **state)
+{
+	static const char *bad[] = {
+		"", "secure-erase now", "fault", "fault ioerror 0", "fault ioerror 0 0",
+		"fault ioerror 0 4k sideways", "fault latency", "fault latency x",
+		"fault latency 5 -1", "fault explode", "erase",
+	};
+	struct ctl_cmd c;
+	size_t i;
+
+	assert_int_equal(ctl_parse("secure-erase", &c), 0);
+	assert_int_equal(c.kind, CTL_SECURE_ERASE);
+	assert_int_equal(ctl_parse("fault ioerror 1M 4k read", &c), 0);
+	assert_int_equal(c.kind, CTL_IOERROR);
+	assert_int_equal(c.off, MiB);
+	assert_int_equal(c.len, 4096);
+	assert_int_equal(c.ops, CTL_OP_READ);
+	assert_int_equal(ctl_parse(" fault  latency 250 3 ", &c), 0);
+	assert_int_equal(c.latency_ns, 250 * MS);
+	assert_int_equal(c.count, 3);
+	assert_int_equal(ctl_parse("fault latency 2.5", &c), 0);
+	assert_int_equal(c.latency_ns, 2500 * US);
+	assert_int_equal(c.count, 1);
+	assert_int_equal(ctl_parse("fault vanish", &c), 0);
+	assert_int_equal(c.kind, CTL_VANISH);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(ctl_parse(bad[i], &c), -EINVAL);
+}
+
+static void test_ctl_faults(void **state)
+{
+	struct ctl_faults f;
+	struct ctl_cmd c;
+	uint64_t d;
+
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(ctl_parse("fault ioerror 8192 4096 read", &c), 0);
+	assert_int_equal(ctl_apply(&f, &c), 0);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_READ, 8192 + 4095, 1, &d), -EIO);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_READ, 0, 8192, &d), 0);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_WRITE, 8192, 4096, &d), 0);
+	assert_int_equal(ctl_parse("fault latency 10 2", &c), 0);
+	assert_int_equal(ctl_apply(&f, &c), 0);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_READ, 0, 1, &d), 0);
+	assert_int_equal(d, 10 * MS);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_READ, 0, 1, &d), 0);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_READ, 0, 1, &d), 0);
+	assert_int_equal(d, 0);
+	assert_int_equal(ctl_parse("fault vanish", &c), 0);
+	assert_int_equal(ctl_apply(&f, &c), 0);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_TRIM, 0, 1, &d), -EIO);
+	assert_int_equal(ctl_parse("fault clear", &c), 0);
+	assert_int_equal(ctl_apply(&f, &c), 0);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_READ, 8192, 1, &d), 0);
+	assert_int_equal(f.errors, 2);
+}
+
+static void test_stats_text(void **state)
+{
+	struct ftl_config c = small();
+	struct ftl *f = make(&c);
+	struct ctl_faults faults;
+	struct ftl_stats st;
+	char buf[4096], tiny[16];
+	uint64_t ack;
+
+	memset(&faults, 0, sizeof(faults));
+	assert_int_equal(ftl_write(f, 0, 8192, NULL, 0, &ack), 0);
+	ftl_get_stats(f, &st);
+	assert_true(ctl_format_stats(&c, &st, &faults, 0, buf, sizeof(buf)) < sizeof(buf) - 1);
+	assert_non_null(strstr(buf, "\nhost_bytes_written 8192\n"));
+	assert_non_null(strstr(buf, "\nwrite_amplification 1.0000\n"));
+	assert_non_null(strstr(buf, "\nfresh_write_bytes_per_s 8192000\n"));
+	assert_non_null(strstr(buf, "\nerase_count_max 0\n"));
+	assert_int_equal(ctl_format_stats(&c, &st, &faults, 0, tiny, sizeof(tiny)),
+			 sizeof(tiny) - 1);
+	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
+	ftl_destroy(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_rejects_bad_geometry),
+		cmocka_unit_test(test_fresh_sequential_write_spreads_over_channels),
+		cmocka_unit_test(test_cache_acknowledges_ahead_of_flash),
+		cmocka_unit_test(test_overwrite_invalidates_old_copy),
+		cmocka_unit_test(test_partial_page_write_reads_old_page_first),
+		cmocka_unit_test(test_read_costs_only_mapped_pages),
+		cmocka_unit_test(test_out_of_range_is_rejected),
+		cmocka_unit_test(test_gc_keeps_maps_consistent_and_amplifies),
+		cmocka_unit_test(test_unused_space_lowers_write_amplification),
+		cmocka_unit_test(test_trim_everything_frees_all_blocks),
+		cmocka_unit_test(test_trim_ignores_partial_pages),
+		cmocka_unit_test(test_secure_erase_resets_mapping_and_counts_wear),
+		cmocka_unit_test(test_compressed_pages_cost_their_size),
+		cmocka_unit_test(test_opts_parse_sizes_and_times),
+		cmocka_unit_test(test_opts_table),
+		cmocka_unit_test(test_ctl_parse),
+		cmocka_unit_test(test_ctl_faults),
+		cmocka_unit_test(test_stats_text),
+	};
+
+	return cmocka_run_group_tests_name("simssd_ftl", tests, NULL, NULL);
+}
