@@ -51,14 +51,12 @@ const char *log_prio_name(int priority)
 }
 
 /* One line, one fprintf: stdio locks the stream per call, so lines from
- * several threads never interleave. */
+ * several threads never interleave. Messages name their target themselves
+ * ("target lab1: ..."), as they read the same in the journal. */
 static void to_stderr(int priority, const struct log_fields *f, const char *msg)
 {
-	const char *target = f && f->target ? f->target : NULL;
-
-	fprintf(stderr, "%s: %s: %s%s%s%s\n", IDENTIFIER, log_prio_name(priority),
-		target ? "target " : "", target ? target : "", target ? ": " : "",
-		msg);
+	(void)f;
+	fprintf(stderr, "%s: %s: %s\n", IDENTIFIER, log_prio_name(priority), msg);
 }
 
 struct iov_list {

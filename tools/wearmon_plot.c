@@ -238,7 +238,8 @@ static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 {
 	struct wm_table a = { 0 };
 	int ret = wm_fetch(wm, &a, "SELECT number, action, action_outcome FROM cycles"
-			   " WHERE target_id = ? AND action IS NOT NULL ORDER BY number",
+			   " WHERE target_id = ? AND action IS NOT NULL AND action != 'none'"
+			   " ORDER BY number",
 			   (struct db_value[]){ WM_INT(tid) }, 1);
 
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
@@ -330,7 +331,7 @@ static int wear_marks(struct wm *wm, int64_t tid, const char *written, double sc
 	snprintf(sql, sizeof(sql), "SELECT c.number, c.action, (SELECT sum(%s)"
 		 " FROM iterations i WHERE i.target_id = c.target_id AND i.id <="
 		 " (SELECT max(id) FROM iterations WHERE cycle_id = c.id)) AS written"
-		 " FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL"
+		 " FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL AND c.action != 'none'"
 		 " ORDER BY c.number", written);
 	ret = wm_fetch(wm, &a, sql, (struct db_value[]){ WM_INT(tid) }, 1);
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
