@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <syslog.h>
 
 #include "cfg.h"
 #include "db.h"
@@ -40,8 +41,52 @@ void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, const char 
 		  const char *outcome, const char *error);
 
 /* Failures: kind is one of "io-error", "device-gone", "identity-mismatch",
- * "action-failed", "db-write-failed". priority is LOG_ERR or LOG_CRIT. */
+ * "action-failed", "db-write-failed", "iteration-failed". priority is
+ * LOG_ERR or LOG_CRIT. */
 void alert_failure(struct alert_ctx *a, const char *kind, int priority, long cycle,
 		   int64_t iteration_id, const char *message);
+
+/* Baseline MiB/s of a size under the target's current workload, for
+ * STATUS= (thread-safe; cached until the next iteration ends). Returns 0,
+ * -ENOENT when none is known yet, or -errno. */
+int alert_baseline(struct alert_ctx *a, uint64_t size_bytes, double *mibps);
+
+/* Reap finished alert commands and kill those past their time limit.
+ * Call often from the main loop; never blocks. */
+void alert_reap(void);
+
+/* At exit: wait up to grace seconds for alert commands still running.
+ * Returns how many are left (they are not killed). */
+int alert_finish(double grace);
+
+/* ---- the table of alert kinds and the pure decisions (tested alone) ---- */
+
+struct alert_kind_info {
+	const char *kind;             /* as in events.kind */
+	const char *message_id;       /* 32 hex digits, in systemd/wearmon.catalog */
+};
+
+/* Every alert kind. Returns the table; *n = rows. */
+const struct alert_kind_info *alert_kinds(size_t *n);
+
+/* MESSAGE_ID of kind. Returns it, or NULL for an unknown kind. */
+const char *alert_message_id(const char *kind);
+
+#define ALERT_NONE (-1)
+#define ALERT_COLLAPSE_RUN 3          /* consecutive samples that make a collapse */
+#define ALERT_COMMAND_TIMEOUT 30.0    /* seconds before alert_command is killed */
+
+/* Throughput crash: avg against baseline with thresholds in percent (0 =
+ * off). Returns LOG_CRIT, LOG_WARNING or ALERT_NONE. */
+int alert_check_crash(double avg, double baseline, double below_pct, double critical_pct);
+
+/* Collapse: ALERT_COLLAPSE_RUN consecutive "measure" samples below below_pct
+ * of avg (0 = off). Returns the index of the first sample of the first such
+ * run (*low = the lowest MiB/s in it), or -1. */
+long alert_check_collapse(const struct db_sample *s, size_t n, double avg, double below_pct,
+			  double *low);
+
+/* Recovery: avg back at or above above_pct of baseline. Returns 1 or 0. */
+int alert_check_recovery(double avg, double baseline, double above_pct);
 
 #endif

@@ -1,4 +1,5 @@
-/* wearmond: process entry: options, start-up checks, target threads, exit. */
+/* wearmond: process entry: options, start-up checks, target threads, the
+ * main loop (service notifications, reloads, alert commands), exit. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,9 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alert.h"
 #include "cfg.h"
 #include "db.h"
 #include "log.h"
+#include "notify.h"
 #include "sched.h"
 #include "signals.h"
 #include "tgt.h"
@@ -21,10 +24,30 @@
 #define EXIT_USAGE 2
 #define EXIT_CONFIG 78   /* EX_CONFIG: systemd does not restart on it */
 
+#define LOOP_NAP_NS (50 * 1000 * 1000)
+#define STATUS_EVERY 1.0        /* seconds between STATUS= updates */
+#define STATUS_MAX 1024
+#define COMMAND_GRACE 1.0       /* seconds alert commands get at exit */
+
 struct opts {
 	const char *config;
 	int check;
 	int foreground;
+};
+
+/* The running process: its targets and every configuration loaded. While
+ * the threads run, main reads only st[i].tg (name and device never change;
+ * st[i].t moves to a reloaded configuration under the thread's feet). */
+struct daemon {
+	const struct opts *o;
+	struct sched_target *st;    /* one per target of the first configuration */
+	int nst, started;
+	struct cfg **cfgs;          /* all loaded, freed at exit: threads may
+				       still point into any of them */
+	int ncfgs;
+	double wd_every;            /* seconds between WATCHDOG=1, 0 = none */
+	double next_wd, next_status;
+	int stopping;
 };
 
 static void usage(FILE *f)
@@ -38,6 +61,8 @@ static void usage(FILE *f)
 		"  -f, --foreground   log to stderr instead of the journal\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n\n"
+		"Signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration (applied at\n"
+		"each target's next cycle; a configuration with errors is refused).\n\n"
 		"Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure,\n"
 		"2 usage error, 78 configuration or target error.\n");
 }
@@ -86,6 +111,18 @@ static void log_lines(int prio, const char *text)
 	free(copy);
 }
 
+/* alert_command must be something we can run, found now rather than at the
+ * first alert days later. Returns 0 or -EINVAL with the error in err. */
+static int check_command(const struct cfg *c, const struct cfg_target *t, char *err, size_t len)
+{
+	if (!t->alert_command[0] || access(t->alert_command, X_OK) == 0)
+		return 0;
+	int line = cfg_line(t, "alert_command");
+	snprintf(err, len, "%s:%d: alert_command: %s is not executable: %s", c->path,
+		 line ? line : t->section_line, t->alert_command, strerror(errno));
+	return -EINVAL;
+}
+
 /* Open and check every target. Returns 0 or -errno (error logged). */
 static int open_targets(const struct cfg *c, int check_only, struct sched_target *st)
 {
@@ -99,6 +136,8 @@ static int open_targets(const struct cfg *c, int check_only, struct sched_target
 		if (!ret)
 			ret = cfg_resolve(c, st[i].t, st[i].tg.capacity, st[i].tg.logical_block_size,
 					  &st[i].layout, err, sizeof(err));
+		if (!ret)
+			ret = check_command(c, st[i].t, err, sizeof(err));
 		if (ret) {
 			log_lines(LOG_ERR, err);
 			bad = 1;
@@ -107,12 +146,12 @@ static int open_targets(const struct cfg *c, int check_only, struct sched_target
 	return bad ? -EINVAL : 0;
 }
 
-static void close_targets(const struct cfg *c, struct sched_target *st, int remove_created)
+static void close_targets(struct daemon *d, int remove_created)
 {
-	for (int i = 0; i < c->ntargets; i++) {
-		tgt_close(&st[i].tg);
-		if (remove_created && st[i].tg.created)
-			unlink(st[i].tg.path);
+	for (int i = 0; i < d->nst; i++) {
+		tgt_close(&d->st[i].tg);
+		if (remove_created && d->st[i].tg.created)
+			unlink(d->st[i].tg.path);
 	}
 }
 
@@ -157,58 +196,248 @@ static int register_targets(struct db *db, const struct cfg *c, struct sched_tar
 	return 0;
 }
 
-/* Start every target and wait for them; returns the exit status. */
-static int run_targets(const struct cfg *c, struct sched_target *st)
+/* Keep c until exit. Returns 0 or -ENOMEM (c is then not kept). */
+static int keep_cfg(struct daemon *d, struct cfg *c)
 {
-	int failed = 0, started = 0;
-	for (int i = 0; i < c->ntargets; i++) {
-		int ret = sched_start(&st[i]);
+	struct cfg **v = realloc(d->cfgs, (size_t)(d->ncfgs + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	d->cfgs = v;
+	d->cfgs[d->ncfgs++] = c;
+	return 0;
+}
+
+static const char *target_state(struct sched_target *st)
+{
+	enum sched_state s = __atomic_load_n(&st->state, __ATOMIC_SEQ_CST);
+	return s == SCHED_RUNNING ? NULL : sched_state_name(s);
+}
+
+/* STATUS=: one summary per target. */
+static void send_status(struct daemon *d, int ready)
+{
+	struct notify_target v[64];
+	char line[STATUS_MAX], buf[STATUS_MAX + 16];
+	int n = d->started < (int)ARRAY_SIZE(v) ? d->started : (int)ARRAY_SIZE(v);
+
+	if (!notify_enabled())
+		return;
+	for (int i = 0; i < n; i++) {
+		struct sched_target *st = &d->st[i];
+		struct sched_progress p;
+		double base = -1;
+		sched_progress_get(st, &p);
+		if (p.baseline_mibps > 0)
+			base = p.baseline_mibps;
+		else if (p.phase && !strcmp(p.phase, "measure") && st->alert &&
+			 alert_baseline(st->alert, p.size_bytes, &base))
+			base = -1;
+		v[i] = (struct notify_target){
+			.name = st->tg.name, .state = target_state(st), .phase = p.phase,
+			.cycle = p.cycle, .size_index = p.size_index, .nsizes = p.nsizes,
+			.size_bytes = p.size_bytes, .mibps = p.mibps, .baseline_mibps = base,
+		};
+	}
+	notify_format_status(line, sizeof(line), v, n);
+	snprintf(buf, sizeof(buf), "%s%s", d->stopping ? "stopping: " : "", line);
+	if (ready)
+		notify_ready(buf);
+	else
+		notify_status(buf);
+}
+
+static struct sched_target *find_target(struct daemon *d, const char *name)
+{
+	for (int i = 0; i < d->started; i++)
+		if (!strcmp(d->st[i].tg.name, name))
+			return &d->st[i];
+	return NULL;
+}
+
+/* Check a reloaded configuration against the open devices. Returns 0 or
+ * -EINVAL with every problem in err, one per line. */
+static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t len)
+{
+	size_t used = 0;
+	char one[CFG_ERR_MAX];
+	int bad = 0;
+
+	err[0] = '\0';
+	for (int i = 0; i < c->ntargets && used < len; i++) {
+		const struct cfg_target *t = &c->targets[i];
+		struct sched_target *st = find_target(d, t->name);
+		struct cfg_layout l;
+		int ret = 0;
+		if (!st)
+			continue;
+		if (strcmp(t->device, st->tg.path)) {
+			snprintf(one, sizeof(one), "%s:%d: device: target %s runs on %s; changing "
+				 "its device to %s needs a restart", c->path, cfg_line(t, "device"),
+				 t->name, st->tg.path, t->device);
+			ret = -EINVAL;
+		}
+		if (!ret)
+			ret = cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l,
+					  one, sizeof(one));
+		if (!ret)
+			ret = check_command(c, t, one, sizeof(one));
 		if (ret) {
-			log_msg(LOG_ERR, "target %s: cannot start thread: %s", st[i].t->name, strerror(-ret));
+			used += (size_t)snprintf(err + used, len - used, "%s%s", bad ? "\n" : "", one);
+			bad = 1;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+/* Offer an accepted configuration to the targets; say what needs a restart. */
+static void apply_reload(struct daemon *d, const struct cfg *c)
+{
+	const struct cfg *running = d->cfgs[0];   /* its database stays open */
+
+	for (int i = 0; i < c->ntargets; i++) {
+		struct sched_target *st = find_target(d, c->targets[i].name);
+		if (st)
+			sched_offer_config(st, c, &c->targets[i]);
+		else
+			log_msg(LOG_WARNING, "reload: target %s is new; it starts at the next "
+				"restart", c->targets[i].name);
+	}
+	for (int i = 0; i < d->started; i++) {
+		int kept = 0;
+		for (int j = 0; j < c->ntargets && !kept; j++)
+			kept = !strcmp(c->targets[j].name, d->st[i].tg.name);
+		if (!kept)
+			log_msg(LOG_WARNING, "reload: target %s is no longer configured; it runs "
+				"on until the next restart", d->st[i].tg.name);
+	}
+	if (strcmp(c->database, running->database))
+		log_msg(LOG_WARNING, "reload: database %s takes effect at the next restart; "
+			"still writing %s", c->database, running->database);
+	log_msg(LOG_INFO, "reload: %s accepted; targets adopt it at their next cycle",
+		c->path);
+}
+
+/* SIGHUP: RELOADING=1, parse, validate, offer, READY=1. A configuration
+ * with errors is refused and the running one stays. */
+static void reload(struct daemon *d)
+{
+	char err[CFG_ERR_MAX];
+	struct cfg *c = NULL;
+
+	notify_reloading();
+	log_msg(LOG_INFO, "SIGHUP: reloading %s", d->o->config);
+	int ret = cfg_load(d->o->config, &c, err, sizeof(err));
+	if (!ret)
+		ret = check_reload(d, c, err, sizeof(err));
+	if (!ret)
+		ret = keep_cfg(d, c);
+	if (ret) {
+		if (ret == -EINVAL)
+			log_lines(LOG_ERR, err);
+		else if (ret == -ENOMEM)
+			log_msg(LOG_ERR, "reload: out of memory");
+		else
+			log_msg(LOG_ERR, "%s: cannot read: %s", d->o->config, strerror(-ret));
+		log_msg(LOG_ERR, "reload: %s refused; keeping the running configuration",
+			d->o->config);
+		cfg_free(c);
+	} else {
+		apply_reload(d, c);
+	}
+	send_status(d, 1);
+}
+
+/* One turn of the main loop's timers: watchdog, status, alert commands. */
+static void tick(struct daemon *d)
+{
+	double now = util_now();
+
+	if (d->wd_every > 0 && now >= d->next_wd) {
+		notify_watchdog();
+		d->next_wd = now + d->wd_every;
+	}
+	if (now >= d->next_status) {
+		send_status(d, 0);
+		d->next_status = now + STATUS_EVERY;
+	}
+	alert_reap();
+}
+
+static int count_running(const struct daemon *d)
+{
+	int running = 0;
+	for (int i = 0; i < d->started; i++)
+		running += __atomic_load_n(&d->st[i].state, __ATOMIC_SEQ_CST) == SCHED_RUNNING;
+	return running;
+}
+
+/* Start every target, serve until they end; returns the exit status. */
+static int run_targets(struct daemon *d)
+{
+	int failed = 0;
+	for (int i = 0; i < d->nst; i++) {
+		int ret = sched_start(&d->st[i]);
+		if (ret) {
+			log_msg(LOG_ERR, "target %s: cannot start thread: %s", d->st[i].t->name,
+				strerror(-ret));
 			failed = 1;
 			sig_stop = 1;
 			break;
 		}
-		started++;
+		d->started++;
 	}
-	for (;;) {
-		int running = 0;
-		for (int i = 0; i < started; i++)
-			running += __atomic_load_n(&st[i].state, __ATOMIC_SEQ_CST) == SCHED_RUNNING;
-		if (!running)
-			break;
+	uint64_t wd = notify_watchdog_usec();
+	d->wd_every = (double)wd / 2e6;
+	if (!failed)
+		send_status(d, 1);
+	d->next_status = util_now() + STATUS_EVERY;
+	while (count_running(d)) {
+		if (sig_stop && !d->stopping) {
+			d->stopping = 1;
+			notify_stopping();
+		}
 		if (sig_reload) {
 			sig_reload = 0;
-			log_msg(LOG_WARNING, "SIGHUP: configuration reload is not supported yet; keeping %s",
-				c->path);
+			if (!d->stopping)
+				reload(d);
 		}
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		tick(d);
+		struct timespec ts = { 0, LOOP_NAP_NS };
 		nanosleep(&ts, NULL);
 	}
-	for (int i = 0; i < started; i++)
-		if (sched_join(&st[i]) == SCHED_FAILED)
+	if (!d->stopping) {
+		d->stopping = 1;
+		notify_stopping();
+	}
+	for (int i = 0; i < d->started; i++)
+		if (sched_join(&d->st[i]) == SCHED_FAILED)
 			failed = 1;
+	if (alert_finish(COMMAND_GRACE))
+		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
 	return failed ? EXIT_RUNTIME : EXIT_OK;
 }
 
-static int run(const struct opts *o, struct cfg *c)
+static int run(struct daemon *d)
 {
+	const struct cfg *c = d->cfgs[0];
 	char err[CFG_ERR_MAX];
 	struct db *db = NULL;
 	int64_t run_id = 0;
 	int status = EXIT_CONFIG;
-	struct sched_target *st = calloc((size_t)c->ntargets, sizeof(*st));
 
-	if (!st)
+	d->nst = c->ntargets;
+	d->st = calloc((size_t)c->ntargets, sizeof(*d->st));
+	if (!d->st)
 		return EXIT_RUNTIME;
+	notify_status("checking targets");
 	if (db_check_path(c->database, err, sizeof(err))) {
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
 	}
-	if (open_targets(c, o->check, st))
+	if (open_targets(c, d->o->check, d->st))
 		goto out;
-	if (o->check) {
-		print_check(c, st);
+	if (d->o->check) {
+		print_check(c, d->st);
 		status = EXIT_OK;
 		goto out;
 	}
@@ -217,26 +446,29 @@ static int run(const struct opts *o, struct cfg *c)
 		goto out;
 	}
 	status = EXIT_RUNTIME;
-	if (db_run_begin(db, c->path, &run_id) || register_targets(db, c, st, run_id)) {
+	if (db_run_begin(db, c->path, &run_id) || register_targets(db, c, d->st, run_id)) {
 		log_msg(LOG_ERR, "cannot record the run in %s", c->database);
 		goto out;
 	}
 	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
 		c->ntargets, c->database);
-	status = run_targets(c, st);
+	status = run_targets(d);
 	db_run_end(db, run_id, status, sig_stop ? "signal" : status ? "failure" : "cycles done");
 	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d",
 		sig_stop ? "signal" : status ? "failure" : "all cycles done", status);
 out:
-	close_targets(c, st, status == EXIT_CONFIG && !o->check);
+	if (status == EXIT_CONFIG)
+		notify_status("configuration error");
+	close_targets(d, status == EXIT_CONFIG && !d->o->check);
 	db_close(db);
-	free(st);
+	free(d->st);
 	return status;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o;
+	struct daemon d = { .o = &o };
 	struct cfg *c = NULL;
 	char err[CFG_ERR_MAX];
 
@@ -251,11 +483,13 @@ int main(int argc, char **argv)
 			log_msg(LOG_ERR, "%s: cannot read: %s", o.config, strerror(-ret));
 		return EXIT_CONFIG;
 	}
-	if (sig_init()) {
+	if (sig_init() || keep_cfg(&d, c)) {
 		cfg_free(c);
 		return EXIT_RUNTIME;
 	}
-	int status = run(&o, c);
-	cfg_free(c);
+	int status = run(&d);
+	for (int i = 0; i < d.ncfgs; i++)
+		cfg_free(d.cfgs[i]);
+	free(d.cfgs);
 	return status;
 }

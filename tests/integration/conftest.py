@@ -110,13 +110,21 @@ def query(db, sql):
 
 
 def wait_for(pred, timeout, step=0.1):
+    """Poll pred until truthy. A database the daemon is still creating may
+    fail to query for a moment: that counts as not yet."""
+    def attempt():
+        try:
+            return pred()
+        except (subprocess.CalledProcessError, json.JSONDecodeError):
+            return None
+
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        v = pred()
+        v = attempt()
         if v:
             return v
         time.sleep(step)
-    return pred()
+    return attempt()
 
 
 def stop(proc, sig=signal.SIGTERM, timeout=10):
