@@ -1,0 +1,103 @@
+"""wearmond end to end on the simulated SSD: the drive degrades when it is
+rewritten without TRIM, an erase brings it back, and the daemon's alerts say
+so; a fault mid-iteration is recorded and alerted while another target runs
+on."""
+
+import time
+
+import pytest
+
+import simssd_helper
+from conftest import MiB, query, run_wearmond, start_wearmond, wait_for, write_conf
+
+pytestmark = pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                                reason=str(simssd_helper.missing_prerequisites()))
+
+# A small drive: fresh random writes ~20 MiB/s, a full one several times slower.
+DRIVE = dict(capacity="32M", page="4k", erase_block="128k", spare=7, channels=4,
+             t_prog="800us", t_read="50us", t_erase="2ms", cache="512k")
+
+
+def target(name, dev, **over):
+    keys = {"device": dev, "allow_destroy": "yes", "sizes": "50% 100%", "fill": "yes",
+            "fill_block_size": "128k", "fill_queue_depth": "8", "workload": "randwrite",
+            "block_size": "4k", "queue_depth": "16", "duration": "3s",
+            "sample_interval": "0.5s"}
+    keys.update(over)
+    return f"[target {name}]\n" + "\n".join(f"{k} = {v}" for k, v in keys.items()) + "\n"
+
+
+def test_crash_erase_recovery(workdir):
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        erase = workdir / "erase.sh"
+        erase.write_text(f"#!/bin/sh\necho secure-erase > {d.control_path}\n")
+        erase.chmod(0o755)
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
+            "sim", d.loop, cycles=3, between_cycles="none secure-erase none",
+            secure_erase="command", secure_erase_command=erase))
+        p = run_wearmond(conf, timeout=600)
+        assert p.returncode == 0, p.stderr
+        wa = d.stats()["write_amplification"]
+
+    rows = query(db, "SELECT cycle, size_bytes, mibps_avg FROM history ORDER BY iteration_id")
+    first = {r["size_bytes"]: r["mibps_avg"] for r in rows if r["cycle"] == 1}
+    by_cycle = {(r["cycle"], r["size_bytes"]): r["mibps_avg"] for r in rows}
+    half = 16 * MiB
+    # cycle 2 runs on a drive still full from cycle 1: the half size crashes
+    assert by_cycle[(2, half)] < 0.5 * first[half]
+    # after the erase, cycle 3 is back near the first
+    assert by_cycle[(3, half)] > 0.9 * first[half]
+    assert wa > 1.2
+
+    alerts = query(db, "SELECT kind, severity, cycle, value, baseline, message_id FROM alerts"
+                       " ORDER BY event_id")
+    kinds = [(a["kind"], a["cycle"]) for a in alerts]
+    assert ("throughput-crash", 2) in kinds
+    assert ("throughput-recovered", 3) in kinds
+    crash = next(a for a in alerts if a["kind"] == "throughput-crash")
+    assert crash["severity"] in ("warning", "crit")
+    assert crash["value"] < 0.5 * crash["baseline"]
+    assert len(crash["message_id"]) == 32
+    rec = next(a for a in alerts if a["kind"] == "throughput-recovered")
+    assert rec["severity"] == "notice"
+    act = query(db, "SELECT number, action, action_outcome FROM cycles ORDER BY number")
+    assert [(c["action"], c["action_outcome"]) for c in act] == [
+        ("none", "skipped"), ("secure-erase", "ok"), ("none", "skipped")]
+    # the health snapshots carry the drive's own write amplification
+    h = query(db, "SELECT source, write_amplification FROM health ORDER BY id")
+    assert all(x["source"] == "simssd" for x in h)
+    assert h[1]["write_amplification"] is not None and h[1]["write_amplification"] >= 1.0
+
+
+def test_io_error_mid_iteration_other_target_runs_on(workdir, make_loop):
+    other = make_loop(32 * MiB)
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n"
+                          + target("sim", d.loop, cycles=2, fill="no", duration="4s")
+                          + target("plain", other.dev, cycles=3, fill="no", duration="1s"))
+        proc = start_wearmond(conf)
+        try:
+            # once the simulated drive is inside its first measured phase, fail a range
+            assert wait_for(lambda: db.exists() and query(
+                db, "SELECT 1 FROM iterations i JOIN targets t ON t.id = i.target_id"
+                    " WHERE t.name = 'sim' AND i.status = 'running'"), 30)
+            time.sleep(0.5)
+            d.control("fault ioerror 0 32M write")
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 1, err
+    sim = query(db, "SELECT i.status, i.error, i.errors FROM iterations i JOIN targets t"
+                    " ON t.id = i.target_id WHERE t.name = 'sim' ORDER BY i.id")
+    assert sim[-1]["status"] == "failed"
+    assert "I/O error" in sim[-1]["error"] and "offset" in sim[-1]["error"]
+    ev = query(db, "SELECT e.kind, e.severity, e.message_id FROM events e JOIN targets t"
+                   " ON t.id = e.target_id WHERE t.name = 'sim' AND e.kind = 'io-error'")
+    assert ev and ev[0]["severity"] in ("err", "crit") and ev[0]["message_id"]
+    plain = query(db, "SELECT c.number, c.status FROM cycles c JOIN targets t"
+                      " ON t.id = c.target_id WHERE t.name = 'plain' ORDER BY c.number")
+    assert [(c["number"], c["status"]) for c in plain] == [(1, "done"), (2, "done"), (3, "done")]
