@@ -33,7 +33,7 @@ enum key_id {
 	K_ON_ACTION_ERROR,
 	K_BLOCK_SIZES, K_READ_PERCENT, K_RANDOM_PERCENT, K_STRIDE, K_VERIFY,
 	K_VERIFY_PHASE, K_ON_VERIFY_ERROR, K_MEASURE, K_REPEAT,
-	K_STEADY_STATE, K_MAX_ROUNDS,
+	K_STEADY_STATE, K_MAX_ROUNDS, K_JOBS,
 	K__COUNT
 };
 
@@ -211,6 +211,8 @@ static const struct cfg_key keys[K__COUNT] = {
 		.help = "none, or snia: repeat rounds until the last 5 are steady (SNIA PTS)" },
 	[K_MAX_ROUNDS] = { "max_rounds", CT_INT, TF(max_rounds), .def = "25", .min = 5,
 		.max = 1000, .help = "rounds at most per phase with steady_state = snia" },
+	[K_JOBS] = { "jobs", CT_INT, TF(jobs), .def = "1", .min = 1, .max = 64,
+		.help = "threads per measured workload, each with its own queue; summed" },
 };
 
 /* Make room for one more element in an array of *cap. Returns the array

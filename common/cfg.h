@@ -143,6 +143,7 @@ struct cfg_target {
 	long long repeat;                 /* runs of each measured phase */
 	enum cfg_steady steady_state;     /* none, or rounds until SNIA steady state */
 	long long max_rounds;             /* rounds at most with steady_state = snia */
+	long long jobs;                   /* threads of each measured workload */
 	double alert_below;               /* % of baseline: crash warning (0 = off) */
 	double alert_critical;            /* % of baseline: crash critical (0 = off) */
 	enum cfg_baseline baseline;       /* what crash and recovery compare with */

@@ -1,7 +1,9 @@
 /* datagen: compressible, never-repeating block contents. */
 #include "datagen.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 static inline uint64_t rotl(uint64_t x, int k)
 {
@@ -78,4 +80,33 @@ void dgen_stamp(struct dgen *g, void *buf, size_t len)
 		x ^= x >> 33;
 		memcpy(p + off, &x, 8);
 	}
+}
+
+void dgen_block(struct dgen *g, void *buf, size_t len)
+{
+	if (len < DGEN_PAGE && g->compress_pct < 100)
+		dgen_fill(g, buf, len);
+	dgen_stamp(g, buf, len);
+}
+
+double dgen_measure(const void *buf, size_t len, size_t bs)
+{
+	size_t unit = bs < DGEN_PAGE ? DGEN_PAGE : bs;
+	size_t cap = ZSTD_compressBound(unit), in = 0, out = 0;
+	unsigned char *dst = malloc(cap);
+
+	if (!dst)
+		return -1000;
+	for (size_t off = 0; off < len; off += unit) {
+		size_t n = len - off < unit ? len - off : unit;
+		size_t r = ZSTD_compress(dst, cap, (const char *)buf + off, n, 1);
+		if (ZSTD_isError(r)) {
+			free(dst);
+			return -1000;
+		}
+		in += n;
+		out += r;
+	}
+	free(dst);
+	return in ? 100.0 * (1.0 - (double)out / (double)in) : 0;
 }

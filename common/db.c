@@ -278,6 +278,30 @@ static const char *const migrations[] = {
 	"ALTER TABLE samples ADD COLUMN lat_p999_us REAL;\n"
 	"ALTER TABLE samples ADD COLUMN lat_p9999_us REAL;\n"
 	"ALTER TABLE samples ADD COLUMN mibps_min_1s REAL;\n",
+	/* SNIA PTS steady state: every round of a phase is a row (round_index);
+	 * the last round of the phase carries the verdict and the window.
+	 * jobs: the threads whose I/O one row sums. */
+	[5] =
+	"ALTER TABLE iterations ADD COLUMN round_index INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN steady_reached INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN steady_round INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN steady_mean_mibps REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN steady_range_mibps REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN steady_range_pct REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN steady_excursion_mibps REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN steady_excursion_pct REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN jobs INTEGER;\n"
+	"CREATE VIEW steady_state AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
+	"         i.size_bytes, i.workload, i.block_size, i.round_index AS rounds,\n"
+	"         i.steady_reached, i.steady_round, i.steady_mean_mibps,\n"
+	"         i.steady_range_mibps, i.steady_range_pct,\n"
+	"         i.steady_excursion_mibps, i.steady_excursion_pct, i.status,\n"
+	"         i.started_at, i.id AS iteration_id\n"
+	"  FROM iterations i\n"
+	"  JOIN cycles c ON c.id = i.cycle_id\n"
+	"  JOIN targets t ON t.id = i.target_id\n"
+	"  WHERE i.steady_reached IS NOT NULL;\n",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION + 1,
@@ -353,9 +377,9 @@ static const char *const stmt_sql[ST__COUNT] = {
 		" size_index, size_bytes, region_offset, workload, block_size,"
 		" queue_depth, compressibility, amount_bytes, started_at, phase,"
 		" repeat_index, more_rows, block_sizes, read_percent, random_percent,"
-		" verify)"
+		" verify, round_index, jobs)"
 		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, " NOW "),"
-		" ?, ?, ?, ?, ?, ?, ?)",
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_IT_END] =
 		"UPDATE iterations SET ended_at = coalesce(?, " NOW "), bytes = ?,"
 		" ops = ?, seconds = ?, mibps_avg = ?, mibps_min = ?, mibps_max = ?,"
@@ -364,7 +388,10 @@ static const char *const stmt_sql[ST__COUNT] = {
 		" fill_seconds = ?, fill_bytes = ?, errors = ?, status = ?, error = ?,"
 		" lat_p90_us = ?, lat_p9999_us = ?, verify_errors = ?,"
 		" mibps_repeat_mean = ?, mibps_repeat_stddev = ?, iops_repeat_mean = ?,"
-		" iops_repeat_stddev = ? WHERE id = ?",
+		" iops_repeat_stddev = ?, more_rows = ?, steady_reached = ?,"
+		" steady_round = ?, steady_mean_mibps = ?, steady_range_mibps = ?,"
+		" steady_range_pct = ?, steady_excursion_mibps = ?,"
+		" steady_excursion_pct = ? WHERE id = ?",
 	[ST_SAMPLE] = "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
 		      " lat_p50_us, lat_p99_us, lat_max_us, lat_p90_us, lat_p999_us,"
 		      " lat_p9999_us, mibps_min_1s)"
@@ -1119,11 +1146,39 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 	b_fig(&b, it->read_percent);
 	b_fig(&b, it->random_percent);
 	b_text(&b, it->verify);
+	if (it->round_index > 0)
+		b_i64(&b, it->round_index);
+	else
+		b_null(&b);
+	if (it->jobs > 0)
+		b_i64(&b, it->jobs);
+	else
+		b_null(&b);
 	ret = run(&b, "start iteration");
 	if (ret == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);
 	leave(db);
 	return ret;
+}
+
+/* The verdict of steady state: on the last round of a phase only. */
+static void steady_update(struct bind *b, const struct db_iteration *it)
+{
+	if (!it->steady_summary) {
+		for (int i = 0; i < 7; i++)
+			b_null(b);
+		return;
+	}
+	b_i64(b, it->steady_reached ? 1 : 0);
+	if (it->steady_round > 0)
+		b_i64(b, it->steady_round);
+	else
+		b_null(b);
+	b_dbl(b, it->steady_mean_mibps);
+	b_dbl(b, it->steady_range_mibps);
+	b_dbl(b, it->steady_range_pct);
+	b_dbl(b, it->steady_excursion_mibps);
+	b_dbl(b, it->steady_excursion_pct);
 }
 
 /* The fill columns stay NULL when nothing was filled (fill = no). */
@@ -1175,6 +1230,8 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 		for (int i = 0; i < 4; i++)
 			b_null(&b);
 	}
+	b_i64(&b, it->more_rows ? 1 : 0);
+	steady_update(&b, it);
 	b_i64(&b, id);
 	ret = run(&b, "store iteration results");
 	return ret ? ret : changed(db, id, "store iteration results");

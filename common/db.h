@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 struct db;
 
@@ -69,6 +69,15 @@ struct db_iteration {
 					 figures below hold for all its runs */
 	double mibps_repeat_mean, mibps_repeat_stddev;
 	double iops_repeat_mean, iops_repeat_stddev;
+	/* steady state (schema 5) */
+	int round_index;              /* 1..max_rounds; 0: NULL (steady_state = none) */
+	int steady_summary;           /* last round of a phase: the verdict below */
+	int steady_reached;           /* both SNIA criteria held */
+	int steady_round;             /* the round they first held; 0: NULL */
+	double steady_mean_mibps;     /* the window of the last 5 rounds: mean, */
+	double steady_range_mibps, steady_range_pct;         /* max - min, */
+	double steady_excursion_mibps, steady_excursion_pct; /* |slope| * (n - 1) */
+	unsigned jobs;                /* threads summed into the row; 0: NULL */
 };
 
 /* One sample (sample_interval of one phase). */

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <libaio.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -205,6 +207,8 @@ static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
 	struct eng_sample smp;
 	double secs = (double)(end - s->last_sample) / 1e9;
 
+	smp.index = s->r->nsamples;
+	smp.lat = &c->sample_lat;
 	smp.t = (double)(end - s->t0) / 1e9;
 	smp.seconds = secs;
 	smp.bytes = s->s_bytes;
@@ -221,14 +225,14 @@ static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
 	smp.lat_p999_us = (double)pct[3] / 1e3;
 	smp.lat_p9999_us = (double)pct[4] / 1e3;
 	smp.lat_max_us = (double)c->sample_lat.max_ns / 1e3;
+	if (s->p->on_sample)
+		s->p->on_sample(s->p->arg, &smp);
 	hist_merge(&s->r->lat, &c->sample_lat);
 	hist_reset(&c->sample_lat);
 	runstat_add(&s->mibps, smp.mibps);
 	s->r->nsamples++;
 	s->s_bytes = s->s_ops = 0;
 	s->last_sample = end;
-	if (s->p->on_sample)
-		s->p->on_sample(s->p->arg, &smp);
 }
 
 static void record_error(struct run *s, int err, uint64_t offset)
@@ -252,7 +256,7 @@ static void submit(struct eng_ctx *c, struct run *s)
 		struct wl_op op;
 		wl_next(&s->gen, &op);
 		if (op.is_write) {
-			dgen_stamp(&s->data, sl->buf, op.len);
+			dgen_block(&s->data, sl->buf, op.len);
 			if (p->verify)
 				vfy_stamp(sl->buf, op.len, op.offset, ++s->writes_issued, p->seed);
 			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
@@ -365,6 +369,8 @@ static void run_init(struct eng_ctx *c, const struct eng_phase *p,
 	s->interval_ns = (uint64_t)(p->sample_interval * 1e9);
 	s->win_min = -1;
 	wl_init(&s->gen, &s->spec, p->span_offset, p->span_len, p->seed ^ 0x5bd1e995u);
+	if (p->start)
+		wl_start(&s->gen, p->start);
 	dgen_init(&s->data, p->compressibility, p->seed);
 	runstat_init(&s->mibps);
 	c->nfree = 0;
@@ -389,7 +395,7 @@ int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
 	if (ret)
 		return ret;
 	run_init(c, p, r, &s);
-	s.t0 = s.last_sample = util_now_ns();
+	s.t0 = s.last_sample = p->t0 ? p->t0 : util_now_ns();
 	s.next_sample = s.t0 + s.interval_ns;
 	/* Windows only mean something inside samples longer than one. */
 	s.win_next = s.interval_ns > WINDOW_NS ? s.t0 + WINDOW_NS : UINT64_MAX;
@@ -424,4 +430,253 @@ int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
 	r->mibps_stddev = runstat_stddev(&s.mibps);
 	r->reads = r->ops - r->writes;
 	return 0;
+}
+
+/* ---- several jobs: threads summed into one result ---- */
+
+#define PENDING 8                   /* intervals merged at once */
+
+/* One interval's samples from the jobs, until every job has given it. */
+struct pend {
+	int used;
+	unsigned index, got;
+	double t, min_1s;
+	uint64_t bytes, ops;
+	struct hist lat;
+};
+
+/* The jobs' samples, combined per interval and passed on in order. */
+struct merge {
+	pthread_mutex_t lock;
+	const struct eng_phase *p;  /* the caller's: on_sample, arg */
+	unsigned njobs;
+	unsigned reported[ENG_MAX_JOBS]; /* samples each job has given */
+	int finished[ENG_MAX_JOBS];
+	unsigned next;              /* first interval not passed on */
+	double last_t;
+	unsigned nsamples;
+	struct runstat mibps;
+	struct pend pend[PENDING];
+};
+
+struct job {
+	struct merge *m;
+	unsigned id;
+	struct eng_ctx *c;
+	struct eng_phase p;
+	struct eng_result r;
+	int ret;
+	pthread_t thread;
+};
+
+static void merge_emit(struct merge *m, struct pend *e)
+{
+	struct eng_sample smp;
+	uint64_t pct[NPCT];
+	double secs = e->t - m->last_t;
+
+	memset(&smp, 0, sizeof(smp));
+	smp.t = e->t;
+	smp.seconds = secs;
+	smp.bytes = e->bytes;
+	smp.ops = e->ops;
+	smp.mibps = secs > 0 ? (double)e->bytes / 1048576.0 / secs : 0;
+	smp.iops = secs > 0 ? (double)e->ops / secs : 0;
+	smp.mibps_min_1s = e->min_1s;
+	hist_percentiles(&e->lat, qos_pct, NPCT, pct);
+	smp.lat_p50_us = (double)pct[0] / 1e3;
+	smp.lat_p90_us = (double)pct[1] / 1e3;
+	smp.lat_p99_us = (double)pct[2] / 1e3;
+	smp.lat_p999_us = (double)pct[3] / 1e3;
+	smp.lat_p9999_us = (double)pct[4] / 1e3;
+	smp.lat_max_us = (double)e->lat.max_ns / 1e3;
+	smp.index = m->nsamples++;
+	smp.lat = &e->lat;
+	m->last_t = e->t;
+	runstat_add(&m->mibps, smp.mibps);
+	if (m->p->on_sample)
+		m->p->on_sample(m->p->arg, &smp);
+	e->used = 0;
+}
+
+/* Whether every job has given interval k or will give no more. */
+static int merge_ready(const struct merge *m, unsigned k)
+{
+	for (unsigned j = 0; j < m->njobs; j++)
+		if (m->reported[j] <= k && !m->finished[j])
+			return 0;
+	return 1;
+}
+
+/* Pass on the intervals that are complete (all of them when force). */
+static void merge_flush(struct merge *m, int force)
+{
+	for (;;) {
+		struct pend *e = &m->pend[m->next % PENDING];
+		int any = 0;
+		for (unsigned i = 0; i < PENDING; i++)
+			any |= m->pend[i].used;
+		if (!any || (!force && !merge_ready(m, m->next)))
+			return;
+		if (e->used && e->index == m->next)
+			merge_emit(m, e);
+		m->next++;
+	}
+}
+
+/* A job's sample: add it to its interval. Jobs more than PENDING intervals
+ * apart push the oldest interval out with the jobs it has. */
+static void job_sample(void *arg, const struct eng_sample *smp)
+{
+	struct job *jb = arg;
+	struct merge *m = jb->m;
+
+	pthread_mutex_lock(&m->lock);
+	while (smp->index >= m->next + PENDING) {
+		struct pend *old = &m->pend[m->next % PENDING];
+		if (old->used)
+			merge_emit(m, old);
+		m->next++;
+	}
+	if (smp->index >= m->next) {
+		struct pend *e = &m->pend[smp->index % PENDING];
+		if (!e->used) {
+			memset(e, 0, offsetof(struct pend, lat));
+			hist_reset(&e->lat);
+			e->used = 1;
+			e->index = smp->index;
+			e->min_1s = -1;
+		}
+		e->got++;
+		e->bytes += smp->bytes;
+		e->ops += smp->ops;
+		e->t = smp->t > e->t ? smp->t : e->t;
+		/* the jobs' slowest windows need not coincide: their sum is a
+		 * lower bound of the slowest window of the sum */
+		if (smp->mibps_min_1s >= 0)
+			e->min_1s = (e->min_1s < 0 ? 0 : e->min_1s) + smp->mibps_min_1s;
+		hist_merge(&e->lat, smp->lat);
+	}
+	jb->m->reported[jb->id] = smp->index + 1;
+	merge_flush(m, 0);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void *job_main(void *arg)
+{
+	struct job *jb = arg;
+
+	jb->ret = eng_run(jb->c, &jb->p, &jb->r);
+	pthread_mutex_lock(&jb->m->lock);
+	jb->m->finished[jb->id] = 1;
+	merge_flush(jb->m, 0);
+	pthread_mutex_unlock(&jb->m->lock);
+	return NULL;
+}
+
+/* Job j's phase: its share of the amount, its own seed and start. */
+static void job_phase(const struct eng_phase *p, unsigned j, unsigned n, uint64_t unit,
+		      struct job *jb)
+{
+	uint64_t share = p->amount / n / unit * unit;
+
+	jb->p = *p;
+	jb->p.on_sample = job_sample;
+	jb->p.arg = jb;
+	if (p->amount)
+		jb->p.amount = j ? share : p->amount - share * (n - 1);
+	jb->p.seed = p->seed ^ ((uint64_t)j * 0x9e3779b97f4a7c15ull);
+	jb->p.start = (p->start + p->span_len / n * j) % p->span_len / unit * unit;
+}
+
+/* Sum the jobs' results into r. */
+static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
+		     struct eng_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	hist_reset(&r->lat);
+	for (unsigned j = 0; j < n; j++) {
+		const struct eng_result *x = &jobs[j].r;
+		r->bytes += x->bytes;
+		r->ops += x->ops;
+		r->reads += x->reads;
+		r->writes += x->writes;
+		r->verify_errors += x->verify_errors;
+		r->interrupted |= x->interrupted;
+		r->seconds = x->seconds > r->seconds ? x->seconds : r->seconds;
+		hist_merge(&r->lat, &x->lat);
+		if (x->errors && !r->errors) {
+			r->first_errno = x->first_errno;
+			r->first_error_offset = x->first_error_offset;
+		}
+		r->errors += x->errors;
+		for (unsigned b = 0; b < x->nbad && r->nbad < ENG_BAD_MAX; b++)
+			r->bad[r->nbad++] = x->bad[b];
+	}
+	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
+	r->iops = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
+	r->nsamples = m->nsamples;
+	r->mibps_min = m->mibps.min;
+	r->mibps_max = m->mibps.max;
+	r->mibps_stddev = runstat_stddev(&m->mibps);
+}
+
+int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_phase *p,
+		 struct eng_result *r)
+{
+	struct wl_spec spec;
+	struct merge *m;
+	struct job *jobs;
+	unsigned started = 0;
+	int ret = 0;
+
+	if (njobs == 1)
+		return eng_run(ctx[0], p, r);
+	if (!njobs || njobs > ENG_MAX_JOBS)
+		return -EINVAL;
+	phase_spec(p, &spec);
+	uint64_t unit = wl_max_bs(&spec);
+	/* an amount too small for every job to move a block runs fewer jobs */
+	if (p->amount && unit && p->amount / unit < njobs)
+		njobs = p->amount / unit ? (unsigned)(p->amount / unit) : 1;
+	m = calloc(1, sizeof(*m));
+	jobs = calloc(njobs, sizeof(*jobs));
+	if (!m || !jobs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	m->p = p;
+	m->njobs = njobs;
+	runstat_init(&m->mibps);
+	uint64_t t0 = util_now_ns();
+	for (unsigned j = 0; j < njobs; j++) {
+		jobs[j].m = m;
+		jobs[j].id = j;
+		jobs[j].c = ctx[j];
+		job_phase(p, j, njobs, unit ? unit : 512, &jobs[j]);
+		jobs[j].p.t0 = p->t0 ? p->t0 : t0;
+	}
+	for (; started < njobs; started++) {
+		ret = -pthread_create(&jobs[started].thread, NULL, job_main, &jobs[started]);
+		if (ret)
+			break;
+	}
+	pthread_mutex_lock(&m->lock);
+	for (unsigned j = started; j < njobs; j++)
+		m->finished[j] = 1;         /* never started: nothing to wait for */
+	pthread_mutex_unlock(&m->lock);
+	for (unsigned j = 0; j < started; j++)
+		pthread_join(jobs[j].thread, NULL);
+	for (unsigned j = 0; j < started && !ret; j++)
+		ret = jobs[j].ret;
+	if (!ret) {
+		merge_flush(m, 1);
+		jobs_sum(jobs, njobs, m, r);
+	}
+	pthread_mutex_destroy(&m->lock);
+out:
+	free(jobs);
+	free(m);
+	return ret;
 }

@@ -1,6 +1,7 @@
 /* engine: one measured I/O phase with libaio and O_DIRECT: keeps the queue
  * full, batches submissions and completions, times every I/O and cuts the
- * phase into samples. Knows nothing of configs or databases. */
+ * phase into samples; several jobs (threads, a context each) summed into
+ * one result. Knows nothing of configs or databases. */
 #ifndef WEARMON_ENGINE_H
 #define WEARMON_ENGINE_H
 
@@ -11,6 +12,7 @@
 #include "workload.h"
 
 #define ENG_BAD_MAX 16              /* bad sectors remembered per phase */
+#define ENG_MAX_JOBS 64             /* threads of one phase at most */
 
 struct eng_ctx;
 struct eng_sample;
@@ -31,6 +33,10 @@ struct eng_phase {
 	double duration;            /* seconds, 0 = until amount is done */
 	unsigned compressibility;   /* 0..100, writes only */
 	uint64_t seed;              /* offsets and data */
+	uint64_t start;             /* bytes into the span where sequential and
+				       backward orders begin (0: its start) */
+	uint64_t t0;                /* util_now_ns() time samples count from,
+				       so jobs share intervals; 0: the start */
 	double sample_interval;     /* seconds */
 	const volatile sig_atomic_t *stop;  /* nonzero: drain and return */
 	/* Called at the end of every sample interval (and for the last partial
@@ -49,6 +55,8 @@ struct eng_sample {
 				       (sample_interval > 1 s), else -1 */
 	double lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_p9999_us;
 	double lat_max_us;
+	unsigned index;             /* interval it ends in: 0, 1, ... from t0 */
+	const struct hist *lat;     /* its I/Os; valid during the callback only */
 };
 
 /* A sector that failed verification. */
@@ -84,5 +92,16 @@ void eng_destroy(struct eng_ctx *c);
 /* Run one phase. Returns 0 when it ran (check errors/interrupted in r),
  * -EINVAL for a bad phase, or -errno when the aio machinery itself fails. */
 int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r);
+
+/* Run one phase as njobs jobs (1..ENG_MAX_JOBS), job j on ctx[j] in a thread
+ * of its own: the same span, each with its own seed (offsets and data) and
+ * sequential start, the amount split so that the shares add up to it.
+ * Sums them into r (bytes, ops, errors, latency histogram; MiB/s and IOPS
+ * over the longest job) and calls p->on_sample once per interval with the
+ * jobs' samples of that interval summed (intervals counted from one shared
+ * start). njobs = 1 is eng_run on ctx[0]. Returns as eng_run; the first
+ * job's failure wins. */
+int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_phase *p,
+		 struct eng_result *r);
 
 #endif

@@ -204,6 +204,17 @@ void wl_init(struct wl_gen *g, const struct wl_spec *s, uint64_t span_offset,
 		g->cursor = span_len;
 }
 
+void wl_start(struct wl_gen *g, uint64_t at)
+{
+	if (!g->grid || !g->grid_n)
+		return;
+	uint64_t c = at % g->span_len / g->grid * g->grid;
+	if (g->order_next == backward_next)
+		g->cursor = c ? g->span_len - c : g->span_len;
+	else if (g->order_next == seq_next || g->order_next == mixed_next)
+		g->cursor = c;
+}
+
 uint32_t wl_max_bs(const struct wl_spec *s)
 {
 	uint32_t m = 0;

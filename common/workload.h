@@ -87,6 +87,13 @@ int wl_check(const struct wl_spec *spec, uint64_t span_len, char *msg, size_t le
 void wl_init(struct wl_gen *g, const struct wl_spec *spec, uint64_t span_offset,
 	     uint64_t span_len, uint64_t seed);
 
+/* Begin sequential and backward orders (and IOMeter's sequential runs) at
+ * at bytes into the span, on the grid of the largest block size, instead
+ * of at its start (its end for backward); other orders ignore it. Jobs
+ * sharing a span start apart so that they do not write the same blocks in
+ * lockstep. Call after wl_init. */
+void wl_start(struct wl_gen *g, uint64_t at);
+
 /* The next operation: O(1), a few multiplications at most. */
 static inline void wl_next(struct wl_gen *g, struct wl_op *op)
 {

@@ -1,5 +1,6 @@
 /* iter: the rows of one size: preconditioning fill, the measured phases
- * (measure =, each repeat times), the read-back, and their database rows. */
+ * (measure =, each repeat times or in rounds until steady state), the
+ * read-back, and their database rows. */
 #include "iter.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include "engine.h"
 #include "log.h"
 #include "signals.h"
+#include "steady.h"
 #include "util.h"
 #include "verify.h"
 #include "workload.h"
@@ -19,9 +21,18 @@
 #define PHASE_VERIFY (-2)            /* the read-back row of verify_phase */
 
 struct iter_ctx {
-	struct eng_ctx *eng;
+	struct eng_ctx *eng[ENG_MAX_JOBS]; /* one per job */
+	unsigned njobs;
 	unsigned max_qd;
 	uint64_t max_bs;
+};
+
+/* The rounds of one phase under steady_state = snia. */
+struct rounds {
+	double *y;                   /* MiB/s of each round done */
+	unsigned n, max;
+	int more_after;              /* rows of the size follow the phase */
+	int done;                    /* steady, or max rounds passed */
 };
 
 /* What one row measures. */
@@ -32,6 +43,8 @@ struct row {
 	int precondition;            /* run the fill = yes fill first */
 	int summary;                 /* last of several runs: store mean and stddev */
 	struct runstat *mibps, *iops; /* runs of this phase so far */
+	int round_index;             /* 1..max_rounds; 0 without rounds */
+	struct rounds *rounds;       /* NULL without rounds */
 };
 
 /* Largest block any phase of t uses: the engines' buffers. */
@@ -60,11 +73,15 @@ int iter_init(struct sched_target *st, struct iter_ctx **out)
 	ic->max_qd = (unsigned)(t->queue_depth > t->fill_queue_depth ? t->queue_depth
 								 : t->fill_queue_depth);
 	ic->max_bs = largest_block(t);
-	int ret = eng_create(ic->max_qd, (uint32_t)ic->max_bs, &ic->eng);
+	int ret = 0;
+	while (ic->njobs < (unsigned)t->jobs && !ret) {
+		ret = eng_create(ic->max_qd, (uint32_t)ic->max_bs, &ic->eng[ic->njobs]);
+		ic->njobs += !ret;
+	}
 	if (ret) {
-		snprintf(st->error, sizeof(st->error), "cannot set up libaio (queue depth %u): %s",
-			 ic->max_qd, strerror(-ret));
-		free(ic);
+		snprintf(st->error, sizeof(st->error), "cannot set up libaio (queue depth %u, "
+			 "job %u): %s", ic->max_qd, ic->njobs + 1, strerror(-ret));
+		iter_fini(ic);
 		return ret;
 	}
 	*out = ic;
@@ -75,14 +92,15 @@ void iter_fini(struct iter_ctx *ic)
 {
 	if (!ic)
 		return;
-	eng_destroy(ic->eng);
+	for (unsigned j = 0; j < ic->njobs; j++)
+		eng_destroy(ic->eng[j]);
 	free(ic);
 }
 
 int iter_fits(const struct iter_ctx *ic, const struct cfg_target *t)
 {
 	return t->queue_depth <= ic->max_qd && t->fill_queue_depth <= ic->max_qd &&
-	       largest_block(t) <= ic->max_bs;
+	       largest_block(t) <= ic->max_bs && (unsigned)t->jobs <= ic->njobs;
 }
 
 /* Samples of one iteration, kept in memory until its transaction. */
@@ -262,7 +280,7 @@ static void store_figures(struct db_iteration *it, const struct eng_result *r)
 }
 
 /* Precondition (when asked) then the row's phase. Fills it and r. */
-static enum it_status measure(struct sched_target *st, struct eng_ctx *eng, uint64_t size,
+static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint64_t size,
 			      const struct row *rw, struct db_iteration *it, struct samples *sm,
 			      struct eng_result *r, char *err, size_t elen)
 {
@@ -272,7 +290,7 @@ static enum it_status measure(struct sched_target *st, struct eng_ctx *eng, uint
 	uint64_t seed = util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ (uint64_t)it->number;
 
 	if (rw->precondition) {
-		status = precondition(st, eng, size, it, sm, r, err, elen);
+		status = precondition(st, ic->eng[0], size, it, sm, r, err, elen);
 		if (status != IT_DONE)
 			return status;
 	}
@@ -280,7 +298,7 @@ static enum it_status measure(struct sched_target *st, struct eng_ctx *eng, uint
 	sched_set_phase(st, it->phase);
 	phase_setup(st, &p, size, seed + 1, sm);
 	row_phase(st, rw, size, it, &spec, &p);
-	if (eng_run(eng, &p, r) < 0) {
+	if (eng_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
 		snprintf(err, elen, "%s: cannot run the I/O engine", it->workload);
 		return IT_FAILED;
 	}
@@ -340,14 +358,16 @@ static void log_iteration(const struct sched_target *st, const struct db_iterati
 			  long cycle)
 {
 	struct log_fields f;
-	char sz[32];
+	char sz[32], rnd[24] = "";
+	if (it->round_index)
+		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
 	fields_for(st, &f, cycle, it->number, it->size_bytes);
 	f.mibps = it->mibps_avg;
 	log_fields(strcmp(it->status, "done") ? LOG_WARNING : LOG_INFO, &f,
-		   "target %s: cycle %ld iteration %ld size %s %s: %.1f MiB/s (min %.1f max %.1f sd %.1f) "
+		   "target %s: cycle %ld iteration %ld size %s %s%s: %.1f MiB/s (min %.1f max %.1f sd %.1f) "
 		   "%.0f IOPS p99 %.0f us p99.99 %.0f us fill %.1f MiB/s [%s]%s%s",
 		   st->t->name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
-		   it->workload, it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev,
+		   it->workload, rnd, it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev,
 		   it->iops_avg, it->lat_p99_us, it->lat_p9999_us, it->fill_mibps, it->status,
 		   it->error ? ": " : "", it->error ? it->error : "");
 }
@@ -374,6 +394,8 @@ static void row_describe(const struct sched_target *st, const struct row *rw, ui
 
 	it->verify = verify_names[t->verify == VERIFY_CRC32C];
 	it->repeat_index = rw->repeat_index;
+	it->round_index = rw->round_index;
+	it->jobs = 1;                /* fill and read-back: one job */
 	it->more_rows = rw->more;
 	if (rw->phase < 0) {
 		int fill = rw->phase == CFG_PHASE_FILL;
@@ -387,6 +409,7 @@ static void row_describe(const struct sched_target *st, const struct row *rw, ui
 	}
 	cfg_workload_spec(t, (enum cfg_workload)rw->phase, &spec, msg, sizeof(msg));
 	it->phase = "measure";
+	it->jobs = (unsigned)t->jobs;
 	it->workload = cfg_workload_name((enum cfg_workload)rw->phase);
 	it->block_size = wl_max_bs(&spec);
 	it->block_sizes = spec.nbs > 1 ? mix_text(&spec, mix, mixlen) : NULL;
@@ -422,6 +445,37 @@ static void repeat_figures(const struct row *rw, struct db_iteration *it)
 	it->mibps_repeat_stddev = runstat_stddev(rw->mibps);
 	it->iops_repeat_mean = rw->iops->mean;
 	it->iops_repeat_stddev = runstat_stddev(rw->iops);
+}
+
+/* A round done: judge the window. The phase ends when it is steady or at
+ * max_rounds; only then does the row learn that no more rounds follow, and
+ * it carries the verdict (reached or not, honestly) and the window. */
+static void round_figures(const struct sched_target *st, const struct row *rw,
+			  struct db_iteration *it, long cycle)
+{
+	struct rounds *rd = rw->rounds;
+	struct steady_window w;
+	char sz[32];
+
+	rd->y[rd->n++] = it->mibps_avg;
+	int steady = steady_check(rd->y, rd->n, &w);
+	if (!steady && rd->n < rd->max)
+		return;
+	rd->done = 1;
+	it->more_rows = rd->more_after;
+	it->steady_summary = 1;
+	it->steady_reached = steady;
+	it->steady_round = steady ? (int)rd->n : 0;
+	it->steady_mean_mibps = w.mean;
+	it->steady_range_mibps = w.range;
+	it->steady_range_pct = w.range_pct;
+	it->steady_excursion_mibps = w.excursion;
+	it->steady_excursion_pct = w.excursion_pct;
+	log_msg(LOG_INFO, "target %s: cycle %ld size %s %s: steady state %s %u rounds: "
+		"window mean %.1f MiB/s, range %.1f%%, excursion %.1f%% (limits %.0f%%, %.0f%%)",
+		st->t->name, cycle, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload,
+		steady ? "reached after" : "NOT reached in", rd->n, w.mean, w.range_pct,
+		w.excursion_pct, STEADY_RANGE_PCT, STEADY_EXCURSION_PCT);
 }
 
 /* One row: begin, measure, store, report. */
@@ -460,7 +514,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 		free(r);
 		return IT_FAILED;
 	}
-	enum it_status status = measure(st, ic->eng, size, rw, &it, &sm, r, err, sizeof(err));
+	enum it_status status = measure(st, ic, size, rw, &it, &sm, r, err, sizeof(err));
 	if (sm.oom && status == IT_DONE) {
 		snprintf(err, sizeof(err), "out of memory for samples");
 		status = IT_FAILED;
@@ -470,6 +524,8 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	free(r);
 	if (status == IT_DONE)
 		repeat_figures(rw, &it);
+	if (status == IT_DONE && rw->rounds)
+		round_figures(st, rw, &it, cycle);
 	static const char *const names[] = { "done", "interrupted", "failed" };
 	it.status = names[status];
 	it.error = err[0] ? err : NULL;
@@ -493,8 +549,33 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	return status;
 }
 
+/* steady_state = snia: rounds of one phase, each its own row, until the
+ * last STEADY_WINDOW are steady or max_rounds pass. */
+static enum it_status run_rounds(struct sched_target *st, struct iter_ctx *ic,
+				 int64_t cycle_id, long cycle, int size_index, long *next,
+				 struct row *rw)
+{
+	struct rounds rd = { .max = (unsigned)st->t->max_rounds, .more_after = rw->more };
+	enum it_status s = IT_DONE;
+
+	rd.y = calloc(rd.max, sizeof(*rd.y));
+	if (!rd.y) {
+		snprintf(st->error, sizeof(st->error), "out of memory");
+		return IT_FAILED;
+	}
+	rw->rounds = &rd;
+	rw->more = 1;                /* until a round ends the phase */
+	for (unsigned k = 1; k <= rd.max && !rd.done && s == IT_DONE; k++) {
+		rw->round_index = (int)k;
+		s = run_row(st, ic, cycle_id, cycle, size_index, next, rw);
+		rw->precondition = 0;
+	}
+	free(rd.y);
+	return s;
+}
+
 /* Every row of one size of one cycle, in order: each measured phase
- * (repeat times), then the read-back. The first failure or interruption
+ * (repeat times, or in rounds), then the read-back. The first failure or interruption
  * ends the size; resume then measures the whole size again. */
 enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
 			long cycle, int size_index, long *next)
@@ -524,7 +605,9 @@ enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cy
 				.summary = t->repeat > 1 && k == (int)t->repeat,
 				.mibps = &mibps, .iops = &iops,
 			};
-			enum it_status s = run_row(st, ic, cycle_id, cycle, size_index, next, &rw);
+			enum it_status s = t->steady_state == STEADY_SNIA ?
+				run_rounds(st, ic, cycle_id, cycle, size_index, next, &rw) :
+				run_row(st, ic, cycle_id, cycle, size_index, next, &rw);
 			if (s != IT_DONE)
 				return s;
 			pre = 0;

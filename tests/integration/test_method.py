@@ -214,3 +214,146 @@ def test_bad_method_keys_rejected(workdir, make_loop):
         assert p.returncode == 78, (over, p.stderr)
         assert re.search(rf"bad\.conf:\d+: {key}: .*{text}", p.stderr), (over, p.stderr)
         assert loop.checksum() == before
+
+
+def window_figures(y):
+    """The SNIA PTS window of the last 5 values: mean, range, excursion."""
+    w = y[-5:]
+    n = len(w)
+    mean = sum(w) / n
+    xm = (n - 1) / 2
+    slope = sum((i - xm) * (v - mean) for i, v in enumerate(w)) / \
+        sum((i - xm) ** 2 for i in range(n))
+    return mean, max(w) - min(w), abs(slope) * (n - 1)
+
+
+def test_steady_state_rounds(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db, p = run(workdir, loop, steady_state="snia", max_rounds="8", sizes="8M",
+                measure="randwrite,seqwrite", amount="0.5x")
+    rows = query(db, """SELECT workload, round_index, more_rows, mibps_avg, status,
+                               steady_reached, steady_round, steady_mean_mibps,
+                               steady_range_mibps, steady_range_pct,
+                               steady_excursion_mibps, steady_excursion_pct, fill_bytes
+                        FROM iterations ORDER BY number""")
+    assert all(r["status"] == "done" for r in rows)
+    assert rows[0]["fill_bytes"] is not None
+    assert all(r["fill_bytes"] is None for r in rows[1:])
+    for k, wl in enumerate(["randwrite", "seqwrite"]):
+        ph = [r for r in rows if r["workload"] == wl]
+        n = len(ph)
+        assert 5 <= n <= 8
+        assert [r["round_index"] for r in ph] == list(range(1, n + 1))
+        # every round but the phase's last says more rows follow; the very
+        # last row of the size says none do
+        assert [r["more_rows"] for r in ph] == [1] * (n - 1) + [1 - k]
+        assert all(r["steady_reached"] is None for r in ph[:-1])
+        last = ph[-1]
+        mean, rng, exc = window_figures([r["mibps_avg"] for r in ph])
+        assert abs(last["steady_mean_mibps"] - mean) <= 1e-6 * mean
+        assert abs(last["steady_range_mibps"] - rng) <= 1e-6 * mean
+        assert abs(last["steady_excursion_mibps"] - exc) <= 1e-6 * mean
+        assert abs(last["steady_range_pct"] - 100 * rng / mean) <= 1e-6
+        assert abs(last["steady_excursion_pct"] - 100 * exc / mean) <= 1e-6
+        ok = rng <= 0.20 * mean * (1 + 1e-9) and exc <= 0.10 * mean * (1 + 1e-9)
+        if last["steady_reached"] == 1:
+            assert ok and last["steady_round"] == n
+            # and no earlier window was steady (the phase stops at the first)
+            for m in range(5, n):
+                e_mean, e_rng, e_exc = window_figures([r["mibps_avg"] for r in ph[:m]])
+                assert e_rng > 0.20 * e_mean or e_exc > 0.10 * e_mean
+        else:
+            assert last["steady_reached"] == 0 and n == 8 and not ok
+            assert last["steady_round"] is None
+    view = query(db, "SELECT workload, rounds, steady_reached FROM steady_state ORDER BY iteration")
+    assert [v["workload"] for v in view] == ["randwrite", "seqwrite"]
+    assert "steady state" in p.stderr
+
+
+def test_steady_state_excludes_repeat(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db = workdir / "bad.db"
+    conf = write_conf(workdir / "bad.conf",
+                      conf_text(db, loop.dev, steady_state="snia", repeat="3"))
+    p = run_wearmond(conf)
+    assert p.returncode == 78, p.stderr
+    assert re.search(r"bad\.conf:\d+: repeat: .*steady_state", p.stderr), p.stderr
+    for over, key in (({"max_rounds": "4"}, "max_rounds"), ({"steady_state": "fio"}, "steady_state")):
+        conf = write_conf(workdir / "bad.conf", conf_text(db, loop.dev, **over))
+        p = run_wearmond(conf)
+        assert p.returncode == 78 and f"{key}:" in p.stderr, p.stderr
+
+
+def test_jobs_sum_into_one_row(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    db, _ = run(workdir, loop, jobs="4", measure="randwrite,seqwrite,randread",
+                amount="12x", sizes="8M", sample_interval="0.1s")
+    rows = query(db, """SELECT id, workload, jobs, amount_bytes, bytes, ops, iops_avg,
+                               mibps_avg, seconds, status, fill_bytes, lat_max_us
+                        FROM iterations ORDER BY number""")
+    assert [r["workload"] for r in rows] == ["randwrite", "seqwrite", "randread"]
+    for r in rows:
+        assert r["status"] == "done" and r["jobs"] == 4
+        # one row per phase: the four jobs' shares add up to the amount
+        assert r["amount_bytes"] == 96 * MiB
+        assert r["bytes"] == r["amount_bytes"]
+        assert r["ops"] == r["bytes"] // 4096
+        assert abs(r["mibps_avg"] - r["bytes"] / MiB / r["seconds"]) <= 1e-6 * r["mibps_avg"]
+        assert abs(r["iops_avg"] - r["ops"] / r["seconds"]) <= 1e-6 * r["iops_avg"]
+        smp = query(db, f"""SELECT t_ms, iops FROM samples
+                            WHERE iteration_id = {r["id"]} AND phase = 'measure'
+                            ORDER BY t_ms""")
+        assert len(smp) >= 1
+        # the samples hold the summed operations of every job: all of them
+        # but a trailing part shorter than half an interval
+        prev, ops = 0, 0.0
+        for x in smp:
+            ops += x["iops"] * (x["t_ms"] - prev) / 1000
+            prev = x["t_ms"]
+        assert r["ops"] * 0.5 <= ops <= r["ops"] * 1.02, (ops, r["ops"], smp)
+    db1, _ = run(workdir, loop, name="one", measure="randwrite", amount="3x", sizes="8M")
+    one = query(db1, "SELECT jobs, bytes, ops FROM iterations")[0]
+    assert (one["jobs"], one["bytes"], one["ops"]) == (1, 24 * MiB, 6 * 1024)
+
+
+def zstd_level1():
+    """ZSTD_compress at level 1 from the libzstd wearmond links, via ctypes."""
+    import ctypes
+    import ctypes.util
+    lib = ctypes.CDLL(ctypes.util.find_library("zstd") or "libzstd.so.1")
+    lib.ZSTD_compressBound.restype = ctypes.c_size_t
+    lib.ZSTD_compressBound.argtypes = [ctypes.c_size_t]
+    lib.ZSTD_compress.restype = ctypes.c_size_t
+    lib.ZSTD_compress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+                                  ctypes.c_size_t, ctypes.c_int]
+
+    def size(data):
+        cap = lib.ZSTD_compressBound(len(data))
+        out = ctypes.create_string_buffer(cap)
+        return lib.ZSTD_compress(out, cap, data, len(data), 1)
+    return size
+
+
+def measured_on_disk(path, span, bs):
+    """Compressibility of what is on the backing file, per datagen.h: zstd
+    level 1 per block, per 4 KiB page for smaller blocks. Returns the
+    overall figure and the lowest and highest unit."""
+    size = zstd_level1()
+    unit = max(bs, 4096)
+    with open(path, "rb") as f:
+        data = f.read(span)
+    per = [100 * (1 - size(data[o:o + unit]) / unit) for o in range(0, span, unit)]
+    return 100 * (1 - sum((1 - p / 100) * unit for p in per) / span), min(per), max(per)
+
+
+def test_compressibility_on_disk(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    for bs, level, workload in [("512", 50, "seqwrite"), ("4k", 75, "seqwrite"),
+                                ("4k", 2, "seqwrite"), ("64k", 25, "seqwrite"),
+                                ("4k", 98, "seqwrite"), ("1M", 100, "seqwrite")]:
+        n = int(bs[:-1]) * (1024 if bs[-1] == "k" else MiB) if bs[-1] in "kM" else int(bs)
+        run(workdir, loop, name=f"c{bs}{level}", fill="no", workload=workload,
+            block_size=bs, sizes="8M", compressibility=str(level), queue_depth="32")
+        got, lo, hi = measured_on_disk(loop.backing, 8 * MiB, n)
+        assert abs(got - level) <= 3, (bs, level, got)
+        assert abs(lo - level) <= 3 and abs(hi - level) <= 3, (bs, level, lo, hi)

@@ -112,7 +112,8 @@ static void test_full_config(void **state)
 	assert_true(fabs(t->amount.multiple - 2.5) < 1e-9);
 	assert_true(fabs(t->duration - 300) < 1e-9);
 	assert_int_equal(t->compressibility, 75);
-	assert_int_equal(t->between_cycles, ACT_TRIM);
+	assert_int_equal(t->between_cycles.n, 1);
+	assert_int_equal(t->between_cycles.a[0], ACT_TRIM);
 	assert_int_equal(t->trim_scope, TRIM_DEVICE);
 	assert_int_equal(t->cycles, 3);
 	assert_true(fabs(t->pause - 5400) < 1e-9);
@@ -120,6 +121,22 @@ static void test_full_config(void **state)
 	assert_int_equal(cfg_line(t, "device"), 6);
 	assert_int_equal(cfg_line(t, "sample_interval"), 25);
 	assert_int_equal(cfg_line(t, "no_such_key"), 0);
+	cfg_free(c);
+}
+
+/* A list of actions is taken in turn, one per cycle. */
+static void test_action_list(void **state)
+{
+	struct cfg *c = parse_ok("[target t1]\ndevice = /dev/x\n"
+				 "between_cycles = none, trim idle\n");
+	const struct cfg_target *t = &c->targets[0];
+	static const enum cfg_action want[] = { ACT_NONE, ACT_TRIM, ACT_IDLE, ACT_NONE, ACT_TRIM };
+
+	assert_int_equal(t->between_cycles.n, 3);
+	for (long cycle = 1; cycle <= 5; cycle++)
+		assert_int_equal(cfg_action_after(t, cycle), want[cycle - 1]);
+	assert_true(cfg_has_action(t, ACT_IDLE));
+	assert_false(cfg_has_action(t, ACT_SECURE_ERASE));
 	cfg_free(c);
 }
 
@@ -150,7 +167,8 @@ static void test_defaults(void **state)
 	assert_true(t->amount.is_multiple && t->amount.multiple == 1.0);
 	assert_true(t->duration == 0);
 	assert_int_equal(t->compressibility, 0);
-	assert_int_equal(t->between_cycles, ACT_NONE);
+	assert_int_equal(t->between_cycles.n, 1);
+	assert_int_equal(t->between_cycles.a[0], ACT_NONE);
 	assert_int_equal(t->trim_scope, TRIM_REGION);
 	assert_int_equal(t->cycles, 0);
 	assert_true(t->pause == 0);
@@ -187,7 +205,7 @@ static void test_wearmon_defaults(void **state)
 	assert_int_equal(cfg_line(&c->targets[1], "queue_depth"), 5);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(c->targets[i].block_size, 8192);
-		assert_int_equal(c->targets[i].between_cycles, ACT_TRIM);
+		assert_int_equal(c->targets[i].between_cycles.a[0], ACT_TRIM);
 		assert_int_equal(cfg_line(&c->targets[i], "block_size"), 8);
 		assert_int_equal(cfg_line(&c->targets[i], "compressibility"), 0);
 	}
@@ -289,6 +307,11 @@ static const struct bad_case bad_cases[] = {
 	  "randwrite, randread", 1 },
 	{ "bad action", T "between_cycles = erase\n",
 	  "t.conf:3: between_cycles: \"erase\" is not one of: none, trim", 1 },
+	{ "bad action in a list", T "between_cycles = none, bogus\n",
+	  "t.conf:3: between_cycles: \"bogus\" is not one of: none, trim", 1 },
+	{ "too many actions", T "between_cycles = none none none none none none none none "
+	  "none none none none none none none none none\n",
+	  "t.conf:3: between_cycles: more than 16 actions", 1 },
 	{ "bad trim_scope", T "trim_scope = all\n",
 	  "t.conf:3: trim_scope: \"all\" is not one of: region, device", 1 },
 	{ "bad amount", T "amount = lots\n",
@@ -659,6 +682,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_config),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_action_list),
 		cmocka_unit_test(test_wearmon_defaults),
 		cmocka_unit_test(test_syntax_variants),
 		cmocka_unit_test(test_bad_input),

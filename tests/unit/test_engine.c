@@ -276,6 +276,83 @@ static void test_sample_min_1s(void **state)
 	assert_true(last_min_1s < 0);   /* not applicable to short samples */
 }
 
+/* Merged samples: ordered intervals, summed bytes. */
+struct merged {
+	unsigned n, next_index;
+	double last_t;
+	uint64_t bytes, ops;
+	int ordered;
+};
+
+static void merged_sample(void *arg, const struct eng_sample *s)
+{
+	struct merged *m = arg;
+	m->ordered &= s->index == m->next_index && s->t > m->last_t && s->seconds > 0;
+	m->ordered &= s->lat != NULL && s->lat->count == s->ops;
+	m->next_index++;
+	m->last_t = s->t;
+	m->bytes += s->bytes;
+	m->ops += s->ops;
+	m->n++;
+}
+
+/* Four jobs of a sequential write: the amount is split exactly, each job
+ * starts a quarter of the span further, so together they cover the span
+ * once; one result sums them and the samples arrive merged, in order. */
+static void test_jobs_sum_and_cover(void **state)
+{
+	struct fixture *f = *state;
+	struct eng_ctx *ctx[4] = { f->eng };
+	struct eng_phase p;
+	static struct eng_result r;
+	struct merged m = { .ordered = 1 };
+
+	for (int j = 1; j < 4; j++)
+		assert_int_equal(eng_create(16, 65536, &ctx[j]), 0);
+	base_phase(f, &p);
+	p.on_sample = merged_sample;
+	p.arg = &m;
+	p.sample_interval = 0.002;
+	assert_int_equal(eng_run_jobs(ctx, 4, &p, &r), 0);
+	assert_int_equal(r.errors, 0);
+	assert_int_equal(r.bytes, SPAN);
+	assert_int_equal(r.ops, SPAN / 4096);
+	assert_int_equal(r.writes, SPAN / 4096);
+	assert_int_equal(r.lat.count, SPAN / 4096);
+	assert_true(m.ordered);
+	assert_int_equal((int)r.nsamples, (int)m.n);
+	assert_true(m.bytes <= r.bytes && m.ops <= r.ops && m.ops == m.bytes / 4096);
+	assert_true(r.mibps > 0 && r.mibps_min <= r.mibps_max);
+
+	unsigned char *buf = malloc(SPAN);
+	int rd = open(f->path, O_RDONLY);
+	assert_int_equal(pread(rd, buf, SPAN, 65536), SPAN);
+	close(rd);
+	for (size_t b = 0; b < SPAN / 4096; b++) {
+		uint64_t stamp;
+		memcpy(&stamp, buf + b * 4096, 8);
+		if (!stamp)
+			fail_msg("block %zu of the span was not written", b);
+	}
+	free(buf);
+
+	/* an amount that does not divide: the shares still add up to it */
+	p.amount = 4096 * 1001;
+	p.is_random = 1;
+	memset(&m, 0, sizeof(m));
+	m.ordered = 1;
+	assert_int_equal(eng_run_jobs(ctx, 3, &p, &r), 0);
+	assert_int_equal(r.bytes, 4096 * 1001);
+	assert_int_equal(r.ops, 1001);
+	/* fewer blocks than jobs: only as many jobs as blocks */
+	p.amount = 4096 * 2;
+	assert_int_equal(eng_run_jobs(ctx, 4, &p, &r), 0);
+	assert_int_equal(r.ops, 2);
+	assert_int_equal(eng_run_jobs(ctx, 0, &p, &r), -EINVAL);
+	for (int j = 1; j < 4; j++)
+		eng_destroy(ctx[j]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +365,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mixed_workload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_catches_corruption, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_min_1s, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_sum_and_cover, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
