@@ -1,7 +1,7 @@
 /* db: the SQLite history of wearmon (schema and migrations, every insert, the
  * resume query) behind one connection serialised by a mutex. SQLite result
  * codes are translated to negative errno here and never leave the module. */
-#include "db.h"
+#include "db_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,317 +18,10 @@
 #include "log.h"
 #include "util.h"
 
-#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 #define BUSY_TIMEOUT_MS 10000
 #define INTERRUPTED_ERROR "daemon stopped without finishing (crash or kill)"
 
-/* migrations[v] turns a version v-1 database into version v; each script runs
- * inside the one transaction that also sets PRAGMA user_version. Later issues
- * append scripts (ALTER TABLE ... ADD COLUMN, new tables and views) and bump
- * DB_SCHEMA_VERSION; a released script is never edited. */
-static const char *const migrations[] = {
-	[0] = NULL,
-	[1] =
-	"CREATE TABLE targets (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  name TEXT NOT NULL UNIQUE,\n"
-	"  device TEXT NOT NULL,\n"
-	"  kind TEXT NOT NULL,\n"
-	"  capacity_bytes INTEGER NOT NULL,\n"
-	"  logical_block_size INTEGER NOT NULL,\n"
-	"  serial TEXT,\n"
-	"  model TEXT,\n"
-	"  firmware TEXT,\n"
-	"  backing_file TEXT,\n"
-	"  campaign_first_cycle INTEGER NOT NULL DEFAULT 1,\n"
-	"  first_seen TEXT NOT NULL DEFAULT (" NOW "),\n"
-	"  last_seen TEXT NOT NULL DEFAULT (" NOW ")\n"
-	");\n"
-	"CREATE TABLE runs (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  started_at TEXT NOT NULL DEFAULT (" NOW "),\n"
-	"  ended_at TEXT,\n"
-	"  pid INTEGER NOT NULL,\n"
-	"  version TEXT NOT NULL,\n"
-	"  config_path TEXT,\n"
-	"  hostname TEXT,\n"
-	"  exit_status INTEGER,\n"
-	"  exit_reason TEXT\n"
-	");\n"
-	"CREATE TABLE cycles (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  number INTEGER NOT NULL CHECK (number >= 1),\n"
-	"  started_at TEXT NOT NULL DEFAULT (" NOW "),\n"
-	"  ended_at TEXT,\n"
-	"  status TEXT NOT NULL DEFAULT 'running'\n"
-	"    CHECK (status IN ('running', 'done', 'interrupted', 'failed')),\n"
-	"  action TEXT,\n"
-	"  action_started_at TEXT,\n"
-	"  action_seconds REAL,\n"
-	"  action_bytes INTEGER,\n"
-	"  action_outcome TEXT,\n"
-	"  action_error TEXT,\n"
-	"  UNIQUE (target_id, number)\n"
-	");\n"
-	"CREATE TABLE iterations (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  cycle_id INTEGER NOT NULL REFERENCES cycles(id),\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
-	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
-	"  number INTEGER NOT NULL CHECK (number >= 1),\n"
-	"  size_index INTEGER NOT NULL CHECK (size_index >= 0),\n"
-	"  size_bytes INTEGER NOT NULL,\n"
-	"  region_offset INTEGER NOT NULL,\n"
-	"  workload TEXT NOT NULL,\n"
-	"  block_size INTEGER NOT NULL,\n"
-	"  queue_depth INTEGER NOT NULL,\n"
-	"  compressibility INTEGER NOT NULL,\n"
-	"  amount_bytes INTEGER NOT NULL,\n"
-	"  started_at TEXT NOT NULL,\n"
-	"  ended_at TEXT,\n"
-	"  bytes INTEGER,\n"
-	"  ops INTEGER,\n"
-	"  seconds REAL,\n"
-	"  mibps_avg REAL,\n"
-	"  mibps_min REAL,\n"
-	"  mibps_max REAL,\n"
-	"  mibps_stddev REAL,\n"
-	"  iops_avg REAL,\n"
-	"  lat_mean_us REAL,\n"
-	"  lat_p50_us REAL,\n"
-	"  lat_p99_us REAL,\n"
-	"  lat_p999_us REAL,\n"
-	"  lat_max_us REAL,\n"
-	"  fill_mibps REAL,\n"
-	"  fill_seconds REAL,\n"
-	"  fill_bytes INTEGER,\n"
-	"  errors INTEGER,\n"
-	"  status TEXT NOT NULL DEFAULT 'running'\n"
-	"    CHECK (status IN ('running', 'done', 'interrupted', 'failed')),\n"
-	"  error TEXT,\n"
-	"  UNIQUE (cycle_id, number)\n"
-	");\n"
-	"CREATE INDEX iterations_target_status ON iterations (target_id, status);\n"
-	"CREATE INDEX iterations_target_started ON iterations (target_id, started_at);\n"
-	"CREATE TABLE samples (\n"
-	"  iteration_id INTEGER NOT NULL REFERENCES iterations(id),\n"
-	"  phase TEXT NOT NULL CHECK (phase IN ('fill', 'measure')),\n"
-	"  t_ms INTEGER NOT NULL,\n"
-	"  mibps REAL,\n"
-	"  iops REAL,\n"
-	"  lat_p50_us REAL,\n"
-	"  lat_p99_us REAL,\n"
-	"  lat_max_us REAL,\n"
-	"  PRIMARY KEY (iteration_id, phase, t_ms)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE events (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  at TEXT NOT NULL DEFAULT (" NOW "),\n"
-	"  target_id INTEGER REFERENCES targets(id),\n"
-	"  run_id INTEGER REFERENCES runs(id),\n"
-	"  cycle_id INTEGER REFERENCES cycles(id),\n"
-	"  iteration_id INTEGER REFERENCES iterations(id),\n"
-	"  severity TEXT NOT NULL CHECK (severity IN ('emerg', 'alert', 'crit',\n"
-	"    'err', 'warning', 'notice', 'info', 'debug')),\n"
-	"  kind TEXT NOT NULL,\n"
-	"  message_id TEXT,\n"
-	"  message TEXT NOT NULL,\n"
-	"  value REAL,\n"
-	"  baseline REAL,\n"
-	"  data TEXT\n"
-	");\n"
-	"CREATE INDEX events_target_at ON events (target_id, at);\n"
-	"CREATE INDEX events_at ON events (at);\n"
-	"CREATE VIEW history AS\n"
-	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
-	"         i.size_bytes, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,\n"
-	"         i.lat_p99_us, i.status, i.workload, i.block_size, i.fill_mibps,\n"
-	"         i.started_at, i.id AS iteration_id\n"
-	"  FROM iterations i\n"
-	"  JOIN cycles c ON c.id = i.cycle_id\n"
-	"  JOIN targets t ON t.id = i.target_id;\n",
-	/* Views for sqlite3 users. Plain SQL that any sqlite3 since 3.8.2 can
-	 * parse (no window functions, no CTEs): a view it cannot parse would
-	 * make the whole file unreadable to it. */
-	[2] =
-	"CREATE VIEW cycle_summary AS\n"
-	"  SELECT t.name AS target, c.number AS cycle, c.started_at, c.ended_at,\n"
-	"         c.status, count(i.id) AS iterations,\n"
-	"         min(i.mibps_min) AS mibps_min, avg(i.mibps_avg) AS mibps_avg,\n"
-	"         max(i.mibps_max) AS mibps_max, c.action, c.action_outcome,\n"
-	"         c.action_seconds, c.action_bytes, c.id AS cycle_id\n"
-	"  FROM cycles c\n"
-	"  JOIN targets t ON t.id = c.target_id\n"
-	"  LEFT JOIN iterations i ON i.cycle_id = c.id AND i.status = 'done'\n"
-	"  GROUP BY c.id;\n"
-	/* The baseline: the earliest cycle that measured this size, workload
-	 * and block size to the end, averaged over its rows (repeats). */
-	"CREATE VIEW degradation AS\n"
-	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
-	"         i.size_bytes, i.workload, i.block_size, i.mibps_avg,\n"
-	"         b.mibps_avg AS baseline_mibps, b.cycle AS baseline_cycle,\n"
-	"         i.mibps_avg / b.mibps_avg AS ratio, i.started_at,\n"
-	"         i.id AS iteration_id\n"
-	"  FROM iterations i\n"
-	"  JOIN cycles c ON c.id = i.cycle_id\n"
-	"  JOIN targets t ON t.id = i.target_id\n"
-	"  JOIN (SELECT f.target_id, f.size_bytes, f.workload, f.block_size, f.cycle,\n"
-	"               avg(x.mibps_avg) AS mibps_avg\n"
-	"        FROM (SELECT bi.target_id, bi.size_bytes, bi.workload, bi.block_size,\n"
-	"                     min(bc.number) AS cycle\n"
-	"              FROM iterations bi\n"
-	"              JOIN cycles bc ON bc.id = bi.cycle_id\n"
-	"              WHERE bi.status = 'done'\n"
-	"              GROUP BY bi.target_id, bi.size_bytes, bi.workload,\n"
-	"                       bi.block_size) f\n"
-	"        JOIN cycles xc ON xc.target_id = f.target_id AND xc.number = f.cycle\n"
-	"        JOIN iterations x ON x.cycle_id = xc.id AND x.status = 'done'\n"
-	"         AND x.size_bytes = f.size_bytes AND x.workload = f.workload\n"
-	"         AND x.block_size = f.block_size\n"
-	"        GROUP BY f.target_id, f.size_bytes, f.workload, f.block_size,\n"
-	"                 f.cycle) b\n"
-	"    ON b.target_id = i.target_id AND b.size_bytes = i.size_bytes\n"
-	"   AND b.workload = i.workload AND b.block_size = i.block_size\n"
-	"  WHERE i.status = 'done';\n"
-	"CREATE VIEW alerts AS\n"
-	"  SELECT e.at, t.name AS target, e.severity, e.kind, c.number AS cycle,\n"
-	"         e.message, e.value, e.baseline, e.message_id, e.iteration_id,\n"
-	"         e.id AS event_id\n"
-	"  FROM events e\n"
-	"  LEFT JOIN targets t ON t.id = e.target_id\n"
-	"  LEFT JOIN cycles c ON c.id = e.cycle_id\n"
-	"  WHERE e.severity IN ('emerg', 'alert', 'crit', 'err', 'warning', 'notice')\n"
-	"  ORDER BY e.at, e.id;\n",
-	/* Device state: what the host has written and not trimmed (mapped
-	 * extents), the over-provisioning of every iteration, health snapshots. */
-	[3] =
-	"ALTER TABLE targets ADD COLUMN host_bytes_total INTEGER NOT NULL DEFAULT 0;\n"
-	"ALTER TABLE targets ADD COLUMN host_bytes_since_erase INTEGER NOT NULL DEFAULT 0;\n"
-	"CREATE TABLE mapped_extents (\n"
-	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
-	"  start_byte INTEGER NOT NULL,\n"
-	"  end_byte INTEGER NOT NULL,\n"
-	"  PRIMARY KEY (target_id, start_byte)\n"
-	") WITHOUT ROWID;\n"
-	"CREATE TABLE wear (\n"
-	"  iteration_id INTEGER PRIMARY KEY REFERENCES iterations(id),\n"
-	"  capacity_bytes INTEGER NOT NULL,\n"
-	"  region_bytes INTEGER NOT NULL,\n"
-	"  op_configured REAL NOT NULL,\n"
-	"  mapped_bytes INTEGER NOT NULL,\n"
-	"  op_effective REAL NOT NULL,\n"
-	"  host_bytes_written INTEGER NOT NULL,\n"
-	"  host_bytes_since_erase INTEGER NOT NULL,\n"
-	"  host_bytes_total INTEGER NOT NULL\n"
-	");\n"
-	"CREATE TABLE health (\n"
-	"  id INTEGER PRIMARY KEY,\n"
-	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
-	"  cycle_id INTEGER REFERENCES cycles(id),\n"
-	"  at TEXT NOT NULL DEFAULT (" NOW "),\n"
-	"  source TEXT NOT NULL,\n"
-	"  sectors_read INTEGER,\n"
-	"  sectors_written INTEGER,\n"
-	"  percentage_used INTEGER,\n"
-	"  data_units_read INTEGER,\n"
-	"  data_units_written INTEGER,\n"
-	"  media_errors INTEGER,\n"
-	"  available_spare INTEGER,\n"
-	"  temperature_c INTEGER,\n"
-	"  critical_warning INTEGER,\n"
-	"  power_on_hours INTEGER,\n"
-	"  nand_bytes_written INTEGER,\n"
-	"  host_bytes_written INTEGER,\n"
-	"  write_amplification REAL,\n"
-	"  data TEXT\n"
-	");\n"
-	"CREATE INDEX health_target_at ON health (target_id, at);\n"
-	"CREATE VIEW overprovisioning AS\n"
-	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
-	"         i.size_bytes, i.mibps_avg, w.capacity_bytes, w.region_bytes,\n"
-	"         w.op_configured, w.mapped_bytes, w.op_effective,\n"
-	"         w.host_bytes_written, w.host_bytes_since_erase, w.host_bytes_total,\n"
-	"         i.id AS iteration_id\n"
-	"  FROM wear w\n"
-	"  JOIN iterations i ON i.id = w.iteration_id\n"
-	"  JOIN cycles c ON c.id = i.cycle_id\n"
-	"  JOIN targets t ON t.id = i.target_id;\n",
-	/* Methodology: how each row was measured (phase of the size, repeat,
-	 * block size mix, read and random shares, verification) and the latency
-	 * QoS percentiles. more_rows = 1 while further rows of the same size
-	 * follow, so a size is done only when its last row is. */
-	[4] =
-	"ALTER TABLE iterations ADD COLUMN phase TEXT;\n"
-	"ALTER TABLE iterations ADD COLUMN repeat_index INTEGER;\n"
-	"ALTER TABLE iterations ADD COLUMN more_rows INTEGER NOT NULL DEFAULT 0;\n"
-	"ALTER TABLE iterations ADD COLUMN block_sizes TEXT;\n"
-	"ALTER TABLE iterations ADD COLUMN read_percent INTEGER;\n"
-	"ALTER TABLE iterations ADD COLUMN random_percent INTEGER;\n"
-	"ALTER TABLE iterations ADD COLUMN verify TEXT;\n"
-	"ALTER TABLE iterations ADD COLUMN verify_errors INTEGER;\n"
-	"ALTER TABLE iterations ADD COLUMN lat_p90_us REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN lat_p9999_us REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN mibps_repeat_mean REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN mibps_repeat_stddev REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN iops_repeat_mean REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN iops_repeat_stddev REAL;\n"
-	"ALTER TABLE samples ADD COLUMN lat_p90_us REAL;\n"
-	"ALTER TABLE samples ADD COLUMN lat_p999_us REAL;\n"
-	"ALTER TABLE samples ADD COLUMN lat_p9999_us REAL;\n"
-	"ALTER TABLE samples ADD COLUMN mibps_min_1s REAL;\n",
-	/* SNIA PTS steady state: every round of a phase is a row (round_index);
-	 * the last round of the phase carries the verdict and the window.
-	 * jobs: the threads whose I/O one row sums. */
-	[5] =
-	"ALTER TABLE iterations ADD COLUMN round_index INTEGER;\n"
-	"ALTER TABLE iterations ADD COLUMN steady_reached INTEGER;\n"
-	"ALTER TABLE iterations ADD COLUMN steady_round INTEGER;\n"
-	"ALTER TABLE iterations ADD COLUMN steady_mean_mibps REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN steady_range_mibps REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN steady_range_pct REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN steady_excursion_mibps REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN steady_excursion_pct REAL;\n"
-	"ALTER TABLE iterations ADD COLUMN jobs INTEGER;\n"
-	"CREATE VIEW steady_state AS\n"
-	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
-	"         i.size_bytes, i.workload, i.block_size, i.round_index AS rounds,\n"
-	"         i.steady_reached, i.steady_round, i.steady_mean_mibps,\n"
-	"         i.steady_range_mibps, i.steady_range_pct,\n"
-	"         i.steady_excursion_mibps, i.steady_excursion_pct, i.status,\n"
-	"         i.started_at, i.id AS iteration_id\n"
-	"  FROM iterations i\n"
-	"  JOIN cycles c ON c.id = i.cycle_id\n"
-	"  JOIN targets t ON t.id = i.target_id\n"
-	"  WHERE i.steady_reached IS NOT NULL;\n",
-};
 
-_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == DB_SCHEMA_VERSION + 1,
-	       "one migration script per schema version");
-
-enum stmt_id {
-	ST_BEGIN,
-	ST_COMMIT,
-	ST_ROLLBACK,
-	ST_RUN_BEGIN,
-	ST_RUN_END,
-	ST_TARGET_UPSERT,
-	ST_MARK_INTERRUPTED,
-	ST_CAMPAIGN,
-	ST_LAST_CYCLE,
-	ST_CYCLE_PROGRESS,
-	ST_CYCLE_REOPEN,
-	ST_CAMPAIGN_NEW,
-	ST_CYCLE_BEGIN,
-	ST_CYCLE_ACTION,
-	ST_CYCLE_END,
-	ST_IT_BEGIN,
-	ST_IT_END,
-	ST_SAMPLE,
-	ST_EVENT,
-	ST__COUNT
-};
 
 /* Placeholders are bound in order (struct bind numbers them). */
 static const char *const stmt_sql[ST__COUNT] = {
@@ -401,13 +94,6 @@ static const char *const stmt_sql[ST__COUNT] = {
 		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
-struct db {
-	sqlite3 *conn;
-	pthread_mutex_t lock;
-	int readonly;
-	char *path;
-	sqlite3_stmt *st[ST__COUNT];   /* prepared on first use, kept until close */
-};
 
 /* A statement being bound: placeholders are numbered in call order and the
  * first failure sticks, so a binding sequence needs one check at the end. */
@@ -418,10 +104,10 @@ struct bind {
 	int rc;
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
+void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
+void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -433,7 +119,7 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* The errno for a SQLite result code; sys is the OS errno behind it, if any. */
-static int map_rc(int rc, int sys)
+int db_map_rc(int rc, int sys)
 {
 	switch (rc & 0xff) {
 	case SQLITE_OK:
@@ -472,7 +158,7 @@ static int report(struct db *db, int rc, const char *what)
 		sqlite3_errmsg(db->conn) : sqlite3_errstr(rc);
 
 	log_msg(LOG_ERR, "database %s: %s: %s", db->path, what, msg);
-	return map_rc(rc, sqlite3_system_errno(db->conn));
+	return db_map_rc(rc, sqlite3_system_errno(db->conn));
 }
 
 /* Starts binding the cached statement id, preparing it on first use. */
@@ -603,13 +289,13 @@ static int exec_id(struct db *db, enum stmt_id id, const char *what)
 
 /* BEGIN IMMEDIATE: take the write lock now, so no statement inside the
  * transaction can fail with SQLITE_BUSY half-way. Returns 0 or -errno. */
-static int tx_begin(struct db *db)
+int db_tx_begin(struct db *db)
 {
 	return exec_id(db, ST_BEGIN, "begin transaction");
 }
 
 /* Commits when ret is 0, else rolls back. Returns ret or the commit error. */
-static int tx_end(struct db *db, int ret)
+int db_tx_end(struct db *db, int ret)
 {
 	if (ret == 0)
 		ret = exec_id(db, ST_COMMIT, "commit");
@@ -619,7 +305,7 @@ static int tx_end(struct db *db, int ret)
 }
 
 /* Locks db for a writing call. Returns 0 (locked) or -errno (not locked). */
-static int enter(struct db *db)
+int db_enter(struct db *db)
 {
 	if (!db)
 		return -EINVAL;
@@ -629,7 +315,7 @@ static int enter(struct db *db)
 	return 0;
 }
 
-static void leave(struct db *db)
+void db_leave(struct db *db)
 {
 	pthread_mutex_unlock(&db->lock);
 }
@@ -675,8 +361,8 @@ static int open_conn(struct db *db, char *err, size_t errlen)
 		sqlite3_busy_timeout(db->conn, BUSY_TIMEOUT_MS);
 		return 0;
 	}
-	ret = map_rc(rc, db->conn ? sqlite3_system_errno(db->conn) : 0);
-	seterr(err, errlen, "cannot open database %s: %s (%s)", db->path,
+	ret = db_map_rc(rc, db->conn ? sqlite3_system_errno(db->conn) : 0);
+	db_seterr(err, errlen, "cannot open database %s: %s (%s)", db->path,
 	       db->conn ? sqlite3_errmsg(db->conn) : sqlite3_errstr(rc), strerror(-ret));
 	return ret;
 }
@@ -689,25 +375,25 @@ static int check_schema(struct db *db, int *version, char *err, size_t errlen)
 	int rc = query_value(db->conn, "PRAGMA user_version", version, NULL, 0);
 
 	if ((rc & 0xff) == SQLITE_NOTADB) {
-		seterr(err, errlen, "%s is not a SQLite database", db->path);
+		db_seterr(err, errlen, "%s is not a SQLite database", db->path);
 		return -EINVAL;
 	}
 	if (rc == SQLITE_OK && *version == 0)
 		rc = query_value(db->conn, "SELECT count(*) FROM sqlite_master",
 				 &objects, NULL, 0);
 	if (rc != SQLITE_OK) {
-		seterr(err, errlen, "cannot read database %s: %s", db->path,
+		db_seterr(err, errlen, "cannot read database %s: %s", db->path,
 		       sqlite3_errmsg(db->conn));
-		return map_rc(rc, sqlite3_system_errno(db->conn));
+		return db_map_rc(rc, sqlite3_system_errno(db->conn));
 	}
 	if (*version > DB_SCHEMA_VERSION) {
-		seterr(err, errlen, "database %s has schema version %d, newer than "
+		db_seterr(err, errlen, "database %s has schema version %d, newer than "
 		       "version %d that this wearmon knows; use a newer wearmon",
 		       db->path, *version, DB_SCHEMA_VERSION);
 		return -ENOTSUP;
 	}
 	if (*version == 0 && (objects > 0 || db->readonly)) {
-		seterr(err, errlen, "%s is not a wearmon database (%s)", db->path,
+		db_seterr(err, errlen, "%s is not a wearmon database (%s)", db->path,
 		       objects > 0 ? "tables but no schema version" : "empty");
 		return -EINVAL;
 	}
@@ -725,7 +411,7 @@ static int migrate(struct db *db, char *err, size_t errlen)
 	if (rc == SQLITE_OK)
 		rc = query_value(db->conn, "PRAGMA user_version", &v, NULL, 0);
 	for (int next = v + 1; rc == SQLITE_OK && next <= DB_SCHEMA_VERSION; next++)
-		rc = sqlite3_exec(db->conn, migrations[next], NULL, NULL, NULL);
+		rc = sqlite3_exec(db->conn, db_migrations[next], NULL, NULL, NULL);
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
 	if (rc == SQLITE_OK && v < DB_SCHEMA_VERSION)
 		rc = sqlite3_exec(db->conn, sql, NULL, NULL, NULL);
@@ -733,11 +419,11 @@ static int migrate(struct db *db, char *err, size_t errlen)
 		rc = sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		return 0;
-	seterr(err, errlen, "database %s: schema update from version %d to %d "
+	db_seterr(err, errlen, "database %s: schema update from version %d to %d "
 	       "failed: %s", db->path, v, DB_SCHEMA_VERSION, sqlite3_errmsg(db->conn));
 	if (!sqlite3_get_autocommit(db->conn))
 		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
-	return map_rc(rc, sqlite3_system_errno(db->conn));
+	return db_map_rc(rc, sqlite3_system_errno(db->conn));
 }
 
 /* WAL lets the sqlite3 CLI read while we write. The -wal and -shm files are
@@ -757,7 +443,7 @@ static int setup_writer(struct db *db, int version, char *err, size_t errlen)
 			     sizeof(mode));
 
 	if (rc == SQLITE_OK && strcmp(mode, "wal") != 0) {
-		seterr(err, errlen, "database %s: cannot use WAL journal mode "
+		db_seterr(err, errlen, "database %s: cannot use WAL journal mode "
 		       "(got '%s'); is it on a network filesystem?", db->path, mode);
 		return -EIO;
 	}
@@ -768,8 +454,8 @@ static int setup_writer(struct db *db, int version, char *err, size_t errlen)
 				  "PRAGMA journal_size_limit = 16777216;"
 				  "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
-		return map_rc(rc, sqlite3_system_errno(db->conn));
+		db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
+		return db_map_rc(rc, sqlite3_system_errno(db->conn));
 	}
 	return version < DB_SCHEMA_VERSION ? migrate(db, err, errlen) : 0;
 }
@@ -779,12 +465,12 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 	struct db *db;
 	int version = 0, ret;
 
-	seterr(err, errlen, "%s", "");
+	db_seterr(err, errlen, "%s", "");
 	*out = NULL;
 	db = calloc(1, sizeof(*db));
 	if (!db || !(db->path = strdup(path))) {
 		free(db);
-		seterr(err, errlen, "database %s: out of memory", path);
+		db_seterr(err, errlen, "database %s: out of memory", path);
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&db->lock, NULL);
@@ -831,18 +517,18 @@ int db_check_path(const char *path, char *err, size_t errlen)
 	dir = dirname(copy);
 	if (stat(dir, &st) != 0) {
 		ret = errno == ENOENT ? -ENOENT : -EACCES;
-		seterr(err, errlen, "database directory %s: %s", dir, strerror(errno));
+		db_seterr(err, errlen, "database directory %s: %s", dir, strerror(errno));
 	} else if (!S_ISDIR(st.st_mode)) {
 		ret = -ENOTDIR;
-		seterr(err, errlen, "database directory %s is not a directory", dir);
+		db_seterr(err, errlen, "database directory %s is not a directory", dir);
 	} else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
 		ret = -EACCES;
-		seterr(err, errlen, "database directory %s is not writable: %s", dir,
+		db_seterr(err, errlen, "database directory %s is not writable: %s", dir,
 		       strerror(errno));
 	} else if (faccessat(AT_FDCWD, path, F_OK, 0) == 0 &&
 		   faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) != 0) {
 		ret = -EACCES;
-		seterr(err, errlen, "database %s is not writable: %s", path,
+		db_seterr(err, errlen, "database %s is not writable: %s", path,
 		       strerror(errno));
 	}
 	free(copy);
@@ -855,7 +541,7 @@ int db_run_begin(struct db *db, const char *config_path, int64_t *run_id)
 {
 	char host[256] = "";
 	struct bind b;
-	int ret = enter(db);
+	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
@@ -869,14 +555,14 @@ int db_run_begin(struct db *db, const char *config_path, int64_t *run_id)
 	ret = run(&b, "record run start");
 	if (ret == 0)
 		*run_id = sqlite3_last_insert_rowid(db->conn);
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
 int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reason)
 {
 	struct bind b;
-	int ret = enter(db);
+	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
@@ -887,7 +573,7 @@ int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reaso
 	ret = run(&b, "record run end");
 	if (ret == 0)
 		ret = changed(db, run_id, "record run end");
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
@@ -895,7 +581,7 @@ int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reaso
 int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *target_id)
 {
 	struct bind b;
-	int ret = enter(db);
+	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
@@ -917,7 +603,7 @@ int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *tar
 	} else if (ret == 0) {
 		ret = -EIO;
 	}
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
@@ -1028,12 +714,12 @@ static int campaign_start(struct db *db, int64_t target_id, struct db_resume *r)
 int db_resume_point(struct db *db, int64_t target_id, long cycles_limit,
 		    struct db_resume *out)
 {
-	int ret = enter(db);
+	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
 	memset(out, 0, sizeof(*out));
-	ret = tx_begin(db);
+	ret = db_tx_begin(db);
 	if (ret)
 		goto out;
 	ret = mark_interrupted(db, target_id, &out->interrupted_marked);
@@ -1044,9 +730,9 @@ int db_resume_point(struct db *db, int64_t target_id, long cycles_limit,
 	if (ret == 0 && !out->resume && cycles_limit > 0 &&
 	    out->campaign_cycles_done >= cycles_limit)
 		ret = campaign_start(db, target_id, out);
-	ret = tx_end(db, ret);
+	ret = db_tx_end(db, ret);
 out:
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
@@ -1056,7 +742,7 @@ int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number
 		   int64_t *cycle_id)
 {
 	struct bind b;
-	int ret = enter(db);
+	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
@@ -1067,14 +753,14 @@ int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number
 	ret = run(&b, "start cycle");
 	if (ret == 0)
 		*cycle_id = sqlite3_last_insert_rowid(db->conn);
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
 int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a)
 {
 	struct bind b;
-	int ret = enter(db);
+	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
@@ -1089,7 +775,7 @@ int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a)
 	ret = run(&b, "record cycle action");
 	if (ret == 0)
 		ret = changed(db, cycle_id, "record cycle action");
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
@@ -1100,7 +786,7 @@ int db_cycle_end(struct db *db, int64_t cycle_id, const char *status)
 
 	if (!is_final_status(status))
 		return -EINVAL;
-	ret = enter(db);
+	ret = db_enter(db);
 	if (ret)
 		return ret;
 	bind_start(db, ST_CYCLE_END, &b);
@@ -1109,7 +795,7 @@ int db_cycle_end(struct db *db, int64_t cycle_id, const char *status)
 	ret = run(&b, "end cycle");
 	if (ret == 0)
 		ret = changed(db, cycle_id, "end cycle");
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
@@ -1118,7 +804,7 @@ int db_cycle_end(struct db *db, int64_t cycle_id, const char *status)
 int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id)
 {
 	struct bind b;
-	int ret = enter(db);
+	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
@@ -1157,7 +843,7 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 	ret = run(&b, "start iteration");
 	if (ret == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
@@ -1264,25 +950,25 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 
 	if (!is_final_status(it->status) || (nsamples && !samples))
 		return -EINVAL;
-	ret = enter(db);
+	ret = db_enter(db);
 	if (ret)
 		return ret;
-	ret = tx_begin(db);
+	ret = db_tx_begin(db);
 	if (ret)
 		goto out;
 	ret = iteration_update(db, id, it);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)
 		ret = sample_insert(db, id, &samples[i]);
-	ret = tx_end(db, ret);
+	ret = db_tx_end(db, ret);
 out:
-	leave(db);
+	db_leave(db);
 	return ret;
 }
 
 int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
 {
 	struct bind b;
-	int ret = enter(db);
+	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
@@ -1301,219 +987,6 @@ int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
 	ret = run(&b, "store event");
 	if (ret == 0 && event_id)
 		*event_id = sqlite3_last_insert_rowid(db->conn);
-	leave(db);
+	db_leave(db);
 	return ret;
-}
-
-/* ---- reading (for tools) ------------------------------------------------ */
-
-static int bind_value(sqlite3_stmt *st, int i, const struct db_value *v)
-{
-	switch (v->type) {
-	case DB_INT:
-		return sqlite3_bind_int64(st, i, v->i);
-	case DB_REAL:
-		return sqlite3_bind_double(st, i, v->r);
-	case DB_TEXT:
-		return v->s ? sqlite3_bind_text(st, i, v->s, -1, SQLITE_STATIC) :
-			      sqlite3_bind_null(st, i);
-	default:
-		return sqlite3_bind_null(st, i);
-	}
-}
-
-/* Numbers fill both i and r, so a caller need not know how SQLite stored
- * a figure (an integral REAL may come back as INTEGER after arithmetic). */
-static void column_value(sqlite3_stmt *st, int col, struct db_value *v)
-{
-	memset(v, 0, sizeof(*v));
-	switch (sqlite3_column_type(st, col)) {
-	case SQLITE_INTEGER:
-		v->type = DB_INT;
-		v->i = sqlite3_column_int64(st, col);
-		v->r = (double)v->i;
-		break;
-	case SQLITE_FLOAT:
-		v->type = DB_REAL;
-		v->r = sqlite3_column_double(st, col);
-		v->i = (int64_t)v->r;
-		break;
-	case SQLITE_NULL:
-		v->type = DB_NULL;
-		break;
-	default:
-		v->type = DB_TEXT;
-		v->s = (const char *)sqlite3_column_text(st, col);
-		break;
-	}
-}
-
-/* Steps st to its end, handing each row to fn. Returns 0, fn's first
- * nonzero value, or a SQLite error code turned into -errno by the caller
- * (*rc_out keeps it). */
-static int step_rows(sqlite3_stmt *st, db_row_fn fn, void *arg, int *rc_out)
-{
-	int n = sqlite3_column_count(st), rc = SQLITE_DONE, ret = 0;
-	struct db_value *vals = calloc((size_t)n + 1, sizeof(*vals));
-	const char **names = calloc((size_t)n + 1, sizeof(*names));
-
-	if (!vals || !names) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (int c = 0; c < n; c++)
-		names[c] = sqlite3_column_name(st, c);
-	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (int c = 0; c < n; c++)
-			column_value(st, c, &vals[c]);
-		ret = fn ? fn(arg, n, vals, names) : 0;
-	}
-	if (ret == 0)
-		*rc_out = rc;
-out:
-	free(vals);
-	free(names);
-	return ret;
-}
-
-int db_query(struct db *db, const char *sql, const struct db_value *params,
-	     int nparams, db_row_fn fn, void *arg, char *err, size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, ret = 0;
-
-	if (!db)
-		return -EINVAL;
-	pthread_mutex_lock(&db->lock);
-	rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK && st && !sqlite3_stmt_readonly(st)) {
-		seterr(err, errlen, "database %s: refusing a statement that writes",
-		       db->path);
-		ret = -EPERM;
-		goto out;
-	}
-	for (int i = 0; rc == SQLITE_OK && i < nparams; i++)
-		rc = bind_value(st, i + 1, &params[i]);
-	if (rc == SQLITE_OK && st)
-		ret = step_rows(st, fn, arg, &rc);
-	if (ret == 0 && rc != SQLITE_OK && rc != SQLITE_DONE) {
-		seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
-		ret = map_rc(rc, sqlite3_system_errno(db->conn));
-		if (ret == 0)
-			ret = -EIO;
-	}
-out:
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&db->lock);
-	return ret;
-}
-
-int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,
-	     const int *nparams, int nstmts, char *err, size_t errlen)
-{
-	int ret = enter(db);
-	if (ret)
-		return ret;
-	ret = tx_begin(db);
-	for (int k = 0; ret == 0 && k < nstmts; k++) {
-		sqlite3_stmt *st = NULL;
-		int rc = sqlite3_prepare_v2(db->conn, sqls[k], -1, &st, NULL);
-		for (int i = 0; rc == SQLITE_OK && i < nparams[k]; i++)
-			rc = bind_value(st, i + 1, &params[k][i]);
-		while (rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
-			rc = SQLITE_OK;
-		if (rc != SQLITE_DONE && rc != SQLITE_OK) {
-			seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
-			ret = map_rc(rc, sqlite3_system_errno(db->conn));
-			if (ret == 0)
-				ret = -EIO;
-		}
-		sqlite3_finalize(st);
-	}
-	ret = tx_end(db, ret);
-	leave(db);
-	return ret;
-}
-
-/* ---- alert baselines ---------------------------------------------------- */
-
-struct first_row {
-	int found;
-	double r;
-	int64_t i;
-	char *s;
-	size_t len;
-};
-
-/* Keeps the first row's two columns (REAL and INTEGER, or TEXT). */
-static int keep_first(void *arg, int n, const struct db_value *v, const char *const *names)
-{
-	struct first_row *f = arg;
-
-	f->found = 1;
-	if (f->s && n >= 1 && v[0].type == DB_TEXT)
-		util_strlcpy(f->s, v[0].s, f->len);
-	else if (n >= 2) {
-		f->r = v[0].r;
-		f->i = v[1].i;
-	}
-	return 1;
-}
-
-int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
-		int64_t *iteration_id)
-{
-	static const char sql[] =
-		"SELECT i.mibps_avg, i.id FROM iterations i"
-		" JOIN cycles c ON c.id = i.cycle_id"
-		" JOIN targets t ON t.id = i.target_id"
-		" WHERE i.target_id = ? AND i.size_bytes = ? AND i.workload = ?"
-		" AND i.block_size = ? AND i.id < ? AND i.status = 'done'"
-		" AND i.mibps_avg > 0 AND c.number >= t.campaign_first_cycle"
-		" ORDER BY CASE WHEN ? THEN -i.mibps_avg ELSE 0 END, c.number, i.id"
-		" LIMIT 1";
-	struct db_value p[] = {
-		{ .type = DB_INT, .i = k->target_id },
-		{ .type = DB_INT, .i = (int64_t)k->size_bytes },
-		{ .type = DB_TEXT, .s = k->workload },
-		{ .type = DB_INT, .i = k->block_size },
-		{ .type = DB_INT, .i = k->before_id },
-		{ .type = DB_INT, .i = k->best != 0 },
-	};
-	struct first_row f = { 0 };
-	char err[256];
-	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
-
-	if (ret < 0) {
-		log_msg(LOG_ERR, "%s", err);
-		return ret;
-	}
-	if (!f.found)
-		return -ENOENT;
-	*mibps = f.r;
-	if (iteration_id)
-		*iteration_id = f.i;
-	return 0;
-}
-
-int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
-		    const char *kind_b, char *kind, size_t len)
-{
-	static const char sql[] =
-		"SELECT kind FROM events WHERE target_id = ? AND kind IN (?, ?)"
-		" ORDER BY id DESC LIMIT 1";
-	struct db_value p[] = {
-		{ .type = DB_INT, .i = target_id },
-		{ .type = DB_TEXT, .s = kind_a },
-		{ .type = DB_TEXT, .s = kind_b },
-	};
-	struct first_row f = { .s = kind, .len = len };
-	char err[256];
-	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
-
-	if (ret < 0) {
-		log_msg(LOG_ERR, "%s", err);
-		return ret;
-	}
-	return f.found ? 0 : -ENOENT;
 }

@@ -1,0 +1,224 @@
+/* db_read: generic reading (db_query) and writing (db_write) for modules
+ * with their own SQL, and the alert baselines built on them. */
+#include "db_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+/* ---- reading (for tools) ------------------------------------------------ */
+
+static int bind_value(sqlite3_stmt *st, int i, const struct db_value *v)
+{
+	switch (v->type) {
+	case DB_INT:
+		return sqlite3_bind_int64(st, i, v->i);
+	case DB_REAL:
+		return sqlite3_bind_double(st, i, v->r);
+	case DB_TEXT:
+		return v->s ? sqlite3_bind_text(st, i, v->s, -1, SQLITE_STATIC) :
+			      sqlite3_bind_null(st, i);
+	default:
+		return sqlite3_bind_null(st, i);
+	}
+}
+
+/* Numbers fill both i and r, so a caller need not know how SQLite stored
+ * a figure (an integral REAL may come back as INTEGER after arithmetic). */
+static void column_value(sqlite3_stmt *st, int col, struct db_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		v->type = DB_INT;
+		v->i = sqlite3_column_int64(st, col);
+		v->r = (double)v->i;
+		break;
+	case SQLITE_FLOAT:
+		v->type = DB_REAL;
+		v->r = sqlite3_column_double(st, col);
+		v->i = (int64_t)v->r;
+		break;
+	case SQLITE_NULL:
+		v->type = DB_NULL;
+		break;
+	default:
+		v->type = DB_TEXT;
+		v->s = (const char *)sqlite3_column_text(st, col);
+		break;
+	}
+}
+
+/* Steps st to its end, handing each row to fn. Returns 0, fn's first
+ * nonzero value, or a SQLite error code turned into -errno by the caller
+ * (*rc_out keeps it). */
+static int step_rows(sqlite3_stmt *st, db_row_fn fn, void *arg, int *rc_out)
+{
+	int n = sqlite3_column_count(st), rc = SQLITE_DONE, ret = 0;
+	struct db_value *vals = calloc((size_t)n + 1, sizeof(*vals));
+	const char **names = calloc((size_t)n + 1, sizeof(*names));
+
+	if (!vals || !names) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int c = 0; c < n; c++)
+		names[c] = sqlite3_column_name(st, c);
+	while (ret == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int c = 0; c < n; c++)
+			column_value(st, c, &vals[c]);
+		ret = fn ? fn(arg, n, vals, names) : 0;
+	}
+	if (ret == 0)
+		*rc_out = rc;
+out:
+	free(vals);
+	free(names);
+	return ret;
+}
+
+int db_query(struct db *db, const char *sql, const struct db_value *params,
+	     int nparams, db_row_fn fn, void *arg, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	if (!db)
+		return -EINVAL;
+	pthread_mutex_lock(&db->lock);
+	rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK && st && !sqlite3_stmt_readonly(st)) {
+		db_seterr(err, errlen, "database %s: refusing a statement that writes",
+		       db->path);
+		ret = -EPERM;
+		goto out;
+	}
+	for (int i = 0; rc == SQLITE_OK && i < nparams; i++)
+		rc = bind_value(st, i + 1, &params[i]);
+	if (rc == SQLITE_OK && st)
+		ret = step_rows(st, fn, arg, &rc);
+	if (ret == 0 && rc != SQLITE_OK && rc != SQLITE_DONE) {
+		db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
+		ret = db_map_rc(rc, sqlite3_system_errno(db->conn));
+		if (ret == 0)
+			ret = -EIO;
+	}
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return ret;
+}
+
+int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,
+	     const int *nparams, int nstmts, char *err, size_t errlen)
+{
+	int ret = db_enter(db);
+	if (ret)
+		return ret;
+	ret = db_tx_begin(db);
+	for (int k = 0; ret == 0 && k < nstmts; k++) {
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(db->conn, sqls[k], -1, &st, NULL);
+		for (int i = 0; rc == SQLITE_OK && i < nparams[k]; i++)
+			rc = bind_value(st, i + 1, &params[k][i]);
+		while (rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			rc = SQLITE_OK;
+		if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+			db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
+			ret = db_map_rc(rc, sqlite3_system_errno(db->conn));
+			if (ret == 0)
+				ret = -EIO;
+		}
+		sqlite3_finalize(st);
+	}
+	ret = db_tx_end(db, ret);
+	db_leave(db);
+	return ret;
+}
+
+/* ---- alert baselines ---------------------------------------------------- */
+
+struct first_row {
+	int found;
+	double r;
+	int64_t i;
+	char *s;
+	size_t len;
+};
+
+/* Keeps the first row's two columns (REAL and INTEGER, or TEXT). */
+static int keep_first(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct first_row *f = arg;
+
+	f->found = 1;
+	if (f->s && n >= 1 && v[0].type == DB_TEXT)
+		util_strlcpy(f->s, v[0].s, f->len);
+	else if (n >= 2) {
+		f->r = v[0].r;
+		f->i = v[1].i;
+	}
+	return 1;
+}
+
+int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
+		int64_t *iteration_id)
+{
+	static const char sql[] =
+		"SELECT i.mibps_avg, i.id FROM iterations i"
+		" JOIN cycles c ON c.id = i.cycle_id"
+		" JOIN targets t ON t.id = i.target_id"
+		" WHERE i.target_id = ? AND i.size_bytes = ? AND i.workload = ?"
+		" AND i.block_size = ? AND i.id < ? AND i.status = 'done'"
+		" AND i.mibps_avg > 0 AND c.number >= t.campaign_first_cycle"
+		" ORDER BY CASE WHEN ? THEN -i.mibps_avg ELSE 0 END, c.number, i.id"
+		" LIMIT 1";
+	struct db_value p[] = {
+		{ .type = DB_INT, .i = k->target_id },
+		{ .type = DB_INT, .i = (int64_t)k->size_bytes },
+		{ .type = DB_TEXT, .s = k->workload },
+		{ .type = DB_INT, .i = k->block_size },
+		{ .type = DB_INT, .i = k->before_id },
+		{ .type = DB_INT, .i = k->best != 0 },
+	};
+	struct first_row f = { 0 };
+	char err[256];
+	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
+
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		return ret;
+	}
+	if (!f.found)
+		return -ENOENT;
+	*mibps = f.r;
+	if (iteration_id)
+		*iteration_id = f.i;
+	return 0;
+}
+
+int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
+		    const char *kind_b, char *kind, size_t len)
+{
+	static const char sql[] =
+		"SELECT kind FROM events WHERE target_id = ? AND kind IN (?, ?)"
+		" ORDER BY id DESC LIMIT 1";
+	struct db_value p[] = {
+		{ .type = DB_INT, .i = target_id },
+		{ .type = DB_TEXT, .s = kind_a },
+		{ .type = DB_TEXT, .s = kind_b },
+	};
+	struct first_row f = { .s = kind, .len = len };
+	char err[256];
+	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
+
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		return ret;
+	}
+	return f.found ? 0 : -ENOENT;
+}
+
