@@ -118,6 +118,7 @@ struct cfg_target {
 	struct cfg_amount amount;         /* bytes moved by the measured phase */
 	double duration;                  /* seconds, 0 = no limit */
 	long long compressibility;        /* 0..100 % of each block compressible */
+	long long dedupe_percent;         /* 0..100 % of writes repeating a block */
 	struct cfg_actions between_cycles; /* action(s) after each cycle, in turn */
 	enum cfg_trim_scope trim_scope;   /* region or whole device */
 	char expect_serial[128];          /* refuse a device with another serial */

@@ -274,6 +274,10 @@ static void check_method(struct resolver *r)
 		cfg_err_add(&r->e, cfg_key_line(t, K_REPEAT), "repeat", "%lld with steady_state = "
 			"snia: rounds already repeat each phase; use one or the other",
 			t->repeat);
+	if (t->dedupe_percent > 0 && t->verify != VERIFY_NONE)
+		cfg_err_add(&r->e, cfg_key_line(t, K_DEDUPE_PERCENT), "dedupe_percent", "%lld%% "
+			"with verify: a repeated block would carry another offset in its "
+			"header; use one or the other", t->dedupe_percent);
 }
 
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t,

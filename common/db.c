@@ -1,4 +1,4 @@
-/* db: the SQLite history of wearmon (schema and migrations, every insert, the
+/* db: the SQLite history of wearmon (opening and migrating, every insert, the
  * resume query) behind one connection serialised by a mutex. SQLite result
  * codes are translated to negative errno here and never leave the module. */
 #include "db_int.h"
@@ -70,9 +70,9 @@ static const char *const stmt_sql[ST__COUNT] = {
 		" size_index, size_bytes, region_offset, workload, block_size,"
 		" queue_depth, compressibility, amount_bytes, started_at, phase,"
 		" repeat_index, more_rows, block_sizes, read_percent, random_percent,"
-		" verify, round_index, jobs)"
+		" verify, round_index, jobs, dedupe_percent)"
 		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, " NOW "),"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_IT_END] =
 		"UPDATE iterations SET ended_at = coalesce(?, " NOW "), bytes = ?,"
 		" ops = ?, seconds = ?, mibps_avg = ?, mibps_min = ?, mibps_max = ?,"
@@ -840,6 +840,7 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 		b_i64(&b, it->jobs);
 	else
 		b_null(&b);
+	b_i64(&b, it->dedupe_percent);
 	ret = run(&b, "start iteration");
 	if (ret == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);

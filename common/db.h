@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 struct db;
 
@@ -45,6 +45,7 @@ struct db_iteration {
 	uint32_t block_size;
 	unsigned queue_depth;
 	int compressibility;
+	int dedupe_percent;
 	uint64_t amount_bytes;
 	char started_at[32];
 	char ended_at[32];

@@ -282,6 +282,9 @@ const char *const db_migrations[] = {
 	"  JOIN cycles c ON c.id = i.cycle_id\n"
 	"  JOIN targets t ON t.id = i.target_id\n"
 	"  WHERE i.steady_reached IS NOT NULL;\n",
+	/* dedupe_percent: the share of writes that repeated an earlier block. */
+	[6] =
+	"ALTER TABLE iterations ADD COLUMN dedupe_percent INTEGER NOT NULL DEFAULT 0;\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

@@ -180,6 +180,7 @@ static void phase_setup(const struct sched_target *st, struct eng_phase *p, uint
 	p->span_offset = st->layout.region_offset;
 	p->span_len = size;
 	p->compressibility = (unsigned)st->t->compressibility;
+	p->dedupe_pct = (unsigned)st->t->dedupe_percent;
 	p->seed = seed;
 	p->sample_interval = st->t->sample_interval;
 	p->stop = &sig_stop;
@@ -503,6 +504,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	it.size_bytes = size;
 	it.region_offset = st->layout.region_offset;
 	it.compressibility = (int)st->t->compressibility;
+	it.dedupe_percent = (int)st->t->dedupe_percent;
 	row_describe(st, rw, size, &it, mix, sizeof(mix));
 	it.status = "running";
 	util_iso_now(it.started_at, sizeof(it.started_at));

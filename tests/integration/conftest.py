@@ -83,6 +83,14 @@ def make_loop(workdir):
                 pass
 
 
+def target_conf(db, dev, defaults, name="lab1", **over):
+    """A configuration with one [target name] on dev: defaults, then over."""
+    keys = {"device": dev, "allow_destroy": "yes", **defaults}
+    keys.update(over)
+    body = "\n".join(f"{k} = {v}" for k, v in keys.items())
+    return f"[wearmon]\ndatabase = {db}\n\n[target {name}]\n{body}\n"
+
+
 def write_conf(path, text):
     Path(path).write_text(text)
     return Path(path)

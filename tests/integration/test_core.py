@@ -5,14 +5,11 @@ import os
 import signal
 import time
 
-from conftest import (MiB, query, run_wearmond, start_wearmond, stop, wait_for,
+from conftest import (MiB, query, run_wearmond, start_wearmond, stop, target_conf, wait_for,
                       write_conf)
 
 
-def conf_text(db, dev, **over):
-    keys = {
-        "device": dev,
-        "allow_destroy": "yes",
+DEFAULTS = {
         "region_size": "100%",
         "sizes": "8M 16M 32M",
         "fill": "yes",
@@ -24,10 +21,11 @@ def conf_text(db, dev, **over):
         "amount": "1x",
         "cycles": "2",
         "sample_interval": "0.1s",
-    }
-    keys.update(over)
-    body = "\n".join(f"{k} = {v}" for k, v in keys.items())
-    return f"[wearmon]\ndatabase = {db}\n\n[target lab1]\n{body}\n"
+}
+
+
+def conf_text(db, dev, **over):
+    return target_conf(db, dev, DEFAULTS, **over)
 
 
 def test_two_cycles_three_sizes(workdir, make_loop):

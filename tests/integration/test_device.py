@@ -7,18 +7,17 @@ import subprocess
 
 import pytest
 
-from conftest import MiB, query, run_wearmond, write_conf
+from conftest import MiB, query, run_wearmond, target_conf, write_conf
+
+
+DEFAULTS = {
+    "sizes": "8M 16M", "fill": "yes", "workload": "randwrite", "block_size": "4k",
+    "queue_depth": "16", "fill_queue_depth": "8", "cycles": "1", "sample_interval": "0.1s",
+}
 
 
 def conf(db, dev, **over):
-    keys = {
-        "device": dev, "allow_destroy": "yes", "sizes": "8M 16M", "fill": "yes",
-        "workload": "randwrite", "block_size": "4k", "queue_depth": "16",
-        "fill_queue_depth": "8", "cycles": "1", "sample_interval": "0.1s",
-    }
-    keys.update(over)
-    body = "\n".join(f"{k} = {v}" for k, v in keys.items())
-    return f"[wearmon]\ndatabase = {db}\n\n[target lab1]\n{body}\n"
+    return target_conf(db, dev, DEFAULTS, **over)
 
 
 def mkfs_ext4(dev):

@@ -5,15 +5,12 @@ corrupts in the loop device's backing file."""
 
 import re
 
-from conftest import MiB, query, run_wearmond, write_conf
+from conftest import MiB, query, run_wearmond, target_conf, write_conf
 
 SECTOR = 512
 
 
-def conf_text(db, dev, **over):
-    keys = {
-        "device": dev,
-        "allow_destroy": "yes",
+DEFAULTS = {
         "sizes": "8M 16M",
         "fill": "yes",
         "fill_block_size": "128k",
@@ -24,10 +21,11 @@ def conf_text(db, dev, **over):
         "amount": "1x",
         "cycles": "1",
         "sample_interval": "0.1s",
-    }
-    keys.update(over)
-    body = "\n".join(f"{k} = {v}" for k, v in keys.items())
-    return f"[wearmon]\ndatabase = {db}\n\n[target lab1]\n{body}\n"
+}
+
+
+def conf_text(db, dev, **over):
+    return target_conf(db, dev, DEFAULTS, **over)
 
 
 def run(workdir, loop, name="w", check=True, **over):
@@ -205,6 +203,8 @@ def test_bad_method_keys_rejected(workdir, make_loop):
         ({"measure": "fill,randwrite,bogus"}, "measure", "bogus"),
         ({"verify": "md5"}, "verify", "crc32c"),
         ({"repeat": "0"}, "repeat", "out of range"),
+        ({"dedupe_percent": "101"}, "dedupe_percent", "out of range"),
+        ({"dedupe_percent": "20", "verify": "crc32c"}, "dedupe_percent", "with verify"),
     ]
     for over, key, text in cases:
         db = workdir / "bad.db"
@@ -357,3 +357,30 @@ def test_compressibility_on_disk(workdir, make_loop):
         got, lo, hi = measured_on_disk(loop.backing, 8 * MiB, n)
         assert abs(got - level) <= 3, (bs, level, got)
         assert abs(lo - level) <= 3 and abs(hi - level) <= 3, (bs, level, lo, hi)
+
+
+def duplicate_share(path, span, bs=4096):
+    """Share of bs-blocks in the first span bytes equal to an earlier one."""
+    seen, dups = set(), 0
+    with open(path, "rb") as f:
+        for _ in range(span // bs):
+            block = f.read(bs)
+            if block in seen:
+                dups += 1
+            seen.add(block)
+    return dups / (span // bs)
+
+
+def test_dedupe_percent_repeats_that_share_of_blocks(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    span = 16 * MiB
+    for pct in (0, 50):
+        db, _ = run(workdir, loop, name=f"d{pct}", sizes="16M", fill="no", workload="seqwrite",
+                    queue_depth="8", compressibility="50", dedupe_percent=str(pct))
+        share = duplicate_share(loop.backing, span)
+        assert query(db, "SELECT dedupe_percent FROM iterations") == [{"dedupe_percent": pct}]
+        if pct == 0:
+            assert share == 0
+        else:
+            # each of the 8 slots' first block cannot repeat anything
+            assert abs(share * 100 - pct) <= 5, share
