@@ -886,10 +886,10 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 	b_dbl(&b, it->mibps_stddev);
 	b_dbl(&b, it->iops_avg);
 	b_dbl(&b, it->lat_mean_us);
-	b_dbl(&b, it->lat_p50_us);
-	b_dbl(&b, it->lat_p99_us);
-	b_dbl(&b, it->lat_p999_us);
-	b_dbl(&b, it->lat_max_us);
+	b_dbl(&b, it->lat_us.p50);
+	b_dbl(&b, it->lat_us.p99);
+	b_dbl(&b, it->lat_us.p999);
+	b_dbl(&b, it->lat_us.max);
 	if (filled) {
 		b_dbl(&b, it->fill_mibps);
 		b_dbl(&b, it->fill_seconds);
@@ -902,8 +902,8 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 	b_u64(&b, it->errors);
 	b_text(&b, it->status);
 	b_text(&b, it->error);
-	b_dbl(&b, it->lat_p90_us);
-	b_dbl(&b, it->lat_p9999_us);
+	b_dbl(&b, it->lat_us.p90);
+	b_dbl(&b, it->lat_us.p9999);
 	if (it->verify && strcmp(it->verify, "none"))
 		b_u64(&b, it->verify_errors);
 	else
@@ -934,12 +934,12 @@ static int sample_insert(struct db *db, int64_t id, const struct db_sample *s)
 	b_i64(&b, s->t_ms);
 	b_dbl(&b, s->mibps);
 	b_dbl(&b, s->iops);
-	b_dbl(&b, s->lat_p50_us);
-	b_dbl(&b, s->lat_p99_us);
-	b_dbl(&b, s->lat_max_us);
-	b_dbl(&b, s->lat_p90_us);
-	b_dbl(&b, s->lat_p999_us);
-	b_dbl(&b, s->lat_p9999_us);
+	b_dbl(&b, s->lat_us.p50);
+	b_dbl(&b, s->lat_us.p99);
+	b_dbl(&b, s->lat_us.max);
+	b_dbl(&b, s->lat_us.p90);
+	b_dbl(&b, s->lat_us.p999);
+	b_dbl(&b, s->lat_us.p9999);
 	b_fig(&b, s->mibps_min_1s);
 	return run(&b, "store sample");
 }

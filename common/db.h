@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stats.h"
+
 #define DB_SCHEMA_VERSION 6
 
 struct db;
@@ -52,7 +54,8 @@ struct db_iteration {
 	uint64_t bytes, ops, errors;
 	double seconds;
 	double mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg;
-	double lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us;
+	double lat_mean_us;
+	struct lat_qos lat_us;        /* p50 p90 p99 p99.9 p99.99 max */
 	double fill_mibps, fill_seconds;
 	uint64_t fill_bytes;
 	const char *status;           /* running, done, interrupted, failed */
@@ -65,7 +68,6 @@ struct db_iteration {
 	int read_percent, random_percent;   /* < 0: NULL */
 	const char *verify;           /* "none", "crc32c"; NULL: unknown */
 	uint64_t verify_errors;       /* bad sectors (NULL unless verifying) */
-	double lat_p90_us, lat_p9999_us;
 	int repeat_summary;           /* last run of a repeated phase: the four
 					 figures below hold for all its runs */
 	double mibps_repeat_mean, mibps_repeat_stddev;
@@ -86,8 +88,7 @@ struct db_sample {
 	const char *phase;            /* "fill" or "measure" */
 	int64_t t_ms;                 /* end of the sample since phase start */
 	double mibps, iops;
-	double lat_p50_us, lat_p99_us, lat_max_us;
-	double lat_p90_us, lat_p999_us, lat_p9999_us;
+	struct lat_qos lat_us;
 	double mibps_min_1s;          /* slowest 1-second window; < 0: NULL */
 };
 

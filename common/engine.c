@@ -16,7 +16,6 @@
 #define AIO_RING_MAGIC 0xa10a10a1u
 #define REAP_TIMEOUT_NS (100 * 1000 * 1000)
 #define WINDOW_NS 1000000000ull     /* mibps_min_1s windows */
-#define NPCT 5
 
 /* The completion ring the kernel maps at the io_context_t address. */
 struct aio_ring {
@@ -66,7 +65,6 @@ struct run {
 	int stopping;
 };
 
-static const double qos_pct[NPCT] = { 50, 90, 99, 99.9, 99.99 };
 
 int eng_create(unsigned max_qd, uint32_t max_bs, struct eng_ctx **out)
 {
@@ -218,14 +216,7 @@ static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
 	smp.iops = secs > 0 ? (double)s->s_ops / secs : 0;
 	smp.mibps_min_1s = s->win_min;
 	s->win_min = -1;
-	uint64_t pct[NPCT];
-	hist_percentiles(&c->sample_lat, qos_pct, NPCT, pct);
-	smp.lat_p50_us = (double)pct[0] / 1e3;
-	smp.lat_p90_us = (double)pct[1] / 1e3;
-	smp.lat_p99_us = (double)pct[2] / 1e3;
-	smp.lat_p999_us = (double)pct[3] / 1e3;
-	smp.lat_p9999_us = (double)pct[4] / 1e3;
-	smp.lat_max_us = (double)c->sample_lat.max_ns / 1e3;
+	hist_qos(&c->sample_lat, &smp.lat_us);
 	if (s->p->on_sample)
 		s->p->on_sample(s->p->arg, &smp);
 	hist_merge(&s->r->lat, &c->sample_lat);
@@ -480,7 +471,6 @@ struct job {
 static void merge_emit(struct merge *m, struct pend *e)
 {
 	struct eng_sample smp;
-	uint64_t pct[NPCT];
 	double secs = e->t - m->last_t;
 
 	memset(&smp, 0, sizeof(smp));
@@ -491,13 +481,7 @@ static void merge_emit(struct merge *m, struct pend *e)
 	smp.mibps = secs > 0 ? (double)e->bytes / 1048576.0 / secs : 0;
 	smp.iops = secs > 0 ? (double)e->ops / secs : 0;
 	smp.mibps_min_1s = e->min_1s;
-	hist_percentiles(&e->lat, qos_pct, NPCT, pct);
-	smp.lat_p50_us = (double)pct[0] / 1e3;
-	smp.lat_p90_us = (double)pct[1] / 1e3;
-	smp.lat_p99_us = (double)pct[2] / 1e3;
-	smp.lat_p999_us = (double)pct[3] / 1e3;
-	smp.lat_p9999_us = (double)pct[4] / 1e3;
-	smp.lat_max_us = (double)e->lat.max_ns / 1e3;
+	hist_qos(&e->lat, &smp.lat_us);
 	smp.index = m->nsamples++;
 	smp.lat = &e->lat;
 	m->last_t = e->t;

@@ -54,8 +54,7 @@ struct eng_sample {
 	double mibps, iops;
 	double mibps_min_1s;        /* lowest 1-second window ending in the sample
 				       (sample_interval > 1 s), else -1 */
-	double lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us, lat_p9999_us;
-	double lat_max_us;
+	struct lat_qos lat_us;      /* latency of the I/Os completed in it */
 	unsigned index;             /* interval it ends in: 0, 1, ... from t0 */
 	const struct hist *lat;     /* its I/Os; valid during the callback only */
 };

@@ -111,3 +111,17 @@ double runstat_stddev(const struct runstat *r)
 {
 	return r->n < 2 ? 0.0 : sqrt(r->m2 / (double)(r->n - 1));
 }
+
+void hist_qos(const struct hist *h, struct lat_qos *q)
+{
+	static const double ps[] = { 50, 90, 99, 99.9, 99.99 };
+	uint64_t v[5];
+
+	hist_percentiles(h, ps, 5, v);
+	q->p50 = (double)v[0] / 1e3;
+	q->p90 = (double)v[1] / 1e3;
+	q->p99 = (double)v[2] / 1e3;
+	q->p999 = (double)v[3] / 1e3;
+	q->p9999 = (double)v[4] / 1e3;
+	q->max = (double)h->max_ns / 1e3;
+}

@@ -60,6 +60,15 @@ uint64_t hist_percentile(const struct hist *h, double p);
  * hist_percentile would give them) in out[0..n). */
 void hist_percentiles(const struct hist *h, const double *p, unsigned n, uint64_t *out);
 
+/* Latency quality of service, in microseconds: what every sample and
+ * every iteration reports. */
+struct lat_qos {
+	double p50, p90, p99, p999, p9999, max;
+};
+
+/* p50..p99.99 and max of h in microseconds (all 0 when h is empty). */
+void hist_qos(const struct hist *h, struct lat_qos *q);
+
 /* Mean in ns (0 when empty). */
 double hist_mean(const struct hist *h);
 

@@ -133,12 +133,7 @@ static void on_sample(void *arg, const struct eng_sample *s)
 	d->t_ms = (int64_t)(s->t * 1000.0 + 0.5);
 	d->mibps = s->mibps;
 	d->iops = s->iops;
-	d->lat_p50_us = s->lat_p50_us;
-	d->lat_p90_us = s->lat_p90_us;
-	d->lat_p99_us = s->lat_p99_us;
-	d->lat_p999_us = s->lat_p999_us;
-	d->lat_p9999_us = s->lat_p9999_us;
-	d->lat_max_us = s->lat_max_us;
+	d->lat_us = s->lat_us;
 	d->mibps_min_1s = s->mibps_min_1s;
 }
 
@@ -257,10 +252,6 @@ static void row_phase(const struct sched_target *st, const struct row *rw, uint6
 
 static void store_figures(struct db_iteration *it, const struct eng_result *r)
 {
-	static const double ps[] = { 50, 90, 99, 99.9, 99.99 };
-	uint64_t v[5];
-
-	hist_percentiles(&r->lat, ps, 5, v);
 	it->bytes = r->bytes;
 	it->ops = r->ops;
 	it->errors += r->errors;
@@ -271,12 +262,7 @@ static void store_figures(struct db_iteration *it, const struct eng_result *r)
 	it->mibps_stddev = r->mibps_stddev;
 	it->iops_avg = r->iops;
 	it->lat_mean_us = hist_mean(&r->lat) / 1e3;
-	it->lat_p50_us = (double)v[0] / 1e3;
-	it->lat_p90_us = (double)v[1] / 1e3;
-	it->lat_p99_us = (double)v[2] / 1e3;
-	it->lat_p999_us = (double)v[3] / 1e3;
-	it->lat_p9999_us = (double)v[4] / 1e3;
-	it->lat_max_us = (double)r->lat.max_ns / 1e3;
+	hist_qos(&r->lat, &it->lat_us);
 	it->verify_errors = r->verify_errors;
 }
 
@@ -369,7 +355,7 @@ static void log_iteration(const struct sched_target *st, const struct db_iterati
 		   "%.0f IOPS p99 %.0f us p99.99 %.0f us fill %.1f MiB/s [%s]%s%s",
 		   st->t->name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
 		   it->workload, rnd, it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev,
-		   it->iops_avg, it->lat_p99_us, it->lat_p9999_us, it->fill_mibps, it->status,
+		   it->iops_avg, it->lat_us.p99, it->lat_us.p9999, it->fill_mibps, it->status,
 		   it->error ? ": " : "", it->error ? it->error : "");
 }
 

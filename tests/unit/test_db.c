@@ -198,10 +198,10 @@ static void it_results(struct db_iteration *it, const char *status)
 	it->mibps_stddev = 12.5;
 	it->iops_avg = 102528.0;
 	it->lat_mean_us = 310.0;
-	it->lat_p50_us = 250.0;
-	it->lat_p99_us = 900.0;
-	it->lat_p999_us = 1500.0;
-	it->lat_max_us = 4000.0;
+	it->lat_us.p50 = 250.0;
+	it->lat_us.p99 = 900.0;
+	it->lat_us.p999 = 1500.0;
+	it->lat_us.max = 4000.0;
 	it->fill_mibps = 1800.0;
 	it->fill_seconds = 2.0;
 	it->fill_bytes = it->size_bytes;
@@ -209,9 +209,9 @@ static void it_results(struct db_iteration *it, const char *status)
 }
 
 static const struct db_sample three_samples[] = {
-	{ "fill", 1000, 1800.0, 14400.0, 100.0, 200.0, 300.0, 150.0, 250.0, 290.0, -1 },
-	{ "measure", 1000, 410.0, 104960.0, 240.0, 880.0, 3900.0, 500.0, 1200.0, 3000.0, -1 },
-	{ "measure", 2000, 391.0, 100096.0, 260.0, 920.0, 4000.0, 510.0, 1300.0, 3100.0, 380.5 },
+	{ "fill", 1000, 1800.0, 14400.0, { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 }, -1 },
+	{ "measure", 1000, 410.0, 104960.0, { .p50 = 240.0, .p90 = 500.0, .p99 = 880.0, .p999 = 1200.0, .p9999 = 3000.0, .max = 3900.0 }, -1 },
+	{ "measure", 2000, 391.0, 100096.0, { .p50 = 260.0, .p90 = 510.0, .p99 = 920.0, .p999 = 1300.0, .p9999 = 3100.0, .max = 4000.0 }, 380.5 },
 };
 
 /* ---- schema and opening ------------------------------------------------- */
@@ -645,8 +645,8 @@ static void test_resume_unknown_target(void **state)
 static void test_iteration_end_rollback(void **state)
 {
 	static const struct db_sample dup[] = {
-		{ "measure", 1000, 400.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1 },
-		{ "measure", 1000, 401.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1 },
+		{ "measure", 1000, 400.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1 },
+		{ "measure", 1000, 401.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1 },
 	};
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;

@@ -247,9 +247,9 @@ static double last_min_1s = -2, last_p9999, last_p50, last_max;
 static void keep_sample(void *arg, const struct eng_sample *s)
 {
 	last_min_1s = s->mibps_min_1s;
-	last_p50 = s->lat_p50_us;
-	last_p9999 = s->lat_p9999_us;
-	last_max = s->lat_max_us;
+	last_p50 = s->lat_us.p50;
+	last_p9999 = s->lat_us.p9999;
+	last_max = s->lat_us.max;
 }
 
 /* Samples longer than a second carry the slowest 1-second window, and the
