@@ -220,7 +220,7 @@ static int keep_text(void *arg, int n, const struct db_value *v, const char *con
 	return 1;
 }
 
-int wear_last_firmware(struct wear_state *w, char *buf, size_t len)
+int wear_firmware_changed(struct wear_state *w, const char *now, char *buf, size_t len)
 {
 	struct db_value p = { .type = DB_INT, .i = w->target_id };
 	struct text_out out = { buf, len };
@@ -229,5 +229,7 @@ int wear_last_firmware(struct wear_state *w, char *buf, size_t len)
 	int ret = db_query(w->db, "SELECT json_extract(data, '$.firmware') FROM health"
 			   " WHERE target_id = ? ORDER BY id DESC LIMIT 1", &p, 1, keep_text, &out,
 			   err, sizeof(err));
-	return ret == 1 ? 0 : ret;
+	if (ret < 0 && ret != -ENOENT)
+		return ret;
+	return buf[0] && now[0] && strcmp(buf, now) ? 1 : 0;
 }

@@ -72,8 +72,9 @@ int wear_erased(struct wear_state *w);
  * when available) and store it with cycle_id. Returns 0 or -errno. */
 int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id);
 
-/* Firmware recorded by the latest health snapshot of the target, into buf
- * ("" when none). Returns 0 or -errno. */
-int wear_last_firmware(struct wear_state *w, char *buf, size_t len);
+/* Whether the drive's firmware differs from the one its latest health
+ * snapshot recorded (unknown on either side counts as no change); the old
+ * one goes into before. Returns 1, 0, or -errno. */
+int wear_firmware_changed(struct wear_state *w, const char *now, char *before, size_t len);
 
 #endif

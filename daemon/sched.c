@@ -328,8 +328,7 @@ static int target_setup(struct sched_target *st)
 		fail(st, "db-write-failed", LOG_CRIT, 0, "cannot load the wear state");
 		return -1;
 	}
-	if (!wear_last_firmware(&st->wear, fw, sizeof(fw)) && fw[0] && st->tg.firmware[0] &&
-	    strcmp(fw, st->tg.firmware)) {
+	if (wear_firmware_changed(&st->wear, st->tg.firmware, fw, sizeof(fw)) == 1) {
 		snprintf(msg, sizeof(msg), "firmware changed from %s to %s since the last snapshot "
 			 "(results before and after may differ)", fw, st->tg.firmware);
 		note(st, LOG_NOTICE, "firmware-changed", msg);

@@ -2,7 +2,10 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "act.h"
 #include "fsmode.h"
@@ -103,6 +106,101 @@ static void test_discard_alignment(void **state)
 	}
 }
 
+/* A real database in a temporary directory, with one target. */
+struct dbfx {
+	char dir[64], path[96];
+	struct db *db;
+	int64_t target_id;
+};
+
+static int db_setup(void **state)
+{
+	struct dbfx *f = calloc(1, sizeof(*f));
+	char err[256];
+	struct db_target_info t = { .name = "t1", .device = "/dev/loop9", .kind = "block",
+				    .capacity_bytes = 1 << 30, .logical_block_size = 512 };
+	snprintf(f->dir, sizeof(f->dir), "/tmp/wearmon-test-wear.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/w.db", f->dir);
+	if (db_open(f->path, 0, &f->db, err, sizeof(err)) ||
+	    db_target_upsert(f->db, &t, &f->target_id))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int db_teardown(void **state)
+{
+	struct dbfx *f = *state;
+	char p[128];
+	db_close(f->db);
+	static const char *const ext[] = { "", "-wal", "-shm" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", f->path, ext[i]);
+		unlink(p);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static void insert_firmware(struct dbfx *f, const char *json)
+{
+	const char *sql[] = { "INSERT INTO health (target_id, source, data) VALUES (?, 'sysfs', ?)" };
+	struct db_value v[] = { { .type = DB_INT, .i = f->target_id }, { .type = DB_TEXT, .s = json } };
+	const struct db_value *params[] = { v };
+	int np[] = { 2 };
+	char err[256];
+	assert_int_equal(db_write(f->db, sql, params, np, 1, err, sizeof(err)), 0);
+}
+
+/* A firmware change is seen against the latest snapshot only, and never
+ * when either side is unknown. */
+static void test_firmware_changed(void **state)
+{
+	struct dbfx *f = *state;
+	struct wear_state w;
+	char before[64];
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(wear_firmware_changed(&w, "FW2", before, sizeof(before)), 0);
+	insert_firmware(f, "{\"serial\":\"S1\",\"firmware\":\"0362\"}");
+	insert_firmware(f, "{\"serial\":\"S1\",\"firmware\":\"4PC10362\"}");
+	assert_int_equal(wear_firmware_changed(&w, "4PC10362", before, sizeof(before)), 0);
+	assert_int_equal(wear_firmware_changed(&w, "4PC1036A", before, sizeof(before)), 1);
+	assert_string_equal(before, "4PC10362");
+	assert_int_equal(wear_firmware_changed(&w, "", before, sizeof(before)), 0);
+	insert_firmware(f, "{\"serial\":\"S1\",\"firmware\":\"\"}");
+	assert_int_equal(wear_firmware_changed(&w, "4PC1036A", before, sizeof(before)), 0);
+	wear_free(&w);
+}
+
+/* Extents and host counters survive a reload; trims and erases too. */
+static void test_state_persists(void **state)
+{
+	struct dbfx *f = *state;
+	struct wear_state w;
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(wear_ext_add(&w.ext, 0, 1 << 20), 0);
+	w.host_total = 5 << 20;
+	w.host_since_erase = 3 << 20;
+	assert_int_equal(wear_trimmed(&w, 0, 4096), 0);   /* saves the state */
+	wear_free(&w);
+
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(wear_ext_total(&w.ext), (1 << 20) - 4096);
+	assert_int_equal(w.host_total, 5 << 20);
+	assert_int_equal(w.host_since_erase, 3 << 20);
+	assert_int_equal(wear_erased(&w), 0);
+	wear_free(&w);
+
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(wear_ext_total(&w.ext), 0);
+	assert_int_equal(w.host_total, 5 << 20);
+	assert_int_equal(w.host_since_erase, 0);
+	wear_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -110,6 +208,8 @@ int main(void)
 		cmocka_unit_test(test_write_fraction),
 		cmocka_unit_test(test_mkfs_argv),
 		cmocka_unit_test(test_discard_alignment),
+		cmocka_unit_test_setup_teardown(test_firmware_changed, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_state_persists, db_setup, db_teardown),
 	};
 	return cmocka_run_group_tests_name("wear", tests, NULL, NULL);
 }
