@@ -9,7 +9,7 @@
 
 #include "stats.h"
 
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 struct db;
 
@@ -190,6 +190,18 @@ int db_query(struct db *db, const char *sql, const struct db_value *params,
  * transaction: all or nothing. Returns 0 or -errno with a message in err. */
 int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,
 	     const int *nparams, int nstmts, char *err, size_t errlen);
+
+/* What a target is doing now (the progress table). */
+struct db_progress {
+	long cycle, iteration;
+	uint64_t size_bytes;
+	const char *phase;
+	double mibps;                 /* last sample of the phase; < 0: NULL */
+	uint64_t phase_bytes;         /* moved so far in the phase */
+};
+
+/* Replace the target's progress row. Returns 0 or -errno. */
+int db_progress(struct db *db, int64_t target_id, const struct db_progress *p);
 
 /* ---- alert baselines (read-only) ---- */
 

@@ -222,3 +222,31 @@ int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
 	return f.found ? 0 : -ENOENT;
 }
 
+int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
+{
+	static const char sql[] =
+		"INSERT INTO progress (target_id, updated_at, cycle, iteration, size_bytes,"
+		" phase, mibps, phase_bytes) VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?)"
+		" ON CONFLICT (target_id) DO UPDATE SET updated_at = excluded.updated_at,"
+		" cycle = excluded.cycle, iteration = excluded.iteration,"
+		" size_bytes = excluded.size_bytes, phase = excluded.phase,"
+		" mibps = excluded.mibps, phase_bytes = excluded.phase_bytes";
+	struct db_value v[] = {
+		{ .type = DB_INT, .i = target_id },
+		{ .type = DB_INT, .i = p->cycle },
+		{ .type = DB_INT, .i = p->iteration },
+		{ .type = DB_INT, .i = (int64_t)p->size_bytes },
+		{ .type = p->phase ? DB_TEXT : DB_NULL, .s = p->phase },
+		{ .type = p->mibps >= 0 ? DB_REAL : DB_NULL, .r = p->mibps },
+		{ .type = DB_INT, .i = (int64_t)p->phase_bytes },
+	};
+	const char *sqls[] = { sql };
+	const struct db_value *params[] = { v };
+	int np[] = { (int)ARRAY_SIZE(v) };
+	char err[256];
+	int ret = db_write(db, sqls, params, np, 1, err, sizeof(err));
+
+	if (ret)
+		log_msg(LOG_ERR, "storing progress: %s", err);
+	return ret;
+}

@@ -285,6 +285,19 @@ const char *const db_migrations[] = {
 	/* dedupe_percent: the share of writes that repeated an earlier block. */
 	[6] =
 	"ALTER TABLE iterations ADD COLUMN dedupe_percent INTEGER NOT NULL DEFAULT 0;\n",
+	/* What each target is doing right now, rewritten every second by the
+	 * daemon's main loop (never by the I/O threads), for `wearmon status`. */
+	[7] =
+	"CREATE TABLE progress (\n"
+	"  target_id INTEGER PRIMARY KEY REFERENCES targets(id),\n"
+	"  updated_at TEXT NOT NULL,\n"
+	"  cycle INTEGER,\n"
+	"  iteration INTEGER,\n"
+	"  size_bytes INTEGER,\n"
+	"  phase TEXT,\n"
+	"  mibps REAL,\n"
+	"  phase_bytes INTEGER\n"
+	");\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

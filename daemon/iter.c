@@ -117,6 +117,7 @@ static void on_sample(void *arg, const struct eng_sample *s)
 	struct samples *sm = arg;
 	pthread_mutex_lock(&sm->st->lock);
 	sm->st->prog.mibps = s->mibps;
+	sm->st->prog.phase_bytes += s->bytes;
 	pthread_mutex_unlock(&sm->st->lock);
 	if (sm->n == sm->cap) {
 		size_t cap = sm->cap ? sm->cap * 2 : 256;

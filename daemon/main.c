@@ -347,6 +347,27 @@ static void reload(struct daemon *d)
 	send_status(d, 1);
 }
 
+/* The progress table for `wearmon status`: written here, once a second,
+ * so the I/O threads never wait for the database in the middle of a phase. */
+static void publish_progress(struct daemon *d)
+{
+	for (int i = 0; i < d->started; i++) {
+		struct sched_target *st = &d->st[i];
+		struct sched_progress p;
+		if (target_state(st))
+			continue;
+		sched_progress_get(st, &p);
+		if (!p.cycle)
+			continue;
+		struct db_progress row = {
+			.cycle = p.cycle, .iteration = p.iteration, .size_bytes = p.size_bytes,
+			.phase = p.phase, .mibps = p.phase_bytes ? p.mibps : -1,
+			.phase_bytes = p.phase_bytes,
+		};
+		db_progress(st->db, st->target_id, &row);
+	}
+}
+
 /* One turn of the main loop's timers: watchdog, status, alert commands. */
 static void tick(struct daemon *d)
 {
@@ -358,6 +379,7 @@ static void tick(struct daemon *d)
 	}
 	if (now >= d->next_status) {
 		send_status(d, 0);
+		publish_progress(d);
 		d->next_status = now + STATUS_EVERY;
 	}
 	alert_reap();

@@ -26,6 +26,7 @@ void sched_set_phase(struct sched_target *st, const char *phase)
 	pthread_mutex_lock(&st->lock);
 	st->prog.phase = phase;
 	st->prog.mibps = 0;
+	st->prog.phase_bytes = 0;
 	pthread_mutex_unlock(&st->lock);
 }
 

@@ -23,6 +23,7 @@ struct sched_progress {
 	uint64_t size_bytes;
 	const char *phase;          /* "start", "fill", "measure", "action", "pause", ... */
 	double mibps;               /* last sample of the current phase */
+	uint64_t phase_bytes;       /* moved so far in the current phase */
 	double baseline_mibps;      /* < 0: none yet */
 };
 

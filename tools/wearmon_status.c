@@ -117,6 +117,42 @@ static void progress_from_samples(const struct wm_table *it, const struct wm_tab
 		p->eta = (goal - done) / (p->current * MIB);
 }
 
+/* From the progress row the daemon rewrites every second (schema 7 on):
+ * returns 1 when it is fresh and about this iteration. */
+static int progress_from_table(struct wm *wm, const struct wm_table *it, struct progress *p)
+{
+	struct wm_table r = { 0 };
+	int found = 0;
+	int ret = wm_fetch(wm, &r, "SELECT 1 FROM sqlite_master WHERE name = 'progress'", NULL, 0);
+
+	if (ret || r.nrows == 0) {      /* a database from before schema 7 */
+		wm_table_free(&r);
+		return 0;
+	}
+	wm_table_free(&r);
+	ret = wm_fetch(wm, &r, "SELECT phase, mibps, phase_bytes FROM progress"
+			   " WHERE target_id = ? AND iteration = ? AND cycle = ?"
+			   " AND julianday('now') - julianday(updated_at) < 10.0 / 86400",
+			   (struct db_value[]){ WM_INT(wm_int(it, 0, "target_id", 0)),
+				WM_INT(wm_int(it, 0, "number", 0)),
+				WM_INT(wm_int(it, 0, "cycle", 0)) }, 3);
+
+	if (ret == 0 && r.nrows == 1 && wm_str(&r, 0, "phase")) {
+		const char *phase = wm_str(&r, 0, "phase");
+		int fill = !strcmp(phase, "fill");
+		double goal = wm_num(it, 0, fill ? "size_bytes" : "amount_bytes");
+		double done = wm_num(&r, 0, "phase_bytes");
+		p->phase = fill ? "fill" : "measure";
+		p->current = wm_num(&r, 0, "mibps");
+		p->fraction = goal > 0 ? fmin(done / goal, 0.99) : NAN;
+		if (p->current > 0 && goal > done)
+			p->eta = (goal - done) / (p->current * MIB);
+		found = 1;
+	}
+	wm_table_free(&r);
+	return found;
+}
+
 /* From the last finished iteration of the same size and workload: its wall
  * time, against the time this one has been running. */
 static int progress_estimate(struct wm *wm, const struct wm_table *it, double elapsed,
@@ -173,10 +209,12 @@ static int print_running(struct wm *wm, const struct wm_table *it, enum daemon_s
 
 	if (ret)
 		return ret;
-	if (s.nrows > 0)
-		progress_from_samples(it, &s, &p);
-	else
-		ret = progress_estimate(wm, it, elapsed, &p);
+	if (!progress_from_table(wm, it, &p)) {
+		if (s.nrows > 0)
+			progress_from_samples(it, &s, &p);
+		else
+			ret = progress_estimate(wm, it, elapsed, &p);
+	}
 	wm_table_free(&s);
 	if (ret)
 		return ret;

@@ -124,13 +124,16 @@ def test_status_while_the_daemon_writes(workdir, make_loop, db):
         assert wait_for(lambda: live.exists() and query(
             live, "SELECT count(*) AS n FROM iterations WHERE status = 'done'")[0]["n"] >= 3,
             timeout=60)
-        out = wait_for(lambda: (lambda o: o if "\n  now " in o else None)(
-            wearmon("status", db=live, check=0).stdout), timeout=10)
+        # the daemon publishes each running phase's bytes and MiB/s once a second
+        out = wait_for(lambda: (lambda o: o if re.search(r"MiB/s +now [0-9.]+ ", o) else None)(
+            wearmon("status", db=live, check=0).stdout), timeout=20)
         assert out
         assert re.search(r"^wearmond: running since .* \(pid %d\)" % proc.pid, out, re.M), out
         assert re.search(r"^  now         cycle \d+, size \d of 3", out, re.M), out
-        assert re.search(r"^  phase       (fill|measure) \(estimated\)", out, re.M), out
-        assert re.search(r"^  progress    ~\d+% by the time cycle \d+ took, ETA", out, re.M), out
+        assert re.search(r"^  phase       (fill|measure), running for", out, re.M), out
+        assert re.search(r"^  progress    \d+% of the (fill|measure) phase, ETA", out, re.M), out
+        live_row = query(live, "SELECT phase, mibps, phase_bytes FROM progress")[0]
+        assert live_row["phase"] in ("fill", "measure", "pause", "none")
         hist = json.loads(wearmon("history", "--format", "json", db=live, check=0).stdout)
         assert sum(h["status"] == "done" for h in hist) >= 1
     finally:
