@@ -498,3 +498,22 @@ def test_catalog_parses_into_a_root(workdir):
         for part in ("Subject: ", "Defined-By: wearmon", "Documentation: man:",
                      "What happened:", "Likely cause:", "What to do:"):
             assert part in text, (mid, part)
+
+
+def test_make_install_into_destdir(workdir):
+    """make install (PREFIX, DESTDIR) stages binaries, unit, catalog,
+    example configuration and man pages, and nothing outside DESTDIR."""
+    root = workdir / "root"
+    subprocess.run(["make", "-s", "-C", str(REPO), "install", f"DESTDIR={root}",
+                    "PREFIX=/usr"], check=True, capture_output=True)
+    want = ["usr/sbin/wearmond", "usr/bin/wearmon", "usr/lib/systemd/system/wearmon.service",
+            "usr/lib/systemd/catalog/wearmon.catalog", "etc/wearmon/wearmon.conf.example",
+            "usr/share/man/man8/wearmond.8", "usr/share/man/man5/wearmon.conf.5",
+            "usr/share/man/man1/wearmon.1"]
+    for rel in want:
+        assert (root / rel).is_file(), rel
+    assert os.access(root / "usr/sbin/wearmond", os.X_OK)
+    unit = (root / "usr/lib/systemd/system/wearmon.service").read_text()
+    assert "ExecStart=/usr/sbin/wearmond -c /etc/wearmon/wearmon.conf" in unit
+    staged = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    assert staged == sorted(want)
