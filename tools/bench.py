@@ -9,7 +9,6 @@ Usage: tools/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]"""
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -23,9 +22,19 @@ CASES = [
 ]
 
 
-def child_cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+def run_measured(argv):
+    """Run argv to completion; returns (stdout, CPU seconds, peak RSS in KiB)
+    of that process and the children it waited for (wait4's rusage)."""
+    with tempfile.TemporaryFile(mode="w+") as errf:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, text=True)
+        out = proc.stdout.read()
+        _, status, ru = os.wait4(proc.pid, 0)
+        errf.seek(0)
+        err = errf.read()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv[0]} exited {proc.returncode}: {err}")
+    return out, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
 def run_wearmond(build, dev, work, wl, bs, qd, seconds, size_mib, n):
@@ -46,10 +55,7 @@ amount = 100000x
 duration = {seconds}s
 cycles = 1
 """)
-    cpu0 = child_cpu()
-    subprocess.run([str(build / "wearmond"), "--foreground", "-c", str(conf)], check=True,
-                   capture_output=True)
-    cpu = child_cpu() - cpu0
+    _, cpu, rss = run_measured([str(build / "wearmond"), "--foreground", "-c", str(conf)])
     out = subprocess.run(["sqlite3", "-json", str(db),
                           "SELECT bytes, ops, seconds FROM iterations"],
                          check=True, capture_output=True, text=True).stdout
@@ -57,20 +63,17 @@ cycles = 1
     db.unlink()
     for ext in ("-wal", "-shm"):
         Path(str(db) + ext).unlink(missing_ok=True)
-    return row["bytes"], row["ops"], row["seconds"], cpu
+    return row["bytes"], row["ops"], row["seconds"], cpu, rss
 
 
 def run_fio(dev, rw, bs, qd, seconds, size_mib):
-    cpu0 = child_cpu()
-    out = subprocess.run(["fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
+    out, cpu, rss = run_measured(["fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
                           "--direct=1", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
                           f"--size={size_mib}M", f"--runtime={seconds}", "--time_based",
-                          "--randrepeat=0", "--norandommap", "--output-format=json"],
-                         check=True, capture_output=True, text=True).stdout
-    cpu = child_cpu() - cpu0
+                                  "--randrepeat=0", "--norandommap", "--output-format=json"])
     job = json.loads(out)["jobs"][0]["write"]
     secs = job["runtime"] / 1000.0
-    return job["io_bytes"], job["total_ios"], secs, cpu
+    return job["io_bytes"], job["total_ios"], secs, cpu, rss
 
 
 def summarise(samples):
@@ -79,7 +82,8 @@ def summarise(samples):
     iops = statistics.median(s[1] / s[2] for s in samples)
     mibps = statistics.median(s[0] / (1 << 20) / s[2] for s in samples)
     cpu_per_gib = sum(s[3] for s in samples) / gib
-    return iops, mibps, cpu_per_gib
+    rss_mib = max(s[4] for s in samples) / 1024
+    return iops, mibps, cpu_per_gib, rss_mib
 
 
 def main():
@@ -103,7 +107,8 @@ def main():
                         "oflag=direct", "status=none"], check=True)
         print(f"bench: {dev} on {img} ({a.size_mib} MiB in /dev/shm), "
               f"{a.repeats} alternating repeats of {a.seconds:g} s each")
-        print(f"{'case':<20} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} {'CPU s/GiB':>10}")
+        print(f"{'case':<20} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} {'CPU s/GiB':>10} "
+              f"{'peak RSS MiB':>13}")
         for name, wl, rw, bs, qd in CASES:
             res = {"wearmond": [], "fio": []}
             for n in range(a.repeats + 1):
@@ -114,10 +119,13 @@ def main():
                 res["wearmond"].append(w)
                 res["fio"].append(f)
             sw, sf = summarise(res["wearmond"]), summarise(res["fio"])
-            print(f"{name:<20} {'wearmond':<9} {sw[0]:>10.0f} {sw[1]:>9.1f} {sw[2]:>10.3f}")
-            print(f"{name:<20} {'fio':<9} {sf[0]:>10.0f} {sf[1]:>9.1f} {sf[2]:>10.3f}")
+            print(f"{name:<20} {'wearmond':<9} {sw[0]:>10.0f} {sw[1]:>9.1f} {sw[2]:>10.3f} "
+                  f"{sw[3]:>13.1f}")
+            print(f"{name:<20} {'fio':<9} {sf[0]:>10.0f} {sf[1]:>9.1f} {sf[2]:>10.3f} "
+                  f"{sf[3]:>13.1f}")
             print(f"{name:<20} {'ratio':<9} {sw[0] / sf[0]:>10.2f} {sw[1] / sf[1]:>9.2f} "
-                  f"{sw[2] / sf[2]:>10.2f}   (targets: >= 1.0, >= 1.0, <= 1.0)")
+                  f"{sw[2] / sf[2]:>10.2f} {sw[3] / sf[3]:>13.2f}   "
+                  "(targets: >= 1.0, >= 1.0, <= 1.0, <= 1.0)")
     finally:
         if dev:
             subprocess.run(["losetup", "-d", dev])
