@@ -4,6 +4,7 @@
 #include "alert.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,7 +28,7 @@ extern char **environ;
 /* Fixed forever: the catalog, saved journal filters and scripts use them. */
 enum kind_id {
 	AK_CRASH, AK_COLLAPSE, AK_RECOVERED, AK_IO_ERROR, AK_DEVICE_GONE,
-	AK_IDENTITY, AK_ACTION_FAILED, AK_DB_WRITE, AK_ITERATION_FAILED,
+	AK_IDENTITY, AK_ACTION_FAILED, AK_DB_WRITE, AK_ITERATION_FAILED, AK_DATA_INTEGRITY,
 };
 
 static const struct alert_kind_info kinds[] = {
@@ -40,6 +41,7 @@ static const struct alert_kind_info kinds[] = {
 	[AK_ACTION_FAILED] = { "action-failed", "fdcf4d0731f64ac5b735063d00f4c95b" },
 	[AK_DB_WRITE] = { "db-write-failed", "682846020c7040acbf4108a1c3ac1ff3" },
 	[AK_ITERATION_FAILED] = { "iteration-failed", "9b9312091e894997b13e90afc98abc9e" },
+	[AK_DATA_INTEGRITY] = { "data-integrity", "8f621bcd43e94192945b60775fe6ccf6" },
 };
 
 struct alert_ctx {
@@ -70,6 +72,7 @@ struct alert_event {
 	int64_t cycle_id, iteration_id;
 	int64_t size;                 /* < 0: not known */
 	double mibps, baseline;       /* < 0: not known */
+	double value;                 /* events.value when not MiB/s (an offset); NAN */
 	const char *data;             /* JSON or NULL */
 	char message[MSG_LEN];
 };
@@ -377,14 +380,16 @@ static int repeated(struct alert_ctx *a, const struct alert_event *e)
 	return 0;
 }
 
-static void raise_alert(struct alert_ctx *a, const struct alert_event *e)
+/* Log, store and pass on an alert. Returns 1, or 0 when it repeated one
+ * raised earlier in the same cycle (then nothing happens). */
+static int raise_alert(struct alert_ctx *a, const struct alert_event *e)
 {
 	const struct alert_kind_info *k = &kinds[e->kind];
 	struct log_fields f = LOG_FIELDS_INIT;
 	char command[PATH_MAX];
 
 	if (repeated(a, e))
-		return;
+		return 0;
 	f.target = a->who.name;
 	f.device = a->who.device;
 	f.serial = a->who.serial;
@@ -400,7 +405,8 @@ static void raise_alert(struct alert_ctx *a, const struct alert_event *e)
 		.cycle_id = e->cycle_id, .iteration_id = e->iteration_id,
 		.severity = log_prio_name(e->prio), .kind = k->kind,
 		.message_id = k->message_id, .message = e->message,
-		.value = e->mibps, .baseline = e->baseline, .data = e->data,
+		.value = isnan(e->value) ? e->mibps : e->value, .baseline = e->baseline,
+		.data = e->data,
 	};
 	int ret = a->who.db ? db_event(a->who.db, &ev, NULL) : 0;
 	if (ret)
@@ -411,6 +417,7 @@ static void raise_alert(struct alert_ctx *a, const struct alert_event *e)
 	pthread_mutex_unlock(&a->lock);
 	if (command[0])
 		run_command(command, a, e);
+	return 1;
 }
 
 static void event_for(struct alert_event *e, int kind, int prio, long cycle,
@@ -425,6 +432,7 @@ static void event_for(struct alert_event *e, int kind, int prio, long cycle,
 	e->iteration_id = it_id;
 	e->size = it ? (int64_t)it->size_bytes : -1;
 	e->mibps = it ? it->mibps_avg : -1;
+	e->value = NAN;
 	e->baseline = -1;
 }
 
@@ -604,6 +612,19 @@ void alert_failure(struct alert_ctx *a, const char *kind, int priority, long cyc
 	e.cycle_id = cycle == a->cycle_no ? a->cycle_id : 0;
 	snprintf(e.message, sizeof(e.message), "target %s: %s: %s", a->who.name, kind, message);
 	raise_alert(a, &e);
+}
+
+int alert_integrity(struct alert_ctx *a, long cycle, int64_t cycle_id, int64_t iteration_id,
+		    uint64_t offset, const char *message, const char *data)
+{
+	struct alert_event e;
+
+	event_for(&e, AK_DATA_INTEGRITY, LOG_ERR, cycle, NULL, iteration_id);
+	e.cycle_id = cycle_id;
+	e.value = (double)offset;
+	e.data = data;
+	util_strlcpy(e.message, message, sizeof(e.message));
+	return raise_alert(a, &e);
 }
 
 int alert_baseline(struct alert_ctx *a, uint64_t size_bytes, double *mibps)

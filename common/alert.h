@@ -41,10 +41,16 @@ void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, const char 
 		  const char *outcome, const char *error);
 
 /* Failures: kind is one of "io-error", "device-gone", "identity-mismatch",
- * "action-failed", "db-write-failed", "iteration-failed". priority is
- * LOG_ERR or LOG_CRIT. */
+ * "action-failed", "db-write-failed", "iteration-failed", "data-integrity".
+ * priority is LOG_ERR or LOG_CRIT. */
 void alert_failure(struct alert_ctx *a, const char *kind, int priority, long cycle,
 		   int64_t iteration_id, const char *message);
+
+/* The data-integrity alert for a bad sector at offset (events.value holds
+ * the offset, data the JSON details). Returns 1 when raised, 0 when one was
+ * already raised in this cycle (the caller then records it alone). */
+int alert_integrity(struct alert_ctx *a, long cycle, int64_t cycle_id, int64_t iteration_id,
+		    uint64_t offset, const char *message, const char *data);
 
 /* Baseline MiB/s of a size under the target's current workload, for
  * STATUS= (thread-safe; cached until the next iteration ends). Returns 0,

@@ -306,7 +306,9 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 	return status;
 }
 
-/* One data-integrity event: journal (err) and the events table. */
+/* One data-integrity event naming its offset: the data-integrity alert
+ * (journal with its MESSAGE_ID, events, alert_command) the first time in a
+ * cycle, after that a journal line and an events row with the same id. */
 static void integrity_event(struct sched_target *st, long cycle, int64_t cycle_id,
 			    int64_t it_id, uint64_t offset, const char *what, uint64_t count)
 {
@@ -315,10 +317,19 @@ static void integrity_event(struct sched_target *st, long cycle, int64_t cycle_i
 		 st->t->name, cycle, (unsigned long long)offset, what);
 	snprintf(data, sizeof(data), "{\"offset\":%llu,\"bad_sectors\":%llu}",
 		 (unsigned long long)offset, (unsigned long long)count);
-	log_msg(LOG_ERR, "%s", msg);
+	if (alert_integrity(st->alert, cycle, cycle_id, it_id, offset, msg, data))
+		return;
+	struct log_fields f = LOG_FIELDS_INIT;
+	f.target = st->t->name;
+	f.device = st->tg.path;
+	f.serial = st->tg.serial[0] ? st->tg.serial : NULL;
+	f.message_id = alert_message_id("data-integrity");
+	f.cycle = cycle;
+	log_fields(LOG_ERR, &f, "%s", msg);
 	struct db_event e = {
 		.target_id = st->target_id, .run_id = st->run_id, .cycle_id = cycle_id,
 		.iteration_id = it_id, .severity = "err", .kind = "data-integrity",
+		.message_id = f.message_id,
 		.message = msg, .value = (double)offset, .baseline = -1, .data = data,
 	};
 	int ret = db_event(st->db, &e, NULL);

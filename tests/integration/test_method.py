@@ -138,8 +138,9 @@ def corrupt(path, offset):
 
 
 def integrity_events(db):
-    return query(db, "SELECT kind, severity, message, value, json_extract(data, '$.offset')"
-                     " AS offset FROM events WHERE kind = 'data-integrity' ORDER BY id")
+    return query(db, "SELECT kind, severity, message, value, message_id,"
+                     " json_extract(data, '$.offset') AS offset FROM events"
+                     " WHERE kind = 'data-integrity' ORDER BY id")
 
 
 def test_verify_clean_readback(workdir, make_loop):
@@ -172,6 +173,10 @@ def test_verify_names_corrupted_offset_and_stops(workdir, make_loop):
     assert len(ev) == 1
     assert ev[0]["severity"] == "err" and ev[0]["offset"] == bad and ev[0]["value"] == bad
     assert str(bad) in ev[0]["message"] and "checksum" in ev[0]["message"]
+    # the data-integrity alert, with its fixed MESSAGE_ID (systemd/wearmon.catalog)
+    assert ev[0]["message_id"] == "8f621bcd43e94192945b60775fe6ccf6"
+    kinds = [a["kind"] for a in query(db, "SELECT kind FROM alerts ORDER BY event_id")]
+    assert kinds[0] == "data-integrity" and kinds.count("data-integrity") == 1
     assert re.search(rf"offset {bad}\b", p.stderr)
     it = query(db, "SELECT status, error, verify_errors FROM iterations")
     assert len(it) == 1

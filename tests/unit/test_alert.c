@@ -124,7 +124,7 @@ static void test_kinds_and_catalog(void **state)
 	static const char *const needed[] = {
 		"throughput-crash", "throughput-collapse", "throughput-recovered", "io-error",
 		"device-gone", "identity-mismatch", "action-failed", "db-write-failed",
-		"iteration-failed",
+		"iteration-failed", "data-integrity",
 	};
 	size_t n;
 	const struct alert_kind_info *k = alert_kinds(&n);
