@@ -101,3 +101,26 @@ def test_io_error_mid_iteration_other_target_runs_on(workdir, make_loop):
     plain = query(db, "SELECT c.number, c.status FROM cycles c JOIN targets t"
                       " ON t.id = c.target_id WHERE t.name = 'plain' ORDER BY c.number")
     assert [(c["number"], c["status"]) for c in plain] == [(1, "done"), (2, "done"), (3, "done")]
+
+
+def test_measured_throughput_matches_the_drives_known_rate(workdir):
+    """The numbers are right: on a fresh simulated drive, whose write rate
+    follows from its options, wearmond's MiB/s agrees within 10%, for the
+    iteration and for its 1-second samples."""
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        amount = 24 * MiB
+        expected = d.expected_fresh_run(amount) / MiB
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
+            "sim", d.loop, cycles=1, sizes="24M", fill="no", workload="seqwrite",
+            block_size="128k", queue_depth="8", duration="0", sample_interval="0.25s"))
+        p = run_wearmond(conf, timeout=120)
+        assert p.returncode == 0, p.stderr
+    it = query(db, "SELECT bytes, mibps_avg, mibps_min, mibps_max FROM iterations")[0]
+    assert it["bytes"] == amount
+    print(f"wearmond {it['mibps_avg']:.2f} MiB/s, the drive's options imply {expected:.2f}")
+    assert abs(it["mibps_avg"] / expected - 1) <= 0.10, (it, expected)
+    # the samples add up to the bytes moved and the average
+    s = query(db, "SELECT sum(mibps * 0.25) AS mib FROM samples WHERE phase = 'measure'"
+                  " AND t_ms > 0")[0]
+    assert abs(s["mib"] * MiB / amount - 1) <= 0.10, s
