@@ -365,6 +365,33 @@ static void test_baseline_key_and_restart(void **state)
 			    "throughput-recovered|notice|32|390|400|3\n");
 }
 
+/* A restart in the middle of a cycle does not raise that cycle's alerts
+ * again; a worse one still comes, and the next cycle starts afresh. */
+static void test_restart_mid_cycle_keeps_dedup(void **state)
+{
+	struct fx *fx = *state;
+	struct ev e;
+
+	start_alerts(fx);
+	new_cycle(fx);
+	iteration(fx, 1, 8, 400, NULL, 0);
+	new_cycle(fx);
+	iteration(fx, 1, 8, 150, NULL, 0);   /* warning */
+	start_alerts(fx);                    /* "restart" inside cycle 2 */
+	iteration(fx, 2, 8, 160, NULL, 0);   /* a second warning this cycle: quiet */
+	iteration(fx, 3, 8, 40, NULL, 0);    /* critical follows */
+	start_alerts(fx);
+	iteration(fx, 4, 8, 30, NULL, 0);    /* critical again: quiet */
+	end_cycle(fx, "none", "skipped");
+	new_cycle(fx);
+	iteration(fx, 1, 8, 150, NULL, 0);   /* a new cycle: warning again */
+	events(fx, &e);
+	assert_string_equal(e.text,
+			    "throughput-crash|warning|32|150|400|2\n"
+			    "throughput-crash|crit|32|40|400|2\n"
+			    "throughput-crash|warning|32|150|400|3\n");
+}
+
 static void test_collapse_alert(void **state)
 {
 	struct fx *fx = *state;
@@ -424,6 +451,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_best_baseline, setup_fx, teardown_fx),
 		cmocka_unit_test_setup_teardown(test_baseline_key_and_restart, setup_fx, teardown_fx),
 		cmocka_unit_test_setup_teardown(test_collapse_alert, setup_fx, teardown_fx),
+		cmocka_unit_test_setup_teardown(test_restart_mid_cycle_keeps_dedup, setup_fx,
+						teardown_fx),
 		cmocka_unit_test_setup_teardown(test_failure_and_command, setup_fx, teardown_fx),
 	};
 
