@@ -2,6 +2,7 @@
  * (measure =, each repeat times or in rounds until steady state), the
  * read-back, and their database rows. */
 #include "iter.h"
+#include "sched.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,8 +24,7 @@
 struct iter_ctx {
 	struct eng_ctx *eng[ENG_MAX_JOBS]; /* one per job */
 	unsigned njobs;
-	unsigned max_qd;
-	uint64_t max_bs;
+	struct iter_limits lim;
 };
 
 /* The rounds of one phase under steady_state = snia. */
@@ -64,23 +64,35 @@ static uint64_t largest_block(const struct cfg_target *t)
 	return m;
 }
 
+void iter_limits_of(const struct cfg_target *t, struct iter_limits *l)
+{
+	l->max_qd = (unsigned)(t->queue_depth > t->fill_queue_depth ? t->queue_depth
+								: t->fill_queue_depth);
+	l->max_bs = largest_block(t);
+	l->jobs = (unsigned)t->jobs;
+}
+
+int iter_within(const struct iter_limits *l, const struct cfg_target *t)
+{
+	struct iter_limits need;
+	iter_limits_of(t, &need);
+	return need.max_qd <= l->max_qd && need.max_bs <= l->max_bs && need.jobs <= l->jobs;
+}
+
 int iter_init(struct sched_target *st, struct iter_ctx **out)
 {
-	const struct cfg_target *t = st->t;
 	struct iter_ctx *ic = calloc(1, sizeof(*ic));
 	if (!ic)
 		return -ENOMEM;
-	ic->max_qd = (unsigned)(t->queue_depth > t->fill_queue_depth ? t->queue_depth
-								 : t->fill_queue_depth);
-	ic->max_bs = largest_block(t);
+	ic->lim = st->limits;
 	int ret = 0;
-	while (ic->njobs < (unsigned)t->jobs && !ret) {
-		ret = eng_create(ic->max_qd, (uint32_t)ic->max_bs, &ic->eng[ic->njobs]);
+	while (ic->njobs < ic->lim.jobs && !ret) {
+		ret = eng_create(ic->lim.max_qd, (uint32_t)ic->lim.max_bs, &ic->eng[ic->njobs]);
 		ic->njobs += !ret;
 	}
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot set up libaio (queue depth %u, "
-			 "job %u): %s", ic->max_qd, ic->njobs + 1, strerror(-ret));
+			 "job %u): %s", ic->lim.max_qd, ic->njobs + 1, strerror(-ret));
 		iter_fini(ic);
 		return ret;
 	}
@@ -95,12 +107,6 @@ void iter_fini(struct iter_ctx *ic)
 	for (unsigned j = 0; j < ic->njobs; j++)
 		eng_destroy(ic->eng[j]);
 	free(ic);
-}
-
-int iter_fits(const struct iter_ctx *ic, const struct cfg_target *t)
-{
-	return t->queue_depth <= ic->max_qd && t->fill_queue_depth <= ic->max_qd &&
-	       largest_block(t) <= ic->max_bs && (unsigned)t->jobs <= ic->njobs;
 }
 
 /* Samples of one iteration, kept in memory until its transaction. */

@@ -6,11 +6,25 @@
 
 #include <stdint.h>
 
-#include "sched.h"
+#include "cfg.h"
 
 enum it_status { IT_DONE, IT_INTERRUPTED, IT_FAILED };
 
 struct iter_ctx;
+struct sched_target;
+
+/* What the engines of a target are sized for: fixed for the process. */
+struct iter_limits {
+	unsigned max_qd;            /* deepest queue of any phase */
+	uint64_t max_bs;            /* largest block of any phase */
+	unsigned jobs;              /* engines (threads) per measured phase */
+};
+
+/* The limits a configuration needs. */
+void iter_limits_of(const struct cfg_target *t, struct iter_limits *l);
+
+/* Whether t fits within limits l (a reload must, or wait for a restart). */
+int iter_within(const struct iter_limits *l, const struct cfg_target *t);
 
 /* Allocate engines sized for the target's current configuration.
  * Returns 0 or -errno (message in st->error). */
@@ -18,9 +32,6 @@ int iter_init(struct sched_target *st, struct iter_ctx **out);
 
 /* Release (NULL is fine). */
 void iter_fini(struct iter_ctx *ic);
-
-/* Whether a (reloaded) configuration fits the engines allocated. */
-int iter_fits(const struct iter_ctx *ic, const struct cfg_target *t);
 
 /* Measure size number size_index of the cycle; rows are numbered from
  * *number on and *number is advanced past the last row used. */

@@ -276,6 +276,14 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 				 t->name, st->tg.path, t->device);
 			ret = -EINVAL;
 		}
+		if (!ret && !iter_within(&st->limits, t)) {
+			snprintf(one, sizeof(one), "%s:%d: queue_depth: target %s: a queue depth, "
+				 "block size or jobs above what this process allocated at start "
+				 "(queue depth %u, block %llu bytes, %u jobs) needs a restart",
+				 c->path, t->section_line, t->name, st->limits.max_qd,
+				 (unsigned long long)st->limits.max_bs, st->limits.jobs);
+			ret = -EINVAL;
+		}
 		if (!ret)
 			ret = cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l,
 					  one, sizeof(one));

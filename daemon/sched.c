@@ -247,7 +247,7 @@ static void adopt_pending(struct sched_target *st, const struct iter_ctx *ic)
 			t->name, t->device, st->t->device);
 		return;
 	}
-	if (!iter_fits(ic, t)) {
+	if (!iter_within(&st->limits, t)) {
 		log_msg(LOG_ERR, "target %s: reload raises queue depth or block size beyond what this "
 			"process allocated; keeping the old configuration until restart", t->name);
 		return;
@@ -382,6 +382,7 @@ int sched_start(struct sched_target *st)
 	if (ret)
 		return ret;
 	pthread_mutex_init(&st->lock, NULL);
+	iter_limits_of(st->t, &st->limits);
 	st->prog.baseline_mibps = -1;
 	st->prog.phase = "start";
 	__atomic_store_n(&st->state, SCHED_RUNNING, __ATOMIC_SEQ_CST);

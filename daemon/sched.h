@@ -11,6 +11,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "fsmode.h"
+#include "iter.h"
 #include "tgt.h"
 #include "wear.h"
 
@@ -41,6 +42,7 @@ struct sched_target {
 	struct alert_ctx *alert;
 	pthread_mutex_t lock;       /* guards prog and the pending config */
 	struct sched_progress prog;
+	struct iter_limits limits;  /* what the engines are sized for (start) */
 	struct wear_state wear;     /* mapped extents, host bytes */
 	struct fsmode fs;           /* filesystem mode state */
 	const struct cfg *pending_cfg;

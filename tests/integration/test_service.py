@@ -186,6 +186,10 @@ def test_sighup_bad_config_kept_good_config_next_cycle(workdir, make_loop, liste
         write_conf(path, good.replace(f"device = {loop.dev}", "device = /dev/null"))
         proc.send_signal(signal.SIGHUP)
         assert listener.wait_for(lambda a: a.count("READY=1") >= 4, 10)
+        # 3b. a deeper queue than the engines were sized for at start: refused
+        write_conf(path, good.replace("queue_depth = 8", "queue_depth = 64"))
+        proc.send_signal(signal.SIGHUP)
+        assert listener.wait_for(lambda a: a.count("READY=1") >= 5, 10)
         time.sleep(1.0)
         assert proc.poll() is None
         assert all(bs == "4096" for _, bs in block_sizes_by_cycle(db))
@@ -202,10 +206,10 @@ def test_sighup_bad_config_kept_good_config_next_cycle(workdir, make_loop, liste
             proc.communicate()
     assert rc == 0, err
     lines = listener.assignments()
-    assert lines.count("RELOADING=1") == 4, lines
+    assert lines.count("RELOADING=1") == 5, lines
     assert "STOPPING=1" in lines
     reload_usec = [line for line in lines if line.startswith("MONOTONIC_USEC=")]
-    assert len(reload_usec) == 4
+    assert len(reload_usec) == 5
     by_cycle = block_sizes_by_cycle(db)
     assert all(bs in ("4096", "65536") for _, bs in by_cycle), by_cycle   # never mixed
     first_new = min(c for c, bs in by_cycle if bs == "65536")
@@ -219,7 +223,10 @@ def test_sighup_bad_config_kept_good_config_next_cycle(workdir, make_loop, liste
     assert (f"{path}:{line_of(good, 'sizes')}: sizes: size 134217728 bytes (128.00 MiB) is "
             "larger than the region") in err
     assert f"{path}:{line_of(good, 'device')}: device: target lab1 runs on {loop.dev}" in err
-    assert err.count("refused; keeping the running configuration") == 3
+    header = good.splitlines().index("[target lab1]") + 1
+    assert (f"{path}:{header}: queue_depth: target lab1: a queue "
+            "depth, block size or jobs above what this process allocated at start") in err
+    assert err.count("refused; keeping the running configuration") == 4
     assert "reload: target lab2 is new; it starts at the next restart" in err
     assert "reloaded configuration in effect" in err
 
