@@ -9,7 +9,7 @@ build-essential pkg-config clang
 libaio-dev libsqlite3-dev libinih-dev libsystemd-dev
 zlib1g-dev libzstd-dev libblkid-dev libfuse3-dev fuse3
 libcmocka-dev python3-pytest sqlite3
-fio util-linux e2fsprogs xfsprogs systemd
+fio util-linux e2fsprogs xfsprogs systemd dmsetup
 librsvg2-bin mandoc
 qemu-system-x86 linux-image-amd64 busybox-static hdparm cpio kmod
 "
