@@ -154,7 +154,10 @@ static int erase_outcome(struct act_result *r, int ret, const char *text)
 {
 	if (text && *text)
 		util_strlcpy(r->error, text, sizeof(r->error));
-	if (ret == -EOPNOTSUPP) {
+	if (ret == -ENOTTY && !r->error[0])
+		snprintf(r->error, sizeof(r->error), "this kind of device takes no such command");
+	/* ENOTTY: the ioctl does not apply here (a regular file, a loop device) */
+	if (ret == -EOPNOTSUPP || ret == -ENOTTY) {
 		r->outcome = "unsupported";
 		return 0;
 	}

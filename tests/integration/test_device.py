@@ -268,3 +268,20 @@ def test_action_list_taken_in_turn(workdir, make_loop):
     rows = query(db, "SELECT number, action, action_outcome FROM cycles ORDER BY number")
     assert [(r["number"], r["action"], r["action_outcome"]) for r in rows] == [
         (1, "none", "skipped"), (2, "trim", "ok"), (3, "none", "skipped"), (4, "trim", "ok")]
+
+
+def test_device_erase_on_a_regular_file_is_unsupported(workdir):
+    """NVMe and ATA commands do not apply to a file target: a recorded
+    'unsupported' outcome, not a crash."""
+    db = workdir / "w.db"
+    img = workdir / "t.img"
+    for method in ("nvme-format", "ata"):
+        text = target_conf(db, img, DEFAULTS, sizes="4M", file_size="8M",
+                           between_cycles="secure-erase", secure_erase=method,
+                           on_action_error="continue")
+        p = run_wearmond(write_conf(workdir / "w.conf", text))
+        assert p.returncode == 0, p.stderr
+    rows = query(db, "SELECT action, action_outcome, action_error FROM cycles ORDER BY number")
+    assert [(r["action"], r["action_outcome"]) for r in rows] == [
+        ("secure-erase", "unsupported"), ("secure-erase", "unsupported")]
+    assert all(r["action_error"] for r in rows)
