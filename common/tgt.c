@@ -22,6 +22,16 @@
 
 #define MAX_DEVS 256
 
+/* Where sysfs and procfs are: tests point these at fixture trees. */
+static const char *sys_root = "/sys";
+static const char *proc_root = "/proc";
+
+void tgt_set_roots(const char *sys, const char *proc)
+{
+	sys_root = sys ? sys : "/sys";
+	proc_root = proc ? proc : "/proc";
+}
+
 /* The disk and all its partitions: anything touching one touches all. */
 struct devset {
 	dev_t dev[MAX_DEVS];
@@ -51,7 +61,7 @@ static int seterr(char *err, size_t len, int ret, const struct cfg *c,
 int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "/sys/class/block/%s/%s", sysname, attr);
+	snprintf(path, sizeof(path), "%s/class/block/%s/%s", sys_root, sysname, attr);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -77,7 +87,7 @@ static uint64_t sysfs_u64(const char *sysname, const char *attr)
 static int dev_sysname(dev_t d, char *out, size_t len)
 {
 	char link[PATH_MAX], target[PATH_MAX];
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(d), minor(d));
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sys_root, major(d), minor(d));
 	ssize_t n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;
@@ -101,7 +111,7 @@ static void devset_build(const char *sysname, dev_t disk, struct devset *s)
 	char path[PATH_MAX];
 	s->n = 0;
 	devset_add(s, disk, sysname);
-	snprintf(path, sizeof(path), "/sys/class/block/%s", sysname);
+	snprintf(path, sizeof(path), "%s/class/block/%s", sys_root, sysname);
 	DIR *d = opendir(path);
 	if (!d)
 		return;
@@ -130,7 +140,9 @@ static const char *devset_find(const struct devset *s, dev_t d)
 /* Mount point of a device of the set, from mountinfo. Returns 1 if found. */
 static int find_mount(const struct devset *s, char *part, size_t plen, char *mnt, size_t mlen)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/self/mountinfo", proc_root);
+	FILE *f = fopen(path, "re");
 	char line[4096];
 	int found = 0;
 	if (!f)
@@ -153,7 +165,9 @@ static int find_mount(const struct devset *s, char *part, size_t plen, char *mnt
 
 static int find_swap(const struct devset *s, char *part, size_t plen)
 {
-	FILE *f = fopen("/proc/swaps", "re");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/swaps", proc_root);
+	FILE *f = fopen(path, "re");
 	char line[4096];
 	int found = 0;
 	if (!f)
@@ -179,7 +193,7 @@ static int find_holder(const struct devset *s, char *part, size_t plen, char *ho
 {
 	for (int i = 0; i < s->n; i++) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "/sys/class/block/%s/holders", s->name[i]);
+		snprintf(path, sizeof(path), "%s/class/block/%s/holders", sys_root, s->name[i]);
 		DIR *d = opendir(path);
 		if (!d)
 			continue;
@@ -204,37 +218,44 @@ static int fs_on_set(const struct devset *s, const char *path)
 	return stat(path, &st) == 0 && devset_find(s, st.st_dev) != NULL;
 }
 
-static int block_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
-			  const char *db_path, char *err, size_t len)
+int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len)
 {
 	struct devset *s = calloc(1, sizeof(*s));
 	char part[64], where[PATH_MAX], dbdir[PATH_MAX];
-	int ret = 0;
+	int ret = -EBUSY;
 
 	if (!s)
 		return -ENOMEM;
-	devset_build(tg->sysname, tg->rdev, s);
+	devset_build(sysname, disk, s);
 	util_strlcpy(dbdir, db_path, sizeof(dbdir));
 	if (find_mount(s, part, sizeof(part), where, sizeof(where)))
-		ret = seterr(err, len, -EBUSY, c, t, "device",
-			     "refusing %s: /dev/%s is mounted on %s; unmount it or choose another device",
-			     tg->path, part, where);
+		snprintf(why, len, "/dev/%s is mounted on %s; unmount it or choose another device",
+			 part, where);
 	else if (find_swap(s, part, sizeof(part)))
-		ret = seterr(err, len, -EBUSY, c, t, "device",
-			     "refusing %s: /dev/%s is in use as swap; swapoff it or choose another device",
-			     tg->path, part);
+		snprintf(why, len, "/dev/%s is in use as swap; swapoff it or choose another device",
+			 part);
 	else if (find_holder(s, part, sizeof(part), where, sizeof(where)))
-		ret = seterr(err, len, -EBUSY, c, t, "device",
-			     "refusing %s: /dev/%s is held by %s (md/dm/LVM); release it or choose another device",
-			     tg->path, part, where);
+		snprintf(why, len, "/dev/%s is held by %s (md/dm/LVM); release it or choose another "
+			 "device", part, where);
 	else if (fs_on_set(s, dirname(dbdir)))
-		ret = seterr(err, len, -EBUSY, c, t, "device",
-			     "refusing %s: it holds the filesystem of the database %s; set database in [wearmon] elsewhere",
-			     tg->path, db_path);
+		snprintf(why, len, "it holds the filesystem of the database %s; set database in "
+			 "[wearmon] elsewhere", db_path);
 	else if (fs_on_set(s, "/"))
-		ret = seterr(err, len, -EBUSY, c, t, "device",
-			     "refusing %s: it holds the root filesystem", tg->path);
+		snprintf(why, len, "it holds the root filesystem");
+	else
+		ret = 0;
 	free(s);
+	return ret;
+}
+
+static int block_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+			  const char *db_path, char *err, size_t len)
+{
+	char why[PATH_MAX + 128];
+	int ret = tgt_in_use(tg->sysname, tg->rdev, db_path, why, sizeof(why));
+
+	if (ret == -EBUSY)
+		return seterr(err, len, ret, c, t, "device", "refusing %s: %s", tg->path, why);
 	return ret;
 }
 

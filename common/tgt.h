@@ -56,6 +56,14 @@ int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const st
  * filesystem was unmounted, or a command released it). Returns 0 or -errno. */
 int tgt_reopen(struct tgt *tg, char *err, size_t errlen);
 
+/* Whether the disk sysname (device number disk) or any partition of it is
+ * mounted, swap, held by md/dm, or carries the database's or /'s
+ * filesystem. Returns 0, or -EBUSY with the reason and the way out in why. */
+int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len);
+
+/* Point sysfs and procfs lookups at other trees (tests); NULL restores. */
+void tgt_set_roots(const char *sys, const char *proc);
+
 /* Close the descriptor (safe to call twice). */
 void tgt_close(struct tgt *tg);
 
