@@ -201,22 +201,31 @@ static void record_bad(struct eng_result *r, uint64_t offset, unsigned n, int wh
 	r->verify_errors += n;
 }
 
+/* A sample ending t seconds into the phase, secs long, from its counts
+ * and the latency histogram of its I/Os. */
+static void make_sample(struct eng_sample *smp, unsigned index, double t, double secs,
+			uint64_t bytes, uint64_t ops, double min_1s, const struct hist *lat)
+{
+	smp->index = index;
+	smp->t = t;
+	smp->seconds = secs;
+	smp->bytes = bytes;
+	smp->ops = ops;
+	smp->mibps = secs > 0 ? (double)bytes / 1048576.0 / secs : 0;
+	smp->iops = secs > 0 ? (double)ops / secs : 0;
+	smp->mibps_min_1s = min_1s;
+	smp->lat = lat;
+	hist_qos(lat, &smp->lat_us);
+}
+
 static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
 {
 	struct eng_sample smp;
-	double secs = (double)(end - s->last_sample) / 1e9;
 
-	smp.index = s->r->nsamples;
-	smp.lat = &c->sample_lat;
-	smp.t = (double)(end - s->t0) / 1e9;
-	smp.seconds = secs;
-	smp.bytes = s->s_bytes;
-	smp.ops = s->s_ops;
-	smp.mibps = secs > 0 ? (double)s->s_bytes / 1048576.0 / secs : 0;
-	smp.iops = secs > 0 ? (double)s->s_ops / secs : 0;
-	smp.mibps_min_1s = s->win_min;
+	make_sample(&smp, s->r->nsamples, (double)(end - s->t0) / 1e9,
+		    (double)(end - s->last_sample) / 1e9, s->s_bytes, s->s_ops, s->win_min,
+		    &c->sample_lat);
 	s->win_min = -1;
-	hist_qos(&c->sample_lat, &smp.lat_us);
 	if (s->p->on_sample)
 		s->p->on_sample(s->p->arg, &smp);
 	hist_merge(&s->r->lat, &c->sample_lat);
@@ -471,19 +480,9 @@ struct job {
 static void merge_emit(struct merge *m, struct pend *e)
 {
 	struct eng_sample smp;
-	double secs = e->t - m->last_t;
 
-	memset(&smp, 0, sizeof(smp));
-	smp.t = e->t;
-	smp.seconds = secs;
-	smp.bytes = e->bytes;
-	smp.ops = e->ops;
-	smp.mibps = secs > 0 ? (double)e->bytes / 1048576.0 / secs : 0;
-	smp.iops = secs > 0 ? (double)e->ops / secs : 0;
-	smp.mibps_min_1s = e->min_1s;
-	hist_qos(&e->lat, &smp.lat_us);
-	smp.index = m->nsamples++;
-	smp.lat = &e->lat;
+	make_sample(&smp, m->nsamples++, e->t, e->t - m->last_t, e->bytes, e->ops, e->min_1s,
+		    &e->lat);
 	m->last_t = e->t;
 	runstat_add(&m->mibps, smp.mibps);
 	if (m->p->on_sample)

@@ -137,12 +137,18 @@ static const char *devset_find(const struct devset *s, dev_t d)
 	return NULL;
 }
 
+/* A file of procfs (under proc_root), or NULL. */
+static FILE *open_proc(const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", proc_root, rel);
+	return fopen(path, "re");
+}
+
 /* Mount point of a device of the set, from mountinfo. Returns 1 if found. */
 static int find_mount(const struct devset *s, char *part, size_t plen, char *mnt, size_t mlen)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/self/mountinfo", proc_root);
-	FILE *f = fopen(path, "re");
+	FILE *f = open_proc("self/mountinfo");
 	char line[4096];
 	int found = 0;
 	if (!f)
@@ -165,9 +171,7 @@ static int find_mount(const struct devset *s, char *part, size_t plen, char *mnt
 
 static int find_swap(const struct devset *s, char *part, size_t plen)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/swaps", proc_root);
-	FILE *f = fopen(path, "re");
+	FILE *f = open_proc("swaps");
 	char line[4096];
 	int found = 0;
 	if (!f)
