@@ -1,14 +1,21 @@
-# wearmon build. `make` builds, `make check` runs every test, `make demo`
-# runs the main job on the simulated SSD, `make bench` compares with fio.
+# wearmon build. `make` only builds; `sudo make check` installs the build,
+# run and test packages and runs every test; `sudo make demo` installs the
+# build and run packages and runs the main job on the simulated SSD; `sudo
+# make bench` compares with fio; `make install` installs no package.
 
 CC       ?= gcc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 BUILD    ?= build
 
-PKGS     := libsystemd inih sqlite3 zlib libzstd blkid
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Libraries by who uses them. pkg-config runs when a flag is first needed,
+# not when the Makefile is read: `sudo make demo` and `sudo make check`
+# install the packages first and then build in a sub-make, so the first
+# build of a fresh machine already has every include path.
+lazy = $(eval $(1) := $$(shell pkg-config $(2) 2>/dev/null))$($(1))
+LIB_PKGS  := libsystemd inih sqlite3 blkid libzstd
+PKG_CFLAGS = $(call lazy,PKG_CFLAGS,--cflags $(LIB_PKGS))
+PKG_LIBS   = $(call lazy,PKG_LIBS,--libs $(LIB_PKGS))
 
 # Messages are bounded on purpose (a truncated path in an error is fine), so
 # -Wformat-truncation would only flag intended snprintf clipping.
@@ -19,9 +26,14 @@ ifeq ($(shell $(CC) -Werror -Wno-format-truncation -x c -c -o /dev/null /dev/nul
 WARN     += -Wno-format-truncation
 endif
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread \
-              $(WARN) $(CFLAGS) -Icommon $(PKG_CFLAGS)
-LDLIBS   := -laio $(PKG_LIBS) -lpthread -lm
+# -MMD -MP: each object depends on exactly the headers it includes.
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread \
+             $(WARN) $(CFLAGS) -MMD -MP -Icommon $(PKG_CFLAGS)
+# What libwearmon.a and the programs linking it need; --as-needed keeps a
+# program from depending on a library none of its objects calls.
+LDFLAGS  ?=
+ALL_LDFLAGS = -Wl,--as-needed $(LDFLAGS)
+LDLIBS    = -laio $(PKG_LIBS) -lpthread -lm
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=all
@@ -40,19 +52,24 @@ PROGS := $(BUILD)/wearmond
 
 -include $(wildcard tools/*.mk)
 
-.PHONY: all deps check check-clang unit unit-san integration demo bench install clean \
-        format lint install-systemd
+.PHONY: all build-deps check check-run check-clang unit unit-san integration \
+        demo demo-run bench bench-run install install-systemd clean format
 
-all: deps $(PROGS)
+# `make` only compiles. It installs nothing: when a build package is missing it
+# says which, and the command that installs them.
+all: $(PROGS)
 
-deps:
-	@tools/install-deps.sh
+build-deps:
+	@pkg-config --exists $(LIB_PKGS) fuse3 2>/dev/null && [ -e /usr/include/libaio.h ] || { \
+		tools/install-deps.sh --check build; \
+		echo "make: install them with: sudo tools/install-deps.sh build" >&2; exit 1; }
 
-$(BUILD)/%.o: %.c common/*.h daemon/*.h
+# Order-only: checked once before anything compiles, never a reason to rebuild.
+$(BUILD)/%.o: %.c | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/san/%.o: %.c common/*.h daemon/*.h
+$(BUILD)/san/%.o: %.c | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
@@ -65,21 +82,25 @@ $(BUILD)/san/libwearmon.a: $(SAN_COMMON_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/wearmond: $(DAEMON_OBJ) $(BUILD)/libwearmon.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # One unit-test binary per module, linked against the library (not main).
-$(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/*.h $(BUILD)/libwearmon.a
+# The tests alone measure compressed sizes (zstd, zlib).
+TEST_LIBS = $(call lazy,TEST_LIBS,--libs libzstd zlib) -lcmocka
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libwearmon.a $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Itests/unit -o $@ $< $(BUILD)/libwearmon.a $(LDLIBS) $(TEST_LIBS)
 
-$(BUILD)/san/tests/test_%: tests/unit/test_%.c tests/unit/*.h $(BUILD)/san/libwearmon.a
+$(BUILD)/san/tests/test_%: tests/unit/test_%.c $(BUILD)/san/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(BUILD)/san/libwearmon.a $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(BUILD)/san/libwearmon.a $(LDLIBS) $(TEST_LIBS)
 
-unit: deps $(UNIT_BIN) $(EXTRA_UNIT_BIN)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+unit: $(UNIT_BIN) $(EXTRA_UNIT_BIN)
 	@tools/run-unit.sh $(UNIT_BIN) $(EXTRA_UNIT_BIN)
 
-unit-san: deps $(SAN_UNIT_BIN) $(EXTRA_UNIT_SAN_BIN)
+unit-san: $(SAN_UNIT_BIN) $(EXTRA_UNIT_SAN_BIN)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tools/run-unit.sh $(SAN_UNIT_BIN) $(EXTRA_UNIT_SAN_BIN)
 
@@ -93,14 +114,31 @@ check-clang:
 		$(BUILD)/clang/wearmond $(BUILD)/clang/wearmon $(BUILD)/clang/simssd
 	@echo "clang: build clean"
 
-# The README's test command: unit tests, the same under ASan+UBSan, then
-# the integration tests on real loop devices.
-check: all check-clang unit unit-san integration
+# The README's commands. Each installs the packages its purpose needs, then
+# builds and runs in a sub-make, which reads the compile flags afresh.
+check:
+	@tools/install-deps.sh build run test
+	@$(MAKE) --no-print-directory check-run
 
-demo: all
+# Fast stages first (builds, unit, sanitizers, integration, then the QEMU
+# devices); every stage runs even when an earlier one failed, and the last
+# line counts every test run. tools/run-check.sh also fails the run when a
+# test left a process, loop device or mount of its own behind.
+check-run:
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" tools/run-check.sh
+
+demo:
+	@tools/install-deps.sh build run
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: all
 	@tools/demo.sh $(BUILD)
 
-bench: all
+bench:
+	@tools/install-deps.sh build run test
+	@$(MAKE) --no-print-directory bench-run
+
+bench-run: all
 	@tools/bench.sh $(BUILD)
 
 # Units and catalogs under $(PREFIX)/lib/systemd: systemd searches both
@@ -109,8 +147,14 @@ bench: all
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 CATALOGDIR ?= $(PREFIX)/lib/systemd/catalog
 
+# Installs no package: it only says which runtime packages are missing.
+# /var/lib/wearmon gets the mode of the unit's StateDirectory= (0755), so
+# `wearmond --check` finds the database directory before the first start.
 install: all install-wearmon install-systemd
+	@tools/install-deps.sh --check run >&2 || \
+		echo "make install: wearmond needs them at run time: sudo tools/install-deps.sh run" >&2
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
+	install -d -m 0755 $(DESTDIR)/var/lib/wearmon
 	install -m 0755 $(BUILD)/wearmond $(DESTDIR)$(PREFIX)/sbin/wearmond
 	install -d $(DESTDIR)/etc/wearmon
 	install -m 0644 conf/wearmon.conf $(DESTDIR)/etc/wearmon/wearmon.conf.example
@@ -125,8 +169,8 @@ install-systemd:
 	chmod 0644 $(DESTDIR)$(UNITDIR)/wearmon.service.tmp
 	mv $(DESTDIR)$(UNITDIR)/wearmon.service.tmp $(DESTDIR)$(UNITDIR)/wearmon.service
 	install -m 0644 systemd/wearmon.catalog $(DESTDIR)$(CATALOGDIR)/wearmon.catalog
-	@if [ -z "$(DESTDIR)" ]; then echo "journalctl --update-catalog"; \
-		journalctl --update-catalog; fi
+	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then \
+		echo "journalctl --update-catalog"; journalctl --update-catalog; fi
 
 format:
 	clang-format -i common/*.[ch] daemon/*.[ch] tests/unit/*.[ch]

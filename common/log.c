@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <systemd/sd-journal.h>
 #include <unistd.h>
@@ -22,18 +23,41 @@
 /* Set by log_init before threads start; atomics keep late changes sane. */
 static atomic_int sink = LOG_SINK_STDERR;
 static atomic_int max_prio = LOG_INFO;
+static atomic_int echo_errors;
+static int stderr_journal;  /* stderr is the journal's stream (log_init) */
+
+/* systemd.exec(5): a service whose stderr goes to the journal gets
+ * JOURNAL_STREAM=DEVICE:INODE of that stream. It is inherited by children
+ * whose stderr may be something else, so it counts only when it names the
+ * file our stderr really is. */
+static int stderr_is_journal_stream(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char tail;
+
+	if (!e || sscanf(e, "%llu:%llu%c", &dev, &ino, &tail) != 2)
+		return 0;
+	if (fstat(STDERR_FILENO, &st) != 0)
+		return 0;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
 
 void log_init(enum log_sink s, int max_priority)
 {
+	stderr_journal = stderr_is_journal_stream();
+	if (s == LOG_SINK_AUTO)
+		s = stderr_journal ? LOG_SINK_JOURNAL : LOG_SINK_STDERR;
 	if (s == LOG_SINK_JOURNAL && access(JOURNAL_SOCKET, F_OK) != 0)
 		s = LOG_SINK_STDERR;
 	atomic_store(&sink, (int)s);
 	atomic_store(&max_prio, max_priority);
 }
 
-const char *log_sink_name(void)
+void log_echo_errors(int on)
 {
-	return atomic_load(&sink) == LOG_SINK_JOURNAL ? "journal" : "stderr";
+	atomic_store(&echo_errors, on);
 }
 
 const char *log_prio_name(int priority)
@@ -143,8 +167,13 @@ static void vlog(int priority, const struct log_fields *f, const char *fmt,
 	n = strlen(msg);
 	while (n > 0 && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	if (atomic_load(&sink) == LOG_SINK_JOURNAL && to_journal(priority, f, msg) == 0)
+	if (atomic_load(&sink) == LOG_SINK_JOURNAL && to_journal(priority, f, msg) == 0) {
+		/* A refusal at start-up also reaches the person at the terminal,
+		 * unless the terminal is not there (stderr is the journal). */
+		if (priority <= LOG_ERR && atomic_load(&echo_errors) && !stderr_journal)
+			to_stderr(priority, f, msg);
 		return;
+	}
 	to_stderr(priority, f, msg);
 }
 

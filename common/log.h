@@ -22,14 +22,19 @@ struct log_fields {
 
 #define LOG_FIELDS_INIT { NULL, NULL, NULL, NULL, -1, -1, -1, -1.0, -1.0 }
 
-enum log_sink { LOG_SINK_STDERR, LOG_SINK_JOURNAL };
+/* LOG_SINK_AUTO: the journal (structured fields) when stderr is the
+ * journal stream systemd gave the service (JOURNAL_STREAM, systemd.exec(5)),
+ * stderr otherwise, so a person who runs the program sees its messages. */
+enum log_sink { LOG_SINK_STDERR, LOG_SINK_JOURNAL, LOG_SINK_AUTO };
 
 /* Choose where messages go; LOG_SINK_JOURNAL falls back to stderr when no
  * journal socket exists. Also sets the lowest priority printed. */
 void log_init(enum log_sink sink, int max_priority);
 
-/* Name of the active sink ("journal" or "stderr"). */
-const char *log_sink_name(void);
+/* While on, messages of priority err and worse sent to the journal are also
+ * printed on stderr, unless stderr is the journal stream (start-up refusals
+ * must reach the terminal whatever the sink). */
+void log_echo_errors(int on);
 
 /* Log a plain message. */
 void log_msg(int priority, const char *fmt, ...)

@@ -33,6 +33,7 @@ struct opts {
 	const char *config;
 	int check;
 	int foreground;
+	int journal;
 };
 
 /* The running process: its targets and every configuration loaded. While
@@ -53,12 +54,16 @@ struct daemon {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: wearmond -c FILE [--check] [--foreground]\n"
+		"Usage: wearmond -c FILE [--check] [--foreground | --journal]\n"
 		"Fill and rewrite SSD regions over growing sizes, measure every pass and\n"
 		"record the history in SQLite.\n\n"
 		"  -c, --config FILE  configuration (see wearmon.conf(5))\n"
 		"  -n, --check        validate the configuration and targets, write nothing\n"
-		"  -f, --foreground   log to stderr instead of the journal\n"
+		"  -f, --foreground   log to stderr, even under systemd\n"
+		"  -j, --journal      log to the journal, even from a terminal (errors at\n"
+		"                     start-up are printed on stderr too)\n"
+		"By default messages go to the journal when stderr is systemd's journal\n"
+		"stream (JOURNAL_STREAM), else to stderr.\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n\n"
 		"Signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration (applied at\n"
@@ -73,17 +78,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "journal", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	memset(o, 0, sizeof(*o));
-	while ((ch = getopt_long(argc, argv, "c:nfhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:nfjhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': o->config = optarg; break;
 		case 'n': o->check = 1; break;
 		case 'f': o->foreground = 1; break;
+		case 'j': o->journal = 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf("wearmond %s\n", WEARMON_VERSION); exit(EXIT_OK);
 		default: usage(stderr); return -EINVAL;
@@ -482,6 +489,7 @@ static int run(struct daemon *d)
 	}
 	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
 		c->ntargets, c->database);
+	log_echo_errors(0);
 	status = run_targets(d);
 	db_run_end(db, run_id, status, sig_stop ? "signal" : status ? "failure" : "cycles done");
 	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d",
@@ -504,7 +512,9 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o))
 		return EXIT_USAGE;
-	log_init(o.foreground || o.check ? LOG_SINK_STDERR : LOG_SINK_JOURNAL, LOG_INFO);
+	log_init(o.foreground || o.check ? LOG_SINK_STDERR :
+		 o.journal ? LOG_SINK_JOURNAL : LOG_SINK_AUTO, LOG_INFO);
+	log_echo_errors(1);
 	int ret = cfg_load(o.config, &c, err, sizeof(err));
 	if (ret) {
 		if (ret == -EINVAL)

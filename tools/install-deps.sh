@@ -1,44 +1,87 @@
 #!/bin/sh
-# install-deps.sh: install the Debian packages wearmon needs to build, test,
-# benchmark and run its demo. Installs only what is missing; safe to re-run.
-# Usage: tools/install-deps.sh [--check]   (--check: list missing, install nothing)
+# install-deps.sh: the Debian packages wearmon needs, by purpose, and their
+# installation with apt-get. Installs only what is missing; safe to re-run.
+#
+# Usage: tools/install-deps.sh [--check] GROUP...
+#   GROUP: build  what compiling the daemon, the CLI and the simulated SSD needs
+#          run    what running wearmond, the CLI and `make demo` needs
+#          test   what `make check` needs on top (QEMU and a kernel for the
+#                 device tests, fio, clang, Prometheus, Chromium, ...)
+#   --check  install nothing: list what is missing and exit 1 if anything is
+#
+# `sudo make demo` installs build + run, `sudo make check` build + run + test,
+# `make` and `make install` install nothing (they only say what is missing).
 set -eu
 
-PACKAGES="
-build-essential pkg-config clang
+BUILD_PKGS="
+build-essential pkg-config
 libaio-dev libsqlite3-dev libinih-dev libsystemd-dev
-zlib1g-dev libzstd-dev libblkid-dev libfuse3-dev fuse3
-libcmocka-dev python3-pytest sqlite3
-fio util-linux e2fsprogs xfsprogs systemd dmsetup
-librsvg2-bin mandoc
+libzstd-dev libblkid-dev libfuse3-dev
+"
+# Runtime: the shared libraries come with the -dev packages above; these are
+# the programs wearmond, the unit file and the demo call. procps: /bin/kill
+# of the unit's ExecReload. sqlite3: the CLI that reads the history.
+RUN_PKGS="
+util-linux mount e2fsprogs xfsprogs fuse3 procps sqlite3
+libaio1 libsqlite3-0 libinih1 libsystemd0 libzstd1 libblkid1
+"
+# Tests only: compilers and libraries of the unit tests, the real programs the
+# integration tests drive, the QEMU guest of the device tests, and the tools
+# that check docs, charts, metrics and the report.
+TEST_PKGS="
+clang libcmocka-dev zlib1g-dev python3 python3-pytest
+systemd fio dmsetup zstd
+librsvg2-bin mandoc poppler-utils chromium fonts-dejavu-core
+prometheus prometheus-node-exporter
 qemu-system-x86 linux-image-amd64 busybox-static hdparm cpio kmod
 "
 
-missing=""
-for p in $PACKAGES; do
-	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	case "$st" in
-	*"install ok installed"*) ;;
-	*) missing="$missing $p" ;;
+check_only=0
+groups=""
+for a in "$@"; do
+	case $a in
+	--check) check_only=1 ;;
+	build | run | test) groups="$groups $a" ;;
+	*)
+		echo "usage: $0 [--check] build|run|test..." >&2
+		exit 2
+		;;
+	esac
+done
+[ -n "$groups" ] || { echo "usage: $0 [--check] build|run|test..." >&2; exit 2; }
+
+wanted=""
+for g in $groups; do
+	case $g in
+	build) wanted="$wanted $BUILD_PKGS" ;;
+	run) wanted="$wanted $RUN_PKGS" ;;
+	test) wanted="$wanted $TEST_PKGS" ;;
 	esac
 done
 
-if [ -z "$missing" ]; then
-	exit 0
-fi
+missing=""
+for p in $wanted; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*"install ok installed"*) ;;
+	*) case " $missing " in *" $p "*) ;; *) missing="$missing $p" ;; esac ;;
+	esac
+done
 
-if [ "${1:-}" = "--check" ]; then
-	echo "missing packages:$missing"
+[ -z "$missing" ] && exit 0
+
+if [ "$check_only" -eq 1 ]; then
+	echo "missing Debian packages ($(echo $groups | tr ' ' '+')):$missing"
 	exit 1
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: missing Debian packages:$missing" >&2
-	echo "install-deps.sh: run as root (sudo make ...) to install them with apt-get" >&2
+	echo "install-deps.sh: run as root to install them: sudo tools/install-deps.sh$groups" >&2
 	exit 1
 fi
 
-echo "install-deps.sh: installing:$missing"
+echo "install-deps.sh: installing ($(echo $groups | tr ' ' '+')):$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086

@@ -1,5 +1,6 @@
 # qemu.mk: `make check-devices`, wearmond on NVMe and SATA controllers
-# emulated by QEMU (tools/qemu, tests/devices); part of `make check`.
+# emulated by QEMU (tools/qemu, tests/devices); the last stage of `make
+# check` (tools/run-check.sh), after the faster unit and integration tests.
 # Included by the top-level Makefile; reuses $(BUILD).
 
 # A rule here would otherwise become make's default goal.
@@ -10,5 +11,3 @@
 check-devices: all
 	@WEARMON_BUILD=$(abspath $(BUILD)) /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 		tests/devices $(PYTEST_ARGS)
-
-check: check-devices

@@ -6,8 +6,8 @@
 
 SIMSSD_DIR     := tools/simssd
 SIMSSD_PKGS    := fuse3 libzstd
-SIMSSD_CFLAGS  := $(shell pkg-config --cflags $(SIMSSD_PKGS))
-SIMSSD_LIBS    := $(shell pkg-config --libs $(SIMSSD_PKGS)) -lm
+SIMSSD_CFLAGS   = $(call lazy,SIMSSD_CFLAGS,--cflags $(SIMSSD_PKGS))
+SIMSSD_LIBS     = $(call lazy,SIMSSD_LIBS,--libs $(SIMSSD_PKGS)) -lm
 # The FTL and everything else that needs no FUSE: unit-testable.
 SIMSSD_CORE    := ftl opts ctl
 SIMSSD_OBJ     := $(addprefix $(BUILD)/$(SIMSSD_DIR)/,$(addsuffix .o,$(SIMSSD_CORE) store compress simssd))
@@ -19,16 +19,16 @@ EXTRA_UNIT_BIN += $(BUILD)/tests/simssd_ftl_test
 EXTRA_UNIT_SAN_BIN += $(BUILD)/san/tests/simssd_ftl_test
 
 # More specific than the generic $(BUILD)/%.o rule, so make prefers these.
-$(BUILD)/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c $(SIMSSD_DIR)/*.h
+$(BUILD)/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
 
-$(BUILD)/san/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c $(SIMSSD_DIR)/*.h
+$(BUILD)/san/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
 
 $(BUILD)/simssd: $(SIMSSD_OBJ)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(SIMSSD_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(SIMSSD_LIBS)
 
 $(BUILD)/tests/simssd_ftl_test: $(SIMSSD_TEST_OBJ)
 	@mkdir -p $(dir $@)

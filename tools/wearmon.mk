@@ -12,10 +12,8 @@ MANDIR      ?= $(PREFIX)/share/man
 
 PROGS += $(BUILD)/wearmon
 
-$(WEARMON_OBJ): tools/wearmon.h
-
 $(BUILD)/wearmon: $(WEARMON_OBJ) $(BUILD)/libwearmon.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 .PHONY: install-wearmon install-man
 

@@ -138,6 +138,16 @@ exec sleep 1000000
 """
 
     def start(self):
+        """Start the namespace holder and journald; on any failure both are
+        stopped before the error is raised (a context manager's __exit__
+        does not run when __enter__ raises)."""
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self):
         for d in ("run/systemd", "run/log", "empty"):
             (self.root / d).mkdir(parents=True, exist_ok=True)
         (self.root / "journald.conf").write_text(JOURNALD_CONF)
@@ -164,6 +174,17 @@ exec sleep 1000000
     def cmd(self, argv):
         """argv run inside the namespace (it sees the private journal)."""
         return ["nsenter", "--target", str(self.holder.pid), "--mount", "--"] + [str(a) for a in argv]
+
+    def as_unit(self, argv, identifier="wearmond"):
+        """argv run as systemd runs a service with StandardError=journal:
+        inside the namespace, stdout and stderr connected to a journal stream
+        (systemd-cat) and JOURNAL_STREAM=DEVICE:INODE naming that stream, as
+        systemd.exec(5) sets it. The process keeps argv's pid (every step
+        execs)."""
+        wrapper = ('JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2); '
+                   'export JOURNAL_STREAM; exec "$@"')
+        return self.cmd(["systemd-cat", "-t", identifier, "sh", "-c", wrapper, "sh",
+                         *[str(a) for a in argv]])
 
     def entries(self, *match):
         """Journal entries (dicts) matching journalctl match arguments."""
@@ -195,6 +216,7 @@ exec sleep 1000000
         if self.holder:
             self.holder.stdout.close()
             self.holder.stderr.close()
+        self.journald = self.holder = None
 
     def __enter__(self):
         return self.start()

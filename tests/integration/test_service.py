@@ -334,7 +334,7 @@ def test_throttle_crash_and_recovery_in_journal(workdir, shm_loop):
     proc = None
     try:
         with PrivateJournald(workdir / "journal-root") as jd:
-            proc = start(jd.cmd(throttle.wrap([WEARMOND, "-c", conf])))
+            proc = start(jd.as_unit(throttle.wrap([WEARMOND, "-c", conf])))
             assert wait_for(lambda: poll(
                 db, "SELECT 1 FROM cycles WHERE status = 'done'"), 60), proc.stderr
             slowest = query(db, "SELECT min(mibps_avg) AS m FROM iterations"
@@ -511,8 +511,17 @@ def test_make_install_into_destdir(workdir):
     """make install (PREFIX, DESTDIR) stages binaries, unit, catalog,
     example configuration and man pages, and nothing outside DESTDIR."""
     root = workdir / "root"
+    # make install installs no package: an apt-get or apt it ran would
+    # leave its mark here.
+    trap = workdir / "trap"
+    trap.mkdir()
+    for tool in ("apt-get", "apt", "dpkg"):
+        (trap / tool).write_text(f"#!/bin/sh\necho {tool} >> {trap}/called\nexit 1\n")
+        (trap / tool).chmod(0o755)
+    env = dict(os.environ, PATH=f"{trap}:{os.environ['PATH']}")
     subprocess.run(["make", "-s", "-C", str(REPO), "install", f"DESTDIR={root}",
-                    "PREFIX=/usr"], check=True, capture_output=True)
+                    "PREFIX=/usr"], check=True, capture_output=True, env=env)
+    assert not (trap / "called").exists(), (trap / "called").read_text()
     want = ["usr/sbin/wearmond", "usr/bin/wearmon", "usr/lib/systemd/system/wearmon.service",
             "usr/lib/systemd/catalog/wearmon.catalog", "etc/wearmon/wearmon.conf.example",
             "usr/share/man/man8/wearmond.8", "usr/share/man/man5/wearmon.conf.5",
@@ -524,3 +533,16 @@ def test_make_install_into_destdir(workdir):
     assert "ExecStart=/usr/sbin/wearmond -c /etc/wearmon/wearmon.conf" in unit
     staged = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
     assert staged == sorted(want)
+    # The state directory, with the mode of the unit's StateDirectory=, so
+    # the man page's first step reports the example's real problem (its
+    # device), not a missing /var/lib/wearmon.
+    state = root / "var/lib/wearmon"
+    assert state.is_dir() and (state.stat().st_mode & 0o7777) == 0o755
+    example = (root / "etc/wearmon/wearmon.conf.example").read_text()
+    conf = workdir / "wearmon.conf"
+    conf.write_text(example.replace("/var/lib/wearmon/", f"{state}/"))
+    p = subprocess.run([str(WEARMOND), "--check", "-c", str(conf)], capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 78
+    assert "database" not in p.stderr, p.stderr
+    assert "device" in p.stderr, p.stderr

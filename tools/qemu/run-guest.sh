@@ -1,6 +1,7 @@
 #!/bin/sh
-# run-guest.sh: boot the device-test guest in QEMU (KVM when /dev/kvm is
-# usable, else software emulation) with emulated NVMe controllers and AHCI
+# run-guest.sh: boot the device-test guest in QEMU (KVM when a probe boot
+# shows it works, else software emulation: tools/qemu/accel.sh) with
+# emulated NVMe controllers and AHCI
 # SATA disks on raw image files the caller created. The console is this
 # process's standard output; the guest powers itself off when done.
 # Usage: tools/qemu/run-guest.sh INITRD [--nvme IMG SERIAL]... [--sata IMG SERIAL]...
@@ -19,10 +20,8 @@ initrd=$1
 shift
 kernel=${KERNEL:-$("$here/kernel.sh" image)}
 
-accel=tcg
-if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-	accel=kvm:tcg
-fi
+accel=$(KERNEL="$kernel" "$here/accel.sh") || exit 1
+echo "run-guest.sh: accelerator: $accel" >&2
 
 set -- "$@" --end
 nvme=0

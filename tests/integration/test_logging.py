@@ -1,0 +1,102 @@
+"""Where wearmond's messages go (systemd.exec(5)'s JOURNAL_STREAM convention).
+
+A person who runs wearmond by hand on a machine where systemd-journald runs
+(every lab machine) must see its errors on the terminal; run as the unit
+runs it (stderr connected to the journal, JOURNAL_STREAM naming that stream)
+the same messages land in the journal with their structured fields. Both are
+checked against a real systemd-journald, private to the test (a mount
+namespace of its own, service_helper.PrivateJournald)."""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import WEARMOND, MiB
+from service_helper import PrivateJournald
+from test_service import conf_text, line_of, write_conf
+
+
+@pytest.fixture
+def journald(workdir):
+    why = PrivateJournald.unavailable()
+    if why:
+        pytest.skip(f"private journald: {why}")
+    with PrivateJournald(workdir / "journal-root") as jd:
+        yield jd
+
+
+def bad_conf(workdir, loop):
+    """A configuration whose one error is a bad value of queue_depth."""
+    conf = write_conf(workdir / "bad.conf", conf_text(workdir / "w.db", loop.dev,
+                                                      queue_depth="lots"))
+    return conf, line_of(conf.read_text(), "queue_depth")
+
+
+def run(argv, **kw):
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL, **kw)
+
+
+def test_by_hand_errors_reach_the_terminal(workdir, make_loop, journald):
+    # The journal's socket exists in this namespace, as on a lab machine.
+    assert (journald.root / "run/systemd/journal/socket").exists()
+    loop = make_loop(32 * MiB)
+    conf, line = bad_conf(workdir, loop)
+    env = {k: v for k, v in os.environ.items() if k != "JOURNAL_STREAM"}
+    p = run(journald.cmd([WEARMOND, "-c", conf]), env=env)
+    assert p.returncode == 78, p.stderr
+    assert f"{conf}:{line}: queue_depth" in p.stderr
+    # A JOURNAL_STREAM inherited from a parent whose stderr was the journal
+    # does not count: our stderr is a pipe here, so the terminal still wins.
+    p = run(journald.cmd([WEARMOND, "-c", conf]), env=dict(env, JOURNAL_STREAM="8:12345"))
+    assert p.returncode == 78 and f"{conf}:{line}: queue_depth" in p.stderr
+    assert not journald.entries("SYSLOG_IDENTIFIER=wearmond")
+
+
+def test_check_always_prints(workdir, make_loop, journald):
+    loop = make_loop(32 * MiB)
+    conf, line = bad_conf(workdir, loop)
+    p = run(journald.cmd([WEARMOND, "--check", "-c", conf]))
+    assert p.returncode == 78
+    assert f"{conf}:{line}: queue_depth" in p.stderr
+
+
+def test_journal_option_still_prints_startup_refusals(workdir, make_loop, journald):
+    # --journal from a terminal: the refusal goes to the journal with its
+    # fields, and to stderr too, because the person is waiting for it.
+    loop = make_loop(32 * MiB)
+    conf = write_conf(workdir / "w.conf", conf_text(workdir / "w.db", loop.dev,
+                                                    allow_destroy="no"))
+    p = run(journald.cmd([WEARMOND, "--journal", "-c", conf]))
+    assert p.returncode == 78
+    assert "allow_destroy" in p.stderr
+    msgs = [e["MESSAGE"] for e in journald.entries("SYSLOG_IDENTIFIER=wearmond")]
+    assert any("allow_destroy" in m for m in msgs), msgs
+
+
+def test_as_the_unit_runs_it_messages_go_to_the_journal(workdir, make_loop, journald):
+    loop = make_loop(32 * MiB)
+    conf, line = bad_conf(workdir, loop)
+    p = run(journald.as_unit([WEARMOND, "-c", conf]))
+    assert p.returncode == 78
+    assert p.stderr == ""                 # stderr is the journal stream
+    entries = journald.entries("SYSLOG_IDENTIFIER=wearmond", "-p", "err")
+    assert any(f"{conf}:{line}: queue_depth" in e["MESSAGE"] for e in entries), entries
+    # Sent with sd_journal_send, not as a line of the stream: the priority
+    # is wearmond's own and the stream's fields are absent.
+    e = next(e for e in entries if "queue_depth" in e["MESSAGE"])
+    assert e["PRIORITY"] == "3"
+    assert "_STREAM_ID" not in e
+
+    # A good configuration run the same way: the start message carries the
+    # structured fields of a real run.
+    good = write_conf(workdir / "good.conf", conf_text(workdir / "w.db", loop.dev,
+                                                       sizes="16M", cycles="1"))
+    p = run(journald.as_unit([WEARMOND, "-c", good]))
+    assert p.returncode == 0
+    started = journald.entries("SYSLOG_IDENTIFIER=wearmond", "-g", "started")
+    assert started and started[0]["PRIORITY"] == "6" and "_STREAM_ID" not in started[0]
+    fielded = [e for e in journald.entries("SYSLOG_IDENTIFIER=wearmond")
+               if e.get("TARGET") == "lab1"]
+    assert fielded and all(e.get("DEVICE") == loop.dev for e in fielded if "DEVICE" in e)
