@@ -58,8 +58,8 @@ sleep 1
 left=$(comm -13 <(echo "$before") <(snapshot) | while read -r pid; do
 	[ -n "$pid" ] && ps -o pid=,args= -p "$pid" 2>/dev/null; done)
 loops=$(comm -13 <(echo "$loops_before") <(losetup -n -O NAME,BACK-FILE -l 2>/dev/null | sort) |
-	grep -E '/var/tmp/wearmon-|/tmp/wearmon-|/tmp/pytest' || true)
-mounts=$(findmnt -rn -o TARGET | grep -E '^/var/tmp/wearmon-|^/tmp/wearmon-' || true)
+	grep -E '/var/tmp/wearmon-|/tmp/wearmon-|/simssd-|/tmp/pytest' || true)
+mounts=$(findmnt -rn -o TARGET | grep -E '^/var/tmp/wearmon-|^/tmp/wearmon-|/simssd-' || true)
 leftover=0
 if [ -n "$left$loops$mounts" ]; then
 	leftover=1

@@ -47,12 +47,43 @@ class Loop:
         return os.stat(self.backing).st_blocks * 512
 
 
+# Every long-running process a test starts through spawn() (wearmond, most
+# of all): killed at teardown if the test did not stop it, before its loop
+# devices are detached and its directory removed, so a failed test leaves
+# nothing running.
+_started = []
+
+
+def spawn(argv, **kw):
+    """subprocess.Popen(argv, **kw), killed at the end of the test if still
+    running. Defaults: text pipes for stdout and stderr."""
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
+    kw.setdefault("text", True)
+    p = subprocess.Popen([str(a) for a in argv], **kw)
+    _started.append(p)
+    return p
+
+
+def reap_started():
+    """Kill and wait for whatever spawn() started that still runs."""
+    while _started:
+        p = _started.pop()
+        if p.poll() is None:
+            p.kill()
+            try:
+                p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+
+
 @pytest.fixture
 def workdir():
     d = tempfile.mkdtemp(prefix="wearmon-test-", dir="/var/tmp")
     try:
         yield Path(d)
     finally:
+        reap_started()
         subprocess.run(["umount", "-R", "-q", d], capture_output=True)
         subprocess.run(["rm", "-rf", "--one-file-system", d])
 
@@ -74,6 +105,7 @@ def make_loop(workdir):
     try:
         yield make
     finally:
+        reap_started()
         for loop in made:
             subprocess.run(["umount", "-q", loop.dev], capture_output=True)
             subprocess.run(["losetup", "-d", loop.dev], capture_output=True)
@@ -106,8 +138,7 @@ def run_wearmond(conf, *extra, timeout=300, check=False):
 
 
 def start_wearmond(conf, *extra):
-    return subprocess.Popen([str(WEARMOND), "--foreground", "-c", str(conf), *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return spawn([WEARMOND, "--foreground", "-c", conf, *extra])
 
 
 def query(db, sql):
