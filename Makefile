@@ -12,6 +12,8 @@ BUILD    ?= build
 # not when the Makefile is read: `sudo make demo` and `sudo make check`
 # install the packages first and then build in a sub-make, so the first
 # build of a fresh machine already has every include path.
+# $(call lazy,VAR,ARGS): the first use runs pkg-config ARGS and makes VAR
+# that value for good (so VAR must be the whole of pkg-config's output).
 lazy = $(eval $(1) := $$(shell pkg-config $(2) 2>/dev/null))$($(1))
 LIB_PKGS  := libsystemd inih sqlite3 blkid libzstd
 PKG_CFLAGS = $(call lazy,PKG_CFLAGS,--cflags $(LIB_PKGS))
@@ -86,7 +88,8 @@ $(BUILD)/wearmond: $(DAEMON_OBJ) $(BUILD)/libwearmon.a
 
 # One unit-test binary per module, linked against the library (not main).
 # The tests alone measure compressed sizes (zstd, zlib).
-TEST_LIBS = $(call lazy,TEST_LIBS,--libs libzstd zlib) -lcmocka
+TEST_PKG_LIBS = $(call lazy,TEST_PKG_LIBS,--libs libzstd zlib)
+TEST_LIBS = $(TEST_PKG_LIBS) -lcmocka
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Itests/unit -o $@ $< $(BUILD)/libwearmon.a $(LDLIBS) $(TEST_LIBS)

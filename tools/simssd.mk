@@ -7,7 +7,8 @@
 SIMSSD_DIR     := tools/simssd
 SIMSSD_PKGS    := fuse3 libzstd
 SIMSSD_CFLAGS   = $(call lazy,SIMSSD_CFLAGS,--cflags $(SIMSSD_PKGS))
-SIMSSD_LIBS     = $(call lazy,SIMSSD_LIBS,--libs $(SIMSSD_PKGS)) -lm
+SIMSSD_PKG_LIBS = $(call lazy,SIMSSD_PKG_LIBS,--libs $(SIMSSD_PKGS))
+SIMSSD_LIBS     = $(SIMSSD_PKG_LIBS) -lm
 # The FTL and everything else that needs no FUSE: unit-testable.
 SIMSSD_CORE    := ftl opts ctl
 SIMSSD_OBJ     := $(addprefix $(BUILD)/$(SIMSSD_DIR)/,$(addsuffix .o,$(SIMSSD_CORE) store compress simssd))
