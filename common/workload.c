@@ -114,21 +114,13 @@ static void mixed_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
 	}
 }
 
-static const struct {
-	const char *name;
-	order_fn next;
-} orders[WO__COUNT] = {
-	[WO_SEQ] = { "sequential", seq_next },
-	[WO_RANDOM] = { "random", random_next },
-	[WO_BACKWARD] = { "backward", backward_next },
-	[WO_STRIDE] = { "stride", stride_next },
-	[WO_RECORD] = { "record", record_next },
+static const order_fn orders[WO__COUNT] = {
+	[WO_SEQ] = seq_next,
+	[WO_RANDOM] = random_next,
+	[WO_BACKWARD] = backward_next,
+	[WO_STRIDE] = stride_next,
+	[WO_RECORD] = record_next,
 };
-
-const char *wl_order_name(enum wl_order o)
-{
-	return (unsigned)o < WO__COUNT ? orders[o].name : "?";
-}
 
 static inline uint32_t pick_len(struct wl_gen *g)
 {
@@ -165,7 +157,7 @@ static uint32_t pct_thr(unsigned pct)
 static order_fn choose_order(const struct wl_spec *s)
 {
 	if (s->order != WO_SEQ && s->order != WO_RANDOM)
-		return orders[s->order].next;
+		return orders[s->order];
 	if (s->random_pct >= 100)
 		return random_next;
 	if (s->random_pct == 0)
@@ -222,15 +214,6 @@ uint32_t wl_max_bs(const struct wl_spec *s)
 		if (s->bs[i].size > m)
 			m = s->bs[i].size;
 	return m;
-}
-
-uint32_t wl_min_bs(const struct wl_spec *s)
-{
-	uint32_t m = UINT32_MAX;
-	for (unsigned i = 0; i < s->nbs; i++)
-		if (s->bs[i].size < m)
-			m = s->bs[i].size;
-	return s->nbs ? m : 0;
 }
 
 int wl_check(const struct wl_spec *s, uint64_t span_len, char *msg, size_t len)
