@@ -299,17 +299,6 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 	return cfg_errs_finish(&r.e, err, errlen);
 }
 
-/* The preset's own mix: constant text in the workload table. */
-static void preset_mix(const struct wl_named *n, struct wl_spec *out)
-{
-	char msg[MSG_MAX];
-
-	if (wl_parse_block_sizes(n->block_sizes, out, msg, sizeof(msg)) < 0) {
-		fprintf(stderr, "cfg: bad mix of preset %s: %s\n", n->name, msg);
-		abort();
-	}
-}
-
 int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wl_spec *out,
 		      char *msg, size_t len)
 {
@@ -328,8 +317,9 @@ int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wl
 	if (t->block_sizes.n) {
 		memcpy(out->bs, t->block_sizes.bs, sizeof(out->bs));
 		out->nbs = t->block_sizes.n;
-	} else if (n->block_sizes) {
-		preset_mix(n, out);
+	} else if (n->nbs) {
+		memcpy(out->bs, n->bs, sizeof(out->bs));
+		out->nbs = n->nbs;
 	} else {
 		out->nbs = 1;
 		out->bs[0].size = (uint32_t)t->block_size;

@@ -16,25 +16,29 @@
 /* IOzone / sysbench / fio patterns, then IOMeter access specifications as
  * published by Tom's Hardware (REFERENCE §7). streaming defaults to reads;
  * read_percent = 0 makes it the streaming-write specification. */
+#define K 1024u
 static const struct wl_named named[] = {
-	{ "seqwrite", WO_SEQ, 0, 0, NULL },
-	{ "seqread", WO_SEQ, 100, 0, NULL },
-	{ "randwrite", WO_RANDOM, 0, 100, NULL },
-	{ "randread", WO_RANDOM, 100, 100, NULL },
-	{ "rewrite", WO_RECORD, 0, 0, NULL },
-	{ "backread", WO_BACKWARD, 100, 0, NULL },
-	{ "strideread", WO_STRIDE, 100, 0, NULL },
-	{ "randrw", WO_RANDOM, 50, 100, NULL },
-	{ "seqrw", WO_SEQ, 50, 0, NULL },
-	{ "database", WO_RANDOM, 67, 100, "8k" },
-	{ "fileserver", WO_RANDOM, 80, 100,
-	  "512:10 1k:5 2k:5 4k:60 8k:2 16k:4 32k:4 64k:10" },
-	{ "webserver", WO_RANDOM, 100, 100,
-	  "512:22 1k:15 2k:8 4k:23 8k:15 16k:2 32k:6 64k:7 128k:1 512k:1" },
-	{ "workstation", WO_RANDOM, 80, 80, "8k" },
-	{ "streaming", WO_SEQ, 100, 0, "64k:34 128k:33 256k:33" },
-	{ NULL, WO_SEQ, 0, 0, NULL },
+	{ "seqwrite", WO_SEQ, 0, 0, 0, { { 0, 0 } } },
+	{ "seqread", WO_SEQ, 100, 0, 0, { { 0, 0 } } },
+	{ "randwrite", WO_RANDOM, 0, 100, 0, { { 0, 0 } } },
+	{ "randread", WO_RANDOM, 100, 100, 0, { { 0, 0 } } },
+	{ "rewrite", WO_RECORD, 0, 0, 0, { { 0, 0 } } },
+	{ "backread", WO_BACKWARD, 100, 0, 0, { { 0, 0 } } },
+	{ "strideread", WO_STRIDE, 100, 0, 0, { { 0, 0 } } },
+	{ "randrw", WO_RANDOM, 50, 100, 0, { { 0, 0 } } },
+	{ "seqrw", WO_SEQ, 50, 0, 0, { { 0, 0 } } },
+	{ "database", WO_RANDOM, 67, 100, 1, { { 8 * K, 1 } } },
+	{ "fileserver", WO_RANDOM, 80, 100, 8,
+	  { { 512, 10 }, { 1 * K, 5 }, { 2 * K, 5 }, { 4 * K, 60 }, { 8 * K, 2 },
+	    { 16 * K, 4 }, { 32 * K, 4 }, { 64 * K, 10 } } },
+	{ "webserver", WO_RANDOM, 100, 100, 10,
+	  { { 512, 22 }, { 1 * K, 15 }, { 2 * K, 8 }, { 4 * K, 23 }, { 8 * K, 15 },
+	    { 16 * K, 2 }, { 32 * K, 6 }, { 64 * K, 7 }, { 128 * K, 1 }, { 512 * K, 1 } } },
+	{ "workstation", WO_RANDOM, 80, 80, 1, { { 8 * K, 1 } } },
+	{ "streaming", WO_SEQ, 100, 0, 3, { { 64 * K, 34 }, { 128 * K, 33 }, { 256 * K, 33 } } },
+	{ NULL, WO_SEQ, 0, 0, 0, { { 0, 0 } } },
 };
+#undef K
 
 const struct wl_named *wl_names(unsigned *n)
 {

@@ -64,7 +64,8 @@ struct wl_named {
 	const char *name;
 	enum wl_order order;
 	unsigned read_pct, random_pct;
-	const char *block_sizes;      /* preset mix; NULL: the block_size key */
+	unsigned nbs;                 /* entries of bs; 0: the block_size key */
+	struct wl_bs bs[WL_MAX_BS];   /* a preset's block size mix */
 };
 
 /* Named workloads (the workload key), NULL-terminated by name; *n = count. */

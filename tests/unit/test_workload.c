@@ -35,8 +35,10 @@ static struct wl_spec spec_of(const char *name)
 			     .random_pct = w->random_pct, .stride = 8, .nbs = 1,
 			     .bs = { { BS, 1 } } };
 	char msg[256];
-	if (w->block_sizes)
-		assert_int_equal(wl_parse_block_sizes(w->block_sizes, &s, msg, sizeof(msg)), 0);
+	if (w->nbs) {
+		memcpy(s.bs, w->bs, sizeof(s.bs));
+		s.nbs = w->nbs;
+	}
 	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), 0);
 	return s;
 }
