@@ -441,10 +441,13 @@ static void apply_section(struct parser *p, int sec, struct cfg *c, struct cfg_t
 			cfg_err_add(p->e, en->line, k->name, "%s", msg);
 			continue;
 		}
-		if (k->global)
+		if (k->global) {
+			cfg_set_mark(&c->set, en->key);
 			c->lines[en->key] = en->line;
-		else
+		} else {
+			cfg_set_mark(&t->set, en->key);
 			t->lines[en->key] = en->line;
+		}
 	}
 }
 
@@ -633,5 +636,12 @@ int cfg_line(const struct cfg_target *t, const char *key)
 	int k = cfg_key_index(key);
 
 	return k < 0 ? 0 : t->lines[k];
+}
+
+int cfg_is_set(const struct cfg_target *t, const char *key)
+{
+	int k = cfg_key_index(key);
+
+	return k >= 0 && cfg_set_has(&t->set, k);
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "util.h"
+#include "workload.h"
 
 #define CFG_NAME_MAX 64
 #define CFG_MAX_SIZES 256
@@ -85,6 +86,29 @@ enum cfg_baseline {
 	BASELINE__COUNT
 };
 
+#define CFG_MAX_PHASES 8
+#define CFG_PHASE_FILL (-1)           /* "fill" in measure: the fill, as a row */
+
+/* "measure": the measured phases of each size, in order: enum cfg_workload
+ * values, or CFG_PHASE_FILL. */
+struct cfg_phases {
+	int phase[CFG_MAX_PHASES];
+	int n;                            /* 0: just the workload key */
+};
+
+/* "block_sizes": a weighted block size mix, in bytes. */
+struct cfg_mix {
+	struct wl_bs bs[WL_MAX_BS];
+	unsigned n;                       /* 0: none given */
+};
+
+/* Which keys the file set, by key index (cfg_key_index): the parser marks
+ * a key when it stores a value read from the file, in the target's section
+ * or in [wearmon]; defaults never mark it. */
+struct cfg_set {
+	uint64_t bits[(CFG_MAX_KEYS + 63) / 64];
+};
+
 /* "sizes": a start:end:step range or an explicit list, each possibly in %. */
 struct cfg_sizes {
 	int is_range;
@@ -133,14 +157,14 @@ struct cfg_target {
 	long long cycles;                 /* 0 = forever */
 	double pause;                     /* seconds between cycles */
 	double sample_interval;           /* seconds per sample */
-	char block_sizes[256];            /* weighted mix "512:10 4k:90"; "" = block_size */
-	long long read_percent;           /* mixes: share of reads (line 0: the workload's) */
-	long long random_percent;         /* mixes: share of random offsets (idem) */
+	struct cfg_mix block_sizes;       /* weighted mix; n = 0: block_size / preset */
+	long long read_percent;           /* mixes: share of reads (when set) */
+	long long random_percent;         /* mixes: share of random offsets (when set) */
 	long long stride;                 /* strideread: every stride-th block */
 	enum cfg_verify verify;           /* none or crc32c headers in written data */
 	int verify_phase;                 /* read back and check each size after measuring */
 	enum cfg_on_error on_verify_error; /* stop or continue after a bad block */
-	char measure[256];                /* measured phases per size; "" = workload */
+	struct cfg_phases measure;        /* measured phases per size; n = 0: workload */
 	long long repeat;                 /* runs of each measured phase */
 	enum cfg_steady steady_state;     /* none, or rounds until SNIA steady state */
 	long long max_rounds;             /* rounds at most with steady_state = snia */
@@ -151,7 +175,8 @@ struct cfg_target {
 	double sample_crash_below;        /* % of own average: collapse (0 = off) */
 	double recovered_above;           /* % of baseline: recovery notice */
 	char alert_command[PATH_MAX];     /* run per alert; "" = none */
-	int lines[CFG_MAX_KEYS];          /* line of each key (0 = default) */
+	struct cfg_set set;               /* keys the file set (target or [wearmon]) */
+	int lines[CFG_MAX_KEYS];          /* line of each key, for messages only */
 	int section_line;                 /* line of the [target] header */
 };
 
@@ -160,7 +185,8 @@ struct cfg {
 	char path[PATH_MAX];              /* file it came from (or a label) */
 	char database[PATH_MAX];          /* [wearmon] database */
 	int database_line;
-	int lines[CFG_MAX_KEYS];          /* line of each global key (0 = default) */
+	struct cfg_set set;               /* global keys the file set */
+	int lines[CFG_MAX_KEYS];          /* line of each global key, for messages */
 	int section_line;                 /* line of [wearmon] (0 = none) */
 	struct cfg_target *targets;
 	int ntargets;
@@ -178,8 +204,10 @@ struct cfg_layout {
 
 enum cfg_type {
 	CT_STRING, CT_BOOL, CT_BYTES, CT_QTY, CT_INT, CT_DURATION,
-	CT_WORKLOAD, CT_ACTION, CT_TRIM_SCOPE, CT_SIZES, CT_AMOUNT,
-	CT_ENUM,                  /* any other enum: an int, index in choices */
+	CT_ACTION, CT_SIZES, CT_AMOUNT,
+	CT_ENUM,                  /* an enum: an int, index in choices */
+	CT_MIX,                   /* struct cfg_mix */
+	CT_PHASES,                /* struct cfg_phases */
 	CT_PERCENT,               /* double, "50%" or "50", within min..max */
 	CT_PATH,                  /* absolute path or empty (none) */
 	CT__COUNT
@@ -222,6 +250,10 @@ void cfg_free(struct cfg *c);
 /* Line where key was set for t, 0 when it holds its default. */
 int cfg_line(const struct cfg_target *t, const char *key);
 
+/* Whether the file set key for t (in its section or in [wearmon]); 0 for
+ * a key holding its default and for an unknown key. */
+int cfg_is_set(const struct cfg_target *t, const char *key);
+
 /* Compute region and sizes for a device of capacity bytes and logical block
  * size lbs. Returns 0 or -EINVAL with "FILE:LINE: key: message" in err. */
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
@@ -237,7 +269,6 @@ enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);
 
 /* Whether a appears in t's between_cycles list. */
 int cfg_has_action(const struct cfg_target *t, enum cfg_action a);
-const char *cfg_erase_name(enum cfg_erase e);
 const char *cfg_filesystem_name(enum cfg_filesystem f);
 const char *cfg_trim_scope_name(enum cfg_trim_scope s);
 const char *cfg_baseline_name(enum cfg_baseline b);
@@ -246,21 +277,16 @@ const char *cfg_baseline_name(enum cfg_baseline b);
 int cfg_workload_is_write(enum cfg_workload w);
 int cfg_workload_is_random(enum cfg_workload w);
 
-struct wl_spec;
-
 /* Workload w of target t as a spec: the named pattern, the read_percent /
  * random_percent overrides and the block size mix (block_sizes, else the
- * preset's mix, else block_size). Returns 0 or -EINVAL with a message when
- * block_sizes does not parse. */
+ * preset's mix, else block_size); the overrides apply only when the file
+ * set them (cfg_is_set). Returns 0 (msg unused: kept for the callers). */
 int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wl_spec *out,
 		      char *msg, size_t len);
 
-#define CFG_MAX_PHASES 8
-#define CFG_PHASE_FILL (-1)           /* "fill" in measure: the fill, as a row */
-
 /* The measured phases of one size: the measure list (workloads, or
- * CFG_PHASE_FILL), or just t->workload when it is empty. Returns the count
- * (1..CFG_MAX_PHASES) or -EINVAL with a message. */
+ * CFG_PHASE_FILL), or just t->workload when it is empty. Returns the count,
+ * 1..CFG_MAX_PHASES (the parser refused any other list). */
 int cfg_measure_phases(const struct cfg_target *t, int *out, char *msg, size_t len);
 
 #endif

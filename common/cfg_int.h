@@ -33,6 +33,7 @@ enum key_id {
 
 _Static_assert(K__COUNT <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS");
 /* Enum fields are written as int by parse_choice. */
+_Static_assert(K__COUNT <= (int)sizeof(struct cfg_set) * 8, "raise struct cfg_set");
 _Static_assert(sizeof(enum cfg_workload) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_action) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_trim_scope) == sizeof(int), "enum size");
@@ -42,6 +43,18 @@ _Static_assert(sizeof(enum cfg_erase) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_on_error) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_verify) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_steady) == sizeof(int), "enum size");
+
+/* Mark key k as set by the file. */
+static inline void cfg_set_mark(struct cfg_set *s, int k)
+{
+	s->bits[k / 64] |= 1ull << (k % 64);
+}
+
+/* Whether the file set key k. */
+static inline int cfg_set_has(const struct cfg_set *s, int k)
+{
+	return (s->bits[k / 64] >> (k % 64)) & 1;
+}
 
 /* The key table, one row per key id. */
 extern const struct cfg_key cfg_table[K__COUNT];
@@ -79,7 +92,8 @@ int cfg_set_value(const struct cfg_key *k, void *base, const char *v, char *msg,
 /* "4096 (4.00 KiB)" for messages. Returns buf. */
 const char *cfg_fmt_both(uint64_t b, char *buf, size_t len);
 
-/* Line for messages about key k: where it was set, else the [target]. */
+/* Line for messages about key k: where it was set, else the [target]
+ * (or [wearmon] for a global key). */
 int cfg_key_line(const struct cfg_target *t, int k);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine.h"
 #include "workload.h"
 
 static const char *const workload_names[] = {
@@ -82,7 +83,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 		.def = "128k", BLOCK_RANGE, .help = "block size of the fill" },
 	[K_FILL_QUEUE_DEPTH] = { "fill_queue_depth", CT_INT, TF(fill_queue_depth),
 		.def = "16", .min = 1, .max = 1024, .help = "I/Os in flight during the fill" },
-	[K_WORKLOAD] = { "workload", CT_WORKLOAD, TF(workload), .def = "randwrite",
+	[K_WORKLOAD] = { "workload", CT_ENUM, TF(workload), .def = "randwrite",
 		.choices = workload_names, .help = "access pattern of the measured phase" },
 	[K_BLOCK_SIZE] = { "block_size", CT_BYTES, TF(block_size), .def = "4k",
 		BLOCK_RANGE, .help = "block size of the measured phase" },
@@ -101,7 +102,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_BETWEEN_CYCLES] = { "between_cycles", CT_ACTION, TF(between_cycles),
 		.def = "none", .choices = action_names,
 		.help = "action after each cycle" },
-	[K_TRIM_SCOPE] = { "trim_scope", CT_TRIM_SCOPE, TF(trim_scope),
+	[K_TRIM_SCOPE] = { "trim_scope", CT_ENUM, TF(trim_scope),
 		.def = "region", .choices = trim_scope_names,
 		.help = "what between_cycles = trim discards" },
 	[K_CYCLES] = { "cycles", CT_INT, TF(cycles), .def = "0", .min = 0,
@@ -150,7 +151,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_ON_ACTION_ERROR] = { "on_action_error", CT_ENUM, TF(on_action_error),
 		.def = "stop", .choices = on_error_names,
 		.help = "stop the target or continue with the next cycle after a failed action" },
-	[K_BLOCK_SIZES] = { "block_sizes", CT_STRING, TF(block_sizes), .def = "",
+	[K_BLOCK_SIZES] = { "block_sizes", CT_MIX, TF(block_sizes), .def = "",
 		.help = "weighted block size mix, e.g. 512:10 4k:60 64k:30; empty = block_size" },
 	[K_READ_PERCENT] = { "read_percent", CT_INT, TF(read_percent), .def = "50",
 		.min = 0, .max = 100,
@@ -168,7 +169,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_ON_VERIFY_ERROR] = { "on_verify_error", CT_ENUM, TF(on_verify_error),
 		.def = "stop", .choices = on_error_names,
 		.help = "stop the target or continue after a block fails verification" },
-	[K_MEASURE] = { "measure", CT_STRING, TF(measure), .def = "",
+	[K_MEASURE] = { "measure", CT_PHASES, TF(measure), .def = "",
 		.help = "measured phases of each size, e.g. fill,randwrite,randread; "
 			"empty = workload" },
 	[K_REPEAT] = { "repeat", CT_INT, TF(repeat), .def = "1", .min = 1, .max = 1000,
@@ -178,7 +179,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 		.help = "none, or snia: repeat rounds until the last 5 are steady (SNIA PTS)" },
 	[K_MAX_ROUNDS] = { "max_rounds", CT_INT, TF(max_rounds), .def = "25", .min = 5,
 		.max = 1000, .help = "rounds at most per phase with steady_state = snia" },
-	[K_JOBS] = { "jobs", CT_INT, TF(jobs), .def = "1", .min = 1, .max = 64,
+	[K_JOBS] = { "jobs", CT_INT, TF(jobs), .def = "1", .min = 1, .max = ENG_MAX_JOBS,
 		.help = "threads per measured workload, each with its own queue; summed" },
 };
 
@@ -506,14 +507,74 @@ static int parse_path(const struct cfg_key *k, const char *v, void *field,
 	return store_string(k, v, field, msg, len);
 }
 
+/* "512:10 4k:90" (or "4k"); empty: none. */
+static int parse_mix(const struct cfg_key *k, const char *v, void *field,
+		     char *msg, size_t len)
+{
+	struct cfg_mix *out = field;
+	struct wl_spec spec;
+
+	if (!v[strspn(v, " \t")]) {
+		out->n = 0;
+		return 0;
+	}
+	memset(&spec, 0, sizeof(spec));
+	if (wl_parse_block_sizes(v, &spec, msg, len) < 0)
+		return -EINVAL;
+	memcpy(out->bs, spec.bs, sizeof(out->bs));
+	out->n = spec.nbs;
+	return 0;
+}
+
+/* One phase name: "fill" or a workload. Returns it, or -EINVAL. */
+static int phase_of(const char *tok)
+{
+	if (!strcasecmp(tok, "fill"))
+		return CFG_PHASE_FILL;
+	for (int i = 0; i < WL__COUNT; i++)
+		if (!strcasecmp(tok, workload_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/* "fill,randwrite randread": phases separated by blanks or commas; empty:
+ * the workload key. */
+static int parse_phases(const struct cfg_key *k, const char *v, void *field,
+			char *msg, size_t len)
+{
+	struct cfg_phases ph = { .n = 0 };
+	char buf[512], *save = NULL;
+
+	if (strlen(v) >= sizeof(buf)) {
+		snprintf(msg, len, "is longer than %zu characters", sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	util_strlcpy(buf, v, sizeof(buf));
+	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		int w = phase_of(tok);
+		if (ph.n == CFG_MAX_PHASES) {
+			snprintf(msg, len, "more than %d phases", CFG_MAX_PHASES);
+			return -EINVAL;
+		}
+		if (w == -EINVAL) {
+			snprintf(msg, len, "\"%s\" is neither fill nor a workload (seqwrite, "
+				 "randwrite, randread, randrw, database, ...)", tok);
+			return -EINVAL;
+		}
+		ph.phase[ph.n++] = w;
+	}
+	*(struct cfg_phases *)field = ph;
+	return 0;
+}
+
 static const value_fn parsers[CT__COUNT] = {
 	[CT_STRING] = parse_string,     [CT_BOOL] = parse_bool,
 	[CT_BYTES] = parse_bytes,       [CT_QTY] = parse_qty,
 	[CT_INT] = parse_int,           [CT_DURATION] = parse_duration,
-	[CT_WORKLOAD] = parse_choice,   [CT_ACTION] = parse_actions,
-	[CT_TRIM_SCOPE] = parse_choice, [CT_SIZES] = parse_sizes,
+	[CT_ACTION] = parse_actions,    [CT_SIZES] = parse_sizes,
 	[CT_AMOUNT] = parse_amount,     [CT_ENUM] = parse_choice,
 	[CT_PERCENT] = parse_percent,   [CT_PATH] = parse_path,
+	[CT_MIX] = parse_mix,           [CT_PHASES] = parse_phases,
 };
 
 /* Parse v as key k into the struct at base. Returns 0 or -EINVAL / -ENOMEM. */
@@ -553,11 +614,6 @@ int cfg_has_action(const struct cfg_target *t, enum cfg_action a)
 	return 0;
 }
 
-const char *cfg_erase_name(enum cfg_erase e)
-{
-	return choice_name(erase_names, ERASE__COUNT, (int)e);
-}
-
 const char *cfg_filesystem_name(enum cfg_filesystem f)
 {
 	return choice_name(filesystem_names, (int)ARRAY_SIZE(filesystem_names) - 1, (int)f);
@@ -575,30 +631,11 @@ const char *cfg_baseline_name(enum cfg_baseline b)
 
 int cfg_measure_phases(const struct cfg_target *t, int *out, char *msg, size_t len)
 {
-	char buf[sizeof(t->measure)], *save = NULL;
-	int n = 0;
-
-	util_strlcpy(buf, t->measure, sizeof(buf));
-	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-		int w = -2;
-		if (n == CFG_MAX_PHASES) {
-			snprintf(msg, len, "more than %d phases", CFG_MAX_PHASES);
-			return -EINVAL;
-		}
-		if (!strcasecmp(tok, "fill"))
-			w = CFG_PHASE_FILL;
-		for (int i = 0; i < WL__COUNT && w == -2; i++)
-			if (!strcasecmp(tok, workload_names[i]))
-				w = i;
-		if (w == -2) {
-			snprintf(msg, len, "\"%s\" is neither fill nor a workload (seqwrite, "
-				 "randwrite, randread, randrw, database, ...)", tok);
-			return -EINVAL;
-		}
-		out[n++] = w;
+	(void)msg, (void)len;
+	if (!t->measure.n) {
+		out[0] = (int)t->workload;
+		return 1;
 	}
-	if (!n)
-		out[n++] = (int)t->workload;
-	return n;
+	memcpy(out, t->measure.phase, (size_t)t->measure.n * sizeof(*out));
+	return t->measure.n;
 }
-

@@ -25,7 +25,7 @@ struct resolver {
 /* Line for messages about key k: where it was set, else the [target]. */
 int cfg_key_line(const struct cfg_target *t, int k)
 {
-	return t->lines[k] ? t->lines[k] : t->section_line;
+	return cfg_set_has(&t->set, k) ? t->lines[k] : t->section_line;
 }
 
 /* Absolute values must already be aligned; percentages were aligned down. */
@@ -47,7 +47,7 @@ static void resolve_region(struct resolver *r)
 	char b1[48], b2[48], b3[48], b4[48];
 	uint64_t off = util_qty_resolve(&t->region_offset, o->capacity, r->lbs);
 	uint64_t size = util_qty_resolve(&t->region_size, o->capacity, r->lbs);
-	int blame = off >= o->capacity || !t->lines[K_REGION_SIZE] ?
+	int blame = off >= o->capacity || !cfg_set_has(&t->set, K_REGION_SIZE) ?
 		K_REGION_OFFSET : K_REGION_SIZE;
 
 	o->region_offset = off;
@@ -243,20 +243,11 @@ static int workload_mixes(enum cfg_workload w)
 static void check_workload(struct resolver *r)
 {
 	const struct cfg_target *t = r->t;
-	int bs_key = t->block_sizes[0] ? K_BLOCK_SIZES : K_BLOCK_SIZE;
 	struct wl_spec spec;
-	char msg[MSG_MAX];
 
-	int phases[CFG_MAX_PHASES];
-	if (cfg_measure_phases(t, phases, msg, sizeof(msg)) < 0)
-		cfg_err_add(&r->e, cfg_key_line(t, K_MEASURE), "measure", "%s", msg);
-	if (cfg_workload_spec(t, t->workload, &spec, msg, sizeof(msg)) < 0) {
-		cfg_err_add(&r->e, cfg_key_line(t, K_BLOCK_SIZES), "block_sizes", "%s", msg);
-		return;
-	}
-	if (bs_key == K_BLOCK_SIZES)
-		for (unsigned i = 0; i < spec.nbs; i++)
-			check_block(r, K_BLOCK_SIZES, spec.bs[i].size);
+	cfg_workload_spec(t, t->workload, &spec, NULL, 0);
+	for (unsigned i = 0; i < t->block_sizes.n; i++)
+		check_block(r, K_BLOCK_SIZES, t->block_sizes.bs[i].size);
 	if (r->out->nsizes == 0 || spec.order != WO_STRIDE)
 		return;
 	uint64_t blocks = r->out->sizes[0] / wl_max_bs(&spec);
@@ -313,22 +304,27 @@ int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wl
 {
 	const struct wl_named *n = named_workload(w);
 
+	(void)msg, (void)len;
 	memset(out, 0, sizeof(*out));
 	out->order = n->order;
 	out->read_pct = n->read_pct;
 	out->random_pct = n->random_pct;
 	out->stride = (uint64_t)t->stride;
-	if (workload_mixes(w) && t->lines[K_READ_PERCENT])
+	if (workload_mixes(w) && cfg_set_has(&t->set, K_READ_PERCENT))
 		out->read_pct = (unsigned)t->read_percent;
-	if (workload_mixes(w) && t->lines[K_RANDOM_PERCENT])
+	if (workload_mixes(w) && cfg_set_has(&t->set, K_RANDOM_PERCENT))
 		out->random_pct = (unsigned)t->random_percent;
-	if (t->block_sizes[0])
-		return wl_parse_block_sizes(t->block_sizes, out, msg, len);
-	if (n->block_sizes)
-		return wl_parse_block_sizes(n->block_sizes, out, msg, len);
-	out->nbs = 1;
-	out->bs[0].size = (uint32_t)t->block_size;
-	out->bs[0].weight = 1;
+	if (t->block_sizes.n) {
+		memcpy(out->bs, t->block_sizes.bs, sizeof(out->bs));
+		out->nbs = t->block_sizes.n;
+	} else if (n->nbs) {
+		memcpy(out->bs, n->bs, sizeof(out->bs));
+		out->nbs = n->nbs;
+	} else {
+		out->nbs = 1;
+		out->bs[0].size = (uint32_t)t->block_size;
+		out->bs[0].weight = 1;
+	}
 	return 0;
 }
 

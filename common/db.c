@@ -85,6 +85,7 @@ static const char *const stmt_sql[ST__COUNT] = {
 		" steady_round = ?, steady_mean_mibps = ?, steady_range_mibps = ?,"
 		" steady_range_pct = ?, steady_excursion_mibps = ?,"
 		" steady_excursion_pct = ? WHERE id = ?",
+	[ST_IT_IO] = "UPDATE iterations SET reads = ?, writes = ?, random_ios = ? WHERE id = ?",
 	[ST_SAMPLE] = "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
 		      " lat_p50_us, lat_p99_us, lat_max_us, lat_p90_us, lat_p999_us,"
 		      " lat_p9999_us, mibps_min_1s)"
@@ -868,6 +869,21 @@ static void steady_update(struct bind *b, const struct db_iteration *it)
 	b_dbl(b, it->steady_excursion_pct);
 }
 
+/* The I/O counts of the row, when the engine counted them. */
+static int iteration_io(struct db *db, int64_t id, const struct db_iteration *it)
+{
+	struct bind b;
+
+	if (!it->io_counted)
+		return 0;
+	bind_start(db, ST_IT_IO, &b);
+	b_u64(&b, it->reads);
+	b_u64(&b, it->writes);
+	b_u64(&b, it->random_ios);
+	b_i64(&b, id);
+	return run(&b, "store iteration I/O counts");
+}
+
 /* The fill columns stay NULL when nothing was filled (fill = no). */
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
@@ -958,6 +974,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 	if (ret)
 		goto out;
 	ret = iteration_update(db, id, it);
+	if (ret == 0)
+		ret = iteration_io(db, id, it);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)
 		ret = sample_insert(db, id, &samples[i]);
 	ret = db_tx_end(db, ret);

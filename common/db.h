@@ -9,7 +9,7 @@
 
 #include "stats.h"
 
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 struct db;
 
@@ -81,6 +81,11 @@ struct db_iteration {
 	double steady_range_mibps, steady_range_pct;         /* max - min, */
 	double steady_excursion_mibps, steady_excursion_pct; /* |slope| * (n - 1) */
 	unsigned jobs;                /* threads summed into the row; 0: NULL */
+	/* the I/O the engine completed (schema 8); all NULL unless io_counted */
+	int io_counted;
+	uint64_t reads, writes;       /* completed reads and writes */
+	uint64_t random_ios;          /* completed I/Os that did not continue
+					 their job's previous one (eng_run) */
 };
 
 /* One sample (sample_interval of one phase). */

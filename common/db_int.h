@@ -33,6 +33,7 @@ enum stmt_id {
 	ST_CYCLE_END,
 	ST_IT_BEGIN,
 	ST_IT_END,
+	ST_IT_IO,
 	ST_SAMPLE,
 	ST_EVENT,
 	ST__COUNT

@@ -298,6 +298,12 @@ const char *const db_migrations[] = {
 	"  mibps REAL,\n"
 	"  phase_bytes INTEGER\n"
 	");\n",
+	/* The I/O actually completed: reads, writes and the non-contiguous share,
+	 * so that a mix's read and random fractions can be checked. */
+	[8] =
+	"ALTER TABLE iterations ADD COLUMN reads INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN writes INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN random_ios INTEGER;\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

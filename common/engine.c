@@ -27,6 +27,7 @@ struct aio_ring {
 struct slot {
 	struct iocb iocb;
 	uint64_t t_submit;
+	int is_random;              /* does not continue the job's previous I/O */
 	void *buf;                  /* write data, prepared once per run */
 	void *rbuf;                 /* reads land here: buf, or its own buffer
 				       in mixed runs so write data stays intact */
@@ -55,6 +56,7 @@ struct run {
 	struct wl_gen gen;
 	struct dgen data;
 	uint64_t amount, issued_bytes, writes_issued;
+	uint64_t prev_off, prev_end;    /* the job's previous I/O, for random_ios */
 	unsigned inflight;
 	uint64_t t0, next_sample, last_sample;
 	uint64_t s_bytes, s_ops;
@@ -246,6 +248,19 @@ static void record_error(struct run *s, int err, uint64_t offset)
 	s->stopping = 1;
 }
 
+/* Whether op continues the previous I/O of the job: starts where it ended
+ * or (backward) ends where it started, or repeats it. The first I/O of a
+ * phase continues nothing: it counts as random. */
+static int continues(struct run *s, const struct wl_op *op)
+{
+	int seq = s->prev_end && (op->offset == s->prev_end || op->offset == s->prev_off ||
+				  op->offset + op->len == s->prev_off);
+
+	s->prev_off = op->offset;
+	s->prev_end = op->offset + op->len;
+	return seq;
+}
+
 /* Prepare and submit as many I/Os as the queue has room for. */
 static void submit(struct eng_ctx *c, struct run *s)
 {
@@ -256,6 +271,7 @@ static void submit(struct eng_ctx *c, struct run *s)
 		struct slot *sl = &c->slots[c->free_idx[--c->nfree]];
 		struct wl_op op;
 		wl_next(&s->gen, &op);
+		sl->is_random = !continues(s, &op);
 		if (op.is_write) {
 			/* dedupe_percent: send the slot's previous block again, as is */
 			if (!(p->dedupe_pct && sl->last_len == op.len &&
@@ -353,6 +369,7 @@ static int complete(struct eng_ctx *c, struct run *s)
 			s->s_ops++;
 			s->win_bytes += (uint64_t)res;
 			s->r->writes += (uint64_t)is_write;
+			s->r->random_ios += (uint64_t)sl->is_random;
 			if (!is_write && s->p->verify)
 				check_read(s, sl);
 		}
@@ -592,6 +609,7 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 		r->ops += x->ops;
 		r->reads += x->reads;
 		r->writes += x->writes;
+		r->random_ios += x->random_ios;
 		r->verify_errors += x->verify_errors;
 		r->interrupted |= x->interrupted;
 		r->seconds = x->seconds > r->seconds ? x->seconds : r->seconds;

@@ -77,6 +77,9 @@ struct eng_result {
 	int first_errno;                           /* 0 when none */
 	uint64_t first_error_offset;
 	uint64_t reads, writes;                    /* completed operations */
+	uint64_t random_ios;                       /* completed operations that did
+						      not continue their job's
+						      previous I/O (see eng_run) */
 	uint64_t verify_errors;                    /* bad sectors read */
 	unsigned nbad;                             /* entries in bad */
 	struct eng_bad bad[ENG_BAD_MAX];           /* the first bad sectors */
@@ -89,7 +92,11 @@ int eng_create(unsigned max_qd, uint32_t max_bs, struct eng_ctx **out);
 /* Release (NULL is fine). */
 void eng_destroy(struct eng_ctx *c);
 
-/* Run one phase. Returns 0 when it ran (check errors/interrupted in r),
+/* Run one phase. An I/O counts in random_ios unless it continues the
+ * previous I/O the job issued: starts where it ended, ends where it
+ * started (backward), or is at the same offset (rewrite); so sequential
+ * orders count only their first I/O and wraps, uniform random ones all but
+ * chance neighbours, strided reads every I/O. Returns 0 when it ran (check errors/interrupted in r),
  * -EINVAL for a bad phase, or -errno when the aio machinery itself fails. */
 int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r);
 

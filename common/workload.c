@@ -16,25 +16,29 @@
 /* IOzone / sysbench / fio patterns, then IOMeter access specifications as
  * published by Tom's Hardware (REFERENCE §7). streaming defaults to reads;
  * read_percent = 0 makes it the streaming-write specification. */
+#define K 1024u
 static const struct wl_named named[] = {
-	{ "seqwrite", WO_SEQ, 0, 0, NULL },
-	{ "seqread", WO_SEQ, 100, 0, NULL },
-	{ "randwrite", WO_RANDOM, 0, 100, NULL },
-	{ "randread", WO_RANDOM, 100, 100, NULL },
-	{ "rewrite", WO_RECORD, 0, 0, NULL },
-	{ "backread", WO_BACKWARD, 100, 0, NULL },
-	{ "strideread", WO_STRIDE, 100, 0, NULL },
-	{ "randrw", WO_RANDOM, 50, 100, NULL },
-	{ "seqrw", WO_SEQ, 50, 0, NULL },
-	{ "database", WO_RANDOM, 67, 100, "8k" },
-	{ "fileserver", WO_RANDOM, 80, 100,
-	  "512:10 1k:5 2k:5 4k:60 8k:2 16k:4 32k:4 64k:10" },
-	{ "webserver", WO_RANDOM, 100, 100,
-	  "512:22 1k:15 2k:8 4k:23 8k:15 16k:2 32k:6 64k:7 128k:1 512k:1" },
-	{ "workstation", WO_RANDOM, 80, 80, "8k" },
-	{ "streaming", WO_SEQ, 100, 0, "64k:34 128k:33 256k:33" },
-	{ NULL, WO_SEQ, 0, 0, NULL },
+	{ "seqwrite", WO_SEQ, 0, 0, 0, { { 0, 0 } } },
+	{ "seqread", WO_SEQ, 100, 0, 0, { { 0, 0 } } },
+	{ "randwrite", WO_RANDOM, 0, 100, 0, { { 0, 0 } } },
+	{ "randread", WO_RANDOM, 100, 100, 0, { { 0, 0 } } },
+	{ "rewrite", WO_RECORD, 0, 0, 0, { { 0, 0 } } },
+	{ "backread", WO_BACKWARD, 100, 0, 0, { { 0, 0 } } },
+	{ "strideread", WO_STRIDE, 100, 0, 0, { { 0, 0 } } },
+	{ "randrw", WO_RANDOM, 50, 100, 0, { { 0, 0 } } },
+	{ "seqrw", WO_SEQ, 50, 0, 0, { { 0, 0 } } },
+	{ "database", WO_RANDOM, 67, 100, 1, { { 8 * K, 1 } } },
+	{ "fileserver", WO_RANDOM, 80, 100, 8,
+	  { { 512, 10 }, { 1 * K, 5 }, { 2 * K, 5 }, { 4 * K, 60 }, { 8 * K, 2 },
+	    { 16 * K, 4 }, { 32 * K, 4 }, { 64 * K, 10 } } },
+	{ "webserver", WO_RANDOM, 100, 100, 10,
+	  { { 512, 22 }, { 1 * K, 15 }, { 2 * K, 8 }, { 4 * K, 23 }, { 8 * K, 15 },
+	    { 16 * K, 2 }, { 32 * K, 6 }, { 64 * K, 7 }, { 128 * K, 1 }, { 512 * K, 1 } } },
+	{ "workstation", WO_RANDOM, 80, 80, 1, { { 8 * K, 1 } } },
+	{ "streaming", WO_SEQ, 100, 0, 3, { { 64 * K, 34 }, { 128 * K, 33 }, { 256 * K, 33 } } },
+	{ NULL, WO_SEQ, 0, 0, 0, { { 0, 0 } } },
 };
+#undef K
 
 const struct wl_named *wl_names(unsigned *n)
 {
@@ -114,21 +118,13 @@ static void mixed_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
 	}
 }
 
-static const struct {
-	const char *name;
-	order_fn next;
-} orders[WO__COUNT] = {
-	[WO_SEQ] = { "sequential", seq_next },
-	[WO_RANDOM] = { "random", random_next },
-	[WO_BACKWARD] = { "backward", backward_next },
-	[WO_STRIDE] = { "stride", stride_next },
-	[WO_RECORD] = { "record", record_next },
+static const order_fn orders[WO__COUNT] = {
+	[WO_SEQ] = seq_next,
+	[WO_RANDOM] = random_next,
+	[WO_BACKWARD] = backward_next,
+	[WO_STRIDE] = stride_next,
+	[WO_RECORD] = record_next,
 };
-
-const char *wl_order_name(enum wl_order o)
-{
-	return (unsigned)o < WO__COUNT ? orders[o].name : "?";
-}
 
 static inline uint32_t pick_len(struct wl_gen *g)
 {
@@ -165,7 +161,7 @@ static uint32_t pct_thr(unsigned pct)
 static order_fn choose_order(const struct wl_spec *s)
 {
 	if (s->order != WO_SEQ && s->order != WO_RANDOM)
-		return orders[s->order].next;
+		return orders[s->order];
 	if (s->random_pct >= 100)
 		return random_next;
 	if (s->random_pct == 0)
@@ -222,15 +218,6 @@ uint32_t wl_max_bs(const struct wl_spec *s)
 		if (s->bs[i].size > m)
 			m = s->bs[i].size;
 	return m;
-}
-
-uint32_t wl_min_bs(const struct wl_spec *s)
-{
-	uint32_t m = UINT32_MAX;
-	for (unsigned i = 0; i < s->nbs; i++)
-		if (s->bs[i].size < m)
-			m = s->bs[i].size;
-	return s->nbs ? m : 0;
 }
 
 int wl_check(const struct wl_spec *s, uint64_t span_len, char *msg, size_t len)

@@ -64,7 +64,8 @@ struct wl_named {
 	const char *name;
 	enum wl_order order;
 	unsigned read_pct, random_pct;
-	const char *block_sizes;      /* preset mix; NULL: the block_size key */
+	unsigned nbs;                 /* entries of bs; 0: the block_size key */
+	struct wl_bs bs[WL_MAX_BS];   /* a preset's block size mix */
 };
 
 /* Named workloads (the workload key), NULL-terminated by name; *n = count. */
@@ -74,9 +75,8 @@ const struct wl_named *wl_names(unsigned *n);
  * spec->bs / spec->nbs. Returns 0, or -EINVAL with a message in msg. */
 int wl_parse_block_sizes(const char *text, struct wl_spec *spec, char *msg, size_t len);
 
-/* Largest and smallest block size of a spec. */
+/* Largest block size of a spec. */
 uint32_t wl_max_bs(const struct wl_spec *spec);
-uint32_t wl_min_bs(const struct wl_spec *spec);
 
 /* Check a spec against a span: every block size fits and divides the span
  * grid. Returns 0 or -EINVAL with a message. */
@@ -99,8 +99,5 @@ static inline void wl_next(struct wl_gen *g, struct wl_op *op)
 {
 	g->next(g, op);
 }
-
-/* The order's name ("sequential", "random", ...). */
-const char *wl_order_name(enum wl_order o);
 
 #endif

@@ -271,6 +271,10 @@ static void store_figures(struct db_iteration *it, const struct eng_result *r)
 	it->lat_mean_us = hist_mean(&r->lat) / 1e3;
 	hist_qos(&r->lat, &it->lat_us);
 	it->verify_errors = r->verify_errors;
+	it->io_counted = 1;
+	it->reads = r->reads;
+	it->writes = r->writes;
+	it->random_ios = r->random_ios;
 }
 
 /* Precondition (when asked) then the row's phase. Fills it and r. */

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "engine.h"
+#include "workload.h"
 
 #define EXAMPLE_CONF "conf/wearmon.conf"
 #define GiB (1ULL << 30)
@@ -619,14 +621,18 @@ static char *read_text(const char *path)
 	return buf;
 }
 
-/* Whether text has a line "KEY = ..." (set, not only mentioned). */
+/* Whether text has a line "KEY = ..." (set, not only mentioned), or
+ * ";KEY = ..." (shown, commented out: the key keeps its default). */
 static int sets_key(const char *text, const char *key)
 {
 	size_t len = strlen(key);
 
 	for (const char *l = text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *p = l + len;
+		const char *p;
 
+		if (*l == ';' && l[1] != ' ')
+			l++;
+		p = l + len;
 		if (strncmp(l, key, len) != 0)
 			continue;
 		while (*p == ' ' || *p == '\t')
@@ -666,6 +672,103 @@ static void test_example_conf(void **state)
 	cfg_free(c);
 }
 
+/* The shipped example runs every workload as the workload defines it: its
+ * lines set no override of a preset's read share, random share or mix. */
+static void test_example_keeps_presets(void **state)
+{
+	char err[CFG_ERR_MAX] = "", msg[256];
+	struct cfg *c = NULL;
+	unsigned n;
+	const struct wl_named *named = wl_names(&n);
+
+	assert_int_equal(cfg_load(EXAMPLE_CONF, &c, err, sizeof(err)), 0);
+	for (unsigned w = 0; w < n; w++) {
+		struct cfg_target t = c->targets[0];
+		struct wl_spec s, want = { .nbs = 1, .bs = { { 4096, 1 } } };
+
+		t.workload = (enum cfg_workload)w;
+		assert_int_equal(cfg_workload_spec(&t, t.workload, &s, msg, sizeof(msg)), 0);
+		if (named[w].nbs) {
+			memcpy(want.bs, named[w].bs, sizeof(want.bs));
+			want.nbs = named[w].nbs;
+		}
+		print_message("  %s: read %u%% random %u%% %u sizes\n", named[w].name,
+			      s.read_pct, s.random_pct, s.nbs);
+		EXPECT(s.read_pct == named[w].read_pct && s.random_pct == named[w].random_pct,
+		       "%s: read %u%% random %u%%, the workload says %u%% %u%%", named[w].name,
+		       s.read_pct, s.random_pct, named[w].read_pct, named[w].random_pct);
+		assert_int_equal(s.nbs, want.nbs);
+		assert_memory_equal(s.bs, want.bs, want.nbs * sizeof(want.bs[0]));
+	}
+	cfg_free(c);
+}
+
+/* "Set" is what the file says, never what a value happens to be: a key set
+ * to its default is set, [wearmon] sets it for every target, a key left
+ * out is not, whatever line numbers say. */
+static void test_set_mask(void **state)
+{
+	struct cfg *c = parse_ok("[target a]\n"
+				 "device = /dev/a\n"
+				 "read_percent = 50\n"
+				 "workload = database\n"
+				 "[target b]\n"
+				 "device = /dev/b\n"
+				 "workload = database\n"
+				 "[wearmon]\n"
+				 "random_percent = 10\n");
+	struct wl_spec s;
+	char msg[64];
+
+	assert_true(cfg_is_set(&c->targets[0], "read_percent"));
+	assert_true(cfg_is_set(&c->targets[0], "random_percent"));
+	assert_false(cfg_is_set(&c->targets[1], "read_percent"));
+	assert_true(cfg_is_set(&c->targets[1], "random_percent"));
+	assert_false(cfg_is_set(&c->targets[1], "block_size"));
+	assert_false(cfg_is_set(&c->targets[1], "no_such_key"));
+	assert_int_equal(cfg_workload_spec(&c->targets[0], WL_DATABASE, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(s.read_pct, 50);
+	assert_int_equal(s.random_pct, 10);
+	assert_int_equal(cfg_workload_spec(&c->targets[1], WL_DATABASE, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(s.read_pct, 67);
+	assert_int_equal(s.random_pct, 10);
+	/* A line number alone does not make a key set. */
+	c->targets[1].lines[cfg_key_index("read_percent")] = 3;
+	assert_false(cfg_is_set(&c->targets[1], "read_percent"));
+	assert_int_equal(cfg_workload_spec(&c->targets[1], WL_DATABASE, &s, msg, sizeof(msg)), 0);
+	assert_int_equal(s.read_pct, 67);
+	cfg_free(c);
+}
+
+/* Lists are parsed once, into arrays: measure into phases, block_sizes
+ * into sizes in bytes with weights. */
+static void test_typed_lists(void **state)
+{
+	struct cfg *c = parse_ok("[target a]\n"
+				 "device = /dev/a\n"
+				 "measure = fill, randwrite database\n"
+				 "block_sizes = 512:10 4k:60, 64k:30\n"
+				 "jobs = 64\n");
+	const struct cfg_target *t = &c->targets[0];
+	char err[CFG_ERR_MAX] = "";
+	struct cfg *bad = NULL;
+
+	assert_int_equal(t->measure.n, 3);
+	assert_int_equal(t->measure.phase[0], CFG_PHASE_FILL);
+	assert_int_equal(t->measure.phase[1], WL_RANDWRITE);
+	assert_int_equal(t->measure.phase[2], WL_DATABASE);
+	assert_int_equal(t->block_sizes.n, 3);
+	assert_int_equal(t->block_sizes.bs[0].size, 512);
+	assert_int_equal(t->block_sizes.bs[1].size, 4096);
+	assert_int_equal(t->block_sizes.bs[2].size, 65536);
+	assert_int_equal(t->block_sizes.bs[2].weight, 30);
+	cfg_free(c);
+	/* jobs is bounded by what the engine can run. */
+	assert_int_equal(cfg_parse_string("[target a]\ndevice = /dev/a\njobs = 65\n", "t.conf",
+					  &bad, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.conf:3: jobs: \"65\" is out of range 1..64");
+}
+
 static void test_load_missing(void **state)
 {
 	char err[CFG_ERR_MAX] = "";
@@ -692,6 +795,9 @@ int main(void)
 		cmocka_unit_test(test_resolve_range_values),
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_example_conf),
+		cmocka_unit_test(test_example_keeps_presets),
+		cmocka_unit_test(test_set_mask),
+		cmocka_unit_test(test_typed_lists),
 		cmocka_unit_test(test_load_missing),
 	};
 

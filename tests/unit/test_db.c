@@ -692,6 +692,33 @@ static void test_iteration_without_fill(void **state)
 			 " started_at"), 1);
 }
 
+/* The engine's I/O counts are stored with the results; a row without them
+ * keeps NULL. */
+static void test_iteration_io_counts(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0, id2 = 0;
+	struct db_iteration it;
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
+	it_results(&it, "done");
+	it.io_counted = 1;
+	it.reads = 670;
+	it.writes = 330;
+	it.random_ios = 999;
+	assert_int_equal(db_iteration_end(fx->db, id, &it, NULL, 0), 0);
+	it = it_new(fx, tgt, cyc, 2, 1);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id2), 0);
+	it_results(&it, "done");
+	assert_int_equal(db_iteration_end(fx->db, id2, &it, NULL, 0), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE reads = 670 AND"
+			 " writes = 330 AND random_ios = 999 AND id = %lld", (long long)id), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE reads IS NULL AND"
+			 " writes IS NULL AND random_ios IS NULL AND id = %lld", (long long)id2), 1);
+}
+
 /* ---- concurrency -------------------------------------------------------- */
 
 /* A child process holds an open write transaction (uncommitted DELETE)
@@ -921,6 +948,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_unknown_target, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_end_rollback, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_without_fill, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_iteration_io_counts, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_beside_writer, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_share_connection, setup_open, teardown),

@@ -83,6 +83,7 @@ static void test_seq_write_covers_span(void **state)
 	assert_int_equal(r.bytes, SPAN);
 	assert_int_equal(r.ops, SPAN / 4096);
 	assert_int_equal(r.lat.count, SPAN / 4096);
+	assert_int_equal(r.random_ios, 1);  /* the first I/O continues nothing */
 	assert_true(r.nsamples >= 1);
 	assert_int_equal((int)r.nsamples, f->nsamples);
 	assert_true(r.mibps > 0 && r.mibps_min <= r.mibps_max);
@@ -114,6 +115,33 @@ static void test_random_read_uniform(void **state)
 	assert_int_equal(eng_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.errors, 0);
 	assert_int_equal(r.ops, SPAN / 4096);
+	/* chance neighbours aside (1 in 1024 each), every I/O jumps */
+	assert_true(r.random_ios > r.ops * 99 / 100);
+}
+
+/* random_ios counts the I/Os that did not continue the previous one: an
+ * IOMeter mix's random share, none in a backward or rewrite order. */
+static void test_random_ios(void **state)
+{
+	struct fixture *f = *state;
+	static const struct { enum wl_order order; unsigned random_pct; } cases[] = {
+		{ WO_SEQ, 30 }, { WO_SEQ, 80 }, { WO_BACKWARD, 0 }, { WO_RECORD, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wl_spec spec = { .order = cases[i].order, .read_pct = 100,
+					.random_pct = cases[i].random_pct, .nbs = 1,
+					.bs = { { 4096, 1 } } };
+		struct eng_phase p;
+		static struct eng_result r;
+		base_phase(f, &p);
+		p.spec = &spec;
+		p.amount = 4 * SPAN;
+		assert_int_equal(eng_run(f->eng, &p, &r), 0);
+		double pct = 100.0 * (double)r.random_ios / (double)r.ops;
+		print_message("  order %d random_pct %u: %.2f%% random I/Os of %llu\n",
+			      cases[i].order, cases[i].random_pct, pct, (unsigned long long)r.ops);
+		assert_true(pct > cases[i].random_pct - 2.0 && pct < cases[i].random_pct + 2.0);
+	}
 }
 
 static void test_duration_limit(void **state)
@@ -318,6 +346,7 @@ static void test_jobs_sum_and_cover(void **state)
 	assert_int_equal(r.bytes, SPAN);
 	assert_int_equal(r.ops, SPAN / 4096);
 	assert_int_equal(r.writes, SPAN / 4096);
+	assert_int_equal(r.random_ios, 4);  /* each job's first I/O */
 	assert_int_equal(r.lat.count, SPAN / 4096);
 	assert_true(m.ordered);
 	assert_int_equal((int)r.nsamples, (int)m.n);
@@ -358,6 +387,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_seq_write_covers_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_read_uniform, setup, teardown),
+cmocka_unit_test_setup_teardown(test_random_ios, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duration_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_recorded, setup, teardown),
