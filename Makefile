@@ -67,11 +67,14 @@ build-deps:
 		echo "make: install them with: sudo tools/install-deps.sh build" >&2; exit 1; }
 
 # Order-only: checked once before anything compiles, never a reason to rebuild.
-$(BUILD)/%.o: %.c | build-deps
+# An object without its .d (built before -MMD, or the .d lost) is rebuilt:
+# the empty rule for the .d files (DEP_FILES, below) "makes" a missing one,
+# which dates the object.
+$(BUILD)/%.o: %.c $(BUILD)/%.d | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/san/%.o: %.c | build-deps
+$(BUILD)/san/%.o: %.c $(BUILD)/san/%.d | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
@@ -90,15 +93,21 @@ $(BUILD)/wearmond: $(DAEMON_OBJ) $(BUILD)/libwearmon.a
 # The tests alone measure compressed sizes (zstd, zlib).
 TEST_PKG_LIBS = $(call lazy,TEST_PKG_LIBS,--libs libzstd zlib)
 TEST_LIBS = $(TEST_PKG_LIBS) -lcmocka
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libwearmon.a | build-deps
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/test_%.d $(BUILD)/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Itests/unit -o $@ $< $(BUILD)/libwearmon.a $(LDLIBS) $(TEST_LIBS)
 
-$(BUILD)/san/tests/test_%: tests/unit/test_%.c $(BUILD)/san/libwearmon.a | build-deps
+$(BUILD)/san/tests/test_%: tests/unit/test_%.c $(BUILD)/san/tests/test_%.d $(BUILD)/san/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(BUILD)/san/libwearmon.a $(LDLIBS) $(TEST_LIBS)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Named one by one, not by a pattern: a pattern would make them intermediate
+# files, whose absence never dates anything.
+DEP_FILES := $(patsubst %.o,%.d,$(COMMON_OBJ) $(DAEMON_OBJ) $(SAN_COMMON_OBJ) $(WEARMON_OBJ) \
+	$(SIMSSD_OBJ) $(SIMSSD_TEST_OBJ) $(SIMSSD_SAN_TEST_OBJ)) \
+	$(addsuffix .d,$(UNIT_BIN) $(SAN_UNIT_BIN))
+$(DEP_FILES): ;
+-include $(wildcard $(DEP_FILES))
 
 unit: $(UNIT_BIN) $(EXTRA_UNIT_BIN)
 	@tools/run-unit.sh $(UNIT_BIN) $(EXTRA_UNIT_BIN)

@@ -20,11 +20,11 @@ EXTRA_UNIT_BIN += $(BUILD)/tests/simssd_ftl_test
 EXTRA_UNIT_SAN_BIN += $(BUILD)/san/tests/simssd_ftl_test
 
 # More specific than the generic $(BUILD)/%.o rule, so make prefers these.
-$(BUILD)/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c | build-deps
+$(BUILD)/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c $(BUILD)/$(SIMSSD_DIR)/%.d | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
 
-$(BUILD)/san/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c | build-deps
+$(BUILD)/san/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c $(BUILD)/san/$(SIMSSD_DIR)/%.d | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
 
