@@ -16,12 +16,15 @@ stages=${STAGES:-"build clang unit unit-san integration devices"}
 log=$(mktemp /tmp/wearmon-check-XXXXXX.log)
 trap 'rm -f "$log"' EXIT
 
-# What tests may start: a process of that name that was not running before
-# the tests and still runs after them was left behind by a test.
-OURS='wearmond|simssd|systemd-journald|sleep 1000000|qemu-system|fio|prometheus|node.exporter|chromium'
-snapshot() { ps -eo pid=,args= | grep -E "$OURS" | grep -v grep | awk '{print $1}' | sort; }
-before=$(snapshot)
-loops_before=$(losetup -n -O NAME,BACK-FILE -l 2>/dev/null | sort)
+# Everything this run starts carries WEARMON_CHECK_ID in its environment,
+# and every temporary file of the tests lives under one directory of the
+# run, so what was left behind is found without mistaking another run's (or
+# a concurrent user's) processes and loop devices for ours.
+export WEARMON_CHECK_ID="check-$$-$RANDOM$RANDOM"
+run_tmp=$(mktemp -d /var/tmp/wearmon-check-XXXXXX)
+export WEARMON_TEST_TMP=$run_tmp TMPDIR=$run_tmp
+# Removed at the end unless something is still mounted there (reported).
+trap 'rm -f "$log"; [ -n "$(findmnt -rn -o TARGET | grep -F "$run_tmp/")" ] || rm -rf --one-file-system "$run_tmp"' EXIT
 
 failed_stages=""
 run_stage() { # NAME COMMAND...
@@ -48,18 +51,39 @@ for s in $stages; do
 	unit-san) run_stage unit-san $MAKE --no-print-directory unit-san ;;
 	integration) run_stage integration pytest_stage integration tests/integration ;;
 	devices) run_stage devices pytest_stage devices tests/devices ;;
+	leak-selftest)
+		# Only for tests/integration/test_checkrun.py: a stage that leaves a
+		# process and a loop device behind, to show they are reported.
+		[ "${WEARMON_CHECK_SELFTEST:-}" = 1 ] || { echo "run-check.sh: leak-selftest is for the tests" >&2; exit 2; }
+		truncate -s 1M "$run_tmp/leak.img"
+		losetup -f "$run_tmp/leak.img"
+		setsid sleep 1000000 </dev/null >/dev/null 2>&1 &
+		;;
 	*) echo "run-check.sh: unknown stage $s" >&2; exit 2 ;;
 	esac
 done
 
-# Left behind: new processes of the kinds above, loop devices on backing
-# files under the tests' directories, mounts under them.
+# Left behind: processes of this run other than this script and the
+# commands it runs right now, loop devices on files of the run, mounts there.
 sleep 1
-left=$(comm -13 <(echo "$before") <(snapshot) | while read -r pid; do
-	[ -n "$pid" ] && ps -o pid=,args= -p "$pid" 2>/dev/null; done)
-loops=$(comm -13 <(echo "$loops_before") <(losetup -n -O NAME,BACK-FILE -l 2>/dev/null | sort) |
-	grep -E '/var/tmp/wearmon-|/tmp/wearmon-|/simssd-|/tmp/pytest' || true)
-mounts=$(findmnt -rn -o TARGET | grep -E '^/var/tmp/wearmon-|^/tmp/wearmon-|/simssd-' || true)
+ours() {
+	for e in /proc/[0-9]*/environ; do
+		pid=${e#/proc/}
+		pid=${pid%/environ}
+		[ "$pid" = $$ ] && continue
+		{ tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "WEARMON_CHECK_ID=$WEARMON_CHECK_ID" || continue
+		args=$({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)
+		case $args in
+		"" | *run-check.sh* | "sleep 1" | ps\ * | tr\ * | grep\ *) continue ;;
+		esac
+		# This script's own subshells (command substitutions) are bash.
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = bash ] && [ "$(awk '{print $4}' "/proc/$pid/stat")" = $$ ] && continue
+		echo "$pid $args"
+	done
+}
+left=$(ours)
+loops=$(losetup -n -O NAME,BACK-FILE -l 2>/dev/null | grep -F "$run_tmp/" || true)
+mounts=$(findmnt -rn -o TARGET | grep -F "$run_tmp/" || true)
 leftover=0
 if [ -n "$left$loops$mounts" ]; then
 	leftover=1

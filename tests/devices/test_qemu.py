@@ -227,7 +227,7 @@ def boot(tmp, initrd, images):
 @pytest.fixture(scope="module")
 def guest():
     require_tools()
-    tmp = Path(tempfile.mkdtemp(prefix="wearmon-qemu-", dir="/var/tmp"))
+    tmp = Path(tempfile.mkdtemp(prefix="wearmon-qemu-", dir=os.environ.get("WEARMON_TEST_TMP", "/var/tmp")))
     try:
         t0 = time.monotonic()
         payload = tmp / "payload"

@@ -21,6 +21,10 @@ WEARMOND = BUILD / "wearmond"
 WEARMON = BUILD / "wearmon"
 
 MiB = 1 << 20
+# Where tests make their files: a disk-backed directory (O_DIRECT works
+# there, unlike on some tmpfs), one per `make check` run (tools/run-check.sh
+# sets it, to find what a test left behind).
+TEST_TMP = os.environ.get("WEARMON_TEST_TMP", "/var/tmp")
 
 
 def sh(*args, check=True, **kw):
@@ -79,7 +83,7 @@ def reap_started():
 
 @pytest.fixture
 def workdir():
-    d = tempfile.mkdtemp(prefix="wearmon-test-", dir="/var/tmp")
+    d = tempfile.mkdtemp(prefix="wearmon-test-", dir=TEST_TMP)
     try:
         yield Path(d)
     finally:

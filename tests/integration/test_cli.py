@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (REPO, WEARMON, MiB, query, run_wearmond, sh, start_wearmond,
+from conftest import (TEST_TMP, REPO, WEARMON, MiB, query, run_wearmond, sh, start_wearmond,
                       stop, wait_for, write_conf)
 
 SIZES = [8 * MiB, 16 * MiB, 32 * MiB]
@@ -58,7 +58,7 @@ def wearmon(*args, db=None, check=None):
 
 @pytest.fixture(scope="module")
 def moddir():
-    d = Path(tempfile.mkdtemp(prefix="wearmon-cli-", dir="/var/tmp"))
+    d = Path(tempfile.mkdtemp(prefix="wearmon-cli-", dir=TEST_TMP))
     try:
         yield d
     finally:
