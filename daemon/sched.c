@@ -164,6 +164,8 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 		return fail(st, "db-write-failed", LOG_CRIT, cycle, "cannot record the action");
 	if (!ret && !strcmp(r.outcome, "ok"))
 		record_effect(st, act, &env);
+	if (act != ACT_NONE)
+		wear_health(&st->wear, &st->tg, cycle_id, WEAR_AFTER_ACTION);
 	if (act == ACT_SECURE_ERASE && fsmode && fs_prepare(st, cycle))
 		return SCHED_FAILED;
 	if (ok) {
@@ -204,10 +206,11 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 		db_cycle_end(st->db, cycle_id, "failed");
 		return SCHED_FAILED;
 	}
-	wear_health(&st->wear, &st->tg, cycle_id);
+	wear_health(&st->wear, &st->tg, cycle_id, WEAR_CYCLE_START);
 	for (int i = start; i < st->layout.nsizes; i++) {
 		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
 		if (s == IT_INTERRUPTED) {
+			wear_health(&st->wear, &st->tg, cycle_id, WEAR_CYCLE_END);
 			db_cycle_end(st->db, cycle_id, "interrupted");
 			return SCHED_STOPPED;
 		}
@@ -216,6 +219,8 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 			return SCHED_FAILED;
 		}
 	}
+	/* the cycle's own wear, apart from the action's */
+	wear_health(&st->wear, &st->tg, cycle_id, WEAR_CYCLE_END);
 	enum sched_state s = between_cycles(st, cycle_id, cycle);
 	if (s != SCHED_RUNNING) {
 		db_cycle_end(st->db, cycle_id, "failed");
