@@ -308,6 +308,8 @@ const char *const db_migrations[] = {
 	"  CHECK (point IN ('cycle-start', 'cycle-end', 'after-action'));\n"
 	"ALTER TABLE health ADD COLUMN host_bytes_delta INTEGER;\n"
 	"ALTER TABLE health ADD COLUMN nand_bytes_delta INTEGER;\n"
+	"ALTER TABLE health ADD COLUMN mapped_bytes INTEGER;\n"
+	"ALTER TABLE health ADD COLUMN op_effective REAL;\n"
 	"ALTER TABLE iterations ADD COLUMN baseline TEXT;\n"
 	"ALTER TABLE iterations ADD COLUMN baseline_iteration_id INTEGER;\n"
 	/* Rows from before: the "first" rule, the cycles before the current

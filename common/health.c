@@ -190,17 +190,18 @@ static struct db_value opt_int(int64_t v)
 }
 
 int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
-		const char *point)
+		const char *point, int64_t fs_mapped)
 {
 	static const char sql[] =
 		"INSERT INTO health (target_id, cycle_id, source, sectors_read, sectors_written,"
 		" percentage_used, data_units_read, data_units_written, media_errors,"
 		" available_spare, temperature_c, critical_warning, power_on_hours,"
 		" nand_bytes_written, host_bytes_written, write_amplification, data,"
-		" point, host_bytes_delta, nand_bytes_delta)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		" point, host_bytes_delta, nand_bytes_delta, mapped_bytes, op_effective)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct snapshot *s = calloc(1, sizeof(*s));
-	struct db_value p[20];
+	struct db_value p[22];
+	uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&w->ext);
 	char err[512];
 	if (!s)
 		return -ENOMEM;
@@ -216,9 +217,12 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 	p[17] = (struct db_value){ .type = point ? DB_TEXT : DB_NULL, .s = point };
 	p[18] = opt_int(s->d_host);
 	p[19] = opt_int(s->d_nand);
+	p[20] = (struct db_value){ .type = DB_INT, .i = (int64_t)mapped };
+	p[21] = (struct db_value){ .type = tg->capacity ? DB_REAL : DB_NULL,
+				   .r = tg->capacity ? 1.0 - (double)mapped / (double)tg->capacity : 0 };
 	const char *sqls[] = { sql };
 	const struct db_value *params[] = { p };
-	int np[] = { 20 };
+	int np[] = { 22 };
 	int ret = db_write(w->db, sqls, params, np, 1, err, sizeof(err));
 	if (ret)
 		log_msg(LOG_ERR, "storing a health snapshot: %s", err);

@@ -76,9 +76,11 @@ int wear_erased(struct wear_state *w);
 /* Take a health snapshot of tg (sysfs stat, NVMe SMART/Health or ATA SMART
  * when available) and store it with cycle_id and point (one of the
  * WEAR_* names above), with the host and NAND bytes since the previous
- * snapshot of the target and their ratio. Returns 0 or -errno. */
+ * snapshot of the target and their ratio, and the mapped bytes and
+ * effective over-provisioning now (fs_mapped >= 0 replaces the extents'
+ * total, as in wear_after_size). Returns 0 or -errno. */
 int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
-		const char *point);
+		const char *point, int64_t fs_mapped);
 
 /* The drive's host and NAND counters now (< 0: not reported): the bytes
  * since the previous snapshot into *d_host, *d_nand (-1 unknown) and

@@ -74,3 +74,49 @@ def test_per_cycle_write_amplification_adds_up_to_the_drives(workdir):
     assert nand_cycles / host == pytest.approx(overall, abs=0.01)
     # cycle 2 rewrote a full drive; cycle 3 ran after the trim
     assert ends[1]["write_amplification"] > ends[2]["write_amplification"]
+
+
+def run_three_cycles(workdir, name, actions, **over):
+    """Three cycles of sizes 12 MiB and 24 MiB on a fresh simulated drive;
+    (MiB/s of the 12 MiB size per cycle, cycles rows, health rows, stderr)."""
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        db = workdir / f"{name}.db"
+        conf = write_conf(workdir / f"{name}.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
+            name, d.loop, cycles=3, between_cycles=actions, sizes="12M 24M", **over))
+        p = run_wearmond(conf, timeout=600)
+        assert p.returncode == 0, p.stderr
+    rows = query(db, "SELECT cycle, mibps_avg FROM history WHERE status = 'done'"
+                     f" AND size_bytes = {12 * MiB} ORDER BY iteration_id")
+    cycles = query(db, "SELECT number, action, action_outcome, action_bytes FROM cycles"
+                       " ORDER BY number")
+    health = query(db, "SELECT c.number AS cycle, h.point, h.mapped_bytes, h.op_effective"
+                       " FROM health h JOIN cycles c ON c.id = h.cycle_id ORDER BY h.id")
+    return [r["mibps_avg"] for r in rows], cycles, health, p.stderr
+
+
+def test_fitrim_frees_the_test_file_and_throughput_recovers_as_after_trim(workdir):
+    """The 12 MiB size of cycle 2 rewrites a drive cycle 1 filled with 24 MiB
+    (no action between them) and slows down; the FITRIM after it frees and trims the test file, and
+    cycle 3 is back near cycle 1, as with TRIM on the raw device. The
+    FITRIM after cycle 3 trims the file cycle 3 wrote, not nothing."""
+    fs, fcyc, fhealth, ferr = run_three_cycles(
+        workdir, "fs", "none fitrim fitrim", filesystem="ext4",
+        mkfs_options="-b 4096 -E lazy_itable_init=0,lazy_journal_init=0")
+    raw, rcyc, _, _ = run_three_cycles(workdir, "raw", "none trim trim")
+    print(f"filesystem: MiB/s per cycle {[round(x, 2) for x in fs]}, FITRIM bytes "
+          f"{[c['action_bytes'] for c in fcyc[1:]]}; raw: MiB/s {[round(x, 2) for x in raw]},"
+          f" TRIM bytes {[c['action_bytes'] for c in rcyc[1:]]}")
+    assert [(c["action"], c["action_outcome"]) for c in fcyc] == [
+        ("none", "skipped"), ("fitrim", "ok"), ("fitrim", "ok")]
+    # each FITRIM trims at least the test file's 24 MiB
+    assert all(c["action_bytes"] >= 24 * MiB for c in fcyc[1:]), fcyc
+    assert len(re.findall(r"fitrim: emptied the test file \((\d+) bytes", ferr)) == 2
+    # after the action the test file holds nothing: the over-provisioning is back
+    after = [h for h in fhealth if h["point"] == "after-action"]
+    assert [h["cycle"] for h in after] == [2, 3]
+    assert all(h["mapped_bytes"] == 0 and h["op_effective"] == 1.0 for h in after), after
+    ends = [h for h in fhealth if h["point"] == "cycle-end"]
+    assert all(h["mapped_bytes"] >= 24 * MiB for h in ends), ends
+    for mibps in (fs, raw):
+        assert mibps[1] < 0.7 * mibps[0], mibps     # degraded without an action
+        assert mibps[2] > 0.8 * mibps[0], mibps     # recovered after it
