@@ -120,3 +120,55 @@ def test_fitrim_frees_the_test_file_and_throughput_recovers_as_after_trim(workdi
     for mibps in (fs, raw):
         assert mibps[1] < 0.7 * mibps[0], mibps     # degraded without an action
         assert mibps[2] > 0.8 * mibps[0], mibps     # recovered after it
+
+
+def test_one_baseline_for_alerts_view_and_status_across_campaigns(workdir):
+    """baseline = best, two campaigns of two cycles (fresh, then degraded,
+    then a secure erase). The second campaign starts its own baseline: its
+    first cycle has none, and the crash in its second cycle is measured
+    against it, not against cycle 1; the alert, the degradation view and
+    `wearmon status` name the same iteration and figure."""
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        erase = workdir / "erase.sh"
+        erase.write_text(f"#!/bin/sh\necho secure-erase > {d.control_path}\n")
+        erase.chmod(0o755)
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
+            "sim", d.loop, cycles=2, baseline="best", between_cycles="none secure-erase",
+            secure_erase="command", secure_erase_command=erase))
+        for _ in range(2):      # the second start is a new campaign
+            p = run_wearmond(conf, timeout=600)
+            assert p.returncode == 0, p.stderr
+    deg = query(db, "SELECT cycle, size_bytes, mibps_avg, baseline, baseline_mibps,"
+                    " baseline_cycle, baseline_iteration_id, iteration_id FROM degradation"
+                    " ORDER BY iteration_id")
+    assert [r["cycle"] for r in deg] == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert all(r["baseline"] == "best" for r in deg)
+    # each campaign's first cycle has nothing earlier in its campaign
+    assert [r["baseline_cycle"] for r in deg] == [None, None, 1, 1, None, None, 3, 3]
+    crashes = query(db, "SELECT a.cycle, a.value, a.baseline, a.iteration_id,"
+                        " json_extract(e.data, '$.baseline_iteration_id') AS base_id,"
+                        " json_extract(e.data, '$.baseline') AS rule"
+                        " FROM alerts a JOIN events e ON e.id = a.event_id"
+                        " WHERE a.kind = 'throughput-crash'")
+    assert {c["cycle"] for c in crashes} == {2, 4}
+    by_id = {r["iteration_id"]: r for r in deg}
+    for c in crashes:
+        v = by_id[c["iteration_id"]]
+        assert c["rule"] == "best"
+        assert c["base_id"] == v["baseline_iteration_id"]
+        assert c["baseline"] == pytest.approx(v["baseline_mibps"], rel=1e-9)
+        assert c["value"] == pytest.approx(v["mibps_avg"], rel=1e-9)
+    # status: the last done measurement against the same baseline
+    out = subprocess.run([str(BUILD / "wearmon"), "-d", str(db), "status"],
+                         capture_output=True, text=True, timeout=60).stdout
+    m = re.search(r"last done +([0-9.]+) MiB/s .*; (\d+)% of baseline ([0-9.]+) \(cycle (\d+)\)",
+                  out)
+    assert m, out
+    last = deg[-1]
+    print(f"status: {m.group(0)}; view: {last['mibps_avg']:.1f} vs {last['baseline_mibps']:.1f}"
+          f" (cycle {last['baseline_cycle']}); alerts: "
+          + ", ".join(f"cycle {c['cycle']} {c['value']:.1f} vs {c['baseline']:.1f}" for c in crashes))
+    assert float(m.group(3)) == round(last["baseline_mibps"], 1)
+    assert int(m.group(4)) == last["baseline_cycle"] == 3
+    assert int(m.group(2)) == round(100 * last["mibps_avg"] / last["baseline_mibps"])
