@@ -394,7 +394,7 @@ static int show_health(struct wm *wm, int64_t id, int64_t cycle_id)
 		ret = wm_fetch(wm, &h, "SELECT * FROM health WHERE iteration_id = ?",
 			       (struct db_value[]){ WM_INT(id) }, 1);
 	if (!ret && h.nrows == 0 && wm_int(&cols, 0, "by_cycle", 0))
-		ret = wm_fetch(wm, &h, "SELECT * FROM health WHERE cycle_id = ?",
+		ret = wm_fetch(wm, &h, "SELECT * FROM health WHERE cycle_id = ? ORDER BY id",
 			       (struct db_value[]){ WM_INT(cycle_id) }, 1);
 	if (!ret && h.nrows == 0)
 		printf("  no snapshot recorded\n");
