@@ -14,7 +14,8 @@
 struct act_result {
 	char started_at[32];
 	double seconds;
-	uint64_t bytes;             /* bytes affected */
+	uint64_t bytes;             /* bytes affected (fitrim: trimmed) */
+	uint64_t freed;             /* fitrim: the test file's bytes freed first */
 	const char *outcome;        /* "ok", "unsupported", "failed", "skipped" */
 	char error[512];            /* empty when none */
 };
@@ -25,6 +26,8 @@ struct act_env {
 	const struct cfg_target *t;
 	uint64_t region_offset, region_size;
 	const char *mountpoint;         /* filesystem mode, for fitrim; else NULL */
+	const char *test_file;          /* filesystem mode: the test file, emptied
+					   before fitrim so its blocks are trimmed */
 	const volatile sig_atomic_t *stop;
 };
 

@@ -533,13 +533,13 @@ static void check_crash(struct alert_ctx *a, const struct cfg_target *t, long cy
 	e.baseline = base;
 	snprintf(data, sizeof(data), "{\"ratio\":%.4f,\"baseline\":\"%s\",\"baseline_iteration_id\":"
 		 "%lld,\"workload\":\"%s\",\"block_size\":%u}", it->mibps_avg / base,
-		 cfg_baseline_name(t->baseline), (long long)base_id, it->workload, it->block_size);
+		 it->baseline, (long long)base_id, it->workload, it->block_size);
 	e.data = data;
 	snprintf(e.message, sizeof(e.message), "target %s: throughput crash%s: cycle %ld iteration "
 		 "%ld (%s %s): %.1f MiB/s is %.0f%% of the %s baseline %.1f MiB/s (alert below %g%%)",
 		 a->who.name, prio == LOG_CRIT ? " (critical)" : "", cycle, it->number,
 		 util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload, it->mibps_avg,
-		 100.0 * it->mibps_avg / base, cfg_baseline_name(t->baseline), base,
+		 100.0 * it->mibps_avg / base, it->baseline, base,
 		 prio == LOG_CRIT ? t->alert_critical : t->alert_below);
 	raise_alert(a, &e);
 }
@@ -593,24 +593,36 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 	raise_alert(a, &e);
 }
 
-void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it,
-		     int64_t it_id, const struct db_sample *samples, size_t nsamples)
+void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it)
 {
 	const struct cfg_target *t = config(a);
 	struct db_baseline_key k = {
 		.target_id = a->who.target_id, .size_bytes = it->size_bytes,
 		.workload = it->workload, .block_size = it->block_size,
-		.before_id = it_id, .best = t->baseline == BASELINE_BEST,
+		.before_id = INT64_MAX, .rule = cfg_baseline_name(t->baseline),
 	};
+
+	it->baseline = k.rule;
+	it->baseline_iteration_id = 0;
+	it->baseline_mibps = -1;
+	if (a->who.db && db_baseline(a->who.db, &k, &it->baseline_mibps,
+				     &it->baseline_iteration_id)) {
+		it->baseline_iteration_id = 0;
+		it->baseline_mibps = -1;
+	}
+}
+
+void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it,
+		     int64_t it_id, const struct db_sample *samples, size_t nsamples)
+{
+	const struct cfg_target *t = config(a);
 	int after_action = a->after_action;
-	int64_t base_id = 0;
-	double base = -1;
+	int64_t base_id = it->baseline_iteration_id;
+	double base = base_id ? it->baseline_mibps : -1;
 
 	a->cycle_id = it->cycle_id;
 	a->cycle_no = cycle;
 	a->after_action = 0;
-	if (a->who.db && db_baseline(a->who.db, &k, &base, &base_id))
-		base = -1;
 	if (base > 0) {
 		if (after_action)
 			check_recovery(a, t, cycle, it, it_id, base);
@@ -679,7 +691,7 @@ int alert_baseline(struct alert_ctx *a, uint64_t size_bytes, double *mibps)
 	gen = a->gen;
 	k.workload = cfg_workload_name(a->t->workload);
 	k.block_size = (uint32_t)a->t->block_size;
-	k.best = a->t->baseline == BASELINE_BEST;
+	k.rule = cfg_baseline_name(a->t->baseline);
 	pthread_mutex_unlock(&a->lock);
 	rc = a->who.db ? db_baseline(a->who.db, &k, mibps, NULL) : -ENOENT;
 	pthread_mutex_lock(&a->lock);

@@ -32,7 +32,15 @@ void alert_free(struct alert_ctx *a);
 /* Adopt a reloaded configuration (alert thresholds, command). */
 void alert_set_config(struct alert_ctx *a, const struct cfg_target *t);
 
-/* Evaluate a finished iteration (row id it_id) and its samples. */
+/* Choose the baseline of an iteration about to be stored (its size,
+ * workload and block size set) under the target's `baseline` rule: sets
+ * it->baseline, baseline_iteration_id (0: none yet) and baseline_mibps.
+ * The one definition: the row stores it, the alerts, the degradation view
+ * and the CLI read it. */
+void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it);
+
+/* Evaluate a finished iteration (row id it_id) and its samples against the
+ * baseline alert_baseline_of chose for it. */
 void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it,
 		     int64_t it_id, const struct db_sample *samples, size_t nsamples);
 

@@ -83,6 +83,7 @@ struct cfg_actions {
 enum cfg_baseline {
 	BASELINE_FIRST,           /* first done iteration of the campaign */
 	BASELINE_BEST,            /* best done iteration so far */
+	BASELINE_PREVIOUS,        /* the latest done iteration before it */
 	BASELINE__COUNT
 };
 

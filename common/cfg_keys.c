@@ -52,7 +52,8 @@ static const char *const trim_scope_names[] = {
 	[TRIM_REGION] = "region", [TRIM_DEVICE] = "device", NULL,
 };
 static const char *const baseline_names[] = {
-	[BASELINE_FIRST] = "first", [BASELINE_BEST] = "best", [BASELINE__COUNT] = NULL,
+	[BASELINE_FIRST] = "first", [BASELINE_BEST] = "best", [BASELINE_PREVIOUS] = "previous",
+	[BASELINE__COUNT] = NULL,
 };
 
 #define TF(f) .offset = offsetof(struct cfg_target, f), \
@@ -120,7 +121,8 @@ const struct cfg_key cfg_table[K__COUNT] = {
 		.help = "critical when an iteration falls below this % of its baseline" },
 	[K_BASELINE] = { "baseline", CT_ENUM, TF(baseline), .def = "first",
 		.choices = baseline_names,
-		.help = "what alerts compare with: first or best iteration of the campaign" },
+		.help = "what every iteration is compared with: first, best or previous "
+			 "iteration of the campaign" },
 	[K_SAMPLE_CRASH_BELOW] = { "sample_crash_below", CT_PERCENT,
 		TF(sample_crash_below), .def = "20%", .min = 0, .max = 100,
 		.help = "collapse: 3 samples in a row below this % of the iteration's average" },

@@ -70,9 +70,10 @@ static const char *const stmt_sql[ST__COUNT] = {
 		" size_index, size_bytes, region_offset, workload, block_size,"
 		" queue_depth, compressibility, amount_bytes, started_at, phase,"
 		" repeat_index, more_rows, block_sizes, read_percent, random_percent,"
-		" verify, round_index, jobs, dedupe_percent)"
+		" verify, round_index, jobs, dedupe_percent, baseline,"
+		" baseline_iteration_id)"
 		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, " NOW "),"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_IT_END] =
 		"UPDATE iterations SET ended_at = coalesce(?, " NOW "), bytes = ?,"
 		" ops = ?, seconds = ?, mibps_avg = ?, mibps_min = ?, mibps_max = ?,"
@@ -842,6 +843,8 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 	else
 		b_null(&b);
 	b_i64(&b, it->dedupe_percent);
+	b_text(&b, it->baseline);
+	b_id(&b, it->baseline_iteration_id);
 	ret = run(&b, "start iteration");
 	if (ret == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);

@@ -9,7 +9,7 @@
 
 #include "stats.h"
 
-#define DB_SCHEMA_VERSION 8
+#define DB_SCHEMA_VERSION 9
 
 struct db;
 
@@ -86,6 +86,11 @@ struct db_iteration {
 	uint64_t reads, writes;       /* completed reads and writes */
 	uint64_t random_ios;          /* completed I/Os that did not continue
 					 their job's previous one (eng_run) */
+	/* the baseline (schema 8), chosen when the row starts: by
+	 * alert_baseline_of, the one the alerts compare with */
+	const char *baseline;         /* "first", "best", "previous"; NULL: none */
+	int64_t baseline_iteration_id;        /* 0: no baseline yet (NULL) */
+	double baseline_mibps;        /* its mibps_avg; not stored, < 0: none */
 };
 
 /* One sample (sample_interval of one phase). */
@@ -211,15 +216,18 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p);
 /* ---- alert baselines (read-only) ---- */
 
 /* Which earlier iterations an iteration is compared with: same target,
- * size, workload and block size, status done, in the current campaign
- * (cycle number >= targets.campaign_first_cycle), row id below before_id. */
+ * size, workload and block size, status done, mibps_avg > 0, in the
+ * current campaign (cycle number >= targets.campaign_first_cycle), row id
+ * below before_id; among them rule picks one. */
 struct db_baseline_key {
 	int64_t target_id;
 	uint64_t size_bytes;
 	const char *workload;
 	uint32_t block_size;
 	int64_t before_id;            /* INT64_MAX: every iteration so far */
-	int best;                     /* 0: the first one, 1: the highest mibps_avg */
+	const char *rule;             /* "first": the earliest; "best": the highest
+					 mibps_avg (earliest on a tie); "previous":
+					 the latest */
 };
 
 /* The baseline MiB/s for k (and the iteration it comes from, may be NULL).

@@ -174,15 +174,15 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 		" WHERE i.target_id = ? AND i.size_bytes = ? AND i.workload = ?"
 		" AND i.block_size = ? AND i.id < ? AND i.status = 'done'"
 		" AND i.mibps_avg > 0 AND c.number >= t.campaign_first_cycle"
-		" ORDER BY CASE WHEN ? THEN -i.mibps_avg ELSE 0 END, c.number, i.id"
-		" LIMIT 1";
+		" ORDER BY CASE ? WHEN 'best' THEN -i.mibps_avg WHEN 'previous' THEN -i.id"
+		" ELSE 0 END, c.number, i.id LIMIT 1";
 	struct db_value p[] = {
 		{ .type = DB_INT, .i = k->target_id },
 		{ .type = DB_INT, .i = (int64_t)k->size_bytes },
 		{ .type = DB_TEXT, .s = k->workload },
 		{ .type = DB_INT, .i = k->block_size },
 		{ .type = DB_INT, .i = k->before_id },
-		{ .type = DB_INT, .i = k->best != 0 },
+		{ .type = DB_TEXT, .s = k->rule ? k->rule : "first" },
 	};
 	struct first_row f = { 0 };
 	char err[256];

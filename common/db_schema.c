@@ -304,6 +304,49 @@ const char *const db_migrations[] = {
 	"ALTER TABLE iterations ADD COLUMN reads INTEGER;\n"
 	"ALTER TABLE iterations ADD COLUMN writes INTEGER;\n"
 	"ALTER TABLE iterations ADD COLUMN random_ios INTEGER;\n",
+	/* Wear where it belongs and one baseline. A health snapshot says which
+	 * point of the cycle it was taken at and the deltas since the previous
+	 * one; every iteration stores the iteration it is compared with (the
+	 * one the alerts use), and `degradation` reads that instead of
+	 * choosing its own. */
+	[9] =
+	"ALTER TABLE health ADD COLUMN point TEXT\n"
+	"  CHECK (point IN ('cycle-start', 'cycle-end', 'after-action'));\n"
+	"ALTER TABLE health ADD COLUMN host_bytes_delta INTEGER;\n"
+	"ALTER TABLE health ADD COLUMN nand_bytes_delta INTEGER;\n"
+	"ALTER TABLE health ADD COLUMN mapped_bytes INTEGER;\n"
+	"ALTER TABLE health ADD COLUMN op_effective REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN baseline TEXT;\n"
+	"ALTER TABLE iterations ADD COLUMN baseline_iteration_id INTEGER;\n"
+	/* Rows from before: the "first" rule, the cycles before the current
+	 * campaign counting as one earlier campaign. */
+	"UPDATE iterations SET baseline = 'first', baseline_iteration_id =\n"
+	"  (SELECT b.id FROM iterations b\n"
+	"   JOIN cycles bc ON bc.id = b.cycle_id\n"
+	"   JOIN targets t ON t.id = b.target_id\n"
+	"   JOIN cycles ic ON ic.id = iterations.cycle_id\n"
+	"   WHERE b.target_id = iterations.target_id\n"
+	"     AND b.size_bytes = iterations.size_bytes\n"
+	"     AND b.workload = iterations.workload\n"
+	"     AND b.block_size = iterations.block_size\n"
+	"     AND b.id < iterations.id AND b.status = 'done' AND b.mibps_avg > 0\n"
+	"     AND (bc.number >= t.campaign_first_cycle)\n"
+	"       = (ic.number >= t.campaign_first_cycle)\n"
+	"   ORDER BY bc.number, b.id LIMIT 1);\n"
+	"DROP VIEW degradation;\n"
+	"CREATE VIEW degradation AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
+	"         i.size_bytes, i.workload, i.block_size, i.mibps_avg,\n"
+	"         b.mibps_avg AS baseline_mibps, bc.number AS baseline_cycle,\n"
+	"         i.mibps_avg / b.mibps_avg AS ratio, i.started_at,\n"
+	"         i.id AS iteration_id, i.baseline,\n"
+	"         b.number AS baseline_iteration, b.id AS baseline_iteration_id\n"
+	"  FROM iterations i\n"
+	"  JOIN cycles c ON c.id = i.cycle_id\n"
+	"  JOIN targets t ON t.id = i.target_id\n"
+	"  LEFT JOIN iterations b ON b.id = i.baseline_iteration_id\n"
+	"  LEFT JOIN cycles bc ON bc.id = b.cycle_id\n"
+	"  WHERE i.status = 'done';\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

@@ -26,6 +26,7 @@ struct snapshot {
 	int has[H__COUNT];
 	int64_t val[H__COUNT];
 	double wa;              /* < 0 unknown */
+	int64_t d_host, d_nand; /* since the previous snapshot; < 0 unknown */
 	char data[8192];
 	size_t len;
 };
@@ -144,6 +145,18 @@ static void read_simssd(const struct tgt *tg, struct snapshot *s)
 		s->source = "simssd";
 }
 
+void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_host,
+		 int64_t *d_nand, double *wa)
+{
+	*d_host = host >= 0 && w->last_host >= 0 && host >= w->last_host ? host - w->last_host : -1;
+	*d_nand = nand >= 0 && w->last_nand >= 0 && nand >= w->last_nand ? nand - w->last_nand : -1;
+	*wa = *d_host > 0 && *d_nand >= 0 ? (double)*d_nand / (double)*d_host : -1;
+	if (host >= 0)
+		w->last_host = host;
+	if (nand >= 0)
+		w->last_nand = nand;
+}
+
 static void collect(struct wear_state *w, const struct tgt *tg, struct snapshot *s)
 {
 	s->source = tg->is_block ? "sysfs" : "file";
@@ -166,25 +179,29 @@ static void collect(struct wear_state *w, const struct tgt *tg, struct snapshot 
 		read_simssd(tg, s);
 	}
 	json(s, "\"host_bytes_total\":%" PRIu64 "}", w->host_total);
-	if (s->has[H_NAND] && s->has[H_HOST]) {
-		double nand = (double)s->val[H_NAND], host = (double)s->val[H_HOST];
-		if (w->last_nand >= 0 && host > w->last_host)
-			s->wa = (nand - w->last_nand) / (host - w->last_host);
-		w->last_nand = nand;
-		w->last_host = host;
-	}
+	wear_deltas(w, s->has[H_HOST] ? s->val[H_HOST] : -1, s->has[H_NAND] ? s->val[H_NAND] : -1,
+		    &s->d_host, &s->d_nand, &s->wa);
 }
 
-int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id)
+static struct db_value opt_int(int64_t v)
+{
+	struct db_value d = { .type = v >= 0 ? DB_INT : DB_NULL, .i = v };
+	return d;
+}
+
+int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
+		const char *point, int64_t fs_mapped)
 {
 	static const char sql[] =
 		"INSERT INTO health (target_id, cycle_id, source, sectors_read, sectors_written,"
 		" percentage_used, data_units_read, data_units_written, media_errors,"
 		" available_spare, temperature_c, critical_warning, power_on_hours,"
-		" nand_bytes_written, host_bytes_written, write_amplification, data)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		" nand_bytes_written, host_bytes_written, write_amplification, data,"
+		" point, host_bytes_delta, nand_bytes_delta, mapped_bytes, op_effective)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct snapshot *s = calloc(1, sizeof(*s));
-	struct db_value p[17];
+	struct db_value p[22];
+	uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&w->ext);
 	char err[512];
 	if (!s)
 		return -ENOMEM;
@@ -197,9 +214,15 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id)
 		p[3 + c] = (struct db_value){ .type = s->has[c] ? DB_INT : DB_NULL, .i = s->val[c] };
 	p[15] = (struct db_value){ .type = s->wa >= 0 ? DB_REAL : DB_NULL, .r = s->wa };
 	p[16] = (struct db_value){ .type = DB_TEXT, .s = s->data };
+	p[17] = (struct db_value){ .type = point ? DB_TEXT : DB_NULL, .s = point };
+	p[18] = opt_int(s->d_host);
+	p[19] = opt_int(s->d_nand);
+	p[20] = (struct db_value){ .type = DB_INT, .i = (int64_t)mapped };
+	p[21] = (struct db_value){ .type = tg->capacity ? DB_REAL : DB_NULL,
+				   .r = tg->capacity ? 1.0 - (double)mapped / (double)tg->capacity : 0 };
 	const char *sqls[] = { sql };
 	const struct db_value *params[] = { p };
-	int np[] = { 17 };
+	int np[] = { 22 };
 	int ret = db_write(w->db, sqls, params, np, 1, err, sizeof(err));
 	if (ret)
 		log_msg(LOG_ERR, "storing a health snapshot: %s", err);

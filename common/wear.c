@@ -127,6 +127,16 @@ static int load_counters(void *arg, int n, const struct db_value *v, const char 
 	return 0;
 }
 
+/* The drive's counters at the target's latest snapshot, so the first
+ * snapshot after a restart still has its deltas. */
+static int load_health(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct wear_state *w = arg;
+	w->last_host = v[0].type == DB_INT ? v[0].i : -1;
+	w->last_nand = v[1].type == DB_INT ? v[1].i : -1;
+	return 0;
+}
+
 int wear_load(struct db *db, int64_t target_id, struct wear_state *w)
 {
 	char err[512];
@@ -140,6 +150,10 @@ int wear_load(struct db *db, int64_t target_id, struct wear_state *w)
 	if (!ret)
 		ret = db_query(db, "SELECT host_bytes_total, host_bytes_since_erase FROM targets"
 			       " WHERE id = ?", &p, 1, load_counters, w, err, sizeof(err));
+	if (!ret)
+		ret = db_query(db, "SELECT host_bytes_written, nand_bytes_written FROM health"
+			       " WHERE target_id = ? ORDER BY id DESC LIMIT 1", &p, 1, load_health, w,
+			       err, sizeof(err));
 	if (ret)
 		log_msg(LOG_ERR, "loading wear state: %s", err);
 	return ret;

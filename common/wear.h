@@ -38,7 +38,7 @@ struct wear_state {
 	int64_t target_id;
 	struct wear_extents ext;
 	uint64_t host_total, host_since_erase;
-	double last_nand, last_host;   /* previous health counters, < 0 unknown */
+	int64_t last_nand, last_host;  /* previous health counters, < 0 unknown */
 };
 
 /* Load extents and counters of a target. Returns 0 or -errno. */
@@ -68,9 +68,26 @@ int wear_trimmed(struct wear_state *w, uint64_t start, uint64_t end);
  * Returns 0 or -errno. */
 int wear_erased(struct wear_state *w);
 
+/* Health snapshot points (health.point). */
+#define WEAR_CYCLE_START "cycle-start"     /* before the cycle's first iteration */
+#define WEAR_CYCLE_END "cycle-end"         /* after its last, before the action */
+#define WEAR_AFTER_ACTION "after-action"   /* after the action between cycles */
+
 /* Take a health snapshot of tg (sysfs stat, NVMe SMART/Health or ATA SMART
- * when available) and store it with cycle_id. Returns 0 or -errno. */
-int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id);
+ * when available) and store it with cycle_id and point (one of the
+ * WEAR_* names above), with the host and NAND bytes since the previous
+ * snapshot of the target and their ratio, and the mapped bytes and
+ * effective over-provisioning now (fs_mapped >= 0 replaces the extents'
+ * total, as in wear_after_size). Returns 0 or -errno. */
+int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
+		const char *point, int64_t fs_mapped);
+
+/* The drive's host and NAND counters now (< 0: not reported): the bytes
+ * since the previous snapshot into *d_host, *d_nand (-1 unknown) and
+ * their ratio, the write amplification, into *wa (-1 when no host bytes
+ * were written); the counters become the previous ones. */
+void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_host,
+		 int64_t *d_nand, double *wa);
 
 /* Whether the drive's firmware differs from the one its latest health
  * snapshot recorded (unknown on either side counts as no change); the old

@@ -517,6 +517,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	it.status = "running";
 	util_iso_now(it.started_at, sizeof(it.started_at));
 	publish(st, cycle, number, size_index, size);
+	alert_baseline_of(st->alert, &it);
 	int ret = db_iteration_begin(st->db, &it, &id);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot record iteration start: %s", strerror(-ret));

@@ -110,6 +110,13 @@ static int fs_release(struct sched_target *st, long cycle)
 	return ret;
 }
 
+/* A health snapshot with the mapped bytes as wear_after_size counts them. */
+static void health(struct sched_target *st, int64_t cycle_id, const char *point)
+{
+	int64_t mapped = st->t->filesystem != FS_NONE ? fs_allocated(&st->fs) : -1;
+	wear_health(&st->wear, &st->tg, cycle_id, point, mapped);
+}
+
 static void record_effect(struct sched_target *st, enum cfg_action act,
 			  const struct act_env *env)
 {
@@ -142,6 +149,7 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 		.tg = &st->tg, .t = st->t, .region_offset = st->layout.region_offset,
 		.region_size = st->layout.region_size, .stop = &sig_stop,
 		.mountpoint = st->fs.mounted ? st->fs.mnt : NULL,
+		.test_file = st->fs.mounted ? st->fs.file : NULL,
 	};
 	struct act_result r;
 	if (is_destructive(act) && check_identity(st, cycle))
@@ -156,6 +164,9 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 	};
 	memcpy(a.started_at, r.started_at, sizeof(a.started_at));
 	int ok = !strcmp(r.outcome, "ok") || !strcmp(r.outcome, "skipped");
+	if (act == ACT_FITRIM && ok)
+		log_msg(LOG_INFO, "target %s: cycle %ld: fitrim: emptied the test file (%llu bytes "
+			"allocated) first", st->t->name, cycle, (unsigned long long)r.freed);
 	if (act != ACT_NONE)
 		log_msg(ok ? LOG_INFO : LOG_ERR, "target %s: cycle %ld: %s: %s, %llu bytes in %.2f s%s%s",
 			st->t->name, cycle, a.kind, a.outcome, (unsigned long long)a.bytes, a.seconds,
@@ -164,6 +175,8 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 		return fail(st, "db-write-failed", LOG_CRIT, cycle, "cannot record the action");
 	if (!ret && !strcmp(r.outcome, "ok"))
 		record_effect(st, act, &env);
+	if (act != ACT_NONE)
+		health(st, cycle_id, WEAR_AFTER_ACTION);
 	if (act == ACT_SECURE_ERASE && fsmode && fs_prepare(st, cycle))
 		return SCHED_FAILED;
 	if (ok) {
@@ -204,10 +217,11 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 		db_cycle_end(st->db, cycle_id, "failed");
 		return SCHED_FAILED;
 	}
-	wear_health(&st->wear, &st->tg, cycle_id);
+	health(st, cycle_id, WEAR_CYCLE_START);
 	for (int i = start; i < st->layout.nsizes; i++) {
 		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
 		if (s == IT_INTERRUPTED) {
+			health(st, cycle_id, WEAR_CYCLE_END);
 			db_cycle_end(st->db, cycle_id, "interrupted");
 			return SCHED_STOPPED;
 		}
@@ -216,6 +230,8 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 			return SCHED_FAILED;
 		}
 	}
+	/* the cycle's own wear, apart from the action's */
+	health(st, cycle_id, WEAR_CYCLE_END);
 	enum sched_state s = between_cycles(st, cycle_id, cycle);
 	if (s != SCHED_RUNNING) {
 		db_cycle_end(st->db, cycle_id, "failed");

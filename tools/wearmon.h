@@ -225,26 +225,42 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv);
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
 int wm_cmd_plot(struct wm *wm, int argc, char **argv);
 
-/* SQL: for iteration i, the baseline b (b.mibps_avg, b.cycle): the
- * earliest cycle of the target that measured the same size, workload and
- * block size to the end, averaged over its rows. Mirrors the degradation
- * view, which a version-1 database lacks. */
+/* SQL: for iteration i, its baseline b (b.mibps_avg, b.cycle): the row
+ * stored in i.baseline_iteration_id when i started (schema 9), the one its
+ * alerts compared with and the degradation view shows. */
 #define WM_SQL_BASELINE_JOIN                                                  \
-	" LEFT JOIN (SELECT f.target_id, f.size_bytes, f.workload,"          \
-	"   f.block_size, f.cycle, avg(x.mibps_avg) AS mibps_avg"            \
-	"   FROM (SELECT bi.target_id, bi.size_bytes, bi.workload,"          \
-	"     bi.block_size, min(bc.number) AS cycle FROM iterations bi"     \
-	"     JOIN cycles bc ON bc.id = bi.cycle_id WHERE bi.status = 'done'" \
-	"     GROUP BY bi.target_id, bi.size_bytes, bi.workload,"            \
-	"     bi.block_size) f"                                              \
-	"   JOIN cycles xc ON xc.target_id = f.target_id"                    \
-	"    AND xc.number = f.cycle"                                        \
-	"   JOIN iterations x ON x.cycle_id = xc.id AND x.status = 'done'"   \
-	"    AND x.size_bytes = f.size_bytes AND x.workload = f.workload"    \
-	"    AND x.block_size = f.block_size"                                \
-	"   GROUP BY f.target_id, f.size_bytes, f.workload, f.block_size,"   \
-	"    f.cycle) b"                                                     \
-	" ON b.target_id = i.target_id AND b.size_bytes = i.size_bytes"      \
-	" AND b.workload = i.workload AND b.block_size = i.block_size"
+	" LEFT JOIN (SELECT bx.id, bx.mibps_avg, bxc.number AS cycle"        \
+	"   FROM iterations bx JOIN cycles bxc ON bxc.id = bx.cycle_id) b"    \
+	" ON b.id = i.baseline_iteration_id"
+
+/* The same before schema 9: the row the migration to 9 stores (the
+ * "first" rule: the earliest earlier done iteration of the same size,
+ * workload and block size, the cycles before the current campaign being
+ * one earlier campaign). Readers never migrate, so they choose it here. */
+#define WM_SQL_BASELINE_JOIN_V7                                               \
+	" LEFT JOIN (SELECT bx.id, bx.mibps_avg, bxc.number AS cycle"        \
+	"   FROM iterations bx JOIN cycles bxc ON bxc.id = bx.cycle_id) b"    \
+	" ON b.id = (SELECT y.id FROM iterations y"                          \
+	"   JOIN cycles yc ON yc.id = y.cycle_id"                             \
+	"   JOIN targets yt ON yt.id = y.target_id"                           \
+	"   JOIN cycles ic ON ic.id = i.cycle_id"                             \
+	"   WHERE y.target_id = i.target_id AND y.size_bytes = i.size_bytes"  \
+	"   AND y.workload = i.workload AND y.block_size = i.block_size"      \
+	"   AND y.id < i.id AND y.status = 'done' AND y.mibps_avg > 0"        \
+	"   AND (yc.number >= yt.campaign_first_cycle)"                       \
+	"     = (ic.number >= yt.campaign_first_cycle)"                       \
+	"   ORDER BY yc.number, y.id LIMIT 1)"
+
+/* The baseline join that fits the database (WM_SQL_BASELINE_JOIN or, on a
+ * schema older than 9, WM_SQL_BASELINE_JOIN_V7). */
+const char *wm_baseline_join(struct wm *wm);
+
+/* Where wm_fetch_based puts the baseline join in a query. */
+#define WM_SQL_BASELINE_HERE " @BASELINE_JOIN@ "
+
+/* sql (with WM_SQL_BASELINE_HERE once) run with wm_fetch.
+ * Returns 0 or WM_EXIT_ERROR. */
+int wm_fetch_based(struct wm *wm, struct wm_table *t, const char *sql,
+		   const struct db_value *params, int n);
 
 #endif

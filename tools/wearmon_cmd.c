@@ -82,8 +82,9 @@ static int history_query(struct wm *wm, struct wm_table *names, char **sql,
 	      " CASE WHEN i.status = 'done' THEN b.cycle END AS baseline_cycle,"
 	      " CASE WHEN i.status = 'done' THEN i.mibps_avg / b.mibps_avg END AS ratio"
 	      " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-	      " JOIN targets t ON t.id = i.target_id" WM_SQL_BASELINE_JOIN
-	      " WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR c.number = ?2)"
+	      " JOIN targets t ON t.id = i.target_id", f);
+	fputs(wm_baseline_join(wm), f);
+	fputs(" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR c.number = ?2)"
 	      " AND (?3 IS NULL OR i.started_at >= ?3)"
 	      " ORDER BY t.name, c.number, i.number", f);
 	*nraw = n;
@@ -201,7 +202,7 @@ static const char show_sql[] =
 	" FROM iterations i"
 	" JOIN cycles c ON c.id = i.cycle_id"
 	" JOIN targets t ON t.id = i.target_id"
-	WM_SQL_BASELINE_JOIN
+	WM_SQL_BASELINE_HERE
 	" WHERE i.id = ?";
 
 /* Columns show prints in its own words; others go under "more". */
@@ -393,7 +394,7 @@ static int show_health(struct wm *wm, int64_t id, int64_t cycle_id)
 		ret = wm_fetch(wm, &h, "SELECT * FROM health WHERE iteration_id = ?",
 			       (struct db_value[]){ WM_INT(id) }, 1);
 	if (!ret && h.nrows == 0 && wm_int(&cols, 0, "by_cycle", 0))
-		ret = wm_fetch(wm, &h, "SELECT * FROM health WHERE cycle_id = ?",
+		ret = wm_fetch(wm, &h, "SELECT * FROM health WHERE cycle_id = ? ORDER BY id",
 			       (struct db_value[]){ WM_INT(cycle_id) }, 1);
 	if (!ret && h.nrows == 0)
 		printf("  no snapshot recorded\n");
@@ -443,7 +444,7 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv)
 	if (wm_parse_id(a.pos[0], &id))
 		return wm_usage_error("show: ITERATION is an iteration ID (a number >= 1), "
 				      "not '%s'", a.pos[0]);
-	if ((ret = wm_open(wm)) || (ret = wm_fetch(wm, &t, show_sql,
+	if ((ret = wm_open(wm)) || (ret = wm_fetch_based(wm, &t, show_sql,
 						  (struct db_value[]){ WM_INT(id) }, 1)))
 		return ret;
 	if (t.nrows == 0) {

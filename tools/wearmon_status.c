@@ -256,7 +256,7 @@ static const char last_it_sql[] =
 	"  AS nsizes"
 	" FROM iterations i"
 	" JOIN cycles c ON c.id = i.cycle_id"
-	WM_SQL_BASELINE_JOIN
+	WM_SQL_BASELINE_HERE
 	" WHERE i.target_id = ?1 AND (?2 IS NULL OR i.status = ?2)"
 	" ORDER BY i.id DESC LIMIT 1";
 
@@ -281,7 +281,7 @@ static int print_last_done(struct wm *wm, int64_t tid)
 	struct wm_table d = { 0 };
 	char sz[32], at[32];
 	double base;
-	int ret = wm_fetch(wm, &d, last_it_sql, (struct db_value[]){ WM_INT(tid),
+	int ret = wm_fetch_based(wm, &d, last_it_sql, (struct db_value[]){ WM_INT(tid),
 			   WM_TEXT("done") }, 2);
 
 	if (ret || d.nrows == 0)
@@ -341,7 +341,7 @@ static int print_target(struct wm *wm, const struct wm_table *tg, int r, enum da
 	struct wm_table it = { 0 };
 	int64_t tid = wm_int(tg, r, "id", 0);
 	char cap[32];
-	int ret = wm_fetch(wm, &it, last_it_sql, (struct db_value[]){ WM_INT(tid),
+	int ret = wm_fetch_based(wm, &it, last_it_sql, (struct db_value[]){ WM_INT(tid),
 			   WM_NULLV }, 2);
 
 	if (ret)

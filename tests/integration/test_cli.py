@@ -156,8 +156,10 @@ def test_history_table_lists_every_iteration(db, iterations):
     assert [(int(r[2]), int(r[3])) for r in rows] == \
         [(c, n) for c in range(1, CYCLES + 1) for n in (1, 2, 3)]
     assert [r[4] + " " + r[5] for r in rows] == ["8.00 MiB", "16.0 MiB", "32.0 MiB"] * CYCLES
-    # the first cycle is its own baseline
-    assert [r[-1] for r in rows[:3]] == ["100%"] * 3
+    # the first cycle has nothing earlier to compare with; the next ones
+    # compare with it (baseline = first)
+    assert [r[-1] for r in rows[:3]] == ["-"] * 3
+    assert all(r[-1].endswith("%") for r in rows[3:])
 
 
 def same(a, b):
@@ -195,8 +197,11 @@ def test_history_json_has_every_column_and_the_baseline(db, iterations):
     deg = {d["iteration_id"]: d for d in query(db, "SELECT * FROM degradation")}
     for r in rows:
         d = deg[r["id"]]
-        assert same(r["ratio"], d["ratio"]) and r["baseline_cycle"] == d["baseline_cycle"] == 1
+        first = r["cycle"] == 1
+        assert same(r["ratio"], d["ratio"]) and r["baseline_cycle"] == d["baseline_cycle"] == \
+            (None if first else 1)
         assert same(r["baseline_mibps"], d["baseline_mibps"])
+        assert r["baseline"] == d["baseline"] == "first"
 
 
 def test_history_filters(db, iterations):
@@ -386,7 +391,9 @@ def test_version_1_database(workdir):
           (2, 1, 1, 1, 0, 1048576, 0, 'randwrite', 4096, 32, 0, 1048576,
            '2026-01-01T00:30:00.000Z', 40, 50, 60, 'done');""")
     rows = json.loads(wearmon("history", "--format", "json", db=old, check=0).stdout)
-    assert [(r["cycle"], r["mibps_avg"], r["ratio"]) for r in rows] == [(1, 100, 1), (2, 50, 0.5)]
+    # the baseline the migration to schema 9 would store: the first rule
+    assert [(r["cycle"], r["mibps_avg"], r["ratio"]) for r in rows] == \
+        [(1, 100, None), (2, 50, 0.5)]
     assert "phase" not in rows[0]
     assert "cycle       2 done" in wearmon("status", db=old, check=0).stdout
     wearmon("plot", "--kind", "cycles", "-o", workdir / "old.svg", db=old, check=0)

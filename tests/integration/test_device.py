@@ -200,12 +200,15 @@ def test_health_snapshot_per_cycle(workdir, make_loop):
     db = workdir / "w.db"
     p = run_wearmond(write_conf(workdir / "w.conf", conf(db, loop.dev, sizes="8M", cycles="2")))
     assert p.returncode == 0, p.stderr
-    h = query(db, "SELECT h.source, h.sectors_written, c.number FROM health h"
+    h = query(db, "SELECT h.source, h.sectors_written, h.point, c.number FROM health h"
                   " JOIN cycles c ON c.id = h.cycle_id ORDER BY h.id")
-    assert [r["number"] for r in h] == [1, 2]
+    # at the start and end of every cycle, the last one included (no action)
+    assert [(r["number"], r["point"]) for r in h] == [
+        (1, "cycle-start"), (1, "cycle-end"), (2, "cycle-start"), (2, "cycle-end")]
     assert all(r["source"] == "sysfs" for r in h)
-    # cycle 1 wrote 8 MiB of fill and 8 MiB of random writes before cycle 2's snapshot
-    assert h[1]["sectors_written"] - h[0]["sectors_written"] >= 16 * MiB // 512
+    # each cycle wrote 8 MiB of fill and 8 MiB of random writes between its snapshots
+    for start, end in ((h[0], h[1]), (h[2], h[3])):
+        assert end["sectors_written"] - start["sectors_written"] >= 16 * MiB // 512
 
 
 def test_config_combinations_rejected(workdir, make_loop):

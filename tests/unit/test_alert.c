@@ -235,6 +235,7 @@ static void iteration(struct fx *fx, long number, uint64_t size, double mibps,
 	};
 	int64_t id;
 
+	alert_baseline_of(fx->a, &it);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
 	it.status = "done";
 	it.mibps_avg = it.mibps_min = it.mibps_max = mibps;
@@ -332,6 +333,38 @@ static void test_best_baseline(void **state)
 	iteration(fx, 1, 8, 150, NULL, 0);    /* 37% of the best, 150% of the first */
 	events(fx, &e);
 	assert_string_equal(e.text, "throughput-crash|warning|32|150|400|3\n");
+}
+
+/* baseline = previous: each iteration against the latest one before it;
+ * the row, the degradation view and the alert name the same reference. */
+static void test_previous_baseline(void **state)
+{
+	struct fx *fx = *state;
+	struct ev e;
+	char err[256];
+
+	fx->c->targets[0].baseline = BASELINE_PREVIOUS;
+	start_alerts(fx);
+	new_cycle(fx);
+	iteration(fx, 1, 8, 400, NULL, 0);
+	new_cycle(fx);
+	iteration(fx, 1, 8, 300, NULL, 0);    /* 75% of the previous: no alert */
+	new_cycle(fx);
+	iteration(fx, 1, 8, 140, NULL, 0);    /* 47% of the previous, 35% of the first */
+	events(fx, &e);
+	assert_string_equal(e.text, "throughput-crash|warning|32|140|300|3\n");
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(db_query(fx->db, "SELECT cycle, baseline, baseline_cycle,"
+				  " CAST(round(baseline_mibps) AS INTEGER),"
+				  " CAST(round(100 * ratio) AS INTEGER) FROM degradation"
+				  " ORDER BY iteration_id", NULL, 0, collect, &e, err, sizeof(err)), 0);
+	assert_string_equal(e.text, "1|previous|-|-|-\n2|previous|1|400|75\n3|previous|2|300|47\n");
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(db_query(fx->db, "SELECT count(*) FROM events e JOIN iterations i"
+				  " ON i.id = e.iteration_id WHERE json_extract(e.data,"
+				  " '$.baseline_iteration_id') = i.baseline_iteration_id", NULL, 0,
+				  collect, &e, err, sizeof(err)), 0);
+	assert_string_equal(e.text, "1\n");
 }
 
 /* Only the same workload and block size make a baseline; a crash before a
@@ -449,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_kinds_and_catalog),
 		cmocka_unit_test_setup_teardown(test_crash_dedup_and_recovery, setup_fx, teardown_fx),
 		cmocka_unit_test_setup_teardown(test_best_baseline, setup_fx, teardown_fx),
+		cmocka_unit_test_setup_teardown(test_previous_baseline, setup_fx, teardown_fx),
 		cmocka_unit_test_setup_teardown(test_baseline_key_and_restart, setup_fx, teardown_fx),
 		cmocka_unit_test_setup_teardown(test_collapse_alert, setup_fx, teardown_fx),
 		cmocka_unit_test_setup_teardown(test_restart_mid_cycle_keeps_dedup, setup_fx,

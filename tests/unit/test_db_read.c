@@ -23,6 +23,7 @@ struct fx {
 	char path[128];
 	struct db *db;
 	int64_t run_id, tgt;
+	const char *rule;             /* baseline rule mk_it stores; NULL: none */
 };
 
 static int setup(void **state)
@@ -172,7 +173,13 @@ static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size,
 		.amount_bytes = size, .status = "running",
 	};
 	int64_t id = 0;
+	struct db_baseline_key k = { .target_id = fx->tgt, .size_bytes = size,
+				     .workload = workload, .block_size = 4096,
+				     .before_id = INT64_MAX, .rule = fx->rule };
 
+	it.baseline = fx->rule;
+	if (fx->rule && db_baseline(fx->db, &k, &it.baseline_mibps, &it.baseline_iteration_id))
+		it.baseline_iteration_id = 0;
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
 	if (avg < 0)
 		return id;
@@ -317,6 +324,7 @@ static void test_degradation(void **state)
 	int64_t c1 = mk_cycle(fx, 1), c2, c3;
 	struct rows *r;
 
+	fx->rule = "first";
 	mk_it(fx, c1, 1, 1 << 20, "randwrite", 0, 200, 0, "done");
 	mk_it(fx, c1, 2, 2 << 20, "randwrite", 0, 999, 0, "interrupted");
 	end_cycle(fx, c1, NULL, NULL);
@@ -331,18 +339,26 @@ static void test_degradation(void **state)
 	mk_it(fx, c3, 4, 2 << 20, "seqwrite", 0, 300, 0, "done");
 
 	r = rows_of(fx, "SELECT cycle, size_bytes, workload, mibps_avg, baseline_mibps,"
-		    " baseline_cycle, ratio FROM degradation ORDER BY cycle, iteration");
+		    " baseline_cycle, ratio, baseline FROM degradation ORDER BY cycle, iteration");
 	assert_int_equal(r->n, 7);
-	assert_string_equal(row_text(r, 0), "1|1.04858e+06|randwrite|200|200|1|1");
+	/* the first measurement has nothing earlier to compare with */
+	assert_string_equal(row_text(r, 0), "1|1.04858e+06|randwrite|200|NULL|NULL|NULL|first");
 	/* the interrupted first measurement of 2 MiB is no baseline */
-	assert_string_equal(row_text(r, 1), "2|1.04858e+06|randwrite|100|200|1|0.5");
-	assert_string_equal(row_text(r, 2), "2|2.09715e+06|randwrite|80|80|2|1");
-	assert_string_equal(row_text(r, 3), "3|1.04858e+06|randwrite|50|200|1|0.25");
-	assert_string_equal(row_text(r, 4), "3|2.09715e+06|randwrite|40|80|2|0.5");
-	/* another workload on the same size has its own baseline: the mean of
-	 * the rows (repeats) of its first cycle */
-	assert_string_equal(row_text(r, 5), "3|2.09715e+06|seqwrite|500|400|3|1.25");
-	assert_string_equal(row_text(r, 6), "3|2.09715e+06|seqwrite|300|400|3|0.75");
+	assert_string_equal(row_text(r, 1), "2|1.04858e+06|randwrite|100|200|1|0.5|first");
+	assert_string_equal(row_text(r, 2), "2|2.09715e+06|randwrite|80|NULL|NULL|NULL|first");
+	assert_string_equal(row_text(r, 3), "3|1.04858e+06|randwrite|50|200|1|0.25|first");
+	assert_string_equal(row_text(r, 4), "3|2.09715e+06|randwrite|40|80|2|0.5|first");
+	/* another workload on the same size has its own baseline: the row
+	 * stored as its baseline when it started */
+	assert_string_equal(row_text(r, 5), "3|2.09715e+06|seqwrite|500|NULL|NULL|NULL|first");
+	assert_string_equal(row_text(r, 6), "3|2.09715e+06|seqwrite|300|500|3|0.6|first");
+	/* the view reads the stored choice, it does not choose: a row stored
+	 * under another rule keeps it */
+	fx->rule = "best";
+	mk_it(fx, c3, 5, 1 << 20, "randwrite", 0, 50, 0, "done");
+	assert_string_equal(row_text(rows_of(fx, "SELECT baseline_mibps, baseline_cycle, baseline"
+					     " FROM degradation WHERE iteration = 5"), 0),
+			    "200|1|best");
 }
 
 static void test_alerts_view(void **state)
@@ -413,7 +429,13 @@ static void test_migration_from_v1(void **state)
 		 " size_bytes, region_offset, workload, block_size, queue_depth, compressibility,"
 		 " amount_bytes, started_at, mibps_min, mibps_avg, mibps_max, status) VALUES"
 		 " (1, 1, 1, 1, 0, 1048576, 0, 'randwrite', 4096, 32, 0, 1048576,"
-		 " '2026-01-01T00:00:00.000Z', 90, 100, 110, 'done')");
+		 " '2026-01-01T00:00:00.000Z', 90, 100, 110, 'done');"
+		 "INSERT INTO cycles (target_id, run_id, number, status) VALUES (1, 1, 2, 'done');"
+		 "INSERT INTO iterations (cycle_id, run_id, target_id, number, size_index,"
+		 " size_bytes, region_offset, workload, block_size, queue_depth, compressibility,"
+		 " amount_bytes, started_at, mibps_min, mibps_avg, mibps_max, status) VALUES"
+		 " (2, 1, 1, 1, 0, 1048576, 0, 'randwrite', 4096, 32, 0, 1048576,"
+		 " '2026-01-02T00:00:00.000Z', 40, 50, 60, 'done')");
 
 	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
 	memset(&r, 0, sizeof(r));
@@ -432,7 +454,11 @@ static void test_migration_from_v1(void **state)
 	assert_string_equal(row_text(rows_of(fx, "SELECT target, cycle, iterations,"
 					     " mibps_avg, action FROM cycle_summary"), 0),
 			    "old|1|1|100|trim");
-	assert_string_equal(row_text(rows_of(fx, "SELECT ratio FROM degradation"), 0), "1");
+	/* rows from before schema 9 get the "first" baseline of their history */
+	r = *rows_of(fx, "SELECT cycle, baseline_cycle, ratio, baseline FROM degradation"
+		     " ORDER BY cycle");
+	assert_string_equal(row_text(&r, 0), "1|NULL|NULL|first");
+	assert_string_equal(row_text(&r, 1), "2|1|0.5|first");
 }
 
 int main(void)

@@ -50,6 +50,35 @@ static void test_extents_table(void **state)
 	wear_ext_free(&e);
 }
 
+/* Snapshots one after another: each gets the bytes since the one before
+ * and their ratio; unknown counters give unknown deltas, not zeros. */
+static void test_health_deltas(void **state)
+{
+	static const struct {
+		int64_t host, nand, d_host, d_nand;
+		double wa;
+	} c[] = {
+		{ 1000, 1000, -1, -1, -1 },        /* the first: nothing before */
+		{ 5000, 9000, 4000, 8000, 2.0 },   /* a cycle: WA 2 */
+		{ 5000, 9500, 0, 500, -1 },        /* an action: no host bytes, GC */
+		{ 6000, 10500, 1000, 1000, 1.0 },
+		{ -1, -1, -1, -1, -1 },            /* counters not readable */
+		{ 7000, 12500, 1000, 2000, 2.0 },  /* against the last known ones */
+		{ 100, 200, -1, -1, -1 },          /* counters went back (new drive) */
+	};
+	struct wear_state w = { .last_host = -1, .last_nand = -1 };
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int64_t dh, dn;
+		double wa;
+		wear_deltas(&w, c[i].host, c[i].nand, &dh, &dn, &wa);
+		if (dh != c[i].d_host || dn != c[i].d_nand || wa != c[i].wa)
+			fail_msg("case %zu: got %lld %lld %g want %lld %lld %g", i, (long long)dh,
+				 (long long)dn, wa, (long long)c[i].d_host, (long long)c[i].d_nand,
+				 c[i].wa);
+	}
+}
+
 static void test_write_fraction(void **state)
 {
 	assert_true(wear_write_fraction("randwrite") == 1.0);
@@ -206,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extents_table),
 		cmocka_unit_test(test_write_fraction),
+		cmocka_unit_test(test_health_deltas),
 		cmocka_unit_test(test_mkfs_argv),
 		cmocka_unit_test(test_discard_alignment),
 		cmocka_unit_test_setup_teardown(test_firmware_changed, db_setup, db_teardown),
