@@ -298,6 +298,24 @@ const char *const db_migrations[] = {
 	"  mibps REAL,\n"
 	"  phase_bytes INTEGER\n"
 	");\n",
+	/* Statistics that add up: every sample's real length and bytes (the
+	 * final partial one included, so the samples of a phase sum to its
+	 * bytes); interrupted rows lose the zeros they used to store; and a
+	 * row stored from now on with min > avg or max < avg is refused
+	 * (older done rows are left as they were measured). */
+	[8] =
+	"ALTER TABLE samples ADD COLUMN duration_ms REAL;\n"
+	"ALTER TABLE samples ADD COLUMN bytes INTEGER;\n"
+	"UPDATE iterations SET mibps_avg = NULL, mibps_min = NULL, mibps_max = NULL,\n"
+	"  mibps_stddev = NULL, iops_avg = NULL, lat_mean_us = NULL, lat_p50_us = NULL,\n"
+	"  lat_p90_us = NULL, lat_p99_us = NULL, lat_p999_us = NULL,\n"
+	"  lat_p9999_us = NULL, lat_max_us = NULL WHERE status = 'interrupted';\n"
+	"CREATE TRIGGER iterations_rate_bounds BEFORE UPDATE OF mibps_avg, mibps_min,\n"
+	"  mibps_max ON iterations\n"
+	"  WHEN NEW.mibps_min > NEW.mibps_avg OR NEW.mibps_max < NEW.mibps_avg\n"
+	"    OR NEW.mibps_min > NEW.mibps_max\n"
+	"  BEGIN SELECT RAISE(ABORT, 'iterations: mibps_min <= mibps_avg <= mibps_max');\n"
+	"  END;\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,
