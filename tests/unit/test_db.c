@@ -692,6 +692,73 @@ static void test_iteration_without_fill(void **state)
 			 " started_at"), 1);
 }
 
+/* Unknown figures (< 0) are NULL: a phase too short for a spread, and an
+ * interrupted row (no 0.0 MiB/s); samples keep their length and bytes. */
+static void test_unknown_figures_null(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id1 = 0, id2 = 0;
+	struct db_iteration it;
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id1), 0);
+	it_results(&it, "done");
+	it.mibps_min = it.mibps_max = it.mibps_stddev = -1;
+	assert_int_equal(db_iteration_end(fx->db, id1, &it, three_samples, 3), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			 " mibps_avg = 400.5 AND mibps_min IS NULL AND mibps_max IS NULL"
+			 " AND mibps_stddev IS NULL", (long long)id1), 1);
+	assert_int_equal(qi(fx, "SELECT sum(bytes) FROM samples WHERE iteration_id = %lld"
+			 " AND phase = 'measure'", (long long)id1), 429916160 + 409993216);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM samples WHERE duration_ms = 1000"), 3);
+
+	it = it_new(fx, tgt, cyc, 2, 1);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id2), 0);
+	it_results(&it, "interrupted");
+	it.mibps_avg = it.mibps_min = it.mibps_max = it.mibps_stddev = -1;
+	it.iops_avg = it.lat_mean_us = it.fill_mibps = -1;
+	it.lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
+	assert_int_equal(db_iteration_end(fx->db, id2, &it, NULL, 0), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			 " coalesce(mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg,"
+			 " lat_mean_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us,"
+			 " lat_p9999_us, lat_max_us, fill_mibps) IS NULL AND bytes > 0"
+			 " AND status = 'interrupted'", (long long)id2), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM history WHERE mibps_avg IS NULL"), 1);
+}
+
+/* min <= avg <= max: a row that breaks it is stored bounded by
+ * stats_rate_bound, and the trigger refuses a direct write that breaks it. */
+static void test_rate_bounds_enforced(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
+	struct db_iteration it;
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
+	it_results(&it, "done");
+	it.mibps_avg = 327.3;           /* the figures of issue 13.2 */
+	it.mibps_min = 346.2;
+	it.mibps_max = 346.8;
+	assert_int_equal(db_iteration_end(fx->db, id, &it, NULL, 0), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE mibps_min = 327.3"
+			 " AND mibps_avg = 327.3 AND mibps_max = 346.8"), 1);
+
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READWRITE);
+	char *msg = NULL;
+	assert_int_not_equal(sqlite3_exec(c, "UPDATE iterations SET mibps_max = mibps_avg - 1",
+					  NULL, NULL, &msg), SQLITE_OK);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "mibps_min <= mibps_avg <= mibps_max"));
+	sqlite3_free(msg);
+	assert_int_equal(sqlite3_exec(c, "UPDATE iterations SET mibps_max = mibps_avg + 1",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(c);
+}
+
 /* ---- concurrency -------------------------------------------------------- */
 
 /* A child process holds an open write transaction (uncommitted DELETE)
@@ -921,6 +988,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_unknown_target, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_end_rollback, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_without_fill, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_figures_null, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_rate_bounds_enforced, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_beside_writer, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_share_connection, setup_open, teardown),
