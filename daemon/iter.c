@@ -139,7 +139,7 @@ static void on_sample(void *arg, const struct eng_sample *s)
 	d->phase = sm->phase;
 	d->t_ms = (int64_t)(s->t * 1000.0 + 0.5);
 	/* a final sample shorter than a millisecond still needs a key of its own */
-	if (sm->n > 1 && d[-1].phase == d->phase && d->t_ms <= d[-1].t_ms)
+	if (sm->n > 1 && !strcmp(d[-1].phase, d->phase) && d->t_ms <= d[-1].t_ms)
 		d->t_ms = d[-1].t_ms + 1;
 	d->seconds = s->seconds;
 	d->bytes = s->bytes;
