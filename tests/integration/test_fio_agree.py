@@ -17,6 +17,7 @@ measures"."""
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 
@@ -33,15 +34,16 @@ SECONDS = 3         # per run
 NICE = ["nice", "-n", "-10"]
 
 
-def renice(pid, inc=-10):
-    """Raise every thread of a process we started (the simulator)."""
+def renice(pid, nice=-10):
+    """Set the nice value of every thread of a process we started (the
+    simulator); threads it starts later inherit it."""
     for tid in os.listdir(f"/proc/{pid}/task"):
-        os.setpriority(os.PRIO_PROCESS, int(tid), inc)
+        os.setpriority(os.PRIO_PROCESS, int(tid), nice)
 
 
 def wearmond_run(workdir, dev, n, bs, qd, seconds=SECONDS):
-    """One measured random-read phase by wearmond: (MiB/s, p50 us, p99 us,
-    region offset, region bytes)."""
+    """One measured random-read phase by wearmond: its row (mibps_avg,
+    lat_p50_us, lat_p99_us, and the region: region_offset, size_bytes)."""
     db = workdir / f"agree{n}.db"
     conf = write_conf(workdir / f"agree{n}.conf", target_conf(db, dev, {
         "region_size": "100%", "sizes": "100%", "fill": "no", "workload": "randread",
@@ -57,7 +59,8 @@ def wearmond_run(workdir, dev, n, bs, qd, seconds=SECONDS):
 
 
 def fio_run(dev, bs, qd, offset, size, seconds=SECONDS):
-    """The same phase by fio: (MiB/s, total-latency p50 and p99 in us)."""
+    """The same phase by fio: mibps_avg, total-latency lat_p50_us and
+    lat_p99_us, and the completion latency clat_p50_us."""
     p = subprocess.run([*NICE, "fio", "--name=agree", f"--filename={dev}", "--ioengine=libaio",
                         "--direct=1", "--rw=randread", f"--bs={bs}", f"--iodepth={qd}",
                         f"--offset={offset}", f"--size={size}", f"--runtime={seconds}",
@@ -135,6 +138,7 @@ def test_agree_on_simulated_ssd(workdir, qd):
     assert qd * 1000 <= med["wearmond"]["lat_p50_us"] <= qd * 1000 * 1.05, med
 
 
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_agree_on_loop_device(workdir, make_loop):
     """On a loop device over a cached file a 4 KiB read takes ~15 us, the
     same order as each tool's own work between I/Os and as the stalls of a
