@@ -300,9 +300,10 @@ const char *const db_migrations[] = {
 	");\n",
 	/* Statistics that add up: every sample's real length and bytes (the
 	 * final partial one included, so the samples of a phase sum to its
-	 * bytes); interrupted rows lose the zeros they used to store; and a
-	 * row stored from now on with min > avg or max < avg is refused
-	 * (older done rows are left as they were measured). */
+	 * bytes); interrupted rows lose the zeros they used to store, older
+	 * rows whose min or max missed their average lose min, max and
+	 * stddev (they came from samples that dropped the end of the phase),
+	 * and a row stored from now on with min > avg or max < avg is refused. */
 	[8] =
 	"ALTER TABLE samples ADD COLUMN duration_ms REAL;\n"
 	"ALTER TABLE samples ADD COLUMN bytes INTEGER;\n"
@@ -310,6 +311,10 @@ const char *const db_migrations[] = {
 	"  mibps_stddev = NULL, iops_avg = NULL, lat_mean_us = NULL, lat_p50_us = NULL,\n"
 	"  lat_p90_us = NULL, lat_p99_us = NULL, lat_p999_us = NULL,\n"
 	"  lat_p9999_us = NULL, lat_max_us = NULL WHERE status = 'interrupted';\n"
+	/* min and max from samples that missed the end of the phase: the
+	 * phase's true extremes are unknown */
+	"UPDATE iterations SET mibps_min = NULL, mibps_max = NULL, mibps_stddev = NULL\n"
+	"  WHERE mibps_min > mibps_avg OR mibps_max < mibps_avg;\n"
 	/* a size without min/max (too short) counts with its average, so the
 	 * cycle's min <= avg <= max holds too */
 	"DROP VIEW cycle_summary;\n"

@@ -759,6 +759,49 @@ static void test_rate_bounds_enforced(void **state)
 	sqlite3_close(c);
 }
 
+/* The migration scripts (db_schema.c), to build a file of an older version. */
+extern const char *const db_migrations[];
+
+/* A version 7 file with the old figures: migrating to 8 turns an
+ * interrupted row's zeros into NULL and drops min, max and stddev that
+ * missed the average (issue 13's 327.3 with min 346.2); good rows stay. */
+static void test_migrate_v7_figures(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], sql[4096];
+
+	for (int v = 1; v <= 7; v++)
+		raw_exec(fx, db_migrations[v]);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = 7;"
+		 " INSERT INTO targets (name, device, kind, capacity_bytes, logical_block_size)"
+		 "  VALUES ('old', '/dev/sdz', 'block', 1073741824, 512);"
+		 " INSERT INTO runs (pid, version) VALUES (1, '0.1.0');"
+		 " INSERT INTO cycles (target_id, run_id, number) VALUES (1, 1, 1);"
+		 " INSERT INTO iterations (cycle_id, run_id, target_id, number, size_index,"
+		 "  size_bytes, region_offset, workload, block_size, queue_depth,"
+		 "  compressibility, amount_bytes, started_at, mibps_avg, mibps_min, mibps_max,"
+		 "  mibps_stddev, iops_avg, lat_p50_us, lat_p99_us, status) VALUES"
+		 " (1, 1, 1, 1, 0, 1, 0, 'seqwrite', 4096, 1, 0, 1, 't', 0, 0, 0, 0, 0, 0, 0,"
+		 "  'interrupted'),"
+		 " (1, 1, 1, 2, 0, 1, 0, 'seqwrite', 4096, 1, 0, 1, 't', 327.3, 346.2, 346.8,"
+		 "  0.4, 5, 5, 9, 'done'),"
+		 " (1, 1, 1, 3, 1, 2, 0, 'seqwrite', 4096, 1, 0, 1, 't', 300, 290, 310, 4, 5, 5,"
+		 "  9, 'done');");
+	raw_exec(fx, sql);
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
+	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 1 AND"
+			 " coalesce(mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg,"
+			 " lat_p50_us, lat_p99_us) IS NULL"), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 2 AND"
+			 " mibps_avg = 327.3 AND coalesce(mibps_min, mibps_max, mibps_stddev)"
+			 " IS NULL AND iops_avg = 5"), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 3 AND"
+			 " mibps_min = 290 AND mibps_max = 310 AND mibps_stddev = 4"), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycle_summary WHERE mibps_min = 290"
+			 " AND mibps_max = 327.3"), 1);
+}
+
 /* ---- concurrency -------------------------------------------------------- */
 
 /* A child process holds an open write transaction (uncommitted DELETE)
@@ -990,6 +1033,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_iteration_without_fill, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_figures_null, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_bounds_enforced, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v7_figures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_beside_writer, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_share_connection, setup_open, teardown),
