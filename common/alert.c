@@ -580,9 +580,12 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 	event_for(&e, AK_COLLAPSE, LOG_WARNING, cycle, it, it_id);
 	e.mibps = low;
 	e.baseline = it->mibps_avg;
+	char min[32] = "null";        /* unknown in a phase of fewer than two samples */
+	if (it->mibps_min >= 0)
+		snprintf(min, sizeof(min), "%.2f", it->mibps_min);
 	snprintf(data, sizeof(data), "{\"first_sample_t_ms\":%lld,\"samples\":%d,"
-		 "\"iteration_mibps_avg\":%.2f,\"iteration_mibps_min\":%.2f}",
-		 (long long)s[i].t_ms, ALERT_COLLAPSE_RUN, it->mibps_avg, it->mibps_min);
+		 "\"iteration_mibps_avg\":%.2f,\"iteration_mibps_min\":%s}",
+		 (long long)s[i].t_ms, ALERT_COLLAPSE_RUN, it->mibps_avg, min);
 	e.data = data;
 	snprintf(e.message, sizeof(e.message), "target %s: throughput collapse inside cycle %ld "
 		 "iteration %ld (%s %s): %d samples in a row from %.1f s down to %.1f MiB/s, below "

@@ -89,8 +89,8 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_IT_IO] = "UPDATE iterations SET reads = ?, writes = ?, random_ios = ? WHERE id = ?",
 	[ST_SAMPLE] = "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
 		      " lat_p50_us, lat_p99_us, lat_max_us, lat_p90_us, lat_p999_us,"
-		      " lat_p9999_us, mibps_min_1s)"
-		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		      " lat_p9999_us, mibps_min_1s, duration_ms, bytes)"
+		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_EVENT] = "INSERT INTO events (target_id, run_id, cycle_id, iteration_id,"
 		     " severity, kind, message_id, message, value, baseline, data)"
 		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -891,26 +891,31 @@ static int iteration_io(struct db *db, int64_t id, const struct db_iteration *it
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
 	int filled = it->fill_bytes > 0;
+	struct rate_figs f = { it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev };
 	struct bind b;
 	int ret;
 
+	if (stats_rate_bound(&f))
+		log_msg(LOG_WARNING, "iteration %lld: min %.3f avg %.3f max %.3f MiB/s out of "
+			"order, stored bounded", (long long)id, it->mibps_min, it->mibps_avg,
+			it->mibps_max);
 	bind_start(db, ST_IT_END, &b);
 	b_opt_text(&b, it->ended_at);
 	b_u64(&b, it->bytes);
 	b_u64(&b, it->ops);
 	b_dbl(&b, it->seconds);
-	b_dbl(&b, it->mibps_avg);
-	b_dbl(&b, it->mibps_min);
-	b_dbl(&b, it->mibps_max);
-	b_dbl(&b, it->mibps_stddev);
-	b_dbl(&b, it->iops_avg);
-	b_dbl(&b, it->lat_mean_us);
-	b_dbl(&b, it->lat_us.p50);
-	b_dbl(&b, it->lat_us.p99);
-	b_dbl(&b, it->lat_us.p999);
-	b_dbl(&b, it->lat_us.max);
+	b_fig(&b, f.avg);
+	b_fig(&b, f.min);
+	b_fig(&b, f.max);
+	b_fig(&b, f.stddev);
+	b_fig(&b, it->iops_avg);
+	b_fig(&b, it->lat_mean_us);
+	b_fig(&b, it->lat_us.p50);
+	b_fig(&b, it->lat_us.p99);
+	b_fig(&b, it->lat_us.p999);
+	b_fig(&b, it->lat_us.max);
 	if (filled) {
-		b_dbl(&b, it->fill_mibps);
+		b_fig(&b, it->fill_mibps);
 		b_dbl(&b, it->fill_seconds);
 		b_u64(&b, it->fill_bytes);
 	} else {
@@ -921,8 +926,8 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 	b_u64(&b, it->errors);
 	b_text(&b, it->status);
 	b_text(&b, it->error);
-	b_dbl(&b, it->lat_us.p90);
-	b_dbl(&b, it->lat_us.p9999);
+	b_fig(&b, it->lat_us.p90);
+	b_fig(&b, it->lat_us.p9999);
 	if (it->verify && strcmp(it->verify, "none"))
 		b_u64(&b, it->verify_errors);
 	else
@@ -960,6 +965,8 @@ static int sample_insert(struct db *db, int64_t id, const struct db_sample *s)
 	b_dbl(&b, s->lat_us.p999);
 	b_dbl(&b, s->lat_us.p9999);
 	b_fig(&b, s->mibps_min_1s);
+	b_dbl(&b, s->seconds * 1e3);
+	b_u64(&b, s->bytes);
 	return run(&b, "store sample");
 }
 

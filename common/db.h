@@ -9,7 +9,7 @@
 
 #include "stats.h"
 
-#define DB_SCHEMA_VERSION 9
+#define DB_SCHEMA_VERSION 10
 
 struct db;
 
@@ -53,6 +53,8 @@ struct db_iteration {
 	char ended_at[32];
 	uint64_t bytes, ops, errors;
 	double seconds;
+	/* Figures < 0 are stored as NULL: unknown (min, max and stddev of a
+	 * phase shorter than two samples; everything of an interrupted row). */
 	double mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg;
 	double lat_mean_us;
 	struct lat_qos lat_us;        /* p50 p90 p99 p99.9 p99.99 max */
@@ -100,6 +102,8 @@ struct db_sample {
 	double mibps, iops;
 	struct lat_qos lat_us;
 	double mibps_min_1s;          /* slowest 1-second window; < 0: NULL */
+	double seconds;               /* its real length (the last one may be short) */
+	uint64_t bytes;               /* moved in it */
 };
 
 /* An action between cycles. */

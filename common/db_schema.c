@@ -347,6 +347,43 @@ const char *const db_migrations[] = {
 	"  LEFT JOIN iterations b ON b.id = i.baseline_iteration_id\n"
 	"  LEFT JOIN cycles bc ON bc.id = b.cycle_id\n"
 	"  WHERE i.status = 'done';\n",
+	/* Statistics that add up: every sample's real length and bytes (the
+	 * final partial one included, so the samples of a phase sum to its
+	 * bytes); interrupted rows lose the zeros they used to store, older
+	 * rows whose min or max missed their average lose min, max and
+	 * stddev (they came from samples that dropped the end of the phase),
+	 * and a row stored from now on with min > avg or max < avg is refused. */
+	[10] =
+	"ALTER TABLE samples ADD COLUMN duration_ms REAL;\n"
+	"ALTER TABLE samples ADD COLUMN bytes INTEGER;\n"
+	"UPDATE iterations SET mibps_avg = NULL, mibps_min = NULL, mibps_max = NULL,\n"
+	"  mibps_stddev = NULL, iops_avg = NULL, lat_mean_us = NULL, lat_p50_us = NULL,\n"
+	"  lat_p90_us = NULL, lat_p99_us = NULL, lat_p999_us = NULL,\n"
+	"  lat_p9999_us = NULL, lat_max_us = NULL WHERE status = 'interrupted';\n"
+	/* min and max from samples that missed the end of the phase: the
+	 * phase's true extremes are unknown */
+	"UPDATE iterations SET mibps_min = NULL, mibps_max = NULL, mibps_stddev = NULL\n"
+	"  WHERE mibps_min > mibps_avg OR mibps_max < mibps_avg;\n"
+	/* a size without min/max (too short) counts with its average, so the
+	 * cycle's min <= avg <= max holds too */
+	"DROP VIEW cycle_summary;\n"
+	"CREATE VIEW cycle_summary AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, c.started_at, c.ended_at,\n"
+	"         c.status, count(i.id) AS iterations,\n"
+	"         min(coalesce(i.mibps_min, i.mibps_avg)) AS mibps_min,\n"
+	"         avg(i.mibps_avg) AS mibps_avg,\n"
+	"         max(coalesce(i.mibps_max, i.mibps_avg)) AS mibps_max, c.action,\n"
+	"         c.action_outcome, c.action_seconds, c.action_bytes, c.id AS cycle_id\n"
+	"  FROM cycles c\n"
+	"  JOIN targets t ON t.id = c.target_id\n"
+	"  LEFT JOIN iterations i ON i.cycle_id = c.id AND i.status = 'done'\n"
+	"  GROUP BY c.id;\n"
+	"CREATE TRIGGER iterations_rate_bounds BEFORE UPDATE OF mibps_avg, mibps_min,\n"
+	"  mibps_max ON iterations\n"
+	"  WHEN NEW.mibps_min > NEW.mibps_avg OR NEW.mibps_max < NEW.mibps_avg\n"
+	"    OR NEW.mibps_min > NEW.mibps_max\n"
+	"  BEGIN SELECT RAISE(ABORT, 'iterations: mibps_min <= mibps_avg <= mibps_max');\n"
+	"  END;\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

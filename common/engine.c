@@ -63,7 +63,7 @@ struct run {
 	uint64_t interval_ns;
 	uint64_t win_next, win_bytes;   /* 1-second windows, when interval > 1 s */
 	double win_min;                 /* lowest window of the sample; < 0 none */
-	struct runstat mibps;
+	struct wstat mibps;
 	int stopping;
 };
 
@@ -232,10 +232,22 @@ static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
 		s->p->on_sample(s->p->arg, &smp);
 	hist_merge(&s->r->lat, &c->sample_lat);
 	hist_reset(&c->sample_lat);
-	runstat_add(&s->mibps, smp.mibps);
+	wstat_add(&s->mibps, smp.mibps, smp.seconds * 1e9 / (double)s->interval_ns);
 	s->r->nsamples++;
 	s->s_bytes = s->s_ops = 0;
 	s->last_sample = end;
+}
+
+/* min, max and stddev of the phase from its samples, bounded by its
+ * average (unknown, -1, with fewer than two full samples). */
+static void set_rate_figs(struct eng_result *r, const struct wstat *w)
+{
+	struct rate_figs f;
+
+	stats_rate_figs(w, r->mibps, &f);
+	r->mibps_min = f.min;
+	r->mibps_max = f.max;
+	r->mibps_stddev = f.stddev;
 }
 
 static void record_error(struct run *s, int err, uint64_t offset)
@@ -396,7 +408,7 @@ static void run_init(struct eng_ctx *c, const struct eng_phase *p,
 	if (p->start)
 		wl_start(&s->gen, p->start);
 	dgen_init(&s->data, p->compressibility, p->seed);
-	runstat_init(&s->mibps);
+	wstat_init(&s->mibps);
 	c->nfree = 0;
 	for (unsigned i = 0; i < p->queue_depth; i++) {
 		c->free_idx[c->nfree++] = p->queue_depth - 1 - i;
@@ -442,17 +454,13 @@ int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
 			return ret;
 	}
 	uint64_t end = util_now_ns();
-	/* A trailing part counts as a sample when it covers half an interval. */
-	if (end - s.last_sample >= s.interval_ns / 2 || !r->nsamples)
+	/* The trailing part is a sample of its real length, however short. */
+	if (end > s.last_sample || s.s_bytes || !r->nsamples)
 		emit_sample(c, &s, end);
-	else
-		hist_merge(&r->lat, &c->sample_lat);
 	r->seconds = (double)(end - s.t0) / 1e9;
 	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
 	r->iops = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
-	r->mibps_min = s.mibps.min;
-	r->mibps_max = s.mibps.max;
-	r->mibps_stddev = runstat_stddev(&s.mibps);
+	set_rate_figs(r, &s.mibps);
 	r->reads = r->ops - r->writes;
 	return 0;
 }
@@ -480,7 +488,7 @@ struct merge {
 	unsigned next;              /* first interval not passed on */
 	double last_t;
 	unsigned nsamples;
-	struct runstat mibps;
+	struct wstat mibps;
 	struct pend pend[PENDING];
 };
 
@@ -501,7 +509,7 @@ static void merge_emit(struct merge *m, struct pend *e)
 	make_sample(&smp, m->nsamples++, e->t, e->t - m->last_t, e->bytes, e->ops, e->min_1s,
 		    &e->lat);
 	m->last_t = e->t;
-	runstat_add(&m->mibps, smp.mibps);
+	wstat_add(&m->mibps, smp.mibps, smp.seconds / m->p->sample_interval);
 	if (m->p->on_sample)
 		m->p->on_sample(m->p->arg, &smp);
 	e->used = 0;
@@ -533,7 +541,9 @@ static void merge_flush(struct merge *m, int force)
 }
 
 /* A job's sample: add it to its interval. Jobs more than PENDING intervals
- * apart push the oldest interval out with the jobs it has. */
+ * apart push the oldest interval out with the jobs it has; a job's sample
+ * of an interval already passed on goes into the first open one, so that
+ * every byte is still in exactly one sample. */
 static void job_sample(void *arg, const struct eng_sample *smp)
 {
 	struct job *jb = arg;
@@ -546,19 +556,22 @@ static void job_sample(void *arg, const struct eng_sample *smp)
 			merge_emit(m, old);
 		m->next++;
 	}
-	if (smp->index >= m->next) {
-		struct pend *e = &m->pend[smp->index % PENDING];
+	{
+		int late = smp->index < m->next;
+		unsigned k = late ? m->next : smp->index;
+		struct pend *e = &m->pend[k % PENDING];
 		if (!e->used) {
 			memset(e, 0, offsetof(struct pend, lat));
 			hist_reset(&e->lat);
 			e->used = 1;
-			e->index = smp->index;
+			e->index = k;
 			e->min_1s = -1;
 		}
+		double t = late ? m->last_t + m->p->sample_interval : smp->t;
 		e->got++;
 		e->bytes += smp->bytes;
 		e->ops += smp->ops;
-		e->t = smp->t > e->t ? smp->t : e->t;
+		e->t = t > e->t ? t : e->t;
 		/* the jobs' slowest windows need not coincide: their sum is a
 		 * lower bound of the slowest window of the sum */
 		if (smp->mibps_min_1s >= 0)
@@ -625,9 +638,7 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
 	r->iops = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
 	r->nsamples = m->nsamples;
-	r->mibps_min = m->mibps.min;
-	r->mibps_max = m->mibps.max;
-	r->mibps_stddev = runstat_stddev(&m->mibps);
+	set_rate_figs(r, &m->mibps);
 }
 
 int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_phase *p,
@@ -657,7 +668,7 @@ int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_ph
 	pthread_mutex_init(&m->lock, NULL);
 	m->p = p;
 	m->njobs = njobs;
-	runstat_init(&m->mibps);
+	wstat_init(&m->mibps);
 	uint64_t t0 = util_now_ns();
 	for (unsigned j = 0; j < njobs; j++) {
 		jobs[j].m = m;

@@ -40,8 +40,9 @@ struct eng_phase {
 				       so jobs share intervals; 0: the start */
 	double sample_interval;     /* seconds */
 	const volatile sig_atomic_t *stop;  /* nonzero: drain and return */
-	/* Called at the end of every sample interval (and for the last partial
-	 * sample when it covers at least half an interval). */
+	/* Called at the end of every sample interval and once more for the
+	 * final partial one, with its real length: every byte the phase moved
+	 * is in exactly one sample. */
 	void (*on_sample)(void *arg, const struct eng_sample *s);
 	void *arg;
 };
@@ -70,7 +71,9 @@ struct eng_result {
 	uint64_t bytes, ops, errors;
 	double seconds;
 	double mibps, iops;                        /* averages over the phase */
-	double mibps_min, mibps_max, mibps_stddev; /* over samples */
+	double mibps_min, mibps_max, mibps_stddev; /* over the samples weighted by
+						      their length; -1 (unknown) with
+						      fewer than two full samples */
 	unsigned nsamples;
 	struct hist lat;                           /* every completed I/O */
 	int interrupted;                           /* stop flag seen */

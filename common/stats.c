@@ -1,6 +1,7 @@
 /* stats: latency histogram and running statistics. */
 #include "stats.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -124,4 +125,67 @@ void hist_qos(const struct hist *h, struct lat_qos *q)
 	q->p999 = (double)v[3] / 1e3;
 	q->p9999 = (double)v[4] / 1e3;
 	q->max = (double)h->max_ns / 1e3;
+}
+
+void wstat_init(struct wstat *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void wstat_add(struct wstat *s, double x, double w)
+{
+	if (!(w > 0))
+		return;
+	if (!s->n || x < s->min)
+		s->min = x;
+	if (!s->n || x > s->max)
+		s->max = x;
+	s->n++;
+	s->nfull += w >= WSTAT_FULL;
+	s->w += w;
+	double d = x - s->mean;
+	s->mean += d * w / s->w;
+	s->m2 += w * d * (x - s->mean);
+}
+
+double wstat_stddev(const struct wstat *s)
+{
+	if (s->w <= 1)
+		return -1;
+	return sqrt(s->m2 > 0 ? s->m2 / (s->w - 1) : 0);
+}
+
+int stats_rate_figs(const struct wstat *s, double avg, struct rate_figs *out)
+{
+	out->avg = avg;
+	out->min = out->max = out->stddev = -1;
+	if (s->nfull >= 2) {
+		out->min = s->min;
+		out->max = s->max;
+		out->stddev = wstat_stddev(s);
+	}
+	return stats_rate_bound(out);
+}
+
+/* Whether a and b differ by more than rounding. */
+static int off_by_more(double a, double b)
+{
+	return fabs(a - b) > 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+int stats_rate_bound(struct rate_figs *f)
+{
+	int ret = 0;
+
+	if (f->avg < 0)
+		return 0;
+	if (f->min >= 0 && f->min > f->avg) {
+		ret = off_by_more(f->min, f->avg) ? -ERANGE : ret;
+		f->min = f->avg;
+	}
+	if (f->max >= 0 && f->max < f->avg) {
+		ret = off_by_more(f->max, f->avg) ? -ERANGE : ret;
+		f->max = f->avg;
+	}
+	return ret;
 }

@@ -1,5 +1,7 @@
-/* stats: latency histogram (log-linear, <1% error from 1 us to 60 s) and
- * running mean/stddev/min/max. Pure computation, no I/O, no allocation. */
+/* stats: latency histogram (log-linear, <1% error from 1 us to 60 s),
+ * running mean/stddev/min/max, and the time-weighted figures of a phase's
+ * rate (avg, min, max, stddev) with the rule min <= avg <= max.
+ * Pure computation, no I/O, no allocation. */
 #ifndef WEARMON_STATS_H
 #define WEARMON_STATS_H
 
@@ -90,5 +92,45 @@ void runstat_add(struct runstat *r, double x);
 
 /* Sample standard deviation (n-1); 0 when n < 2. */
 double runstat_stddev(const struct runstat *r);
+
+/* Time-weighted statistics of a rate sampled over intervals of unequal
+ * length (weighted Welford): a sample of weight w counts as w samples. */
+struct wstat {
+	unsigned n, nfull;          /* samples, and those of full length */
+	double w, mean, m2, min, max;
+};
+
+/* A sample of at least this weight is a full one (boundaries are computed
+ * in floating point, so a full interval may weigh 0.9999999). */
+#define WSTAT_FULL 0.999
+
+/* Start empty. */
+void wstat_init(struct wstat *s);
+
+/* Add rate x measured over weight w (its length in sample intervals: 1 for
+ * a full sample, 0.35 for a final 0.35 s one of a 1 s interval). Weights
+ * <= 0 carry no time and are ignored. */
+void wstat_add(struct wstat *s, double x, double w);
+
+/* Standard deviation with frequency weights, sqrt(m2 / (w - 1)): with
+ * full samples only it is the usual sample stddev. -1 when w <= 1. */
+double wstat_stddev(const struct wstat *s);
+
+/* The rate figures of one phase or row; < 0 means unknown (NULL). */
+struct rate_figs {
+	double avg, min, max, stddev;
+};
+
+/* Figures of a phase whose average is avg (bytes over its seconds) and
+ * whose samples are s: min, max and stddev from the samples when there are
+ * at least two full ones, else -1 (one sample is no spread); then bounded
+ * by stats_rate_bound. Returns what stats_rate_bound returns. */
+int stats_rate_figs(const struct wstat *s, double avg, struct rate_figs *out);
+
+/* The rule every stored row obeys: min <= avg <= max (unknown figures are
+ * left alone). A min or max that misses avg is moved onto it. Returns 0,
+ * or -ERANGE when one missed by more than rounding (1e-9 relative): a
+ * sample lost somewhere, worth a log line. */
+int stats_rate_bound(struct rate_figs *f);
 
 #endif

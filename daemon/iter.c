@@ -138,6 +138,11 @@ static void on_sample(void *arg, const struct eng_sample *s)
 	struct db_sample *d = &sm->v[sm->n++];
 	d->phase = sm->phase;
 	d->t_ms = (int64_t)(s->t * 1000.0 + 0.5);
+	/* a final sample shorter than a millisecond still needs a key of its own */
+	if (sm->n > 1 && !strcmp(d[-1].phase, d->phase) && d->t_ms <= d[-1].t_ms)
+		d->t_ms = d[-1].t_ms + 1;
+	d->seconds = s->seconds;
+	d->bytes = s->bytes;
 	d->mibps = s->mibps;
 	d->iops = s->iops;
 	d->lat_us = s->lat_us;
@@ -225,7 +230,7 @@ static enum it_status precondition(struct sched_target *st, struct eng_ctx *eng,
 		snprintf(err, elen, "fill: cannot run the I/O engine");
 		return IT_FAILED;
 	}
-	it->fill_mibps = r->mibps;
+	it->fill_mibps = r->interrupted ? -1 : r->mibps;
 	it->fill_seconds = r->seconds;
 	it->fill_bytes = r->bytes;
 	it->errors += r->errors;
@@ -277,6 +282,16 @@ static void store_figures(struct db_iteration *it, const struct eng_result *r)
 	it->random_ios = r->random_ios;
 }
 
+/* An interrupted row measured a phase cut short at an arbitrary point:
+ * its rates and latencies are unknown (NULL), not zero. What it did
+ * (bytes, ops, seconds) stays. */
+static void forget_figures(struct db_iteration *it)
+{
+	it->mibps_avg = it->mibps_min = it->mibps_max = it->mibps_stddev = -1;
+	it->iops_avg = it->lat_mean_us = -1;
+	it->lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
+}
+
 /* Precondition (when asked) then the row's phase. Fills it and r. */
 static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint64_t size,
 			      const struct row *rw, struct db_iteration *it, struct samples *sm,
@@ -289,6 +304,8 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 
 	if (rw->precondition) {
 		status = precondition(st, ic->eng[0], size, it, sm, r, err, elen);
+		if (status == IT_INTERRUPTED)
+			forget_figures(it);
 		if (status != IT_DONE)
 			return status;
 	}
@@ -312,6 +329,7 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 		status = IT_FAILED;
 	} else if (r->interrupted) {
 		status = IT_INTERRUPTED;
+		forget_figures(it);
 	}
 	return status;
 }
@@ -363,21 +381,39 @@ static void report_integrity(struct sched_target *st, long cycle, int64_t cycle_
 	}
 }
 
+/* A figure for the log: "-" when unknown. */
+static const char *log_fig(double v, char *buf, size_t len)
+{
+	if (v < 0)
+		return "-";
+	snprintf(buf, len, "%.1f", v);
+	return buf;
+}
+
 static void log_iteration(const struct sched_target *st, const struct db_iteration *it,
 			  long cycle)
 {
 	struct log_fields f;
-	char sz[32], rnd[24] = "";
+	char sz[32], rnd[24] = "", figs[256], b[4][24];
 	if (it->round_index)
 		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
 	fields_for(st, &f, cycle, it->number, it->size_bytes);
+	if (it->mibps_avg < 0)
+		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)", it->status,
+			 it->seconds, util_fmt_bytes(it->bytes, b[0], sizeof(b[0])));
+	else
+		snprintf(figs, sizeof(figs), "%.1f MiB/s (min %s max %s sd %s) %.0f IOPS "
+			 "p99 %.0f us p99.99 %.0f us fill %s MiB/s", it->mibps_avg,
+			 log_fig(it->mibps_min, b[0], sizeof(b[0])),
+			 log_fig(it->mibps_max, b[1], sizeof(b[1])),
+			 log_fig(it->mibps_stddev, b[2], sizeof(b[2])), it->iops_avg,
+			 it->lat_us.p99, it->lat_us.p9999,
+			 log_fig(it->fill_bytes ? it->fill_mibps : -1, b[3], sizeof(b[3])));
 	f.mibps = it->mibps_avg;
 	log_fields(strcmp(it->status, "done") ? LOG_WARNING : LOG_INFO, &f,
-		   "target %s: cycle %ld iteration %ld size %s %s%s: %.1f MiB/s (min %.1f max %.1f sd %.1f) "
-		   "%.0f IOPS p99 %.0f us p99.99 %.0f us fill %.1f MiB/s [%s]%s%s",
+		   "target %s: cycle %ld iteration %ld size %s %s%s: %s [%s]%s%s",
 		   st->t->name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
-		   it->workload, rnd, it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev,
-		   it->iops_avg, it->lat_us.p99, it->lat_us.p9999, it->fill_mibps, it->status,
+		   it->workload, rnd, figs, it->status,
 		   it->error ? ": " : "", it->error ? it->error : "");
 }
 

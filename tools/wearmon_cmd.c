@@ -239,6 +239,15 @@ static const char *bytes_of(double v)
 	return isnan(v) ? "-" : wm_fmt_bytes(v, bufs[n++ % 4], 32);
 }
 
+/* A rate or latency of the row: none for an interrupted one (NULL since
+ * schema 8; files the daemon has not opened since may still hold 0). */
+static double figure(const struct wm_table *t, const char *col)
+{
+	const char *st = wm_str(t, 0, "status");
+
+	return st && !strcmp(st, "interrupted") ? NAN : wm_num(t, 0, col);
+}
+
 static void show_head(const struct wm_table *t)
 {
 	char a[32], b[32];
@@ -267,14 +276,14 @@ static void show_head(const struct wm_table *t)
 	       bytes_of(wm_num(t, 0, "bytes")), fig(wm_num(t, 0, "ops"), 0),
 	       fig(wm_num(t, 0, "errors"), 0));
 	printf("  MiB/s       avg %s, min %s, max %s, stddev %s; %s IOPS\n",
-	       fig(wm_num(t, 0, "mibps_avg"), 1), fig(wm_num(t, 0, "mibps_min"), 1),
-	       fig(wm_num(t, 0, "mibps_max"), 1),
-	       fig(wm_num(t, 0, "mibps_stddev"), 1), fig(wm_num(t, 0, "iops_avg"), 0));
+	       fig(figure(t, "mibps_avg"), 1), fig(figure(t, "mibps_min"), 1),
+	       fig(figure(t, "mibps_max"), 1), fig(figure(t, "mibps_stddev"), 1),
+	       fig(figure(t, "iops_avg"), 0));
 	printf("  latency µs  mean %s, p50 %s, p99 %s, p99.9 %s, max %s\n",
-	       fig(wm_num(t, 0, "lat_mean_us"), 0), fig(wm_num(t, 0, "lat_p50_us"), 0),
-	       fig(wm_num(t, 0, "lat_p99_us"), 0), fig(wm_num(t, 0, "lat_p999_us"), 0),
-	       fig(wm_num(t, 0, "lat_max_us"), 0));
-	if (!isnan(wm_num(t, 0, "fill_mibps")))
+	       fig(figure(t, "lat_mean_us"), 0), fig(figure(t, "lat_p50_us"), 0),
+	       fig(figure(t, "lat_p99_us"), 0), fig(figure(t, "lat_p999_us"), 0),
+	       fig(figure(t, "lat_max_us"), 0));
+	if (!isnan(wm_num(t, 0, "fill_bytes")))
 		printf("  fill        %s MiB/s, %s in %s s\n",
 		       fig(wm_num(t, 0, "fill_mibps"), 1),
 		       bytes_of(wm_num(t, 0, "fill_bytes")),
@@ -284,7 +293,7 @@ static void show_head(const struct wm_table *t)
 	if (!isnan(base))
 		printf("  baseline    %.1f MiB/s (cycle %lld, same size and workload): %s%%\n",
 		       base, (long long)wm_int(t, 0, "baseline_cycle", 0),
-		       fig(100 * wm_num(t, 0, "mibps_avg") / base, 0));
+		       fig(100 * figure(t, "mibps_avg") / base, 0));
 	else
 		printf("  baseline    none (no finished measurement of this size yet)\n");
 }

@@ -204,8 +204,10 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 			   " WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"
 			   " FROM (SELECT 'max' AS series, 0 AS ord UNION ALL"
 			   " SELECT 'average', 1 UNION ALL SELECT 'min', 2) s,"
-			   " (SELECT cy.number AS cycle, min(i.mibps_min) AS lo,"
-			   "  avg(i.mibps_avg) AS mean, max(i.mibps_max) AS hi"
+			   " (SELECT cy.number AS cycle,"
+			   "  coalesce(min(i.mibps_min), min(i.mibps_avg)) AS lo,"
+			   "  avg(i.mibps_avg) AS mean,"
+			   "  coalesce(max(i.mibps_max), max(i.mibps_avg)) AS hi"
 			   "  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"
 			   "  AND i.status = 'done' WHERE cy.target_id = ?"
 			   "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle",
@@ -289,7 +291,9 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 			p->s[s].color = "#9e9e9e";
 		else
 			p->s[s].color = "#1f77b4";
-	if (!isnan(wm_num(&p->t, 0, "mibps_avg"))) {
+	/* an interrupted phase has no average (NULL; 0.0 in rows before v8) */
+	if (!isnan(wm_num(&p->t, 0, "mibps_avg")) &&
+	    strcmp(wm_str(&p->t, 0, "status"), "interrupted")) {
 		snprintf(p->mlabel[0], LABEL_MAX, "measured average %.1f MiB/s",
 			 wm_num(&p->t, 0, "mibps_avg"));
 		p->m[p->nm++] = (struct chart_mark){ 0, wm_num(&p->t, 0, "mibps_avg"),

@@ -209,9 +209,9 @@ static void it_results(struct db_iteration *it, const char *status)
 }
 
 static const struct db_sample three_samples[] = {
-	{ "fill", 1000, 1800.0, 14400.0, { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 }, -1 },
-	{ "measure", 1000, 410.0, 104960.0, { .p50 = 240.0, .p90 = 500.0, .p99 = 880.0, .p999 = 1200.0, .p9999 = 3000.0, .max = 3900.0 }, -1 },
-	{ "measure", 2000, 391.0, 100096.0, { .p50 = 260.0, .p90 = 510.0, .p99 = 920.0, .p999 = 1300.0, .p9999 = 3100.0, .max = 4000.0 }, 380.5 },
+	{ "fill", 1000, 1800.0, 14400.0, { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 }, -1, 1.0, 1887436800 },
+	{ "measure", 1000, 410.0, 104960.0, { .p50 = 240.0, .p90 = 500.0, .p99 = 880.0, .p999 = 1200.0, .p9999 = 3000.0, .max = 3900.0 }, -1, 1.0, 429916160 },
+	{ "measure", 2000, 391.0, 100096.0, { .p50 = 260.0, .p90 = 510.0, .p99 = 920.0, .p999 = 1300.0, .p9999 = 3100.0, .max = 4000.0 }, 380.5, 1.0, 409993216 },
 };
 
 /* ---- schema and opening ------------------------------------------------- */
@@ -645,8 +645,8 @@ static void test_resume_unknown_target(void **state)
 static void test_iteration_end_rollback(void **state)
 {
 	static const struct db_sample dup[] = {
-		{ "measure", 1000, 400.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1 },
-		{ "measure", 1000, 401.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1 },
+		{ "measure", 1000, 400.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
+		{ "measure", 1000, 401.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
 	};
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
@@ -717,6 +717,116 @@ static void test_iteration_io_counts(void **state)
 			 " writes = 330 AND random_ios = 999 AND id = %lld", (long long)id), 1);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE reads IS NULL AND"
 			 " writes IS NULL AND random_ios IS NULL AND id = %lld", (long long)id2), 1);
+}
+
+/* Unknown figures (< 0) are NULL: a phase too short for a spread, and an
+ * interrupted row (no 0.0 MiB/s); samples keep their length and bytes. */
+static void test_unknown_figures_null(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id1 = 0, id2 = 0;
+	struct db_iteration it;
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id1), 0);
+	it_results(&it, "done");
+	it.mibps_min = it.mibps_max = it.mibps_stddev = -1;
+	assert_int_equal(db_iteration_end(fx->db, id1, &it, three_samples, 3), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			 " mibps_avg = 400.5 AND mibps_min IS NULL AND mibps_max IS NULL"
+			 " AND mibps_stddev IS NULL", (long long)id1), 1);
+	assert_int_equal(qi(fx, "SELECT sum(bytes) FROM samples WHERE iteration_id = %lld"
+			 " AND phase = 'measure'", (long long)id1), 429916160 + 409993216);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM samples WHERE duration_ms = 1000"), 3);
+
+	it = it_new(fx, tgt, cyc, 2, 1);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id2), 0);
+	it_results(&it, "interrupted");
+	it.mibps_avg = it.mibps_min = it.mibps_max = it.mibps_stddev = -1;
+	it.iops_avg = it.lat_mean_us = it.fill_mibps = -1;
+	it.lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
+	assert_int_equal(db_iteration_end(fx->db, id2, &it, NULL, 0), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			 " coalesce(mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg,"
+			 " lat_mean_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us,"
+			 " lat_p9999_us, lat_max_us, fill_mibps) IS NULL AND bytes > 0"
+			 " AND status = 'interrupted'", (long long)id2), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM history WHERE mibps_avg IS NULL"), 1);
+}
+
+/* min <= avg <= max: a row that breaks it is stored bounded by
+ * stats_rate_bound, and the trigger refuses a direct write that breaks it. */
+static void test_rate_bounds_enforced(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
+	struct db_iteration it;
+
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
+	it_results(&it, "done");
+	it.mibps_avg = 327.3;           /* the figures of issue 13.2 */
+	it.mibps_min = 346.2;
+	it.mibps_max = 346.8;
+	assert_int_equal(db_iteration_end(fx->db, id, &it, NULL, 0), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE mibps_min = 327.3"
+			 " AND mibps_avg = 327.3 AND mibps_max = 346.8"), 1);
+
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READWRITE);
+	char *msg = NULL;
+	assert_int_not_equal(sqlite3_exec(c, "UPDATE iterations SET mibps_max = mibps_avg - 1",
+					  NULL, NULL, &msg), SQLITE_OK);
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "mibps_min <= mibps_avg <= mibps_max"));
+	sqlite3_free(msg);
+	assert_int_equal(sqlite3_exec(c, "UPDATE iterations SET mibps_max = mibps_avg + 1",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(c);
+}
+
+/* The migration scripts (db_schema.c), to build a file of an older version. */
+extern const char *const db_migrations[];
+
+/* A version 7 file with the old figures: migrating to 8 turns an
+ * interrupted row's zeros into NULL and drops min, max and stddev that
+ * missed the average (issue 13's 327.3 with min 346.2); good rows stay. */
+static void test_migrate_v7_figures(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], sql[4096];
+
+	for (int v = 1; v <= 7; v++)
+		raw_exec(fx, db_migrations[v]);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = 7;"
+		 " INSERT INTO targets (name, device, kind, capacity_bytes, logical_block_size)"
+		 "  VALUES ('old', '/dev/sdz', 'block', 1073741824, 512);"
+		 " INSERT INTO runs (pid, version) VALUES (1, '0.1.0');"
+		 " INSERT INTO cycles (target_id, run_id, number) VALUES (1, 1, 1);"
+		 " INSERT INTO iterations (cycle_id, run_id, target_id, number, size_index,"
+		 "  size_bytes, region_offset, workload, block_size, queue_depth,"
+		 "  compressibility, amount_bytes, started_at, mibps_avg, mibps_min, mibps_max,"
+		 "  mibps_stddev, iops_avg, lat_p50_us, lat_p99_us, status) VALUES"
+		 " (1, 1, 1, 1, 0, 1, 0, 'seqwrite', 4096, 1, 0, 1, 't', 0, 0, 0, 0, 0, 0, 0,"
+		 "  'interrupted'),"
+		 " (1, 1, 1, 2, 0, 1, 0, 'seqwrite', 4096, 1, 0, 1, 't', 327.3, 346.2, 346.8,"
+		 "  0.4, 5, 5, 9, 'done'),"
+		 " (1, 1, 1, 3, 1, 2, 0, 'seqwrite', 4096, 1, 0, 1, 't', 300, 290, 310, 4, 5, 5,"
+		 "  9, 'done');");
+	raw_exec(fx, sql);
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
+	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 1 AND"
+			 " coalesce(mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg,"
+			 " lat_p50_us, lat_p99_us) IS NULL"), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 2 AND"
+			 " mibps_avg = 327.3 AND coalesce(mibps_min, mibps_max, mibps_stddev)"
+			 " IS NULL AND iops_avg = 5"), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 3 AND"
+			 " mibps_min = 290 AND mibps_max = 310 AND mibps_stddev = 4"), 1);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycle_summary WHERE mibps_min = 290"
+			 " AND mibps_max = 327.3"), 1);
 }
 
 /* ---- concurrency -------------------------------------------------------- */
@@ -948,6 +1058,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_unknown_target, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_end_rollback, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_without_fill, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_figures_null, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_rate_bounds_enforced, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v7_figures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_io_counts, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_beside_writer, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open, teardown),

@@ -1,0 +1,156 @@
+"""Agreement with fio (issue 13): fio and wearmond run the same workload,
+block size and queue depth on the same device, alternately, a few times
+each; the medians must agree. wearmond's latency runs from just before
+io_submit to the reap of the completion, which is fio's total latency
+(lat_ns with --lat_percentiles=1), not clat_ns (from after the submit
+returned). Random reads, so that every run sees the same device state.
+
+Two devices: the simulated SSD (tools/simssd), whose service time is
+deterministic (t_read per page on its channel): there the strict bounds
+hold (MiB/s within 5 %, p50 and p99 within 10 %; p99, the tail of a
+loaded machine's wake-ups, may instead fall inside the spread of fio's own
+runs). And a loop device on a file, where a 4 KiB read takes ~15 us and
+the load of a shared machine moves MiB/s and p99 by tens of percent
+between runs of the same tool: there the median latency is checked. The
+figures measured are printed (pytest -s) and quoted in the README, "How it
+measures"."""
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+
+import pytest
+
+import simssd_helper
+from conftest import WEARMOND, MiB, query, target_conf, write_conf
+
+RUNS = 5            # of each tool, alternating
+SECONDS = 3         # per run
+# The machine is shared and loaded: both tools (and the simulator's threads)
+# run at the same raised priority so that wake-up delays of other work do
+# not land in microsecond figures of one tool more than of the other.
+NICE = ["nice", "-n", "-10"]
+
+
+def renice(pid, nice=-10):
+    """Set the nice value of every thread of a process we started (the
+    simulator); threads it starts later inherit it."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        os.setpriority(os.PRIO_PROCESS, int(tid), nice)
+
+
+def wearmond_run(workdir, dev, n, bs, qd, seconds=SECONDS):
+    """One measured random-read phase by wearmond: its row (mibps_avg,
+    lat_p50_us, lat_p99_us, and the region: region_offset, size_bytes)."""
+    db = workdir / f"agree{n}.db"
+    conf = write_conf(workdir / f"agree{n}.conf", target_conf(db, dev, {
+        "region_size": "100%", "sizes": "100%", "fill": "no", "workload": "randread",
+        "block_size": bs, "queue_depth": str(qd), "amount": "1000x",
+        "duration": f"{seconds}s", "cycles": "1", "sample_interval": "1s"}))
+    p = subprocess.run([*NICE, str(WEARMOND), "--foreground", "-c", str(conf)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    r = query(db, "SELECT mibps_avg, lat_p50_us, lat_p99_us, region_offset, size_bytes,"
+                  " status FROM iterations")[0]
+    assert r["status"] == "done"
+    return r
+
+
+def fio_run(dev, bs, qd, offset, size, seconds=SECONDS):
+    """The same phase by fio: mibps_avg, total-latency lat_p50_us and
+    lat_p99_us, and the completion latency clat_p50_us."""
+    p = subprocess.run([*NICE, "fio", "--name=agree", f"--filename={dev}", "--ioengine=libaio",
+                        "--direct=1", "--rw=randread", f"--bs={bs}", f"--iodepth={qd}",
+                        f"--offset={offset}", f"--size={size}", f"--runtime={seconds}",
+                        "--time_based", "--norandommap", "--randrepeat=0",
+                        "--lat_percentiles=1", "--output-format=json"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rd = json.loads(p.stdout)["jobs"][0]["read"]
+    pct = rd["lat_ns"]["percentile"]
+    return {"mibps_avg": rd["bw_bytes"] / MiB, "lat_p50_us": pct["50.000000"] / 1e3,
+            "lat_p99_us": pct["99.000000"] / 1e3,
+            "clat_p50_us": rd["clat_ns"]["percentile"]["50.000000"] / 1e3}
+
+
+def compare(workdir, dev, bs, qd, tag):
+    """Alternate the tools; return their medians."""
+    ours, theirs = [], []
+    for i in range(RUNS):
+        w = wearmond_run(workdir, dev, f"{tag}{i}", bs, qd)
+        ours.append(w)
+        theirs.append(fio_run(dev, bs, qd, w["region_offset"], w["size_bytes"]))
+    med = {}
+    for who, runs in (("wearmond", ours), ("fio", theirs)):
+        med[who] = {k: statistics.median(r[k] for r in runs)
+                    for k in ("mibps_avg", "lat_p50_us", "lat_p99_us")}
+    med["fio"]["clat_p50_us"] = statistics.median(r["clat_p50_us"] for r in theirs)
+    # how far fio's own runs spread: the noise of the machine
+    med["fio"]["p99_runs"] = sorted(r["lat_p99_us"] for r in theirs)
+    med["wearmond"]["p99_runs"] = sorted(r["lat_p99_us"] for r in ours)
+    print(f"\n{tag} {bs} QD{qd}: wearmond {med['wearmond']}\n{tag} {bs} QD{qd}: fio      "
+          f"{med['fio']}")
+    return med
+
+
+def off(a, b):
+    return abs(a - b) / b
+
+
+def check(med, mibps_tol, lat_tol):
+    """MiB/s and p50 within their tolerances. p99 within lat_tol, or, when
+    fio's own runs spread wider than that (the tail of a loaded machine's
+    wake-ups), inside the range of fio's own runs: wearmond then agrees
+    with fio as well as fio agrees with itself."""
+    w, f = med["wearmond"], med["fio"]
+    assert off(w["mibps_avg"], f["mibps_avg"]) <= mibps_tol, med
+    assert off(w["lat_p50_us"], f["lat_p50_us"]) <= lat_tol, med
+    lo, hi = f["p99_runs"][0], f["p99_runs"][-1]
+    assert (off(w["lat_p99_us"], f["lat_p99_us"]) <= lat_tol
+            or lo <= w["lat_p99_us"] <= hi), med
+
+
+needs_sim = pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                               reason=str(simssd_helper.missing_prerequisites()))
+
+# One channel, 1 ms per page read. With several reads queued the channel
+# serves them back to back on its own clock, so a read's latency is QD x 1 ms
+# whatever the scheduling delays of FUSE and the loop driver (those only
+# show in the tail): the rate is known, 4 KiB per ms, and p50 is exact.
+SIM = dict(capacity="16M", page="4k", erase_block="64k", spare=10, channels=1,
+           t_prog="0", t_read="1ms", t_erase="0", cache="0")
+
+
+@needs_sim
+@pytest.mark.parametrize("qd", [4, 8])
+def test_agree_on_simulated_ssd(workdir, qd):
+    with simssd_helper.sim_drive(**SIM) as d:
+        renice(d.proc.pid)
+        # map every page so that every read costs t_read
+        simssd_helper.fio(d.loop, rw="write", bs="1M", size="16M", iodepth=4)
+        med = compare(workdir, d.loop, "4k", qd, "simssd")
+    check(med, 0.05, 0.10)
+    # the known rate and service time: one page per t_read on one channel
+    rate = 4096 / 1e-3 / MiB
+    assert 0.85 * rate <= med["wearmond"]["mibps_avg"] <= 1.02 * rate, med
+    assert qd * 1000 <= med["wearmond"]["lat_p50_us"] <= qd * 1000 * 1.05, med
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_agree_on_loop_device(workdir, make_loop):
+    """On a loop device over a cached file a 4 KiB read takes ~15 us, the
+    same order as each tool's own work between I/Os and as the stalls of a
+    loaded machine: MiB/s and p99 move by tens of percent from run to run
+    (the README quotes the figures), so here the median latency is held to
+    25 % at QD1 and the strict bounds are those on the simulated SSD. It
+    also shows which latency wearmond reports: fio's total latency, not its
+    completion latency (at QD1 the I/O largely completes inside io_submit,
+    which clat does not count)."""
+    loop = make_loop(64 * MiB)
+    simssd_helper.fio(loop.dev, rw="write", bs="1M", size="64M", iodepth=4)
+    med = compare(workdir, loop.dev, "4k", 1, "loop")
+    w, f = med["wearmond"], med["fio"]
+    assert off(w["lat_p50_us"], f["lat_p50_us"]) <= 0.25, med
+    assert abs(w["lat_p50_us"] - f["lat_p50_us"]) < abs(w["lat_p50_us"] - f["clat_p50_us"]), med
