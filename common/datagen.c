@@ -118,7 +118,7 @@ void dgen_random(struct dgen *g, void *buf, size_t len)
 
 size_t dgen_random_bytes(size_t n, unsigned compress_pct)
 {
-	return (n * (100 - compress_pct) + 50) / 100;
+	return n * (100 - compress_pct) / 100;
 }
 
 /* A bijective mix of x: distinct inputs give distinct stamps. */
@@ -151,7 +151,10 @@ static void unit_fill(const struct dgen *g, uint64_t st[4][DGEN_LANES], unsigned
  * earlier one exactly. Returns the id to generate. */
 static uint64_t pick_unit(struct dgen *g, size_t n)
 {
-	if (g->ring_n && dgen_rand(g) % 100 < g->dedupe_pct) {
+	/* Error diffusion: the repeats are d% of the units, give or take one. */
+	g->dedupe_acc += g->dedupe_pct;
+	if (g->ring_n && g->dedupe_acc >= 100) {
+		g->dedupe_acc -= 100;
 		for (int tries = 0; tries < 4; tries++) {
 			const struct dgen_unit *u = &g->ring[dgen_rand(g) % g->ring_n];
 			if (u->len == n) {
@@ -159,6 +162,7 @@ static uint64_t pick_unit(struct dgen *g, size_t n)
 				return u->id;
 			}
 		}
+		g->dedupe_acc += 100;   /* none of that length: the next unit repeats */
 	}
 	uint64_t id = g->next_id++;
 	g->ring[g->ring_head] = (struct dgen_unit){ id, (uint32_t)n };

@@ -10,15 +10,16 @@
 
 /* Layout: a block is cut into units of DGEN_PAGE bytes from its start (the
  * last one, or a whole block shorter than a page, may be shorter). Each unit
- * holds round(n * (100-p) / 100) fresh random bytes then zeros, like fio's
+ * holds floor(n * (100-p) / 100) fresh random bytes then zeros, like fio's
  * buffer_compress_chunk: so a 512-byte block holds (100-p)% random bytes,
  * and any compressor, whatever span it sees (a block, a page, the whole
  * stream, a 128 MiB window), removes about p%. At p = 100 the stream still
  * carries 8 unique bytes at every 4 KiB of the generator's output, so no
  * two 4 KiB pages of a sequential stream are equal.
- * Dedupe: with d > 0 each unit is, with probability d%, an exact copy of an
- * earlier unit of the same length (one of the last DGEN_RING fresh ones),
- * else fresh. Fresh units never repeat (64-bit seeds per unit). */
+ * Dedupe: with d > 0, d% of the units (spread evenly) are exact copies of
+ * an earlier unit of the same length (one of the last DGEN_RING fresh ones,
+ * picked at random), the others fresh. Fresh units never repeat (each is
+ * generated from its own 64-bit id). */
 #define DGEN_PAGE 4096
 #define DGEN_LANES 8       /* xoshiro256+ streams run side by side */
 #define DGEN_RING 1024     /* fresh units a repeat may copy */
@@ -38,6 +39,7 @@ struct dgen {
 	uint64_t next_id;                /* fresh units issued (dedupe mode) */
 	uint64_t repeats;                /* units that were repeats */
 	uint64_t units;                  /* units generated */
+	unsigned dedupe_acc;             /* error diffusion of the repeats */
 	unsigned ring_n, ring_head;
 	struct dgen_unit ring[DGEN_RING];
 };
