@@ -129,19 +129,28 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 33);
 }
 
-/* One unit: random bytes from st, zeros, and at p = 100 the stamp at each
- * 4 KiB boundary of the output stream it covers (pos: its first byte). */
+/* One unit: random bytes from st and zeros, and at p = 100 the stamp at
+ * each 4 KiB boundary of the output stream it covers (pos: its first
+ * byte). Units shorter than a page with odd key start with their zeros, so
+ * in a sequential stream two neighbours' zeros form one run: a compressor
+ * pays for half as many runs, which at 512 bytes and 2% decides whether
+ * zstd compresses at all. */
 static void unit_fill(const struct dgen *g, uint64_t st[4][DGEN_LANES], unsigned char *p,
-		      size_t n, uint64_t pos, uint64_t stamp_key)
+		      size_t n, uint64_t pos, uint64_t key)
 {
 	size_t r = dgen_random_bytes(n, g->compress_pct);
-	lanes_bytes(st, p, r);
-	memset(p + r, 0, n - r);
+	if (n < DGEN_PAGE && (key & 1)) {
+		memset(p, 0, n - r);
+		lanes_bytes(st, p + n - r, r);
+	} else {
+		lanes_bytes(st, p, r);
+		memset(p + r, 0, n - r);
+	}
 	if (r)
 		return;
 	uint64_t first = (pos + DGEN_PAGE - 1) / DGEN_PAGE * DGEN_PAGE;
 	for (uint64_t at = first; at < pos + n; at += DGEN_PAGE) {
-		uint64_t x = mix64(g->salt ^ mix64(stamp_key ^ at));
+		uint64_t x = mix64(g->salt ^ mix64(key ^ at));
 		size_t k = pos + n - at < 8 ? (size_t)(pos + n - at) : 8;
 		memcpy(p + (at - pos), &x, k);
 	}
@@ -189,7 +198,7 @@ void dgen_block(struct dgen *g, void *buf, size_t len)
 		if (g->dedupe_pct)
 			dedupe_unit(g, p + off, n);
 		else
-			unit_fill(g, g->lanes, p + off, n, g->pos, 0);
+			unit_fill(g, g->lanes, p + off, n, g->pos, g->units);
 		g->pos += n;
 		g->units++;
 	}

@@ -11,7 +11,8 @@
 /* Layout: a block is cut into units of DGEN_PAGE bytes from its start (the
  * last one, or a whole block shorter than a page, may be shorter). Each unit
  * holds floor(n * (100-p) / 100) fresh random bytes then zeros, like fio's
- * buffer_compress_chunk: so a 512-byte block holds (100-p)% random bytes,
+ * buffer_compress_chunk (every other unit shorter than a page has its zeros
+ * first): so a 512-byte block holds (100-p)% random bytes,
  * and any compressor, whatever span it sees (a block, a page, the whole
  * stream, a 128 MiB window), removes about p%. At p = 100 the stream still
  * carries 8 unique bytes at every 4 KiB of the generator's output, so no
