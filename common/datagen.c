@@ -10,13 +10,16 @@ typedef uint64_t v4u64 __attribute__((vector_size(32)));
 
 #define ROTL(x, k) (((x) << (k)) | ((x) >> (64 - (k))))
 
-/* xoshiro256+: the cheapest of the family. Its weak low bits are linear
- * over GF(2), which no compressor or deduplicator can use; its output is
- * incompressible to zstd and zlib. */
-#define XO_STEP(a, b, c, d, r)                                                 \
+/* xoshiro256+, the cheapest of the family, with a second output per step:
+ * b + c next to the usual a + d, both sums of uniformly distributed state
+ * words, for half the work per byte. The low bits are linear over GF(2)
+ * (as xoshiro256+'s are), which no compressor or deduplicator can use: the
+ * output is incompressible to zstd and zlib (tests/unit/test_datagen.c). */
+#define XO_STEP(a, b, c, d, r, q)                                              \
 	do {                                                                   \
 		v4u64 t_ = (b) << 17;                                          \
 		(r) = (a) + (d);                                               \
+		(q) = (b) + (c);                                               \
 		(c) ^= (a);                                                    \
 		(d) ^= (b);                                                    \
 		(b) ^= (c);                                                    \
@@ -40,13 +43,22 @@ static void seed_lanes(uint64_t st[4][DGEN_LANES], uint64_t seed)
 			st[w][l] = splitmix(&seed);
 }
 
-/* Whole 64-byte steps of the eight lanes into p (n a multiple of 64). */
+/* An AVX2 clone picked at load time where the CPU has it (not under the
+ * sanitizers, whose run-time may start after ifunc resolvers run). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DGEN_NO_CLONES 1
+#endif
+#endif
+
+/* n bytes (a multiple of 64) from the eight lanes into p: 128 bytes per
+ * step, the last step half used when n is an odd multiple of 64. */
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(DGEN_NO_CLONES)
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void lanes_fill(uint64_t st[4][DGEN_LANES], unsigned char *p, size_t n)
 {
-	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, r0, r1;
+	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, r0, r1, q0, q1;
 	memcpy(&a0, st[0], 32);
 	memcpy(&a1, st[0] + 4, 32);
 	memcpy(&b0, st[1], 32);
@@ -55,9 +67,18 @@ static void lanes_fill(uint64_t st[4][DGEN_LANES], unsigned char *p, size_t n)
 	memcpy(&c1, st[2] + 4, 32);
 	memcpy(&d0, st[3], 32);
 	memcpy(&d1, st[3] + 4, 32);
-	for (size_t i = 0; i < n; i += 64) {
-		XO_STEP(a0, b0, c0, d0, r0);
-		XO_STEP(a1, b1, c1, d1, r1);
+	size_t i = 0;
+	for (; i + 128 <= n; i += 128) {
+		XO_STEP(a0, b0, c0, d0, r0, q0);
+		XO_STEP(a1, b1, c1, d1, r1, q1);
+		memcpy(p + i, &r0, 32);
+		memcpy(p + i + 32, &r1, 32);
+		memcpy(p + i + 64, &q0, 32);
+		memcpy(p + i + 96, &q1, 32);
+	}
+	if (i < n) {
+		XO_STEP(a0, b0, c0, d0, r0, q0);
+		XO_STEP(a1, b1, c1, d1, r1, q1);
 		memcpy(p + i, &r0, 32);
 		memcpy(p + i + 32, &r1, 32);
 	}
@@ -193,6 +214,13 @@ static void dedupe_unit(struct dgen *g, unsigned char *p, size_t n)
 void dgen_block(struct dgen *g, void *buf, size_t len)
 {
 	unsigned char *p = buf;
+	if (!g->compress_pct && !g->dedupe_pct) {
+		/* All units all random: one pass, the lanes stay in registers. */
+		lanes_bytes(g->lanes, p, len);
+		g->pos += len;
+		g->units += (len + DGEN_PAGE - 1) / DGEN_PAGE;
+		return;
+	}
 	for (size_t off = 0; off < len; off += DGEN_PAGE) {
 		size_t n = len - off < DGEN_PAGE ? len - off : DGEN_PAGE;
 		if (g->dedupe_pct)
