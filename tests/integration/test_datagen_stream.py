@@ -12,11 +12,11 @@ import pytest
 
 from conftest import MiB, run_wearmond, target_conf, write_conf
 
-SIZE = 16 * MiB
+SIZE = 8 * MiB
 
 BASE = {
         "region_size": "100%",
-        "sizes": "16M",
+        "sizes": "8M",
         "amount": "1x",
         "cycles": "1",
         "queue_depth": "8",
