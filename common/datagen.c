@@ -150,12 +150,13 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 33);
 }
 
-/* One unit: random bytes from st and zeros, and at p = 100 the stamp at
- * each 4 KiB boundary of the output stream it covers (pos: its first
- * byte). Units shorter than a page with odd key start with their zeros, so
- * in a sequential stream two neighbours' zeros form one run: a compressor
- * pays for half as many runs, which at 512 bytes and 2% decides whether
- * zstd compresses at all. */
+/* One unit: random bytes from st and zeros, and at p = 100 a unique stamp
+ * at each 4 KiB boundary of the output stream it covers (pos: its first
+ * byte; the stamp derives from the stream position, or from key when
+ * dedupe regenerates units by id with pos 0). Units shorter than a page
+ * with odd key start with their zeros, so in a sequential stream two
+ * neighbours' zeros form one run: a compressor pays for half as many runs,
+ * which at 512 bytes and 2% decides whether zstd compresses at all. */
 static void unit_fill(const struct dgen *g, uint64_t st[4][DGEN_LANES], unsigned char *p,
 		      size_t n, uint64_t pos, uint64_t key)
 {
@@ -171,7 +172,7 @@ static void unit_fill(const struct dgen *g, uint64_t st[4][DGEN_LANES], unsigned
 		return;
 	uint64_t first = (pos + DGEN_PAGE - 1) / DGEN_PAGE * DGEN_PAGE;
 	for (uint64_t at = first; at < pos + n; at += DGEN_PAGE) {
-		uint64_t x = mix64(g->salt ^ mix64(key ^ at));
+		uint64_t x = g->dedupe_pct ? mix64(g->salt ^ mix64(key + 1)) : mix64(g->salt ^ at);
 		size_t k = pos + n - at < 8 ? (size_t)(pos + n - at) : 8;
 		memcpy(p + (at - pos), &x, k);
 	}
@@ -192,7 +193,10 @@ static uint64_t pick_unit(struct dgen *g, size_t n)
 				return u->id;
 			}
 		}
-		g->dedupe_acc += 100;   /* none of that length: the next unit repeats */
+		/* none of that length: a later unit repeats instead (bounded,
+		 * for a length that never comes back) */
+		if (g->dedupe_acc < 400)
+			g->dedupe_acc += 100;
 	}
 	uint64_t id = g->next_id++;
 	g->ring[g->ring_head] = (struct dgen_unit){ id, (uint32_t)n };

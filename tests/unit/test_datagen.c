@@ -247,6 +247,28 @@ static void test_dedupe_share(void **state)
 	}
 }
 
+/* Mixed block sizes under a page: repeats copy an earlier block of the
+ * same length, so the share still holds. */
+static void test_dedupe_mixed_sizes(void **state)
+{
+	enum { N = 6000, A = 512, B = 1536 };
+	struct dgen g;
+	unsigned char *a = malloc((size_t)N / 2 * A), *b = malloc((size_t)N / 2 * B);
+	assert_non_null(a);
+	assert_non_null(b);
+	dgen_init(&g, 25, 30, 4);
+	for (size_t i = 0; i < N / 2; i++) {
+		dgen_block(&g, a + i * A, A);
+		dgen_block(&g, b + i * B, B);
+	}
+	size_t rep = count_repeats(a, (size_t)N / 2 * A, A) + count_repeats(b, (size_t)N / 2 * B, B);
+	double share = 100.0 * (double)rep / N;
+	print_message("  dedupe 30%% at 512 B and 1536 B blocks: %.2f%% repeat\n", share);
+	assert_true(fabs(share - 30) <= 2.0);
+	free(a);
+	free(b);
+}
+
 /* Repeats do not change the layout: at d = 50 every 4 KiB block still
  * removes p% when compressed alone. */
 static void test_dedupe_keeps_compressibility(void **state)
@@ -297,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_per_block),
 		cmocka_unit_test(test_layout_per_unit),
 		cmocka_unit_test(test_dedupe_share),
+		cmocka_unit_test(test_dedupe_mixed_sizes),
 		cmocka_unit_test(test_dedupe_keeps_compressibility),
 		cmocka_unit_test(test_same_seed_same_data),
 		cmocka_unit_test(test_random_any_length),
