@@ -23,14 +23,15 @@ BASE = {
         "sample_interval": "0.5s",
 }
 
-# (workload, block size, fill): sequential writes at 512 B, 4 KiB and 1 MiB;
+# (workload, block size, fill, queue depth): sequential writes at 512 B,
+# 4 KiB and 1 MiB (QD2, so each slot buffer is written several times);
 # random 4 KiB writes over a 1 MiB-block fill (so every byte of the region
 # was written by wearmond, the fill at the same compressibility).
 CASES = [
-        ("seqwrite", "4k", "no"),
-        ("seqwrite", "512", "no"),
-        ("seqwrite", "1M", "no"),
-        ("randwrite", "4k", "yes"),
+        ("seqwrite", "4k", "no", "8"),
+        ("seqwrite", "512", "no", "8"),
+        ("seqwrite", "1M", "no", "2"),
+        ("randwrite", "4k", "yes", "8"),
 ]
 
 LEVELS = [0, 2, 50, 98]
@@ -55,11 +56,11 @@ def repeated_pages(data):
     return rep
 
 
-def run_case(workdir, make_loop, workload, bs, fill, level):
+def run_case(workdir, make_loop, workload, bs, fill, qd, level):
     loop = make_loop(SIZE)
     db = workdir / f"{workload}-{bs}-{level}.db"
     conf = write_conf(workdir / f"{workload}-{bs}-{level}.conf", target_conf(
-        db, loop.dev, BASE, workload=workload, block_size=bs, fill=fill,
+        db, loop.dev, BASE, workload=workload, block_size=bs, fill=fill, queue_depth=qd,
         fill_block_size="1M", compressibility=str(level)))
     p = run_wearmond(conf, timeout=120)
     assert p.returncode == 0, p.stderr
@@ -69,10 +70,10 @@ def run_case(workdir, make_loop, workload, bs, fill, level):
     return data
 
 
-@pytest.mark.parametrize("workload,bs,fill", CASES)
-def test_stream_compressibility(workdir, make_loop, workload, bs, fill):
+@pytest.mark.parametrize("workload,bs,fill,qd", CASES)
+def test_stream_compressibility(workdir, make_loop, workload, bs, fill, qd):
     for level in LEVELS:
-        data = run_case(workdir, make_loop, workload, bs, fill, level)
+        data = run_case(workdir, make_loop, workload, bs, fill, qd, level)
         got = {
                 "zstd -3": zstd_removed(data, "-3"),
                 "zstd --long=27": zstd_removed(data, "-3", "--long=27"),
