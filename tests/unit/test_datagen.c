@@ -294,6 +294,29 @@ static void test_same_seed_same_data(void **state)
 	free(c);
 }
 
+/* The engine generates into slot buffers it reuses: whatever a buffer
+ * held before (here the previous block, at every level), the block it gets
+ * is the one a clean buffer would get, so the streams above are what the
+ * engine writes. */
+static void test_slot_reuse_same_stream(void **state)
+{
+	for (size_t l = 0; l < NLEVELS; l++) {
+		for (size_t d = 0; d <= 40; d += 40) {
+			enum { BS = 1536, N = 64 };
+			unsigned char *want = make_stream(levels[l], (unsigned)d, BS, BS * N, 21);
+			unsigned char slot[BS];
+			struct dgen g;
+			memset(slot, 0x5a, sizeof(slot));
+			dgen_init(&g, levels[l], (unsigned)d, 21);
+			for (size_t i = 0; i < N; i++) {
+				dgen_block(&g, slot, BS);
+				assert_memory_equal(slot, want + i * BS, BS);
+			}
+			free(want);
+		}
+	}
+}
+
 /* dgen_random fills any length, tail included, with fresh bytes. */
 static void test_random_any_length(void **state)
 {
@@ -322,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_dedupe_mixed_sizes),
 		cmocka_unit_test(test_dedupe_keeps_compressibility),
 		cmocka_unit_test(test_same_seed_same_data),
+		cmocka_unit_test(test_slot_reuse_same_stream),
 		cmocka_unit_test(test_random_any_length),
 	};
 	return cmocka_run_group_tests_name("datagen", tests, NULL, NULL);
