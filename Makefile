@@ -15,7 +15,7 @@ BUILD    ?= build
 # $(call lazy,VAR,ARGS): the first use runs pkg-config ARGS and makes VAR
 # that value for good (so VAR must be the whole of pkg-config's output).
 lazy = $(eval $(1) := $$(shell pkg-config $(2) 2>/dev/null))$($(1))
-LIB_PKGS  := libsystemd inih sqlite3 blkid libzstd
+LIB_PKGS  := libsystemd inih sqlite3 blkid
 PKG_CFLAGS = $(call lazy,PKG_CFLAGS,--cflags $(LIB_PKGS))
 PKG_LIBS   = $(call lazy,PKG_LIBS,--libs $(LIB_PKGS))
 
@@ -62,7 +62,7 @@ PROGS := $(BUILD)/wearmond
 all: $(PROGS)
 
 build-deps:
-	@pkg-config --exists $(LIB_PKGS) fuse3 2>/dev/null && [ -e /usr/include/libaio.h ] || { \
+	@pkg-config --exists $(LIB_PKGS) fuse3 libzstd 2>/dev/null && [ -e /usr/include/libaio.h ] || { \
 		tools/install-deps.sh --check build; \
 		echo "make: install them with: sudo tools/install-deps.sh build" >&2; exit 1; }
 
@@ -105,7 +105,7 @@ $(BUILD)/san/tests/test_%: tests/unit/test_%.c $(BUILD)/san/tests/test_%.d $(BUI
 # files, whose absence never dates anything.
 DEP_FILES := $(patsubst %.o,%.d,$(COMMON_OBJ) $(DAEMON_OBJ) $(SAN_COMMON_OBJ) $(WEARMON_OBJ) \
 	$(SIMSSD_OBJ) $(SIMSSD_TEST_OBJ) $(SIMSSD_SAN_TEST_OBJ)) \
-	$(addsuffix .d,$(UNIT_BIN) $(SAN_UNIT_BIN))
+	$(addsuffix .d,$(UNIT_BIN) $(SAN_UNIT_BIN)) $(DEP_EXTRA)
 $(DEP_FILES): ;
 -include $(wildcard $(DEP_FILES))
 

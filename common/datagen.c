@@ -1,14 +1,32 @@
-/* datagen: compressible, never-repeating block contents. */
+/* datagen: compressible, never-repeating block contents, generated afresh
+ * for every write by eight xoshiro256+ streams in vector registers. */
 #include "datagen.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
+/* Four 64-bit lanes; gcc and clang lower it to one AVX2 register, or two
+ * SSE2 ones on the baseline x86-64 clone. */
+typedef uint64_t v4u64 __attribute__((vector_size(32)));
+
+#define ROTL(x, k) (((x) << (k)) | ((x) >> (64 - (k))))
+
+/* xoshiro256+, the cheapest of the family, with a second output per step:
+ * b + c next to the usual a + d, both sums of uniformly distributed state
+ * words, for half the work per byte. The low bits are linear over GF(2)
+ * (as xoshiro256+'s are), which no compressor or deduplicator can use: the
+ * output is incompressible to zstd and zlib (tests/unit/test_datagen.c). */
+#define XO_STEP(a, b, c, d, r, q)                                              \
+	do {                                                                   \
+		v4u64 t_ = (b) << 17;                                          \
+		(r) = (a) + (d);                                               \
+		(q) = (b) + (c);                                               \
+		(c) ^= (a);                                                    \
+		(d) ^= (b);                                                    \
+		(b) ^= (c);                                                    \
+		(a) ^= (d);                                                    \
+		(c) ^= t_;                                                     \
+		(d) = ROTL((d), 45);                                           \
+	} while (0)
 
 static uint64_t splitmix(uint64_t *x)
 {
@@ -18,95 +36,202 @@ static uint64_t splitmix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void dgen_init(struct dgen *g, unsigned compress_pct, uint64_t seed)
+static void seed_lanes(uint64_t st[4][DGEN_LANES], uint64_t seed)
+{
+	for (int w = 0; w < 4; w++)
+		for (int l = 0; l < DGEN_LANES; l++)
+			st[w][l] = splitmix(&seed);
+}
+
+/* An AVX2 clone picked at load time where the CPU has it (not under the
+ * sanitizers, whose run-time may start after ifunc resolvers run). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DGEN_NO_CLONES 1
+#endif
+#endif
+
+/* n bytes (a multiple of 64) from the eight lanes into p: 128 bytes per
+ * step, the last step half used when n is an odd multiple of 64. */
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(DGEN_NO_CLONES)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void lanes_fill(uint64_t st[4][DGEN_LANES], unsigned char *p, size_t n)
+{
+	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, r0, r1, q0, q1;
+	memcpy(&a0, st[0], 32);
+	memcpy(&a1, st[0] + 4, 32);
+	memcpy(&b0, st[1], 32);
+	memcpy(&b1, st[1] + 4, 32);
+	memcpy(&c0, st[2], 32);
+	memcpy(&c1, st[2] + 4, 32);
+	memcpy(&d0, st[3], 32);
+	memcpy(&d1, st[3] + 4, 32);
+	size_t i = 0;
+	for (; i + 128 <= n; i += 128) {
+		XO_STEP(a0, b0, c0, d0, r0, q0);
+		XO_STEP(a1, b1, c1, d1, r1, q1);
+		memcpy(p + i, &r0, 32);
+		memcpy(p + i + 32, &r1, 32);
+		memcpy(p + i + 64, &q0, 32);
+		memcpy(p + i + 96, &q1, 32);
+	}
+	if (i < n) {
+		XO_STEP(a0, b0, c0, d0, r0, q0);
+		XO_STEP(a1, b1, c1, d1, r1, q1);
+		memcpy(p + i, &r0, 32);
+		memcpy(p + i + 32, &r1, 32);
+	}
+	memcpy(st[0], &a0, 32);
+	memcpy(st[0] + 4, &a1, 32);
+	memcpy(st[1], &b0, 32);
+	memcpy(st[1] + 4, &b1, 32);
+	memcpy(st[2], &c0, 32);
+	memcpy(st[2] + 4, &c1, 32);
+	memcpy(st[3], &d0, 32);
+	memcpy(st[3] + 4, &d1, 32);
+}
+
+/* Any number of random bytes: whole steps in place, the tail via a step
+ * into a scratch block. */
+static void lanes_bytes(uint64_t st[4][DGEN_LANES], unsigned char *p, size_t n)
+{
+	size_t whole = n & ~(size_t)63;
+	if (whole)
+		lanes_fill(st, p, whole);
+	if (n > whole) {
+		unsigned char tmp[64];
+		lanes_fill(st, tmp, 64);
+		memcpy(p + whole, tmp, n - whole);
+	}
+}
+
+void dgen_init(struct dgen *g, unsigned compress_pct, unsigned dedupe_pct, uint64_t seed)
 {
 	memset(g, 0, sizeof(*g));
 	g->compress_pct = compress_pct > 100 ? 100 : compress_pct;
+	g->dedupe_pct = dedupe_pct > 100 ? 100 : dedupe_pct;
 	uint64_t s = seed;
 	for (int i = 0; i < 4; i++)
 		g->rng[i] = splitmix(&s);
 	g->salt = splitmix(&s);
+	seed_lanes(g->lanes, splitmix(&s));
 }
 
 uint64_t dgen_rand(struct dgen *g)
 {
 	uint64_t *s = g->rng;
-	uint64_t r = rotl(s[1] * 5, 7) * 9;
+	uint64_t r = ROTL(s[1] * 5, 7) * 9;
 	uint64_t t = s[1] << 17;
 	s[2] ^= s[0];
 	s[3] ^= s[1];
 	s[1] ^= s[2];
 	s[0] ^= s[3];
 	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
+	s[3] = ROTL(s[3], 45);
 	return r;
 }
 
-static void fill_random(struct dgen *g, unsigned char *p, size_t n)
+void dgen_random(struct dgen *g, void *buf, size_t len)
 {
-	while (n >= 8) {
-		uint64_t r = dgen_rand(g);
-		memcpy(p, &r, 8);
-		p += 8;
-		n -= 8;
+	lanes_bytes(g->lanes, buf, len);
+}
+
+size_t dgen_random_bytes(size_t n, unsigned compress_pct)
+{
+	return n * (100 - compress_pct) / 100;
+}
+
+/* A bijective mix of x: distinct inputs give distinct stamps. */
+static uint64_t mix64(uint64_t x)
+{
+	x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdull;
+	x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+/* One unit: random bytes from st and zeros, and at p = 100 a unique stamp
+ * at each 4 KiB boundary of the output stream it covers (pos: its first
+ * byte; the stamp derives from the stream position, or from key when
+ * dedupe regenerates units by id with pos 0). Units shorter than a page
+ * with odd key start with their zeros, so in a sequential stream two
+ * neighbours' zeros form one run: a compressor pays for half as many runs,
+ * which at 512 bytes and 2% decides whether zstd compresses at all. */
+static void unit_fill(const struct dgen *g, uint64_t st[4][DGEN_LANES], unsigned char *p,
+		      size_t n, uint64_t pos, uint64_t key)
+{
+	size_t r = dgen_random_bytes(n, g->compress_pct);
+	if (n < DGEN_PAGE && (key & 1)) {
+		memset(p, 0, n - r);
+		lanes_bytes(st, p + n - r, r);
+	} else {
+		lanes_bytes(st, p, r);
+		memset(p + r, 0, n - r);
 	}
-	if (n) {
-		uint64_t r = dgen_rand(g);
-		memcpy(p, &r, n);
+	if (r)
+		return;
+	uint64_t first = (pos + DGEN_PAGE - 1) / DGEN_PAGE * DGEN_PAGE;
+	for (uint64_t at = first; at < pos + n; at += DGEN_PAGE) {
+		uint64_t x = g->dedupe_pct ? mix64(g->salt ^ mix64(key + 1)) : mix64(g->salt ^ at);
+		size_t k = pos + n - at < 8 ? (size_t)(pos + n - at) : 8;
+		memcpy(p + (at - pos), &x, k);
 	}
 }
 
-void dgen_fill(struct dgen *g, void *buf, size_t len)
+/* Dedupe mode: a unit is a function of its id, so a repeat regenerates an
+ * earlier one exactly. Returns the id to generate. */
+static uint64_t pick_unit(struct dgen *g, size_t n)
 {
-	unsigned char *p = buf;
-	while (len) {
-		size_t chunk = len < DGEN_CHUNK ? len : DGEN_CHUNK;
-		size_t zeros = chunk * g->compress_pct / 100;
-		fill_random(g, p, chunk - zeros);
-		memset(p + chunk - zeros, 0, zeros);
-		p += chunk;
-		len -= chunk;
+	/* Error diffusion: the repeats are d% of the units, give or take one. */
+	g->dedupe_acc += g->dedupe_pct;
+	if (g->ring_n && g->dedupe_acc >= 100) {
+		g->dedupe_acc -= 100;
+		for (int tries = 0; tries < 4; tries++) {
+			const struct dgen_unit *u = &g->ring[dgen_rand(g) % g->ring_n];
+			if (u->len == n) {
+				g->repeats++;
+				return u->id;
+			}
+		}
+		/* none of that length: a later unit repeats instead (bounded,
+		 * for a length that never comes back) */
+		if (g->dedupe_acc < 400)
+			g->dedupe_acc += 100;
 	}
+	uint64_t id = g->next_id++;
+	g->ring[g->ring_head] = (struct dgen_unit){ id, (uint32_t)n };
+	g->ring_head = (g->ring_head + 1) % DGEN_RING;
+	if (g->ring_n < DGEN_RING)
+		g->ring_n++;
+	return id;
 }
 
-void dgen_stamp(struct dgen *g, void *buf, size_t len)
+static void dedupe_unit(struct dgen *g, unsigned char *p, size_t n)
 {
-	unsigned char *p = buf;
-	for (size_t off = 0; off + 8 <= len; off += DGEN_STAMP_EVERY) {
-		/* A bijective mix of the counter: unique and incompressible. */
-		uint64_t x = ++g->counter ^ g->salt;
-		x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdull;
-		x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53ull;
-		x ^= x >> 33;
-		memcpy(p + off, &x, 8);
-	}
+	uint64_t id = pick_unit(g, n);
+	uint64_t st[4][DGEN_LANES];
+	seed_lanes(st, g->salt ^ mix64(id + 1));
+	/* The stamp follows the unit, not the stream, so repeats are exact. */
+	unit_fill(g, st, p, n, 0, id);
 }
 
 void dgen_block(struct dgen *g, void *buf, size_t len)
 {
-	if (len < DGEN_PAGE && g->compress_pct < 100)
-		dgen_fill(g, buf, len);
-	dgen_stamp(g, buf, len);
-}
-
-double dgen_measure(const void *buf, size_t len, size_t bs)
-{
-	size_t unit = bs < DGEN_PAGE ? DGEN_PAGE : bs;
-	size_t cap = ZSTD_compressBound(unit), in = 0, out = 0;
-	unsigned char *dst = malloc(cap);
-
-	if (!dst)
-		return -1000;
-	for (size_t off = 0; off < len; off += unit) {
-		size_t n = len - off < unit ? len - off : unit;
-		size_t r = ZSTD_compress(dst, cap, (const char *)buf + off, n, 1);
-		if (ZSTD_isError(r)) {
-			free(dst);
-			return -1000;
-		}
-		in += n;
-		out += r;
+	unsigned char *p = buf;
+	if (!g->compress_pct && !g->dedupe_pct) {
+		/* All units all random: one pass, the lanes stay in registers. */
+		lanes_bytes(g->lanes, p, len);
+		g->pos += len;
+		g->units += (len + DGEN_PAGE - 1) / DGEN_PAGE;
+		return;
 	}
-	free(dst);
-	return in ? 100.0 * (1.0 - (double)out / (double)in) : 0;
+	for (size_t off = 0; off < len; off += DGEN_PAGE) {
+		size_t n = len - off < DGEN_PAGE ? len - off : DGEN_PAGE;
+		if (g->dedupe_pct)
+			dedupe_unit(g, p + off, n);
+		else
+			unit_fill(g, g->lanes, p + off, n, g->pos, g->units);
+		g->pos += n;
+		g->units++;
+	}
 }

@@ -1,5 +1,6 @@
-/* datagen: block contents with a chosen compressibility, unique per write so
- * that neither compression nor deduplication in a controller can cheat.
+/* datagen: block contents with a chosen compressibility and dedupe share,
+ * fresh for every write so that neither compression nor deduplication in a
+ * controller, a filesystem or a volume manager can cheat.
  * Pure CPU work on caller buffers; no I/O, no allocation. */
 #ifndef WEARMON_DATAGEN_H
 #define WEARMON_DATAGEN_H
@@ -7,50 +8,58 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Compressibility is defined per page, as SandForce-like controllers
- * compress: a block of DGEN_PAGE or more is compressed on its own, smaller
- * blocks a page of consecutive blocks at a time, each with zstd level 1;
- * compressibility = 1 - compressed / original. Each page (or smaller
- * block) holds (100-p)% random bytes then p% zeros: one run of each, so
- * the compressor's cost per run stays far below a point even at 2%. */
+/* Layout: a block is cut into units of DGEN_PAGE bytes from its start (the
+ * last one, or a whole block shorter than a page, may be shorter). Each unit
+ * holds floor(n * (100-p) / 100) fresh random bytes then zeros, like fio's
+ * buffer_compress_chunk (every other unit shorter than a page has its zeros
+ * first): so a 512-byte block holds (100-p)% random bytes,
+ * and any compressor, whatever span it sees (a block, a page, the whole
+ * stream, a 128 MiB window), removes about p%. At p = 100 the stream still
+ * carries 8 unique bytes at every 4 KiB of the generator's output, so no
+ * two 4 KiB pages of a sequential stream are equal.
+ * Dedupe: with d > 0, d% of the units (spread evenly) are exact copies of
+ * an earlier unit of the same length (one of the last DGEN_RING fresh ones,
+ * picked at random), the others fresh. Fresh units never repeat (each is
+ * generated from its own 64-bit id). */
 #define DGEN_PAGE 4096
-#define DGEN_CHUNK DGEN_PAGE
-/* Every this many bytes a block carries a unique 8-byte stamp. */
-#define DGEN_STAMP_EVERY 4096
+#define DGEN_LANES 8       /* xoshiro256+ streams run side by side */
+#define DGEN_RING 1024     /* fresh units a repeat may copy */
 
-struct dgen {
-	unsigned compress_pct;   /* 0..100 */
-	uint64_t rng[4];         /* xoshiro256** state */
-	uint64_t counter;        /* stamps issued */
-	uint64_t salt;           /* per-stream constant mixed into stamps */
+struct dgen_unit {
+	uint64_t id;
+	uint32_t len;
 };
 
-/* Seed a generator for a given compressibility (0..100). */
-void dgen_init(struct dgen *g, unsigned compress_pct, uint64_t seed);
+struct dgen {
+	unsigned compress_pct;           /* 0..100 */
+	unsigned dedupe_pct;             /* 0..100 */
+	uint64_t lanes[4][DGEN_LANES];   /* xoshiro256+ state, one per lane */
+	uint64_t rng[4];                 /* xoshiro256** for decisions */
+	uint64_t salt;                   /* per-stream constant */
+	uint64_t pos;                    /* bytes generated so far */
+	uint64_t next_id;                /* fresh units issued (dedupe mode) */
+	uint64_t repeats;                /* units that were repeats */
+	uint64_t units;                  /* units generated */
+	unsigned dedupe_acc;             /* error diffusion of the repeats */
+	unsigned ring_n, ring_head;
+	struct dgen_unit ring[DGEN_RING];
+};
 
-/* Next 64 random bits. */
+/* Seed a generator: compressibility and dedupe share in percent (0..100,
+ * larger values count as 100). */
+void dgen_init(struct dgen *g, unsigned compress_pct, unsigned dedupe_pct, uint64_t seed);
+
+/* Next 64 random bits (decisions; not the block contents). */
 uint64_t dgen_rand(struct dgen *g);
 
-/* Fill buf: in every DGEN_CHUNK (or the whole of a shorter buf),
- * (100-p)% random bytes then p% zeros. */
-void dgen_fill(struct dgen *g, void *buf, size_t len);
+/* Fill buf with len fresh random bytes (the fast vector path). */
+void dgen_random(struct dgen *g, void *buf, size_t len);
 
-/* Make buf unique: overwrite 8 bytes at the start of every DGEN_STAMP_EVERY
- * bytes (and at 0) with a value never issued before by this generator.
- * Cheap enough to call before every write. */
-void dgen_stamp(struct dgen *g, void *buf, size_t len);
-
-/* Make the next block of len bytes in buf, a slot buffer that dgen_fill
- * prepared: blocks of DGEN_PAGE or more keep their random bytes and get
- * new stamps (the page is their unit); smaller blocks are generated afresh,
- * since several of them share a page. Either way no two blocks of a
- * generator are identical. */
+/* Make the next block of len bytes in buf per the layout above: every byte
+ * is written, nothing of the previous contents survives. */
 void dgen_block(struct dgen *g, void *buf, size_t len);
 
-/* Compressibility of buf per the definition above, for blocks of bs bytes
- * written one after the other (len a multiple of bs, or of DGEN_PAGE):
- * percent of the bytes zstd level 1 removes, over all units. Returns
- * -1000 when zstd fails. */
-double dgen_measure(const void *buf, size_t len, size_t bs);
+/* Random bytes in a unit of n bytes at compressibility p. */
+size_t dgen_random_bytes(size_t n, unsigned compress_pct);
 
 #endif

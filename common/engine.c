@@ -28,10 +28,9 @@ struct slot {
 	struct iocb iocb;
 	uint64_t t_submit;
 	int is_random;              /* does not continue the job's previous I/O */
-	void *buf;                  /* write data, prepared once per run */
+	void *buf;                  /* write data, generated afresh per write */
 	void *rbuf;                 /* reads land here: buf, or its own buffer
 				       in mixed runs so write data stays intact */
-	uint32_t last_len;          /* length last written from buf in this run */
 };
 
 struct eng_ctx {
@@ -285,15 +284,10 @@ static void submit(struct eng_ctx *c, struct run *s)
 		wl_next(&s->gen, &op);
 		sl->is_random = !continues(s, &op);
 		if (op.is_write) {
-			/* dedupe_percent: send the slot's previous block again, as is */
-			if (!(p->dedupe_pct && sl->last_len == op.len &&
-			      dgen_rand(&s->data) % 100 < p->dedupe_pct)) {
-				dgen_block(&s->data, sl->buf, op.len);
-				if (p->verify)
-					vfy_stamp(sl->buf, op.len, op.offset, ++s->writes_issued,
-						  p->seed);
-			}
-			sl->last_len = op.len;
+			/* Fresh contents for every write (datagen.h: layout, dedupe). */
+			dgen_block(&s->data, sl->buf, op.len);
+			if (p->verify)
+				vfy_stamp(sl->buf, op.len, op.offset, ++s->writes_issued, p->seed);
 			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
 		} else {
 			io_prep_pread(&sl->iocb, p->fd, sl->rbuf, op.len, (long long)op.offset);
@@ -407,15 +401,11 @@ static void run_init(struct eng_ctx *c, const struct eng_phase *p,
 	wl_init(&s->gen, &s->spec, p->span_offset, p->span_len, p->seed ^ 0x5bd1e995u);
 	if (p->start)
 		wl_start(&s->gen, p->start);
-	dgen_init(&s->data, p->compressibility, p->seed);
+	dgen_init(&s->data, p->compressibility, p->dedupe_pct, p->seed);
 	wstat_init(&s->mibps);
 	c->nfree = 0;
-	for (unsigned i = 0; i < p->queue_depth; i++) {
+	for (unsigned i = 0; i < p->queue_depth; i++)
 		c->free_idx[c->nfree++] = p->queue_depth - 1 - i;
-		c->slots[i].last_len = 0;
-		if (s->spec.read_pct < 100)
-			dgen_fill(&s->data, c->slots[i].buf, wl_max_bs(&s->spec));
-	}
 }
 
 int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)

@@ -32,7 +32,7 @@ struct eng_phase {
 	int verify_stop;            /* stop at the first bad sector */
 	double duration;            /* seconds, 0 = until amount is done */
 	unsigned compressibility;   /* 0..100, writes only */
-	unsigned dedupe_pct;        /* 0..100: writes that repeat the slot's last block */
+	unsigned dedupe_pct;        /* 0..100: 4 KiB units repeating earlier ones */
 	uint64_t seed;              /* offsets and data */
 	uint64_t start;             /* bytes into the span where sequential and
 				       backward orders begin (0: its start) */

@@ -4,7 +4,11 @@ device backed by a file in /dev/shm. Prints wearmond/fio ratios of IOPS,
 MiB/s and CPU seconds per GiB moved. Not a test: it asserts nothing and
 only reports; the README quotes its figures.
 
-Usage: tools/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]"""
+Also prints the data generator's throughput on one core next to the
+device's 1M sequential write rate.
+
+Usage: tools/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]
+                     [--cases NAME...]"""
 
 import argparse
 import json
@@ -16,10 +20,48 @@ import tempfile
 from pathlib import Path
 
 CASES = [
-    # name, workload (wearmond), rw (fio), block size, queue depth
-    ("4k randwrite QD32", "randwrite", "randwrite", "4k", 32),
-    ("1M seqwrite QD8", "seqwrite", "write", "1M", 8),
+    # name, workload (wearmond), rw (fio), block size, queue depth,
+    # compressibility (None: both tools' defaults; wearmond writes fresh
+    # random data, fio fills its buffers once)
+    ("4k randwrite QD32", "randwrite", "randwrite", "4k", 32, None),
+    ("1M seqwrite QD8", "seqwrite", "write", "1M", 8, None),
+    # Fresh data on both sides: fio refills every buffer before each write,
+    # (100-p)% random then zeros per 4 KiB chunk, as wearmond lays it out.
+    ("1M seqwrite p0 fresh", "seqwrite", "write", "1M", 8, 0),
+    ("1M seqwrite p50 fresh", "seqwrite", "write", "1M", 8, 50),
 ]
+
+
+def fio_data_args(compress):
+    """fio options that match wearmond's compressibility = compress."""
+    if compress is None:
+        return []
+    return ["--refill_buffers=1", f"--buffer_compress_percentage={compress}",
+            "--buffer_compress_chunk=4k"]
+
+
+def generator_rates(build):
+    """The data generator's GiB/s on one core (tools/dgen_bench), by case."""
+    out = subprocess.run([str(build / "dgen_bench"), "1"], check=True, capture_output=True,
+                         text=True).stdout
+    rates = {}
+    for line in out.splitlines():
+        head, _, val = line.rpartition(": ")
+        v = val.split()
+        rates[head] = (float(v[0]), float(v[3]))
+    return rates
+
+
+def print_generator(build, device_mibps):
+    """One line per generator case, with its ratio to the device's rate:
+    GiB per second of the generator thread's CPU time (one core's worth,
+    whatever else the machine runs), and per wall-clock second."""
+    dev_gib = device_mibps / 1024
+    print(f"data generator, one core (goal: >= 10x the device's 1M seqwrite "
+          f"{dev_gib:.2f} GiB/s)")
+    print(f"  {'case':<50} {'GiB/s cpu':>9} {'ratio':>6} {'GiB/s wall':>10}")
+    for case, (cpu, wall) in generator_rates(build).items():
+        print(f"  {case:<50} {cpu:>9.2f} {cpu / dev_gib:>5.1f}x {wall:>10.2f}")
 
 
 def run_measured(argv):
@@ -37,7 +79,7 @@ def run_measured(argv):
     return out, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
-def run_wearmond(build, dev, work, wl, bs, qd, seconds, size_mib, n):
+def run_wearmond(build, dev, work, wl, bs, qd, seconds, size_mib, n, compress=None):
     db = work / f"bench-{n}.db"
     conf = work / f"bench-{n}.conf"
     conf.write_text(f"""[wearmon]
@@ -54,7 +96,7 @@ queue_depth = {qd}
 amount = 100000x
 duration = {seconds}s
 cycles = 1
-""")
+""" + ("" if compress is None else f"compressibility = {compress}\n"))
     _, cpu, rss = run_measured([str(build / "wearmond"), "--foreground", "-c", str(conf)])
     out = subprocess.run(["sqlite3", "-json", str(db),
                           "SELECT bytes, ops, seconds FROM iterations"],
@@ -66,11 +108,12 @@ cycles = 1
     return row["bytes"], row["ops"], row["seconds"], cpu, rss
 
 
-def run_fio(dev, rw, bs, qd, seconds, size_mib):
+def run_fio(dev, rw, bs, qd, seconds, size_mib, compress=None):
     out, cpu, rss = run_measured(["fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
                           "--direct=1", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
                           f"--size={size_mib}M", f"--runtime={seconds}", "--time_based",
-                                  "--randrepeat=0", "--norandommap", "--output-format=json"])
+                                  "--randrepeat=0", "--norandommap", "--output-format=json",
+                                  *fio_data_args(compress)])
     job = json.loads(out)["jobs"][0]["write"]
     secs = job["runtime"] / 1000.0
     return job["io_bytes"], job["total_ios"], secs, cpu, rss
@@ -92,6 +135,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=5)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--size-mib", type=int, default=1024)
+    ap.add_argument("--cases", nargs="*", default=[],
+                    help="run only the cases whose name contains one of these")
     a = ap.parse_args()
     build = Path(a.build).resolve()
     work = Path(tempfile.mkdtemp(prefix="wearmon-bench-", dir="/var/tmp"))
@@ -109,11 +154,15 @@ def main():
               f"{a.repeats} alternating repeats of {a.seconds:g} s each")
         print(f"{'case':<20} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} {'CPU s/GiB':>10} "
               f"{'peak RSS MiB':>13}")
-        for name, wl, rw, bs, qd in CASES:
+        device_mibps = None
+        for name, wl, rw, bs, qd, compress in CASES:
+            if a.cases and not any(c in name for c in a.cases):
+                continue
             res = {"wearmond": [], "fio": []}
             for n in range(a.repeats + 1):
-                w = run_wearmond(build, dev, work, wl, bs, qd, a.seconds, a.size_mib, n)
-                f = run_fio(dev, rw, bs, qd, a.seconds, a.size_mib)
+                w = run_wearmond(build, dev, work, wl, bs, qd, a.seconds, a.size_mib, n,
+                                 compress)
+                f = run_fio(dev, rw, bs, qd, a.seconds, a.size_mib, compress)
                 if n == 0:
                     continue  # the first pair is warm-up
                 res["wearmond"].append(w)
@@ -126,6 +175,10 @@ def main():
             print(f"{name:<20} {'ratio':<9} {sw[0] / sf[0]:>10.2f} {sw[1] / sf[1]:>9.2f} "
                   f"{sw[2] / sf[2]:>10.2f} {sw[3] / sf[3]:>13.2f}   "
                   "(targets: >= 1.0, >= 1.0, <= 1.0, <= 1.0)")
+            if name == "1M seqwrite QD8":
+                device_mibps = max(sw[1], sf[1])
+        if device_mibps:
+            print_generator(build, device_mibps)
     finally:
         if dev:
             subprocess.run(["losetup", "-d", dev])

@@ -340,8 +340,9 @@ def zstd_level1():
 
 
 def measured_on_disk(path, span, bs):
-    """Compressibility of what is on the backing file, per datagen.h: zstd
-    level 1 per block, per 4 KiB page for smaller blocks. Returns the
+    """Compressibility of what is on the backing file as a page-compressing
+    controller sees it: zstd level 1 per block, per 4 KiB page for smaller
+    blocks (test_datagen_stream.py judges the whole stream too). Returns the
     overall figure and the lowest and highest unit."""
     size = zstd_level1()
     unit = max(bs, 4096)
