@@ -368,13 +368,26 @@ static void log_iteration(const struct sched_target *st, const struct db_iterati
 		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
 	fields_for(st, &f, cycle, it->number, it->size_bytes);
 	f.mibps = it->mibps_avg;
-	log_fields(strcmp(it->status, "done") ? LOG_WARNING : LOG_INFO, &f,
+	log_fields(it->status != DB_DONE ? LOG_WARNING : LOG_INFO, &f,
 		   "target %s: cycle %ld iteration %ld size %s %s%s: %.1f MiB/s (min %.1f max %.1f sd %.1f) "
 		   "%.0f IOPS p99 %.0f us p99.99 %.0f us fill %.1f MiB/s [%s]%s%s",
 		   st->t->name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
 		   it->workload, rnd, it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev,
-		   it->iops_avg, it->lat_us.p99, it->lat_us.p9999, it->fill_mibps, it->status,
+		   it->iops_avg, it->lat_us.p99, it->lat_us.p9999, it->fill_mibps, db_status_name(it->status),
 		   it->error ? ": " : "", it->error ? it->error : "");
+}
+
+enum db_status iter_db_status(enum it_status s)
+{
+	switch (s) {
+	case IT_DONE:
+		return DB_DONE;
+	case IT_INTERRUPTED:
+		return DB_INTERRUPTED;
+	case IT_FAILED:
+		break;
+	}
+	return DB_FAILED;
 }
 
 /* "512:10 4k:90" */
@@ -510,7 +523,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	it.compressibility = (int)st->t->compressibility;
 	it.dedupe_percent = (int)st->t->dedupe_percent;
 	row_describe(st, rw, size, &it, mix, sizeof(mix));
-	it.status = "running";
+	it.status = DB_RUNNING;
 	util_iso_now(it.started_at, sizeof(it.started_at));
 	publish(st, cycle, number, size_index, size);
 	int ret = db_iteration_begin(st->db, &it, &id);
@@ -532,8 +545,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 		repeat_figures(rw, &it);
 	if (status == IT_DONE && rw->rounds)
 		round_figures(st, rw, &it, cycle);
-	static const char *const names[] = { "done", "interrupted", "failed" };
-	it.status = names[status];
+	it.status = iter_db_status(status);
 	it.error = err[0] ? err : NULL;
 	util_iso_now(it.ended_at, sizeof(it.ended_at));
 	ret = db_retry_end(st, id, &it, &sm);
