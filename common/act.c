@@ -1,6 +1,9 @@
 /* act: between-cycles actions as a const table of backends. */
 #include "act.h"
 
+/* Every switch over an enum names each value (issue 12): -Wswitch-enum here. */
+#pragma GCC diagnostic error "-Wswitch-enum"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -362,11 +365,13 @@ static int run_secure_erase(const struct act_env *env, struct act_result *r)
 	case ERASE_BLKSECDISCARD: return erase_ioctl(env, r, 1);
 	case ERASE_DISCARD_ALL: return erase_ioctl(env, r, 0);
 	case ERASE_COMMAND: return erase_command(env, r);
-	default:
-		r->outcome = ACT_OUT_FAILED;
-		snprintf(r->error, sizeof(r->error), "no secure_erase method set");
-		return -EINVAL;
+	case ERASE_NONE:
+	case ERASE__COUNT:
+		break;
 	}
+	r->outcome = ACT_OUT_FAILED;
+	snprintf(r->error, sizeof(r->error), "no secure_erase method set");
+	return -EINVAL;
 }
 
 static const struct act_ops actions[ACT__COUNT] = {
@@ -388,9 +393,13 @@ enum act_effect act_effect(enum cfg_action a, const struct act_env *env, uint64_
 		return EFFECT_TRIMMED;
 	case ACT_SECURE_ERASE:
 		return EFFECT_ERASED;
-	default:
-		return EFFECT_NONE;
+	case ACT_NONE:
+	case ACT_FITRIM:      /* the filesystem decides what it discards */
+	case ACT_IDLE:
+	case ACT__COUNT:
+		break;
 	}
+	return EFFECT_NONE;
 }
 
 int act_run(enum cfg_action a, const struct act_env *env, struct act_result *r)

@@ -1,6 +1,9 @@
 /* sched: the per-target cycle loop. */
 #include "sched.h"
 
+/* Every switch over an enum names each value (issue 12): -Wswitch-enum here. */
+#pragma GCC diagnostic error "-Wswitch-enum"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +129,7 @@ static void record_effect(struct sched_target *st, enum cfg_action act,
 	case EFFECT_ERASED:
 		wear_erased(&st->wear);
 		break;
-	default:
+	case EFFECT_NONE:
 		break;
 	}
 }
