@@ -18,6 +18,9 @@
 
 /* After SIGTERM to its group, how long a stopped command may take to go. */
 #define TERM_GRACE_S 0.5
+/* After SIGKILL: a process in uninterruptible I/O dies only when the I/O
+ * ends; a stop does not wait longer than this for it. */
+#define KILL_WAIT_S 1.0
 /* How often the stop flag and the clock are looked at. */
 #define POLL_MS 50
 
@@ -158,21 +161,33 @@ static int start(const struct cmd_req *rq, int out_fd, pid_t *pid)
 	return rc;
 }
 
+/* Wait up to secs for the leader. Returns 1 with *status when reaped. */
+static int reap_within(pid_t pid, double secs, int fd, struct outbuf *o, int *status)
+{
+	double end = util_now() + secs;
+	for (;;) {
+		pid_t got = waitpid(pid, status, WNOHANG);
+		if (got == pid || (got < 0 && errno != EINTR))
+			return got == pid;
+		if (util_now() >= end)
+			return 0;
+		pump(fd, o, 20);
+	}
+}
+
 /* Kill the group: SIGTERM, then SIGKILL after a short grace. Returns the
  * leader's wait status. */
 static int kill_group(pid_t pid, int fd, struct outbuf *o)
 {
 	int status = 0;
-	double end = util_now() + TERM_GRACE_S;
 	kill(-pid, SIGTERM);
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (util_now() >= end) {
-			kill(-pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			break;
+	if (!reap_within(pid, TERM_GRACE_S, fd, o, &status)) {
+		kill(-pid, SIGKILL);
+		if (!reap_within(pid, KILL_WAIT_S, fd, o, &status)) {
+			log_msg(LOG_WARNING, "%s: pid %d still in uninterruptible I/O %.1f s after "
+				"SIGKILL; not waiting for it", o->tag, (int)pid, KILL_WAIT_S);
+			return SIGKILL;   /* as a wait status: killed by SIGKILL */
 		}
-		pump(fd, o, 20);
 	}
 	kill(-pid, SIGKILL);   /* what the leader left behind in its group */
 	return status;
