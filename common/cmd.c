@@ -17,10 +17,10 @@
 #include "util.h"
 
 /* After SIGTERM to its group, how long a stopped command may take to go. */
-#define TERM_GRACE_S 0.5
+#define TERM_GRACE_S 0.3
 /* After SIGKILL: a process in uninterruptible I/O dies only when the I/O
  * ends; a stop does not wait longer than this for it. */
-#define KILL_WAIT_S 1.0
+#define KILL_WAIT_S 0.7
 /* How often the stop flag and the clock are looked at. */
 #define POLL_MS 50
 

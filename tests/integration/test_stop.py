@@ -83,6 +83,7 @@ def stop_in_phase(proc, db, phase, timeout=60):
 def check_stopped(db, rc, secs, err, action=None):
     """The state a clean stop leaves: exit 0 in time, cycle 1 interrupted,
     nothing failed or running, no action-failed alert."""
+    print(f"stopped: exit {rc} after {secs:.2f} s")
     assert rc == 0, err
     assert secs < STOP_LIMIT_S, f"stop took {secs:.2f} s\n{err}"
     cycles = query(db, "SELECT number, status, action, action_outcome FROM cycles ORDER BY number")
@@ -248,3 +249,22 @@ def test_stop_during_trim_on_a_slow_drive(workdir):
         rc, secs, err = stop_in_phase(start_wearmond(c), db, "trim", timeout=120)
         check_stopped(db, rc, secs, err, action="trim")
         check_resumed(db, c, nsizes=1)
+
+
+# mkfs.ext4 discards the whole device first: on this drive, with the first
+# size written, that erases blocks for several seconds.
+SLOW_DISCARD_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7, channels=2,
+                          t_prog="100us", t_read="20us", t_erase="150ms", cache="1M")
+
+
+@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                    reason=str(simssd_helper.missing_prerequisites()))
+def test_stop_during_format(workdir):
+    with simssd_helper.sim_drive(**SLOW_DISCARD_DRIVE) as d:
+        c, db = conf(workdir, d.loop, sizes="8M 16M", filesystem="ext4", format_each_size="yes",
+                     queue_depth="16", fill_queue_depth="8", fill_block_size="128k")
+        rc, secs, err = stop_in_phase(start_wearmond(c), db, "format", timeout=120)
+        check_stopped(db, rc, secs, err)
+        assert "stop requested while making the filesystem" in err, err
+        assert d.loop not in open("/proc/mounts").read()
+        check_resumed(db, c, outcome="skipped")
