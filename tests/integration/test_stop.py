@@ -12,6 +12,7 @@ from a cgroup write throttle created and removed here (service_helper) or
 from the simulator's own timings."""
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -268,3 +269,36 @@ def test_stop_during_format(workdir):
         assert "stop requested while making the filesystem" in err, err
         assert d.loop not in open("/proc/mounts").read()
         check_resumed(db, c, outcome="skipped")
+
+
+FAST_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7, channels=4,
+                  t_prog="100us", t_read="20us", t_erase="2ms", cache="1M")
+
+
+@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                    reason=str(simssd_helper.missing_prerequisites()))
+def test_stop_during_fitrim(workdir):
+    with simssd_helper.sim_drive(**FAST_DRIVE) as d:
+        c, db = conf(workdir, d.loop, sizes="8M", filesystem="ext4", mkfs_options="-E nodiscard",
+                     between_cycles="fitrim", amount="100x", duration="3s")
+        proc = start_wearmond(c)
+        seen = None
+        try:
+            assert wait_for(lambda: phase_is(db, "measure"), 60)
+            # from now on every request to the drive takes 400 ms longer: the
+            # discards FITRIM sends make it last several seconds
+            d.fault_latency(400, 0)
+            seen = wait_for(lambda: phase_is(db, "fitrim"), 60)
+        finally:
+            if not seen:
+                d.clear_faults()
+                proc.kill()
+        assert seen, proc.communicate()[1]
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        d.clear_faults()          # in-flight requests keep their delay
+        _, err = proc.communicate(timeout=30)
+        secs = time.monotonic() - t0
+        check_stopped(db, proc.returncode, secs, err, action="fitrim")
+        assert d.loop not in open("/proc/mounts").read()
+        check_resumed(db, c, nsizes=1)
