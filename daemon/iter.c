@@ -215,7 +215,7 @@ static enum it_status precondition(struct sched_target *st, struct eng_ctx *eng,
 	struct eng_phase p;
 
 	sm->phase = "fill";
-	sched_set_phase(st, "fill");
+	sched_set_phase(st, PH_FILL);
 	phase_setup(st, &p, size, util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ 0xf111, sm);
 	p.block_size = (uint32_t)st->t->fill_block_size;
 	p.queue_depth = (unsigned)st->t->fill_queue_depth;
@@ -289,7 +289,8 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 			return status;
 	}
 	sm->phase = rw->phase == CFG_PHASE_FILL ? "fill" : "measure";
-	sched_set_phase(st, it->phase);
+	sched_set_phase(st, rw->phase == CFG_PHASE_FILL ? PH_FILL
+			    : rw->phase == PHASE_VERIFY ? PH_VERIFY : PH_MEASURE);
 	phase_setup(st, &p, size, seed + 1, sm);
 	row_phase(st, rw, size, it, &spec, &p);
 	if (eng_run_jobs(ic->eng, it->jobs, &p, r) < 0) {

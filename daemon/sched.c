@@ -24,13 +24,32 @@ const char *sched_state_name(enum sched_state s)
 	return (unsigned)s < ARRAY_SIZE(state_names) ? state_names[s] : "?";
 }
 
-void sched_set_phase(struct sched_target *st, const char *phase)
+static const char *const phase_names[] = {
+	[PH_START] = "start", [PH_FORMAT] = "format", [PH_HEALTH] = "health",
+	[PH_FILL] = "fill", [PH_MEASURE] = "measure", [PH_VERIFY] = "verify",
+	[PH_ACTION] = "action", [PH_PAUSE] = "pause",
+};
+
+const char *sched_phase_name(const struct sched_progress *p)
+{
+	if (p->phase == PH_ACTION)
+		return cfg_action_name(p->action);
+	return (unsigned)p->phase < ARRAY_SIZE(phase_names) ? phase_names[p->phase] : "?";
+}
+
+static void set_phase(struct sched_target *st, enum sched_phase phase, enum cfg_action act)
 {
 	pthread_mutex_lock(&st->lock);
 	st->prog.phase = phase;
+	st->prog.action = act;
 	st->prog.mibps = 0;
 	st->prog.phase_bytes = 0;
 	pthread_mutex_unlock(&st->lock);
+}
+
+void sched_set_phase(struct sched_target *st, enum sched_phase phase)
+{
+	set_phase(st, phase, ACT_NONE);
 }
 
 void sched_progress_get(struct sched_target *st, struct sched_progress *out)
@@ -87,7 +106,7 @@ static int fs_prepare(struct sched_target *st, long cycle)
 {
 	char err[1024];
 	int ret = 0;
-	sched_set_phase(st, "format");
+	sched_set_phase(st, PH_FORMAT);
 	if (st->fs.mounted)
 		ret = fs_teardown(&st->fs, &st->tg, err, sizeof(err));
 	if (!ret)
@@ -215,7 +234,7 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 		return SCHED_FAILED;
 	if (act == ACT_SECURE_ERASE && fsmode && fs_release(st, cycle))
 		return SCHED_FAILED;
-	sched_set_phase(st, cfg_action_name(act));
+	set_phase(st, PH_ACTION, act);
 	int ret = act_run(act, &env, &r);
 	int effective = !ret && outcome_effective(r.outcome);
 	if (record_action(st, cycle_id, cycle, act, &r, effective))
@@ -250,7 +269,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 		db_cycle_end(st->db, cycle_id, DB_FAILED);
 		return SCHED_FAILED;
 	}
-	sched_set_phase(st, "health");
+	sched_set_phase(st, PH_HEALTH);
 	wear_health(&st->wear, &st->tg, cycle_id);
 	for (int i = start; i < st->layout.nsizes; i++) {
 		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
@@ -322,7 +341,10 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 	if (res.interrupted_marked)
 		log_msg(LOG_NOTICE, "target %s: %ld iteration(s) left running by an earlier process marked interrupted",
 			st->t->name, res.interrupted_marked);
-	if (res.resume)
+	if (res.resume && res.next_size_index >= st->layout.nsizes)
+		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at its between-cycles action",
+			st->t->name, res.cycle_number);
+	else if (res.resume)
 		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at size %d of %d (iteration %ld)",
 			st->t->name, res.cycle_number, res.next_size_index + 1, st->layout.nsizes,
 			res.next_iteration);
@@ -351,7 +373,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 		done++;
 		cycle++;
 		if (!st->t->cycles || done < st->t->cycles) {
-			sched_set_phase(st, "pause");
+			sched_set_phase(st, PH_PAUSE);
 			nap(st->t->pause);
 		}
 	}
@@ -432,7 +454,7 @@ int sched_start(struct sched_target *st)
 	pthread_mutex_init(&st->lock, NULL);
 	iter_limits_of(st->t, &st->limits);
 	st->prog.baseline_mibps = -1;
-	st->prog.phase = "start";
+	st->prog.phase = PH_START;
 	__atomic_store_n(&st->state, SCHED_RUNNING, __ATOMIC_SEQ_CST);
 	ret = pthread_create(&st->thread, NULL, target_main, st);
 	if (ret)
