@@ -67,8 +67,8 @@ def pgroup_members(pgid):
     return found
 
 
-def stop_in_phase(proc, db, phase, timeout=60):
-    """Wait for phase, SIGTERM; returns (exit status, seconds, stderr)."""
+def stop_in_phase(proc, db, phase, timeout=60, sig=signal.SIGTERM):
+    """Wait for phase, send sig; returns (exit status, seconds, stderr)."""
     try:
         seen = wait_for(lambda: phase_is(db, phase), timeout)
     except BaseException:
@@ -78,7 +78,7 @@ def stop_in_phase(proc, db, phase, timeout=60):
         proc.kill()
         _, err = proc.communicate()
         pytest.fail(f"never saw phase {phase}: {query(db, 'SELECT * FROM progress')}\n{err}")
-    return stop(proc)
+    return stop(proc, sig)
 
 
 def check_stopped(db, rc, secs, err, action=None):
@@ -158,10 +158,11 @@ def test_stop_during_pause(workdir, make_loop):
     check_resumed(db, c, nsizes=1)
 
 
-def test_stop_during_idle(workdir, make_loop):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_stop_during_idle(workdir, make_loop, sig):
     loop = make_loop(32 * MiB)
     c, db = conf(workdir, loop.dev, between_cycles="idle", idle="60s")
-    rc, secs, err = stop_in_phase(start_wearmond(c), db, "idle")
+    rc, secs, err = stop_in_phase(start_wearmond(c), db, "idle", sig=sig)
     check_stopped(db, rc, secs, err, action="idle")
     # the restart runs the idle of cycle 1 again, then cycle 2
     c, _ = conf(workdir, loop.dev, between_cycles="idle", idle="0.2s")
