@@ -414,9 +414,8 @@ int act_run(enum cfg_action a, const struct act_env *env, struct act_result *r)
 	double t0 = util_now();
 	int ret = actions[a].run(env, r);
 	r->seconds = util_now() - t0;
-	if (ret == -EINTR || (r->outcome == ACT_OUT_INTERRUPTED && !ret)) {
-		r->outcome = ACT_OUT_INTERRUPTED;
-		r->error[0] = 0;
+	if (ret == -EINTR) {
+		r->outcome = ACT_OUT_INTERRUPTED;   /* r->error may say what goes on in the drive */
 		return 0;
 	}
 	return ret;

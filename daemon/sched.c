@@ -168,8 +168,9 @@ static int record_action(struct sched_target *st, int64_t cycle_id, long cycle,
 		.outcome = act_outcome_name(r->outcome), .error = r->error[0] ? r->error : NULL,
 	};
 	memcpy(a.started_at, r->started_at, sizeof(a.started_at));
+	int prio = effective ? LOG_INFO : r->outcome == ACT_OUT_INTERRUPTED ? LOG_NOTICE : LOG_ERR;
 	if (act != ACT_NONE)
-		log_msg(effective ? LOG_INFO : LOG_ERR, "target %s: cycle %ld: %s: %s, %llu bytes in "
+		log_msg(prio, "target %s: cycle %ld: %s: %s, %llu bytes in "
 			"%.2f s%s%s", st->t->name, cycle, a.kind, a.outcome,
 			(unsigned long long)a.bytes, a.seconds, a.error ? ": " : "",
 			a.error ? a.error : "");
