@@ -4,19 +4,30 @@
 #ifndef WEARMON_ACT_H
 #define WEARMON_ACT_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "cfg.h"
 #include "tgt.h"
 
-/* Outcome of an action, as stored in cycles.action_outcome. */
+/* How an action ended; stored as text (act_outcome_name) in
+ * cycles.action_outcome. */
+enum act_outcome {
+	ACT_OUT_OK,
+	ACT_OUT_UNSUPPORTED,        /* the device or filesystem cannot do it */
+	ACT_OUT_FAILED,
+	ACT_OUT_SKIPPED,            /* between_cycles = none */
+	ACT_OUT_INTERRUPTED,        /* a stop was requested: re-run on restart */
+	ACT_OUT__COUNT
+};
+
+/* What an action did. */
 struct act_result {
 	char started_at[32];
 	double seconds;
 	uint64_t bytes;             /* bytes affected (fitrim: trimmed) */
 	uint64_t freed;             /* fitrim: the test file's bytes freed first */
-	const char *outcome;        /* "ok", "unsupported", "failed", "skipped" */
+	enum act_outcome outcome;
 	char error[512];            /* empty when none */
 };
 
@@ -28,7 +39,8 @@ struct act_env {
 	const char *mountpoint;         /* filesystem mode, for fitrim; else NULL */
 	const char *test_file;          /* filesystem mode: the test file, emptied
 					   before fitrim so its blocks are trimmed */
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;         /* nonzero: end the action early */
+	double command_timeout;         /* seconds an external command may run; <= 0: none */
 };
 
 /* What an action did to the drive's mapped state. */
@@ -38,16 +50,22 @@ enum act_effect { EFFECT_NONE, EFFECT_TRIMMED, EFFECT_ERASED };
 enum act_effect act_effect(enum cfg_action a, const struct act_env *env, uint64_t *start,
 			   uint64_t *end);
 
+/* Text of an outcome ("ok", "unsupported", "failed", "skipped",
+ * "interrupted"), as stored and logged. */
+const char *act_outcome_name(enum act_outcome o);
+
 /* Run the configured between-cycles action. Returns 0 when the action ran
- * to an outcome (see r->outcome, "unsupported" included), -errno when it
- * failed (r->error says why). */
+ * to an outcome (see r->outcome: unsupported and interrupted included),
+ * -errno when it failed (r->error says why). */
 int act_run(enum cfg_action a, const struct act_env *env, struct act_result *r);
 
-/* Discard [offset, offset+len) of a target in chunks aligned to the
- * discard granularity (hole punching for regular files). Returns 0,
+/* Discard [offset, offset+len) of a target in pieces aligned to the
+ * discard granularity (hole punching for regular files), sized from the
+ * measured discard rate so each takes well under a second, with the stop
+ * flag checked between pieces. Returns 0, -EINTR when stopped,
  * -EOPNOTSUPP when the device cannot discard, or -errno. *done = bytes. */
 int act_discard(const struct tgt *tg, uint64_t offset, uint64_t len,
-		const volatile sig_atomic_t *stop, uint64_t *done);
+		const atomic_int *stop, uint64_t *done);
 
 /* Aligned discard range: start rounded up and end down to granularity.
  * Returns 0, or -EINVAL when nothing aligned remains. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "cmd.h"
 #include "util.h"
 
 #define MAX_CHILDREN 16
@@ -232,43 +233,6 @@ static void free_env(char **env)
 	free(env);
 }
 
-/* Spawn attributes: default signal mask and handlers (target threads block
- * SIGTERM/SIGHUP, SIGPIPE is ignored), own process group so a timeout kills
- * whatever the command started. Returns 0 or an errno. */
-static int spawn_setup(posix_spawnattr_t *at, posix_spawn_file_actions_t *fa)
-{
-	sigset_t none, defs;
-	int rc;
-
-	sigemptyset(&none);
-	sigemptyset(&defs);
-	sigaddset(&defs, SIGPIPE);
-	sigaddset(&defs, SIGTERM);
-	sigaddset(&defs, SIGINT);
-	sigaddset(&defs, SIGHUP);
-	if ((rc = posix_spawnattr_init(at)))
-		return rc;
-	if ((rc = posix_spawn_file_actions_init(fa))) {
-		posix_spawnattr_destroy(at);
-		return rc;
-	}
-	rc = posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-					  POSIX_SPAWN_SETPGROUP);
-	if (!rc)
-		rc = posix_spawnattr_setsigmask(at, &none);
-	if (!rc)
-		rc = posix_spawnattr_setsigdefault(at, &defs);
-	if (!rc)
-		rc = posix_spawnattr_setpgroup(at, 0);
-	if (!rc)
-		rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-	if (rc) {
-		posix_spawn_file_actions_destroy(fa);
-		posix_spawnattr_destroy(at);
-	}
-	return rc;
-}
-
 static void run_command(const char *path, const struct alert_ctx *a, const struct alert_event *e)
 {
 	char *argv[] = { (char *)path, (char *)kinds[e->kind].kind, NULL };
@@ -285,7 +249,7 @@ static void run_command(const char *path, const struct alert_ctx *a, const struc
 			"ones still running", a->who.name, path, kinds[e->kind].kind, MAX_CHILDREN);
 		return;
 	}
-	rc = spawn_setup(&at, &fa);
+	rc = cmd_attrs(&at, &fa);   /* empty mask, own process group */
 	setup = !rc;
 	if (!rc && !(env = command_env(a, e)))
 		rc = ENOMEM;
@@ -638,11 +602,11 @@ void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration 
 }
 
 void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, const char *action,
-		  const char *outcome, const char *error)
+		  int took_effect, const char *error)
 {
 	a->cycle_id = cycle_id;
 	a->cycle_no = cycle;
-	a->after_action = outcome && !strcmp(outcome, "ok") && action && strcmp(action, "none");
+	a->after_action = took_effect && action && strcmp(action, "none");
 	if (a->after_action)
 		util_strlcpy(a->action, action, sizeof(a->action));
 }

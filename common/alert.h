@@ -44,9 +44,10 @@ void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it);
 void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it,
 		     int64_t it_id, const struct db_sample *samples, size_t nsamples);
 
-/* Note the action that ended a cycle (outcome "ok", "unsupported", ...). */
+/* Note the action that ended a cycle; took_effect: it ran with outcome ok
+ * (so later figures are judged as "after ACTION"). */
 void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, const char *action,
-		  const char *outcome, const char *error);
+		  int took_effect, const char *error);
 
 /* Failures: kind is one of "io-error", "device-gone", "identity-mismatch",
  * "action-failed", "db-write-failed", "iteration-failed", "data-integrity".

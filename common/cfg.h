@@ -153,6 +153,7 @@ struct cfg_target {
 	enum cfg_erase secure_erase;      /* method of between_cycles = secure-erase */
 	char secure_erase_command[PATH_MAX]; /* program run with the device path */
 	char secure_erase_password[33];   /* ATA security password used for erase */
+	double command_timeout;           /* seconds secure_erase_command may run; 0 = no limit */
 	double idle;                      /* seconds of between_cycles = idle */
 	enum cfg_on_error on_action_error; /* stop or continue after a failed action */
 	long long cycles;                 /* 0 = forever */

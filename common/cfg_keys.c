@@ -148,6 +148,9 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_SECURE_ERASE_PASSWORD] = { "secure_erase_password", CT_STRING,
 		TF(secure_erase_password), .def = "wearmon",
 		.help = "ATA security password set for the erase (up to 32 bytes)" },
+	[K_COMMAND_TIMEOUT] = { "command_timeout", CT_DURATION, TF(command_timeout),
+		.def = "1h", .help = "time limit of secure_erase_command and mkfs; their process "
+		"group is killed then; 0 = none" },
 	[K_IDLE] = { "idle", CT_DURATION, TF(idle), .def = "300s",
 		.help = "wait with no I/O for between_cycles = idle" },
 	[K_ON_ACTION_ERROR] = { "on_action_error", CT_ENUM, TF(on_action_error),

@@ -322,10 +322,28 @@ void db_leave(struct db *db)
 	pthread_mutex_unlock(&db->lock);
 }
 
-static int is_final_status(const char *s)
+static const char *const status_names[DB_STATUS__COUNT] = {
+	[DB_RUNNING] = "running", [DB_DONE] = "done", [DB_INTERRUPTED] = "interrupted",
+	[DB_FAILED] = "failed",
+};
+
+const char *db_status_name(enum db_status s)
 {
-	return s && (!strcmp(s, "done") || !strcmp(s, "interrupted") ||
-		     !strcmp(s, "failed"));
+	return (unsigned)s < DB_STATUS__COUNT ? status_names[s] : "?";
+}
+
+static int is_final_status(enum db_status s)
+{
+	switch (s) {
+	case DB_DONE:
+	case DB_INTERRUPTED:
+	case DB_FAILED:
+		return 1;
+	case DB_RUNNING:
+	case DB_STATUS__COUNT:
+		break;
+	}
+	return 0;
 }
 
 /* ---- opening, checking and migrating ---------------------------------- */
@@ -781,7 +799,7 @@ int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a)
 	return ret;
 }
 
-int db_cycle_end(struct db *db, int64_t cycle_id, const char *status)
+int db_cycle_end(struct db *db, int64_t cycle_id, enum db_status status)
 {
 	struct bind b;
 	int ret;
@@ -792,7 +810,7 @@ int db_cycle_end(struct db *db, int64_t cycle_id, const char *status)
 	if (ret)
 		return ret;
 	bind_start(db, ST_CYCLE_END, &b);
-	b_text(&b, status);
+	b_text(&b, db_status_name(status));
 	b_i64(&b, cycle_id);
 	ret = run(&b, "end cycle");
 	if (ret == 0)
@@ -924,7 +942,7 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 		b_null(&b);
 	}
 	b_u64(&b, it->errors);
-	b_text(&b, it->status);
+	b_text(&b, db_status_name(it->status));
 	b_text(&b, it->error);
 	b_fig(&b, it->lat_us.p90);
 	b_fig(&b, it->lat_us.p9999);

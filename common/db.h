@@ -25,6 +25,9 @@ struct db_target_info {
 	const char *backing_file;     /* loop devices; may be NULL */
 };
 
+/* State of a cycle or an iteration row, stored as text (db_status_name). */
+enum db_status { DB_RUNNING, DB_DONE, DB_INTERRUPTED, DB_FAILED, DB_STATUS__COUNT };
+
 /* Where a target continues after a (re)start. */
 struct db_resume {
 	int resume;                   /* 1: an unfinished cycle continues */
@@ -60,7 +63,7 @@ struct db_iteration {
 	struct lat_qos lat_us;        /* p50 p90 p99 p99.9 p99.99 max */
 	double fill_mibps, fill_seconds;
 	uint64_t fill_bytes;
-	const char *status;           /* running, done, interrupted, failed */
+	enum db_status status;
 	const char *error;            /* NULL when none */
 	/* methodology (schema 4) */
 	const char *phase;            /* "measure", "fill", "verify"; NULL: unknown */
@@ -112,7 +115,7 @@ struct db_action {
 	char started_at[32];
 	double seconds;
 	uint64_t bytes;
-	const char *outcome;          /* ok, unsupported, failed, skipped */
+	const char *outcome;          /* act_outcome_name(): ok, unsupported, failed, skipped, interrupted */
 	const char *error;            /* NULL when none */
 };
 
@@ -162,8 +165,12 @@ int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number
 /* Store the action that followed a cycle. Returns 0 or -errno. */
 int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a);
 
-/* Close a cycle with status done, interrupted or failed. Returns 0 or -errno. */
-int db_cycle_end(struct db *db, int64_t cycle_id, const char *status);
+/* Close a cycle with status done, interrupted or failed. Returns 0,
+ * -EINVAL for another status, or -errno. */
+int db_cycle_end(struct db *db, int64_t cycle_id, enum db_status status);
+
+/* Text of a status ("running", "done", "interrupted", "failed"). */
+const char *db_status_name(enum db_status s);
 
 /* Insert an iteration as 'running' before it starts. Returns 0 or -errno. */
 int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id);

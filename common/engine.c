@@ -429,7 +429,7 @@ int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
 	uint64_t limit = p->duration > 0 ? s.t0 + (uint64_t)(p->duration * 1e9) : UINT64_MAX;
 
 	for (;;) {
-		if (p->stop && *p->stop) {
+		if (p->stop && atomic_load(p->stop)) {
 			r->interrupted = 1;
 			s.stopping = 1;
 		}

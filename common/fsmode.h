@@ -7,6 +7,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include <stdatomic.h>
+
 #include "cfg.h"
 #include "tgt.h"
 
@@ -17,10 +19,12 @@ struct fsmode {
 	unsigned formats;         /* mkfs runs so far */
 };
 
-/* Release the device, make the filesystem (mkfs_options), mount it and open
- * the test file O_DIRECT as tg->fd. Returns 0 or -errno with err set. */
-int fs_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t, char *err,
-	     size_t errlen);
+/* Release the device, make the filesystem (mkfs_options; mkfs runs as a
+ * controlled child, see spawn.h, killed when *stop is set or after
+ * t->command_timeout), mount it and open the test file O_DIRECT as tg->fd.
+ * Returns 0, -EINTR when stopped, or -errno with err set. */
+int fs_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
+	     const atomic_int *stop, char *err, size_t errlen);
 
 /* Close the test file and unmount. Returns 0 or -errno with err set. */
 int fs_teardown(struct fsmode *fs, struct tgt *tg, char *err, size_t errlen);

@@ -409,12 +409,12 @@ int nvme_format(int fd, uint32_t nsid, int crypto, struct nvme_result *res)
 }
 
 /* Poll the sanitize status log until the operation ends. */
-static int sanitize_wait(int fd, const volatile sig_atomic_t *stop,
+static int sanitize_wait(int fd, const atomic_int *stop,
 			 unsigned timeout_s, struct nvme_result *res)
 {
 	struct nvme_sanitize_info si;
 	for (unsigned waited = 0;; waited++) {
-		if (stop && *stop) {
+		if (stop && atomic_load(stop)) {
 			snprintf(res->text, sizeof(res->text), "NVMe sanitize: "
 				 "stopped while in progress; the drive finishes it "
 				 "on its own (even across a power cycle)");
@@ -440,7 +440,7 @@ static int sanitize_wait(int fd, const volatile sig_atomic_t *stop,
 	}
 }
 
-int nvme_sanitize(int fd, int crypto, const volatile sig_atomic_t *stop,
+int nvme_sanitize(int fd, int crypto, const atomic_int *stop,
 		  unsigned timeout_s, struct nvme_result *res)
 {
 	struct nvme_ctrl_info ci;

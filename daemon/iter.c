@@ -220,7 +220,7 @@ static enum it_status precondition(struct sched_target *st, struct eng_ctx *eng,
 	struct eng_phase p;
 
 	sm->phase = "fill";
-	sched_set_phase(st, "fill");
+	sched_set_phase(st, PH_FILL);
 	phase_setup(st, &p, size, util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ 0xf111, sm);
 	p.block_size = (uint32_t)st->t->fill_block_size;
 	p.queue_depth = (unsigned)st->t->fill_queue_depth;
@@ -310,7 +310,8 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 			return status;
 	}
 	sm->phase = rw->phase == CFG_PHASE_FILL ? "fill" : "measure";
-	sched_set_phase(st, it->phase);
+	sched_set_phase(st, rw->phase == CFG_PHASE_FILL ? PH_FILL
+			    : rw->phase == PHASE_VERIFY ? PH_VERIFY : PH_MEASURE);
 	phase_setup(st, &p, size, seed + 1, sm);
 	row_phase(st, rw, size, it, &spec, &p);
 	if (eng_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
@@ -399,7 +400,7 @@ static void log_iteration(const struct sched_target *st, const struct db_iterati
 		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
 	fields_for(st, &f, cycle, it->number, it->size_bytes);
 	if (it->mibps_avg < 0)
-		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)", it->status,
+		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)", db_status_name(it->status),
 			 it->seconds, util_fmt_bytes(it->bytes, b[0], sizeof(b[0])));
 	else
 		snprintf(figs, sizeof(figs), "%.1f MiB/s (min %s max %s sd %s) %.0f IOPS "
@@ -410,11 +411,24 @@ static void log_iteration(const struct sched_target *st, const struct db_iterati
 			 it->lat_us.p99, it->lat_us.p9999,
 			 log_fig(it->fill_bytes ? it->fill_mibps : -1, b[3], sizeof(b[3])));
 	f.mibps = it->mibps_avg;
-	log_fields(strcmp(it->status, "done") ? LOG_WARNING : LOG_INFO, &f,
+	log_fields(it->status != DB_DONE ? LOG_WARNING : LOG_INFO, &f,
 		   "target %s: cycle %ld iteration %ld size %s %s%s: %s [%s]%s%s",
 		   st->t->name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
-		   it->workload, rnd, figs, it->status,
+		   it->workload, rnd, figs, db_status_name(it->status),
 		   it->error ? ": " : "", it->error ? it->error : "");
+}
+
+enum db_status iter_db_status(enum it_status s)
+{
+	switch (s) {
+	case IT_DONE:
+		return DB_DONE;
+	case IT_INTERRUPTED:
+		return DB_INTERRUPTED;
+	case IT_FAILED:
+		break;
+	}
+	return DB_FAILED;
 }
 
 /* "512:10 4k:90" */
@@ -550,7 +564,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	it.compressibility = (int)st->t->compressibility;
 	it.dedupe_percent = (int)st->t->dedupe_percent;
 	row_describe(st, rw, size, &it, mix, sizeof(mix));
-	it.status = "running";
+	it.status = DB_RUNNING;
 	util_iso_now(it.started_at, sizeof(it.started_at));
 	publish(st, cycle, number, size_index, size);
 	alert_baseline_of(st->alert, &it);
@@ -573,8 +587,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 		repeat_figures(rw, &it);
 	if (status == IT_DONE && rw->rounds)
 		round_figures(st, rw, &it, cycle);
-	static const char *const names[] = { "done", "interrupted", "failed" };
-	it.status = names[status];
+	it.status = iter_db_status(status);
 	it.error = err[0] ? err : NULL;
 	util_iso_now(it.ended_at, sizeof(it.ended_at));
 	ret = db_retry_end(st, id, &it, &sm);

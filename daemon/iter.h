@@ -7,8 +7,12 @@
 #include <stdint.h>
 
 #include "cfg.h"
+#include "db.h"
 
 enum it_status { IT_DONE, IT_INTERRUPTED, IT_FAILED };
+
+/* The row (and cycle) status an iteration's end is stored as. */
+enum db_status iter_db_status(enum it_status s);
 
 struct iter_ctx;
 struct sched_target;

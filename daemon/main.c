@@ -236,11 +236,11 @@ static void send_status(struct daemon *d, int ready)
 		sched_progress_get(st, &p);
 		if (p.baseline_mibps > 0)
 			base = p.baseline_mibps;
-		else if (p.phase && !strcmp(p.phase, "measure") && st->alert &&
+		else if (p.phase == PH_MEASURE && st->alert &&
 			 alert_baseline(st->alert, p.size_bytes, &base))
 			base = -1;
 		v[i] = (struct notify_target){
-			.name = st->tg.name, .state = target_state(st), .phase = p.phase,
+			.name = st->tg.name, .state = target_state(st), .phase = sched_phase_name(&p),
 			.cycle = p.cycle, .size_index = p.size_index, .nsizes = p.nsizes,
 			.size_bytes = p.size_bytes, .mibps = p.mibps, .baseline_mibps = base,
 		};
@@ -376,7 +376,7 @@ static void publish_progress(struct daemon *d)
 			continue;
 		struct db_progress row = {
 			.cycle = p.cycle, .iteration = p.iteration, .size_bytes = p.size_bytes,
-			.phase = p.phase, .mibps = p.phase_bytes ? p.mibps : -1,
+			.phase = sched_phase_name(&p), .mibps = p.phase_bytes ? p.mibps : -1,
 			.phase_bytes = p.phase_bytes,
 		};
 		db_progress(st->db, st->target_id, &row);

@@ -1,6 +1,9 @@
 /* sched: the per-target cycle loop. */
 #include "sched.h"
 
+/* Every switch over an enum names each value (issue 12): -Wswitch-enum here. */
+#pragma GCC diagnostic error "-Wswitch-enum"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,13 +24,32 @@ const char *sched_state_name(enum sched_state s)
 	return (unsigned)s < ARRAY_SIZE(state_names) ? state_names[s] : "?";
 }
 
-void sched_set_phase(struct sched_target *st, const char *phase)
+static const char *const phase_names[] = {
+	[PH_START] = "start", [PH_FORMAT] = "format", [PH_HEALTH] = "health",
+	[PH_FILL] = "fill", [PH_MEASURE] = "measure", [PH_VERIFY] = "verify",
+	[PH_ACTION] = "action", [PH_PAUSE] = "pause",
+};
+
+const char *sched_phase_name(const struct sched_progress *p)
+{
+	if (p->phase == PH_ACTION)
+		return cfg_action_name(p->action);
+	return (unsigned)p->phase < ARRAY_SIZE(phase_names) ? phase_names[p->phase] : "?";
+}
+
+static void set_phase(struct sched_target *st, enum sched_phase phase, enum cfg_action act)
 {
 	pthread_mutex_lock(&st->lock);
 	st->prog.phase = phase;
+	st->prog.action = act;
 	st->prog.mibps = 0;
 	st->prog.phase_bytes = 0;
 	pthread_mutex_unlock(&st->lock);
+}
+
+void sched_set_phase(struct sched_target *st, enum sched_phase phase)
+{
+	set_phase(st, phase, ACT_NONE);
 }
 
 void sched_progress_get(struct sched_target *st, struct sched_progress *out)
@@ -49,7 +71,7 @@ void sched_offer_config(struct sched_target *st, const struct cfg *c, const stru
 static void nap(double secs)
 {
 	double end = util_now() + secs;
-	while (!sig_stop) {
+	while (!atomic_load(&sig_stop)) {
 		double left = end - util_now();
 		if (left <= 0)
 			break;
@@ -78,16 +100,21 @@ static int check_identity(struct sched_target *st, long cycle)
 	return ret;
 }
 
-/* Filesystem mode: a fresh filesystem and test file. */
+/* Filesystem mode: a fresh filesystem and test file. Returns 0, -EINTR
+ * when a stop cut mkfs short (no alert), or -errno after an alert. */
 static int fs_prepare(struct sched_target *st, long cycle)
 {
 	char err[1024];
 	int ret = 0;
+	sched_set_phase(st, PH_FORMAT);
 	if (st->fs.mounted)
 		ret = fs_teardown(&st->fs, &st->tg, err, sizeof(err));
 	if (!ret)
-		ret = fs_setup(&st->fs, &st->tg, st->t, err, sizeof(err));
-	if (ret) {
+		ret = fs_setup(&st->fs, &st->tg, st->t, &sig_stop, err, sizeof(err));
+	if (ret == -EINTR) {
+		log_msg(LOG_NOTICE, "target %s: stop requested while making the filesystem: %s",
+			st->t->name, err);
+	} else if (ret) {
 		char msg[1100];
 		snprintf(msg, sizeof(msg), "filesystem mode: %s", err);
 		fail(st, "action-failed", LOG_ERR, cycle, msg);
@@ -110,13 +137,6 @@ static int fs_release(struct sched_target *st, long cycle)
 	return ret;
 }
 
-/* A health snapshot with the mapped bytes as wear_after_size counts them. */
-static void health(struct sched_target *st, int64_t cycle_id, const char *point)
-{
-	int64_t mapped = st->t->filesystem != FS_NONE ? fs_allocated(&st->fs) : -1;
-	wear_health(&st->wear, &st->tg, cycle_id, point, mapped);
-}
-
 static void record_effect(struct sched_target *st, enum cfg_action act,
 			  const struct act_env *env)
 {
@@ -128,9 +148,17 @@ static void record_effect(struct sched_target *st, enum cfg_action act,
 	case EFFECT_ERASED:
 		wear_erased(&st->wear);
 		break;
-	default:
+	case EFFECT_NONE:
 		break;
 	}
+}
+
+/* A health snapshot at one point of the cycle (wear.h: WEAR_CYCLE_START,
+ * WEAR_CYCLE_END, WEAR_AFTER_ACTION), with what the host has mapped. */
+static void health(struct sched_target *st, int64_t cycle_id, const char *point)
+{
+	int64_t mapped = st->t->filesystem != FS_NONE ? fs_allocated(&st->fs) : -1;
+	wear_health(&st->wear, &st->tg, cycle_id, point, mapped);
 }
 
 static int is_destructive(enum cfg_action a)
@@ -138,54 +166,42 @@ static int is_destructive(enum cfg_action a)
 	return a == ACT_TRIM || a == ACT_SECURE_ERASE;
 }
 
-/* The action after a cycle, recorded in the cycle row. Returns RUNNING to
- * go on, or FAILED when it failed (or is unsupported) and
- * on_action_error = stop. */
-static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id, long cycle)
+/* Log, store and alert an action's outcome. Returns 0, or -1 when it could
+ * not be stored (st->error says so). */
+static int record_action(struct sched_target *st, int64_t cycle_id, long cycle,
+			 enum cfg_action act, const struct act_result *r, int effective)
 {
-	enum cfg_action act = cfg_action_after(st->t, cycle);
-	int fsmode = st->t->filesystem != FS_NONE;
-	struct act_env env = {
-		.tg = &st->tg, .t = st->t, .region_offset = st->layout.region_offset,
-		.region_size = st->layout.region_size, .stop = &sig_stop,
-		.mountpoint = st->fs.mounted ? st->fs.mnt : NULL,
-		.test_file = st->fs.mounted ? st->fs.file : NULL,
-	};
-	struct act_result r;
-	if (is_destructive(act) && check_identity(st, cycle))
-		return SCHED_FAILED;
-	if (act == ACT_SECURE_ERASE && fsmode && fs_release(st, cycle))
-		return SCHED_FAILED;
-	sched_set_phase(st, cfg_action_name(act));
-	int ret = act_run(act, &env, &r);
 	struct db_action a = {
-		.kind = cfg_action_name(act), .seconds = r.seconds,
-		.bytes = r.bytes, .outcome = r.outcome, .error = r.error[0] ? r.error : NULL,
+		.kind = cfg_action_name(act), .seconds = r->seconds, .bytes = r->bytes,
+		.outcome = act_outcome_name(r->outcome), .error = r->error[0] ? r->error : NULL,
 	};
-	memcpy(a.started_at, r.started_at, sizeof(a.started_at));
-	int ok = !strcmp(r.outcome, "ok") || !strcmp(r.outcome, "skipped");
-	if (act == ACT_FITRIM && ok)
+	memcpy(a.started_at, r->started_at, sizeof(a.started_at));
+	int prio = effective ? LOG_INFO : r->outcome == ACT_OUT_INTERRUPTED ? LOG_NOTICE : LOG_ERR;
+	if (act == ACT_FITRIM && effective)
 		log_msg(LOG_INFO, "target %s: cycle %ld: fitrim: emptied the test file (%llu bytes "
-			"allocated) first", st->t->name, cycle, (unsigned long long)r.freed);
+			"allocated) first", st->t->name, cycle, (unsigned long long)r->freed);
 	if (act != ACT_NONE)
-		log_msg(ok ? LOG_INFO : LOG_ERR, "target %s: cycle %ld: %s: %s, %llu bytes in %.2f s%s%s",
-			st->t->name, cycle, a.kind, a.outcome, (unsigned long long)a.bytes, a.seconds,
-			a.error ? ": " : "", a.error ? a.error : "");
-	if (db_cycle_action(st->db, cycle_id, &a))
-		return fail(st, "db-write-failed", LOG_CRIT, cycle, "cannot record the action");
-	if (!ret && !strcmp(r.outcome, "ok"))
-		record_effect(st, act, &env);
-	if (act != ACT_NONE)
-		health(st, cycle_id, WEAR_AFTER_ACTION);
-	if (act == ACT_SECURE_ERASE && fsmode && fs_prepare(st, cycle))
-		return SCHED_FAILED;
-	if (ok) {
-		alert_action(st->alert, cycle, cycle_id, a.kind, a.outcome, a.error);
-		return SCHED_RUNNING;
+		log_msg(prio, "target %s: cycle %ld: %s: %s, %llu bytes in "
+			"%.2f s%s%s", st->t->name, cycle, a.kind, a.outcome,
+			(unsigned long long)a.bytes, a.seconds, a.error ? ": " : "",
+			a.error ? a.error : "");
+	if (db_cycle_action(st->db, cycle_id, &a)) {
+		fail(st, "db-write-failed", LOG_CRIT, cycle, "cannot record the action");
+		return -1;
 	}
+	if (effective)
+		alert_action(st->alert, cycle, cycle_id, a.kind, r->outcome == ACT_OUT_OK, a.error);
+	return 0;
+}
+
+/* An action that failed or is unsupported: alerted, then stop or go on
+ * as on_action_error says. */
+static enum sched_state action_failed(struct sched_target *st, long cycle, enum cfg_action act,
+				      const struct act_result *r)
+{
 	char msg[1024];
-	snprintf(msg, sizeof(msg), "action %s %s%s%s", a.kind, a.outcome, a.error ? ": " : "",
-		 a.error ? a.error : "");
+	snprintf(msg, sizeof(msg), "action %s %s%s%s", cfg_action_name(act),
+		 act_outcome_name(r->outcome), r->error[0] ? ": " : "", r->error);
 	alert_failure(st->alert, "action-failed", LOG_ERR, cycle, 0, msg);
 	if (st->t->on_action_error == ON_ERROR_CONTINUE) {
 		log_msg(LOG_WARNING, "target %s: on_action_error = continue: going on with the next "
@@ -196,13 +212,66 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 	return SCHED_FAILED;
 }
 
+/* Whether an outcome lets the campaign go on as planned. */
+static int outcome_effective(enum act_outcome o)
+{
+	switch (o) {
+	case ACT_OUT_OK:
+	case ACT_OUT_SKIPPED:
+		return 1;
+	case ACT_OUT_UNSUPPORTED:
+	case ACT_OUT_FAILED:
+	case ACT_OUT_INTERRUPTED:
+	case ACT_OUT__COUNT:
+		break;
+	}
+	return 0;
+}
+
+/* The action after a cycle, recorded in the cycle row. Returns RUNNING to
+ * go on, STOPPED when a stop cut it short (it runs again on restart), or
+ * FAILED when it failed (or is unsupported) and on_action_error = stop. */
+static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id, long cycle)
+{
+	enum cfg_action act = cfg_action_after(st->t, cycle);
+	int fsmode = st->t->filesystem != FS_NONE;
+	struct act_env env = {
+		.tg = &st->tg, .t = st->t, .region_offset = st->layout.region_offset,
+		.region_size = st->layout.region_size, .stop = &sig_stop,
+		.mountpoint = st->fs.mounted ? st->fs.mnt : NULL,
+		.test_file = st->fs.mounted ? st->fs.file : NULL,
+		.command_timeout = st->t->command_timeout,
+	};
+	struct act_result r;
+	if (is_destructive(act) && check_identity(st, cycle))
+		return SCHED_FAILED;
+	if (act == ACT_SECURE_ERASE && fsmode && fs_release(st, cycle))
+		return SCHED_FAILED;
+	set_phase(st, PH_ACTION, act);
+	int ret = act_run(act, &env, &r);
+	int effective = !ret && outcome_effective(r.outcome);
+	if (record_action(st, cycle_id, cycle, act, &r, effective))
+		return SCHED_FAILED;
+	if (!ret && r.outcome == ACT_OUT_OK)
+		record_effect(st, act, &env);
+	if (act != ACT_NONE && r.outcome != ACT_OUT_INTERRUPTED) {
+		sched_set_phase(st, PH_HEALTH);
+		health(st, cycle_id, WEAR_AFTER_ACTION);
+	}
+	if (r.outcome == ACT_OUT_INTERRUPTED)
+		return SCHED_STOPPED;   /* filesystem mode: target_setup makes it again */
+	if (act == ACT_SECURE_ERASE && fsmode && (ret = fs_prepare(st, cycle)))
+		return ret == -EINTR ? SCHED_STOPPED : SCHED_FAILED;
+	return effective ? SCHED_RUNNING : action_failed(st, cycle, act, &r);
+}
+
 /* One size, and the device state it leaves behind. */
 static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
 			       long cycle, int i, long *number)
 {
-	int fsmode = st->t->filesystem != FS_NONE;
-	if (fsmode && st->t->format_each_size && fs_prepare(st, cycle))
-		return IT_FAILED;
+	int fsmode = st->t->filesystem != FS_NONE, ret;
+	if (fsmode && st->t->format_each_size && (ret = fs_prepare(st, cycle)))
+		return ret == -EINTR ? IT_INTERRUPTED : IT_FAILED;
 	enum it_status s = iter_run(st, ic, cycle_id, cycle, i, number);
 	wear_after_size(&st->wear, cycle_id, i, st->layout.region_offset, st->layout.sizes[i],
 			st->tg.capacity, st->layout.region_size, fsmode ? fs_allocated(&st->fs) : -1);
@@ -214,30 +283,33 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 				  long cycle, int start, long number)
 {
 	if (check_identity(st, cycle)) {
-		db_cycle_end(st->db, cycle_id, "failed");
+		db_cycle_end(st->db, cycle_id, DB_FAILED);
 		return SCHED_FAILED;
 	}
+	sched_set_phase(st, PH_HEALTH);
 	health(st, cycle_id, WEAR_CYCLE_START);
 	for (int i = start; i < st->layout.nsizes; i++) {
 		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
-		if (s == IT_INTERRUPTED) {
-			health(st, cycle_id, WEAR_CYCLE_END);
-			db_cycle_end(st->db, cycle_id, "interrupted");
-			return SCHED_STOPPED;
-		}
-		if (s == IT_FAILED) {
-			db_cycle_end(st->db, cycle_id, "failed");
-			return SCHED_FAILED;
+		if (s != IT_DONE) {
+			if (s == IT_INTERRUPTED)
+				health(st, cycle_id, WEAR_CYCLE_END);
+			db_cycle_end(st->db, cycle_id, iter_db_status(s));
+			return s == IT_INTERRUPTED ? SCHED_STOPPED : SCHED_FAILED;
 		}
 	}
 	/* the cycle's own wear, apart from the action's */
+	sched_set_phase(st, PH_HEALTH);
 	health(st, cycle_id, WEAR_CYCLE_END);
+	if (atomic_load(&sig_stop)) {
+		db_cycle_end(st->db, cycle_id, DB_INTERRUPTED);   /* the action runs on restart */
+		return SCHED_STOPPED;
+	}
 	enum sched_state s = between_cycles(st, cycle_id, cycle);
 	if (s != SCHED_RUNNING) {
-		db_cycle_end(st->db, cycle_id, "failed");
+		db_cycle_end(st->db, cycle_id, s == SCHED_STOPPED ? DB_INTERRUPTED : DB_FAILED);
 		return s;
 	}
-	if (db_cycle_end(st->db, cycle_id, "done")) {
+	if (db_cycle_end(st->db, cycle_id, DB_DONE)) {
 		snprintf(st->error, sizeof(st->error), "cannot record the end of cycle %ld", cycle);
 		return SCHED_FAILED;
 	}
@@ -291,13 +363,16 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 	if (res.interrupted_marked)
 		log_msg(LOG_NOTICE, "target %s: %ld iteration(s) left running by an earlier process marked interrupted",
 			st->t->name, res.interrupted_marked);
-	if (res.resume)
+	if (res.resume && res.next_size_index >= st->layout.nsizes)
+		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at its between-cycles action",
+			st->t->name, res.cycle_number);
+	else if (res.resume)
 		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at size %d of %d (iteration %ld)",
 			st->t->name, res.cycle_number, res.next_size_index + 1, st->layout.nsizes,
 			res.next_iteration);
 	long cycle = res.cycle_number, done = res.campaign_cycles_done;
 	for (;;) {
-		if (sig_stop)
+		if (atomic_load(&sig_stop))
 			return SCHED_STOPPED;
 		adopt_pending(st, ic);
 		if (st->t->cycles && done >= st->t->cycles)
@@ -320,7 +395,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 		done++;
 		cycle++;
 		if (!st->t->cycles || done < st->t->cycles) {
-			sched_set_phase(st, "pause");
+			sched_set_phase(st, PH_PAUSE);
 			nap(st->t->pause);
 		}
 	}
@@ -356,7 +431,7 @@ static int target_setup(struct sched_target *st)
 		note(st, LOG_WARNING, "signature-overwritten", msg);
 	}
 	if (st->t->filesystem != FS_NONE && !st->t->format_each_size && fs_prepare(st, 0))
-		return -1;
+		return -1;   /* a stop during mkfs too: target_main tells them apart */
 	return 0;
 }
 
@@ -375,7 +450,8 @@ static void *target_main(void *arg)
 
 	sig_block_in_thread();
 	if (target_setup(st) || iter_init(st, &ic))
-		__atomic_store_n(&st->state, SCHED_FAILED, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&st->state, atomic_load(&sig_stop) && !st->error[0] ? SCHED_STOPPED
+							: SCHED_FAILED, __ATOMIC_SEQ_CST);
 	else
 		__atomic_store_n(&st->state, cycles_loop(st, ic), __ATOMIC_SEQ_CST);
 	iter_fini(ic);
@@ -400,7 +476,7 @@ int sched_start(struct sched_target *st)
 	pthread_mutex_init(&st->lock, NULL);
 	iter_limits_of(st->t, &st->limits);
 	st->prog.baseline_mibps = -1;
-	st->prog.phase = "start";
+	st->prog.phase = PH_START;
 	__atomic_store_n(&st->state, SCHED_RUNNING, __ATOMIC_SEQ_CST);
 	ret = pthread_create(&st->thread, NULL, target_main, st);
 	if (ret)

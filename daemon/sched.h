@@ -17,12 +17,26 @@
 
 enum sched_state { SCHED_RUNNING, SCHED_DONE, SCHED_STOPPED, SCHED_FAILED };
 
+/* The phase a target is in; text (sched_phase_name) only for STATUS= and
+ * the progress table. */
+enum sched_phase {
+	PH_START,                   /* opening, before the first cycle */
+	PH_FORMAT,                  /* mkfs (filesystem mode) */
+	PH_HEALTH,                  /* the health snapshot at a cycle's start */
+	PH_FILL,
+	PH_MEASURE,
+	PH_VERIFY,                  /* the read-back row of verify_phase */
+	PH_ACTION,                  /* the between-cycles action (see action) */
+	PH_PAUSE,
+};
+
 /* What a target is doing now, for STATUS= and logs. */
 struct sched_progress {
 	long cycle, iteration;
 	int size_index, nsizes;
 	uint64_t size_bytes;
-	const char *phase;          /* "start", "fill", "measure", "action", "pause", ... */
+	enum sched_phase phase;
+	enum cfg_action action;     /* when phase is PH_ACTION */
 	double mibps;               /* last sample of the current phase */
 	uint64_t phase_bytes;       /* moved so far in the current phase */
 	double baseline_mibps;      /* < 0: none yet */
@@ -56,7 +70,11 @@ int sched_start(struct sched_target *st);
 enum sched_state sched_join(struct sched_target *st);
 
 /* Publish the phase the target is in (resets the current MiB/s). */
-void sched_set_phase(struct sched_target *st, const char *phase);
+void sched_set_phase(struct sched_target *st, enum sched_phase phase);
+
+/* Text of a progress's phase: "start", "format", "health", "fill",
+ * "measure", "verify", the action's name ("trim", "idle", ...), "pause". */
+const char *sched_phase_name(const struct sched_progress *p);
 
 /* Copy the target's progress (thread-safe). */
 void sched_progress_get(struct sched_target *st, struct sched_progress *out);

@@ -5,13 +5,14 @@
 #include <pthread.h>
 #include <string.h>
 
-volatile sig_atomic_t sig_stop;
+atomic_int sig_stop;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "signal handlers need a lock-free atomic_int");
 volatile sig_atomic_t sig_reload;
 
 static void on_stop(int sig)
 {
 	(void)sig;
-	sig_stop = 1;
+	atomic_store(&sig_stop, 1);
 }
 
 static void on_hup(int sig)

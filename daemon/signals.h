@@ -4,9 +4,11 @@
 #define WEARMON_SIGNALS_H
 
 #include <signal.h>
+#include <stdatomic.h>
 
-/* Set by SIGTERM/SIGINT: every target drains and stops. */
-extern volatile sig_atomic_t sig_stop;
+/* Set by SIGTERM/SIGINT: every target drains and stops. Target threads read
+ * it, so it is a (lock-free) atomic, which a handler may store to. */
+extern atomic_int sig_stop;
 /* Set by SIGHUP: reload the configuration. */
 extern volatile sig_atomic_t sig_reload;
 

@@ -231,23 +231,24 @@ static void iteration(struct fx *fx, long number, uint64_t size, double mibps,
 		.cycle_id = fx->cycle_id, .run_id = fx->run_id, .target_id = fx->target_id,
 		.number = number, .size_index = 0, .size_bytes = size * MiB,
 		.workload = "randwrite", .block_size = 4096, .queue_depth = 32,
-		.amount_bytes = size * MiB, .status = "running",
+		.amount_bytes = size * MiB, .status = DB_RUNNING,
 	};
 	int64_t id;
 
 	alert_baseline_of(fx->a, &it);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
-	it.status = "done";
+	it.status = DB_DONE;
 	it.mibps_avg = it.mibps_min = it.mibps_max = mibps;
 	it.seconds = 1;
 	assert_int_equal(db_iteration_end(fx->db, id, &it, s, ns), 0);
 	alert_iteration(fx->a, fx->cycle, &it, id, s, ns);
 }
 
-static void end_cycle(struct fx *fx, const char *action, const char *outcome)
+/* took_effect: the action ended ok */
+static void end_cycle(struct fx *fx, const char *action, int took_effect)
 {
-	alert_action(fx->a, fx->cycle, fx->cycle_id, action, outcome, NULL);
-	assert_int_equal(db_cycle_end(fx->db, fx->cycle_id, "done"), 0);
+	alert_action(fx->a, fx->cycle, fx->cycle_id, action, took_effect, NULL);
+	assert_int_equal(db_cycle_end(fx->db, fx->cycle_id, DB_DONE), 0);
 }
 
 struct ev {
@@ -297,17 +298,17 @@ static void test_crash_dedup_and_recovery(void **state)
 	new_cycle(fx);                       /* cycle 1: the baseline */
 	iteration(fx, 1, 8, 400, NULL, 0);
 	iteration(fx, 2, 16, 300, NULL, 0);
-	end_cycle(fx, "none", "ok");
+	end_cycle(fx, "none", 1);
 	new_cycle(fx);                       /* cycle 2: a warning, then critical, once each */
 	iteration(fx, 1, 8, 150, NULL, 0);
 	iteration(fx, 2, 16, 140, NULL, 0);   /* 47%: a second warning this cycle: quiet */
 	iteration(fx, 3, 8, 40, NULL, 0);     /* 10%: critical follows the warning */
 	iteration(fx, 4, 8, 30, NULL, 0);     /* critical again: quiet */
-	end_cycle(fx, "trim", "ok");
+	end_cycle(fx, "trim", 1);
 	new_cycle(fx);                       /* cycle 3: recovered after trim */
 	iteration(fx, 1, 8, 380, NULL, 0);
 	iteration(fx, 2, 16, 100, NULL, 0);   /* a new crash in a new cycle */
-	end_cycle(fx, "trim", "unsupported");
+	end_cycle(fx, "trim", 0);
 	new_cycle(fx);                       /* cycle 4: fast again but no ok action */
 	iteration(fx, 1, 8, 400, NULL, 0);
 	events(fx, &e);
@@ -379,7 +380,7 @@ static void test_baseline_key_and_restart(void **state)
 	iteration(fx, 1, 8, 400, NULL, 0);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 90, NULL, 0);     /* crash */
-	end_cycle(fx, "trim", "ok");
+	end_cycle(fx, "trim", 1);
 	start_alerts(fx);                    /* "restart" */
 	double b = 0;
 	assert_int_equal(alert_baseline(fx->a, 8 * MiB, &b), 0);
@@ -390,7 +391,7 @@ static void test_baseline_key_and_restart(void **state)
 	assert_int_equal(alert_baseline(fx->a, 8 * MiB, &b), -ENOENT);
 	fx->c->targets[0].block_size = 4096;
 	alert_set_config(fx->a, &fx->c->targets[0]);
-	alert_action(fx->a, fx->cycle, fx->cycle_id, "trim", "ok", NULL);
+	alert_action(fx->a, fx->cycle, fx->cycle_id, "trim", 1, NULL);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 390, NULL, 0);
 	events(fx, &e);
@@ -415,7 +416,7 @@ static void test_restart_mid_cycle_keeps_dedup(void **state)
 	iteration(fx, 3, 8, 40, NULL, 0);    /* critical follows */
 	start_alerts(fx);
 	iteration(fx, 4, 8, 30, NULL, 0);    /* critical again: quiet */
-	end_cycle(fx, "none", "skipped");
+	end_cycle(fx, "none", 0);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 150, NULL, 0);   /* a new cycle: warning again */
 	events(fx, &e);

@@ -181,12 +181,12 @@ static struct db_iteration it_new(const struct fx *fx, int64_t tgt, int64_t cyc,
 		.size_bytes = (uint64_t)(size_index + 1) << 20, .region_offset = 0,
 		.workload = "randwrite", .block_size = 4096, .queue_depth = 32,
 		.compressibility = 0, .amount_bytes = (uint64_t)(size_index + 1) << 20,
-		.started_at = "2026-12-02T14:25:50.123Z", .status = "running",
+		.started_at = "2026-12-02T14:25:50.123Z", .status = DB_RUNNING,
 	};
 	return it;
 }
 
-static void it_results(struct db_iteration *it, const char *status)
+static void it_results(struct db_iteration *it, enum db_status status)
 {
 	snprintf(it->ended_at, sizeof(it->ended_at), "2026-12-02T14:26:50.456Z");
 	it->bytes = it->amount_bytes;
@@ -404,7 +404,7 @@ static void store_cycle(struct fx *fx, int64_t *tgt_out, int64_t *it_out)
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
 	it = it_new(fx, tgt, cyc, 1, 0);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &it_id), 0);
-	it_results(&it, "done");
+	it_results(&it, DB_DONE);
 	assert_int_equal(db_iteration_end(fx->db, it_id, &it, three_samples, 3), 0);
 	ev.target_id = tgt;
 	ev.run_id = fx->run_id;
@@ -413,7 +413,7 @@ static void store_cycle(struct fx *fx, int64_t *tgt_out, int64_t *it_out)
 	assert_int_equal(db_event(fx->db, &ev, &ev_id), 0);
 	assert_true(ev_id > 0);
 	assert_int_equal(db_cycle_action(fx->db, cyc, &act), 0);
-	assert_int_equal(db_cycle_end(fx->db, cyc, "done"), 0);
+	assert_int_equal(db_cycle_end(fx->db, cyc, DB_DONE), 0);
 	*tgt_out = tgt;
 	*it_out = it_id;
 }
@@ -485,8 +485,8 @@ static void test_errors_mapped(void **state)
 
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &dup), -EEXIST);
-	assert_int_equal(db_cycle_end(fx->db, cyc + 100, "done"), -ENOENT);
-	assert_int_equal(db_cycle_end(fx->db, cyc, "running"), -EINVAL);
+	assert_int_equal(db_cycle_end(fx->db, cyc + 100, DB_DONE), -ENOENT);
+	assert_int_equal(db_cycle_end(fx->db, cyc, DB_RUNNING), -EINVAL);
 	assert_int_equal(db_cycle_action(fx->db, cyc + 100, &act), -ENOENT);
 	assert_int_equal(db_run_end(fx->db, fx->run_id + 100, 1, "x"), -ENOENT);
 	assert_int_equal(db_cycle_action(fx->db, cyc, &act), 0);
@@ -500,7 +500,7 @@ struct resume_case {
 	const char *name;
 	long campaign_first;          /* stored before the call; 0: default */
 	struct {
-		const char *status;   /* cycle status; "running" = left open */
+		enum db_status status;   /* cycle status; DB_RUNNING = left open */
 		const char *iters;    /* "0D 1R": size_index and D/I/F/R status;
 					 d: done, more rows of the size follow */
 	} cycles[4];
@@ -509,45 +509,45 @@ struct resume_case {
 };
 
 static const struct resume_case resume_cases[] = {
-	{ "fresh target", 0, { { NULL, NULL } }, 0,
+	{ "fresh target", 0, { { DB_RUNNING, NULL } }, 0,
 	  { .cycle_number = 1, .next_iteration = 1, .campaign_first_cycle = 1 } },
-	{ "mid-cycle, two sizes done", 0, { { "running", "0D 1D" } }, 0,
+	{ "mid-cycle, two sizes done", 0, { { DB_RUNNING, "0D 1D" } }, 0,
 	  { 1, 0, 1, 2, 3, 1, 0, 0 } },
-	{ "crash left a running iteration", 0, { { "running", "0D 1R" } }, 0,
+	{ "crash left a running iteration", 0, { { DB_RUNNING, "0D 1R" } }, 0,
 	  { 1, 0, 1, 1, 3, 1, 0, 1 } },
-	{ "second crash after a resume", 0, { { "running", "0D 1I 1D 2R" } }, 0,
+	{ "second crash after a resume", 0, { { DB_RUNNING, "0D 1I 1D 2R" } }, 0,
 	  { 1, 0, 1, 2, 5, 1, 0, 1 } },
-	{ "open cycle without iterations", 0, { { "running", "" } }, 0,
+	{ "open cycle without iterations", 0, { { DB_RUNNING, "" } }, 0,
 	  { 1, 0, 1, 0, 1, 1, 0, 0 } },
-	{ "cycle ended interrupted", 0, { { "done", "0D 1D" }, { "interrupted", "0D 1I" } }, 0,
+	{ "cycle ended interrupted", 0, { { DB_DONE, "0D 1D" }, { DB_INTERRUPTED, "0D 1I" } }, 0,
 	  { 1, 0, 2, 1, 3, 1, 1, 0 } },
-	{ "campaign finished, cycles=2", 0, { { "done", "0D" }, { "done", "0D" } }, 2,
+	{ "campaign finished, cycles=2", 0, { { DB_DONE, "0D" }, { DB_DONE, "0D" } }, 2,
 	  { 0, 0, 3, 0, 1, 3, 0, 0 } },
-	{ "cycles=0 continues numbering", 0, { { "done", "0D" }, { "done", "0D" } }, 0,
+	{ "cycles=0 continues numbering", 0, { { DB_DONE, "0D" }, { DB_DONE, "0D" } }, 0,
 	  { 0, 0, 3, 0, 1, 1, 2, 0 } },
-	{ "campaign not finished, cycles=3", 0, { { "done", "0D" }, { "done", "0D" } }, 3,
+	{ "campaign not finished, cycles=3", 0, { { DB_DONE, "0D" }, { DB_DONE, "0D" } }, 3,
 	  { 0, 0, 3, 0, 1, 1, 2, 0 } },
 	{ "second campaign under way", 3,
-	  { { "done", "0D" }, { "done", "0D" }, { "done", "0D" } }, 2,
+	  { { DB_DONE, "0D" }, { DB_DONE, "0D" }, { DB_DONE, "0D" } }, 2,
 	  { 0, 0, 4, 0, 1, 3, 1, 0 } },
-	{ "failed cycle does not count", 0, { { "done", "0D" }, { "failed", "0D 1F" } }, 2,
+	{ "failed cycle does not count", 0, { { DB_DONE, "0D" }, { DB_FAILED, "0D 1F" } }, 2,
 	  { 0, 0, 3, 0, 1, 1, 1, 0 } },
-	{ "several rows per size, all done", 0, { { "running", "0d 0d 0D 1d 1D" } }, 0,
+	{ "several rows per size, all done", 0, { { DB_RUNNING, "0d 0d 0D 1d 1D" } }, 0,
 	  { 1, 0, 1, 2, 6, 1, 0, 0 } },
-	{ "size cut short after its first row", 0, { { "running", "0d 0D 1d 1I" } }, 0,
+	{ "size cut short after its first row", 0, { { DB_RUNNING, "0d 0D 1d 1I" } }, 0,
 	  { 1, 0, 1, 1, 5, 1, 0, 0 } },
-	{ "crash in the last row of a size", 0, { { "running", "0d 0D 1d 1R" } }, 0,
+	{ "crash in the last row of a size", 0, { { DB_RUNNING, "0d 0D 1d 1R" } }, 0,
 	  { 1, 0, 1, 1, 5, 1, 0, 1 } },
 	{ "size measured again after an interruption", 0,
-	  { { "running", "0d 0D 1d 1I 1d 1D" } }, 0,
+	  { { DB_RUNNING, "0d 0D 1d 1I 1d 1D" } }, 0,
 	  { 1, 0, 1, 2, 7, 1, 0, 0 } },
 	{ "resume wins over a new campaign", 0,
-	  { { "done", "0D" }, { "done", "0D" }, { "running", "0D" } }, 2,
+	  { { DB_DONE, "0D" }, { DB_DONE, "0D" }, { DB_RUNNING, "0D" } }, 2,
 	  { 1, 0, 3, 1, 2, 1, 2, 0 } },
 };
 
 /* Builds one cycle from a case row. Returns the cycle id. */
-static int64_t build_cycle(struct fx *fx, int64_t tgt, long number, const char *status,
+static int64_t build_cycle(struct fx *fx, int64_t tgt, long number, enum db_status status,
 			   const char *iters)
 {
 	int64_t cyc = 0, it_id = 0;
@@ -564,11 +564,11 @@ static int64_t build_cycle(struct fx *fx, int64_t tgt, long number, const char *
 		assert_int_equal(db_iteration_begin(fx->db, &it, &it_id), 0);
 		if (st == 'R')
 			continue;
-		it_results(&it, st == 'D' || st == 'd' ? "done" : st == 'I' ? "interrupted"
-								   : "failed");
+		it_results(&it, st == 'D' || st == 'd' ? DB_DONE : st == 'I' ? DB_INTERRUPTED
+								   : DB_FAILED);
 		assert_int_equal(db_iteration_end(fx->db, it_id, &it, three_samples, 3), 0);
 	}
-	if (strcmp(status, "running") != 0)
+	if (status != DB_RUNNING)
 		assert_int_equal(db_cycle_end(fx->db, cyc, status), 0);
 	return cyc;
 }
@@ -602,7 +602,7 @@ static void run_resume_case(struct fx *fx, const struct resume_case *c, int idx)
 			 " WHERE id = %lld", c->campaign_first, (long long)tgt);
 		raw_exec(fx, sql);
 	}
-	for (; n < 4 && c->cycles[n].status; n++)
+	for (; n < 4 && c->cycles[n].iters; n++)
 		cyc = build_cycle(fx, tgt, n + 1, c->cycles[n].status, c->cycles[n].iters);
 	assert_int_equal(db_resume_point(fx->db, tgt, c->limit, &got), 0);
 	check_resume(c, &got, cyc);
@@ -655,17 +655,17 @@ static void test_iteration_end_rollback(void **state)
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
 	it = it_new(fx, tgt, cyc, 1, 0);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
-	it_results(&it, "done");
+	it_results(&it, DB_DONE);
 	assert_int_equal(db_iteration_end(fx->db, id, &it, dup, 2), -EEXIST);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
 			 " status = 'running' AND mibps_avg IS NULL AND ended_at IS NULL",
 			 (long long)id), 1);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM samples"), 0);
 	assert_int_equal(db_iteration_end(fx->db, id + 1, &it, three_samples, 3), -ENOENT);
-	it.status = "running";
+	it.status = DB_RUNNING;
 	assert_int_equal(db_iteration_end(fx->db, id, &it, three_samples, 3), -EINVAL);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM samples"), 0);
-	it.status = "done";
+	it.status = DB_DONE;
 	assert_int_equal(db_iteration_end(fx->db, id, &it, three_samples, 3), 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM samples WHERE iteration_id = %lld",
 			    (long long)id), 3);
@@ -681,7 +681,7 @@ static void test_iteration_without_fill(void **state)
 	it = it_new(fx, tgt, cyc, 1, 0);
 	it.started_at[0] = '\0';
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
-	it_results(&it, "failed");
+	it_results(&it, DB_FAILED);
 	it.fill_bytes = 0;
 	it.ended_at[0] = '\0';
 	it.error = "I/O error at offset 4096";
@@ -703,7 +703,7 @@ static void test_iteration_io_counts(void **state)
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
 	it = it_new(fx, tgt, cyc, 1, 0);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
-	it_results(&it, "done");
+	it_results(&it, DB_DONE);
 	it.io_counted = 1;
 	it.reads = 670;
 	it.writes = 330;
@@ -711,7 +711,7 @@ static void test_iteration_io_counts(void **state)
 	assert_int_equal(db_iteration_end(fx->db, id, &it, NULL, 0), 0);
 	it = it_new(fx, tgt, cyc, 2, 1);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id2), 0);
-	it_results(&it, "done");
+	it_results(&it, DB_DONE);
 	assert_int_equal(db_iteration_end(fx->db, id2, &it, NULL, 0), 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE reads = 670 AND"
 			 " writes = 330 AND random_ios = 999 AND id = %lld", (long long)id), 1);
@@ -730,7 +730,7 @@ static void test_unknown_figures_null(void **state)
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
 	it = it_new(fx, tgt, cyc, 1, 0);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id1), 0);
-	it_results(&it, "done");
+	it_results(&it, DB_DONE);
 	it.mibps_min = it.mibps_max = it.mibps_stddev = -1;
 	assert_int_equal(db_iteration_end(fx->db, id1, &it, three_samples, 3), 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
@@ -742,7 +742,7 @@ static void test_unknown_figures_null(void **state)
 
 	it = it_new(fx, tgt, cyc, 2, 1);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id2), 0);
-	it_results(&it, "interrupted");
+	it_results(&it, DB_INTERRUPTED);
 	it.mibps_avg = it.mibps_min = it.mibps_max = it.mibps_stddev = -1;
 	it.iops_avg = it.lat_mean_us = it.fill_mibps = -1;
 	it.lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
@@ -766,7 +766,7 @@ static void test_rate_bounds_enforced(void **state)
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
 	it = it_new(fx, tgt, cyc, 1, 0);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
-	it_results(&it, "done");
+	it_results(&it, DB_DONE);
 	it.mibps_avg = 327.3;           /* the figures of issue 13.2 */
 	it.mibps_min = 346.2;
 	it.mibps_max = 346.8;

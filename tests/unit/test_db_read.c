@@ -164,13 +164,13 @@ static int64_t mk_cycle(struct fx *fx, long number)
 /* An iteration with the given figures (avg < 0: left running). */
 static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size,
 		     const char *workload, double min, double avg, double max,
-		     const char *status)
+		     enum db_status status)
 {
 	struct db_iteration it = {
 		.cycle_id = cyc, .run_id = fx->run_id, .target_id = fx->tgt,
 		.number = number, .size_index = (int)number - 1, .size_bytes = size,
 		.workload = workload, .block_size = 4096, .queue_depth = 32,
-		.amount_bytes = size, .status = "running",
+		.amount_bytes = size, .status = DB_RUNNING,
 	};
 	int64_t id = 0;
 	struct db_baseline_key k = { .target_id = fx->tgt, .size_bytes = size,
@@ -200,7 +200,7 @@ static void end_cycle(struct fx *fx, int64_t cyc, const char *action, const char
 
 	if (action)
 		assert_int_equal(db_cycle_action(fx->db, cyc, &a), 0);
-	assert_int_equal(db_cycle_end(fx->db, cyc, "done"), 0);
+	assert_int_equal(db_cycle_end(fx->db, cyc, DB_DONE), 0);
 }
 
 /* ---- db_query ----------------------------------------------------------- */
@@ -285,7 +285,7 @@ static void test_query_on_readonly_handle(void **state)
 	struct rows r;
 	char err[512];
 
-	mk_it(fx, mk_cycle(fx, 1), 1, 1 << 20, "randwrite", 90, 100, 110, "done");
+	mk_it(fx, mk_cycle(fx, 1), 1, 1 << 20, "randwrite", 90, 100, 110, DB_DONE);
 	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(db_query(ro, "SELECT target, mibps_avg FROM history", NULL, 0,
@@ -302,12 +302,12 @@ static void test_cycle_summary(void **state)
 	int64_t c1 = mk_cycle(fx, 1), c2;
 	struct rows *r;
 
-	mk_it(fx, c1, 1, 1 << 20, "randwrite", 80, 100, 120, "done");
-	mk_it(fx, c1, 2, 2 << 20, "randwrite", 40, 50, 300, "done");
-	mk_it(fx, c1, 3, 4 << 20, "randwrite", 1, 2, 900, "interrupted");
+	mk_it(fx, c1, 1, 1 << 20, "randwrite", 80, 100, 120, DB_DONE);
+	mk_it(fx, c1, 2, 2 << 20, "randwrite", 40, 50, 300, DB_DONE);
+	mk_it(fx, c1, 3, 4 << 20, "randwrite", 1, 2, 900, DB_INTERRUPTED);
 	end_cycle(fx, c1, "trim", "ok");
 	c2 = mk_cycle(fx, 2);
-	mk_it(fx, c2, 1, 1 << 20, "randwrite", -1, -1, -1, "running");
+	mk_it(fx, c2, 1, 1 << 20, "randwrite", -1, -1, -1, DB_RUNNING);
 
 	r = rows_of(fx, "SELECT target, cycle, status, iterations, mibps_min, mibps_avg,"
 		    " mibps_max, action, action_outcome, action_seconds, action_bytes"
@@ -325,18 +325,18 @@ static void test_degradation(void **state)
 	struct rows *r;
 
 	fx->rule = "first";
-	mk_it(fx, c1, 1, 1 << 20, "randwrite", 0, 200, 0, "done");
-	mk_it(fx, c1, 2, 2 << 20, "randwrite", 0, 999, 0, "interrupted");
+	mk_it(fx, c1, 1, 1 << 20, "randwrite", 0, 200, 0, DB_DONE);
+	mk_it(fx, c1, 2, 2 << 20, "randwrite", 0, 999, 0, DB_INTERRUPTED);
 	end_cycle(fx, c1, NULL, NULL);
 	c2 = mk_cycle(fx, 2);
-	mk_it(fx, c2, 1, 1 << 20, "randwrite", 0, 100, 0, "done");
-	mk_it(fx, c2, 2, 2 << 20, "randwrite", 0, 80, 0, "done");
+	mk_it(fx, c2, 1, 1 << 20, "randwrite", 0, 100, 0, DB_DONE);
+	mk_it(fx, c2, 2, 2 << 20, "randwrite", 0, 80, 0, DB_DONE);
 	end_cycle(fx, c2, NULL, NULL);
 	c3 = mk_cycle(fx, 3);
-	mk_it(fx, c3, 1, 1 << 20, "randwrite", 0, 50, 0, "done");
-	mk_it(fx, c3, 2, 2 << 20, "randwrite", 0, 40, 0, "done");
-	mk_it(fx, c3, 3, 2 << 20, "seqwrite", 0, 500, 0, "done");
-	mk_it(fx, c3, 4, 2 << 20, "seqwrite", 0, 300, 0, "done");
+	mk_it(fx, c3, 1, 1 << 20, "randwrite", 0, 50, 0, DB_DONE);
+	mk_it(fx, c3, 2, 2 << 20, "randwrite", 0, 40, 0, DB_DONE);
+	mk_it(fx, c3, 3, 2 << 20, "seqwrite", 0, 500, 0, DB_DONE);
+	mk_it(fx, c3, 4, 2 << 20, "seqwrite", 0, 300, 0, DB_DONE);
 
 	r = rows_of(fx, "SELECT cycle, size_bytes, workload, mibps_avg, baseline_mibps,"
 		    " baseline_cycle, ratio, baseline FROM degradation ORDER BY cycle, iteration");
@@ -355,7 +355,7 @@ static void test_degradation(void **state)
 	/* the view reads the stored choice, it does not choose: a row stored
 	 * under another rule keeps it */
 	fx->rule = "best";
-	mk_it(fx, c3, 5, 1 << 20, "randwrite", 0, 50, 0, "done");
+	mk_it(fx, c3, 5, 1 << 20, "randwrite", 0, 50, 0, DB_DONE);
 	assert_string_equal(row_text(rows_of(fx, "SELECT baseline_mibps, baseline_cycle, baseline"
 					     " FROM degradation WHERE iteration = 5"), 0),
 			    "200|1|best");

@@ -1,0 +1,305 @@
+"""Clean stops in every phase: SIGTERM while wearmond fills, measures,
+pauses, idles, trims, makes a filesystem or runs the erase command exits 0
+within 2 s, records the cycle (and the iteration) `interrupted` with no
+`action-failed` alert, and a restart resumes where it stopped, action
+included, to exactly the configured number of cycles. Also: the erase
+command is a child under control (empty signal mask, minimal environment,
+own process group, killed at command_timeout).
+
+Safety: the devices written are loop devices on backing files created here
+(conftest.make_loop) or the simulated SSD's loop device; slow phases come
+from a cgroup write throttle created and removed here (service_helper) or
+from the simulator's own timings."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import simssd_helper
+from conftest import (WEARMOND, MiB, query, run_wearmond, start_wearmond, stop, target_conf,
+                      wait_for, write_conf)
+from service_helper import Throttle
+
+DEFAULTS = {
+    "region_size": "100%",
+    "sizes": "8M 16M",
+    "fill": "yes",
+    "fill_block_size": "64k",
+    "fill_queue_depth": "2",
+    "workload": "randwrite",
+    "block_size": "4k",
+    "queue_depth": "4",
+    "amount": "1x",
+    "cycles": "2",
+    "sample_interval": "0.1s",
+}
+
+STOP_LIMIT_S = 2.0   # the README's promise for SIGTERM
+
+
+def conf(workdir, dev, name="w.conf", **over):
+    db = workdir / "w.db"
+    return write_conf(workdir / name, target_conf(db, dev, DEFAULTS, **over)), db
+
+
+def phase_is(db, phase):
+    rows = query(db, "SELECT phase FROM progress")
+    return rows and rows[0]["phase"] == phase
+
+
+def pgroup_members(pgid):
+    """pids of live processes in process group pgid."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(d.name))
+    return found
+
+
+def stop_in_phase(proc, db, phase, timeout=60, sig=signal.SIGTERM):
+    """Wait for phase, send sig; returns (exit status, seconds, stderr)."""
+    try:
+        seen = wait_for(lambda: phase_is(db, phase), timeout)
+    except BaseException:
+        proc.kill()
+        raise
+    if not seen:
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.fail(f"never saw phase {phase}: {query(db, 'SELECT * FROM progress')}\n{err}")
+    return stop(proc, sig)
+
+
+def check_stopped(db, rc, secs, err, action=None):
+    """The state a clean stop leaves: exit 0 in time, cycle 1 interrupted,
+    nothing failed or running, no action-failed alert."""
+    print(f"stopped: exit {rc} after {secs:.2f} s")
+    assert rc == 0, err
+    assert secs < STOP_LIMIT_S, f"stop took {secs:.2f} s\n{err}"
+    cycles = query(db, "SELECT number, status, action, action_outcome FROM cycles ORDER BY number")
+    assert cycles[-1]["status"] == "interrupted", cycles
+    if action:
+        assert cycles[-1]["action"] == action and cycles[-1]["action_outcome"] == "interrupted"
+    its = query(db, "SELECT status FROM iterations")
+    assert all(i["status"] in ("done", "interrupted") for i in its), its
+    assert not query(db, "SELECT kind FROM events WHERE kind = 'action-failed'")
+    assert "action-failed" not in err
+
+
+def check_resumed(db, conf_path, nsizes=2, outcome="ok"):
+    """A restart completes exactly cycles = 2, one done row per (cycle, size)."""
+    p = run_wearmond(conf_path)
+    assert p.returncode == 0, p.stderr
+    cycles = query(db, "SELECT number, status, action_outcome FROM cycles ORDER BY number")
+    assert [(c["number"], c["status"]) for c in cycles] == [(1, "done"), (2, "done")], cycles
+    assert all(c["action_outcome"] == outcome for c in cycles), cycles
+    done = query(db, "SELECT c.number AS cycle, i.size_index, count(*) AS n FROM iterations i"
+                     " JOIN cycles c ON c.id = i.cycle_id WHERE i.status = 'done'"
+                     " GROUP BY c.number, i.size_index")
+    assert len(done) == 2 * nsizes and all(d["n"] == 1 for d in done), done
+    assert not query(db, "SELECT kind FROM events WHERE kind = 'action-failed'")
+    return p
+
+
+def throttled(dev):
+    kind, why = Throttle.find()
+    if not kind:
+        pytest.skip(why)
+    return Throttle(dev)
+
+
+def start_throttled(throttle, conf_path, rate):
+    """wearmond started inside the throttled cgroup (sh execs into it)."""
+    throttle.limit(rate)
+    return subprocess.Popen(throttle.wrap([WEARMOND, "--foreground", "-c", conf_path]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("phase", ["fill", "measure"])
+def test_stop_during_io(workdir, make_loop, phase):
+    loop = make_loop(64 * MiB)
+    c, db = conf(workdir, loop.dev, between_cycles="trim")
+    throttle = throttled(loop.dev)
+    proc = None
+    try:
+        # 8 MiB of fill, then 8 MiB measured, at 1 MiB/s: several seconds each
+        proc = start_throttled(throttle, c, 1 * MiB)
+        rc, secs, err = stop_in_phase(proc, db, phase)
+    finally:
+        if proc and proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        throttle.remove()
+    check_stopped(db, rc, secs, err)
+    its = query(db, "SELECT number, status, phase FROM iterations ORDER BY number")
+    assert its[-1]["status"] == "interrupted", its
+    check_resumed(db, c)
+
+
+def test_stop_during_pause(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    c, db = conf(workdir, loop.dev, sizes="8M", pause="60s", between_cycles="idle", idle="0s")
+    rc, secs, err = stop_in_phase(start_wearmond(c), db, "pause")
+    assert rc == 0 and secs < STOP_LIMIT_S, (secs, err)
+    # the cycle had ended before the pause: nothing is interrupted
+    assert query(db, "SELECT number, status FROM cycles") == [{"number": 1, "status": "done"}]
+    c, _ = conf(workdir, loop.dev, sizes="8M", pause="0s", between_cycles="idle", idle="0s")
+    check_resumed(db, c, nsizes=1)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_stop_during_idle(workdir, make_loop, sig):
+    loop = make_loop(32 * MiB)
+    c, db = conf(workdir, loop.dev, between_cycles="idle", idle="60s")
+    rc, secs, err = stop_in_phase(start_wearmond(c), db, "idle", sig=sig)
+    check_stopped(db, rc, secs, err, action="idle")
+    # the restart runs the idle of cycle 1 again, then cycle 2
+    c, _ = conf(workdir, loop.dev, between_cycles="idle", idle="0.2s")
+    p = check_resumed(db, c)
+    assert "resuming cycle 1 at its between-cycles action" in p.stderr, p.stderr
+
+
+def erase_script(workdir, body):
+    """An erase command that records its signal mask, process group and
+    environment, then runs body."""
+    s = workdir / "erase.sh"
+    s.write_text(f"""#!/bin/sh
+while read k v rest; do [ "$k" = SigBlk: ] && echo "$v" > {workdir}/sigblk; done < /proc/$$/status
+cut -d' ' -f5 /proc/$$/stat > {workdir}/pgid.tmp && mv {workdir}/pgid.tmp {workdir}/pgid
+echo $$ > {workdir}/pid
+env > {workdir}/env
+echo "erase: working on $1"
+{body}
+""")
+    s.chmod(0o755)
+    return s
+
+
+def test_stop_during_erase_command(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    script = erase_script(workdir, "sleep 600")
+    c, db = conf(workdir, loop.dev, between_cycles="secure-erase", secure_erase="command",
+                 secure_erase_command=script)
+    proc = start_wearmond(c)
+    assert wait_for(lambda: (workdir / "pgid").exists(), 60)
+    rc, secs, err = stop_in_phase(proc, db, "secure-erase")
+    check_stopped(db, rc, secs, err, action="secure-erase")
+    pgid = int((workdir / "pgid").read_text())
+    assert pgid == int((workdir / "pid").read_text())     # its own process group
+    assert not pgroup_members(pgid), "the erase command's process group outlived the stop"
+    assert "erase: working on" in err                   # its output went to the log
+    # the restart runs the erase of cycle 1 again (now quick), then cycle 2
+    erase_script(workdir, "exit 0")
+    check_resumed(db, c)
+
+
+def test_erase_command_signal_mask_and_environment(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    script = erase_script(workdir, "exit 0")
+    c, db = conf(workdir, loop.dev, sizes="8M", cycles="1", between_cycles="secure-erase",
+                 secure_erase="command", secure_erase_command=script)
+    env = dict(os.environ, WEARMON_TEST_SECRET="leaked")
+    p = subprocess.run([str(WEARMOND), "--foreground", "-c", str(c)], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert int((workdir / "sigblk").read_text(), 16) == 0     # nothing blocked
+    names = {line.split("=", 1)[0] for line in (workdir / "env").read_text().splitlines()}
+    assert "WEARMON_TEST_SECRET" not in names and "PATH" in names
+    assert query(db, "SELECT action_outcome FROM cycles") == [{"action_outcome": "ok"}]
+
+
+def test_hung_erase_command_killed_at_time_limit(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    script = erase_script(workdir, "sleep 600")
+    c, db = conf(workdir, loop.dev, sizes="8M", cycles="1", between_cycles="secure-erase",
+                 secure_erase="command", secure_erase_command=script, command_timeout="1s")
+    t0 = time.monotonic()
+    p = run_wearmond(c, timeout=120)
+    assert p.returncode == 1, p.stderr          # on_action_error = stop
+    row = query(db, "SELECT status, action_outcome, action_error, action_seconds FROM cycles")[0]
+    assert row["status"] == "failed" and row["action_outcome"] == "failed", row
+    assert "timed out" in row["action_error"], row
+    assert 1.0 <= row["action_seconds"] < 10, row
+    assert not pgroup_members(int((workdir / "pgid").read_text()))
+    assert time.monotonic() - t0 < 60
+
+
+# A slow-erasing simulated drive: trimming written pages erases blocks at
+# t_erase each, two channels in parallel: 16 MiB = 128 blocks of 128 KiB,
+# about 4 s, so a single discard of the region takes far over 2 s.
+SLOW_TRIM_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7, channels=2,
+                       t_prog="100us", t_read="20us", t_erase="60ms", cache="1M")
+
+
+@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                    reason=str(simssd_helper.missing_prerequisites()))
+def test_stop_during_trim_on_a_slow_drive(workdir):
+    with simssd_helper.sim_drive(**SLOW_TRIM_DRIVE) as d:
+        c, db = conf(workdir, d.loop, sizes="16M", region_size="16M", between_cycles="trim",
+                     queue_depth="16", fill_queue_depth="8", fill_block_size="128k")
+        rc, secs, err = stop_in_phase(start_wearmond(c), db, "trim", timeout=120)
+        check_stopped(db, rc, secs, err, action="trim")
+        check_resumed(db, c, nsizes=1)
+
+
+# mkfs.ext4 discards the whole device first: on this drive, with the first
+# size written, that erases blocks for several seconds.
+SLOW_DISCARD_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7, channels=2,
+                          t_prog="100us", t_read="20us", t_erase="150ms", cache="1M")
+
+
+@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                    reason=str(simssd_helper.missing_prerequisites()))
+def test_stop_during_format(workdir):
+    with simssd_helper.sim_drive(**SLOW_DISCARD_DRIVE) as d:
+        c, db = conf(workdir, d.loop, sizes="8M 16M", filesystem="ext4", format_each_size="yes",
+                     queue_depth="16", fill_queue_depth="8", fill_block_size="128k")
+        rc, secs, err = stop_in_phase(start_wearmond(c), db, "format", timeout=120)
+        check_stopped(db, rc, secs, err)
+        assert "stop requested while making the filesystem" in err, err
+        assert d.loop not in open("/proc/mounts").read()
+        check_resumed(db, c, outcome="skipped")
+
+
+FAST_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7, channels=4,
+                  t_prog="100us", t_read="20us", t_erase="2ms", cache="1M")
+
+
+@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                    reason=str(simssd_helper.missing_prerequisites()))
+def test_stop_during_fitrim(workdir):
+    with simssd_helper.sim_drive(**FAST_DRIVE) as d:
+        c, db = conf(workdir, d.loop, sizes="8M", filesystem="ext4", mkfs_options="-E nodiscard",
+                     between_cycles="fitrim", amount="100x", duration="3s")
+        proc = start_wearmond(c)
+        seen = None
+        try:
+            assert wait_for(lambda: phase_is(db, "measure"), 60)
+            # from now on every request to the drive takes 400 ms longer: the
+            # discards FITRIM sends make it last several seconds
+            d.fault_latency(400, 0)
+            seen = wait_for(lambda: phase_is(db, "fitrim"), 60)
+        finally:
+            if not seen:
+                d.clear_faults()
+                proc.kill()
+        assert seen, proc.communicate()[1]
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        d.clear_faults()          # in-flight requests keep their delay
+        _, err = proc.communicate(timeout=30)
+        secs = time.monotonic() - t0
+        check_stopped(db, proc.returncode, secs, err, action="fitrim")
+        assert d.loop not in open("/proc/mounts").read()
+        check_resumed(db, c, nsizes=1)
