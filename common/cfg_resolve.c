@@ -265,6 +265,40 @@ static void check_workload(struct resolver *r)
 			"%llu blocks of the smallest size", t->stride, (unsigned long long)blocks);
 }
 
+/* Every phase of the measure list against every size: the workload's own
+ * reason (wl_check) for refusing a span, or a size off its block grid. */
+static void check_phases(struct resolver *r)
+{
+	const struct cfg_target *t = r->t;
+	int phases[CFG_MAX_PHASES];
+	char msg[MSG_MAX], b1[48];
+	struct wl_spec spec;
+	int n = cfg_measure_phases(t, phases, msg, sizeof(msg));
+
+	for (int p = 0; p < n; p++) {
+		if (phases[p] < 0 ||
+		    cfg_workload_spec(t, (enum cfg_workload)phases[p], &spec, msg, sizeof(msg)) < 0)
+			continue;
+		const char *name = cfg_workload_name((enum cfg_workload)phases[p]);
+		for (int i = 0; i < r->out->nsizes; i++) {
+			uint64_t size = r->out->sizes[i];
+			int bad = wl_check(&spec, size, msg, sizeof(msg)) != 0;
+			if (!bad && size % wl_max_bs(&spec)) {
+				snprintf(msg, sizeof(msg), "the size is not a multiple of its "
+					 "largest block size %u", wl_max_bs(&spec));
+				bad = 1;
+			}
+			if (!bad)
+				continue;
+			cfg_err_add(&r->e, cfg_key_line(t, t->measure[0] ? K_MEASURE : K_WORKLOAD),
+				    t->measure[0] ? "measure" : "workload", "phase %s cannot run "
+				    "at size %d (%s): %s", name, i + 1,
+				    cfg_fmt_both(size, b1, sizeof(b1)), msg);
+			break;
+		}
+	}
+}
+
 /* Keys of the method that exclude each other. */
 static void check_method(struct resolver *r)
 {
@@ -304,6 +338,8 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 	check_alerts(&r);
 	check_actions(&r);
 	check_workload(&r);
+	if (!r.e.n)
+		check_phases(&r);
 	check_method(&r);
 	return cfg_errs_finish(&r.e, err, errlen);
 }

@@ -298,6 +298,10 @@ const char *const db_migrations[] = {
 	"  mibps REAL,\n"
 	"  phase_bytes INTEGER\n"
 	");\n",
+	/* Mark the file as wearmon's so that a foreign SQLite database is told
+	 * apart even when it has a user_version of its own. */
+	[8] =
+	"PRAGMA application_id = 1464814926;\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

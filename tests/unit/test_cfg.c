@@ -567,7 +567,7 @@ static void test_resolve(void **state)
 /* Every size of 10%:100%:10% is exactly n/10 of the region, aligned. */
 static void test_resolve_range_values(void **state)
 {
-	struct cfg *c = parse_ok("[target r]\ndevice = /d\nsizes = 10%:100%:10%\n");
+	struct cfg *c = parse_ok("[target r]\ndevice = /d\nsizes = 10%:100%:10%\nblock_size = 512\n");
 	uint64_t region = 1000003ULL * 512;
 	struct cfg_layout l;
 	char err[CFG_ERR_MAX];
