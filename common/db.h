@@ -174,7 +174,9 @@ int db_lock_take(const char *db_path, int *fd, char *err, size_t errlen);
 /* Release the lock (fd < 0 is fine). */
 void db_lock_release(int fd);
 
-/* The pid of the daemon holding db_path's lock. Returns it, or 0 if none. */
+/* The pid of the daemon holding db_path's lock. Returns it, or 0 if none.
+ * Never call it in the process holding the lock: closing any descriptor of
+ * a file drops the process's POSIX locks on it. */
 pid_t db_lock_holder(const char *db_path);
 
 /* Whether the open database is still the file at its path (not deleted,

@@ -108,19 +108,20 @@ int db_file_check(struct db *db, char *why, size_t len)
 		return 0;
 	if (fstat(db->watch_fd, &open_st) != 0)
 		return 0;
-	if (open_st.st_nlink == 0) {
-		db_seterr(why, len, "database %s was deleted while in use; the history "
-			  "written since is lost with it", db->path);
-		return -ESTALE;
-	}
-	if (stat(db->path, &path_st) != 0) {
+	int gone = stat(db->path, &path_st) != 0;
+	if (gone && errno != ENOENT) {
 		db_seterr(why, len, "database %s is no longer reachable at its path: %s",
 			  db->path, strerror(errno));
 		return -ESTALE;
 	}
-	if (path_st.st_dev != open_st.st_dev || path_st.st_ino != open_st.st_ino) {
+	if (!gone && (path_st.st_dev != open_st.st_dev || path_st.st_ino != open_st.st_ino)) {
 		db_seterr(why, len, "database %s was replaced by another file while in use",
 			  db->path);
+		return -ESTALE;
+	}
+	if (gone || open_st.st_nlink == 0) {
+		db_seterr(why, len, "database %s was deleted while in use; the history "
+			  "written since is lost with it", db->path);
 		return -ESTALE;
 	}
 	return 0;

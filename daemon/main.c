@@ -439,6 +439,8 @@ static void apply_reload(struct daemon *d, const struct cfg *c)
 		c->path);
 }
 
+static void sweep_cfgs(struct daemon *d);
+
 /* SIGHUP: RELOADING=1, parse, validate, offer, READY=1. A configuration
  * with errors is refused and the running one stays. */
 static void reload(struct daemon *d)
@@ -469,6 +471,7 @@ static void reload(struct daemon *d)
 		cfg_free(c);
 	} else {
 		apply_reload(d, c);
+		sweep_cfgs(d);
 	}
 	send_status(d, 1);
 }
@@ -664,9 +667,10 @@ static int run(struct daemon *d)
 	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
 		c->ntargets, c->database);
 	status = run_targets(d);
-	db_run_end(db, run_id, status, sig_stop ? "signal" : status ? "failure" : "cycles done");
-	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d",
-		sig_stop ? "signal" : status ? "failure" : "all cycles done", status);
+	const char *why = d->db_lost ? "database lost" : sig_stop ? "signal" :
+			  status ? "failure" : "cycles done";
+	db_run_end(db, run_id, status, why);
+	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d", why, status);
 out:
 	if (status == EXIT_CONFIG)
 		notify_status("configuration error");
