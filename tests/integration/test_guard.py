@@ -328,3 +328,52 @@ def test_group_writable_or_foreign_commands_refused(workdir):
     os.chown(script, 0, 0)
     p = run_wearmond(conf, "--check")
     assert p.returncode == 0, p.stderr
+
+    erase = workdir / "erase.sh"
+    erase.write_text("#!/bin/sh\nexit 0\n")
+    erase.chmod(0o757)
+    write_conf(conf, file_conf(db, workdir / "t.img", **{
+        **QUICK, "secure_erase": "command", "secure_erase_command": erase}))
+    p = run_wearmond(conf, "--check")
+    assert p.returncode == 78, p.stderr
+    assert (f"secure_erase_command: program {erase} is writable by others (mode 0757)"
+            in p.stderr)
+
+
+# ---- a bounded fault campaign ---------------------------------------------
+
+
+def test_kill_9_campaign_resumes_to_one_done_row_per_size(workdir):
+    """Random kill -9s during the run, then resume to completion: every
+    (cycle, size) has exactly one 'done' row and the file is intact."""
+    import random
+    rnd = random.Random(14)
+    db = workdir / "w.db"
+    keys = {**QUICK, "sizes": "1M 2M 4M", "amount": "32x", "cycles": "2", "fill": "yes",
+            "fill_block_size": "128k", "queue_depth": "2"}
+    conf = write_conf(workdir / "w.conf", file_conf(db, workdir / "t.img", **keys))
+    kills, finished = 0, False
+    for _ in range(12):
+        proc = start_wearmond(conf)
+        time.sleep(rnd.uniform(0.2, 1.2))
+        if proc.poll() is not None:
+            _, err = proc.communicate()
+            assert proc.returncode == 0, err
+            finished = True     # a further start would begin a new campaign
+            break
+        proc.kill()
+        proc.communicate()
+        kills += 1
+    if not finished:
+        p = run_wearmond(conf, timeout=300)
+        assert p.returncode == 0, p.stderr
+    print(f"{kills} kill -9s before the final run")
+    assert kills >= 3
+    rows = query(db, """SELECT c.number AS cycle, i.size_index, count(*) AS n
+                        FROM iterations i JOIN cycles c ON c.id = i.cycle_id
+                        WHERE i.status = 'done' GROUP BY c.number, i.size_index
+                        ORDER BY c.number, i.size_index""")
+    assert [(r["cycle"], r["size_index"], r["n"]) for r in rows] == [
+        (c, s, 1) for c in (1, 2) for s in (0, 1, 2)]
+    assert query(db, "PRAGMA integrity_check") == [{"integrity_check": "ok"}]
+    assert query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'running'")[0]["n"] == 0
