@@ -235,6 +235,10 @@ int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char
 	static const char campaign[] =
 		"UPDATE targets SET campaign_first_cycle = (SELECT coalesce(max(number), 0) + 1"
 		" FROM cycles WHERE target_id = ?1) WHERE id = ?1";
+	/* the old device's wear state says nothing about the new one */
+	static const char wear[] =
+		"UPDATE targets SET host_bytes_total = 0, host_bytes_since_erase = 0 WHERE id = ?";
+	static const char extents[] = "DELETE FROM mapped_extents WHERE target_id = ?";
 	static const char event[] =
 		"INSERT INTO events (target_id, run_id, severity, kind, message)"
 		" VALUES (?, ?, 'notice', 'device-replaced', ?)";
@@ -244,10 +248,10 @@ int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char
 	struct db_value id = { .type = DB_INT, .i = target_id };
 	struct db_value ev[] = { id, { .type = DB_INT, .i = run_id },
 				 { .type = DB_TEXT, .s = msg } };
-	const char *sqls[] = { fail_open, mark_stale, campaign, event };
-	const struct db_value *params[] = { &id, &id, &id, ev };
-	int np[] = { 1, 1, 1, 3 };
-	int ret = db_write(db, sqls, params, np, 4, err, sizeof(err));
+	const char *sqls[] = { fail_open, mark_stale, campaign, wear, extents, event };
+	const struct db_value *params[] = { &id, &id, &id, &id, &id, ev };
+	int np[] = { 1, 1, 1, 1, 1, 3 };
+	int ret = db_write(db, sqls, params, np, (int)ARRAY_SIZE(sqls), err, sizeof(err));
 
 	if (ret)
 		log_msg(LOG_ERR, "recording the adopted device: %s", err);

@@ -193,11 +193,15 @@ def test_other_device_refused_then_adopted(workdir, make_loop):
     assert t == [{"backing_file": str(a.backing), "campaign_first_cycle": 1}]
     assert query(db, "SELECT count(*) AS n FROM cycles")[0]["n"] == 1
 
+    old_host = query(db, "SELECT host_bytes_total AS n FROM targets")[0]["n"]
+    assert old_host > 0
     write_conf(conf, target_conf(db, b.dev, {**keys, "adopt_new_device": "yes"}))
     p = run_wearmond(conf)
     assert p.returncode == 0, p.stderr
     t = query(db, "SELECT backing_file, campaign_first_cycle FROM targets")
     assert t == [{"backing_file": str(b.backing), "campaign_first_cycle": 2}]
+    # wear counted afresh on the new device: one cycle's worth, not two
+    assert query(db, "SELECT host_bytes_total AS n FROM targets")[0]["n"] == old_host
     ev = query(db, "SELECT severity, message FROM events WHERE kind = 'device-replaced'")
     assert len(ev) == 1 and str(a.backing) in ev[0]["message"]
     cycles = query(db, "SELECT number, status FROM cycles ORDER BY number")
