@@ -86,8 +86,11 @@ int db_query(struct db *db, const char *sql, const struct db_value *params,
 	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
 
-	if (!db)
+	db_seterr(err, errlen, "%s", "");
+	if (!db) {
+		db_seterr(err, errlen, "no database open");
 		return -EINVAL;
+	}
 	pthread_mutex_lock(&db->lock);
 	rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
 	if (rc == SQLITE_OK && st && !sqlite3_stmt_readonly(st)) {
@@ -100,6 +103,8 @@ int db_query(struct db *db, const char *sql, const struct db_value *params,
 		rc = bind_value(st, i + 1, &params[i]);
 	if (rc == SQLITE_OK && st)
 		ret = step_rows(st, fn, arg, &rc);
+	if (ret == -ENOMEM)
+		db_seterr(err, errlen, "database %s: out of memory", db->path);
 	if (ret == 0 && rc != SQLITE_OK && rc != SQLITE_DONE) {
 		db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
 		ret = db_map_rc(rc, sqlite3_system_errno(db->conn));
