@@ -87,6 +87,46 @@ def test_second_daemon_on_same_database_exits_78_naming_the_pid(workdir):
     assert [r["pid"] for r in runs] == [first.pid]
 
 
+def test_same_name_other_device_second_config_refused(workdir, make_loop):
+    """Two configurations on one database, the same target name on two
+    devices: the second daemon is refused before it touches anything."""
+    a, b = make_loop(32 * MiB), make_loop(32 * MiB)
+    db = workdir / "w.db"
+    slow = {**SLOW, "allow_destroy": "yes"}
+    conf1 = write_conf(workdir / "one.conf", target_conf(db, a.dev, slow))
+    conf2 = write_conf(workdir / "two.conf", target_conf(db, b.dev, slow))
+    first = start_wearmond(conf1)
+    try:
+        assert wait_for(lambda: running_iteration(db), 30)
+        before = b.checksum()
+        second = run_wearmond(conf2, timeout=60)
+        assert second.returncode == 78, second.stderr
+        assert f"in use by wearmond pid {first.pid}" in second.stderr
+        assert b.checksum() == before
+        assert first.poll() is None
+    finally:
+        rc, _, err = stop(first)
+    assert rc == 0, err
+    assert query(db, "SELECT device FROM targets") == [{"device": a.dev}]
+
+
+def test_check_reports_block_device_held_by_another_wearmond(workdir, make_loop):
+    loop = make_loop(32 * MiB)
+    slow = {**SLOW, "allow_destroy": "yes"}
+    db1, db2 = workdir / "one.db", workdir / "two.db"
+    conf1 = write_conf(workdir / "one.conf", target_conf(db1, loop.dev, slow))
+    conf2 = write_conf(workdir / "two.conf", target_conf(db2, loop.dev, slow, name="b"))
+    first = start_wearmond(conf1)
+    try:
+        assert wait_for(lambda: running_iteration(db1), 30)
+        p = run_wearmond(conf2, "--check", timeout=60)
+        assert p.returncode == 78, p.stdout + p.stderr
+        assert f"{loop.dev} is held by another wearmond (pid {first.pid})" in p.stderr
+    finally:
+        rc, _, err = stop(first)
+    assert rc == 0, err
+
+
 def test_two_targets_on_one_device_refused(workdir, make_loop):
     loop = make_loop(32 * MiB)
     db = workdir / "w.db"
