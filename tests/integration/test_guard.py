@@ -286,6 +286,30 @@ def test_reloads_free_what_they_replace(workdir):
     assert rc == 0, Path_read(log)[-2000:]
 
 
+def test_database_disk_full_says_so(workdir):
+    """The database's filesystem fills up: a critical db-write-failed alert,
+    exit 1, and every message is SQLite's text, not stack bytes."""
+    dbdir = workdir / "small"
+    dbdir.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(dbdir)],
+                   check=True)
+    try:
+        db = dbdir / "w.db"
+        conf = write_conf(workdir / "w.conf", file_conf(
+            db, workdir / "t.img", **{**QUICK, "sizes": "1M 2M", "amount": "4x",
+                                      "cycles": "0"}))
+        p = run_wearmond(conf, timeout=120)
+    finally:
+        subprocess.run(["umount", str(dbdir)], check=True)
+    assert p.returncode == 1, p.stderr
+    assert "crit: target f1: db-write-failed" in p.stderr
+    assert "commit: database or disk is full" in p.stderr
+    # a caller of db_write logs db_write's own message
+    assert f"storing wear of an iteration: database {db}: commit: database or disk is full" \
+        in p.stderr
+    assert all(c.isprintable() or c == "\n" for c in p.stderr), p.stderr
+
+
 def test_corrupt_database_exits_78(workdir):
     db = workdir / "w.db"
     conf = write_conf(workdir / "w.conf", file_conf(db, workdir / "t.img", **QUICK))
