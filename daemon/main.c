@@ -237,10 +237,10 @@ static void target_info(const struct tgt *tg, struct db_target_info *info)
 
 /* Baselines never compare two drives: a target name whose recorded device
  * differs from the one opened now is refused unless adopt_new_device.
- * Returns 0 (same, new, or adopted: *adopt = 1), -EMEDIUMTYPE (logged) or
- * -errno. */
+ * Returns 0 (same, new, or adopted: *adopt = 1), -EMEDIUMTYPE (logged
+ * unless quiet) or -errno. */
 static int check_identity(struct db *db, const struct cfg *c, const struct sched_target *st,
-			  char *diff, size_t len, int *adopt)
+			  char *diff, size_t len, int *adopt, int quiet)
 {
 	struct db_target_info info;
 	target_info(&st->tg, &info);
@@ -249,12 +249,14 @@ static int check_identity(struct db *db, const struct cfg *c, const struct sched
 	if (ret <= 0)
 		return ret;
 	if (st->t->adopt_new_device) {
-		log_msg(LOG_NOTICE, "target %s: adopting a different device (%s); a new "
+		if (!quiet)
+			log_msg(LOG_NOTICE, "target %s: adopting a different device (%s); a new "
 			"campaign starts", st->t->name, diff);
 		*adopt = 1;
 		return 0;
 	}
-	log_msg(LOG_ERR, "%s:%d: device: target %s is recorded in %s with another device "
+	if (!quiet)
+		log_msg(LOG_ERR, "%s:%d: device: target %s is recorded in %s with another device "
 		"(%s). To measure the new device, give it a new target name, or set "
 		"adopt_new_device = yes in [target %s] to adopt it (a new campaign starts "
 		"and an event records the change)", c->path, cfg_line(st->t, "device"),
@@ -262,20 +264,32 @@ static int check_identity(struct db *db, const struct cfg *c, const struct sched
 	return -EMEDIUMTYPE;
 }
 
-/* Returns 0, -EMEDIUMTYPE for a device of another identity, or -errno. */
+/* Every target's identity, before anything is written. Returns 0,
+ * -EMEDIUMTYPE (each mismatch logged) or -errno. */
+static int identities_ok(struct db *db, const struct cfg *c, const struct sched_target *st)
+{
+	char diff[1024];
+	int bad = 0, adopt;
+	for (int i = 0; i < c->ntargets; i++) {
+		int ret = check_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 0);
+		if (ret == -EMEDIUMTYPE)
+			bad = 1;
+		else if (ret)
+			return ret;
+	}
+	return bad ? -EMEDIUMTYPE : 0;
+}
+
+/* Store the targets (identities checked by identities_ok). Returns 0 or
+ * -errno. */
 static int register_targets(struct db *db, const struct cfg *c, struct sched_target *st,
 			    int64_t run_id)
 {
 	char diff[1024];
-	int bad = 0;
 	for (int i = 0; i < c->ntargets; i++) {
 		struct db_target_info info;
 		int adopt = 0;
-		int ret = check_identity(db, c, &st[i], diff, sizeof(diff), &adopt);
-		if (ret == -EMEDIUMTYPE) {
-			bad = 1;
-			continue;
-		}
+		int ret = check_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 1);
 		target_info(&st[i].tg, &info);
 		if (!ret)
 			ret = db_target_upsert(db, &info, &st[i].target_id);
@@ -286,16 +300,15 @@ static int register_targets(struct db *db, const struct cfg *c, struct sched_tar
 		st[i].db = db;
 		st[i].run_id = run_id;
 	}
-	return bad ? -EMEDIUMTYPE : 0;
+	return 0;
 }
 
 /* --check: compare identities with an existing database, writing nothing.
- * Returns 0 or -EMEDIUMTYPE. */
+ * Returns 0, -EMEDIUMTYPE or -errno. */
 static int check_identities(const struct cfg *c, const struct sched_target *st)
 {
-	char err[512], diff[1024];
+	char err[512];
 	struct db *db = NULL;
-	int bad = 0, adopt;
 
 	if (access(c->database, F_OK) != 0)
 		return 0;
@@ -303,11 +316,9 @@ static int check_identities(const struct cfg *c, const struct sched_target *st)
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		return -EINVAL;
 	}
-	for (int i = 0; i < c->ntargets; i++)
-		if (check_identity(db, c, &st[i], diff, sizeof(diff), &adopt) == -EMEDIUMTYPE)
-			bad = 1;
+	int ret = identities_ok(db, c, st);
 	db_close(db);
-	return bad ? -EMEDIUMTYPE : 0;
+	return ret;
 }
 
 /* Keep c until exit. Returns 0 or -ENOMEM (c is then not kept). */
@@ -651,19 +662,14 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
 	}
-	if (db_run_begin(db, c->path, &run_id)) {
-		status = EXIT_RUNTIME;
+	int ret = identities_ok(db, c, d->st);
+	if (ret == -EMEDIUMTYPE)
+		goto out;
+	status = EXIT_RUNTIME;
+	if (ret || db_run_begin(db, c->path, &run_id) || register_targets(db, c, d->st, run_id)) {
 		log_msg(LOG_ERR, "cannot record the run in %s", c->database);
 		goto out;
 	}
-	int ret = register_targets(db, c, d->st, run_id);
-	if (ret) {
-		status = ret == -EMEDIUMTYPE ? EXIT_CONFIG : EXIT_RUNTIME;
-		db_run_end(db, run_id, status, "device identity");
-		log_msg(LOG_ERR, "cannot record the targets in %s", c->database);
-		goto out;
-	}
-	status = EXIT_RUNTIME;
 	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
 		c->ntargets, c->database);
 	status = run_targets(d);

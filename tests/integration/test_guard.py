@@ -232,6 +232,7 @@ def test_other_device_refused_then_adopted(workdir, make_loop):
     t = query(db, "SELECT backing_file, campaign_first_cycle FROM targets")
     assert t == [{"backing_file": str(a.backing), "campaign_first_cycle": 1}]
     assert query(db, "SELECT count(*) AS n FROM cycles")[0]["n"] == 1
+    assert query(db, "SELECT count(*) AS n FROM runs")[0]["n"] == 1   # refused: nothing written
 
     old_host = query(db, "SELECT host_bytes_total AS n FROM targets")[0]["n"]
     assert old_host > 0
