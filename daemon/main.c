@@ -191,6 +191,10 @@ static int open_targets(const struct cfg *c, int check_only, struct sched_target
 			log_lines(LOG_ERR, err);
 			bad = 1;
 		}
+		pid_t pid = ret == -EBUSY && st[i].tg.is_block ? guard_holder(&st[i].tg) : 0;
+		if (pid)
+			log_msg(LOG_ERR, "target %s: %s is held by another wearmond (pid %ld); "
+				"stop it first", st[i].t->name, st[i].tg.path, (long)pid);
 	}
 	return bad ? -EINVAL : 0;
 }

@@ -122,6 +122,10 @@ def test_check_reports_block_device_held_by_another_wearmond(workdir, make_loop)
         p = run_wearmond(conf2, "--check", timeout=60)
         assert p.returncode == 78, p.stdout + p.stderr
         assert f"{loop.dev} is held by another wearmond (pid {first.pid})" in p.stderr
+        run = run_wearmond(conf2, timeout=60)        # and a start says the same
+        assert run.returncode == 78, run.stderr
+        assert f"{loop.dev} is held by another wearmond (pid {first.pid})" in run.stderr
+        assert not db2.exists()
     finally:
         rc, _, err = stop(first)
     assert rc == 0, err
