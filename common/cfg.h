@@ -131,6 +131,7 @@ struct cfg_target {
 	char device[PATH_MAX];            /* block device or regular file path */
 	uint64_t file_size;               /* capacity of a regular-file target */
 	int allow_destroy;                /* required to write a block device */
+	int adopt_new_device;             /* accept a device unlike the recorded one */
 	struct qty region_offset;         /* start of the region under test */
 	struct qty region_size;           /* length of the region under test */
 	struct cfg_sizes sizes;           /* growing sizes within the region */

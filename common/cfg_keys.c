@@ -72,6 +72,9 @@ const struct cfg_key cfg_table[K__COUNT] = {
 		.help = "capacity of a regular-file target; ignored for block devices" },
 	[K_ALLOW_DESTROY] = { "allow_destroy", CT_BOOL, TF(allow_destroy),
 		.def = "no", .help = "required before anything writes to a block device" },
+	[K_ADOPT_NEW_DEVICE] = { "adopt_new_device", CT_BOOL, TF(adopt_new_device),
+		.def = "no", .help = "accept a device whose identity differs from the one "
+		"recorded for this target name: a new campaign starts" },
 	[K_REGION_OFFSET] = { "region_offset", CT_QTY, TF(region_offset),
 		.def = "0", .help = "start of the region under test: bytes or % of capacity" },
 	[K_REGION_SIZE] = { "region_size", CT_QTY, TF(region_size),

@@ -20,6 +20,7 @@ struct resolver {
 	const struct cfg_target *t;
 	struct cfg_layout *out;
 	uint32_t lbs;
+	uint64_t grid;              /* percent sizes align down to it */
 };
 
 /* Line for messages about key k: where it was set, else the [target]. */
@@ -82,7 +83,7 @@ static uint64_t percent_range(struct resolver *r, uint64_t *v)
 	for (uint64_t i = 0; i < n && i < CFG_MAX_SIZES; i++) {
 		struct qty q = { .percent = (double)(a + (long long)i * step) / 1e6,
 				 .is_percent = 1 };
-		v[i] = util_qty_resolve(&q, r->out->region_size, r->lbs);
+		v[i] = util_qty_resolve(&q, r->out->region_size, r->grid);
 	}
 	return n;
 }
@@ -92,8 +93,8 @@ static uint64_t byte_range(struct resolver *r, uint64_t *v)
 {
 	const struct cfg_sizes *s = &r->t->sizes;
 	uint64_t region = r->out->region_size;
-	uint64_t a = util_qty_resolve(&s->start, region, r->lbs);
-	uint64_t b = util_qty_resolve(&s->end, region, r->lbs);
+	uint64_t a = util_qty_resolve(&s->start, region, r->grid);
+	uint64_t b = util_qty_resolve(&s->end, region, r->grid);
 	uint64_t step = util_qty_resolve(&s->step, region, r->lbs);
 	uint64_t n;
 
@@ -109,6 +110,49 @@ static uint64_t byte_range(struct resolver *r, uint64_t *v)
 	return n;
 }
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static uint64_t lcm_add(uint64_t grid, uint64_t bs)
+{
+	if (!bs || grid % bs == 0)
+		return grid;
+	return grid / gcd(grid, bs) * bs;
+}
+
+/* Percent sizes round down to a grid every phase can run on: the logical
+ * block size and every block size of the fill and the measured phases
+ * (the engine moves whole blocks over a span). Bad block sizes are
+ * reported by their own checks; they are left out here. */
+static uint64_t size_grid(const struct cfg_target *t, uint32_t lbs)
+{
+	int phases[CFG_MAX_PHASES], n;
+	char msg[MSG_MAX];
+	struct wl_spec spec;
+	uint64_t grid = lbs;
+
+	n = cfg_measure_phases(t, phases, msg, sizeof(msg));
+	int filled = t->fill || t->verify != VERIFY_NONE;
+	for (int p = 0; p < n; p++) {
+		if (phases[p] == CFG_PHASE_FILL)
+			filled = 1;
+		else if (cfg_workload_spec(t, (enum cfg_workload)phases[p], &spec, msg,
+					   sizeof(msg)) == 0)
+			for (unsigned i = 0; i < spec.nbs; i++)
+				grid = lcm_add(grid, spec.bs[i].size % 512 ? 0 : spec.bs[i].size);
+	}
+	if (filled && t->fill_block_size > 0 && t->fill_block_size % 512 == 0)
+		grid = lcm_add(grid, (uint64_t)t->fill_block_size);
+	return grid;
+}
+
 /* Expand sizes into out->sizes. Returns 0 or -EINVAL (error added). */
 static int expand_sizes(struct resolver *r)
 {
@@ -119,7 +163,7 @@ static int expand_sizes(struct resolver *r)
 
 	if (!s->is_range) {
 		for (int i = 0; i < s->n; i++)
-			o->sizes[i] = util_qty_resolve(&s->list[i], o->region_size, r->lbs);
+			o->sizes[i] = util_qty_resolve(&s->list[i], o->region_size, r->grid);
 		o->nsizes = s->n;
 		return 0;
 	}
@@ -256,6 +300,52 @@ static void check_workload(struct resolver *r)
 			"%llu blocks of the smallest size", t->stride, (unsigned long long)blocks);
 }
 
+/* Every phase of the measure list against every size: the workload's own
+ * reason (wl_check) for refusing a span, or a size off its block grid. */
+static void check_phases(struct resolver *r)
+{
+	const struct cfg_target *t = r->t;
+	int phases[CFG_MAX_PHASES];
+	char msg[MSG_MAX], b1[48];
+	struct wl_spec spec;
+	int n = cfg_measure_phases(t, phases, msg, sizeof(msg));
+	int filled = t->fill || t->verify != VERIFY_NONE;
+
+	for (int p = 0; p < n; p++)
+		filled |= phases[p] == CFG_PHASE_FILL;
+	for (int i = 0; filled && t->fill_block_size > 0 && i < r->out->nsizes; i++) {
+		if (r->out->sizes[i] % (uint64_t)t->fill_block_size == 0)
+			continue;
+		cfg_err_add(&r->e, cfg_key_line(t, K_FILL_BLOCK_SIZE), "fill_block_size", "size %d "
+			"(%s) is not a multiple of the fill block size %s: the fill cannot run",
+			i + 1, cfg_fmt_both(r->out->sizes[i], b1, sizeof(b1)),
+			cfg_fmt_both((uint64_t)t->fill_block_size, msg, sizeof(msg)));
+		break;
+	}
+	for (int p = 0; p < n; p++) {
+		if (phases[p] < 0 ||
+		    cfg_workload_spec(t, (enum cfg_workload)phases[p], &spec, msg, sizeof(msg)) < 0)
+			continue;
+		const char *name = cfg_workload_name((enum cfg_workload)phases[p]);
+		for (int i = 0; i < r->out->nsizes; i++) {
+			uint64_t size = r->out->sizes[i];
+			int bad = wl_check(&spec, size, msg, sizeof(msg)) != 0;
+			if (!bad && size % wl_max_bs(&spec)) {
+				snprintf(msg, sizeof(msg), "the size is not a multiple of its "
+					 "largest block size %u", wl_max_bs(&spec));
+				bad = 1;
+			}
+			if (!bad)
+				continue;
+			cfg_err_add(&r->e, cfg_key_line(t, t->measure.n ? K_MEASURE : K_WORKLOAD),
+				    t->measure.n ? "measure" : "workload", "phase %s cannot run "
+				    "at size %d (%s): %s", name, i + 1,
+				    cfg_fmt_both(size, b1, sizeof(b1)), msg);
+			break;
+		}
+	}
+}
+
 /* Keys of the method that exclude each other. */
 static void check_method(struct resolver *r)
 {
@@ -287,6 +377,7 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 		return cfg_errs_finish(&r.e, err, errlen);
 	}
 	resolve_region(&r);
+	r.grid = size_grid(t, lbs);
 	if (!r.e.n && expand_sizes(&r) == 0)
 		check_sizes(&r);
 	check_block(&r, K_BLOCK_SIZE, t->block_size);
@@ -295,6 +386,8 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 	check_alerts(&r);
 	check_actions(&r);
 	check_workload(&r);
+	if (!r.e.n)
+		check_phases(&r);
 	check_method(&r);
 	return cfg_errs_finish(&r.e, err, errlen);
 }

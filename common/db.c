@@ -160,6 +160,7 @@ static int report(struct db *db, int rc, const char *what)
 		sqlite3_errmsg(db->conn) : sqlite3_errstr(rc);
 
 	log_msg(LOG_ERR, "database %s: %s: %s", db->path, what, msg);
+	snprintf(db->last_err, sizeof(db->last_err), "%s: %s", what, msg);
 	return db_map_rc(rc, sqlite3_system_errno(db->conn));
 }
 
@@ -387,6 +388,52 @@ static int open_conn(struct db *db, char *err, size_t errlen)
 	return ret;
 }
 
+/* A wearmon database has our application_id, or 0 (created before schema
+ * version 8). Returns 0, or -EINVAL for a foreign one. */
+static int check_app_id(struct db *db, char *err, size_t errlen)
+{
+	int id = 0;
+
+	if (query_value(db->conn, "PRAGMA application_id", &id, NULL, 0) != SQLITE_OK ||
+	    id == 0 || id == DB_APPLICATION_ID)
+		return 0;
+	db_seterr(err, errlen, "%s is not a wearmon database (SQLite application_id %d, "
+		  "wearmon's is %d)", db->path, id, DB_APPLICATION_ID);
+	return -EINVAL;
+}
+
+/* Pages damaged on disk are found now, at start, rather than by a write
+ * days later: quick_check reads every page. Returns 0 or -EINVAL. */
+static int check_pages(struct db *db, char *err, size_t errlen)
+{
+	char res[200] = "";
+	int rc = query_value(db->conn, "PRAGMA quick_check", NULL, res, sizeof(res));
+
+	if (rc == SQLITE_OK && !strcmp(res, "ok"))
+		return 0;
+	db_seterr(err, errlen, "database %s is damaged (PRAGMA quick_check: %s); move it "
+		  "aside or restore a copy, then start again", db->path,
+		  rc == SQLITE_OK ? res : sqlite3_errmsg(db->conn));
+	return -EINVAL;
+}
+
+/* SQLite would block opening a FIFO and misread a device: only regular
+ * files (or nothing yet, for a writer) are databases. Returns 0 or -errno. */
+static int check_file_type(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	db_seterr(err, errlen, "database %s is not a regular file (%s)", path,
+		  S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+		  S_ISSOCK(st.st_mode) ? "a socket" : S_ISBLK(st.st_mode) ? "a block device" :
+		  S_ISCHR(st.st_mode) ? "a character device" : "not a file");
+	return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+}
+
 /* Reads user_version and refuses what this build cannot use: not a SQLite
  * file, a newer schema, or a foreign SQLite database. Returns 0 or -errno. */
 static int check_schema(struct db *db, int *version, char *err, size_t errlen)
@@ -412,6 +459,8 @@ static int check_schema(struct db *db, int *version, char *err, size_t errlen)
 		       db->path, *version, DB_SCHEMA_VERSION);
 		return -ENOTSUP;
 	}
+	if (rc == SQLITE_OK && *version > 0 && check_app_id(db, err, errlen))
+		return -EINVAL;
 	if (*version == 0 && (objects > 0 || db->readonly)) {
 		db_seterr(err, errlen, "%s is not a wearmon database (%s)", db->path,
 		       objects > 0 ? "tables but no schema version" : "empty");
@@ -495,14 +544,21 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 	}
 	pthread_mutex_init(&db->lock, NULL);
 	db->readonly = readonly;
-	ret = open_conn(db, err, errlen);
+	db->watch_fd = -1;
+	ret = check_file_type(path, err, errlen);
+	if (!ret)
+		ret = open_conn(db, err, errlen);
 	if (ret)
 		goto out_err;
 	ret = check_schema(db, &version, err, errlen);
 	if (ret)
 		goto out_err;
-	if (!readonly)
+	if (!readonly && version > 0)
+		ret = check_pages(db, err, errlen);
+	if (!ret && !readonly)
 		ret = setup_writer(db, version, err, errlen);
+	if (!ret && !readonly)
+		ret = db_watch_open(db, err, errlen);
 	if (ret)
 		goto out_err;
 	*out = db;
@@ -520,6 +576,10 @@ void db_close(struct db *db)
 		sqlite3_finalize(db->st[i]);
 	/* the last connection to close checkpoints the WAL into the database */
 	sqlite3_close(db->conn);
+	/* after SQLite's own close: closing any descriptor of the file drops
+	 * the process's POSIX locks on it, SQLite's included */
+	if (db->watch_fd >= 0)
+		close(db->watch_fd);
 	pthread_mutex_destroy(&db->lock);
 	free(db->path);
 	free(db);
@@ -823,11 +883,18 @@ int db_cycle_end(struct db *db, int64_t cycle_id, enum db_status status)
 
 int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id)
 {
+	char why[512];
 	struct bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
+	ret = db_file_check(db, why, sizeof(why));
+	if (ret) {
+		log_msg(LOG_CRIT, "%s", why);
+		db_leave(db);
+		return ret;
+	}
 	bind_start(db, ST_IT_BEGIN, &b);
 	b_i64(&b, it->cycle_id);
 	b_i64(&b, it->run_id);

@@ -6,10 +6,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "stats.h"
 
-#define DB_SCHEMA_VERSION 10
+#define DB_SCHEMA_VERSION 11
+#define DB_APPLICATION_ID 1464814926   /* 'WMON', PRAGMA application_id */
 
 struct db;
 
@@ -182,6 +184,39 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 
 /* Store an event. Returns 0 or -errno. */
 int db_event(struct db *db, const struct db_event *e, int64_t *event_id);
+
+/* ---- guards (db_guard.c) ---- */
+
+/* Take the lock that allows one daemon per database: a POSIX write lock on
+ * DB.lock beside it, held until db_lock_release (or exit). Returns 0 with
+ * *fd set, -EBUSY with the holder's pid in err, or -errno. */
+int db_lock_take(const char *db_path, int *fd, char *err, size_t errlen);
+
+/* Release the lock (fd < 0 is fine). */
+void db_lock_release(int fd);
+
+/* The pid of the daemon holding db_path's lock. Returns it, or 0 if none.
+ * Never call it in the process holding the lock: closing any descriptor of
+ * a file drops the process's POSIX locks on it. */
+pid_t db_lock_holder(const char *db_path);
+
+/* Whether the open database is still the file at its path (not deleted,
+ * not replaced). Returns 0, or -ESTALE with the reason in why. */
+int db_file_check(struct db *db, char *why, size_t len);
+
+/* Compare t's identity with the row recorded under t->name. Returns 0 (same,
+ * or not recorded yet), 1 with what differs in diff, or -errno. */
+int db_target_identity(struct db *db, const struct db_target_info *t, char *diff,
+		       size_t len);
+
+/* After the upsert of an adopted device: unfinished cycles of the old one
+ * fail, a new campaign starts, a device-replaced event records diff.
+ * Returns 0 or -errno. */
+int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char *diff);
+
+/* How long a writer waits for a lock held by another connection (tests
+ * shorten it). */
+void db_set_busy_timeout(struct db *db, int ms);
 
 /* ---- reading, for tools ---- */
 

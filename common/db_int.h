@@ -45,7 +45,13 @@ struct db {
 	int readonly;
 	char *path;
 	sqlite3_stmt *st[ST__COUNT];   /* prepared on first use, kept until close */
+	int watch_fd;                  /* writers: our own descriptor of the file,
+					  to notice it deleted or replaced; -1 */
+	char last_err[256];            /* SQLite's text for the last failure */
 };
+
+/* Writers: open db->watch_fd on the file SQLite opened. Returns 0 or -errno. */
+int db_watch_open(struct db *db, char *err, size_t errlen);
 
 /* printf into err (when err and errlen). */
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)

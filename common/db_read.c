@@ -86,8 +86,11 @@ int db_query(struct db *db, const char *sql, const struct db_value *params,
 	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
 
-	if (!db)
+	db_seterr(err, errlen, "%s", "");
+	if (!db) {
+		db_seterr(err, errlen, "no database open");
 		return -EINVAL;
+	}
 	pthread_mutex_lock(&db->lock);
 	rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
 	if (rc == SQLITE_OK && st && !sqlite3_stmt_readonly(st)) {
@@ -100,6 +103,8 @@ int db_query(struct db *db, const char *sql, const struct db_value *params,
 		rc = bind_value(st, i + 1, &params[i]);
 	if (rc == SQLITE_OK && st)
 		ret = step_rows(st, fn, arg, &rc);
+	if (ret == -ENOMEM)
+		db_seterr(err, errlen, "database %s: out of memory", db->path);
 	if (ret == 0 && rc != SQLITE_OK && rc != SQLITE_DONE) {
 		db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
 		ret = db_map_rc(rc, sqlite3_system_errno(db->conn));
@@ -115,10 +120,19 @@ out:
 int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,
 	     const int *nparams, int nstmts, char *err, size_t errlen)
 {
-	int ret = db_enter(db);
-	if (ret)
+	int ret;
+
+	db_seterr(err, errlen, "%s", "");
+	ret = db_enter(db);
+	if (ret) {
+		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
+			  ret == -EROFS ? "opened read-only" : strerror(-ret));
 		return ret;
+	}
+	db->last_err[0] = '\0';
 	ret = db_tx_begin(db);
+	if (ret)
+		db_seterr(err, errlen, "database %s: %s", db->path, db->last_err);
 	for (int k = 0; ret == 0 && k < nstmts; k++) {
 		sqlite3_stmt *st = NULL;
 		int rc = sqlite3_prepare_v2(db->conn, sqls[k], -1, &st, NULL);
@@ -134,9 +148,22 @@ int db_write(struct db *db, const char *const *sqls, const struct db_value *cons
 		}
 		sqlite3_finalize(st);
 	}
-	ret = db_tx_end(db, ret);
+	if (ret == 0) {
+		ret = db_tx_end(db, 0);
+		if (ret)
+			db_seterr(err, errlen, "database %s: %s", db->path, db->last_err);
+	} else {
+		db_tx_end(db, ret);
+	}
 	db_leave(db);
 	return ret;
+}
+
+void db_set_busy_timeout(struct db *db, int ms)
+{
+	pthread_mutex_lock(&db->lock);
+	sqlite3_busy_timeout(db->conn, ms);
+	pthread_mutex_unlock(&db->lock);
 }
 
 /* ---- alert baselines ---------------------------------------------------- */

@@ -384,6 +384,10 @@ const char *const db_migrations[] = {
 	"    OR NEW.mibps_min > NEW.mibps_max\n"
 	"  BEGIN SELECT RAISE(ABORT, 'iterations: mibps_min <= mibps_avg <= mibps_max');\n"
 	"  END;\n",
+	/* Mark the file as wearmon's so that a foreign SQLite database is told
+	 * apart even when it has a user_version of its own. */
+	[11] =
+	"PRAGMA application_id = 1464814926;\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

@@ -5,6 +5,7 @@
 #include <libaio.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -163,21 +164,33 @@ static void phase_spec(const struct eng_phase *p, struct wl_spec *out)
 	out->bs[0].weight = 1;
 }
 
+/* Returns 0, or -EINVAL with the reason in why (wl_check's own, or ours). */
 static int check_phase(const struct eng_ctx *c, const struct eng_phase *p,
-		       const struct wl_spec *spec)
+		       const struct wl_spec *spec, char *why, size_t len)
 {
-	char msg[160];
 	uint32_t max_bs = wl_max_bs(spec);
 
-	if (wl_check(spec, p->span_len, msg, sizeof(msg)) || max_bs > c->max_bs)
+	if (wl_check(spec, p->span_len, why, len))
 		return -EINVAL;
-	if (!p->queue_depth || p->queue_depth > c->max_qd)
-		return -EINVAL;
-	if (p->span_len % max_bs || p->span_offset % 512 || p->sample_interval <= 0)
-		return -EINVAL;
-	if (!p->amount && p->duration <= 0)
-		return -EINVAL;
-	return 0;
+	if (max_bs > c->max_bs)
+		snprintf(why, len, "block size %u is above the %u bytes the engine was "
+			 "sized for", max_bs, c->max_bs);
+	else if (!p->queue_depth || p->queue_depth > c->max_qd)
+		snprintf(why, len, "queue depth %u is 0 or above the %u the engine was "
+			 "sized for", p->queue_depth, c->max_qd);
+	else if (p->span_len % max_bs)
+		snprintf(why, len, "the span of %llu bytes is not a multiple of the block "
+			 "size %u", (unsigned long long)p->span_len, max_bs);
+	else if (p->span_offset % 512)
+		snprintf(why, len, "the span offset %llu is not a multiple of 512",
+			 (unsigned long long)p->span_offset);
+	else if (p->sample_interval <= 0)
+		snprintf(why, len, "the sample interval is not positive");
+	else if (!p->amount && p->duration <= 0)
+		snprintf(why, len, "neither an amount nor a duration ends the phase");
+	else
+		return 0;
+	return -EINVAL;
 }
 
 /* Mixed runs read into buffers of their own. Returns 0 or -ENOMEM. */
@@ -415,7 +428,8 @@ int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
 
 	memset(&s, 0, sizeof(s));
 	phase_spec(p, &s.spec);
-	ret = check_phase(c, p, &s.spec);
+	r->refused[0] = '\0';
+	ret = check_phase(c, p, &s.spec, r->refused, sizeof(r->refused));
 	if (ret)
 		return ret;
 	ret = use_read_buffers(c, s.spec.read_pct > 0 && s.spec.read_pct < 100);
@@ -640,6 +654,7 @@ int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_ph
 	unsigned started = 0;
 	int ret = 0;
 
+	r->refused[0] = '\0';
 	if (njobs == 1)
 		return eng_run(ctx[0], p, r);
 	if (!njobs || njobs > ENG_MAX_JOBS)
@@ -678,8 +693,12 @@ int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_ph
 	pthread_mutex_unlock(&m->lock);
 	for (unsigned j = 0; j < started; j++)
 		pthread_join(jobs[j].thread, NULL);
-	for (unsigned j = 0; j < started && !ret; j++)
+	for (unsigned j = 0; j < started && !ret; j++) {
 		ret = jobs[j].ret;
+		if (ret)
+			snprintf(r->refused, sizeof(r->refused), "job %u: %s", j + 1,
+				 jobs[j].r.refused[0] ? jobs[j].r.refused : strerror(-ret));
+	}
 	if (!ret) {
 		merge_flush(m, 1);
 		jobs_sum(jobs, njobs, m, r);

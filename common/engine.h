@@ -86,6 +86,8 @@ struct eng_result {
 	uint64_t verify_errors;                    /* bad sectors read */
 	unsigned nbad;                             /* entries in bad */
 	struct eng_bad bad[ENG_BAD_MAX];           /* the first bad sectors */
+	char refused[160];                         /* why eng_run refused the phase
+						      (-EINVAL); "" otherwise */
 };
 
 /* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio

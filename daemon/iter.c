@@ -227,7 +227,8 @@ static enum it_status precondition(struct sched_target *st, struct eng_ctx *eng,
 	p.is_write = 1;
 	p.amount = size;
 	if (eng_run(eng, &p, r) < 0) {
-		snprintf(err, elen, "fill: cannot run the I/O engine");
+		snprintf(err, elen, "fill: cannot run the I/O engine%s%s",
+			 r->refused[0] ? ": " : "", r->refused);
 		return IT_FAILED;
 	}
 	it->fill_mibps = r->interrupted ? -1 : r->mibps;
@@ -315,7 +316,8 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 	phase_setup(st, &p, size, seed + 1, sm);
 	row_phase(st, rw, size, it, &spec, &p);
 	if (eng_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
-		snprintf(err, elen, "%s: cannot run the I/O engine", it->workload);
+		snprintf(err, elen, "%s: cannot run the I/O engine%s%s", it->workload,
+			 r->refused[0] ? ": " : "", r->refused);
 		return IT_FAILED;
 	}
 	store_figures(it, r);

@@ -11,6 +11,7 @@
 #include "alert.h"
 #include "cfg.h"
 #include "db.h"
+#include "guard.h"
 #include "log.h"
 #include "notify.h"
 #include "sched.h"
@@ -49,6 +50,8 @@ struct daemon {
 	double wd_every;            /* seconds between WATCHDOG=1, 0 = none */
 	double next_wd, next_status;
 	int stopping;
+	int db_lost;                /* the database file was deleted or replaced */
+	int lock_fd;                /* one daemon per database; -1 */
 };
 
 static void usage(FILE *f)
@@ -122,12 +125,58 @@ static void log_lines(int prio, const char *text)
  * first alert days later. Returns 0 or -EINVAL with the error in err. */
 static int check_command(const struct cfg *c, const struct cfg_target *t, char *err, size_t len)
 {
-	if (!t->alert_command[0] || access(t->alert_command, X_OK) == 0)
-		return 0;
-	int line = cfg_line(t, "alert_command");
-	snprintf(err, len, "%s:%d: alert_command: %s is not executable: %s", c->path,
-		 line ? line : t->section_line, t->alert_command, strerror(errno));
-	return -EINVAL;
+	static const char *const keys[] = { "alert_command", "secure_erase_command" };
+	const char *paths[] = { t->alert_command, t->secure_erase_command };
+	char why[CFG_ERR_MAX - 128];
+
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		int line = cfg_line(t, keys[k]);
+		line = line ? line : t->section_line;
+		if (!paths[k][0])
+			continue;
+		if (access(paths[k], X_OK) != 0) {
+			snprintf(err, len, "%s:%d: %s: %s is not executable: %s", c->path, line,
+				 keys[k], paths[k], strerror(errno));
+			return -EINVAL;
+		}
+		if (guard_trust("program", paths[k], why, sizeof(why))) {
+			snprintf(err, len, "%s:%d: %s: %s", c->path, line, keys[k], why);
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+
+/* Two targets on one device would each destroy the other's measurements;
+ * a device another wearmond has open is that daemon's. holder_db is the
+ * pid holding our own database (its devices are not "another's"). Returns
+ * 0 or -EBUSY (errors logged). */
+static int check_devices(const struct cfg *c, const struct sched_target *st,
+			 pid_t holder_db)
+{
+	int bad = 0;
+	for (int i = 0; i < c->ntargets; i++) {
+		for (int j = 0; j < i; j++) {
+			if (!guard_same_device(&st[i].tg, &st[j].tg))
+				continue;
+			log_msg(LOG_ERR, "%s:%d: device: target %s is on the same device as "
+				"target %s (%s and %s); give each target its own device",
+				c->path, cfg_line(st[i].t, "device"), st[i].t->name,
+				st[j].t->name, st[i].tg.path, st[j].tg.path);
+			bad = 1;
+		}
+		pid_t pid = guard_holder(&st[i].tg);
+		if (pid && pid == holder_db) {
+			log_msg(LOG_NOTICE, "target %s: %s is in use by wearmond pid %ld, which "
+				"runs this database", st[i].t->name, st[i].tg.path, (long)pid);
+		} else if (pid) {
+			log_msg(LOG_ERR, "%s:%d: device: target %s: %s is held by another "
+				"wearmond (pid %ld); stop it first", c->path,
+				cfg_line(st[i].t, "device"), st[i].t->name, st[i].tg.path, (long)pid);
+			bad = 1;
+		}
+	}
+	return bad ? -EBUSY : 0;
 }
 
 /* Open and check every target. Returns 0 or -errno (error logged). */
@@ -149,6 +198,10 @@ static int open_targets(const struct cfg *c, int check_only, struct sched_target
 			log_lines(LOG_ERR, err);
 			bad = 1;
 		}
+		pid_t pid = ret == -EBUSY && st[i].tg.is_block ? guard_holder(&st[i].tg) : 0;
+		if (pid)
+			log_msg(LOG_ERR, "target %s: %s is held by another wearmond (pid %ld); "
+				"stop it first", st[i].t->name, st[i].tg.path, (long)pid);
 	}
 	return bad ? -EINVAL : 0;
 }
@@ -181,26 +234,102 @@ static void print_check(const struct cfg *c, const struct sched_target *st)
 	printf("configuration %s: OK\n", c->path);
 }
 
+static void target_info(const struct tgt *tg, struct db_target_info *info)
+{
+	*info = (struct db_target_info){
+		.name = tg->name, .device = tg->path, .kind = tg->kind,
+		.capacity_bytes = tg->capacity, .logical_block_size = tg->logical_block_size,
+		.serial = tg->serial[0] ? tg->serial : NULL,
+		.model = tg->model[0] ? tg->model : NULL,
+		.firmware = tg->firmware[0] ? tg->firmware : NULL,
+		.backing_file = tg->backing_file[0] ? tg->backing_file : NULL,
+	};
+}
+
+/* Baselines never compare two drives: a target name whose recorded device
+ * differs from the one opened now is refused unless adopt_new_device.
+ * Returns 0 (same, new, or adopted: *adopt = 1), -EMEDIUMTYPE (logged
+ * unless quiet) or -errno. */
+static int check_identity(struct db *db, const struct cfg *c, const struct sched_target *st,
+			  char *diff, size_t len, int *adopt, int quiet)
+{
+	struct db_target_info info;
+	target_info(&st->tg, &info);
+	*adopt = 0;
+	int ret = db_target_identity(db, &info, diff, len);
+	if (ret <= 0)
+		return ret;
+	if (st->t->adopt_new_device) {
+		if (!quiet)
+			log_msg(LOG_NOTICE, "target %s: adopting a different device (%s); a new "
+			"campaign starts", st->t->name, diff);
+		*adopt = 1;
+		return 0;
+	}
+	if (!quiet)
+		log_msg(LOG_ERR, "%s:%d: device: target %s is recorded in %s with another device "
+		"(%s). To measure the new device, give it a new target name, or set "
+		"adopt_new_device = yes in [target %s] to adopt it (a new campaign starts "
+		"and an event records the change)", c->path, cfg_line(st->t, "device"),
+		st->t->name, c->database, diff, st->t->name);
+	return -EMEDIUMTYPE;
+}
+
+/* Every target's identity, before anything is written. Returns 0,
+ * -EMEDIUMTYPE (each mismatch logged) or -errno. */
+static int identities_ok(struct db *db, const struct cfg *c, const struct sched_target *st)
+{
+	char diff[1024];
+	int bad = 0, adopt;
+	for (int i = 0; i < c->ntargets; i++) {
+		int ret = check_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 0);
+		if (ret == -EMEDIUMTYPE)
+			bad = 1;
+		else if (ret)
+			return ret;
+	}
+	return bad ? -EMEDIUMTYPE : 0;
+}
+
+/* Store the targets (identities checked by identities_ok). Returns 0 or
+ * -errno. */
 static int register_targets(struct db *db, const struct cfg *c, struct sched_target *st,
 			    int64_t run_id)
 {
+	char diff[1024];
 	for (int i = 0; i < c->ntargets; i++) {
-		const struct tgt *tg = &st[i].tg;
-		struct db_target_info info = {
-			.name = tg->name, .device = tg->path, .kind = tg->kind,
-			.capacity_bytes = tg->capacity, .logical_block_size = tg->logical_block_size,
-			.serial = tg->serial[0] ? tg->serial : NULL,
-			.model = tg->model[0] ? tg->model : NULL,
-			.firmware = tg->firmware[0] ? tg->firmware : NULL,
-			.backing_file = tg->backing_file[0] ? tg->backing_file : NULL,
-		};
-		int ret = db_target_upsert(db, &info, &st[i].target_id);
+		struct db_target_info info;
+		int adopt = 0;
+		int ret = check_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 1);
+		target_info(&st[i].tg, &info);
+		if (!ret)
+			ret = db_target_upsert(db, &info, &st[i].target_id);
+		if (!ret && adopt)
+			ret = db_target_adopt(db, st[i].target_id, run_id, diff);
 		if (ret)
 			return ret;
 		st[i].db = db;
 		st[i].run_id = run_id;
 	}
 	return 0;
+}
+
+/* --check: compare identities with an existing database, writing nothing.
+ * Returns 0, -EMEDIUMTYPE or -errno. */
+static int check_identities(const struct cfg *c, const struct sched_target *st)
+{
+	char err[512];
+	struct db *db = NULL;
+
+	if (access(c->database, F_OK) != 0)
+		return 0;
+	if (db_open(c->database, 1, &db, err, sizeof(err))) {
+		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
+		return -EINVAL;
+	}
+	int ret = identities_ok(db, c, st);
+	db_close(db);
+	return ret;
 }
 
 /* Keep c until exit. Returns 0 or -ENOMEM (c is then not kept). */
@@ -332,6 +461,8 @@ static void apply_reload(struct daemon *d, const struct cfg *c)
 		c->path);
 }
 
+static void sweep_cfgs(struct daemon *d);
+
 /* SIGHUP: RELOADING=1, parse, validate, offer, READY=1. A configuration
  * with errors is refused and the running one stays. */
 static void reload(struct daemon *d)
@@ -341,7 +472,11 @@ static void reload(struct daemon *d)
 
 	notify_reloading();
 	log_msg(LOG_INFO, "SIGHUP: reloading %s", d->o->config);
-	int ret = cfg_load(d->o->config, &c, err, sizeof(err));
+	int ret = guard_trust("configuration", d->o->config, err, sizeof(err));
+	if (ret != -EPERM)
+		ret = cfg_load(d->o->config, &c, err, sizeof(err));
+	else
+		ret = -EINVAL;
 	if (!ret)
 		ret = check_reload(d, c, err, sizeof(err));
 	if (!ret)
@@ -358,8 +493,52 @@ static void reload(struct daemon *d)
 		cfg_free(c);
 	} else {
 		apply_reload(d, c);
+		sweep_cfgs(d);
 	}
 	send_status(d, 1);
+}
+
+/* Whether a thread still uses c, as its configuration or the one offered. */
+static int cfg_in_use(struct daemon *d, const struct cfg *c)
+{
+	int used = 0;
+	for (int i = 0; i < d->started && !used; i++) {
+		struct sched_target *st = &d->st[i];
+		pthread_mutex_lock(&st->lock);
+		used = st->cfg == c || st->pending_cfg == c;
+		pthread_mutex_unlock(&st->lock);
+	}
+	return used;
+}
+
+/* Free the reloaded configurations no thread uses any more: one replaced
+ * by a later reload before a target adopted it, or left behind at a cycle
+ * boundary. The first stays: it names the database this process writes. */
+static void sweep_cfgs(struct daemon *d)
+{
+	int kept = 1;
+	for (int i = 1; i < d->ncfgs; i++) {
+		if (cfg_in_use(d, d->cfgs[i]))
+			d->cfgs[kept++] = d->cfgs[i];
+		else
+			cfg_free(d->cfgs[i]);
+	}
+	d->ncfgs = kept;
+}
+
+/* The database deleted or replaced under us: what is written now is lost.
+ * Say so loudly (journal and alert_command) and stop with a failure. */
+static void check_database(struct daemon *d)
+{
+	char why[512];
+	if (d->db_lost || !d->started || !db_file_check(d->st[0].db, why, sizeof(why)))
+		return;
+	d->db_lost = 1;
+	log_msg(LOG_CRIT, "%s; stopping", why);
+	for (int i = 0; i < d->started; i++)
+		if (d->st[i].alert)
+			alert_failure(d->st[i].alert, "db-write-failed", LOG_CRIT, 0, 0, why);
+	sig_stop = 1;
 }
 
 /* The progress table for `wearmon status`: written here, once a second,
@@ -393,6 +572,8 @@ static void tick(struct daemon *d)
 		d->next_wd = now + d->wd_every;
 	}
 	if (now >= d->next_status) {
+		check_database(d);
+		sweep_cfgs(d);
 		send_status(d, 0);
 		publish_progress(d);
 		d->next_status = now + STATUS_EVERY;
@@ -451,7 +632,7 @@ static int run_targets(struct daemon *d)
 			failed = 1;
 	if (alert_finish(COMMAND_GRACE))
 		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
-	return failed ? EXIT_RUNTIME : EXIT_OK;
+	return failed || d->db_lost ? EXIT_RUNTIME : EXIT_OK;
 }
 
 static int run(struct daemon *d)
@@ -471,9 +652,19 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
 	}
-	if (open_targets(c, d->o->check, d->st))
+	if (!d->o->check && db_lock_take(c->database, &d->lock_fd, err, sizeof(err))) {
+		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
+		goto out;
+	}
+	pid_t holder = d->o->check ? db_lock_holder(c->database) : 0;
+	if (open_targets(c, d->o->check, d->st) || check_devices(c, d->st, holder))
 		goto out;
 	if (d->o->check) {
+		if (check_identities(c, d->st))
+			goto out;
+		if (holder)
+			log_msg(LOG_NOTICE, "database %s is in use by wearmond pid %ld; a second "
+				"daemon on it would be refused", c->database, (long)holder);
 		print_check(c, d->st);
 		status = EXIT_OK;
 		goto out;
@@ -482,8 +673,11 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
 	}
+	int ret = identities_ok(db, c, d->st);
+	if (ret == -EMEDIUMTYPE)
+		goto out;
 	status = EXIT_RUNTIME;
-	if (db_run_begin(db, c->path, &run_id) || register_targets(db, c, d->st, run_id)) {
+	if (ret || db_run_begin(db, c->path, &run_id) || register_targets(db, c, d->st, run_id)) {
 		log_msg(LOG_ERR, "cannot record the run in %s", c->database);
 		goto out;
 	}
@@ -491,14 +685,16 @@ static int run(struct daemon *d)
 		c->ntargets, c->database);
 	log_echo_errors(0);
 	status = run_targets(d);
-	db_run_end(db, run_id, status, sig_stop ? "signal" : status ? "failure" : "cycles done");
-	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d",
-		sig_stop ? "signal" : status ? "failure" : "all cycles done", status);
+	const char *why = d->db_lost ? "database lost" : sig_stop ? "signal" :
+			  status ? "failure" : "cycles done";
+	db_run_end(db, run_id, status, why);
+	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d", why, status);
 out:
 	if (status == EXIT_CONFIG)
 		notify_status("configuration error");
 	close_targets(d, status == EXIT_CONFIG && !d->o->check);
 	db_close(db);
+	db_lock_release(d->lock_fd);
 	free(d->st);
 	return status;
 }
@@ -506,7 +702,7 @@ out:
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct daemon d = { .o = &o };
+	struct daemon d = { .o = &o, .lock_fd = -1 };
 	struct cfg *c = NULL;
 	char err[CFG_ERR_MAX];
 
@@ -515,6 +711,10 @@ int main(int argc, char **argv)
 	log_init(o.foreground || o.check ? LOG_SINK_STDERR :
 		 o.journal ? LOG_SINK_JOURNAL : LOG_SINK_AUTO, LOG_INFO);
 	log_echo_errors(1);
+	if (guard_trust("configuration", o.config, err, sizeof(err)) == -EPERM) {
+		log_msg(LOG_ERR, "%s", err);
+		return EXIT_CONFIG;
+	}
 	int ret = cfg_load(o.config, &c, err, sizeof(err));
 	if (ret) {
 		if (ret == -EINVAL)

@@ -317,15 +317,14 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 }
 
 /* Take a reloaded configuration at a cycle boundary, when it still fits
- * the device this thread holds open. */
-static void adopt_pending(struct sched_target *st, const struct iter_ctx *ic)
+ * the device this thread holds open. Called with st->lock held: main frees
+ * a configuration once it is neither st->cfg nor st->pending_cfg. */
+static void adopt_locked(struct sched_target *st)
 {
-	pthread_mutex_lock(&st->lock);
 	const struct cfg *c = st->pending_cfg;
 	const struct cfg_target *t = st->pending_t;
 	st->pending_cfg = NULL;
 	st->pending_t = NULL;
-	pthread_mutex_unlock(&st->lock);
 	if (!c)
 		return;
 	char err[CFG_ERR_MAX];
@@ -350,6 +349,13 @@ static void adopt_pending(struct sched_target *st, const struct iter_ctx *ic)
 	st->layout = l;
 	alert_set_config(st->alert, t);
 	log_msg(LOG_INFO, "target %s: reloaded configuration in effect from this cycle", t->name);
+}
+
+static void adopt_pending(struct sched_target *st, const struct iter_ctx *ic)
+{
+	pthread_mutex_lock(&st->lock);
+	adopt_locked(st);
+	pthread_mutex_unlock(&st->lock);
 }
 
 static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic)

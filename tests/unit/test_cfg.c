@@ -472,8 +472,18 @@ static const struct resolve_case resolve_cases[] = {
 	  10 * GiB - (10 * GiB) % 4096, 80 * GiB - (80 * GiB) % 4096, 4,
 	  (80 * GiB - (80 * GiB) % 4096) / 4 / 4096 * 4096,
 	  80 * GiB - (80 * GiB) % 4096, NULL },
-	{ "percent sizes align down", "sizes = 33% 66%\n", 1000 * 4096, 4096, 0,
+	{ "percent sizes align down", "sizes = 33% 66%\nfill = no\n", 1000 * 4096, 4096, 0,
 	  0, 1000 * 4096, 2, 330 * 4096, 660 * 4096, NULL },
+	{ "percent sizes align to the fill block", "sizes = 33% 66%\n", 1000 * 4096, 4096,
+	  0, 0, 1000 * 4096, 2, 10 * 128 * 1024, 20 * 128 * 1024, NULL },
+	{ "percent sizes align to the largest measured block",
+	  "sizes = 33% 66%\nfill = no\nmeasure = randwrite,streaming\n", 1000 * 4096, 4096,
+	  0, 0, 1000 * 4096, 2, 5 * 256 * 1024, 10 * 256 * 1024, NULL },
+	{ "byte sizes off the fill grid refused", "sizes = 1536k 3M\nfill_block_size = 1M\n",
+	  64 * 1048576ULL, 512, -EINVAL, .want = "t.conf:4: fill_block_size: size 1 " },
+	{ "a phase whose block does not fit refused",
+	  "sizes = 128k\nmeasure = randwrite,streaming\n", 64 * 1048576ULL, 512, -EINVAL,
+	  .want = "t.conf:4: measure: phase streaming cannot run at size 1" },
 	{ "byte range inclusive", "sizes = 1G:4G:1G\n", 4 * GiB, 512, 0,
 	  0, 4 * GiB, 4, GiB, 4 * GiB, NULL },
 	{ "byte range end not reached", "sizes = 1G:3.5G:1G\n", 4 * GiB, 512, 0,
@@ -569,7 +579,7 @@ static void test_resolve(void **state)
 /* Every size of 10%:100%:10% is exactly n/10 of the region, aligned. */
 static void test_resolve_range_values(void **state)
 {
-	struct cfg *c = parse_ok("[target r]\ndevice = /d\nsizes = 10%:100%:10%\n");
+	struct cfg *c = parse_ok("[target r]\ndevice = /d\nsizes = 10%:100%:10%\nblock_size = 512\nfill = no\n");
 	uint64_t region = 1000003ULL * 512;
 	struct cfg_layout l;
 	char err[CFG_ERR_MAX];

@@ -949,6 +949,114 @@ static void *event_writer(void *arg)
 	return (void *)failures;
 }
 
+/* BEGIN fails (another connection holds the write lock): db_write's error
+ * buffer says so instead of keeping whatever bytes it held. */
+static void test_write_error_when_locked(void **state)
+{
+	struct fx *fx = *state;
+	sqlite3 *other = raw_open(fx, SQLITE_OPEN_READWRITE);
+	static const char sql[] = "UPDATE runs SET hostname = 'x'";
+	const char *sqls[] = { sql };
+	const struct db_value *params[] = { NULL };
+	int np[] = { 0 };
+	char err[256];
+
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	db_set_busy_timeout(fx->db, 50);
+	memset(err, 0xa5, sizeof(err));
+	assert_int_equal(db_write(fx->db, sqls, params, np, 1, err, sizeof(err)), -EBUSY);
+	assert_non_null(memchr(err, '\0', sizeof(err)));
+	assert_non_null(strstr(err, fx->path));
+	assert_non_null(strstr(err, "begin transaction: database is locked"));
+	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(other);
+}
+
+/* COMMIT fails (a deferred foreign key is checked only then): the message
+ * names the commit and SQLite's reason. */
+static void test_write_error_at_commit(void **state)
+{
+	struct fx *fx = *state;
+	const char *sqls[] = { "PRAGMA defer_foreign_keys = ON",
+			       "INSERT INTO cycles (target_id, run_id, number) VALUES (999, 1, 1)" };
+	const struct db_value *params[] = { NULL, NULL };
+	int np[] = { 0, 0 };
+	char err[256];
+
+	memset(err, 0xa5, sizeof(err));
+	assert_int_equal(db_write(fx->db, sqls, params, np, 2, err, sizeof(err)), -EINVAL);
+	assert_non_null(memchr(err, '\0', sizeof(err)));
+	assert_non_null(strstr(err, "commit: FOREIGN KEY constraint failed"));
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles"), 0);
+}
+
+/* A reader's connection refuses writes with a message, not stack bytes. */
+static void test_write_error_readonly(void **state)
+{
+	struct fx *fx = *state;
+	const char *sqls[] = { "UPDATE runs SET hostname = 'x'" };
+	const struct db_value *params[] = { NULL };
+	int np[] = { 0 };
+	char err[256];
+	struct db *ro = NULL;
+
+	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
+	memset(err, 0xa5, sizeof(err));
+	assert_int_equal(db_write(ro, sqls, params, np, 1, err, sizeof(err)), -EROFS);
+	assert_non_null(strstr(err, "opened read-only"));
+	db_close(ro);
+}
+
+/* The file deleted or replaced under an open writer is noticed. */
+static void test_file_check(void **state)
+{
+	struct fx *fx = *state;
+	char why[512], other[160];
+
+	assert_int_equal(db_file_check(fx->db, why, sizeof(why)), 0);
+	snprintf(other, sizeof(other), "%s/other", fx->dir);
+	FILE *f = fopen(other, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(rename(other, fx->path), 0);
+	assert_int_equal(db_file_check(fx->db, why, sizeof(why)), -ESTALE);
+	assert_non_null(strstr(why, "replaced by another file"));
+	assert_int_equal(unlink(fx->path), 0);
+	assert_int_equal(db_file_check(fx->db, why, sizeof(why)), -ESTALE);
+	assert_non_null(strstr(why, "was deleted"));
+	struct db_iteration it = { .cycle_id = 1, .run_id = fx->run_id, .target_id = 1 };
+	int64_t id;
+	assert_int_equal(db_iteration_begin(fx->db, &it, &id), -ESTALE);
+}
+
+/* One daemon per database: a second lock is refused with the holder's pid
+ * (a child process: POSIX locks are per process). */
+static void test_lock_one_holder(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	int fd = -1;
+
+	assert_int_equal(db_lock_take(fx->path, &fd, err, sizeof(err)), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int cfd = -1;
+		char cerr[512];
+		int r = db_lock_take(fx->path, &cfd, cerr, sizeof(cerr));
+		char want[64];
+		snprintf(want, sizeof(want), "in use by wearmond pid %ld", (long)getppid());
+		if (r != -EBUSY || !strstr(cerr, want))
+			fprintf(stderr, "second lock: %d %s\n", r, cerr);
+		_exit(r == -EBUSY && strstr(cerr, want) &&
+		      db_lock_holder(fx->path) == getppid() ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	db_lock_release(fd);
+}
+
 static void test_threads_share_connection(void **state)
 {
 	struct fx *fx = *state;
@@ -1065,6 +1173,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readonly_beside_writer, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_share_connection, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_write_error_when_locked, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_write_error_at_commit, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_write_error_readonly, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_file_check, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
 	};
 

@@ -197,12 +197,22 @@ static void test_bad_phase(void **state)
 	base_phase(f, &p);
 	p.queue_depth = 17;     /* more than the context holds */
 	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
+	assert_non_null(strstr(r.refused, "queue depth 17"));
 	base_phase(f, &p);
 	p.block_size = 1000;    /* not a multiple of 512 */
 	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
+	assert_non_null(strstr(r.refused, "block size 1000 is not a multiple of 512"));
 	base_phase(f, &p);
 	p.span_len = 4096 * 3 + 512;
 	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
+	assert_non_null(strstr(r.refused, "is not a multiple of the block size 4096"));
+	base_phase(f, &p);
+	p.span_len = 2048;      /* wl_check's own reason reaches the caller */
+	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
+	assert_non_null(strstr(r.refused, "smaller than the block size 4096"));
+	base_phase(f, &p);
+	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_string_equal(r.refused, "");
 }
 
 /* A randrw mix: reads and writes in the asked proportion, with a block size

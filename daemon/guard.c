@@ -1,0 +1,122 @@
+/* guard: start-up refusals that protect the history and the host: trust in
+ * the files root runs, one target per device, one daemon per device. */
+#include "guard.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int guard_trust(const char *what, const char *path, char *err, size_t len)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		int ret = -errno;
+		snprintf(err, len, "%s %s: %s", what, path, strerror(errno));
+		return ret;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, len, "%s %s is writable by %s (mode %04o): anyone who can "
+			 "change it controls what wearmond does; run chmod go-w %s",
+			 what, path, st.st_mode & S_IWOTH ? "others" : "its group",
+			 (unsigned)(st.st_mode & 07777), path);
+		return -EPERM;
+	}
+	if (geteuid() == 0 && st.st_uid != 0) {
+		snprintf(err, len, "%s %s is owned by uid %u, not root (mode %04o): wearmond "
+			 "runs as root and trusts only files root owns; run chown root %s",
+			 what, path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The file behind a target: a regular file's own, or a loop device's. */
+static int file_id(const struct tgt *t, struct stat *st)
+{
+	if (!t->is_block)
+		return stat(t->real_path[0] ? t->real_path : t->path, st);
+	if (t->backing_file[0])
+		return stat(t->backing_file, st);
+	return -1;
+}
+
+int guard_same_device(const struct tgt *a, const struct tgt *b)
+{
+	struct stat fa, fb;
+
+	if (a->is_block && b->is_block && a->rdev == b->rdev)
+		return 1;
+	if (file_id(a, &fa) || file_id(b, &fb))
+		return 0;
+	return fa.st_dev == fb.st_dev && fa.st_ino == fb.st_ino;
+}
+
+static int is_wearmond(const char *pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "wearmond", 8) && (comm[8] == '\n' || comm[8] == '\0');
+}
+
+/* Whether one of pid's descriptors is tg's device or file. */
+static int holds(const char *pid, const struct tgt *tg, const struct stat *file)
+{
+	char dir[64], fd_path[320];
+	struct dirent *e;
+	struct stat st;
+	int found = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(fd_path, sizeof(fd_path), "%s/%s", dir, e->d_name);
+		if (stat(fd_path, &st) != 0)
+			continue;
+		if (tg->is_block && S_ISBLK(st.st_mode) && st.st_rdev == tg->rdev)
+			found = 1;
+		else if (file && S_ISREG(st.st_mode) && st.st_dev == file->st_dev &&
+			 st.st_ino == file->st_ino)
+			found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
+pid_t guard_holder(const struct tgt *tg)
+{
+	struct stat file;
+	int have_file = file_id(tg, &file) == 0;
+	char self[32];
+	struct dirent *e;
+	pid_t found = 0;
+
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || !strcmp(e->d_name, self))
+			continue;
+		if (is_wearmond(e->d_name) && holds(e->d_name, tg, have_file ? &file : NULL))
+			found = (pid_t)atol(e->d_name);
+	}
+	closedir(d);
+	return found;
+}

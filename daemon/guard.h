@@ -1,0 +1,24 @@
+/* guard: start-up refusals that protect the history and the host: files
+ * root would run or read that others can change, two targets on one device,
+ * a device another wearmond holds. Writes nothing. */
+#ifndef WEARMON_GUARD_H
+#define WEARMON_GUARD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sched.h"
+
+/* what (e.g. "configuration") at path must not be writable by group or
+ * others, and must be owned by root when we run as root (sshd's
+ * StrictModes). Returns 0, or -EPERM / -errno with the reason in err. */
+int guard_trust(const char *what, const char *path, char *err, size_t len);
+
+/* Whether targets a and b are the same device or file (same device number,
+ * same file, or a loop device on the other's file). */
+int guard_same_device(const struct tgt *a, const struct tgt *b);
+
+/* The pid of another wearmond that has tg's device or file open, or 0. */
+pid_t guard_holder(const struct tgt *tg);
+
+#endif
