@@ -160,6 +160,7 @@ struct cfg {
 	char path[PATH_MAX];              /* file it came from (or a label) */
 	char database[PATH_MAX];          /* [wearmon] database */
 	int database_line;
+	char metrics_file[PATH_MAX];      /* [wearmon] metrics_file; "" = none */
 	int lines[CFG_MAX_KEYS];          /* line of each global key (0 = default) */
 	int section_line;                 /* line of [wearmon] (0 = none) */
 	struct cfg_target *targets;

@@ -13,6 +13,7 @@
 #include "db.h"
 #include "log.h"
 #include "notify.h"
+#include "publish.h"
 #include "sched.h"
 #include "signals.h"
 #include "tgt.h"
@@ -48,6 +49,7 @@ struct daemon {
 	double wd_every;            /* seconds between WATCHDOG=1, 0 = none */
 	double next_wd, next_status;
 	int stopping;
+	struct publish pub;         /* metrics_file */
 };
 
 static void usage(FILE *f)
@@ -388,6 +390,7 @@ static void tick(struct daemon *d)
 	if (now >= d->next_status) {
 		send_status(d, 0);
 		publish_progress(d);
+		publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, d->stopping, 0);
 		d->next_status = now + STATUS_EVERY;
 	}
 	alert_reap();
@@ -442,6 +445,7 @@ static int run_targets(struct daemon *d)
 	for (int i = 0; i < d->started; i++)
 		if (sched_join(&d->st[i]) == SCHED_FAILED)
 			failed = 1;
+	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, 1, 1);
 	if (alert_finish(COMMAND_GRACE))
 		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
 	return failed ? EXIT_RUNTIME : EXIT_OK;
@@ -464,6 +468,10 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
 	}
+	if (publish_check(c, err, sizeof(err))) {
+		log_msg(LOG_ERR, "%s", err);
+		goto out;
+	}
 	if (open_targets(c, d->o->check, d->st))
 		goto out;
 	if (d->o->check) {
@@ -482,6 +490,7 @@ static int run(struct daemon *d)
 	}
 	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
 		c->ntargets, c->database);
+	publish_init(&d->pub, c);
 	status = run_targets(d);
 	db_run_end(db, run_id, status, sig_stop ? "signal" : status ? "failure" : "cycles done");
 	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d",
