@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		"                              alerts: severity notice and above\n"
 		"  plot --kind sizes|cycles|samples|wear -o FILE.svg [--target T]\n"
 		"       [--iteration ID]       draw an SVG chart (samples needs --iteration)\n"
+		"  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
+		"                              every row of a table or view (default csv)\n"
 		"\n"
 		"Options (also accepted after COMMAND):\n"
 		"  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
@@ -279,6 +281,7 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 		if (wm_parse_format(val, &a->format))
 			return wm_usage_error("%s: --format is table, csv or json, not '%s'",
 					      cmd, val);
+		a->format_given = 1;
 		break;
 	case 'i':
 		if (wm_parse_id(val, &a->iteration))
@@ -349,6 +352,7 @@ static const struct command commands[] = {
 	{ "show", wm_cmd_show },
 	{ "alerts", wm_cmd_alerts },
 	{ "plot", wm_cmd_plot },
+	{ "export", wm_cmd_export },
 };
 
 /* Global options, up to the command name. Returns -1 to go on, or an
@@ -386,7 +390,7 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (optind >= argc)
-		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot)");
+		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot, export)");
 	name = argv[optind];
 	if (!strcmp(name, "help")) {
 		usage(stdout);
@@ -404,6 +408,6 @@ int main(int argc, char **argv)
 		}
 		return ret;
 	}
-	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot)",
+	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, export)",
 			      name);
 }

@@ -75,6 +75,7 @@ struct wm_args {
 	int64_t cycle;                /* --cycle N (0: not given) */
 	char since[40];               /* --since TIME as ISO text ("" not given) */
 	enum wm_format format;        /* --format */
+	int format_given;             /* --format was on the command line */
 	int64_t iteration;            /* --iteration ID (0: not given) */
 	const char *kind;             /* --kind */
 	const char *output;           /* -o FILE */
@@ -224,6 +225,7 @@ int wm_cmd_history(struct wm *wm, int argc, char **argv);
 int wm_cmd_show(struct wm *wm, int argc, char **argv);
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
 int wm_cmd_plot(struct wm *wm, int argc, char **argv);
+int wm_cmd_export(struct wm *wm, int argc, char **argv);
 
 /* SQL: for iteration i, the baseline b (b.mibps_avg, b.cycle): the
  * earliest cycle of the target that measured the same size, workload and
