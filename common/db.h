@@ -9,7 +9,7 @@
 
 #include "stats.h"
 
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 struct db;
 
@@ -198,6 +198,10 @@ struct db_progress {
 	const char *phase;
 	double mibps;                 /* last sample of the phase; < 0: NULL */
 	uint64_t phase_bytes;         /* moved so far in the phase */
+	int nsizes;                   /* sizes per cycle as configured (v8) */
+	long cycles;                  /* cycles configured, 0 = forever */
+	double phase_seconds;         /* time in the phase so far; < 0: NULL */
+	double duration;              /* measured phase's duration, 0 = none */
 };
 
 /* Replace the target's progress row. Returns 0 or -errno. */

@@ -372,7 +372,9 @@ static void publish_progress(struct daemon *d)
 		struct db_progress row = {
 			.cycle = p.cycle, .iteration = p.iteration, .size_bytes = p.size_bytes,
 			.phase = p.phase, .mibps = p.phase_bytes ? p.mibps : -1,
-			.phase_bytes = p.phase_bytes,
+			.phase_bytes = p.phase_bytes, .nsizes = p.nsizes, .cycles = p.cycles,
+			.phase_seconds = p.phase_started > 0 ? util_now() - p.phase_started : -1,
+			.duration = p.duration,
 		};
 		db_progress(st->db, st->target_id, &row);
 	}

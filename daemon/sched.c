@@ -27,6 +27,7 @@ void sched_set_phase(struct sched_target *st, const char *phase)
 	st->prog.phase = phase;
 	st->prog.mibps = 0;
 	st->prog.phase_bytes = 0;
+	st->prog.phase_started = util_now();
 	pthread_mutex_unlock(&st->lock);
 }
 
