@@ -171,6 +171,12 @@ char *wm_fmt_duration(double seconds, char *buf, size_t len);
 int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t,
 	     const struct wm_col *cols, int ncols);
 
+/* Row r of t as a JSON object, every column (numbers exact, NULL null). */
+void wm_json_row(FILE *f, const struct wm_table *t, int r);
+
+/* Every row of t as a JSON array of such objects (no newline after). */
+void wm_json_rows(FILE *f, const struct wm_table *t);
+
 /* A string as a JSON string literal. */
 void wm_json_string(FILE *f, const char *s);
 
