@@ -5,11 +5,12 @@ real wearmond run; one long alert is added with the sqlite3 CLI, worded as
 wearmond words a crash."""
 
 import json
+import re
 import subprocess
 
 import pytest
 
-from conftest import WEARMON, query, run_wearmond, sh, write_conf
+from conftest import REPO, WEARMON, query, run_wearmond, sh, write_conf
 
 LONG = ("throughput crash on f1: cycle 2 iteration 1 (16.00 MiB randwrite bs 4096 QD32) "
         "ran at 12.3 MiB/s, which is 11% of the first baseline 111.8 MiB/s of cycle 1")
@@ -75,3 +76,22 @@ def test_show_prints_long_texts_whole_and_speaks_json(db):
     assert [e["message"] for e in js["events"]] == [LONG]
     p = wearmon("-d", path, "show", it_id, "--format", "csv", check=2)
     assert "--format is table or json" in p.stderr
+
+
+def test_readme_queries_show_no_action_that_did_not_run(db):
+    """On a run whose cycles had no action between them (action 'none',
+    outcome 'skipped'), the README's queries about actions return no row
+    for them."""
+    path, _ = db
+    assert {(c["action"], c["action_outcome"]) for c in query(
+        path, "SELECT action, action_outcome FROM cycles")} == {("none", "skipped")}
+    text = (REPO / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```sql\n(.*?)```", text, re.S) if "action" in b]
+    assert len(blocks) >= 3
+    for sql in blocks:
+        p = subprocess.run(["sqlite3", "-readonly", "-json", str(path)], input=sql,
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0 and not p.stderr, p.stderr
+        rows = json.loads(p.stdout) if p.stdout.strip() else []
+        if "gain" in sql or "action_bytes / 1073741824.0" in sql:   # about actions only
+            assert rows == [], f"{sql}\n{rows}"
