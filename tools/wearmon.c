@@ -33,6 +33,9 @@ static void usage(FILE *f)
 		"       [--iteration ID]       draw an SVG chart (samples needs --iteration)\n"
 		"  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
 		"                              every row of a table or view (default csv)\n"
+		"  merge OUT.db IN.db...       gather many machines' databases into OUT.db\n"
+		"                              (targets become HOST/NAME; the only command\n"
+		"                              that writes, and only OUT.db)\n"
 		"\n"
 		"Options (also accepted after COMMAND):\n"
 		"  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
@@ -355,6 +358,7 @@ static const struct command commands[] = {
 	{ "alerts", wm_cmd_alerts },
 	{ "plot", wm_cmd_plot },
 	{ "export", wm_cmd_export },
+	{ "merge", wm_cmd_merge },
 };
 
 /* Global options, up to the command name. Returns -1 to go on, or an
@@ -392,7 +396,7 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (optind >= argc)
-		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot, export)");
+		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot, export, merge)");
 	name = argv[optind];
 	if (!strcmp(name, "help")) {
 		usage(stdout);
@@ -410,6 +414,7 @@ int main(int argc, char **argv)
 		}
 		return ret;
 	}
-	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, export)",
+	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, export, "
+			      "merge)",
 			      name);
 }

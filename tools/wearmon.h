@@ -232,6 +232,7 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv);
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
 int wm_cmd_plot(struct wm *wm, int argc, char **argv);
 int wm_cmd_export(struct wm *wm, int argc, char **argv);
+int wm_cmd_merge(struct wm *wm, int argc, char **argv);
 
 /* SQL: for iteration i, the baseline b (b.mibps_avg, b.cycle): the
  * earliest cycle of the target that measured the same size, workload and
