@@ -323,6 +323,8 @@ static void apply_reload(struct daemon *d, const struct cfg *c)
 	if (strcmp(c->database, running->database))
 		log_msg(LOG_WARNING, "reload: database %s takes effect at the next restart; "
 			"still writing %s", c->database, running->database);
+	if (strcmp(c->metrics_file, running->metrics_file))
+		log_msg(LOG_WARNING, "reload: metrics_file takes effect at the next restart");
 	log_msg(LOG_INFO, "reload: %s accepted; targets adopt it at their next cycle",
 		c->path);
 }
