@@ -294,6 +294,10 @@ def test_prometheus_scrapes_wearmond_through_a_crash(workdir):
             assert wait_for(lambda: prom.query(
                 'wearmon_target_state{target="sim",state="done"} == 1'), 30, step=0.5)
             check_prometheus(prom, db, dev, t0)
+            # the simulated drive's file (NAND bytes, write amplification) lints clean
+            text = (textdir / "wearmon.prom").read_text()
+            assert "wearmon_drive_nand_written_bytes_total{" in text
+            assert check_metrics(text) == (0, "")
     finally:
         log.close()
 
