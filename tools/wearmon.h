@@ -1,6 +1,7 @@
 /* wearmon: the command-line reader of wearmond's history. Shared pieces of
  * the tool: the read-only database session, fetched result tables, output
- * formats, time and number formatting, the subcommands. Never writes. */
+ * formats, time and number formatting, the subcommands. Never writes the
+ * database it reads (merge writes only its OUT.db). */
 #ifndef WEARMON_TOOL_H
 #define WEARMON_TOOL_H
 
