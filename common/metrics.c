@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -322,4 +323,27 @@ int metrics_write_file(const char *path, const char *text, size_t len)
 	if (ret)
 		unlink(tmp);
 	return ret;
+}
+
+int metrics_remove_stale(const char *path)
+{
+	char dir[PATH_MAX], prefix[PATH_MAX], full[PATH_MAX * 2];
+	const char *slash = strrchr(path, '/');
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1,
+		 slash ? path : ".");
+	snprintf(prefix, sizeof(prefix), ".%s.", slash ? slash + 1 : path);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+		if (len != strlen(prefix) + 6 || strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;   /* only NAME's own temporaries: mkostemp's 6 characters */
+		snprintf(full, sizeof(full), "%s%s%s", dir, slash ? "" : "/", e->d_name);
+		n += unlink(full) == 0;
+	}
+	closedir(d);
+	return n;
 }

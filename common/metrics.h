@@ -80,4 +80,8 @@ int metrics_db_last_done(struct db *db, int64_t target_id, int64_t *id);
  * written), then rename. Returns 0 or -errno (the temporary is removed). */
 int metrics_write_file(const char *path, const char *text, size_t len);
 
+/* Remove the temporaries of path a killed writer left behind
+ * (".NAME.XXXXXX" beside it). Returns how many, or -errno. */
+int metrics_remove_stale(const char *path);
+
 #endif

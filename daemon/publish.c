@@ -28,6 +28,9 @@ void publish_init(struct publish *p, const struct cfg *c)
 	memset(p, 0, sizeof(*p));
 	util_strlcpy(p->path, c->metrics_file, sizeof(p->path));
 	p->start_unix = wall_now();
+	if (p->path[0] && metrics_remove_stale(p->path) > 0)
+		log_msg(LOG_INFO, "metrics_file: removed temporaries a killed run left beside %s",
+			p->path);
 }
 
 int publish_check(const struct cfg *c, char *err, size_t len)

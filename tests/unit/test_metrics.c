@@ -269,6 +269,32 @@ static void test_write_file(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A killed writer's temporaries go; other files, even similar, stay. */
+static void test_remove_stale(void **state)
+{
+	char dir[] = "/tmp/wearmon-test-stale.XXXXXX", p[160];
+	static const char *const files[] = { "w.prom", ".w.prom.a1B2c3", ".w.prom.zzzzzz",
+					     ".w.prom.short", "x.prom", ".x.prom.a1B2c3" };
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		FILE *f = fopen(p, "w");
+		assert_non_null(f);
+		fclose(f);
+	}
+	snprintf(p, sizeof(p), "%s/w.prom", dir);
+	assert_int_equal(metrics_remove_stale(p), 2);
+	assert_int_equal(count_entries(dir), 4);
+	assert_int_equal(metrics_remove_stale(p), 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	snprintf(p, sizeof(p), "%s/w.prom", dir);
+	assert_int_equal(metrics_remove_stale(p), -ENOENT);
+}
+
 /* ---- figures from the database ------------------------------------------ */
 
 struct dbfx {
@@ -385,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_add_alert),
 		cmocka_unit_test(test_write_file),
+		cmocka_unit_test(test_remove_stale),
 		cmocka_unit_test(test_collect_from_db),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
