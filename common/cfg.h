@@ -188,6 +188,7 @@ struct cfg {
 	char path[PATH_MAX];              /* file it came from (or a label) */
 	char database[PATH_MAX];          /* [wearmon] database */
 	int database_line;
+	char metrics_file[PATH_MAX];      /* [wearmon] metrics_file; "" = none */
 	struct cfg_set set;               /* global keys the file set */
 	int lines[CFG_MAX_KEYS];          /* line of each global key, for messages */
 	int section_line;                 /* line of [wearmon] (0 = none) */

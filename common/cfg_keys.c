@@ -66,6 +66,10 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_DATABASE] = { "database", CT_STRING, GF(database),
 		.def = "/var/lib/wearmon/wearmon.db",
 		.help = "SQLite history file; its directory must exist" },
+	[K_METRICS_FILE] = { "metrics_file", CT_PATH, GF(metrics_file), .def = "",
+		.help = "Prometheus text file for node_exporter's textfile collector "
+			"(e.g. /var/lib/node_exporter/textfile_collector/wearmon.prom); "
+			"empty = none" },
 	[K_DEVICE] = { "device", CT_STRING, TF(device), .required = 1,
 		.help = "the block device or regular file under test" },
 	[K_FILE_SIZE] = { "file_size", CT_BYTES, TF(file_size), .def = "0",

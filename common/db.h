@@ -10,7 +10,7 @@
 
 #include "stats.h"
 
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 #define DB_APPLICATION_ID 1464814926   /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -254,10 +254,31 @@ struct db_progress {
 	const char *phase;
 	double mibps;                 /* last sample of the phase; < 0: NULL */
 	uint64_t phase_bytes;         /* moved so far in the phase */
+	int nsizes;                   /* sizes per cycle as configured (v8) */
+	long cycles;                  /* cycles configured, 0 = forever */
+	double phase_seconds;         /* time in the phase so far; < 0: NULL */
+	double duration;              /* measured phase's duration, 0 = none */
 };
 
 /* Replace the target's progress row. Returns 0 or -errno. */
 int db_progress(struct db *db, int64_t target_id, const struct db_progress *p);
+
+/* ---- merging (wearmon merge) ---- */
+
+/* What one merge brought. */
+struct db_merge_result {
+	char host[256];               /* the source's host name (latest run) */
+	int targets;                  /* targets copied, each as HOST/NAME */
+	long cycles, iterations;      /* rows they now have here */
+};
+
+/* Copy every target of the database at src_path into db (open for
+ * writing) as "HOST/NAME", replacing what an earlier merge of it brought,
+ * in one transaction; runs are kept once each (host, start, pid).
+ * Returns 0, -ENOTSUP (schema newer than DB_SCHEMA_VERSION), -EINVAL (not
+ * a wearmon database) or -errno, with a message naming src_path in err. */
+int db_merge(struct db *db, const char *src_path, struct db_merge_result *r, char *err,
+	     size_t errlen);
 
 /* ---- alert baselines (read-only) ---- */
 

@@ -253,11 +253,15 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 {
 	static const char sql[] =
 		"INSERT INTO progress (target_id, updated_at, cycle, iteration, size_bytes,"
-		" phase, mibps, phase_bytes) VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?)"
+		" phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds)"
+		" VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 		" ON CONFLICT (target_id) DO UPDATE SET updated_at = excluded.updated_at,"
 		" cycle = excluded.cycle, iteration = excluded.iteration,"
 		" size_bytes = excluded.size_bytes, phase = excluded.phase,"
-		" mibps = excluded.mibps, phase_bytes = excluded.phase_bytes";
+		" mibps = excluded.mibps, phase_bytes = excluded.phase_bytes,"
+		" nsizes = excluded.nsizes, cycles = excluded.cycles,"
+		" phase_seconds = excluded.phase_seconds,"
+		" duration_seconds = excluded.duration_seconds";
 	struct db_value v[] = {
 		{ .type = DB_INT, .i = target_id },
 		{ .type = DB_INT, .i = p->cycle },
@@ -266,6 +270,10 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 		{ .type = p->phase ? DB_TEXT : DB_NULL, .s = p->phase },
 		{ .type = p->mibps >= 0 ? DB_REAL : DB_NULL, .r = p->mibps },
 		{ .type = DB_INT, .i = (int64_t)p->phase_bytes },
+		{ .type = p->nsizes > 0 ? DB_INT : DB_NULL, .i = p->nsizes },
+		{ .type = DB_INT, .i = p->cycles },
+		{ .type = p->phase_seconds >= 0 ? DB_REAL : DB_NULL, .r = p->phase_seconds },
+		{ .type = p->duration > 0 ? DB_REAL : DB_NULL, .r = p->duration },
 	};
 	const char *sqls[] = { sql };
 	const struct db_value *params[] = { v };

@@ -388,6 +388,14 @@ const char *const db_migrations[] = {
 	 * apart even when it has a user_version of its own. */
 	[11] =
 	"PRAGMA application_id = 1464814926;\n",
+	/* The plan of the target as configured, so that `wearmon status` counts
+	 * sizes and cycles from the configuration rather than from the rows so
+	 * far, and the time spent in the phase against its duration. */
+	[12] =
+	"ALTER TABLE progress ADD COLUMN nsizes INTEGER;\n"
+	"ALTER TABLE progress ADD COLUMN cycles INTEGER;\n"
+	"ALTER TABLE progress ADD COLUMN phase_seconds REAL;\n"
+	"ALTER TABLE progress ADD COLUMN duration_seconds REAL;\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

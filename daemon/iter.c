@@ -491,6 +491,8 @@ static void publish(struct sched_target *st, long cycle, long number, int size_i
 	st->prog.size_index = size_index;
 	st->prog.nsizes = st->layout.nsizes;
 	st->prog.size_bytes = size;
+	st->prog.cycles = (long)st->t->cycles;
+	st->prog.duration = st->t->duration;
 	pthread_mutex_unlock(&st->lock);
 }
 

@@ -14,6 +14,7 @@
 #include "guard.h"
 #include "log.h"
 #include "notify.h"
+#include "publish.h"
 #include "sched.h"
 #include "signals.h"
 #include "tgt.h"
@@ -52,6 +53,7 @@ struct daemon {
 	int stopping;
 	int db_lost;                /* the database file was deleted or replaced */
 	int lock_fd;                /* one daemon per database; -1 */
+	struct publish pub;         /* metrics_file */
 };
 
 static void usage(FILE *f)
@@ -457,6 +459,8 @@ static void apply_reload(struct daemon *d, const struct cfg *c)
 	if (strcmp(c->database, running->database))
 		log_msg(LOG_WARNING, "reload: database %s takes effect at the next restart; "
 			"still writing %s", c->database, running->database);
+	if (strcmp(c->metrics_file, running->metrics_file))
+		log_msg(LOG_WARNING, "reload: metrics_file takes effect at the next restart");
 	log_msg(LOG_INFO, "reload: %s accepted; targets adopt it at their next cycle",
 		c->path);
 }
@@ -556,7 +560,9 @@ static void publish_progress(struct daemon *d)
 		struct db_progress row = {
 			.cycle = p.cycle, .iteration = p.iteration, .size_bytes = p.size_bytes,
 			.phase = sched_phase_name(&p), .mibps = p.phase_bytes ? p.mibps : -1,
-			.phase_bytes = p.phase_bytes,
+			.phase_bytes = p.phase_bytes, .nsizes = p.nsizes, .cycles = p.cycles,
+			.phase_seconds = p.phase_started > 0 ? util_now() - p.phase_started : -1,
+			.duration = p.duration,
 		};
 		db_progress(st->db, st->target_id, &row);
 	}
@@ -576,6 +582,7 @@ static void tick(struct daemon *d)
 		sweep_cfgs(d);
 		send_status(d, 0);
 		publish_progress(d);
+		publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, d->stopping, 0);
 		d->next_status = now + STATUS_EVERY;
 	}
 	alert_reap();
@@ -630,6 +637,7 @@ static int run_targets(struct daemon *d)
 	for (int i = 0; i < d->started; i++)
 		if (sched_join(&d->st[i]) == SCHED_FAILED)
 			failed = 1;
+	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, 1, 1);
 	if (alert_finish(COMMAND_GRACE))
 		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
 	return failed || d->db_lost ? EXIT_RUNTIME : EXIT_OK;
@@ -650,6 +658,10 @@ static int run(struct daemon *d)
 	notify_status("checking targets");
 	if (db_check_path(c->database, err, sizeof(err))) {
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
+		goto out;
+	}
+	if (publish_check(c, err, sizeof(err))) {
+		log_msg(LOG_ERR, "%s", err);
 		goto out;
 	}
 	if (!d->o->check && db_lock_take(c->database, &d->lock_fd, err, sizeof(err))) {
@@ -684,6 +696,7 @@ static int run(struct daemon *d)
 	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
 		c->ntargets, c->database);
 	log_echo_errors(0);
+	publish_init(&d->pub, c);
 	status = run_targets(d);
 	const char *why = d->db_lost ? "database lost" : sig_stop ? "signal" :
 			  status ? "failure" : "cycles done";

@@ -44,6 +44,7 @@ static void set_phase(struct sched_target *st, enum sched_phase phase, enum cfg_
 	st->prog.action = act;
 	st->prog.mibps = 0;
 	st->prog.phase_bytes = 0;
+	st->prog.phase_started = util_now();
 	pthread_mutex_unlock(&st->lock);
 }
 

@@ -40,6 +40,9 @@ struct sched_progress {
 	double mibps;               /* last sample of the current phase */
 	uint64_t phase_bytes;       /* moved so far in the current phase */
 	double baseline_mibps;      /* < 0: none yet */
+	double phase_started;       /* util_now() when the phase began */
+	long cycles;                /* configured cycles (0 = forever) */
+	double duration;            /* configured duration of a measured phase */
 };
 
 struct sched_target {

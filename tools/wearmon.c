@@ -21,14 +21,21 @@ static void usage(FILE *f)
 		"Read the history that wearmond records (read-only; safe while it runs).\n"
 		"\n"
 		"Commands:\n"
-		"  status                      what each target is doing now\n"
+		"  status [--target T] [--format table|json]\n"
+		"                              what each target is doing now\n"
 		"  history [--target T] [--cycle N] [--since TIME] [--format table|csv|json]\n"
 		"                              one row per iteration\n"
-		"  show ITERATION              everything about one iteration (its ID)\n"
+		"  show ITERATION [--format table|json]\n"
+		"                              everything about one iteration (its ID)\n"
 		"  alerts [--target T] [--since TIME] [--format table|csv|json]\n"
 		"                              alerts: severity notice and above\n"
 		"  plot --kind sizes|cycles|samples|wear -o FILE.svg [--target T]\n"
 		"       [--iteration ID]       draw an SVG chart (samples needs --iteration)\n"
+		"  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
+		"                              every row of a table or view (default csv)\n"
+		"  merge OUT.db IN.db...       gather many machines' databases into OUT.db\n"
+		"                              (targets become HOST/NAME; the only command\n"
+		"                              that writes, and only OUT.db)\n"
 		"\n"
 		"Options (also accepted after COMMAND):\n"
 		"  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
@@ -302,6 +309,7 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 		if (wm_parse_format(val, &a->format))
 			return wm_usage_error("%s: --format is table, csv or json, not '%s'",
 					      cmd, val);
+		a->format_given = 1;
 		break;
 	case 'i':
 		if (wm_parse_id(val, &a->iteration))
@@ -372,6 +380,8 @@ static const struct command commands[] = {
 	{ "show", wm_cmd_show },
 	{ "alerts", wm_cmd_alerts },
 	{ "plot", wm_cmd_plot },
+	{ "export", wm_cmd_export },
+	{ "merge", wm_cmd_merge },
 };
 
 /* Global options, up to the command name. Returns -1 to go on, or an
@@ -409,7 +419,7 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (optind >= argc)
-		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot)");
+		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot, export, merge)");
 	name = argv[optind];
 	if (!strcmp(name, "help")) {
 		usage(stdout);
@@ -427,6 +437,7 @@ int main(int argc, char **argv)
 		}
 		return ret;
 	}
-	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot)",
+	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, export, "
+			      "merge)",
 			      name);
 }

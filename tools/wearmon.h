@@ -1,6 +1,7 @@
 /* wearmon: the command-line reader of wearmond's history. Shared pieces of
  * the tool: the read-only database session, fetched result tables, output
- * formats, time and number formatting, the subcommands. Never writes. */
+ * formats, time and number formatting, the subcommands. Never writes the
+ * database it reads (merge writes only its OUT.db). */
 #ifndef WEARMON_TOOL_H
 #define WEARMON_TOOL_H
 
@@ -75,6 +76,7 @@ struct wm_args {
 	int64_t cycle;                /* --cycle N (0: not given) */
 	char since[40];               /* --since TIME as ISO text ("" not given) */
 	enum wm_format format;        /* --format */
+	int format_given;             /* --format was on the command line */
 	int64_t iteration;            /* --iteration ID (0: not given) */
 	const char *kind;             /* --kind */
 	const char *output;           /* -o FILE */
@@ -170,6 +172,12 @@ char *wm_fmt_duration(double seconds, char *buf, size_t len);
 int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t,
 	     const struct wm_col *cols, int ncols);
 
+/* Row r of t as a JSON object, every column (numbers exact, NULL null). */
+void wm_json_row(FILE *f, const struct wm_table *t, int r);
+
+/* Every row of t as a JSON array of such objects (no newline after). */
+void wm_json_rows(FILE *f, const struct wm_table *t);
+
 /* A string as a JSON string literal. */
 void wm_json_string(FILE *f, const char *s);
 
@@ -224,6 +232,8 @@ int wm_cmd_history(struct wm *wm, int argc, char **argv);
 int wm_cmd_show(struct wm *wm, int argc, char **argv);
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
 int wm_cmd_plot(struct wm *wm, int argc, char **argv);
+int wm_cmd_export(struct wm *wm, int argc, char **argv);
+int wm_cmd_merge(struct wm *wm, int argc, char **argv);
 
 /* SQL: for iteration i, its baseline b (b.mibps_avg, b.cycle): the row
  * stored in i.baseline_iteration_id when i started (schema 9), the one its

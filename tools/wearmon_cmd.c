@@ -143,10 +143,12 @@ int wm_cmd_history(struct wm *wm, int argc, char **argv)
 
 static const char alerts_sql[] =
 	"SELECT e.id, e.at, t.name AS target, e.severity, e.kind, c.number AS cycle,"
-	" e.iteration_id, e.value, e.baseline, e.message, e.message_id"
+	" i.number AS iteration, e.iteration_id, e.value, e.baseline, e.message,"
+	" e.message_id"
 	" FROM events e"
 	" LEFT JOIN targets t ON t.id = e.target_id"
 	" LEFT JOIN cycles c ON c.id = e.cycle_id"
+	" LEFT JOIN iterations i ON i.id = e.iteration_id"
 	" WHERE e.severity IN " ALERT_SEVERITIES
 	" AND (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR e.at >= ?2)"
 	" ORDER BY e.at, e.id";
@@ -154,7 +156,8 @@ static const char alerts_sql[] =
 static const struct wm_col alerts_raw[] = {
 	{ "id", "", K_INT, 0 }, { "at", "", K_TEXT, 0 }, { "target", "", K_TEXT, 0 },
 	{ "severity", "", K_TEXT, 0 }, { "kind", "", K_TEXT, 0 }, { "cycle", "", K_INT, 0 },
-	{ "iteration_id", "", K_INT, 0 }, { "value", "", K_MIBPS, 0 },
+	{ "iteration", "", K_INT, 0 }, { "iteration_id", "", K_INT, 0 },
+	{ "value", "", K_MIBPS, 0 },
 	{ "baseline", "", K_MIBPS, 0 }, { "message", "", K_TEXT, 0 },
 	{ "message_id", "", K_TEXT, 0 },
 };
@@ -162,8 +165,8 @@ static const struct wm_col alerts_raw[] = {
 static const struct wm_col alerts_table[] = {
 	{ "at", "TIME (UTC)", K_TIME, 0 }, { "target", "TARGET", K_TEXT, 0 },
 	{ "severity", "SEVERITY", K_TEXT, 0 }, { "kind", "KIND", K_TEXT, 0 },
-	{ "cycle", "CYCLE", K_INT, 0 }, { "iteration_id", "ITERATION", K_INT, 0 },
-	{ "message", "MESSAGE", K_TEXT, 0 },
+	{ "cycle", "CYCLE", K_INT, 0 }, { "iteration", "IT", K_INT, 0 },
+	{ "iteration_id", "ID", K_INT, 0 }, { "message", "MESSAGE", K_TEXT, 0 },
 };
 
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv)
@@ -366,7 +369,7 @@ static void print_cells(const struct wm_table *t, int r, const char *const *skip
 {
 	char buf[64];
 
-	for (int c = 0; c < t->ncols; c++) {
+	for (int c = 0; c < t->ncols; c++) {   /* text whole: health data is JSON */
 		const struct wm_cell *v = &t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
 		size_t k = 0;
 
@@ -374,9 +377,11 @@ static void print_cells(const struct wm_table *t, int r, const char *const *skip
 			k++;
 		if (k < nskip || v->type == DB_NULL)
 			continue;
-		if (v->type == DB_TEXT)
-			snprintf(buf, sizeof(buf), "%s", v->s);
-		else if (v->type == DB_INT)
+		if (v->type == DB_TEXT) {
+			printf("  %-22s %s\n", t->names[c], v->s);
+			continue;
+		}
+		if (v->type == DB_INT)
 			snprintf(buf, sizeof(buf), "%lld", (long long)v->i);
 		else
 			snprintf(buf, sizeof(buf), "%.6g", v->r);
@@ -438,15 +443,65 @@ static int show_events(struct wm *wm, int64_t id, int64_t cycle_id)
 	return 0;
 }
 
+/* The health rows of the iteration, else of its cycle (later schemas). */
+static int health_rows(struct wm *wm, int64_t id, int64_t cycle_id, struct wm_table *h)
+{
+	int by_it = wm_has_column(wm, "health", "iteration_id");
+	int by_cycle = wm_has_column(wm, "health", "cycle_id");
+	int ret = by_it < 0 || by_cycle < 0 ? WM_EXIT_ERROR : 0;
+
+	if (!ret && by_it)
+		ret = wm_fetch(wm, h, "SELECT * FROM health WHERE iteration_id = ?",
+			       (struct db_value[]){ WM_INT(id) }, 1);
+	if (!ret && h->nrows == 0 && by_cycle)
+		ret = wm_fetch(wm, h, "SELECT * FROM health WHERE cycle_id = ?",
+			       (struct db_value[]){ WM_INT(cycle_id) }, 1);
+	return ret;
+}
+
+/* show --format json: one object with the iteration (every column), its
+ * samples, the health snapshot and the events, all whole. */
+static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
+{
+	struct wm_table s = { 0 }, h = { 0 }, e = { 0 };
+	int64_t cycle_id = wm_int(t, 0, "cycle_id", 0);
+	int ret = wm_fetch(wm, &s, "SELECT * FROM samples WHERE iteration_id = ?"
+			   " ORDER BY phase = 'measure', t_ms", (struct db_value[]){ WM_INT(id) }, 1);
+
+	if (!ret)
+		ret = health_rows(wm, id, cycle_id, &h);
+	if (!ret)
+		ret = wm_fetch(wm, &e, "SELECT * FROM events WHERE iteration_id = ?1"
+			       " OR (cycle_id = ?2 AND iteration_id IS NULL) ORDER BY at, id",
+			       (struct db_value[]){ WM_INT(id), WM_INT(cycle_id) }, 2);
+	if (!ret) {
+		fputs("{\"iteration\": ", stdout);
+		wm_json_row(stdout, t, 0);
+		fputs(",\n\"samples\": ", stdout);
+		wm_json_rows(stdout, &s);
+		fputs(",\n\"health\": ", stdout);
+		wm_json_rows(stdout, &h);
+		fputs(",\n\"events\": ", stdout);
+		wm_json_rows(stdout, &e);
+		fputs("}\n", stdout);
+	}
+	wm_table_free(&s);
+	wm_table_free(&h);
+	wm_table_free(&e);
+	return ret;
+}
+
 int wm_cmd_show(struct wm *wm, int argc, char **argv)
 {
 	struct wm_table t = { 0 };
 	struct wm_args a;
 	int64_t id;
-	int ret = wm_parse_args(wm, argc, argv, "", &a);
+	int ret = wm_parse_args(wm, argc, argv, "f", &a);
 
 	if (ret >= 0)
 		return ret;
+	if (a.format == WM_CSV)
+		return wm_usage_error("show: --format is table or json");
 	if (a.npos != 1)
 		return wm_usage_error("show: wants one ITERATION (the ID column of "
 				      "'wearmon history')");
@@ -463,6 +518,11 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv)
 		       any == 0 ? " (" WM_NO_ITERATIONS ")" : "");
 		wm_table_free(&t);
 		return WM_EXIT_ERROR;
+	}
+	if (a.format == WM_JSON) {
+		ret = show_json(wm, &t, id);
+		wm_table_free(&t);
+		return ret;
 	}
 	show_head(&t);
 	ret = show_samples(wm, id);

@@ -202,6 +202,16 @@ static void raw_cell(const struct wm_cell *c, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+/* End a cut text with "…" (UTF-8), not inside a multi-byte character. */
+static void ellipsis(char *buf, size_t len)
+{
+	size_t end = len - 4;
+
+	while (end > 0 && ((unsigned char)buf[end] & 0xC0) == 0x80)
+		end--;
+	memcpy(buf + end, "\xe2\x80\xa6", 4);
+}
+
 /* Value for a person. */
 static void human_cell(const struct wm_cell *c, enum wm_kind k, char *buf, size_t len)
 {
@@ -214,8 +224,8 @@ static void human_cell(const struct wm_cell *c, enum wm_kind k, char *buf, size_
 	if (c->type == DB_TEXT) {
 		if (k == K_TIME)
 			wm_fmt_time(c->s, buf, len);
-		else
-			snprintf(buf, len, "%s", c->s);
+		else if ((size_t)snprintf(buf, len, "%s", c->s) >= len && len > 4)
+			ellipsis(buf, len);
 		return;
 	}
 	switch (k) {
@@ -301,6 +311,39 @@ static void print_csv(FILE *f, const struct wm_table *t, const struct wm_col *co
 	}
 }
 
+void wm_json_row(FILE *f, const struct wm_table *t, int r)
+{
+	char buf[CELL_MAX];
+
+	fputc('{', f);
+	for (int c = 0; c < t->ncols; c++) {
+		const struct wm_cell *cell = cell_at(t, r, c);
+
+		fputs(c ? ", " : "", f);
+		wm_json_string(f, t->names[c]);
+		fputs(": ", f);
+		if (cell->type == DB_TEXT) {
+			wm_json_string(f, cell->s);
+		} else if (cell->type == DB_NULL || (cell->type == DB_REAL && !isfinite(cell->r))) {
+			fputs("null", f);
+		} else {
+			raw_cell(cell, buf, sizeof(buf));
+			fputs(buf, f);
+		}
+	}
+	fputc('}', f);
+}
+
+void wm_json_rows(FILE *f, const struct wm_table *t)
+{
+	fputc('[', f);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs(r ? ",\n " : "\n ", f);
+		wm_json_row(f, t, r);
+	}
+	fputs(t->nrows ? "\n]" : "]", f);
+}
+
 static void print_json(FILE *f, const struct wm_table *t, const struct wm_col *cols,
 		       const int *idx, int ncols)
 {
@@ -379,6 +422,9 @@ static int print_table(FILE *f, const struct wm_table *t, const struct wm_col *c
 				continue;   /* not in this schema, or says nothing */
 			if (r < 0)
 				s = cols[c].head;
+			else if (last && cols[c].kind == K_TEXT &&
+				 cell_at(t, r, idx[c])->type == DB_TEXT)
+				s = cell_at(t, r, idx[c])->s;   /* whole: nothing follows it */
 			else
 				human_cell(cell_at(t, r, idx[c]), cols[c].kind, buf, sizeof(buf));
 			if (left_aligned(cols[c].kind))

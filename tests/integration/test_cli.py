@@ -104,7 +104,8 @@ def test_status_of_a_finished_run(db, iterations):
     last = iterations[-1]
     assert re.search(r"^wearmond: stopped .* \(exit status 0", out, re.M), out
     assert re.search(r"^lab1  /dev/loop\d+ \(block, 64\.0 MiB\)$", out, re.M), out
-    assert f"cycle {CYCLES}, size 3 of 3 (32.0 MiB), iteration 3, randwrite 4.00 KiB QD16" in out
+    assert (f"cycle {CYCLES} of {CYCLES}, size 3 of 3 (32.0 MiB), iteration 3, "
+            "randwrite 4.00 KiB QD16") in out
     assert f"  last done   {last['mibps_avg']:.1f} MiB/s at 32.0 MiB, cycle {CYCLES}" in out
     assert f"  cycle       {CYCLES} done, then trim: ok" in out
     assert "of baseline" in out

@@ -142,6 +142,14 @@ static void test_action_list(void **state)
 	cfg_free(c);
 }
 
+static void test_metrics_file(void **state)
+{
+	struct cfg *c = parse_ok("[wearmon]\nmetrics_file = /var/lib/ne/wearmon.prom\n"
+				 "[target t1]\ndevice = /dev/x\n");
+	assert_string_equal(c->metrics_file, "/var/lib/ne/wearmon.prom");
+	cfg_free(c);
+}
+
 static void test_defaults(void **state)
 {
 	struct cfg *c = parse_ok("[target t1]\ndevice = /dev/x\n");
@@ -151,6 +159,7 @@ static void test_defaults(void **state)
 
 	assert_string_equal(c->database, "/var/lib/wearmon/wearmon.db");
 	assert_int_equal(c->database_line, 0);
+	assert_string_equal(c->metrics_file, "");   /* off by default */
 	assert_int_equal(c->section_line, 0);
 	assert_int_equal(t->file_size, 0);
 	assert_int_equal(t->allow_destroy, 0);
@@ -383,6 +392,10 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:3: sample_crash_below: \"-5%\" is out of range 0%..100%", 1 },
 	{ "bad baseline", T "baseline = worst\n",
 	  "t.conf:3: baseline: \"worst\" is not one of: first, best", 1 },
+	{ "relative metrics_file", "[wearmon]\nmetrics_file = wearmon.prom\n" T,
+	  "t.conf:2: metrics_file: \"wearmon.prom\" is not an absolute path", 1 },
+	{ "metrics_file in a target", T "metrics_file = /m.prom\n",
+	  "t.conf:3: metrics_file: only allowed in [wearmon], not in [target lab1]", 1 },
 	{ "relative alert_command", T "alert_command = notify.sh\n",
 	  "t.conf:3: alert_command: \"notify.sh\" is not an absolute path", 1 },
 	{ "error in [wearmon] default reported once",
@@ -795,6 +808,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_config),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_metrics_file),
 		cmocka_unit_test(test_action_list),
 		cmocka_unit_test(test_wearmon_defaults),
 		cmocka_unit_test(test_syntax_variants),

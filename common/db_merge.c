@@ -1,0 +1,361 @@
+/* db_merge: copy another machine's history into this database (wearmon
+ * merge). Each source target becomes "HOST/NAME" here and is replaced
+ * whole on every merge, so merging the same inputs again changes nothing
+ * and a newer copy of an input brings its new rows. */
+#include "db_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define SQL_MAX 8192
+#define NAME_MAX_LEN 512       /* a target name, HOST/NAME */
+
+/* Run one statement built with printf. Returns 0 or -errno (err set). */
+static int execf(sqlite3 *c, char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int execf(sqlite3 *c, char *err, size_t len, const char *fmt, ...)
+{
+	char sql[SQL_MAX];
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(sql)) {
+		db_seterr(err, len, "merge: statement too long");
+		return -E2BIG;
+	}
+	int rc = sqlite3_exec(c, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		db_seterr(err, len, "merge: %s", msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return db_map_rc(rc, 0);
+	}
+	return 0;
+}
+
+/* One integer (or text into buf) from a query with one optional text
+ * parameter. Returns 0, -ENOENT (no row) or -errno. */
+static int one_value(sqlite3 *c, const char *sql, const char *param, int64_t *i, char *buf,
+		     size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(c, sql, -1, &st, NULL);
+
+	if (rc == SQLITE_OK && param)
+		rc = sqlite3_bind_text(st, 1, param, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	int ret = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_map_rc(rc, 0);
+	if (!ret && i)
+		*i = sqlite3_column_int64(st, 0);
+	if (!ret && buf)
+		util_strlcpy(buf, sqlite3_column_text(st, 0) ?
+			     (const char *)sqlite3_column_text(st, 0) : "", len);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* "x.a, x.b, ..." and "a, b, ...": the columns table has in both
+ * databases, less skip (comma-separated, with commas around). */
+static int common_cols(sqlite3 *c, const char *table, const char *skip, char *src_list,
+		       char *dst_list, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	size_t a = 0, b = 0;
+	int rc = sqlite3_prepare_v2(c, "SELECT m.name FROM pragma_table_info(?1, 'main') m"
+				    " JOIN pragma_table_info(?1, 'src') s ON s.name = m.name"
+				    " ORDER BY m.cid", -1, &st, NULL);
+
+	src_list[0] = dst_list[0] = '\0';
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *col = (const char *)sqlite3_column_text(st, 0);
+		char key[80];
+		snprintf(key, sizeof(key), ",%s,", col);
+		if (strstr(skip, key)) {
+			rc = SQLITE_OK;
+			continue;
+		}
+		a += (size_t)snprintf(src_list + a, a < len ? len - a : 0, ", x.\"%s\"", col);
+		b += (size_t)snprintf(dst_list + b, b < len ? len - b : 0, ", \"%s\"", col);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (a >= len || b >= len)
+		return -E2BIG;
+	return rc == SQLITE_DONE ? 0 : db_map_rc(rc, 0);
+}
+
+/* INSERT INTO main.T (fixed dst cols + common) SELECT fixed src exprs +
+ * common FROM src.T x tail. */
+static int copy_rows(sqlite3 *c, const char *table, const char *skip, const char *fixed_dst,
+		     const char *fixed_src, const char *tail, char *err, size_t len)
+{
+	char s[SQL_MAX / 2], d[SQL_MAX / 2];
+	int ret = common_cols(c, table, skip, s, d, sizeof(s));
+
+	if (ret) {
+		db_seterr(err, len, "merge: columns of %s: %s", table, strerror(-ret));
+		return ret;
+	}
+	int bare = !fixed_dst[0];   /* the lists start with ", " */
+	return execf(c, err, len, "INSERT INTO main.\"%s\" (%s%s) SELECT %s%s FROM src.\"%s\" x %s",
+		     table, fixed_dst, d + (bare && d[0] ? 2 : 0), fixed_src,
+		     s + (bare && s[0] ? 2 : 0), table, tail);
+}
+
+/* Remove everything of target id here (before copying it again). */
+static int clear_target(sqlite3 *c, int64_t id, char *err, size_t len)
+{
+	/* children first: the daemon's foreign keys stay satisfied */
+	static const char *const table[] = { "events", "health", "mapped_extents", "progress" };
+	int ret = execf(c, err, len, "DELETE FROM samples WHERE iteration_id IN (SELECT id FROM"
+			" iterations WHERE target_id = %lld); DELETE FROM wear WHERE iteration_id"
+			" IN (SELECT id FROM iterations WHERE target_id = %lld)",
+			(long long)id, (long long)id);
+	for (size_t i = 0; i < ARRAY_SIZE(table) && !ret; i++)
+		ret = execf(c, err, len, "DELETE FROM %s WHERE target_id = %lld", table[i],
+			    (long long)id);
+	if (!ret)
+		ret = execf(c, err, len, "DELETE FROM iterations WHERE target_id = %lld;"
+			    " DELETE FROM cycles WHERE target_id = %lld;"
+			    " DELETE FROM targets WHERE id = %lld",
+			    (long long)id, (long long)id, (long long)id);
+	return ret;
+}
+
+/* The runs of the source, once each (host, start, pid), with their ends
+ * brought up to date; temp.run_map pairs source and local ids. */
+static int merge_runs(sqlite3 *c, char *err, size_t len)
+{
+	static const char match[] = "m.started_at = x.started_at AND m.pid = x.pid"
+				    " AND m.hostname IS x.hostname";
+	int ret = copy_rows(c, "runs", ",id,", "", "",
+			    "WHERE NOT EXISTS (SELECT 1 FROM main.runs m WHERE m.started_at ="
+			    " x.started_at AND m.pid = x.pid AND m.hostname IS x.hostname)"
+			    " ORDER BY x.id", err, len);
+	if (!ret)
+		ret = execf(c, err, len, "UPDATE main.runs AS m SET ended_at = x.ended_at,"
+			    " exit_status = x.exit_status, exit_reason = x.exit_reason"
+			    " FROM src.runs x WHERE %s AND m.ended_at IS NULL", match);
+	if (!ret)
+		ret = execf(c, err, len, "DROP TABLE IF EXISTS temp.run_map;"
+			    " CREATE TEMP TABLE run_map (src INTEGER PRIMARY KEY, dst INTEGER);"
+			    " INSERT INTO temp.run_map SELECT x.id, m.id FROM src.runs x"
+			    " JOIN main.runs m ON %s", match);
+	return ret;
+}
+
+#define MAP(tbl, col) "(SELECT dst FROM temp." tbl " WHERE src = x." col ")"
+
+/* Cycles, iterations and what hangs on them, of source target s into
+ * local target d; temp.cycle_map and temp.it_map pair the ids. */
+static int copy_history(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
+{
+	char fx[160], where[96], its[160];
+	int ret;
+
+	snprintf(where, sizeof(where), "WHERE x.target_id = %lld ORDER BY x.id", (long long)s);
+	snprintf(fx, sizeof(fx), "%lld, " MAP("run_map", "run_id"), (long long)d);
+	ret = copy_rows(c, "cycles", ",id,target_id,run_id,", "target_id, run_id", fx, where,
+			err, len);
+	if (!ret)
+		ret = execf(c, err, len, "DROP TABLE IF EXISTS temp.cycle_map;"
+			    " CREATE TEMP TABLE cycle_map (src INTEGER PRIMARY KEY, dst INTEGER);"
+			    " INSERT INTO temp.cycle_map SELECT x.id, m.id FROM src.cycles x"
+			    " JOIN main.cycles m ON m.target_id = %lld AND m.number = x.number"
+			    " WHERE x.target_id = %lld", (long long)d, (long long)s);
+	snprintf(fx, sizeof(fx), MAP("cycle_map", "cycle_id") ", " MAP("run_map", "run_id")
+		 ", %lld", (long long)d);
+	if (!ret)
+		ret = copy_rows(c, "iterations", ",id,cycle_id,run_id,target_id,",
+				"cycle_id, run_id, target_id", fx, where, err, len);
+	if (!ret)
+		ret = execf(c, err, len, "DROP TABLE IF EXISTS temp.it_map;"
+			    " CREATE TEMP TABLE it_map (src INTEGER PRIMARY KEY, dst INTEGER);"
+			    " INSERT INTO temp.it_map SELECT x.id, m.id FROM src.iterations x"
+			    " JOIN temp.cycle_map cm ON cm.src = x.cycle_id"
+			    " JOIN main.iterations m ON m.cycle_id = cm.dst AND m.number = x.number"
+			    " WHERE x.target_id = %lld", (long long)s);
+	snprintf(its, sizeof(its), "WHERE x.iteration_id IN (SELECT src FROM temp.it_map)");
+	if (!ret)
+		ret = copy_rows(c, "samples", ",iteration_id,", "iteration_id",
+				MAP("it_map", "iteration_id"), its, err, len);
+	if (!ret)
+		ret = copy_rows(c, "wear", ",iteration_id,", "iteration_id",
+				MAP("it_map", "iteration_id"), its, err, len);
+	return ret;
+}
+
+/* Events, health snapshots and mapped extents of source target s. */
+static int copy_state(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
+{
+	char fx[320], where[96];
+	int ret;
+
+	snprintf(where, sizeof(where), "WHERE x.target_id = %lld ORDER BY x.id", (long long)s);
+	snprintf(fx, sizeof(fx), "%lld, " MAP("run_map", "run_id") ", " MAP("cycle_map", "cycle_id")
+		 ", " MAP("it_map", "iteration_id"), (long long)d);
+	ret = copy_rows(c, "events", ",id,target_id,run_id,cycle_id,iteration_id,",
+			"target_id, run_id, cycle_id, iteration_id", fx, where, err, len);
+	snprintf(fx, sizeof(fx), "%lld, " MAP("cycle_map", "cycle_id"), (long long)d);
+	if (!ret)
+		ret = copy_rows(c, "health", ",id,target_id,cycle_id,", "target_id, cycle_id", fx,
+				where, err, len);
+	snprintf(fx, sizeof(fx), "%lld", (long long)d);
+	snprintf(where, sizeof(where), "WHERE x.target_id = %lld", (long long)s);
+	if (!ret)   /* WITHOUT ROWID, no id */
+		ret = copy_rows(c, "mapped_extents", ",target_id,", "target_id", fx, where, err,
+				len);
+	return ret;
+}
+
+/* The name a source target gets here: HOST/NAME (a name that already has
+ * a host, from a merged database, stays). */
+static void local_name(const char *host, const char *name, char *out, size_t len)
+{
+	if (strchr(name, '/'))
+		util_strlcpy(out, name, len);
+	else
+		snprintf(out, len, "%s/%s", host, name);
+}
+
+static int merge_target(sqlite3 *c, int64_t s, const char *name, const char *host,
+			struct db_merge_result *r, char *err, size_t len)
+{
+	char local[NAME_MAX_LEN], fx[64], where[64];
+	int64_t d = 0;
+	int ret;
+
+	local_name(host, name, local, sizeof(local));
+	ret = one_value(c, "SELECT id FROM main.targets WHERE name = ?1", local, &d, NULL, 0);
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (!ret)   /* merged before: replaced whole, keeping its id */
+		ret = clear_target(c, d, err, len);
+	else
+		ret = one_value(c, "SELECT coalesce(max(id), 0) + 1 FROM main.targets", NULL, &d,
+				NULL, 0);
+	if (ret)
+		return ret;
+	snprintf(fx, sizeof(fx), "%lld, ?", (long long)d);
+	snprintf(where, sizeof(where), "WHERE x.id = %lld", (long long)s);
+	sqlite3_stmt *st = NULL;
+	char sql[SQL_MAX], sc[SQL_MAX / 2], dc[SQL_MAX / 2];
+	ret = common_cols(c, "targets", ",id,name,", sc, dc, sizeof(sc));
+	if (!ret) {
+		snprintf(sql, sizeof(sql), "INSERT INTO main.targets (id, name%s) SELECT %s%s"
+			 " FROM src.targets x %s", dc, fx, sc, where);
+		ret = sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK &&
+		      sqlite3_bind_text(st, 1, local, -1, SQLITE_STATIC) == SQLITE_OK &&
+		      sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+		if (ret)
+			db_seterr(err, len, "merge: target %s: %s", local, sqlite3_errmsg(c));
+		sqlite3_finalize(st);
+	}
+	if (!ret)
+		ret = copy_history(c, s, d, err, len);
+	if (!ret)
+		ret = copy_state(c, s, d, err, len);
+	if (!ret) {
+		r->targets++;
+		int64_t n = 0;
+		char q[160];
+		snprintf(q, sizeof(q), "SELECT count(*) FROM main.iterations WHERE target_id = %lld",
+			 (long long)d);
+		if (!one_value(c, q, NULL, &n, NULL, 0))
+			r->iterations += n;
+		snprintf(q, sizeof(q), "SELECT count(*) FROM main.cycles WHERE target_id = %lld",
+			 (long long)d);
+		if (!one_value(c, q, NULL, &n, NULL, 0))
+			r->cycles += n;
+	}
+	return ret;
+}
+
+/* Which version the source is; refuse what this build does not know. */
+static int check_source(sqlite3 *c, const char *path, char *err, size_t len)
+{
+	int64_t v = 0, t = 0;
+	int ret = one_value(c, "PRAGMA src.user_version", NULL, &v, NULL, 0);
+
+	if (!ret && v > DB_SCHEMA_VERSION) {
+		db_seterr(err, len, "%s: schema version %lld is newer than this wearmon knows "
+			  "(%d); merge it with a newer wearmon", path, (long long)v,
+			  DB_SCHEMA_VERSION);
+		return -ENOTSUP;
+	}
+	if (!ret)
+		ret = one_value(c, "SELECT count(*) FROM src.sqlite_master WHERE type = 'table'"
+				" AND name IN ('targets', 'runs', 'cycles', 'iterations')", NULL,
+				&t, NULL, 0);
+	if (ret || v < 1 || t != 4) {
+		db_seterr(err, len, "%s: not a wearmon database (schema version %lld)", path,
+			  (long long)v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int merge_targets(sqlite3 *c, struct db_merge_result *r, char *err, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = one_value(c, "SELECT coalesce((SELECT hostname FROM src.runs WHERE hostname"
+			    " IS NOT NULL ORDER BY id DESC LIMIT 1), 'unknown-host')", NULL, NULL,
+			    r->host, sizeof(r->host));
+	if (!ret)
+		ret = merge_runs(c, err, len);
+	if (ret)
+		return ret;
+	if (sqlite3_prepare_v2(c, "SELECT id, name FROM src.targets ORDER BY id", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
+		char name[NAME_MAX_LEN];
+		util_strlcpy(name, (const char *)sqlite3_column_text(st, 1), sizeof(name));
+		ret = merge_target(c, sqlite3_column_int64(st, 0), name, r->host, r, err, len);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int db_merge(struct db *db, const char *src_path, struct db_merge_result *r, char *err,
+	     size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if ((ret = db_enter(db)))
+		return ret;
+	if (sqlite3_prepare_v2(db->conn, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) ||
+	    sqlite3_bind_text(st, 1, src_path, -1, SQLITE_STATIC) ||
+	    sqlite3_step(st) != SQLITE_DONE) {
+		db_seterr(err, errlen, "%s: cannot open: %s", src_path, sqlite3_errmsg(db->conn));
+		sqlite3_finalize(st);
+		db_leave(db);
+		return -EIO;
+	}
+	sqlite3_finalize(st);
+	ret = check_source(db->conn, src_path, err, errlen);
+	if (!ret)
+		ret = execf(db->conn, err, errlen, "BEGIN IMMEDIATE");
+	if (!ret) {
+		ret = merge_targets(db->conn, r, err, errlen);
+		execf(db->conn, NULL, 0, ret ? "ROLLBACK" : "COMMIT");
+	}
+	execf(db->conn, NULL, 0, "DROP TABLE IF EXISTS temp.run_map; DROP TABLE IF EXISTS"
+	      " temp.cycle_map; DROP TABLE IF EXISTS temp.it_map; DETACH DATABASE src");
+	db_leave(db);
+	return ret;
+}

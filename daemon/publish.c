@@ -1,0 +1,162 @@
+/* publish: gathers each target's live progress and stored figures into the
+ * metrics of common/metrics.c and writes the file atomically. */
+#include "publish.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alert.h"
+#include "log.h"
+#include "metrics.h"
+#include "util.h"
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void publish_init(struct publish *p, const struct cfg *c)
+{
+	memset(p, 0, sizeof(*p));
+	util_strlcpy(p->path, c->metrics_file, sizeof(p->path));
+	p->start_unix = wall_now();
+	if (p->path[0] && metrics_remove_stale(p->path) > 0)
+		log_msg(LOG_INFO, "metrics_file: removed temporaries a killed run left beside %s",
+			p->path);
+}
+
+int publish_check(const struct cfg *c, char *err, size_t len)
+{
+	char dir[PATH_MAX];
+	if (!c->metrics_file[0])
+		return 0;
+	util_strlcpy(dir, c->metrics_file, sizeof(dir));
+	if (access(dirname(dir), W_OK) == 0)
+		return 0;
+	int e = errno, k = cfg_key_index("metrics_file");
+	int line = k >= 0 && c->lines[k] ? c->lines[k] : c->section_line;
+	snprintf(err, len, "%s:%d: metrics_file: cannot write in %s: %s", c->path, line, dir,
+		 strerror(e));
+	return -e;
+}
+
+static const struct cfg_target *find_cfg(const struct cfg *c, const char *name)
+{
+	for (int i = 0; i < c->ntargets; i++)
+		if (!strcmp(c->targets[i].name, name))
+			return &c->targets[i];
+	return NULL;
+}
+
+/* The live part: what the thread is doing now. */
+static void live_figures(struct sched_target *st, const struct cfg_target *t,
+			 struct metrics_target *m)
+{
+	struct sched_progress p;
+	enum sched_state s = __atomic_load_n(&st->state, __ATOMIC_SEQ_CST);
+
+	sched_progress_get(st, &p);
+	m->state = sched_state_name(s);
+	if (s == SCHED_RUNNING)
+		util_strlcpy(m->phase, sched_phase_name(&p), sizeof(m->phase));
+	if (!p.cycle)
+		return;
+	m->cycle = (double)p.cycle;
+	m->iteration = (double)p.iteration;
+	m->size_index = p.size_index;
+	m->sizes_configured = p.nsizes;
+	m->size_bytes = (double)p.size_bytes;
+	if (s != SCHED_RUNNING || !p.phase_bytes)
+		return;
+	int measuring = p.phase == PH_MEASURE, filling = p.phase == PH_FILL;
+	if (!measuring && !filling)
+		return;
+	m->throughput_bps = p.mibps * 1048576.0;
+	double base = p.baseline_mibps;
+	if (measuring && !(base > 0) && st->alert && alert_baseline(st->alert, p.size_bytes, &base))
+		base = -1;
+	if (measuring && base > 0)
+		m->throughput_ratio = p.mibps / base;
+	if (t)
+		util_strlcpy(m->workload, cfg_workload_name(t->workload), sizeof(m->workload));
+}
+
+static void gather(const struct cfg *c, struct sched_target *st,
+		   struct metrics_target *m)
+{
+	const struct cfg_target *t = find_cfg(c, st->tg.name);
+
+	metrics_target_init(m);
+	util_strlcpy(m->name, st->tg.name, sizeof(m->name));
+	util_strlcpy(m->device, st->tg.path, sizeof(m->device));
+	util_strlcpy(m->serial, st->tg.serial, sizeof(m->serial));
+	if (t)
+		util_strlcpy(m->workload, cfg_workload_name(t->workload), sizeof(m->workload));
+	live_figures(st, t, m);
+	metrics_db_collect(st->db, st->target_id, m);
+}
+
+/* The newest done iteration of the target (0: none or unknown). */
+static int64_t newest_done(struct sched_target *st)
+{
+	int64_t id = 0;
+	metrics_db_last_done(st->db, st->target_id, &id);
+	return id;
+}
+
+static int write_now(struct publish *p, const struct cfg *c, struct sched_target *st, int n,
+		     int stopping)
+{
+	struct metrics_target *mt = calloc((size_t)(n ? n : 1), sizeof(*mt));
+	struct metrics m = {
+		.version = WEARMON_VERSION, .start_unix = p->start_unix,
+		.updated_unix = wall_now(), .stopping = stopping, .t = mt, .n = n,
+	};
+	char *text = NULL;
+	size_t len = 0;
+	int ret = -ENOMEM;
+
+	if (!mt)
+		return ret;
+	for (int i = 0; i < n; i++)
+		gather(c, &st[i], &mt[i]);
+	ret = metrics_render(&m, &text, &len);
+	if (!ret)
+		ret = metrics_write_file(p->path, text, len);
+	free(text);
+	free(mt);
+	return ret;
+}
+
+void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *st, int n,
+		  int stopping, int force)
+{
+	double now = util_now();
+	int due = force || now >= p->next_at;
+
+	if (!p->path[0])
+		return;
+	if (n > PUBLISH_MAX_TARGETS)
+		n = PUBLISH_MAX_TARGETS;
+	for (int i = 0; i < n; i++) {
+		int64_t last = newest_done(&st[i]);
+		due |= last != p->last_done[i];
+		p->last_done[i] = last;
+	}
+	if (!due)
+		return;
+	p->next_at = now + PUBLISH_EVERY;
+	int ret = write_now(p, c, st, n, stopping);
+	if (ret && !p->failed)
+		log_msg(LOG_WARNING, "metrics_file %s: cannot write: %s (retrying, logged once)",
+			p->path, strerror(-ret));
+	p->failed = ret != 0;
+}

@@ -1,0 +1,35 @@
+/* publish: wearmond's metrics file (metrics_file =), rewritten from the
+ * main loop, never from an I/O thread: every PUBLISH_EVERY seconds, when
+ * a target finishes an iteration, and at exit. */
+#ifndef WEARMON_PUBLISH_H
+#define WEARMON_PUBLISH_H
+
+#include <stdint.h>
+
+#include "cfg.h"
+#include "sched.h"
+
+#define PUBLISH_EVERY 5.0       /* seconds between rewrites at the latest */
+#define PUBLISH_MAX_TARGETS 64
+
+struct publish {
+	char path[PATH_MAX];        /* "" = off */
+	double start_unix, next_at;
+	int64_t last_done[PUBLISH_MAX_TARGETS];   /* newest done iteration seen */
+	int failed;                 /* a write failed (logged once) */
+};
+
+/* Set up from the configuration (c->metrics_file; off when empty). */
+void publish_init(struct publish *p, const struct cfg *c);
+
+/* Rewrite the file when due. c is the latest accepted configuration (for
+ * each target's workload and baseline mode), st[0..n) the started targets;
+ * force rewrites now (at exit). */
+void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *st, int n,
+		  int stopping, int force);
+
+/* Check that metrics_file can be written (its directory exists and is
+ * writable). Returns 0 or -errno with "FILE:LINE: metrics_file: ..." in err. */
+int publish_check(const struct cfg *c, char *err, size_t len);
+
+#endif

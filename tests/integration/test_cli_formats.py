@@ -1,0 +1,97 @@
+"""What wearmon shows of long texts and the numbers people use: alerts whole
+with the cycle and iteration numbers of history (and the ID for show), show
+with the health JSON whole, and show as JSON. The database comes from a
+real wearmond run; one long alert is added with the sqlite3 CLI, worded as
+wearmond words a crash."""
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from conftest import REPO, WEARMON, query, run_wearmond, sh, write_conf
+
+LONG = ("throughput crash on f1: cycle 2 iteration 1 (16.00 MiB randwrite bs 4096 QD32) "
+        "ran at 12.3 MiB/s, which is 11% of the first baseline 111.8 MiB/s of cycle 1")
+
+
+def wearmon(*args, check=None):
+    p = subprocess.run([str(WEARMON), *map(str, args)], capture_output=True, text=True,
+                       timeout=60)
+    if check is not None:
+        assert p.returncode == check, f"{args}: {p.returncode}\n{p.stdout}\n{p.stderr}"
+    return p
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    d = tmp_path_factory.mktemp("formats")
+    conf = write_conf(d / "w.conf", f"[wearmon]\ndatabase = {d}/w.db\n\n[target f1]\n"
+                      f"device = {d}/f1.img\nfile_size = 32M\nsizes = 50% 100%\nfill = no\n"
+                      "duration = 0.5s\ncycles = 2\nsample_interval = 0.25s\n")
+    p = run_wearmond(conf, timeout=120)
+    assert p.returncode == 0, p.stderr
+    path = d / "w.db"
+    it = query(path, "SELECT i.id, i.cycle_id, i.target_id FROM iterations i JOIN cycles c"
+                     " ON c.id = i.cycle_id WHERE c.number = 2 AND i.number = 1")[0]
+    assert it["id"] != 1   # the row id differs from the iteration number
+    sh("sqlite3", path, "INSERT INTO events (target_id, cycle_id, iteration_id, severity,"
+       f" kind, message, value, baseline) VALUES ({it['target_id']}, {it['cycle_id']},"
+       f" {it['id']}, 'warning', 'throughput-crash', '{LONG}', 12.3, 111.8)")
+    return path, it["id"]
+
+
+def test_alerts_whole_with_the_numbers_of_history(db):
+    path, it_id = db
+    assert len(LONG) > 120
+    out = wearmon("-d", path, "alerts", check=0).stdout
+    head, row = out.splitlines()[0], out.splitlines()[1]
+    assert head.split()[5:9] == ["CYCLE", "IT", "ID", "MESSAGE"], head
+    assert row.endswith(LONG), row          # whole, the key number at the end
+    fields = row.split()
+    assert fields[5:8] == ["2", "1", str(it_id)], row
+    js = json.loads(wearmon("-d", path, "alerts", "--format", "json", check=0).stdout)
+    assert js[0]["message"] == LONG
+    assert (js[0]["cycle"], js[0]["iteration"], js[0]["iteration_id"]) == (2, 1, it_id)
+    # history's numbers are the same ones
+    hist = json.loads(wearmon("-d", path, "history", "--format", "json", check=0).stdout)
+    h = next(r for r in hist if r["id"] == it_id)
+    assert (h["cycle"], h["iteration"]) == (2, 1)
+
+
+def test_show_prints_long_texts_whole_and_speaks_json(db):
+    path, it_id = db
+    out = wearmon("-d", path, "show", it_id, check=0).stdout
+    data = query(path, f"SELECT data FROM health WHERE cycle_id = (SELECT cycle_id FROM"
+                       f" iterations WHERE id = {it_id})")[0]["data"]
+    assert f"  data                   {data}\n" in out
+    assert LONG in out
+    js = json.loads(wearmon("-d", path, "show", it_id, "--format", "json", check=0).stdout)
+    assert js["iteration"]["id"] == it_id and js["iteration"]["cycle"] == 2
+    assert js["iteration"]["number"] == 1
+    n = query(path, f"SELECT count(*) AS n FROM samples WHERE iteration_id = {it_id}")[0]["n"]
+    assert len(js["samples"]) == n > 0
+    assert js["health"][0]["data"] == data and json.loads(data)
+    assert [e["message"] for e in js["events"]] == [LONG]
+    p = wearmon("-d", path, "show", it_id, "--format", "csv", check=2)
+    assert "--format is table or json" in p.stderr
+
+
+def test_readme_queries_show_no_action_that_did_not_run(db):
+    """On a run whose cycles had no action between them (action 'none',
+    outcome 'skipped'), the README's queries about actions return no row
+    for them."""
+    path, _ = db
+    assert {(c["action"], c["action_outcome"]) for c in query(
+        path, "SELECT action, action_outcome FROM cycles")} == {("none", "skipped")}
+    text = (REPO / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```sql\n(.*?)```", text, re.S) if "action" in b]
+    assert len(blocks) >= 3
+    for sql in blocks:
+        p = subprocess.run(["sqlite3", "-readonly", "-json", str(path)], input=sql,
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0 and not p.stderr, p.stderr
+        rows = json.loads(p.stdout) if p.stdout.strip() else []
+        if "gain" in sql or "action_bytes / 1073741824.0" in sql:   # about actions only
+            assert rows == [], f"{sql}\n{rows}"

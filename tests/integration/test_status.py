@@ -1,0 +1,101 @@
+"""wearmon status while real daemons run: sizes and cycles counted from the
+configuration, progress and ETA that honour duration, a sensible display
+from the first second, the daemon state with two daemons on one database,
+and the same as JSON."""
+
+import json
+import re
+import signal
+import subprocess
+import time
+
+from conftest import WEARMON, WEARMOND, query, start_wearmond, stop, wait_for, write_conf
+
+
+def status(db, *args):
+    p = subprocess.run([str(WEARMON), "-d", str(db), "status", *args], capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def conf(db, name, path, **over):
+    keys = {"device": path, "file_size": "64M", "sizes": "25% 50% 75% 100%", "fill": "no",
+            "duration": "4s", "amount": "200x", "cycles": "2", "sample_interval": "0.5s"}
+    keys.update(over)
+    body = "\n".join(f"{k} = {v}" for k, v in keys.items())
+    return f"[wearmon]\ndatabase = {db}\n\n[target {name}]\n{body}\n"
+
+
+def test_status_counts_the_configuration_and_honours_duration(workdir):
+    db = workdir / "w.db"
+    c = write_conf(workdir / "a.conf", conf(db, "a", workdir / "a.img"))
+    proc = start_wearmond(c)
+    outs = []
+    try:
+        assert wait_for(lambda: db.exists() and query(db, "SELECT 1 FROM runs"), 30)
+        end = time.monotonic() + 12
+        while time.monotonic() < end and proc.poll() is None:
+            outs.append(status(db))
+            time.sleep(0.3)
+        js = json.loads(status(db, "--format", "json"))
+    finally:
+        rc, _, err = stop(proc, signal.SIGTERM)
+    assert rc == 0, err
+    text = "\n".join(outs)
+    # never the first-second oddities of before
+    for bad in ("phase       unknown", "ETA -", "not known until the iteration ends",
+                "size 1 of 1 "):
+        assert bad not in text, bad
+    # four sizes and two cycles as configured, from the first size on
+    assert re.search(r"now         cycle 1 of 2, size 1 of 4 \(16\.0 MiB\)", text), text
+    # the measured phase ends at duration (4 s), long before 200x the size:
+    # the ETA never exceeds it, and the percentage follows the time
+    etas = [int(m) for m in re.findall(r"% of the measure phase, ETA (\d+) s", text)]
+    assert etas and max(etas) <= 4, etas
+    pct = [int(m) for m in re.findall(r"progress    (\d+)% of the measure phase", text)]
+    assert max(pct) >= 50, pct
+    assert js["daemon"]["state"] == "running" and js["daemon"]["live"][0]["pid"] == proc.pid
+    t = js["targets"][0]
+    assert t["name"] == "a" and t["iteration"]["nsizes"] == 4
+    assert t["iteration"]["cycles_cfg"] == 2
+    # phase None only in the moment a new iteration starts, before its first row
+    assert t["progress"]["phase"] in ("measure", "start", None)
+    assert t["progress"]["running_seconds"] >= 0
+
+
+def test_status_with_a_dead_run_and_a_live_daemon(workdir):
+    """A daemon killed with -9 leaves its run row open; the next daemon on
+    the same database (one at a time: the database lock) runs on. status
+    reports the live one, never "gone" or "stopped" because of the dead
+    row, and "stopped" once the live one has stopped."""
+    db = workdir / "w.db"
+    conf_a = write_conf(workdir / "a.conf", conf(db, "a", workdir / "a.img", cycles="0",
+                                                 duration="1s"))
+    first = start_wearmond(conf_a)
+    assert wait_for(lambda: db.exists() and query(db, "SELECT 1 FROM progress"), 30)
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=30)
+    live = start_wearmond(conf_a)
+    try:
+        assert wait_for(lambda: len(query(db, "SELECT id FROM runs")) == 2, 30)
+        runs = query(db, "SELECT pid, ended_at FROM runs ORDER BY id")
+        assert runs[0]["pid"] == first.pid and not runs[0]["ended_at"]
+        assert runs[1]["pid"] == live.pid and not runs[1]["ended_at"]
+        out = status(db)
+        assert re.search(r"^wearmond: running since .* \(pid %d\)" % live.pid, out, re.M), out
+        assert "stopped" not in out.splitlines()[0]
+        js = json.loads(status(db, "--format", "json"))
+        assert js["daemon"]["state"] == "running"
+        assert [r["pid"] for r in js["daemon"]["live"]] == [live.pid]
+    finally:
+        rc, _, err = stop(live, signal.SIGTERM)
+    assert rc == 0, err
+    assert status(db).startswith("wearmond: stopped ")
+    assert json.loads(status(db, "--format", "json"))["daemon"]["state"] == "stopped"
+
+
+def test_status_format_csv_is_refused(workdir):
+    p = subprocess.run([str(WEARMON), "-d", str(workdir / "x.db"), "status", "--format",
+                        "csv"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "--format is table or json" in p.stderr

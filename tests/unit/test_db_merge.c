@@ -1,0 +1,192 @@
+/* test_db_merge: db_merge on temporary databases built with the db API:
+ * targets arrive as HOST/NAME with every row, a second merge changes
+ * nothing, a grown source brings its new rows, newer and foreign schemas
+ * are refused with nothing written. */
+#include "unit.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+
+struct fx {
+	char dir[64], src[128], out[128];
+};
+
+static void remove_db(const char *path)
+{
+	char p[160];
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		unlink(p);
+	}
+}
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	if (!fx)
+		return -1;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wearmon-test-merge.XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	snprintf(fx->src, sizeof(fx->src), "%s/src.db", fx->dir);
+	snprintf(fx->out, sizeof(fx->out), "%s/out.db", fx->dir);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+	remove_db(fx->src);
+	remove_db(fx->out);
+	rmdir(fx->dir);
+	free(fx);
+	return 0;
+}
+
+static void raw(const char *path, const char *sql)
+{
+	sqlite3 *c = NULL;
+	char *msg = NULL;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	sqlite3_busy_timeout(c, 5000);
+	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(c);
+}
+
+static int64_t count(const char *path, const char *sql)
+{
+	sqlite3 *c = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return n;
+}
+
+/* A source with target lab1: ncycles cycles of one done iteration with two
+ * samples and an event each. */
+static void make_source(const char *path, int ncycles)
+{
+	struct db_target_info t = { .name = "lab1", .device = "/dev/sdx", .kind = "block",
+				    .capacity_bytes = 1ull << 30, .logical_block_size = 512,
+				    .serial = "SN42" };
+	struct db *db = NULL;
+	int64_t run, tgt, cyc, it;
+	char err[256];
+	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), 0);
+	assert_int_equal(db_run_begin(db, "/x.conf", &run), 0);
+	assert_int_equal(db_target_upsert(db, &t, &tgt), 0);
+	for (int n = 1; n <= ncycles; n++) {
+		struct db_iteration r = { .run_id = run, .target_id = tgt, .number = 1,
+					  .size_bytes = 1 << 20, .workload = "randwrite",
+					  .block_size = 4096, .queue_depth = 4,
+					  .amount_bytes = 1 << 20, .status = DB_RUNNING };
+		struct db_sample s[2] = { { .phase = "measure", .t_ms = 500, .mibps = 10 },
+					  { .phase = "measure", .t_ms = 1000, .mibps = 20 } };
+		struct db_event e = { .target_id = tgt, .run_id = run, .severity = "warning",
+				      .kind = "throughput-crash", .message = "slow",
+				      .value = -1, .baseline = -1 };
+		assert_int_equal(db_cycle_begin(db, tgt, run, n, &cyc), 0);
+		r.cycle_id = cyc;
+		assert_int_equal(db_iteration_begin(db, &r, &it), 0);
+		r.status = DB_DONE;
+		r.mibps_avg = 10.0 * n;
+		r.bytes = 1 << 20;
+		r.seconds = 1;
+		assert_int_equal(db_iteration_end(db, it, &r, s, 2), 0);
+		e.cycle_id = cyc;
+		e.iteration_id = it;
+		assert_int_equal(db_event(db, &e, NULL), 0);
+		assert_int_equal(db_cycle_end(db, cyc, DB_DONE), 0);
+	}
+	assert_int_equal(db_run_end(db, run, 0, "cycles done"), 0);
+	db_close(db);
+	raw(path, "UPDATE runs SET hostname = 'm7'");
+}
+
+static int merge(const char *out, const char *src, struct db_merge_result *r, char *err,
+		 size_t len)
+{
+	struct db *db = NULL;
+	assert_int_equal(db_open(out, 0, &db, err, len), 0);
+	int ret = db_merge(db, src, r, err, len);
+	db_close(db);
+	return ret;
+}
+
+static void test_merge_and_again(void **state)
+{
+	struct fx *fx = *state;
+	struct db_merge_result r;
+	char err[512] = "";
+
+	make_source(fx->src, 2);
+	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
+	assert_string_equal(r.host, "m7");
+	assert_int_equal(r.targets, 1);
+	assert_int_equal(r.cycles, 2);
+	assert_int_equal(r.iterations, 2);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets WHERE name = 'm7/lab1'"
+			       " AND serial = 'SN42' AND device = '/dev/sdx'"), 1);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM samples"), 4);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM events WHERE iteration_id IN"
+			       " (SELECT id FROM iterations)"), 2);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM runs WHERE hostname = 'm7'"
+			       " AND ended_at IS NOT NULL"), 1);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM history WHERE target = 'm7/lab1'"
+			       " AND mibps_avg = 10.0 * cycle"), 2);
+	/* again: the same rows, no more */
+	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM iterations"), 2);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM samples"), 4);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM events"), 2);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM runs"), 1);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets"), 1);
+	/* a grown source brings its new rows: replaced, not added (2 + 3) */
+	remove_db(fx->src);
+	make_source(fx->src, 3);
+	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM iterations"), 3);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM samples"), 6);
+}
+
+static void test_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct db_merge_result r;
+	char err[512] = "";
+
+	make_source(fx->src, 1);
+	raw(fx->src, "PRAGMA user_version = 99");
+	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, "schema version 99 is newer than this wearmon knows"));
+	assert_non_null(strstr(err, fx->src));
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets"), 0);
+	remove_db(fx->src);
+	raw(fx->src, "CREATE TABLE something (x); PRAGMA user_version = 2");
+	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a wearmon database"));
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM runs"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_merge_and_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
