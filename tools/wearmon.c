@@ -27,7 +27,7 @@ static void usage(FILE *f)
 		"  show ITERATION              everything about one iteration (its ID)\n"
 		"  alerts [--target T] [--since TIME] [--format table|csv|json]\n"
 		"                              alerts: severity notice and above\n"
-		"  plot --kind sizes|cycles|samples|wear -o FILE.svg [--target T]\n"
+		"  plot --kind sizes|cycles|samples|wear|latency -o FILE.svg [--target T]\n"
 		"       [--iteration ID]       draw an SVG chart (samples needs --iteration)\n"
 		"\n"
 		"Options (also accepted after COMMAND):\n"
