@@ -298,6 +298,11 @@ const char *const db_migrations[] = {
 	"  mibps REAL,\n"
 	"  phase_bytes INTEGER\n"
 	");\n",
+	/* What a run was started with, for a report that states its test
+	 * conditions: the resolved configuration text and the kernel. */
+	[8] =
+	"ALTER TABLE runs ADD COLUMN config TEXT;\n"
+	"ALTER TABLE runs ADD COLUMN kernel TEXT;\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

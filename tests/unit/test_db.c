@@ -429,6 +429,11 @@ static void test_full_cycle(void **state)
 	store_cycle(fx, &tgt, &it_id);
 	assert_int_equal(db_event(fx->db, &bare, NULL), 0);
 	assert_int_equal(db_run_end(fx->db, fx->run_id, 0, "all cycles done"), 0);
+	assert_int_equal(db_run_config(fx->db, fx->run_id, "[wearmon]\ndatabase = x\n"), 0);
+	assert_string_equal(qs(fx, buf, sizeof(buf), "SELECT config FROM runs WHERE id = %lld",
+			       (long long)fx->run_id), "[wearmon]\ndatabase = x\n");
+	assert_int_equal(qi(fx, "SELECT count(*) FROM runs WHERE kernel LIKE 'Linux %%'"), 1);
+	assert_int_equal(db_run_config(fx->db, fx->run_id + 100, "x"), -ENOENT);
 
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
 			 " status = 'done' AND mibps_avg = 400.5 AND mibps_min = 100.25 AND"
