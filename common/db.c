@@ -60,8 +60,9 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_CYCLE_REOPEN] = "UPDATE cycles SET status = 'running', ended_at = NULL"
 			    " WHERE id = ?",
 	[ST_CAMPAIGN_NEW] = "UPDATE targets SET campaign_first_cycle = ? WHERE id = ?",
-	[ST_CYCLE_BEGIN] = "INSERT INTO cycles (target_id, run_id, number)"
-			   " VALUES (?, ?, ?)",
+	[ST_CYCLE_BEGIN] = "INSERT INTO cycles (target_id, run_id, number, campaign_first_cycle)"
+			   " VALUES (?1, ?2, ?3, (SELECT campaign_first_cycle FROM targets"
+			   " WHERE id = ?1))",
 	[ST_CYCLE_ACTION] =
 		"UPDATE cycles SET action = ?, action_started_at = coalesce(?, " NOW "),"
 		" action_seconds = ?, action_bytes = ?, action_outcome = ?,"

@@ -302,7 +302,11 @@ const char *const db_migrations[] = {
 	 * conditions: the resolved configuration text and the kernel. */
 	[8] =
 	"ALTER TABLE runs ADD COLUMN config TEXT;\n"
-	"ALTER TABLE runs ADD COLUMN kernel TEXT;\n",
+	"ALTER TABLE runs ADD COLUMN kernel TEXT;\n"
+	"ALTER TABLE cycles ADD COLUMN campaign_first_cycle INTEGER;\n"
+	"UPDATE cycles SET campaign_first_cycle = (SELECT t.campaign_first_cycle\n"
+	"  FROM targets t WHERE t.id = cycles.target_id\n"
+	"  AND cycles.number >= t.campaign_first_cycle);\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		"                              alerts: severity notice and above\n"
 		"  plot --kind sizes|cycles|samples|wear|latency -o FILE.svg [--target T]\n"
 		"       [--iteration ID]       draw an SVG chart (samples needs --iteration)\n"
+		"  report -o FILE.html [--target T] [--campaign N]\n"
+		"                              one self-contained HTML report of a campaign\n"
 		"\n"
 		"Options (also accepted after COMMAND):\n"
 		"  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
@@ -291,6 +293,11 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 	case 'o':
 		a->output = val;
 		break;
+	case 'n':
+		if (wm_parse_id(val, &a->campaign))
+			return wm_usage_error("%s: --campaign wants a campaign number >= 1, not '%s'",
+					      cmd, val);
+		break;
 	}
 	return -1;
 }
@@ -306,6 +313,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed,
 		{ "iteration", required_argument, NULL, 'i' },
 		{ "kind", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "campaign", required_argument, NULL, 'n' },
 		{ "database", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -316,7 +324,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed,
 	memset(a, 0, sizeof(*a));
 	optind = 0;      /* glibc: start afresh on the new argv */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:d:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:d:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
 			usage(stdout);
 			return WM_EXIT_OK;
@@ -349,6 +357,7 @@ static const struct command commands[] = {
 	{ "show", wm_cmd_show },
 	{ "alerts", wm_cmd_alerts },
 	{ "plot", wm_cmd_plot },
+	{ "report", wm_cmd_report },
 };
 
 /* Global options, up to the command name. Returns -1 to go on, or an
@@ -386,7 +395,7 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (optind >= argc)
-		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot)");
+		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot, report)");
 	name = argv[optind];
 	if (!strcmp(name, "help")) {
 		usage(stdout);
@@ -404,6 +413,6 @@ int main(int argc, char **argv)
 		}
 		return ret;
 	}
-	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot)",
+	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, report)",
 			      name);
 }

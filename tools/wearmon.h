@@ -23,6 +23,7 @@
 struct wm {
 	const char *db_path;
 	struct db *db;
+	int64_t cycle_lo, cycle_hi;   /* charts: only these cycles (0, 0: all) */
 };
 
 /* One fetched value; s is owned by the table. */
@@ -78,6 +79,7 @@ struct wm_args {
 	int64_t iteration;            /* --iteration ID (0: not given) */
 	const char *kind;             /* --kind */
 	const char *output;           /* -o FILE */
+	int64_t campaign;             /* --campaign N (0: not given) */
 	char **pos;                   /* positional arguments */
 	int npos;
 };
@@ -233,6 +235,10 @@ int chart_wants_log(double a, double b);
 void wm_xml_text(FILE *f, const char *s);
 
 /* ---- charts of a target (wearmon_plot.c), shared with the report ---- */
+
+/* SQL for the host bytes iteration i wrote (its fill and the writes of its
+ * workload) into buf. Returns 0 or WM_EXIT_ERROR. */
+int wm_written_sql(struct wm *wm, char *buf, size_t len);
 
 /* Draw chart kind ("sizes", "cycles", "samples", "wear", "latency") of
  * target tid (iteration it for samples) to f; fragment: inline SVG for

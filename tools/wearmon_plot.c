@@ -329,7 +329,7 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 	" THEN 1.0 ELSE 0.0 END"
 #define WRITTEN_SQL "coalesce(i.fill_bytes, 0) + coalesce(i.bytes, 0) * %s"
 
-static int written_sql(struct wm *wm, char *buf, size_t len)
+int wm_written_sql(struct wm *wm, char *buf, size_t len)
 {
 	int pct = wm_has_column(wm, "iterations", "read_percent");
 
@@ -376,7 +376,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	char written[512], sql[1536];
 	const char *unit;
 	double scale, max = 0;
-	int ret = written_sql(wm, written, sizeof(written));
+	int ret = wm_written_sql(wm, written, sizeof(written));
 
 	if (ret)
 		return ret;

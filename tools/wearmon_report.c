@@ -1,0 +1,1077 @@
+/* wearmon_report: "wearmon report": one self-contained HTML file (inline
+ * CSS and SVG, no scripts, no external URL) about one campaign of one
+ * target, in the shape of a SNIA PTS report: summary, device under test,
+ * test conditions, results per cycle, charts, steady state, alerts, and a
+ * data table holding every figure the charts show. Everything read from
+ * the database is HTML-escaped. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "wearmon.h"
+
+#define MAX_STEADY_CHARTS 6           /* steady-state phases drawn (all tabulated) */
+#define MAX_SAMPLE_ROWS 400           /* sample rows per iteration in the data table */
+#define MAX_EVENTS 300                /* events listed */
+#define WINDOW 5                      /* SNIA PTS measurement window, rounds */
+
+/* What the report is about. */
+struct rep {
+	struct wm *wm;
+	FILE *f;
+	int64_t tid;
+	int64_t lo, hi;                   /* cycle numbers of the campaign */
+	int64_t campaign, ncampaigns;
+	struct wm_table tg;               /* the target row */
+	struct wm_table it;               /* iterations of the campaign, with figures */
+	struct wm_table cy;               /* cycles of the campaign, with figures */
+	int64_t first_it, worst_it;       /* iterations whose samples are shown */
+};
+
+/* ---- HTML helpers ------------------------------------------------------- */
+
+static void esc(struct rep *r, const char *s)
+{
+	wm_xml_text(r->f, s ? s : "");
+}
+
+/* A number with d decimals, or an en dash when unknown. */
+static char *num(double v, int d, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "–");
+	else
+		snprintf(buf, len, "%.*f", d, v);
+	return buf;
+}
+
+static char *pct(double ratio, char *buf, size_t len)
+{
+	if (isnan(ratio))
+		snprintf(buf, len, "–");
+	else
+		snprintf(buf, len, "%.0f%%", ratio * 100);
+	return buf;
+}
+
+static char *bytes(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "–");
+	else
+		wm_fmt_bytes(v, buf, len);
+	return buf;
+}
+
+/* A cell of a text column, escaped, "–" when NULL. */
+static void td_text(struct rep *r, const struct wm_table *t, int row, const char *col)
+{
+	const char *s = wm_str(t, row, col);
+
+	fputs("<td class=\"l\">", r->f);
+	esc(r, s ? s : "–");
+	fputs("</td>", r->f);
+}
+
+static void td_num(struct rep *r, double v, int d)
+{
+	char b[48];
+
+	fprintf(r->f, "<td>%s</td>", num(v, d, b, sizeof(b)));
+}
+
+static void td_bytes(struct rep *r, double v)
+{
+	char b[48];
+
+	fprintf(r->f, "<td>%s</td>", bytes(v, b, sizeof(b)));
+}
+
+static void td_time(struct rep *r, const char *iso)
+{
+	char b[48];
+
+	fprintf(r->f, "<td class=\"l\">%s</td>", iso ? wm_fmt_time(iso, b, sizeof(b)) : "–");
+}
+
+/* A table head from a list of "|"-separated titles; a leading '<' makes a
+ * column left-aligned. */
+static void thead(struct rep *r, const char *caption, const char *cols)
+{
+	char buf[1024], *save = NULL;
+
+	fprintf(r->f, "<table>\n");
+	if (caption) {
+		fputs("<caption>", r->f);
+		esc(r, caption);
+		fputs("</caption>\n", r->f);
+	}
+	fputs("<thead><tr>", r->f);
+	snprintf(buf, sizeof(buf), "%s", cols);
+	for (char *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save)) {
+		fprintf(r->f, "<th%s>", *c == '<' ? " class=\"l\"" : "");
+		esc(r, *c == '<' ? c + 1 : c);
+		fputs("</th>", r->f);
+	}
+	fputs("</tr></thead>\n<tbody>\n", r->f);
+}
+
+static void tend(struct rep *r)
+{
+	fputs("</tbody></table>\n", r->f);
+}
+
+static void section(struct rep *r, const char *id, const char *title)
+{
+	fprintf(r->f, "<section id=\"%s\">\n<h2>", id);
+	esc(r, title);
+	fputs("</h2>\n", r->f);
+}
+
+static void para(struct rep *r, const char *text)
+{
+	fputs("<p>", r->f);
+	esc(r, text);
+	fputs("</p>\n", r->f);
+}
+
+/* A chart of the plot module inline in a figure with a caption; a note
+ * instead when there is nothing to draw. Returns 0 or WM_EXIT_ERROR. */
+static int figure(struct rep *r, const char *kind, int64_t it, const char *caption)
+{
+	int ret;
+
+	fputs("<figure>\n", r->f);
+	ret = wm_plot_draw(r->wm, r->f, kind, r->tid, it, 1);
+	if (ret == 1)
+		fputs("<p class=\"note\">Nothing to draw: no finished iteration.</p>\n", r->f);
+	fputs("<figcaption>", r->f);
+	esc(r, caption);
+	fputs("</figcaption>\n</figure>\n", r->f);
+	return ret == 1 ? 0 : ret;
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+/* The campaigns of the target: by the first cycle each cycle recorded
+ * (schema 8), older cycles as one campaign. Picks N (0: the latest). */
+static int pick_campaign(struct rep *r, int64_t want)
+{
+	struct wm_table c = { 0 };
+	int has = wm_has_column(r->wm, "cycles", "campaign_first_cycle");
+	char sql[512];
+	int ret;
+
+	if (has < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql), "SELECT %s AS first, min(number) AS lo, max(number) AS hi"
+		 " FROM cycles WHERE target_id = ?1 GROUP BY 1 ORDER BY 2",
+		 has ? "coalesce(campaign_first_cycle, (SELECT min(number) FROM cycles"
+		 " WHERE target_id = ?1))" : "1");
+	ret = wm_fetch(r->wm, &c, sql, (struct db_value[]){ WM_INT(r->tid) }, 1);
+	if (ret)
+		return ret;
+	r->ncampaigns = c.nrows;
+	if (want > c.nrows) {
+		wm_err("report: target %s has %d campaign%s, not %lld", wm_str(&r->tg, 0, "name"),
+		       c.nrows, c.nrows == 1 ? "" : "s", (long long)want);
+		wm_table_free(&c);
+		return WM_EXIT_ERROR;
+	}
+	r->campaign = want ? want : c.nrows;
+	if (c.nrows > 0) {
+		r->lo = wm_int(&c, (int)r->campaign - 1, "lo", 1);
+		r->hi = wm_int(&c, (int)r->campaign - 1, "hi", 1);
+	}
+	wm_table_free(&c);
+	return 0;
+}
+
+/* Every iteration of the campaign with its baseline, ratio, and the host
+ * bytes written to the target by its end (whole history, as the wear
+ * chart counts them). */
+static int load_iterations(struct rep *r)
+{
+	char written[512], sql[4096];
+	int v4 = wm_has_column(r->wm, "iterations", "lat_p9999_us");
+
+	if (v4 < 0 || wm_written_sql(r->wm, written, sizeof(written)))
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql), "SELECT i.id, c.number AS cycle, i.number AS iteration,"
+		 " i.size_bytes, i.workload, i.block_size, i.queue_depth, i.status, i.error,"
+		 " i.started_at, i.seconds, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,"
+		 " i.fill_mibps, i.lat_p50_us, i.lat_p99_us, i.lat_p999_us, %s AS lat_p9999_us,"
+		 " b.mibps_avg AS baseline, b.cycle AS baseline_cycle,"
+		 " i.mibps_avg / b.mibps_avg AS ratio, w.written"
+		 " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+		 " JOIN (SELECT i.id, sum(%s) OVER (ORDER BY i.id) AS written FROM iterations i"
+		 "  WHERE i.target_id = ?1) w ON w.id = i.id"
+		 WM_SQL_BASELINE_JOIN
+		 " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 ORDER BY i.id",
+		 v4 ? "i.lat_p9999_us" : "NULL", written);
+	return wm_fetch(r->wm, &r->it, sql, (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo),
+			WM_INT(r->hi) }, 3);
+}
+
+/* Cycles with min / avg / max, the mean ratio to baseline of their done
+ * iterations, and the action that followed. */
+static int load_cycles(struct rep *r)
+{
+	char sql[3072];
+
+	snprintf(sql, sizeof(sql), "SELECT c.id, c.number AS cycle, c.status, c.started_at,"
+		 " c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"
+		 " c.action_error, sum(i.status = 'done') AS done,"
+		 " sum(i.status IN ('interrupted', 'failed')) AS cut,"
+		 " min(CASE WHEN i.status = 'done' THEN i.mibps_min END) AS lo,"
+		 " avg(CASE WHEN i.status = 'done' THEN i.mibps_avg END) AS mean,"
+		 " max(CASE WHEN i.status = 'done' THEN i.mibps_max END) AS hi,"
+		 " avg(CASE WHEN i.status = 'done' THEN i.mibps_avg / b.mibps_avg END) AS ratio"
+		 " FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id"
+		 WM_SQL_BASELINE_JOIN
+		 " WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"
+		 " GROUP BY c.id ORDER BY c.number");
+	return wm_fetch(r->wm, &r->cy, sql, (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo),
+			WM_INT(r->hi) }, 3);
+}
+
+/* The first done iteration and the one furthest below its baseline. */
+static void choose_iterations(struct rep *r)
+{
+	double worst = INFINITY;
+
+	for (int i = 0; i < r->it.nrows; i++) {
+		double q = wm_num(&r->it, i, "ratio");
+
+		if (strcmp(wm_str(&r->it, i, "status"), "done"))
+			continue;
+		if (!r->first_it)
+			r->first_it = wm_int(&r->it, i, "id", 0);
+		if (q < worst) {
+			worst = q;
+			r->worst_it = wm_int(&r->it, i, "id", 0);
+		}
+	}
+}
+
+static int worst_row(const struct rep *r)
+{
+	for (int i = 0; i < r->it.nrows; i++)
+		if (wm_int(&r->it, i, "id", 0) == r->worst_it)
+			return i;
+	return -1;
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static int write_head(struct rep *r)
+{
+	static const char css[] =
+		"@page{size:A4;margin:14mm 12mm}"
+		"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;font-size:10pt;"
+		"color:#111;max-width:190mm;margin:1em auto;line-height:1.35}"
+		"h1{font-size:17pt;margin:0 0 .2em}h2{font-size:13pt;border-bottom:1px solid #999;"
+		"margin:1.4em 0 .5em;break-after:avoid}h3{font-size:11pt;break-after:avoid}"
+		".sub{color:#444;margin:0 0 1em}"
+		"table{border-collapse:collapse;width:100%;font-size:8.5pt;margin:.4em 0 1em}"
+		"caption{text-align:left;font-weight:bold;margin:.3em 0}"
+		"th,td{border-bottom:1px solid #ddd;padding:2px 5px;text-align:right;"
+		"vertical-align:top}th{background:#f0f0f0}.l{text-align:left}"
+		"td:not(.l){white-space:nowrap}"
+		"thead{display:table-header-group}tr{break-inside:avoid}"
+		"figure{margin:.5em 0 1.2em;break-inside:avoid}figure svg{width:100%;height:auto}"
+		"figcaption{font-size:8.5pt;color:#333}"
+		"pre{font-size:7.5pt;white-space:pre-wrap;background:#f7f7f7;padding:.5em;"
+		"border:1px solid #ddd}"
+		".note{color:#555;font-style:italic}.bad{color:#a00;font-weight:bold}"
+		".summary{font-size:10.5pt;border-left:4px solid #0072B2;padding-left:.8em}"
+		"nav ol{columns:2;font-size:9pt}a{color:#0050a0}"
+		"dl.kv{display:grid;grid-template-columns:max-content auto;gap:1px 1em;"
+		"font-size:9pt}dl.kv dt{font-weight:bold}dl.kv dd{margin:0}"
+		"@media print{body{margin:0;max-width:none}a{color:inherit;text-decoration:none}"
+		".newpage{break-before:page}section{break-inside:auto}}";
+	char b[48], now[40];
+	time_t t = time(NULL);
+
+	strftime(now, sizeof(now), "%Y-%m-%d %H:%M UTC", gmtime(&t));
+	fprintf(r->f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<meta name=\"generator\" content=\"wearmon %s\">\n<title>", WEARMON_VERSION);
+	fputs("wearmon report: ", r->f);
+	esc(r, wm_str(&r->tg, 0, "name"));
+	fprintf(r->f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>"
+		"Endurance and recovery report: ", css);
+	esc(r, wm_str(&r->tg, 0, "name"));
+	fprintf(r->f, "</h1>\n<p class=\"sub\">Campaign %lld of %lld (cycles %lld–%lld), ",
+		(long long)r->campaign, (long long)r->ncampaigns, (long long)r->lo,
+		(long long)r->hi);
+	esc(r, wm_str(&r->tg, 0, "model"));
+	fputs(" ", r->f);
+	esc(r, wm_str(&r->tg, 0, "device"));
+	fprintf(r->f, " (%s). Generated %s by wearmon %s from ",
+		bytes(wm_num(&r->tg, 0, "capacity_bytes"), b, sizeof(b)), now, WEARMON_VERSION);
+	esc(r, r->wm->db_path);
+	fputs(".</p>\n</header>\n<nav><ol>"
+	      "<li><a href=\"#summary\">Summary</a></li>"
+	      "<li><a href=\"#device\">Device under test</a></li>"
+	      "<li><a href=\"#conditions\">Test conditions</a></li>"
+	      "<li><a href=\"#cycles\">Results per cycle</a></li>"
+	      "<li><a href=\"#sizes\">Throughput against size</a></li>"
+	      "<li><a href=\"#wear\">Wear</a></li>"
+	      "<li><a href=\"#latency\">Latency</a></li>"
+	      "<li><a href=\"#steady\">Steady state</a></li>"
+	      "<li><a href=\"#events\">Alerts and events</a></li>"
+	      "<li><a href=\"#data\">Data</a></li></ol></nav>\n", r->f);
+	return 0;
+}
+
+/* One sentence per action: the cycle before it and the one after. */
+static void summary_actions(struct rep *r, FILE *m)
+{
+	char a[16], b[16];
+	int any = 0;
+
+	for (int c = 0; c < r->cy.nrows; c++) {
+		const char *act = wm_str(&r->cy, c, "action");
+		const char *out = wm_str(&r->cy, c, "action_outcome");
+
+		if (!act || !strcmp(act, "none"))
+			continue;
+		any = 1;
+		fprintf(m, " After the %s that followed cycle %lld (%s), ", act,
+			(long long)wm_int(&r->cy, c, "cycle", 0), out ? out : "no outcome recorded");
+		if (c + 1 < r->cy.nrows && !isnan(wm_num(&r->cy, c + 1, "ratio")))
+			fprintf(m, "cycle %lld ran at %s of baseline on average, against %s"
+				" in cycle %lld.", (long long)wm_int(&r->cy, c + 1, "cycle", 0),
+				pct(wm_num(&r->cy, c + 1, "ratio"), a, sizeof(a)),
+				pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)),
+				(long long)wm_int(&r->cy, c, "cycle", 0));
+		else
+			fprintf(m, "no later cycle of the campaign measured the effect.");
+	}
+	if (!any)
+		fprintf(m, " No action ran between the cycles.");
+}
+
+/* Write amplification and alerts of the campaign, one sentence each. */
+static int summary_tail(struct rep *r, FILE *m)
+{
+	struct wm_table t = { 0 };
+	int ret = wm_fetch(r->wm, &t, "SELECT (SELECT h.write_amplification FROM health h"
+			   " JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1 AND"
+			   " c.number BETWEEN ?2 AND ?3 AND h.write_amplification IS NOT NULL"
+			   " ORDER BY h.at DESC LIMIT 1) AS wa,"
+			   " (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"
+			   "  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+			   "  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"
+			   " (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"
+			   "  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+			   "  e.severity = 'warning') AS warn,"
+			   " (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"
+			   "  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+			   "  e.severity = 'notice') AS notice",
+			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+
+	if (ret)
+		return ret;
+	if (isnan(wm_num(&t, 0, "wa")))
+		fprintf(m, " The drive did not report flash writes, so its write amplification"
+			" is unknown.");
+	else
+		fprintf(m, " The final write amplification the drive reported was %.2f.",
+			wm_num(&t, 0, "wa"));
+	fprintf(m, " Alerts: %lld critical or error, %lld warning, %lld notice.",
+		(long long)wm_int(&t, 0, "bad", 0), (long long)wm_int(&t, 0, "warn", 0),
+		(long long)wm_int(&t, 0, "notice", 0));
+	wm_table_free(&t);
+	return 0;
+}
+
+static int write_summary(struct rep *r)
+{
+	char *text = NULL, a[48], b[48], c[48], d[16];
+	size_t len = 0;
+	int w = worst_row(r), done = 0, cut = 0, ret;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return WM_EXIT_ERROR;
+	for (int i = 0; i < r->it.nrows; i++) {
+		done += !strcmp(wm_str(&r->it, i, "status"), "done");
+		cut += !strcmp(wm_str(&r->it, i, "status"), "interrupted") ||
+		       !strcmp(wm_str(&r->it, i, "status"), "failed");
+	}
+	fprintf(m, "Over %d cycle%s, %d iteration%s finished", r->cy.nrows,
+		r->cy.nrows == 1 ? "" : "s", done, done == 1 ? "" : "s");
+	if (cut)
+		fprintf(m, " and %d %s cut short (interrupted or failed, measured again)",
+			cut, cut == 1 ? "was" : "were");
+	fprintf(m, ".");
+	if (w >= 0)
+		fprintf(m, " The worst drop against the baseline was to %s: %s MiB/s at size %s"
+			" in cycle %lld, against %s MiB/s in cycle %lld.",
+			pct(wm_num(&r->it, w, "ratio"), d, sizeof(d)),
+			num(wm_num(&r->it, w, "mibps_avg"), 1, a, sizeof(a)),
+			bytes(wm_num(&r->it, w, "size_bytes"), b, sizeof(b)),
+			(long long)wm_int(&r->it, w, "cycle", 0),
+			num(wm_num(&r->it, w, "baseline"), 1, c, sizeof(c)),
+			(long long)wm_int(&r->it, w, "baseline_cycle", 0));
+	summary_actions(r, m);
+	ret = summary_tail(r, m);
+	if (fclose(m) != 0 || ret) {
+		free(text);
+		return WM_EXIT_ERROR;
+	}
+	section(r, "summary", "Summary");
+	fputs("<p class=\"summary\">", r->f);
+	esc(r, text);
+	fputs("</p>\n<p class=\"note\">Baseline: for each size, workload and block size, the"
+	      " average MiB/s of the earliest cycle that measured it to the end (the"
+	      " target's whole history). Percentages are MiB/s against that baseline.</p>\n"
+	      "</section>\n", r->f);
+	free(text);
+	return 0;
+}
+
+static void kv(struct rep *r, const char *key, const char *val)
+{
+	fputs("<dt>", r->f);
+	esc(r, key);
+	fputs("</dt><dd>", r->f);
+	esc(r, val && *val ? val : "–");
+	fputs("</dd>\n", r->f);
+}
+
+/* Region and over-provisioning of the campaign's first and last rows. */
+static int device_region(struct rep *r)
+{
+	struct wm_table t = { 0 };
+	char a[48], b[48], line[160];
+	int ret = wm_fetch(r->wm, &t, "SELECT w.region_bytes, w.op_configured,"
+			   " min(w.op_effective) AS op_min, max(w.op_effective) AS op_max"
+			   " FROM wear w JOIN iterations i ON i.id = w.iteration_id"
+			   " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1"
+			   " AND c.number BETWEEN ?2 AND ?3",
+			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+
+	if (ret)
+		return ret;
+	kv(r, "Region under test", bytes(wm_num(&t, 0, "region_bytes"), a, sizeof(a)));
+	snprintf(line, sizeof(line), "%s of the capacity left unused",
+		 pct(wm_num(&t, 0, "op_configured"), a, sizeof(a)));
+	kv(r, "Over-provisioning, configured", isnan(wm_num(&t, 0, "op_configured")) ? NULL : line);
+	snprintf(line, sizeof(line), "%s to %s of the capacity not mapped by host writes",
+		 pct(wm_num(&t, 0, "op_min"), a, sizeof(a)),
+		 pct(wm_num(&t, 0, "op_max"), b, sizeof(b)));
+	kv(r, "Over-provisioning, effective", isnan(wm_num(&t, 0, "op_min")) ? NULL : line);
+	wm_table_free(&t);
+	return 0;
+}
+
+/* Health snapshots at the campaign's start and end, side by side. */
+static int device_health(struct rep *r)
+{
+	static const char *const cols[] = { "source", "percentage_used", "available_spare",
+		"media_errors", "critical_warning", "temperature_c", "power_on_hours",
+		"host_bytes_written", "nand_bytes_written", "write_amplification" };
+	struct wm_table t = { 0 };
+	int ret = wm_fetch(r->wm, &t, "SELECT h.* FROM health h JOIN cycles c ON"
+			   " c.id = h.cycle_id WHERE h.target_id = ?1 AND c.number BETWEEN ?2"
+			   " AND ?3 AND h.id IN ((SELECT min(x.id) FROM health x JOIN cycles y"
+			   " ON y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"
+			   " AND ?3), (SELECT max(x.id) FROM health x JOIN cycles y ON"
+			   " y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"
+			   " AND ?3)) ORDER BY h.id",
+			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+
+	if (ret)
+		return ret;
+	if (t.nrows == 0) {
+		para(r, "No health snapshot was recorded in this campaign.");
+		goto out;
+	}
+	fputs("<table><caption>Health at the start of the first and of the last cycle"
+	      "</caption><thead><tr><th class=\"l\">field</th>", r->f);
+	for (int i = 0; i < t.nrows; i++) {
+		char b[48];
+
+		fprintf(r->f, "<th>%s</th>", wm_fmt_time(wm_str(&t, i, "at"), b, sizeof(b)));
+	}
+	fputs("</tr></thead><tbody>\n", r->f);
+	for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+		fprintf(r->f, "<tr><td class=\"l\">%s</td>", cols[c]);
+		for (int i = 0; i < t.nrows; i++) {
+			const struct wm_cell *v = wm_cell(&t, i, cols[c]);
+
+			if (v->type == DB_TEXT)
+				td_text(r, &t, i, cols[c]);
+			else if (strstr(cols[c], "_bytes_"))
+				td_bytes(r, wm_num(&t, i, cols[c]));
+			else
+				td_num(r, wm_num(&t, i, cols[c]), v->type == DB_REAL ? 2 : 0);
+		}
+		fputs("</tr>\n", r->f);
+	}
+	tend(r);
+out:
+	wm_table_free(&t);
+	return 0;
+}
+
+static int write_device(struct rep *r)
+{
+	char b[48];
+	int ret;
+
+	section(r, "device", "Device under test");
+	fputs("<dl class=\"kv\">\n", r->f);
+	kv(r, "Target", wm_str(&r->tg, 0, "name"));
+	kv(r, "Device", wm_str(&r->tg, 0, "device"));
+	kv(r, "Kind", wm_str(&r->tg, 0, "kind"));
+	kv(r, "Model", wm_str(&r->tg, 0, "model"));
+	kv(r, "Serial", wm_str(&r->tg, 0, "serial"));
+	kv(r, "Firmware", wm_str(&r->tg, 0, "firmware"));
+	kv(r, "Backing file", wm_str(&r->tg, 0, "backing_file"));
+	kv(r, "Capacity", bytes(wm_num(&r->tg, 0, "capacity_bytes"), b, sizeof(b)));
+	snprintf(b, sizeof(b), "%lld bytes", (long long)wm_int(&r->tg, 0, "logical_block_size", 0));
+	kv(r, "Logical block", b);
+	ret = device_region(r);
+	fputs("</dl>\n", r->f);
+	if (!ret)
+		ret = device_health(r);
+	fputs("</section>\n", r->f);
+	return ret;
+}
+
+/* The runs that measured the campaign, and the configuration of the
+ * latest of them that stored one. */
+static int write_conditions(struct rep *r)
+{
+	struct wm_table t = { 0 };
+	int cfg = wm_has_column(r->wm, "runs", "config"), last = -1, ret;
+	char sql[1024];
+
+	if (cfg < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql), "SELECT r.id, r.started_at, r.ended_at, r.version,"
+		 " r.hostname, r.config_path, r.exit_reason, %s FROM runs r WHERE r.id IN"
+		 " (SELECT i.run_id FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+		 "  WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 UNION"
+		 "  SELECT c.run_id FROM cycles c WHERE c.target_id = ?1 AND c.number"
+		 "  BETWEEN ?2 AND ?3) ORDER BY r.id", cfg ? "r.kernel, r.config" :
+		 "NULL AS kernel, NULL AS config");
+	ret = wm_fetch(r->wm, &t, sql, (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo),
+		       WM_INT(r->hi) }, 3);
+	if (ret)
+		return ret;
+	section(r, "conditions", "Test conditions");
+	thead(r, "Daemon runs that measured this campaign",
+	      "run|<started (UTC)|<ended (UTC)|<wearmon|<host|<kernel|<stopped because");
+	for (int i = 0; i < t.nrows; i++) {
+		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&t, i, "id", 0));
+		td_time(r, wm_str(&t, i, "started_at"));
+		td_time(r, wm_str(&t, i, "ended_at"));
+		td_text(r, &t, i, "version");
+		td_text(r, &t, i, "hostname");
+		td_text(r, &t, i, "kernel");
+		td_text(r, &t, i, "exit_reason");
+		fputs("</tr>\n", r->f);
+		if (wm_str(&t, i, "config"))
+			last = i;
+	}
+	tend(r);
+	if (last < 0) {
+		para(r, "The database does not hold the configuration (runs before schema"
+		     " version 8 did not store it).");
+	} else {
+		fprintf(r->f, "<h3>Configuration of run %lld, as resolved</h3>\n<pre>",
+			(long long)wm_int(&t, last, "id", 0));
+		esc(r, wm_str(&t, last, "config"));
+		fputs("</pre>\n", r->f);
+	}
+	fputs("</section>\n", r->f);
+	wm_table_free(&t);
+	return 0;
+}
+
+/* What the action after a cycle did: the next cycle's ratio against this
+ * one's, in percentage points. */
+static void action_effect(struct rep *r, int c, char *buf, size_t len)
+{
+	double now = wm_num(&r->cy, c, "ratio");
+	double next = c + 1 < r->cy.nrows ? wm_num(&r->cy, c + 1, "ratio") : NAN;
+	const char *act = wm_str(&r->cy, c, "action");
+
+	if (!act || !strcmp(act, "none"))
+		snprintf(buf, len, "–");
+	else if (isnan(now) || isnan(next))
+		snprintf(buf, len, "not measured");
+	else
+		snprintf(buf, len, "%+.0f points (%.0f%% → %.0f%%)", (next - now) * 100, now * 100,
+			 next * 100);
+}
+
+static int write_cycles(struct rep *r)
+{
+	char b[64];
+
+	section(r, "cycles", "Results per cycle");
+	thead(r, NULL, "cycle|<status|<started (UTC)|done|cut short|min MiB/s|avg MiB/s|"
+	      "max MiB/s|avg vs baseline|<action after|<outcome|action s|<effect on the next cycle");
+	for (int c = 0; c < r->cy.nrows; c++) {
+		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&r->cy, c, "cycle", 0));
+		td_text(r, &r->cy, c, "status");
+		td_time(r, wm_str(&r->cy, c, "started_at"));
+		td_num(r, wm_num(&r->cy, c, "done"), 0);
+		td_num(r, wm_num(&r->cy, c, "cut"), 0);
+		td_num(r, wm_num(&r->cy, c, "lo"), 1);
+		td_num(r, wm_num(&r->cy, c, "mean"), 1);
+		td_num(r, wm_num(&r->cy, c, "hi"), 1);
+		fprintf(r->f, "<td>%s</td>", pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)));
+		td_text(r, &r->cy, c, "action");
+		td_text(r, &r->cy, c, "action_outcome");
+		td_num(r, wm_num(&r->cy, c, "action_seconds"), 1);
+		action_effect(r, c, b, sizeof(b));
+		fputs("<td class=\"l\">", r->f);
+		esc(r, b);
+		fputs("</td></tr>\n", r->f);
+	}
+	tend(r);
+	fputs("<p class=\"note\">min and max are the lowest and highest 1-second samples of the"
+	      " cycle's finished iterations; avg is the mean of their averages (every size"
+	      " counts once); avg vs baseline is the mean of their ratios to baseline.</p>\n",
+	      r->f);
+	figure(r, "cycles", 0, "Per cycle: the lowest and highest 1-second sample and the"
+	       " average of the sizes; dashed lines after cycles that ended with an action.");
+	fputs("</section>\n", r->f);
+	return 0;
+}
+
+static int write_charts(struct rep *r)
+{
+	char cap[160];
+	int ret;
+
+	section(r, "sizes", "Throughput against size");
+	ret = figure(r, "sizes", 0, "Average MiB/s of the measured phase at each size, one line"
+		     " (marker and dash) per cycle.");
+	fputs("</section>\n", r->f);
+	section(r, "wear", "Wear: throughput against host bytes written");
+	if (!ret)
+		ret = figure(r, "wear", 0, "Each finished iteration's average MiB/s against the host"
+			     " bytes written to the target by its end, one line per size; lines stop"
+			     " at actions.");
+	fputs("</section>\n", r->f);
+	section(r, "latency", "Latency");
+	if (!ret)
+		ret = figure(r, "latency", 0, "Completion latency percentiles of every finished"
+			     " iteration, in the order measured (logarithmic axis).");
+	for (int k = 0; !ret && k < 2; k++) {
+		int64_t id = k ? r->worst_it : r->first_it;
+
+		if (!id || (k && r->worst_it == r->first_it))
+			continue;
+		snprintf(cap, sizeof(cap), "1-second samples of iteration %lld, %s.", (long long)id,
+			 k ? "the one furthest below its baseline" : "the first finished one");
+		ret = figure(r, "samples", id, cap);
+	}
+	fputs("</section>\n", r->f);
+	return ret;
+}
+
+/* ---- steady state ------------------------------------------------------- */
+
+/* Least-squares slope of y over x (n points). */
+static double ls_slope(const double *x, const double *y, int n)
+{
+	double mx = 0, my = 0, sxy = 0, sxx = 0;
+
+	for (int i = 0; i < n; i++) {
+		mx += x[i] / n;
+		my += y[i] / n;
+	}
+	for (int i = 0; i < n; i++) {
+		sxy += (x[i] - mx) * (y[i] - my);
+		sxx += (x[i] - mx) * (x[i] - mx);
+	}
+	return sxx > 0 ? sxy / sxx : 0;
+}
+
+/* The rounds of one phase, the window (last WINDOW rounds up to the
+ * verdict's round), its ±10% band and least-squares line. */
+static int steady_chart(struct rep *r, const struct wm_table *v, int row)
+{
+	struct wm_table t = { 0 };
+	double x[256], y[256], fx[2], fy[2], bx[2], lo[2], hi[2], mean, slope, mx = 0, my = 0;
+	char title[160], sub[160], mlabel[80];
+	int ret = wm_fetch(r->wm, &t, "SELECT round_index, mibps_avg FROM iterations WHERE"
+			   " cycle_id = (SELECT cycle_id FROM iterations WHERE id = ?1) AND"
+			   " size_index = (SELECT size_index FROM iterations WHERE id = ?1) AND"
+			   " workload = (SELECT workload FROM iterations WHERE id = ?1) AND"
+			   " round_index IS NOT NULL AND status = 'done' AND id <= ?1 AND"
+			   " id > coalesce((SELECT max(p.id) FROM iterations p WHERE p.cycle_id ="
+			   " (SELECT cycle_id FROM iterations WHERE id = ?1) AND p.id < ?1 AND"
+			   " p.steady_reached IS NOT NULL), 0) ORDER BY id",
+			   (struct db_value[]){ WM_INT(wm_int(v, row, "id", 0)) }, 1);
+	int n = 0, end, w0;
+
+	if (ret)
+		return ret;
+	for (int i = 0; i < t.nrows && n < 256; i++, n++) {
+		x[n] = wm_num(&t, i, "round_index");
+		y[n] = wm_num(&t, i, "mibps_avg");
+	}
+	wm_table_free(&t);
+	end = wm_int(v, row, "steady_round", 0) > 0 ? (int)wm_int(v, row, "steady_round", 0) : n;
+	end = end > n ? n : end;
+	w0 = end > WINDOW ? end - WINDOW : 0;
+	if (end - w0 < 2)
+		return 0;
+	mean = 0;
+	for (int i = w0; i < end; i++) {
+		mean += y[i] / (end - w0);
+		mx += x[i] / (end - w0);
+	}
+	my = mean;
+	slope = ls_slope(x + w0, y + w0, end - w0);
+	fx[0] = bx[0] = x[w0];
+	fx[1] = bx[1] = x[end - 1];
+	fy[0] = my + slope * (fx[0] - mx);
+	fy[1] = my + slope * (fx[1] - mx);
+	lo[0] = lo[1] = mean * 0.9;
+	hi[0] = hi[1] = mean * 1.1;
+	snprintf(title, sizeof(title), "Steady state: cycle %lld, size %s, %s",
+		 (long long)wm_int(v, row, "cycle", 0),
+		 bytes(wm_num(v, row, "size_bytes"), sub, sizeof(sub)), wm_str(v, row, "workload"));
+	snprintf(sub, sizeof(sub), "window: rounds %.0f-%.0f; steady state %s", x[w0],
+		 x[end - 1], wm_int(v, row, "steady_reached", 0) ? "reached" : "NOT reached");
+	snprintf(mlabel, sizeof(mlabel), "window mean %.1f MiB/s", mean);
+	{
+		struct chart_series s[2] = {
+			{ .label = "MiB/s of each round", .x = x, .y = y, .n = (size_t)n, .lines = 1 },
+			{ .label = "least-squares line over the window", .x = fx, .y = fy, .n = 2,
+			  .lines = 1, .style = 2, .color = "#D55E00" },
+		};
+		struct chart_mark mk = { 0, mean, mlabel, "#555" };
+		struct chart c = { .title = title, .subtitle = sub, .xlabel = "round",
+				   .ylabel = "MiB/s", .series = s, .nseries = 2, .marks = &mk,
+				   .nmarks = 1, .x_integer = 1, .fragment = 1,
+				   .band = { bx, lo, hi, 2, "#009E73" },
+				   .band_legend = "mean ± 10% (range limit 20%)" };
+
+		fputs("<figure>\n", r->f);
+		ret = chart_svg(r->f, &c) ? WM_EXIT_ERROR : 0;
+		fputs("<figcaption>SNIA PTS steady state: over the window, (a) max − min ≤ 20%"
+		      " of the mean (the band spans ±10%) and (b) the least-squares line"
+		      " changes by ≤ 10% of the mean.</figcaption>\n</figure>\n", r->f);
+	}
+	return ret;
+}
+
+static int write_steady(struct rep *r)
+{
+	struct wm_table v = { 0 };
+	int has = wm_has_column(r->wm, "iterations", "steady_reached"), ret = 0;
+	char b[48];
+
+	section(r, "steady", "Steady state");
+	if (has < 0)
+		return WM_EXIT_ERROR;
+	if (has)
+		ret = wm_fetch(r->wm, &v, "SELECT i.id, c.number AS cycle, i.size_bytes,"
+			       " i.workload, i.round_index, i.steady_reached, i.steady_round,"
+			       " i.steady_mean_mibps, i.steady_range_pct, i.steady_excursion_pct"
+			       " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+			       " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+			       " i.steady_reached IS NOT NULL ORDER BY i.id",
+			       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	if (ret || v.nrows == 0) {
+		if (!ret)
+			para(r, "No phase of this campaign was measured in rounds"
+			     " (steady_state = snia), so there is no convergence to show.");
+		goto out;
+	}
+	thead(r, NULL, "cycle|size|<workload|rounds|<verdict|window|mean MiB/s|"
+	      "range % (≤ 20)|<(a)|excursion % (≤ 10)|<(b)");
+	for (int i = 0; i < v.nrows; i++) {
+		int64_t sr = wm_int(&v, i, "steady_round", 0);
+		double rg = wm_num(&v, i, "steady_range_pct"), ex = wm_num(&v, i, "steady_excursion_pct");
+
+		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&v, i, "cycle", 0));
+		td_bytes(r, wm_num(&v, i, "size_bytes"));
+		td_text(r, &v, i, "workload");
+		td_num(r, wm_num(&v, i, "round_index"), 0);
+		fprintf(r->f, "<td class=\"l%s\">%s</td>", wm_int(&v, i, "steady_reached", 0) ?
+			"" : " bad", wm_int(&v, i, "steady_reached", 0) ? "reached" : "NOT reached");
+		if (sr)
+			snprintf(b, sizeof(b), "%lld–%lld", (long long)(sr - WINDOW + 1), (long long)sr);
+		else
+			snprintf(b, sizeof(b), "last %d", WINDOW);
+		fprintf(r->f, "<td>%s</td>", b);
+		td_num(r, wm_num(&v, i, "steady_mean_mibps"), 1);
+		td_num(r, rg, 1);
+		fprintf(r->f, "<td class=\"l\">%s</td>", isnan(rg) ? "–" : rg <= 20 ? "met" : "not met");
+		td_num(r, ex, 1);
+		fprintf(r->f, "<td class=\"l\">%s</td></tr>\n", isnan(ex) ? "–" : ex <= 10 ? "met" :
+			"not met");
+	}
+	tend(r);
+	for (int i = 0; !ret && i < v.nrows && i < MAX_STEADY_CHARTS; i++)
+		ret = steady_chart(r, &v, i);
+	if (v.nrows > MAX_STEADY_CHARTS)
+		fprintf(r->f, "<p class=\"note\">The first %d phases are drawn; the table lists all"
+			" %d.</p>\n", MAX_STEADY_CHARTS, v.nrows);
+out:
+	fputs("</section>\n", r->f);
+	wm_table_free(&v);
+	return ret;
+}
+
+/* ---- events and data ---------------------------------------------------- */
+
+static int write_events(struct rep *r)
+{
+	struct wm_table t = { 0 };
+	int ret = wm_fetch(r->wm, &t, "SELECT e.at, e.severity, e.kind, c.number AS cycle,"
+			   " e.message FROM events e LEFT JOIN cycles c ON c.id = e.cycle_id"
+			   " WHERE e.target_id = ?1 AND ((c.number BETWEEN ?2 AND ?3) OR"
+			   " (e.cycle_id IS NULL AND e.at >= (SELECT min(started_at) FROM cycles"
+			   "  WHERE target_id = ?1 AND number BETWEEN ?2 AND ?3) AND e.at <="
+			   "  coalesce((SELECT min(started_at) FROM cycles WHERE target_id = ?1"
+			   "  AND number > ?3), '9999')))"
+			   " AND e.severity != 'debug' ORDER BY e.at, e.id",
+			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+
+	if (ret)
+		return ret;
+	section(r, "events", "Alerts and events");
+	if (t.nrows == 0)
+		para(r, "No event was recorded in this campaign.");
+	else
+		thead(r, NULL, "<time (UTC)|<severity|<kind|cycle|<message");
+	for (int i = 0; i < t.nrows && i < MAX_EVENTS; i++) {
+		const char *sev = wm_str(&t, i, "severity");
+		int bad = sev && (!strcmp(sev, "crit") || !strcmp(sev, "err") ||
+				  !strcmp(sev, "alert") || !strcmp(sev, "emerg"));
+
+		fputs("<tr>", r->f);
+		td_time(r, wm_str(&t, i, "at"));
+		fprintf(r->f, "<td class=\"l%s\">", bad ? " bad" : "");
+		esc(r, sev);
+		fputs("</td>", r->f);
+		td_text(r, &t, i, "kind");
+		td_num(r, wm_num(&t, i, "cycle"), 0);
+		td_text(r, &t, i, "message");
+		fputs("</tr>\n", r->f);
+	}
+	if (t.nrows)
+		tend(r);
+	if (t.nrows > MAX_EVENTS)
+		fprintf(r->f, "<p class=\"note\">%d more events are in the database"
+			" (wearmon alerts).</p>\n", t.nrows - MAX_EVENTS);
+	fputs("</section>\n", r->f);
+	wm_table_free(&t);
+	return 0;
+}
+
+static int write_iteration_table(struct rep *r)
+{
+	char b[48];
+	const char *u;
+
+	thead(r, "Every iteration (the figures of the sizes, wear and latency charts)",
+	      "ID|cycle|it|size|<workload|QD|<status|MiB/s|min|max|baseline|ratio|fill MiB/s|"
+	      "host written|p50 µs|p99 µs|p99.9 µs|p99.99 µs");
+	for (int i = 0; i < r->it.nrows; i++) {
+		fprintf(r->f, "<tr><td>%lld</td><td>%lld</td><td>%lld</td>",
+			(long long)wm_int(&r->it, i, "id", 0), (long long)wm_int(&r->it, i, "cycle", 0),
+			(long long)wm_int(&r->it, i, "iteration", 0));
+		td_bytes(r, wm_num(&r->it, i, "size_bytes"));
+		snprintf(b, sizeof(b), "%s ", wm_str(&r->it, i, "workload"));
+		wm_fmt_bytes(wm_num(&r->it, i, "block_size"), b + strlen(b), sizeof(b) - strlen(b));
+		fputs("<td class=\"l\">", r->f);
+		esc(r, b);
+		fputs("</td>", r->f);
+		td_num(r, wm_num(&r->it, i, "queue_depth"), 0);
+		u = wm_str(&r->it, i, "status");
+		fprintf(r->f, "<td class=\"l%s\">", strcmp(u, "done") ? " bad" : "");
+		esc(r, u);
+		fputs("</td>", r->f);
+		td_num(r, wm_num(&r->it, i, "mibps_avg"), 1);
+		td_num(r, wm_num(&r->it, i, "mibps_min"), 1);
+		td_num(r, wm_num(&r->it, i, "mibps_max"), 1);
+		td_num(r, wm_num(&r->it, i, "baseline"), 1);
+		fprintf(r->f, "<td>%s</td>", pct(wm_num(&r->it, i, "ratio"), b, sizeof(b)));
+		td_num(r, wm_num(&r->it, i, "fill_mibps"), 1);
+		td_bytes(r, wm_num(&r->it, i, "written"));
+		td_num(r, wm_num(&r->it, i, "lat_p50_us"), 0);
+		td_num(r, wm_num(&r->it, i, "lat_p99_us"), 0);
+		td_num(r, wm_num(&r->it, i, "lat_p999_us"), 0);
+		td_num(r, wm_num(&r->it, i, "lat_p9999_us"), 0);
+		fputs("</tr>\n", r->f);
+	}
+	tend(r);
+	return 0;
+}
+
+static int write_samples_table(struct rep *r, int64_t id)
+{
+	struct wm_table t = { 0 };
+	char cap[96];
+	int ret = wm_fetch(r->wm, &t, "SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us"
+			   " FROM samples WHERE iteration_id = ? ORDER BY phase = 'measure', t_ms",
+			   (struct db_value[]){ WM_INT(id) }, 1);
+
+	if (ret || t.nrows == 0)
+		goto out;
+	snprintf(cap, sizeof(cap), "Samples of iteration %lld", (long long)id);
+	thead(r, cap, "<phase|t (s)|MiB/s|IOPS|p50 µs|p99 µs");
+	for (int i = 0; i < t.nrows && i < MAX_SAMPLE_ROWS; i++) {
+		fputs("<tr>", r->f);
+		td_text(r, &t, i, "phase");
+		td_num(r, wm_num(&t, i, "t_ms") / 1000, 1);
+		td_num(r, wm_num(&t, i, "mibps"), 1);
+		td_num(r, wm_num(&t, i, "iops"), 0);
+		td_num(r, wm_num(&t, i, "lat_p50_us"), 0);
+		td_num(r, wm_num(&t, i, "lat_p99_us"), 0);
+		fputs("</tr>\n", r->f);
+	}
+	tend(r);
+	if (t.nrows > MAX_SAMPLE_ROWS)
+		fprintf(r->f, "<p class=\"note\">%d more samples: wearmon show %lld.</p>\n",
+			t.nrows - MAX_SAMPLE_ROWS, (long long)id);
+out:
+	wm_table_free(&t);
+	return ret;
+}
+
+static int write_data(struct rep *r)
+{
+	int ret;
+
+	fputs("<section id=\"data\" class=\"newpage\">\n<h2>Data</h2>\n", r->f);
+	para(r, "Every figure the charts above show, as numbers. The per-cycle figures are"
+	     " in the table of results per cycle, the steady-state figures in theirs.");
+	ret = write_iteration_table(r);
+	if (!ret && r->first_it)
+		ret = write_samples_table(r, r->first_it);
+	if (!ret && r->worst_it && r->worst_it != r->first_it)
+		ret = write_samples_table(r, r->worst_it);
+	fputs("</section>\n", r->f);
+	return ret;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int write_report(struct rep *r)
+{
+	int ret = write_head(r);
+
+	if (!ret)
+		ret = write_summary(r);
+	if (!ret)
+		ret = write_device(r);
+	if (!ret)
+		ret = write_conditions(r);
+	if (!ret)
+		ret = write_cycles(r);
+	if (!ret)
+		ret = write_charts(r);
+	if (!ret)
+		ret = write_steady(r);
+	if (!ret)
+		ret = write_events(r);
+	if (!ret)
+		ret = write_data(r);
+	fputs("<footer><p class=\"note\">Produced by wearmon report; the database holds every"
+	      " figure (see wearmon(1) and the schema in common/schema.md).</p></footer>\n"
+	      "</body>\n</html>\n", r->f);
+	return ret;
+}
+
+/* The target: the named one or the only one. Returns 0, or an exit status
+ * (message printed). */
+static int report_target(struct rep *r, const char *name)
+{
+	int ret = wm_fetch(r->wm, &r->tg, "SELECT t.*, (SELECT group_concat(name, ', ')"
+			   " FROM targets) AS names FROM targets t WHERE ?1 IS NULL OR t.name = ?1"
+			   " ORDER BY t.name", (struct db_value[]){ WM_TEXT(name) }, 1);
+	int64_t id;
+
+	if (ret || r->tg.nrows == 1) {
+		r->tid = ret ? 0 : wm_int(&r->tg, 0, "id", 0);
+		return ret;
+	}
+	if (name)
+		return wm_target_id(r->wm, name, &id);
+	if (r->tg.nrows == 0) {
+		printf("%s: nothing to report\n", WM_NO_ITERATIONS);
+		return WM_EXIT_OK;
+	}
+	return wm_usage_error("report: %s holds several targets (%s): choose one with"
+			      " --target", r->wm->db_path, wm_str(&r->tg, 0, "names"));
+}
+
+/* Writes through a temporary file renamed at the end. */
+static int report_file(struct rep *r, const char *path)
+{
+	char tmp[4096];
+	int ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
+	r->f = fopen(tmp, "w");
+	if (!r->f) {
+		wm_err("cannot write %s: %s", path, strerror(errno));
+		return WM_EXIT_ERROR;
+	}
+	ret = write_report(r);
+	if (fclose(r->f) != 0 && !ret) {
+		wm_err("cannot write %s: %s", path, strerror(errno));
+		ret = WM_EXIT_ERROR;
+	}
+	if (!ret && rename(tmp, path) != 0) {
+		wm_err("cannot write %s: %s", path, strerror(errno));
+		ret = WM_EXIT_ERROR;
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+int wm_cmd_report(struct wm *wm, int argc, char **argv)
+{
+	struct rep r = { .wm = wm };
+	struct wm_args a;
+	int ret = wm_parse_args(wm, argc, argv, "ton", &a);
+
+	if (ret >= 0)
+		return ret;
+	if (a.npos > 0)
+		return wm_usage_error("report: unexpected argument '%s'", a.pos[0]);
+	if (!a.output)
+		return wm_usage_error("report: missing -o FILE.html");
+	if ((ret = wm_open(wm)) || (ret = report_target(&r, a.target)) || r.tid == 0)
+		goto out;
+	if ((ret = pick_campaign(&r, a.campaign)))
+		goto out;
+	if (r.ncampaigns == 0) {
+		printf("%s: nothing to report for target %s\n", WM_NO_ITERATIONS,
+		       wm_str(&r.tg, 0, "name"));
+		goto out;
+	}
+	wm->cycle_lo = r.lo;
+	wm->cycle_hi = r.hi;
+	if ((ret = load_iterations(&r)) || (ret = load_cycles(&r)))
+		goto out;
+	choose_iterations(&r);
+	ret = report_file(&r, a.output);
+out:
+	wm_table_free(&r.tg);
+	wm_table_free(&r.it);
+	wm_table_free(&r.cy);
+	return ret;
+}
