@@ -12,6 +12,13 @@
 #include "util.h"
 #include "wearmon.h"
 
+/* Queries of a target's charts take the target as their first "?" and
+ * keep to the cycles of wm->cycle_lo..cycle_hi (a report's campaign). */
+#define SCOPE(number) " AND " number " BETWEEN ?2 AND ?3"
+#define SCOPED(wm, tid)                                                        \
+	(struct db_value[]){ WM_INT(tid), WM_INT((wm)->cycle_hi ? (wm)->cycle_lo : 0), \
+			     WM_INT((wm)->cycle_hi ? (wm)->cycle_hi : INT64_MAX) }, 3
+
 #define GIB 1073741824.0
 #define MIB 1048576.0
 #define LABEL_MAX 64
@@ -166,10 +173,10 @@ static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 	int ret = wm_fetch(wm, &p->t, "SELECT c.number AS cycle, i.size_bytes, i.workload,"
 			   " i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"
 			   " JOIN cycles c ON c.id = i.cycle_id"
-			   " WHERE i.target_id = ? AND i.status = 'done'"
+			   " WHERE i.target_id = ? AND i.status = 'done'" SCOPE("c.number")
 			   " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"
 			   " ORDER BY i.workload, i.block_size, c.number, i.size_bytes",
-			   (struct db_value[]){ WM_INT(tid) }, 1);
+			   SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
 		return ret;
@@ -209,9 +216,9 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 			   " (SELECT cy.number AS cycle, min(i.mibps_min) AS lo,"
 			   "  avg(i.mibps_avg) AS mean, max(i.mibps_max) AS hi"
 			   "  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"
-			   "  AND i.status = 'done' WHERE cy.target_id = ?"
+			   "  AND i.status = 'done' WHERE cy.target_id = ?" SCOPE("cy.number")
 			   "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle",
-			   (struct db_value[]){ WM_INT(tid) }, 1);
+			   SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
@@ -243,8 +250,8 @@ static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 	struct wm_table a = { 0 };
 	int ret = wm_fetch(wm, &a, "SELECT number, action, action_outcome FROM cycles"
 			   " WHERE target_id = ? AND action IS NOT NULL AND action != 'none'"
-			   " ORDER BY number",
-			   (struct db_value[]){ WM_INT(tid) }, 1);
+			   SCOPE("number") " ORDER BY number",
+			   SCOPED(wm, tid));
 
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		const char *out = wm_str(&a, r, "action_outcome");
@@ -352,8 +359,8 @@ static int wear_marks(struct wm *wm, int64_t tid, const char *written, double sc
 		 " FROM iterations i WHERE i.target_id = c.target_id AND i.id <="
 		 " (SELECT max(id) FROM iterations WHERE cycle_id = c.id)) AS written"
 		 " FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL AND c.action != 'none'"
-		 " ORDER BY c.number", written);
-	ret = wm_fetch(wm, &a, sql, (struct db_value[]){ WM_INT(tid) }, 1);
+		 SCOPE("c.number") " ORDER BY c.number", written);
+	ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		if (isnan(wm_num(&a, r, "written")))
 			continue;
@@ -384,10 +391,11 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	 * the done rows as points */
 	snprintf(sql, sizeof(sql), "SELECT * FROM (SELECT i.id, i.status, i.size_bytes,"
 		 " i.workload, i.block_size, i.mibps_avg, sum(%s) OVER (ORDER BY i.id)"
-		 " AS written FROM iterations i WHERE i.target_id = ?)"
-		 " WHERE status = 'done' ORDER BY workload, block_size, size_bytes, id",
-		 written);
-	ret = wm_fetch(wm, &p->t, sql, (struct db_value[]){ WM_INT(tid) }, 1);
+		 " AS written, (SELECT number FROM cycles WHERE id = i.cycle_id) AS cycle"
+		 " FROM iterations i WHERE i.target_id = ?)"
+		 " WHERE status = 'done'" SCOPE("cycle")
+		 " ORDER BY workload, block_size, size_bytes, id", written);
+	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
 	for (int r = 0; r < p->t.nrows; r++)
@@ -409,11 +417,12 @@ static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 {
 	struct wm_table a = { 0 };
 	int ret = wm_fetch(wm, &a, "SELECT c.number, c.action, (SELECT count(*) FROM"
-			   " iterations i WHERE i.target_id = c.target_id AND i.status = 'done'"
-			   " AND i.id <= (SELECT max(id) FROM iterations WHERE cycle_id = c.id))"
-			   " AS seq FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL"
-			   " AND c.action != 'none' ORDER BY c.number",
-			   (struct db_value[]){ WM_INT(tid) }, 1);
+			   " iterations i JOIN cycles n ON n.id = i.cycle_id"
+			   " WHERE i.target_id = c.target_id AND i.status = 'done'"
+			   " AND i.id <= (SELECT max(id) FROM iterations WHERE cycle_id = c.id)"
+			   SCOPE("n.number") ") AS seq FROM cycles c WHERE c.target_id = ?1"
+			   " AND c.action IS NOT NULL AND c.action != 'none'" SCOPE("c.number")
+			   " ORDER BY c.number", SCOPED(wm, tid));
 
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
@@ -446,10 +455,11 @@ static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 		 " UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
 		 " (SELECT row_number() OVER (ORDER BY id) AS seq, lat_p50_us AS p50,"
 		 "  lat_p99_us AS p99, lat_p999_us AS p999, %s AS p9999 FROM iterations"
-		 "  WHERE target_id = ? AND status = 'done') i"
+		 "  WHERE target_id = ? AND status = 'done'"
+		 SCOPE("(SELECT number FROM cycles WHERE id = cycle_id)") ") i"
 		 " WHERE s.ord < 3 OR i.p9999 IS NOT NULL ORDER BY s.ord, i.seq",
 		 v4 ? "lat_p9999_us" : "NULL");
-	ret = wm_fetch(wm, &p->t, sql, (struct db_value[]){ WM_INT(tid) }, 1);
+	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
 	split_series(p, key, ARRAY_SIZE(key), "seq", 1, "us", label_column);
