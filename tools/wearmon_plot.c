@@ -504,8 +504,9 @@ static void titles(struct wm *wm, struct plot *p, const char *kind, const struct
 	snprintf(p->subtitle, sizeof(p->subtitle), "%s%s (%s), cycles %lld-%lld; %s",
 		 wl, wm_str(tg, 0, "device"),
 		 wm_fmt_bytes(wm_num(tg, 0, "capacity_bytes"), cap, sizeof(cap)),
-		 (long long)wm_int(tg, 0, "first_cycle", 0),
-		 (long long)wm_int(tg, 0, "last_cycle", 0), wm->db_path);
+		 (long long)(wm->cycle_hi ? wm->cycle_lo : wm_int(tg, 0, "first_cycle", 0)),
+		 (long long)(wm->cycle_hi ? wm->cycle_hi : wm_int(tg, 0, "last_cycle", 0)),
+		 wm->db_path);
 out:
 	p->ch.title = p->title;
 	p->ch.subtitle = p->subtitle;

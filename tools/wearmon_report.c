@@ -207,7 +207,8 @@ static int load_iterations(struct rep *r)
 		 " i.started_at, i.seconds, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,"
 		 " i.fill_mibps, i.lat_p50_us, i.lat_p99_us, i.lat_p999_us, %s AS lat_p9999_us,"
 		 " b.mibps_avg AS baseline, b.cycle AS baseline_cycle,"
-		 " i.mibps_avg / b.mibps_avg AS ratio, w.written"
+		 " i.mibps_avg / b.mibps_avg AS ratio, w.written, (SELECT count(*) FROM samples s"
+		 "  WHERE s.iteration_id = i.id AND s.phase = 'measure') AS nsamples"
 		 " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
 		 " JOIN (SELECT i.id, sum(%s) OVER (ORDER BY i.id) AS written FROM iterations i"
 		 "  WHERE i.target_id = ?1) w ON w.id = i.id"
@@ -240,18 +241,23 @@ static int load_cycles(struct rep *r)
 			WM_INT(r->hi) }, 3);
 }
 
-/* The first done iteration and the one furthest below its baseline. */
+/* The first done iteration with a trace worth drawing (3 samples; else
+ * the first) and the one furthest below its baseline. */
 static void choose_iterations(struct rep *r)
 {
 	double worst = INFINITY;
+	int traced = 0;
 
 	for (int i = 0; i < r->it.nrows; i++) {
 		double q = wm_num(&r->it, i, "ratio");
+		int enough = wm_int(&r->it, i, "nsamples", 0) >= 3;
 
 		if (strcmp(wm_str(&r->it, i, "status"), "done"))
 			continue;
-		if (!r->first_it)
+		if (!r->first_it || (enough && !traced)) {
 			r->first_it = wm_int(&r->it, i, "id", 0);
+			traced = enough;
+		}
 		if (q < worst) {
 			worst = q;
 			r->worst_it = wm_int(&r->it, i, "id", 0);
@@ -287,7 +293,7 @@ static int write_head(struct rep *r)
 		"figure{margin:.5em 0 1.2em;break-inside:avoid}figure svg{width:100%;height:auto}"
 		"figcaption{font-size:8.5pt;color:#333}"
 		"pre{font-size:7.5pt;white-space:pre-wrap;background:#f7f7f7;padding:.5em;"
-		"border:1px solid #ddd}"
+		"border:1px solid #ddd}pre.cfg{columns:2;column-gap:2em}"
 		".note{color:#555;font-style:italic}.bad{color:#a00;font-weight:bold}"
 		".summary{font-size:10.5pt;border-left:4px solid #0072B2;padding-left:.8em}"
 		"nav ol{columns:2;font-size:9pt}a{color:#0050a0}"
@@ -507,9 +513,11 @@ static int device_health(struct rep *r)
 		for (int i = 0; i < t.nrows; i++) {
 			const struct wm_cell *v = wm_cell(&t, i, cols[c]);
 
-			if (v->type == DB_TEXT)
-				td_text(r, &t, i, cols[c]);
-			else if (strstr(cols[c], "_bytes_"))
+			if (v->type == DB_TEXT) {
+				fputs("<td>", r->f);
+				esc(r, v->s);
+				fputs("</td>", r->f);
+			} else if (strstr(cols[c], "_bytes_"))
 				td_bytes(r, wm_num(&t, i, cols[c]));
 			else
 				td_num(r, wm_num(&t, i, cols[c]), v->type == DB_REAL ? 2 : 0);
@@ -588,7 +596,7 @@ static int write_conditions(struct rep *r)
 		para(r, "The database does not hold the configuration (runs before schema"
 		     " version 8 did not store it).");
 	} else {
-		fprintf(r->f, "<h3>Configuration of run %lld, as resolved</h3>\n<pre>",
+		fprintf(r->f, "<h3>Configuration of run %lld, as resolved</h3>\n<pre class=\"cfg\">",
 			(long long)wm_int(&t, last, "id", 0));
 		esc(r, wm_str(&t, last, "config"));
 		fputs("</pre>\n", r->f);
@@ -675,8 +683,9 @@ static int write_charts(struct rep *r)
 
 		if (!id || (k && r->worst_it == r->first_it))
 			continue;
-		snprintf(cap, sizeof(cap), "1-second samples of iteration %lld, %s.", (long long)id,
-			 k ? "the one furthest below its baseline" : "the first finished one");
+		snprintf(cap, sizeof(cap), "Samples of iteration %lld, %s.", (long long)id,
+			 k ? "the one furthest below its baseline" :
+			 "the first finished one with a trace of three samples or more");
 		ret = figure(r, "samples", id, cap);
 	}
 	fputs("</section>\n", r->f);
@@ -707,7 +716,7 @@ static int steady_chart(struct rep *r, const struct wm_table *v, int row)
 {
 	struct wm_table t = { 0 };
 	double x[256], y[256], fx[2], fy[2], bx[2], lo[2], hi[2], mean, slope, mx = 0, my = 0;
-	char title[160], sub[160], mlabel[80];
+	char title[160], sub[200], mlabel[80];
 	int ret = wm_fetch(r->wm, &t, "SELECT round_index, mibps_avg FROM iterations WHERE"
 			   " cycle_id = (SELECT cycle_id FROM iterations WHERE id = ?1) AND"
 			   " size_index = (SELECT size_index FROM iterations WHERE id = ?1) AND"
@@ -747,8 +756,10 @@ static int steady_chart(struct rep *r, const struct wm_table *v, int row)
 	snprintf(title, sizeof(title), "Steady state: cycle %lld, size %s, %s",
 		 (long long)wm_int(v, row, "cycle", 0),
 		 bytes(wm_num(v, row, "size_bytes"), sub, sizeof(sub)), wm_str(v, row, "workload"));
-	snprintf(sub, sizeof(sub), "window: rounds %.0f-%.0f; steady state %s", x[w0],
-		 x[end - 1], wm_int(v, row, "steady_reached", 0) ? "reached" : "NOT reached");
+	snprintf(sub, sizeof(sub), "window: rounds %.0f-%.0f; range %.1f%%, excursion %.1f%% of"
+		 " the mean; steady state %s", x[w0], x[end - 1], wm_num(v, row, "steady_range_pct"),
+		 wm_num(v, row, "steady_excursion_pct"),
+		 wm_int(v, row, "steady_reached", 0) ? "reached" : "NOT reached");
 	snprintf(mlabel, sizeof(mlabel), "window mean %.1f MiB/s", mean);
 	{
 		struct chart_series s[2] = {
@@ -770,6 +781,16 @@ static int steady_chart(struct rep *r, const struct wm_table *v, int row)
 		      " changes by ≤ 10% of the mean.</figcaption>\n</figure>\n", r->f);
 	}
 	return ret;
+}
+
+/* "12.3% met" or "31.0% not met" against a limit in percent. */
+static void criterion(struct rep *r, double v, double limit)
+{
+	if (isnan(v))
+		fputs("<td class=\"l\">–</td>", r->f);
+	else
+		fprintf(r->f, "<td class=\"l%s\">%.1f%% %s</td>", v <= limit ? "" : " bad", v,
+			v <= limit ? "met" : "not met");
 }
 
 static int write_steady(struct rep *r)
@@ -796,7 +817,7 @@ static int write_steady(struct rep *r)
 		goto out;
 	}
 	thead(r, NULL, "cycle|size|<workload|rounds|<verdict|window|mean MiB/s|"
-	      "range % (≤ 20)|<(a)|excursion % (≤ 10)|<(b)");
+	      "<(a) range ≤ 20% of mean|<(b) excursion ≤ 10% of mean");
 	for (int i = 0; i < v.nrows; i++) {
 		int64_t sr = wm_int(&v, i, "steady_round", 0);
 		double rg = wm_num(&v, i, "steady_range_pct"), ex = wm_num(&v, i, "steady_excursion_pct");
@@ -813,11 +834,9 @@ static int write_steady(struct rep *r)
 			snprintf(b, sizeof(b), "last %d", WINDOW);
 		fprintf(r->f, "<td>%s</td>", b);
 		td_num(r, wm_num(&v, i, "steady_mean_mibps"), 1);
-		td_num(r, rg, 1);
-		fprintf(r->f, "<td class=\"l\">%s</td>", isnan(rg) ? "–" : rg <= 20 ? "met" : "not met");
-		td_num(r, ex, 1);
-		fprintf(r->f, "<td class=\"l\">%s</td></tr>\n", isnan(ex) ? "–" : ex <= 10 ? "met" :
-			"not met");
+		criterion(r, rg, 20);
+		criterion(r, ex, 10);
+		fputs("</tr>\n", r->f);
 	}
 	tend(r);
 	for (int i = 0; !ret && i < v.nrows && i < MAX_STEADY_CHARTS; i++)
