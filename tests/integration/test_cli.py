@@ -503,7 +503,7 @@ def test_usage_errors(db, args):
 
 def test_help_and_version():
     out = wearmon("--help", check=0).stdout
-    for cmd in ("status", "history", "show ITERATION", "alerts", "plot --kind"):
+    for cmd in ("status", "history", "show ITERATION", "alerts", "plot --kind", "report -o"):
         assert cmd in out
     assert wearmon("history", "--help", check=0).stdout == out
     assert re.fullmatch(r"wearmon \d+\.\d+\.\d+\n", wearmon("--version", check=0).stdout)
