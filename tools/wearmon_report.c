@@ -485,7 +485,7 @@ static int device_health(struct rep *r)
 		"media_errors", "critical_warning", "temperature_c", "power_on_hours",
 		"host_bytes_written", "nand_bytes_written", "write_amplification" };
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t, "SELECT h.* FROM health h JOIN cycles c ON"
+	int ret = wm_fetch(r->wm, &t, "SELECT h.*, c.number AS cycle FROM health h JOIN cycles c ON"
 			   " c.id = h.cycle_id WHERE h.target_id = ?1 AND c.number BETWEEN ?2"
 			   " AND ?3 AND h.id IN ((SELECT min(x.id) FROM health x JOIN cycles y"
 			   " ON y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"
@@ -500,15 +500,23 @@ static int device_health(struct rep *r)
 		para(r, "No health snapshot was recorded in this campaign.");
 		goto out;
 	}
-	fputs("<table><caption>Health at the start of the first and of the last cycle"
+	fputs("<table><caption>Health snapshots (taken at the start of each cycle): the first"
+	      " and the last of the campaign; fields the drive does not report are left out"
 	      "</caption><thead><tr><th class=\"l\">field</th>", r->f);
 	for (int i = 0; i < t.nrows; i++) {
 		char b[48];
 
-		fprintf(r->f, "<th>%s</th>", wm_fmt_time(wm_str(&t, i, "at"), b, sizeof(b)));
+		fprintf(r->f, "<th>start of cycle %lld<br>%s</th>", (long long)wm_int(&t, i, "cycle", 0),
+			wm_fmt_time(wm_str(&t, i, "at"), b, sizeof(b)));
 	}
 	fputs("</tr></thead><tbody>\n", r->f);
 	for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+		int known = 0;
+
+		for (int i = 0; i < t.nrows; i++)
+			known |= wm_cell(&t, i, cols[c])->type != DB_NULL;
+		if (!known)
+			continue;
 		fprintf(r->f, "<tr><td class=\"l\">%s</td>", cols[c]);
 		for (int i = 0; i < t.nrows; i++) {
 			const struct wm_cell *v = wm_cell(&t, i, cols[c]);
