@@ -119,14 +119,37 @@ def report(db, out, *args, check=0):
     return wearmon("report", "-o", out, *args, db=db, check=check)
 
 
+VOID = {"meta", "br", "link", "img", "hr", "input", "col", "wbr",
+        # SVG elements written self-closed
+        "line", "circle", "rect", "path"}
+# where HTML allows a tag: (child, allowed parents)
+PARENTS = {"td": {"tr"}, "th": {"tr"}, "tr": {"thead", "tbody"}, "li": {"ol", "ul"},
+           "dt": {"dl"}, "dd": {"dl"}, "figcaption": {"figure"}, "caption": {"table"}}
+
+
 class Page(html.parser.HTMLParser):
-    """Tags, ids, references and inline SVGs of an HTML document."""
+    """Tags, ids and references of an HTML document; problems in its
+    nesting (unclosed or stray tags, a cell outside a row)."""
 
     def __init__(self):
         super().__init__()
         self.ids, self.refs, self.tags, self.attrs = [], [], [], []
+        self.stack, self.problems = [], []
 
-    def handle_starttag(self, tag, attrs):
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs, closed=True)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.stack[-1:]} at {self.getpos()}")
+        else:
+            self.stack.pop()
+
+    def handle_starttag(self, tag, attrs, closed=False):
+        if tag in PARENTS and (not self.stack or self.stack[-1] not in PARENTS[tag]):
+            self.problems.append(f"<{tag}> inside {self.stack[-1:]} at {self.getpos()}")
+        if not closed and tag not in VOID:
+            self.stack.append(tag)
         self.tags.append(tag)
         for k, v in attrs:
             self.attrs.append((tag, k, v or ""))
@@ -221,6 +244,7 @@ def test_self_contained_no_broken_references(sim_report):
     assert urls == {SVG_NS}
     assert not re.search(r"url\(|@import|<link|<img|<iframe|<object", text)
     assert len(page.ids) == len(set(page.ids)), "duplicate ids"
+    assert page.problems == [] and page.stack == [], (page.problems, page.stack)
     assert page.refs and all(r.startswith("#") for r in page.refs)
     assert all(r[1:] in page.ids for r in page.refs)
 
