@@ -363,27 +363,49 @@ static void summary_actions(struct rep *r, FILE *m)
 		fprintf(m, " No action ran between the cycles.");
 }
 
+/* The campaign's last write amplification, its alerts by severity and
+ * its steady-state phases (%s: their counts, or zeros before schema 5);
+ * ?1 target, ?2..?3 cycles. */
+#define SUMMARY_SQL                                                            \
+	"SELECT (SELECT h.write_amplification FROM health h"                   \
+	" JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1 AND"       \
+	" c.number BETWEEN ?2 AND ?3 AND h.write_amplification IS NOT NULL"    \
+	" ORDER BY h.at DESC LIMIT 1) AS wa,"                                  \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"   \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"          \
+	"  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"           \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"   \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"          \
+	"  e.severity = 'warning') AS warn,"                                   \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"   \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"          \
+	"  e.severity = 'notice') AS notice, %s"
+
 /* Write amplification and alerts of the campaign, one sentence each. */
 static int summary_tail(struct rep *r, FILE *m)
 {
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t, "SELECT (SELECT h.write_amplification FROM health h"
-			   " JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1 AND"
-			   " c.number BETWEEN ?2 AND ?3 AND h.write_amplification IS NOT NULL"
-			   " ORDER BY h.at DESC LIMIT 1) AS wa,"
-			   " (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"
-			   "  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-			   "  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"
-			   " (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"
-			   "  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-			   "  e.severity = 'warning') AS warn,"
-			   " (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"
-			   "  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-			   "  e.severity = 'notice') AS notice",
-			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	int steady = wm_has_column(r->wm, "iterations", "steady_reached");
+	char sql[2048];
+	int ret;
 
+	if (steady < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql), SUMMARY_SQL,
+		 steady ? "(SELECT count(*) FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+		 " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+		 " i.steady_reached IS NOT NULL) AS phases, (SELECT count(*) FROM iterations i"
+		 " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1 AND c.number"
+		 " BETWEEN ?2 AND ?3 AND i.steady_reached = 1) AS steady" :
+		 "0 AS phases, 0 AS steady");
+	ret = wm_fetch(r->wm, &t, sql, (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo),
+		       WM_INT(r->hi) }, 3);
 	if (ret)
 		return ret;
+	if (wm_int(&t, 0, "phases", 0) > 0)
+		fprintf(m, " SNIA steady state was reached in %lld of %lld phases measured in"
+			" rounds.", (long long)wm_int(&t, 0, "steady", 0),
+			(long long)wm_int(&t, 0, "phases", 0));
 	if (isnan(wm_num(&t, 0, "wa")))
 		fprintf(m, " The drive did not report flash writes, so its write amplification"
 			" is unknown.");
@@ -470,9 +492,13 @@ static int device_region(struct rep *r)
 	snprintf(line, sizeof(line), "%s of the capacity left unused",
 		 pct(wm_num(&t, 0, "op_configured"), a, sizeof(a)));
 	kv(r, "Over-provisioning, configured", isnan(wm_num(&t, 0, "op_configured")) ? NULL : line);
-	snprintf(line, sizeof(line), "%s to %s of the capacity not mapped by host writes",
-		 pct(wm_num(&t, 0, "op_min"), a, sizeof(a)),
-		 pct(wm_num(&t, 0, "op_max"), b, sizeof(b)));
+	pct(wm_num(&t, 0, "op_min"), a, sizeof(a));
+	pct(wm_num(&t, 0, "op_max"), b, sizeof(b));
+	if (!strcmp(a, b))
+		snprintf(line, sizeof(line), "%s of the capacity not mapped by host writes", a);
+	else
+		snprintf(line, sizeof(line), "%s to %s of the capacity not mapped by host writes"
+			 " (lowest and highest after an iteration)", a, b);
 	kv(r, "Over-provisioning, effective", isnan(wm_num(&t, 0, "op_min")) ? NULL : line);
 	wm_table_free(&t);
 	return 0;
@@ -481,7 +507,8 @@ static int device_region(struct rep *r)
 /* Health snapshots at the campaign's start and end, side by side. */
 static int device_health(struct rep *r)
 {
-	static const char *const cols[] = { "source", "percentage_used", "available_spare",
+	static const char *const cols[] = { "source", "sectors_read", "sectors_written",
+		"percentage_used", "available_spare",
 		"media_errors", "critical_warning", "temperature_c", "power_on_hours",
 		"host_bytes_written", "nand_bytes_written", "write_amplification" };
 	struct wm_table t = { 0 };

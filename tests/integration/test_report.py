@@ -333,6 +333,9 @@ def test_steady_state_section(multi_db, moddir):
         assert ("NOT reached" in row) == (v["steady_reached"] == 0)
         for val, limit in ((v["steady_range_pct"], 20), (v["steady_excursion_pct"], 10)):
             assert f"{val:.1f}% {'met' if val <= limit else 'not met'}</td>" in row
+    reached = sum(v["steady_reached"] for v in verdicts)
+    assert (f"SNIA steady state was reached in {reached} of {len(verdicts)} phases"
+            " measured in rounds.") in text
     charts = re.findall(r"<svg\b.*?</svg>", sect, re.S)
     assert len(charts) == 2
     for c in charts:   # the rounds, the window's least-squares line, its band
