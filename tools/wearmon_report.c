@@ -14,34 +14,17 @@
 
 #include "util.h"
 #include "wearmon.h"
-
-#define MAX_STEADY_CHARTS 6           /* steady-state phases drawn (all tabulated) */
-#define MAX_SAMPLE_ROWS 400           /* sample rows per iteration in the data table */
-#define MAX_EVENTS 300                /* events listed */
-#define WINDOW 5                      /* SNIA PTS measurement window, rounds */
-
-/* What the report is about. */
-struct rep {
-	struct wm *wm;
-	FILE *f;
-	int64_t tid;
-	int64_t lo, hi;                   /* cycle numbers of the campaign */
-	int64_t campaign, ncampaigns;
-	struct wm_table tg;               /* the target row */
-	struct wm_table it;               /* iterations of the campaign, with figures */
-	struct wm_table cy;               /* cycles of the campaign, with figures */
-	int64_t first_it, worst_it;       /* iterations whose samples are shown */
-};
+#include "wearmon_report.h"
 
 /* ---- HTML helpers ------------------------------------------------------- */
 
-static void esc(struct rep *r, const char *s)
+void rep_esc(struct rep *r, const char *s)
 {
 	wm_xml_text(r->f, s ? s : "");
 }
 
 /* A number with d decimals, or an en dash when unknown. */
-static char *num(double v, int d, char *buf, size_t len)
+char *rep_num(double v, int d, char *buf, size_t len)
 {
 	if (isnan(v))
 		snprintf(buf, len, "–");
@@ -50,7 +33,7 @@ static char *num(double v, int d, char *buf, size_t len)
 	return buf;
 }
 
-static char *pct(double ratio, char *buf, size_t len)
+char *rep_pct(double ratio, char *buf, size_t len)
 {
 	if (isnan(ratio))
 		snprintf(buf, len, "–");
@@ -59,7 +42,7 @@ static char *pct(double ratio, char *buf, size_t len)
 	return buf;
 }
 
-static char *bytes(double v, char *buf, size_t len)
+char *rep_bytes(double v, char *buf, size_t len)
 {
 	if (isnan(v))
 		snprintf(buf, len, "–");
@@ -69,30 +52,30 @@ static char *bytes(double v, char *buf, size_t len)
 }
 
 /* A cell of a text column, escaped, "–" when NULL. */
-static void td_text(struct rep *r, const struct wm_table *t, int row, const char *col)
+void rep_td_text(struct rep *r, const struct wm_table *t, int row, const char *col)
 {
 	const char *s = wm_str(t, row, col);
 
 	fputs("<td class=\"l\">", r->f);
-	esc(r, s ? s : "–");
+	rep_esc(r, s ? s : "–");
 	fputs("</td>", r->f);
 }
 
-static void td_num(struct rep *r, double v, int d)
+void rep_td_num(struct rep *r, double v, int d)
 {
 	char b[48];
 
-	fprintf(r->f, "<td>%s</td>", num(v, d, b, sizeof(b)));
+	fprintf(r->f, "<td>%s</td>", rep_num(v, d, b, sizeof(b)));
 }
 
-static void td_bytes(struct rep *r, double v)
+void rep_td_bytes(struct rep *r, double v)
 {
 	char b[48];
 
-	fprintf(r->f, "<td>%s</td>", bytes(v, b, sizeof(b)));
+	fprintf(r->f, "<td>%s</td>", rep_bytes(v, b, sizeof(b)));
 }
 
-static void td_time(struct rep *r, const char *iso)
+void rep_td_time(struct rep *r, const char *iso)
 {
 	char b[48];
 
@@ -101,42 +84,42 @@ static void td_time(struct rep *r, const char *iso)
 
 /* A table head from a list of "|"-separated titles; a leading '<' makes a
  * column left-aligned. */
-static void thead(struct rep *r, const char *caption, const char *cols)
+void rep_thead(struct rep *r, const char *caption, const char *cols)
 {
 	char buf[1024], *save = NULL;
 
 	fprintf(r->f, "<table>\n");
 	if (caption) {
 		fputs("<caption>", r->f);
-		esc(r, caption);
+		rep_esc(r, caption);
 		fputs("</caption>\n", r->f);
 	}
 	fputs("<thead><tr>", r->f);
 	snprintf(buf, sizeof(buf), "%s", cols);
 	for (char *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save)) {
 		fprintf(r->f, "<th%s>", *c == '<' ? " class=\"l\"" : "");
-		esc(r, *c == '<' ? c + 1 : c);
+		rep_esc(r, *c == '<' ? c + 1 : c);
 		fputs("</th>", r->f);
 	}
 	fputs("</tr></thead>\n<tbody>\n", r->f);
 }
 
-static void tend(struct rep *r)
+void rep_tend(struct rep *r)
 {
 	fputs("</tbody></table>\n", r->f);
 }
 
-static void section(struct rep *r, const char *id, const char *title)
+void rep_section(struct rep *r, const char *id, const char *title)
 {
 	fprintf(r->f, "<section id=\"%s\">\n<h2>", id);
-	esc(r, title);
+	rep_esc(r, title);
 	fputs("</h2>\n", r->f);
 }
 
-static void para(struct rep *r, const char *text)
+void rep_para(struct rep *r, const char *text)
 {
 	fputs("<p>", r->f);
-	esc(r, text);
+	rep_esc(r, text);
 	fputs("</p>\n", r->f);
 }
 
@@ -151,7 +134,7 @@ static int figure(struct rep *r, const char *kind, int64_t it, const char *capti
 	if (ret == 1)
 		fputs("<p class=\"note\">Nothing to draw: no finished iteration.</p>\n", r->f);
 	fputs("<figcaption>", r->f);
-	esc(r, caption);
+	rep_esc(r, caption);
 	fputs("</figcaption>\n</figure>\n", r->f);
 	return ret == 1 ? 0 : ret;
 }
@@ -308,19 +291,19 @@ static int write_head(struct rep *r)
 	fprintf(r->f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		"<meta name=\"generator\" content=\"wearmon %s\">\n<title>", WEARMON_VERSION);
 	fputs("wearmon report: ", r->f);
-	esc(r, wm_str(&r->tg, 0, "name"));
+	rep_esc(r, wm_str(&r->tg, 0, "name"));
 	fprintf(r->f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>"
 		"Endurance and recovery report: ", css);
-	esc(r, wm_str(&r->tg, 0, "name"));
+	rep_esc(r, wm_str(&r->tg, 0, "name"));
 	fprintf(r->f, "</h1>\n<p class=\"sub\">Campaign %lld of %lld (cycles %lld–%lld), ",
 		(long long)r->campaign, (long long)r->ncampaigns, (long long)r->lo,
 		(long long)r->hi);
-	esc(r, wm_str(&r->tg, 0, "model"));
+	rep_esc(r, wm_str(&r->tg, 0, "model"));
 	fputs(" ", r->f);
-	esc(r, wm_str(&r->tg, 0, "device"));
+	rep_esc(r, wm_str(&r->tg, 0, "device"));
 	fprintf(r->f, " (%s). Generated %s by wearmon %s from ",
-		bytes(wm_num(&r->tg, 0, "capacity_bytes"), b, sizeof(b)), now, WEARMON_VERSION);
-	esc(r, r->wm->db_path);
+		rep_bytes(wm_num(&r->tg, 0, "capacity_bytes"), b, sizeof(b)), now, WEARMON_VERSION);
+	rep_esc(r, r->wm->db_path);
 	fputs(".</p>\n</header>\n<nav><ol>"
 	      "<li><a href=\"#summary\">Summary</a></li>"
 	      "<li><a href=\"#device\">Device under test</a></li>"
@@ -353,8 +336,8 @@ static void summary_actions(struct rep *r, FILE *m)
 		if (c + 1 < r->cy.nrows && !isnan(wm_num(&r->cy, c + 1, "ratio")))
 			fprintf(m, "cycle %lld ran at %s of baseline on average, against %s"
 				" in cycle %lld.", (long long)wm_int(&r->cy, c + 1, "cycle", 0),
-				pct(wm_num(&r->cy, c + 1, "ratio"), a, sizeof(a)),
-				pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)),
+				rep_pct(wm_num(&r->cy, c + 1, "ratio"), a, sizeof(a)),
+				rep_pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)),
 				(long long)wm_int(&r->cy, c, "cycle", 0));
 		else
 			fprintf(m, "no later cycle of the campaign measured the effect.");
@@ -442,11 +425,11 @@ static int write_summary(struct rep *r)
 	if (w >= 0)
 		fprintf(m, " The worst drop against the baseline was to %s: %s MiB/s at size %s"
 			" in cycle %lld, against %s MiB/s in cycle %lld.",
-			pct(wm_num(&r->it, w, "ratio"), d, sizeof(d)),
-			num(wm_num(&r->it, w, "mibps_avg"), 1, a, sizeof(a)),
-			bytes(wm_num(&r->it, w, "size_bytes"), b, sizeof(b)),
+			rep_pct(wm_num(&r->it, w, "ratio"), d, sizeof(d)),
+			rep_num(wm_num(&r->it, w, "mibps_avg"), 1, a, sizeof(a)),
+			rep_bytes(wm_num(&r->it, w, "size_bytes"), b, sizeof(b)),
 			(long long)wm_int(&r->it, w, "cycle", 0),
-			num(wm_num(&r->it, w, "baseline"), 1, c, sizeof(c)),
+			rep_num(wm_num(&r->it, w, "baseline"), 1, c, sizeof(c)),
 			(long long)wm_int(&r->it, w, "baseline_cycle", 0));
 	summary_actions(r, m);
 	ret = summary_tail(r, m);
@@ -454,9 +437,9 @@ static int write_summary(struct rep *r)
 		free(text);
 		return WM_EXIT_ERROR;
 	}
-	section(r, "summary", "Summary");
+	rep_section(r, "summary", "Summary");
 	fputs("<p class=\"summary\">", r->f);
-	esc(r, text);
+	rep_esc(r, text);
 	fputs("</p>\n<p class=\"note\">Baseline: for each size, workload and block size, the"
 	      " average MiB/s of the earliest cycle that measured it to the end (the"
 	      " target's whole history). Percentages are MiB/s against that baseline.</p>\n"
@@ -468,9 +451,9 @@ static int write_summary(struct rep *r)
 static void kv(struct rep *r, const char *key, const char *val)
 {
 	fputs("<dt>", r->f);
-	esc(r, key);
+	rep_esc(r, key);
 	fputs("</dt><dd>", r->f);
-	esc(r, val && *val ? val : "–");
+	rep_esc(r, val && *val ? val : "–");
 	fputs("</dd>\n", r->f);
 }
 
@@ -488,12 +471,12 @@ static int device_region(struct rep *r)
 
 	if (ret)
 		return ret;
-	kv(r, "Region under test", bytes(wm_num(&t, 0, "region_bytes"), a, sizeof(a)));
+	kv(r, "Region under test", rep_bytes(wm_num(&t, 0, "region_bytes"), a, sizeof(a)));
 	snprintf(line, sizeof(line), "%s of the capacity left unused",
-		 pct(wm_num(&t, 0, "op_configured"), a, sizeof(a)));
+		 rep_pct(wm_num(&t, 0, "op_configured"), a, sizeof(a)));
 	kv(r, "Over-provisioning, configured", isnan(wm_num(&t, 0, "op_configured")) ? NULL : line);
-	pct(wm_num(&t, 0, "op_min"), a, sizeof(a));
-	pct(wm_num(&t, 0, "op_max"), b, sizeof(b));
+	rep_pct(wm_num(&t, 0, "op_min"), a, sizeof(a));
+	rep_pct(wm_num(&t, 0, "op_max"), b, sizeof(b));
 	if (!strcmp(a, b))
 		snprintf(line, sizeof(line), "%s of the capacity not mapped by host writes", a);
 	else
@@ -524,7 +507,7 @@ static int device_health(struct rep *r)
 	if (ret)
 		return ret;
 	if (t.nrows == 0) {
-		para(r, "No health snapshot was recorded in this campaign.");
+		rep_para(r, "No health snapshot was recorded in this campaign.");
 		goto out;
 	}
 	fputs("<table><caption>Health snapshots (taken at the start of each cycle): the first"
@@ -550,16 +533,16 @@ static int device_health(struct rep *r)
 
 			if (v->type == DB_TEXT) {
 				fputs("<td>", r->f);
-				esc(r, v->s);
+				rep_esc(r, v->s);
 				fputs("</td>", r->f);
 			} else if (strstr(cols[c], "_bytes_"))
-				td_bytes(r, wm_num(&t, i, cols[c]));
+				rep_td_bytes(r, wm_num(&t, i, cols[c]));
 			else
-				td_num(r, wm_num(&t, i, cols[c]), v->type == DB_REAL ? 2 : 0);
+				rep_td_num(r, wm_num(&t, i, cols[c]), v->type == DB_REAL ? 2 : 0);
 		}
 		fputs("</tr>\n", r->f);
 	}
-	tend(r);
+	rep_tend(r);
 out:
 	wm_table_free(&t);
 	return 0;
@@ -570,7 +553,7 @@ static int write_device(struct rep *r)
 	char b[48];
 	int ret;
 
-	section(r, "device", "Device under test");
+	rep_section(r, "device", "Device under test");
 	fputs("<dl class=\"kv\">\n", r->f);
 	kv(r, "Target", wm_str(&r->tg, 0, "name"));
 	kv(r, "Device", wm_str(&r->tg, 0, "device"));
@@ -579,7 +562,7 @@ static int write_device(struct rep *r)
 	kv(r, "Serial", wm_str(&r->tg, 0, "serial"));
 	kv(r, "Firmware", wm_str(&r->tg, 0, "firmware"));
 	kv(r, "Backing file", wm_str(&r->tg, 0, "backing_file"));
-	kv(r, "Capacity", bytes(wm_num(&r->tg, 0, "capacity_bytes"), b, sizeof(b)));
+	kv(r, "Capacity", rep_bytes(wm_num(&r->tg, 0, "capacity_bytes"), b, sizeof(b)));
 	snprintf(b, sizeof(b), "%lld bytes", (long long)wm_int(&r->tg, 0, "logical_block_size", 0));
 	kv(r, "Logical block", b);
 	ret = device_region(r);
@@ -611,29 +594,29 @@ static int write_conditions(struct rep *r)
 		       WM_INT(r->hi) }, 3);
 	if (ret)
 		return ret;
-	section(r, "conditions", "Test conditions");
-	thead(r, "Daemon runs that measured this campaign",
+	rep_section(r, "conditions", "Test conditions");
+	rep_thead(r, "Daemon runs that measured this campaign",
 	      "run|<started (UTC)|<ended (UTC)|<wearmon|<host|<kernel|<stopped because");
 	for (int i = 0; i < t.nrows; i++) {
 		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&t, i, "id", 0));
-		td_time(r, wm_str(&t, i, "started_at"));
-		td_time(r, wm_str(&t, i, "ended_at"));
-		td_text(r, &t, i, "version");
-		td_text(r, &t, i, "hostname");
-		td_text(r, &t, i, "kernel");
-		td_text(r, &t, i, "exit_reason");
+		rep_td_time(r, wm_str(&t, i, "started_at"));
+		rep_td_time(r, wm_str(&t, i, "ended_at"));
+		rep_td_text(r, &t, i, "version");
+		rep_td_text(r, &t, i, "hostname");
+		rep_td_text(r, &t, i, "kernel");
+		rep_td_text(r, &t, i, "exit_reason");
 		fputs("</tr>\n", r->f);
 		if (wm_str(&t, i, "config"))
 			last = i;
 	}
-	tend(r);
+	rep_tend(r);
 	if (last < 0) {
-		para(r, "The database does not hold the configuration (runs before schema"
+		rep_para(r, "The database does not hold the configuration (runs before schema"
 		     " version 8 did not store it).");
 	} else {
 		fprintf(r->f, "<h3>Configuration of run %lld, as resolved</h3>\n<pre class=\"cfg\">",
 			(long long)wm_int(&t, last, "id", 0));
-		esc(r, wm_str(&t, last, "config"));
+		rep_esc(r, wm_str(&t, last, "config"));
 		fputs("</pre>\n", r->f);
 	}
 	fputs("</section>\n", r->f);
@@ -662,28 +645,28 @@ static int write_cycles(struct rep *r)
 {
 	char b[64];
 
-	section(r, "cycles", "Results per cycle");
-	thead(r, NULL, "cycle|<status|<started (UTC)|done|cut short|min MiB/s|avg MiB/s|"
+	rep_section(r, "cycles", "Results per cycle");
+	rep_thead(r, NULL, "cycle|<status|<started (UTC)|done|cut short|min MiB/s|avg MiB/s|"
 	      "max MiB/s|avg vs baseline|<action after|<outcome|action s|<effect on the next cycle");
 	for (int c = 0; c < r->cy.nrows; c++) {
 		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&r->cy, c, "cycle", 0));
-		td_text(r, &r->cy, c, "status");
-		td_time(r, wm_str(&r->cy, c, "started_at"));
-		td_num(r, wm_num(&r->cy, c, "done"), 0);
-		td_num(r, wm_num(&r->cy, c, "cut"), 0);
-		td_num(r, wm_num(&r->cy, c, "lo"), 1);
-		td_num(r, wm_num(&r->cy, c, "mean"), 1);
-		td_num(r, wm_num(&r->cy, c, "hi"), 1);
-		fprintf(r->f, "<td>%s</td>", pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)));
-		td_text(r, &r->cy, c, "action");
-		td_text(r, &r->cy, c, "action_outcome");
-		td_num(r, wm_num(&r->cy, c, "action_seconds"), 1);
+		rep_td_text(r, &r->cy, c, "status");
+		rep_td_time(r, wm_str(&r->cy, c, "started_at"));
+		rep_td_num(r, wm_num(&r->cy, c, "done"), 0);
+		rep_td_num(r, wm_num(&r->cy, c, "cut"), 0);
+		rep_td_num(r, wm_num(&r->cy, c, "lo"), 1);
+		rep_td_num(r, wm_num(&r->cy, c, "mean"), 1);
+		rep_td_num(r, wm_num(&r->cy, c, "hi"), 1);
+		fprintf(r->f, "<td>%s</td>", rep_pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)));
+		rep_td_text(r, &r->cy, c, "action");
+		rep_td_text(r, &r->cy, c, "action_outcome");
+		rep_td_num(r, wm_num(&r->cy, c, "action_seconds"), 1);
 		action_effect(r, c, b, sizeof(b));
 		fputs("<td class=\"l\">", r->f);
-		esc(r, b);
+		rep_esc(r, b);
 		fputs("</td></tr>\n", r->f);
 	}
-	tend(r);
+	rep_tend(r);
 	fputs("<p class=\"note\">min and max are the lowest and highest 1-second samples of the"
 	      " cycle's finished iterations; avg is the mean of their averages (every size"
 	      " counts once); avg vs baseline is the mean of their ratios to baseline.</p>\n",
@@ -699,17 +682,17 @@ static int write_charts(struct rep *r)
 	char cap[160];
 	int ret;
 
-	section(r, "sizes", "Throughput against size");
+	rep_section(r, "sizes", "Throughput against size");
 	ret = figure(r, "sizes", 0, "Average MiB/s of the measured phase at each size, one line"
 		     " (marker and dash) per cycle.");
 	fputs("</section>\n", r->f);
-	section(r, "wear", "Wear: throughput against host bytes written");
+	rep_section(r, "wear", "Wear: throughput against host bytes written");
 	if (!ret)
 		ret = figure(r, "wear", 0, "Each finished iteration's average MiB/s against the host"
 			     " bytes written to the target by its end, one line per size; lines stop"
 			     " at actions.");
 	fputs("</section>\n", r->f);
-	section(r, "latency", "Latency");
+	rep_section(r, "latency", "Latency");
 	if (!ret)
 		ret = figure(r, "latency", 0, "Completion latency percentiles of every finished"
 			     " iteration, in the order measured (logarithmic axis).");
@@ -723,298 +706,6 @@ static int write_charts(struct rep *r)
 			 "the first finished one with a trace of three samples or more");
 		ret = figure(r, "samples", id, cap);
 	}
-	fputs("</section>\n", r->f);
-	return ret;
-}
-
-/* ---- steady state ------------------------------------------------------- */
-
-/* Least-squares slope of y over x (n points). */
-static double ls_slope(const double *x, const double *y, int n)
-{
-	double mx = 0, my = 0, sxy = 0, sxx = 0;
-
-	for (int i = 0; i < n; i++) {
-		mx += x[i] / n;
-		my += y[i] / n;
-	}
-	for (int i = 0; i < n; i++) {
-		sxy += (x[i] - mx) * (y[i] - my);
-		sxx += (x[i] - mx) * (x[i] - mx);
-	}
-	return sxx > 0 ? sxy / sxx : 0;
-}
-
-/* The rounds of one phase, the window (last WINDOW rounds up to the
- * verdict's round), its ±10% band and least-squares line. */
-static int steady_chart(struct rep *r, const struct wm_table *v, int row)
-{
-	struct wm_table t = { 0 };
-	double x[256], y[256], fx[2], fy[2], bx[2], lo[2], hi[2], mean, slope, mx = 0, my = 0;
-	char title[160], sub[200], mlabel[80];
-	int ret = wm_fetch(r->wm, &t, "SELECT round_index, mibps_avg FROM iterations WHERE"
-			   " cycle_id = (SELECT cycle_id FROM iterations WHERE id = ?1) AND"
-			   " size_index = (SELECT size_index FROM iterations WHERE id = ?1) AND"
-			   " workload = (SELECT workload FROM iterations WHERE id = ?1) AND"
-			   " round_index IS NOT NULL AND status = 'done' AND id <= ?1 AND"
-			   " id > coalesce((SELECT max(p.id) FROM iterations p WHERE p.cycle_id ="
-			   " (SELECT cycle_id FROM iterations WHERE id = ?1) AND p.id < ?1 AND"
-			   " p.steady_reached IS NOT NULL), 0) ORDER BY id",
-			   (struct db_value[]){ WM_INT(wm_int(v, row, "id", 0)) }, 1);
-	int n = 0, end, w0;
-
-	if (ret)
-		return ret;
-	for (int i = 0; i < t.nrows && n < 256; i++, n++) {
-		x[n] = wm_num(&t, i, "round_index");
-		y[n] = wm_num(&t, i, "mibps_avg");
-	}
-	wm_table_free(&t);
-	end = wm_int(v, row, "steady_round", 0) > 0 ? (int)wm_int(v, row, "steady_round", 0) : n;
-	end = end > n ? n : end;
-	w0 = end > WINDOW ? end - WINDOW : 0;
-	if (end - w0 < 2)
-		return 0;
-	mean = 0;
-	for (int i = w0; i < end; i++) {
-		mean += y[i] / (end - w0);
-		mx += x[i] / (end - w0);
-	}
-	my = mean;
-	slope = ls_slope(x + w0, y + w0, end - w0);
-	fx[0] = bx[0] = x[w0];
-	fx[1] = bx[1] = x[end - 1];
-	fy[0] = my + slope * (fx[0] - mx);
-	fy[1] = my + slope * (fx[1] - mx);
-	lo[0] = lo[1] = mean * 0.9;
-	hi[0] = hi[1] = mean * 1.1;
-	snprintf(title, sizeof(title), "Steady state: cycle %lld, size %s, %s",
-		 (long long)wm_int(v, row, "cycle", 0),
-		 bytes(wm_num(v, row, "size_bytes"), sub, sizeof(sub)), wm_str(v, row, "workload"));
-	snprintf(sub, sizeof(sub), "window: rounds %.0f-%.0f; range %.1f%%, excursion %.1f%% of"
-		 " the mean; steady state %s", x[w0], x[end - 1], wm_num(v, row, "steady_range_pct"),
-		 wm_num(v, row, "steady_excursion_pct"),
-		 wm_int(v, row, "steady_reached", 0) ? "reached" : "NOT reached");
-	snprintf(mlabel, sizeof(mlabel), "window mean %.1f MiB/s", mean);
-	{
-		struct chart_series s[2] = {
-			{ .label = "MiB/s of each round", .x = x, .y = y, .n = (size_t)n, .lines = 1 },
-			{ .label = "least-squares line over the window", .x = fx, .y = fy, .n = 2,
-			  .lines = 1, .style = 2, .color = "#D55E00" },
-		};
-		struct chart_mark mk = { 0, mean, mlabel, "#555" };
-		struct chart c = { .title = title, .subtitle = sub, .xlabel = "round",
-				   .ylabel = "MiB/s", .series = s, .nseries = 2, .marks = &mk,
-				   .nmarks = 1, .x_integer = 1, .fragment = 1,
-				   .band = { bx, lo, hi, 2, "#009E73" },
-				   .band_legend = "mean ± 10% (range limit 20%)" };
-
-		fputs("<figure>\n", r->f);
-		ret = chart_svg(r->f, &c) ? WM_EXIT_ERROR : 0;
-		fputs("<figcaption>SNIA PTS steady state: over the window, (a) max − min ≤ 20%"
-		      " of the mean (the band spans ±10%) and (b) the least-squares line"
-		      " changes by ≤ 10% of the mean.</figcaption>\n</figure>\n", r->f);
-	}
-	return ret;
-}
-
-/* "12.3% met" or "31.0% not met" against a limit in percent. */
-static void criterion(struct rep *r, double v, double limit)
-{
-	if (isnan(v))
-		fputs("<td class=\"l\">–</td>", r->f);
-	else
-		fprintf(r->f, "<td class=\"l%s\">%.1f%% %s</td>", v <= limit ? "" : " bad", v,
-			v <= limit ? "met" : "not met");
-}
-
-static int write_steady(struct rep *r)
-{
-	struct wm_table v = { 0 };
-	int has = wm_has_column(r->wm, "iterations", "steady_reached"), ret = 0;
-	char b[48];
-
-	section(r, "steady", "Steady state");
-	if (has < 0)
-		return WM_EXIT_ERROR;
-	if (has)
-		ret = wm_fetch(r->wm, &v, "SELECT i.id, c.number AS cycle, i.size_bytes,"
-			       " i.workload, i.round_index, i.steady_reached, i.steady_round,"
-			       " i.steady_mean_mibps, i.steady_range_pct, i.steady_excursion_pct"
-			       " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-			       " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-			       " i.steady_reached IS NOT NULL ORDER BY i.id",
-			       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
-	if (ret || v.nrows == 0) {
-		if (!ret)
-			para(r, "No phase of this campaign was measured in rounds"
-			     " (steady_state = snia), so there is no convergence to show.");
-		goto out;
-	}
-	thead(r, NULL, "cycle|size|<workload|rounds|<verdict|window|mean MiB/s|"
-	      "<(a) range ≤ 20% of mean|<(b) excursion ≤ 10% of mean");
-	for (int i = 0; i < v.nrows; i++) {
-		int64_t sr = wm_int(&v, i, "steady_round", 0);
-		double rg = wm_num(&v, i, "steady_range_pct"), ex = wm_num(&v, i, "steady_excursion_pct");
-
-		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&v, i, "cycle", 0));
-		td_bytes(r, wm_num(&v, i, "size_bytes"));
-		td_text(r, &v, i, "workload");
-		td_num(r, wm_num(&v, i, "round_index"), 0);
-		fprintf(r->f, "<td class=\"l%s\">%s</td>", wm_int(&v, i, "steady_reached", 0) ?
-			"" : " bad", wm_int(&v, i, "steady_reached", 0) ? "reached" : "NOT reached");
-		if (sr)
-			snprintf(b, sizeof(b), "%lld–%lld", (long long)(sr - WINDOW + 1), (long long)sr);
-		else
-			snprintf(b, sizeof(b), "last %d", WINDOW);
-		fprintf(r->f, "<td>%s</td>", b);
-		td_num(r, wm_num(&v, i, "steady_mean_mibps"), 1);
-		criterion(r, rg, 20);
-		criterion(r, ex, 10);
-		fputs("</tr>\n", r->f);
-	}
-	tend(r);
-	for (int i = 0; !ret && i < v.nrows && i < MAX_STEADY_CHARTS; i++)
-		ret = steady_chart(r, &v, i);
-	if (v.nrows > MAX_STEADY_CHARTS)
-		fprintf(r->f, "<p class=\"note\">The first %d phases are drawn; the table lists all"
-			" %d.</p>\n", MAX_STEADY_CHARTS, v.nrows);
-out:
-	fputs("</section>\n", r->f);
-	wm_table_free(&v);
-	return ret;
-}
-
-/* ---- events and data ---------------------------------------------------- */
-
-static int write_events(struct rep *r)
-{
-	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t, "SELECT e.at, e.severity, e.kind, c.number AS cycle,"
-			   " e.message FROM events e LEFT JOIN cycles c ON c.id = e.cycle_id"
-			   " WHERE e.target_id = ?1 AND ((c.number BETWEEN ?2 AND ?3) OR"
-			   " (e.cycle_id IS NULL AND e.at >= (SELECT min(started_at) FROM cycles"
-			   "  WHERE target_id = ?1 AND number BETWEEN ?2 AND ?3) AND e.at <="
-			   "  coalesce((SELECT min(started_at) FROM cycles WHERE target_id = ?1"
-			   "  AND number > ?3), '9999')))"
-			   " AND e.severity != 'debug' ORDER BY e.at, e.id",
-			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
-
-	if (ret)
-		return ret;
-	section(r, "events", "Alerts and events");
-	if (t.nrows == 0)
-		para(r, "No event was recorded in this campaign.");
-	else
-		thead(r, NULL, "<time (UTC)|<severity|<kind|cycle|<message");
-	for (int i = 0; i < t.nrows && i < MAX_EVENTS; i++) {
-		const char *sev = wm_str(&t, i, "severity");
-		int bad = sev && (!strcmp(sev, "crit") || !strcmp(sev, "err") ||
-				  !strcmp(sev, "alert") || !strcmp(sev, "emerg"));
-
-		fputs("<tr>", r->f);
-		td_time(r, wm_str(&t, i, "at"));
-		fprintf(r->f, "<td class=\"l%s\">", bad ? " bad" : "");
-		esc(r, sev);
-		fputs("</td>", r->f);
-		td_text(r, &t, i, "kind");
-		td_num(r, wm_num(&t, i, "cycle"), 0);
-		td_text(r, &t, i, "message");
-		fputs("</tr>\n", r->f);
-	}
-	if (t.nrows)
-		tend(r);
-	if (t.nrows > MAX_EVENTS)
-		fprintf(r->f, "<p class=\"note\">%d more events are in the database"
-			" (wearmon alerts).</p>\n", t.nrows - MAX_EVENTS);
-	fputs("</section>\n", r->f);
-	wm_table_free(&t);
-	return 0;
-}
-
-static int write_iteration_table(struct rep *r)
-{
-	char b[48];
-	const char *u;
-
-	thead(r, "Every iteration (the figures of the sizes, wear and latency charts)",
-	      "ID|cycle|it|size|<workload|QD|<status|MiB/s|min|max|baseline|ratio|fill MiB/s|"
-	      "host written|p50 µs|p99 µs|p99.9 µs|p99.99 µs");
-	for (int i = 0; i < r->it.nrows; i++) {
-		fprintf(r->f, "<tr><td>%lld</td><td>%lld</td><td>%lld</td>",
-			(long long)wm_int(&r->it, i, "id", 0), (long long)wm_int(&r->it, i, "cycle", 0),
-			(long long)wm_int(&r->it, i, "iteration", 0));
-		td_bytes(r, wm_num(&r->it, i, "size_bytes"));
-		snprintf(b, sizeof(b), "%s ", wm_str(&r->it, i, "workload"));
-		wm_fmt_bytes(wm_num(&r->it, i, "block_size"), b + strlen(b), sizeof(b) - strlen(b));
-		fputs("<td class=\"l\">", r->f);
-		esc(r, b);
-		fputs("</td>", r->f);
-		td_num(r, wm_num(&r->it, i, "queue_depth"), 0);
-		u = wm_str(&r->it, i, "status");
-		fprintf(r->f, "<td class=\"l%s\">", strcmp(u, "done") ? " bad" : "");
-		esc(r, u);
-		fputs("</td>", r->f);
-		td_num(r, wm_num(&r->it, i, "mibps_avg"), 1);
-		td_num(r, wm_num(&r->it, i, "mibps_min"), 1);
-		td_num(r, wm_num(&r->it, i, "mibps_max"), 1);
-		td_num(r, wm_num(&r->it, i, "baseline"), 1);
-		fprintf(r->f, "<td>%s</td>", pct(wm_num(&r->it, i, "ratio"), b, sizeof(b)));
-		td_num(r, wm_num(&r->it, i, "fill_mibps"), 1);
-		td_bytes(r, wm_num(&r->it, i, "written"));
-		td_num(r, wm_num(&r->it, i, "lat_p50_us"), 0);
-		td_num(r, wm_num(&r->it, i, "lat_p99_us"), 0);
-		td_num(r, wm_num(&r->it, i, "lat_p999_us"), 0);
-		td_num(r, wm_num(&r->it, i, "lat_p9999_us"), 0);
-		fputs("</tr>\n", r->f);
-	}
-	tend(r);
-	return 0;
-}
-
-static int write_samples_table(struct rep *r, int64_t id)
-{
-	struct wm_table t = { 0 };
-	char cap[96];
-	int ret = wm_fetch(r->wm, &t, "SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us"
-			   " FROM samples WHERE iteration_id = ? ORDER BY phase = 'measure', t_ms",
-			   (struct db_value[]){ WM_INT(id) }, 1);
-
-	if (ret || t.nrows == 0)
-		goto out;
-	snprintf(cap, sizeof(cap), "Samples of iteration %lld", (long long)id);
-	thead(r, cap, "<phase|t (s)|MiB/s|IOPS|p50 µs|p99 µs");
-	for (int i = 0; i < t.nrows && i < MAX_SAMPLE_ROWS; i++) {
-		fputs("<tr>", r->f);
-		td_text(r, &t, i, "phase");
-		td_num(r, wm_num(&t, i, "t_ms") / 1000, 1);
-		td_num(r, wm_num(&t, i, "mibps"), 1);
-		td_num(r, wm_num(&t, i, "iops"), 0);
-		td_num(r, wm_num(&t, i, "lat_p50_us"), 0);
-		td_num(r, wm_num(&t, i, "lat_p99_us"), 0);
-		fputs("</tr>\n", r->f);
-	}
-	tend(r);
-	if (t.nrows > MAX_SAMPLE_ROWS)
-		fprintf(r->f, "<p class=\"note\">%d more samples: wearmon show %lld.</p>\n",
-			t.nrows - MAX_SAMPLE_ROWS, (long long)id);
-out:
-	wm_table_free(&t);
-	return ret;
-}
-
-static int write_data(struct rep *r)
-{
-	int ret;
-
-	fputs("<section id=\"data\" class=\"newpage\">\n<h2>Data</h2>\n", r->f);
-	para(r, "Every figure the charts above show, as numbers. The per-cycle figures are"
-	     " in the table of results per cycle, the steady-state figures in theirs.");
-	ret = write_iteration_table(r);
-	if (!ret && r->first_it)
-		ret = write_samples_table(r, r->first_it);
-	if (!ret && r->worst_it && r->worst_it != r->first_it)
-		ret = write_samples_table(r, r->worst_it);
 	fputs("</section>\n", r->f);
 	return ret;
 }
@@ -1036,11 +727,11 @@ static int write_report(struct rep *r)
 	if (!ret)
 		ret = write_charts(r);
 	if (!ret)
-		ret = write_steady(r);
+		ret = rep_write_steady(r);
 	if (!ret)
-		ret = write_events(r);
+		ret = rep_write_events(r);
 	if (!ret)
-		ret = write_data(r);
+		ret = rep_write_data(r);
 	fputs("<footer><p class=\"note\">Produced by wearmon report; the database holds every"
 	      " figure (see wearmon(1) and the schema in common/schema.md).</p></footer>\n"
 	      "</body>\n</html>\n", r->f);
