@@ -761,12 +761,16 @@ static int report_target(struct rep *r, const char *name)
 			      " --target", r->wm->db_path, wm_str(&r->tg, 0, "names"));
 }
 
-/* Writes through a temporary file renamed at the end. */
+/* Writes through a temporary file renamed at the end ("-": stdout). */
 static int report_file(struct rep *r, const char *path)
 {
 	char tmp[4096];
 	int ret;
 
+	if (!strcmp(path, "-")) {
+		r->f = stdout;
+		return write_report(r);
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
 	r->f = fopen(tmp, "w");
 	if (!r->f) {

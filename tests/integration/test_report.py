@@ -376,6 +376,12 @@ def test_interrupted_iteration_and_campaigns(multi_db, moddir):
         assert all(re.search(rf"^\s*{re.escape(s)}\s*$", txt, re.M) for s in SECTIONS)
 
 
+def test_report_to_stdout(sim_db, sim_report):
+    p = wearmon("report", "-o", "-", db=sim_db)
+    strip = re.compile(r"Generated [^.]* UTC")
+    assert strip.sub("", p.stdout) == strip.sub("", sim_report.read_text())
+
+
 def test_missing_database_and_usage(moddir):
     db = moddir / "missing.db"
     p = wearmon("report", "-o", moddir / "e.html", db=db, check=1)
