@@ -475,6 +475,42 @@ static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 	return latency_marks(wm, tid, p);
 }
 
+/* The latency percentiles of every sample of one iteration's measured
+ * phase against time: QoS over time, where a stall shows. */
+static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
+{
+	static const char *const key[] = { "series" };
+	char sql[1200];
+	double max = 0;
+	int v4 = wm_has_column(wm, "samples", "lat_p999_us"), ret;
+
+	if (v4 < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql), "SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"
+		 " x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"
+		 " FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
+		 " UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
+		 " (SELECT t_ms, lat_p50_us AS p50, lat_p99_us AS p99, %s FROM samples"
+		 "  WHERE iteration_id = ? AND phase = 'measure') x"
+		 " WHERE s.ord < 2 OR %s ORDER BY s.ord, x.t_ms",
+		 v4 ? "lat_p999_us AS p999, lat_p9999_us AS p9999" : "NULL AS p999, NULL AS p9999",
+		 v4 ? "1" : "0");
+	ret = wm_fetch(wm, &p->t, sql, (struct db_value[]){ WM_INT(it) }, 1);
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
+		return ret;
+	split_series(p, key, ARRAY_SIZE(key), "t_ms", 1000, "us", label_column);
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, isnan(p->y[r]) ? 0 : p->y[r]);
+	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
+		p->y[r] /= 1000;
+	p->ch.xlabel = "time since the measured phase started (s)";
+	p->ch.ylabel = max >= 20000 ? "completion latency per sample (ms)" :
+				      "completion latency per sample (µs)";
+	p->ch.x_from_zero = 1;
+	p->ch.y_log = 1;
+	return 0;
+}
+
 /* ---- titles, target choice, output -------------------------------------- */
 
 static void titles(struct wm *wm, struct plot *p, const char *kind, const struct wm_table *tg,
@@ -486,6 +522,7 @@ static void titles(struct wm *wm, struct plot *p, const char *kind, const struct
 		{ "samples", "trace of iteration" },
 		{ "wear", "MiB/s against host bytes written" },
 		{ "latency", "latency percentiles per iteration" },
+		{ "latency-trace", "latency percentiles over time, iteration" },
 	};
 	char cap[32], wl[64] = "", id[32] = "";
 	size_t k = 0;
@@ -565,7 +602,7 @@ static int build_kind(struct wm *wm, const char *kind, int64_t tid, int64_t it,
 	if (!strcmp(kind, "samples"))
 		return plot_samples(wm, it, p);
 	if (!strcmp(kind, "latency"))
-		return plot_latency(wm, tid, p);
+		return it ? plot_latency_trace(wm, it, p) : plot_latency(wm, tid, p);
 	return plot_wear(wm, tid, p);
 }
 
@@ -584,7 +621,7 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 	if (!ret && p.ns == 0)
 		ret = 1;
 	if (!ret) {
-		titles(wm, &p, kind, &tg, it);
+		titles(wm, &p, it && !strcmp(kind, "latency") ? "latency-trace" : kind, &tg, it);
 		p.ch.fragment = fragment;
 		ret = chart_svg(f, &p.ch) ? WM_EXIT_ERROR : 0;
 	}
@@ -641,8 +678,8 @@ static int check_plot_args(const struct wm_args *a)
 	if (!strcmp(a->kind, "samples") && !a->iteration)
 		return wm_usage_error("plot: --kind samples needs --iteration ID "
 				      "(the ID column of 'wearmon history')");
-	if (strcmp(a->kind, "samples") && a->iteration)
-		return wm_usage_error("plot: --iteration goes with --kind samples");
+	if (strcmp(a->kind, "samples") && strcmp(a->kind, "latency") && a->iteration)
+		return wm_usage_error("plot: --iteration goes with --kind samples or latency");
 	return -1;
 }
 

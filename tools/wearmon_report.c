@@ -705,6 +705,10 @@ static int write_charts(struct rep *r)
 			 k ? "the one furthest below its baseline" :
 			 "the first finished one with a trace of three samples or more");
 		ret = figure(r, "samples", id, cap);
+		snprintf(cap, sizeof(cap), "Latency percentiles of every sample of iteration %lld's"
+			 " measured phase (logarithmic axis).", (long long)id);
+		if (!ret)
+			ret = figure(r, "latency", id, cap);
 	}
 	fputs("</section>\n", r->f);
 	return ret;

@@ -291,15 +291,19 @@ static int write_iteration_table(struct rep *r)
 static int write_samples_table(struct rep *r, int64_t id)
 {
 	struct wm_table t = { 0 };
-	char cap[96];
-	int ret = wm_fetch(r->wm, &t, "SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us"
-			   " FROM samples WHERE iteration_id = ? ORDER BY phase = 'measure', t_ms",
-			   (struct db_value[]){ WM_INT(id) }, 1);
+	char cap[96], sql[400];
+	int v4 = wm_has_column(r->wm, "samples", "lat_p9999_us"), ret;
 
+	if (v4 < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql), "SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, %s"
+		 " FROM samples WHERE iteration_id = ? ORDER BY phase = 'measure', t_ms",
+		 v4 ? "lat_p999_us, lat_p9999_us" : "NULL AS lat_p999_us, NULL AS lat_p9999_us");
+	ret = wm_fetch(r->wm, &t, sql, (struct db_value[]){ WM_INT(id) }, 1);
 	if (ret || t.nrows == 0)
 		goto out;
 	snprintf(cap, sizeof(cap), "Samples of iteration %lld", (long long)id);
-	rep_thead(r, cap, "<phase|t (s)|MiB/s|IOPS|p50 µs|p99 µs");
+	rep_thead(r, cap, "<phase|t (s)|MiB/s|IOPS|p50 µs|p99 µs|p99.9 µs|p99.99 µs");
 	for (int i = 0; i < t.nrows && i < MAX_SAMPLE_ROWS; i++) {
 		fputs("<tr>", r->f);
 		rep_td_text(r, &t, i, "phase");
@@ -308,6 +312,8 @@ static int write_samples_table(struct rep *r, int64_t id)
 		rep_td_num(r, wm_num(&t, i, "iops"), 0);
 		rep_td_num(r, wm_num(&t, i, "lat_p50_us"), 0);
 		rep_td_num(r, wm_num(&t, i, "lat_p99_us"), 0);
+		rep_td_num(r, wm_num(&t, i, "lat_p999_us"), 0);
+		rep_td_num(r, wm_num(&t, i, "lat_p9999_us"), 0);
 		fputs("</tr>\n", r->f);
 	}
 	rep_tend(r);

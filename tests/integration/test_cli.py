@@ -271,11 +271,12 @@ def png_size(path):
     ("samples", ["fill", "measure"], 2),
     ("wear", ["size 8.00 MiB", "size 16.0 MiB", "size 32.0 MiB"], 3),
     ("latency", ["p50", "p99", "p99.9", "p99.99"], 4),
+    ("latency-trace", ["p50", "p99", "p99.9", "p99.99"], 4),
 ])
 def test_plot_renders(db, iterations, moddir, kind, series, legend):
     svg = moddir / f"{kind}.svg"
-    extra = ["--iteration", iterations[4]["id"]] if kind == "samples" else []
-    wearmon("plot", "--kind", kind, "-o", svg, *extra, db=db, check=0)
+    extra = ["--iteration", iterations[4]["id"]] if kind in ("samples", "latency-trace") else []
+    wearmon("plot", "--kind", kind.replace("-trace", ""), "-o", svg, *extra, db=db, check=0)
     root = ET.parse(svg).getroot()
     assert root.tag == SVG_NS + "svg"
     groups = [g for g in root.iter(SVG_NS + "g") if "data-series" in g.attrib]
@@ -285,7 +286,7 @@ def test_plot_renders(db, iterations, moddir, kind, series, legend):
     legends = [g for g in root.iter(SVG_NS + "g") if "data-legend" in g.attrib]
     assert [g.attrib["data-legend"] for g in legends] == series[:legend]
     texts = "".join(t.text or "" for t in root.iter(SVG_NS + "text"))
-    assert "lab1" in texts and ("latency (" if kind == "latency" else "MiB/s") in texts
+    assert "lab1" in texts and ("latency" if "latency" in kind else "MiB/s") in texts
     if kind in ("cycles", "wear", "latency"):   # one dashed line per TRIM
         marks = next(g for g in root.iter(SVG_NS + "g") if g.get("class") == "marks")
         assert len(list(marks.iter(SVG_NS + "line"))) == CYCLES
