@@ -303,7 +303,7 @@ static int write_samples_table(struct rep *r, int64_t id)
 	if (ret || t.nrows == 0)
 		goto out;
 	snprintf(cap, sizeof(cap), "Samples of iteration %lld", (long long)id);
-	rep_thead(r, cap, "<phase|t (s)|MiB/s|IOPS|p50 µs|p99 µs|p99.9 µs|p99.99 µs");
+	rep_thead(r, cap, "<phase|t in the phase (s)|MiB/s|IOPS|p50 µs|p99 µs|p99.9 µs|p99.99 µs");
 	for (int i = 0; i < t.nrows && i < MAX_SAMPLE_ROWS; i++) {
 		fputs("<tr>", r->f);
 		rep_td_text(r, &t, i, "phase");
