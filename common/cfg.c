@@ -480,6 +480,54 @@ static void check_required(struct parser *p, int sec, int global, const struct c
 	}
 }
 
+/* One key of the resolved text: the section's value, else [wearmon]'s,
+ * else the default; a password is never written out. */
+static void text_key(FILE *f, const struct parser *p, int sec, int global, int k)
+{
+	const struct entry *en = find_entry(p, sec, k);
+	const char *tail = "";
+
+	if (!en && global >= 0 && global != sec && (en = find_entry(p, global, k)))
+		tail = "   ; from [wearmon]";
+	if (k == K_SECURE_ERASE_PASSWORD)
+		fprintf(f, "%s = (not stored)\n", cfg_table[k].name);
+	else if (en)
+		fprintf(f, "%s = %s%s\n", cfg_table[k].name, en->value, tail);
+	else
+		fprintf(f, "%s = %s   ; default\n", cfg_table[k].name,
+			cfg_table[k].def ? cfg_table[k].def : "");
+}
+
+/* The configuration as resolved: [wearmon], then every target with every
+ * key's effective value. Returns the text (malloc'd) or NULL. */
+static char *resolved_text(const struct parser *p, const char *label, int global)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "; %s, as resolved (every key with its effective value)\n[wearmon]\n",
+		label);
+	for (int k = 0; k < K__COUNT; k++)
+		if (cfg_table[k].global)
+			text_key(f, p, global, global, k);
+	for (int i = 0; i < p->nsecs; i++) {
+		if (p->secs[i].kind != SEC_TARGET)
+			continue;
+		fprintf(f, "\n[target %s]\n", p->secs[i].name);
+		for (int k = 0; k < K__COUNT; k++)
+			if (!cfg_table[k].global)
+				text_key(f, p, i, global, k);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 /* Build the configuration. Returns 0 or -ENOMEM; errors go to p->e. */
 static int build(struct parser *p, struct cfg *c)
 {
@@ -513,6 +561,11 @@ static int build(struct parser *p, struct cfg *c)
 		apply_section(p, i, c, t);
 		check_required(p, i, global, t);
 		c->ntargets++;
+	}
+	c->text = resolved_text(p, c->path, global);
+	if (!c->text) {
+		free(tmpl);
+		return -ENOMEM;
 	}
 	if (!p->saw_target)
 		cfg_err_add(p->e, 0, NULL, "no [target NAME] section (at least one target is required)");
@@ -628,6 +681,7 @@ void cfg_free(struct cfg *c)
 	if (!c)
 		return;
 	free(c->targets);
+	free(c->text);
 	free(c);
 }
 

@@ -194,6 +194,7 @@ struct cfg {
 	int section_line;                 /* line of [wearmon] (0 = none) */
 	struct cfg_target *targets;
 	int ntargets;
+	char *text;                       /* as resolved: every key's effective value */
 };
 
 /* A target's region and sizes in bytes, after cfg_resolve. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -32,6 +33,7 @@ static const char *const stmt_sql[ST__COUNT] = {
 			 " VALUES (?, ?, ?, ?)",
 	[ST_RUN_END] = "UPDATE runs SET ended_at = " NOW ", exit_status = ?,"
 		       " exit_reason = ? WHERE id = ?",
+	[ST_RUN_CONFIG] = "UPDATE runs SET config = ?, kernel = ? WHERE id = ?",
 	[ST_TARGET_UPSERT] =
 		"INSERT INTO targets (name, device, kind, capacity_bytes,"
 		" logical_block_size, serial, model, firmware, backing_file)"
@@ -58,8 +60,9 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_CYCLE_REOPEN] = "UPDATE cycles SET status = 'running', ended_at = NULL"
 			    " WHERE id = ?",
 	[ST_CAMPAIGN_NEW] = "UPDATE targets SET campaign_first_cycle = ? WHERE id = ?",
-	[ST_CYCLE_BEGIN] = "INSERT INTO cycles (target_id, run_id, number)"
-			   " VALUES (?, ?, ?)",
+	[ST_CYCLE_BEGIN] = "INSERT INTO cycles (target_id, run_id, number, campaign_first_cycle)"
+			   " VALUES (?1, ?2, ?3, (SELECT campaign_first_cycle FROM targets"
+			   " WHERE id = ?1))",
 	[ST_CYCLE_ACTION] =
 		"UPDATE cycles SET action = ?, action_started_at = coalesce(?, " NOW "),"
 		" action_seconds = ?, action_bytes = ?, action_outcome = ?,"
@@ -635,6 +638,28 @@ int db_run_begin(struct db *db, const char *config_path, int64_t *run_id)
 	ret = run(&b, "record run start");
 	if (ret == 0)
 		*run_id = sqlite3_last_insert_rowid(db->conn);
+	db_leave(db);
+	return ret;
+}
+
+int db_run_config(struct db *db, int64_t run_id, const char *config_text)
+{
+	char kernel[3 * sizeof(((struct utsname *)0)->release) + 8] = "";
+	struct utsname u;
+	struct bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	if (uname(&u) == 0)
+		snprintf(kernel, sizeof(kernel), "%s %s %s", u.sysname, u.release, u.machine);
+	bind_start(db, ST_RUN_CONFIG, &b);
+	b_opt_text(&b, config_text);
+	b_opt_text(&b, kernel);
+	b_i64(&b, run_id);
+	ret = run(&b, "record run configuration");
+	if (ret == 0)
+		ret = changed(db, run_id, "record run configuration");
 	db_leave(db);
 	return ret;
 }

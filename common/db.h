@@ -10,7 +10,7 @@
 
 #include "stats.h"
 
-#define DB_SCHEMA_VERSION 12
+#define DB_SCHEMA_VERSION 13
 #define DB_APPLICATION_ID 1464814926   /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -147,6 +147,11 @@ int db_check_path(const char *path, char *err, size_t errlen);
 
 /* Record a daemon start. Returns 0 or -errno. */
 int db_run_begin(struct db *db, const char *config_path, int64_t *run_id);
+
+/* Store on the run what it was started with: the resolved configuration
+ * text (every key's effective value) and the kernel it runs on (uname).
+ * Returns 0 or -errno. */
+int db_run_config(struct db *db, int64_t run_id, const char *config_text);
 
 /* Record a daemon stop. Returns 0 or -errno. */
 int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reason);

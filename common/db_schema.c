@@ -396,6 +396,15 @@ const char *const db_migrations[] = {
 	"ALTER TABLE progress ADD COLUMN cycles INTEGER;\n"
 	"ALTER TABLE progress ADD COLUMN phase_seconds REAL;\n"
 	"ALTER TABLE progress ADD COLUMN duration_seconds REAL;\n",
+	/* What a run was started with, for a report that states its test
+	 * conditions: the resolved configuration text and the kernel. */
+	[13] =
+	"ALTER TABLE runs ADD COLUMN config TEXT;\n"
+	"ALTER TABLE runs ADD COLUMN kernel TEXT;\n"
+	"ALTER TABLE cycles ADD COLUMN campaign_first_cycle INTEGER;\n"
+	"UPDATE cycles SET campaign_first_cycle = (SELECT t.campaign_first_cycle\n"
+	"  FROM targets t WHERE t.id = cycles.target_id\n"
+	"  AND cycles.number >= t.campaign_first_cycle);\n",
 };
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,

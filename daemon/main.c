@@ -689,7 +689,8 @@ static int run(struct daemon *d)
 	if (ret == -EMEDIUMTYPE)
 		goto out;
 	status = EXIT_RUNTIME;
-	if (ret || db_run_begin(db, c->path, &run_id) || register_targets(db, c, d->st, run_id)) {
+	if (ret || db_run_begin(db, c->path, &run_id) || db_run_config(db, run_id, c->text) ||
+	    register_targets(db, c, d->st, run_id)) {
 		log_msg(LOG_ERR, "cannot record the run in %s", c->database);
 		goto out;
 	}

@@ -3,7 +3,8 @@
 # embedded configuration: three cycles over growing sizes, no TRIM after the
 # first (the drive stays full, the second cycle crashes), a secure erase
 # after the second (the third recovers). Leaves the history in
-# BUILD/demo.db, plots in BUILD/demo-*.svg, and prints how to query them.
+# BUILD/demo.db, plots in BUILD/demo-*.svg, the report in
+# BUILD/demo-report.html, and prints how to query them.
 # Touches nothing but the files and the loop device it creates.
 # Usage: tools/demo.sh BUILD_DIR
 set -euo pipefail
@@ -86,13 +87,15 @@ echo "demo: alerts (wearmon alerts -d $db):"
 "$build/wearmon" -d "$db" alerts
 "$build/wearmon" -d "$db" plot --kind sizes -o "$build/demo-sizes.svg"
 "$build/wearmon" -d "$db" plot --kind cycles -o "$build/demo-cycles.svg"
+"$build/wearmon" -d "$db" report -o "$build/demo-report.html"
 echo
 echo "demo: write amplification reported by the simulated drive:"
 grep -E '^(host_bytes_written|flash_bytes_written|write_amplification) ' "$mnt/stats" | sed 's/^/    /'
 cat <<DONE
 
 demo: done. The history is in $db; plots in $build/demo-sizes.svg and
-$build/demo-cycles.svg. Try:
+$build/demo-cycles.svg; the report in $build/demo-report.html (open it in a
+browser, or print it to PDF). Try:
     sqlite3 -readonly -header -column $db 'SELECT * FROM cycle_summary'
     sqlite3 -readonly -header -column $db 'SELECT cycle, size_bytes, round(ratio, 2) AS ratio FROM degradation'
     $build/wearmon -d $db plot --kind wear -o wear.svg

@@ -29,8 +29,11 @@ static void usage(FILE *f)
 		"                              everything about one iteration (its ID)\n"
 		"  alerts [--target T] [--since TIME] [--format table|csv|json]\n"
 		"                              alerts: severity notice and above\n"
-		"  plot --kind sizes|cycles|samples|wear -o FILE.svg [--target T]\n"
-		"       [--iteration ID]       draw an SVG chart (samples needs --iteration)\n"
+		"  plot --kind sizes|cycles|samples|wear|latency -o FILE.svg [--target T]\n"
+		"       [--iteration ID]       draw an SVG chart (samples needs --iteration;\n"
+		"                              latency with one: over time)\n"
+		"  report -o FILE.html [--target T] [--campaign N]\n"
+		"                              one self-contained HTML report of a campaign\n"
 		"  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
 		"                              every row of a table or view (default csv)\n"
 		"  merge OUT.db IN.db...       gather many machines' databases into OUT.db\n"
@@ -322,6 +325,11 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 	case 'o':
 		a->output = val;
 		break;
+	case 'n':
+		if (wm_parse_id(val, &a->campaign))
+			return wm_usage_error("%s: --campaign wants a campaign number >= 1, not '%s'",
+					      cmd, val);
+		break;
 	}
 	return -1;
 }
@@ -337,6 +345,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed,
 		{ "iteration", required_argument, NULL, 'i' },
 		{ "kind", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "campaign", required_argument, NULL, 'n' },
 		{ "database", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -347,7 +356,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed,
 	memset(a, 0, sizeof(*a));
 	optind = 0;      /* glibc: start afresh on the new argv */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:d:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:d:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
 			usage(stdout);
 			return WM_EXIT_OK;
@@ -380,6 +389,7 @@ static const struct command commands[] = {
 	{ "show", wm_cmd_show },
 	{ "alerts", wm_cmd_alerts },
 	{ "plot", wm_cmd_plot },
+	{ "report", wm_cmd_report },
 	{ "export", wm_cmd_export },
 	{ "merge", wm_cmd_merge },
 };
@@ -419,7 +429,8 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (optind >= argc)
-		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot, export, merge)");
+		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot, report, "
+				      "export, merge)");
 	name = argv[optind];
 	if (!strcmp(name, "help")) {
 		usage(stdout);
@@ -437,7 +448,7 @@ int main(int argc, char **argv)
 		}
 		return ret;
 	}
-	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, export, "
-			      "merge)",
+	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, report, "
+			      "export, merge)",
 			      name);
 }

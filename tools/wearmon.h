@@ -24,6 +24,7 @@
 struct wm {
 	const char *db_path;
 	struct db *db;
+	int64_t cycle_lo, cycle_hi;   /* charts: only these cycles (0, 0: all) */
 };
 
 /* One fetched value; s is owned by the table. */
@@ -80,6 +81,7 @@ struct wm_args {
 	int64_t iteration;            /* --iteration ID (0: not given) */
 	const char *kind;             /* --kind */
 	const char *output;           /* -o FILE */
+	int64_t campaign;             /* --campaign N (0: not given) */
 	char **pos;                   /* positional arguments */
 	int npos;
 };
@@ -183,17 +185,21 @@ void wm_json_string(FILE *f, const char *s);
 
 /* ---- charts (wearmon_svg.c) ---- */
 
-/* One line (or set of dots) of a chart; NAN points leave a gap. */
+/* One line (or set of dots) of a chart; NAN points leave a gap. Each
+ * series gets its own colour, marker shape and dash pattern, so series
+ * stay apart in greyscale and for colour-blind readers. */
 struct chart_series {
 	const char *label;
 	const double *x, *y;
 	size_t n;
 	int lines;                    /* 1: join the points; 0: dots only */
-	int dashed;
+	int style;                    /* marker and dash: 0 by position, else style - 1 */
 	const char *color;            /* NULL: from the palette */
 };
 
-/* A reference line: vertical at x = at (an action), or horizontal at y. */
+/* A reference line: vertical at x = at (an action), or horizontal at y.
+ * Vertical labels sit in a strip above the plot, horizontal ones in the
+ * legend: never on the data. */
 struct chart_mark {
 	int vertical;
 	double at;
@@ -215,15 +221,38 @@ struct chart {
 	const struct chart_mark *marks;
 	size_t nmarks;
 	const char *marks_legend;     /* legend text for the marks, NULL: none */
+	const char *band_legend;      /* legend text for the band, NULL: none */
 	struct chart_band band;
 	int x_integer;                /* whole-number x (cycles): ticks on integers */
 	int x_from_zero;              /* x axis starts at 0 */
 	int ordered;                  /* many series get a colour ramp, not a palette */
+	int y_log;                    /* logarithmic y axis (values <= 0 sit on its floor) */
+	int break_at_marks;           /* lines do not cross a vertical mark */
+	int fragment;                 /* no XML declaration: for inlining in HTML */
 };
 
-/* Write c as a standalone SVG document. The y axis starts at 0. Returns 0
- * or -1 when the stream failed. */
+/* Write c as an SVG document (or fragment). The y axis starts at 0 unless
+ * logarithmic. Returns 0 or -1 when the stream failed. */
 int chart_svg(FILE *f, const struct chart *c);
+
+/* Whether two positive averages differ enough (10x) that one linear axis
+ * squashes the smaller: the samples chart then goes logarithmic. */
+int chart_wants_log(double a, double b);
+
+/* Write s with XML/HTML special characters escaped. */
+void wm_xml_text(FILE *f, const char *s);
+
+/* ---- charts of a target (wearmon_plot.c), shared with the report ---- */
+
+/* SQL for the host bytes iteration i wrote (its fill and the writes of its
+ * workload) into buf. Returns 0 or WM_EXIT_ERROR. */
+int wm_written_sql(struct wm *wm, char *buf, size_t len);
+
+/* Draw chart kind ("sizes", "cycles", "samples", "wear", "latency") of
+ * target tid (iteration it for samples) to f; fragment: inline SVG for
+ * HTML. Returns 0, 1 when there is nothing to draw, or WM_EXIT_ERROR. */
+int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t it,
+		 int fragment);
 
 /* ---- subcommands: each parses its own options, returns an exit status ---- */
 
@@ -234,6 +263,7 @@ int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
 int wm_cmd_plot(struct wm *wm, int argc, char **argv);
 int wm_cmd_export(struct wm *wm, int argc, char **argv);
 int wm_cmd_merge(struct wm *wm, int argc, char **argv);
+int wm_cmd_report(struct wm *wm, int argc, char **argv);
 
 /* SQL: for iteration i, its baseline b (b.mibps_avg, b.cycle): the row
  * stored in i.baseline_iteration_id when i started (schema 9), the one its

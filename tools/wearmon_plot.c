@@ -1,6 +1,7 @@
-/* wearmon_plot: "wearmon plot": turns a target's history into one of four
- * charts (sizes, cycles, samples, wear) and writes it as SVG through
- * wearmon_svg. Reads base tables only. */
+/* wearmon_plot: "wearmon plot": turns a target's history into one of five
+ * charts (sizes, cycles, samples, wear, latency) and writes it as SVG
+ * through wearmon_svg; the report draws its charts through wm_plot_draw.
+ * Reads base tables only. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,13 @@
 
 #include "util.h"
 #include "wearmon.h"
+
+/* Queries of a target's charts take the target as their first "?" and
+ * keep to the cycles of wm->cycle_lo..cycle_hi (a report's campaign). */
+#define SCOPE(number) " AND " number " BETWEEN ?2 AND ?3"
+#define SCOPED(wm, tid)                                                        \
+	(struct db_value[]){ WM_INT(tid), WM_INT((wm)->cycle_hi ? (wm)->cycle_lo : 0), \
+			     WM_INT((wm)->cycle_hi ? (wm)->cycle_hi : INT64_MAX) }, 3
 
 #define GIB 1073741824.0
 #define MIB 1048576.0
@@ -165,10 +173,10 @@ static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 	int ret = wm_fetch(wm, &p->t, "SELECT c.number AS cycle, i.size_bytes, i.workload,"
 			   " i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"
 			   " JOIN cycles c ON c.id = i.cycle_id"
-			   " WHERE i.target_id = ? AND i.status = 'done'"
+			   " WHERE i.target_id = ? AND i.status = 'done'" SCOPE("c.number")
 			   " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"
 			   " ORDER BY i.workload, i.block_size, c.number, i.size_bytes",
-			   (struct db_value[]){ WM_INT(tid) }, 1);
+			   SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
 		return ret;
@@ -202,24 +210,26 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 	/* three series (max, avg, min) of one row per cycle, for split_series */
 	int ret = wm_fetch(wm, &p->t, "SELECT s.series, s.ord, c.cycle, CASE s.ord"
 			   " WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"
-			   " FROM (SELECT 'max' AS series, 0 AS ord UNION ALL"
-			   " SELECT 'average', 1 UNION ALL SELECT 'min', 2) s,"
+			   " FROM (SELECT 'max 1-second sample' AS series, 0 AS ord UNION ALL"
+			   " SELECT 'average of the sizes', 1 UNION ALL"
+			   " SELECT 'min 1-second sample', 2) s,"
 			   " (SELECT cy.number AS cycle,"
-			   "  coalesce(min(i.mibps_min), min(i.mibps_avg)) AS lo,"
+			   "  min(coalesce(i.mibps_min, i.mibps_avg)) AS lo,"
 			   "  avg(i.mibps_avg) AS mean,"
-			   "  coalesce(max(i.mibps_max), max(i.mibps_avg)) AS hi"
+			   "  max(coalesce(i.mibps_max, i.mibps_avg)) AS hi"
 			   "  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"
-			   "  AND i.status = 'done' WHERE cy.target_id = ?"
+			   "  AND i.status = 'done' WHERE cy.target_id = ?" SCOPE("cy.number")
 			   "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle",
-			   (struct db_value[]){ WM_INT(tid) }, 1);
+			   SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
 	split_series(p, key, ARRAY_SIZE(key), "cycle", 1, "mibps", label_column);
 	for (size_t s = 0; s < p->ns; s++) {
-		static const char *const colors[] = { "#2ca02c", "#1f77b4", "#d62728" };
+		static const char *const colors[] = { "#009E73", "#0072B2", "#D55E00" };
+		static const int styles[] = { 3, 1, 5 };   /* triangle up, circle, down */
 
-		p->s[s].dashed = s != 1;
+		p->s[s].style = styles[s % 3];
 		p->s[s].color = colors[s % 3];
 	}
 	/* the band between the max and min series (same cycles, same order) */
@@ -228,9 +238,10 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 		p->bhi[nb] = p->s[0].y[nb];
 		p->blo[nb] = p->s[2].y[nb];
 	}
-	p->ch.band = (struct chart_band){ p->bx, p->blo, p->bhi, nb, "#1f77b4" };
+	p->ch.band = (struct chart_band){ p->bx, p->blo, p->bhi, nb, "#0072B2" };
+	p->ch.band_legend = "range of the 1-second samples";
 	p->ch.xlabel = "cycle";
-	p->ch.ylabel = "MiB/s (1-second samples; average of the sizes)";
+	p->ch.ylabel = "MiB/s";
 	p->ch.x_integer = 1;
 	return cycle_marks(p, wm, tid);
 }
@@ -241,8 +252,8 @@ static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 	struct wm_table a = { 0 };
 	int ret = wm_fetch(wm, &a, "SELECT number, action, action_outcome FROM cycles"
 			   " WHERE target_id = ? AND action IS NOT NULL AND action != 'none'"
-			   " ORDER BY number",
-			   (struct db_value[]){ WM_INT(tid) }, 1);
+			   SCOPE("number") " ORDER BY number",
+			   SCOPED(wm, tid));
 
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		const char *out = wm_str(&a, r, "action_outcome");
@@ -257,6 +268,19 @@ static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 	p->ch.marks_legend = p->nm ? "action after the cycle" : NULL;
 	wm_table_free(&a);
 	return ret;
+}
+
+static double series_mean(const struct chart_series *s)
+{
+	double sum = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!isnan(s->y[i])) {
+			sum += s->y[i];
+			n++;
+		}
+	return n ? sum / (double)n : NAN;
 }
 
 static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
@@ -286,18 +310,21 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 		 (long long)wm_int(&p->t, 0, "queue_depth", 0), wm_str(&p->t, 0, "status"),
 		 wm_str(&p->t, 0, "device"));
 	split_series(p, key, ARRAY_SIZE(key), "t_ms", 1000, "mibps", label_column);
-	for (size_t s = 0; s < p->ns; s++)
-		if (!strcmp(p->s[s].label, "fill"))
-			p->s[s].color = "#9e9e9e";
-		else
-			p->s[s].color = "#1f77b4";
-	/* an interrupted phase has no average (NULL; 0.0 in rows before v8) */
+	for (size_t s = 0; s < p->ns; s++) {
+		int fill = !strcmp(p->s[s].label, "fill");
+
+		p->s[s].color = fill ? "#7a7a7a" : "#0072B2";
+		p->s[s].style = fill ? 2 : 1;
+	}
+	/* a fill 10x faster than the measured phase would squash it to a line */
+	p->ch.y_log = p->ns == 2 && chart_wants_log(series_mean(&p->s[0]), series_mean(&p->s[1]));
+	/* an interrupted phase has no average (NULL; 0.0 in rows before v10) */
 	if (!isnan(wm_num(&p->t, 0, "mibps_avg")) &&
 	    strcmp(wm_str(&p->t, 0, "status"), "interrupted")) {
 		snprintf(p->mlabel[0], LABEL_MAX, "measured average %.1f MiB/s",
 			 wm_num(&p->t, 0, "mibps_avg"));
 		p->m[p->nm++] = (struct chart_mark){ 0, wm_num(&p->t, 0, "mibps_avg"),
-						    p->mlabel[0], "#1f77b4" };
+						    p->mlabel[0], "#0072B2" };
 	}
 	p->ch.marks = p->m;
 	p->ch.nmarks = p->nm;
@@ -313,7 +340,7 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 	" THEN 1.0 ELSE 0.0 END"
 #define WRITTEN_SQL "coalesce(i.fill_bytes, 0) + coalesce(i.bytes, 0) * %s"
 
-static int written_sql(struct wm *wm, char *buf, size_t len)
+int wm_written_sql(struct wm *wm, char *buf, size_t len)
 {
 	int pct = wm_has_column(wm, "iterations", "read_percent");
 
@@ -336,8 +363,8 @@ static int wear_marks(struct wm *wm, int64_t tid, const char *written, double sc
 		 " FROM iterations i WHERE i.target_id = c.target_id AND i.id <="
 		 " (SELECT max(id) FROM iterations WHERE cycle_id = c.id)) AS written"
 		 " FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL AND c.action != 'none'"
-		 " ORDER BY c.number", written);
-	ret = wm_fetch(wm, &a, sql, (struct db_value[]){ WM_INT(tid) }, 1);
+		 SCOPE("c.number") " ORDER BY c.number", written);
+	ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		if (isnan(wm_num(&a, r, "written")))
 			continue;
@@ -360,7 +387,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	char written[512], sql[1536];
 	const char *unit;
 	double scale, max = 0;
-	int ret = written_sql(wm, written, sizeof(written));
+	int ret = wm_written_sql(wm, written, sizeof(written));
 
 	if (ret)
 		return ret;
@@ -368,10 +395,11 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	 * the done rows as points */
 	snprintf(sql, sizeof(sql), "SELECT * FROM (SELECT i.id, i.status, i.size_bytes,"
 		 " i.workload, i.block_size, i.mibps_avg, sum(%s) OVER (ORDER BY i.id)"
-		 " AS written FROM iterations i WHERE i.target_id = ?)"
-		 " WHERE status = 'done' ORDER BY workload, block_size, size_bytes, id",
-		 written);
-	ret = wm_fetch(wm, &p->t, sql, (struct db_value[]){ WM_INT(tid) }, 1);
+		 " AS written, (SELECT number FROM cycles WHERE id = i.cycle_id) AS cycle"
+		 " FROM iterations i WHERE i.target_id = ?)"
+		 " WHERE status = 'done'" SCOPE("cycle")
+		 " ORDER BY workload, block_size, size_bytes, id", written);
+	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
 	for (int r = 0; r < p->t.nrows; r++)
@@ -383,7 +411,108 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	p->ch.xlabel = p->xlabel;
 	p->ch.ylabel = "average MiB/s of the measured phase";
 	p->ch.x_from_zero = 1;
+	p->ch.break_at_marks = 1;   /* an action is a jump, not a trend */
 	return wear_marks(wm, tid, written, scale, p);
+}
+
+/* A dashed line after the last done iteration of each cycle that ended
+ * with an action, on the latency chart's iteration axis. */
+static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
+{
+	struct wm_table a = { 0 };
+	int ret = wm_fetch(wm, &a, "SELECT c.number, c.action, (SELECT count(*) FROM"
+			   " iterations i JOIN cycles n ON n.id = i.cycle_id"
+			   " WHERE i.target_id = c.target_id AND i.status = 'done'"
+			   " AND i.id <= (SELECT max(id) FROM iterations WHERE cycle_id = c.id)"
+			   SCOPE("n.number") ") AS seq FROM cycles c WHERE c.target_id = ?1"
+			   " AND c.action IS NOT NULL AND c.action != 'none'" SCOPE("c.number")
+			   " ORDER BY c.number", SCOPED(wm, tid));
+
+	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
+		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
+			 wm_str(&a, r, "action"), (long long)wm_int(&a, r, "number", 0));
+		p->m[p->nm] = (struct chart_mark){ 1, wm_num(&a, r, "seq") + 0.5,
+						  p->mlabel[p->nm], NULL };
+		p->nm++;
+	}
+	p->ch.marks = p->m;
+	p->ch.nmarks = p->nm;
+	p->ch.marks_legend = p->nm ? "action between cycles" : NULL;
+	wm_table_free(&a);
+	return ret;
+}
+
+/* p50 / p99 / p99.9 / p99.99 of every done iteration, in the order
+ * measured, on a log axis (they span decades). */
+static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
+{
+	static const char *const key[] = { "series" };
+	char sql[1400];
+	double max = 0;
+	int v4 = wm_has_column(wm, "iterations", "lat_p9999_us"), ret;
+
+	if (v4 < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql), "SELECT s.series, s.ord, i.seq, CASE s.ord WHEN 0 THEN"
+		 " i.p50 WHEN 1 THEN i.p99 WHEN 2 THEN i.p999 ELSE i.p9999 END AS us"
+		 " FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
+		 " UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
+		 " (SELECT row_number() OVER (ORDER BY id) AS seq, lat_p50_us AS p50,"
+		 "  lat_p99_us AS p99, lat_p999_us AS p999, %s AS p9999 FROM iterations"
+		 "  WHERE target_id = ? AND status = 'done'"
+		 SCOPE("(SELECT number FROM cycles WHERE id = cycle_id)") ") i"
+		 " WHERE s.ord < 3 OR i.p9999 IS NOT NULL ORDER BY s.ord, i.seq",
+		 v4 ? "lat_p9999_us" : "NULL");
+	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
+		return ret;
+	split_series(p, key, ARRAY_SIZE(key), "seq", 1, "us", label_column);
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, p->y[r]);
+	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
+		p->y[r] /= 1000;   /* milliseconds read better than 6-digit µs */
+	p->ch.xlabel = "done iteration, in the order measured";
+	p->ch.ylabel = max >= 20000 ? "completion latency (ms)" : "completion latency (µs)";
+	p->ch.x_integer = 1;
+	p->ch.y_log = 1;
+	p->ch.break_at_marks = 1;
+	return latency_marks(wm, tid, p);
+}
+
+/* The latency percentiles of every sample of one iteration's measured
+ * phase against time: QoS over time, where a stall shows. */
+static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
+{
+	static const char *const key[] = { "series" };
+	char sql[1200];
+	double max = 0;
+	int v4 = wm_has_column(wm, "samples", "lat_p999_us"), ret;
+
+	if (v4 < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql), "SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"
+		 " x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"
+		 " FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
+		 " UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
+		 " (SELECT t_ms, lat_p50_us AS p50, lat_p99_us AS p99, %s FROM samples"
+		 "  WHERE iteration_id = ? AND phase = 'measure') x"
+		 " WHERE s.ord < 2 OR %s ORDER BY s.ord, x.t_ms",
+		 v4 ? "lat_p999_us AS p999, lat_p9999_us AS p9999" : "NULL AS p999, NULL AS p9999",
+		 v4 ? "1" : "0");
+	ret = wm_fetch(wm, &p->t, sql, (struct db_value[]){ WM_INT(it) }, 1);
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
+		return ret;
+	split_series(p, key, ARRAY_SIZE(key), "t_ms", 1000, "us", label_column);
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, isnan(p->y[r]) ? 0 : p->y[r]);
+	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
+		p->y[r] /= 1000;
+	p->ch.xlabel = "time since the measured phase started (s)";
+	p->ch.ylabel = max >= 20000 ? "completion latency per sample (ms)" :
+				      "completion latency per sample (µs)";
+	p->ch.x_from_zero = 1;
+	p->ch.y_log = 1;
+	return 0;
 }
 
 /* ---- titles, target choice, output -------------------------------------- */
@@ -396,6 +525,8 @@ static void titles(struct wm *wm, struct plot *p, const char *kind, const struct
 		{ "cycles", "min / average / max MiB/s per cycle" },
 		{ "samples", "trace of iteration" },
 		{ "wear", "MiB/s against host bytes written" },
+		{ "latency", "latency percentiles per iteration" },
+		{ "latency-trace", "latency percentiles over time, iteration" },
 	};
 	char cap[32], wl[64] = "", id[32] = "";
 	size_t k = 0;
@@ -414,12 +545,27 @@ static void titles(struct wm *wm, struct plot *p, const char *kind, const struct
 	snprintf(p->subtitle, sizeof(p->subtitle), "%s%s (%s), cycles %lld-%lld; %s",
 		 wl, wm_str(tg, 0, "device"),
 		 wm_fmt_bytes(wm_num(tg, 0, "capacity_bytes"), cap, sizeof(cap)),
-		 (long long)wm_int(tg, 0, "first_cycle", 0),
-		 (long long)wm_int(tg, 0, "last_cycle", 0), wm->db_path);
+		 (long long)(wm->cycle_hi ? wm->cycle_lo : wm_int(tg, 0, "first_cycle", 0)),
+		 (long long)(wm->cycle_hi ? wm->cycle_hi : wm_int(tg, 0, "last_cycle", 0)),
+		 wm->db_path);
 out:
 	p->ch.title = p->title;
 	p->ch.subtitle = p->subtitle;
 }
+
+/* What the titles say of a target; ?1 name, ?2 iteration, ?3 id (NULL:
+ * any). */
+#define TARGET_SQL                                                              \
+	"SELECT t.id, t.name, t.device, t.capacity_bytes,"                     \
+	" (SELECT min(number) FROM cycles WHERE target_id = t.id) AS first_cycle," \
+	" (SELECT max(number) FROM cycles WHERE target_id = t.id) AS last_cycle," \
+	" l.workload, l.block_size, l.queue_depth,"                            \
+	" (SELECT group_concat(name, ', ') FROM targets) AS names"            \
+	" FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"     \
+	"  FROM iterations WHERE target_id = t.id)"                           \
+	" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="         \
+	"  (SELECT target_id FROM iterations WHERE id = ?2))"                 \
+	" AND (?3 IS NULL OR t.id = ?3) ORDER BY t.name"
 
 /* The target to plot: the iteration's, the named one, or the only one.
  * *none is set when the database has no target yet. Returns 0 or an exit
@@ -428,17 +574,9 @@ static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *
 		       int *none)
 {
 	int64_t id;
-	int ret = wm_fetch(wm, tg, "SELECT t.id, t.name, t.device, t.capacity_bytes,"
-			   " (SELECT min(number) FROM cycles WHERE target_id = t.id) AS first_cycle,"
-			   " (SELECT max(number) FROM cycles WHERE target_id = t.id) AS last_cycle,"
-			   " l.workload, l.block_size, l.queue_depth,"
-			   " (SELECT group_concat(name, ', ') FROM targets) AS names"
-			   " FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"
-			   "  FROM iterations WHERE target_id = t.id)"
-			   " WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="
-			   "  (SELECT target_id FROM iterations WHERE id = ?2)) ORDER BY t.name",
+	int ret = wm_fetch(wm, tg, TARGET_SQL,
 			   (struct db_value[]){ WM_TEXT(a->target),
-				a->iteration ? WM_INT(a->iteration) : WM_NULLV }, 2);
+				a->iteration ? WM_INT(a->iteration) : WM_NULLV, WM_NULLV }, 3);
 
 	*none = 0;
 	if (ret || tg->nrows == 1)
@@ -458,62 +596,101 @@ static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *
 			      "--target", wm->db_path, wm_str(tg, 0, "names"));
 }
 
-/* Writes the chart to path ("-": stdout) through a temporary file, so a
- * reader never sees half a picture. Returns 0 or WM_EXIT_ERROR. */
-static int write_chart(const struct chart *c, const char *path)
+static int build_kind(struct wm *wm, const char *kind, int64_t tid, int64_t it,
+		      struct plot *p)
+{
+	if (!strcmp(kind, "sizes"))
+		return plot_sizes(wm, tid, p);
+	if (!strcmp(kind, "cycles"))
+		return plot_cycles(wm, tid, p);
+	if (!strcmp(kind, "samples"))
+		return plot_samples(wm, it, p);
+	if (!strcmp(kind, "latency"))
+		return it ? plot_latency_trace(wm, it, p) : plot_latency(wm, tid, p);
+	return plot_wear(wm, tid, p);
+}
+
+int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t it,
+		 int fragment)
+{
+	struct plot p = { 0 };
+	struct wm_table tg = { 0 };
+	int ret = wm_fetch(wm, &tg, TARGET_SQL,
+			   (struct db_value[]){ WM_NULLV, WM_NULLV, WM_INT(tid) }, 3);
+
+	if (!ret && tg.nrows == 0)
+		ret = 1;
+	if (!ret)
+		ret = build_kind(wm, kind, tid, it, &p);
+	if (!ret && p.ns == 0)
+		ret = 1;
+	if (!ret) {
+		titles(wm, &p, it && !strcmp(kind, "latency") ? "latency-trace" : kind, &tg, it);
+		p.ch.fragment = fragment;
+		ret = chart_svg(f, &p.ch) ? WM_EXIT_ERROR : 0;
+	}
+	wm_table_free(&tg);
+	plot_free(&p);
+	return ret;
+}
+
+/* Draws the chart to path ("-": stdout) through a temporary file, so a
+ * reader never sees half a picture. Returns 0, 1 (nothing to draw, no
+ * file left) or WM_EXIT_ERROR. */
+static int write_chart(struct wm *wm, const struct wm_args *a, int64_t tid)
 {
 	char tmp[4096];
 	FILE *f;
-	int fail;
+	int ret;
 
-	if (!strcmp(path, "-"))
-		return chart_svg(stdout, c) ? WM_EXIT_ERROR : 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
+	if (!strcmp(a->output, "-"))
+		return wm_plot_draw(wm, stdout, a->kind, tid, a->iteration, 0);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", a->output, (long)getpid());
 	f = fopen(tmp, "w");
 	if (!f) {
-		wm_err("cannot write %s: %s", path, strerror(errno));
+		wm_err("cannot write %s: %s", a->output, strerror(errno));
 		return WM_EXIT_ERROR;
 	}
-	fail = chart_svg(f, c);
-	fail |= fclose(f) != 0;
-	if (fail || rename(tmp, path) != 0) {
-		wm_err("cannot write %s: %s", path, strerror(errno));
+	ret = wm_plot_draw(wm, f, a->kind, tid, a->iteration, 0);
+	if (fclose(f) != 0 && !ret)
+		ret = WM_EXIT_ERROR;
+	if (ret || rename(tmp, a->output) != 0) {
+		if (ret != 1)
+			wm_err("cannot write %s: %s", a->output, strerror(errno));
 		unlink(tmp);
-		return WM_EXIT_ERROR;
+		return ret ? ret : WM_EXIT_ERROR;
 	}
 	return 0;
 }
 
 static int check_plot_args(const struct wm_args *a)
 {
-	static const char *const kinds[] = { "sizes", "cycles", "samples", "wear" };
+	static const char *const kinds[] = { "sizes", "cycles", "samples", "wear", "latency" };
 	size_t k = 0;
 
 	if (a->npos > 0)
 		return wm_usage_error("plot: unexpected argument '%s'", a->pos[0]);
 	if (!a->kind)
-		return wm_usage_error("plot: missing --kind sizes|cycles|samples|wear");
+		return wm_usage_error("plot: missing --kind sizes|cycles|samples|wear|latency");
 	while (k < ARRAY_SIZE(kinds) && strcmp(kinds[k], a->kind))
 		k++;
 	if (k == ARRAY_SIZE(kinds))
-		return wm_usage_error("plot: --kind is sizes, cycles, samples or wear, not '%s'",
-				      a->kind);
+		return wm_usage_error("plot: --kind is sizes, cycles, samples, wear or latency,"
+				      " not '%s'", a->kind);
 	if (!a->output)
 		return wm_usage_error("plot: missing -o FILE.svg");
 	if (!strcmp(a->kind, "samples") && !a->iteration)
 		return wm_usage_error("plot: --kind samples needs --iteration ID "
 				      "(the ID column of 'wearmon history')");
-	if (strcmp(a->kind, "samples") && a->iteration)
-		return wm_usage_error("plot: --iteration goes with --kind samples");
+	if (strcmp(a->kind, "samples") && strcmp(a->kind, "latency") && a->iteration)
+		return wm_usage_error("plot: --iteration goes with --kind samples or latency");
 	return -1;
 }
 
 int wm_cmd_plot(struct wm *wm, int argc, char **argv)
 {
-	struct plot p = { 0 };
 	struct wm_table tg = { 0 };
 	struct wm_args a;
-	int64_t tid;
 	int none, ret = wm_parse_args(wm, argc, argv, "tkoi", &a);
 
 	if (ret >= 0 || (ret = check_plot_args(&a)) >= 0 || (ret = wm_open(wm)))
@@ -524,27 +701,16 @@ int wm_cmd_plot(struct wm *wm, int argc, char **argv)
 			printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
 		goto out;
 	}
-	tid = wm_int(&tg, 0, "id", 0);
-	if (!strcmp(a.kind, "sizes"))
-		ret = plot_sizes(wm, tid, &p);
-	else if (!strcmp(a.kind, "cycles"))
-		ret = plot_cycles(wm, tid, &p);
-	else if (!strcmp(a.kind, "samples"))
-		ret = plot_samples(wm, a.iteration, &p);
-	else
-		ret = plot_wear(wm, tid, &p);
-	if (!ret && p.ns == 0 && wm_has_iterations(wm) == 0) {
+	ret = write_chart(wm, &a, wm_int(&tg, 0, "id", 0));
+	if (ret == 1 && wm_has_iterations(wm) == 0)
 		printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
-	} else if (!ret && p.ns == 0) {
+	else if (ret == 1)
 		printf("%s: nothing to plot for target %s (%s)\n", a.kind, wm_str(&tg, 0, "name"),
 		       a.iteration ? "this iteration has no samples yet" :
 				     "no finished iteration yet");
-	} else if (!ret) {
-		titles(wm, &p, a.kind, &tg, a.iteration);
-		ret = write_chart(&p.ch, a.output);
-	}
+	if (ret == 1)
+		ret = 0;
 out:
 	wm_table_free(&tg);
-	plot_free(&p);
 	return ret;
 }

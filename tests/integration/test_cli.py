@@ -273,31 +273,106 @@ def png_size(path):
 
 @pytest.mark.parametrize("kind, series, legend", [
     ("sizes", ["cycle 1", "cycle 2", "cycle 3"], 3),
-    ("cycles", ["max", "average", "min"], 3),
+    ("cycles", ["max 1-second sample", "average of the sizes", "min 1-second sample"], 3),
     ("samples", ["fill", "measure"], 2),
     ("wear", ["size 8.00 MiB", "size 16.0 MiB", "size 32.0 MiB"], 3),
+    ("latency", ["p50", "p99", "p99.9", "p99.99"], 4),
+    ("latency-trace", ["p50", "p99", "p99.9", "p99.99"], 4),
 ])
 def test_plot_renders(db, iterations, moddir, kind, series, legend):
     svg = moddir / f"{kind}.svg"
-    extra = ["--iteration", iterations[4]["id"]] if kind == "samples" else []
-    wearmon("plot", "--kind", kind, "-o", svg, *extra, db=db, check=0)
+    extra = ["--iteration", iterations[4]["id"]] if kind in ("samples", "latency-trace") else []
+    wearmon("plot", "--kind", kind.replace("-trace", ""), "-o", svg, *extra, db=db, check=0)
     root = ET.parse(svg).getroot()
     assert root.tag == SVG_NS + "svg"
     groups = [g for g in root.iter(SVG_NS + "g") if "data-series" in g.attrib]
     assert [g.attrib["data-series"] for g in groups] == series
     for g in groups:   # every series has its points
-        assert len(list(g.iter(SVG_NS + "circle"))) >= 1
+        assert len([e for e in g.iter() if e.get("class") == "pt"]) >= 1
     legends = [g for g in root.iter(SVG_NS + "g") if "data-legend" in g.attrib]
     assert [g.attrib["data-legend"] for g in legends] == series[:legend]
     texts = "".join(t.text or "" for t in root.iter(SVG_NS + "text"))
-    assert "lab1" in texts and "MiB/s" in texts
-    if kind in ("cycles", "wear"):   # one dashed line per TRIM
-        marks = next(g for g in root.iter(SVG_NS + "g") if g.get("id") == "marks")
+    assert "lab1" in texts and ("latency" if "latency" in kind else "MiB/s") in texts
+    if kind in ("cycles", "wear", "latency"):   # one dashed line per TRIM
+        marks = next(g for g in root.iter(SVG_NS + "g") if g.get("class") == "marks")
         assert len(list(marks.iter(SVG_NS + "line"))) == CYCLES
     png = moddir / f"{kind}.png"
     sh("rsvg-convert", "-o", png, svg)
     assert png_size(png) == (960, 560)
     assert png.stat().st_size > 15000   # axes, text and lines, not a blank page
+
+
+PLOT_TOP = 96   # top of the plot area in wearmon_svg.c
+
+
+def path_points(d):
+    """The polylines of an SVG path of M/L commands: lists of (x, y)."""
+    lines, cur = [], None
+    for cmd, x, y in re.findall(r"([ML])([-\d.]+) ([-\d.]+)", d):
+        if cmd == "M":
+            cur = []
+            lines.append(cur)
+        cur.append((float(x), float(y)))
+    return lines
+
+
+def chart(db, kind, path, *extra):
+    wearmon("plot", "--kind", kind, "-o", path, *extra, db=db, check=0)
+    return ET.parse(path).getroot()
+
+
+@pytest.mark.parametrize("kind", ["sizes", "cycles", "wear", "latency"])
+def test_plot_series_stay_apart(db, moddir, kind):
+    """Series that overlap still differ by marker shape and dash (not only
+    by colour, which greyscale and colour blindness lose); every point and
+    line lies in the plot area, under the strip where mark labels go."""
+    root = chart(db, kind, moddir / f"apart-{kind}.svg")
+    legends = [g for g in root.iter(SVG_NS + "g") if "data-legend" in g.attrib]
+    styles = set()
+    for g in legends:
+        line = g.find(SVG_NS + "line")
+        marker = next(e for e in g.iter() if e.get("class") == "pt")
+        styles.add((line.get("stroke-dasharray"), marker.tag, marker.get("d", "")[:1]))
+    assert len(styles) == len(legends) >= 3
+    for g in root.iter(SVG_NS + "g"):
+        if "data-series" not in g.attrib:
+            continue
+        for e in g.iter():
+            if e.get("class") == "pt":
+                y = float(e.get("cy") or e.get("y") or re.findall(r"[-\d.]+", e.get("d"))[1])
+                assert y >= PLOT_TOP - 6, (kind, e.attrib)
+    labels = [t for t in root.iter(SVG_NS + "text") if t.get("class") == "mark-label"]
+    assert (kind == "sizes" or labels) and all(float(t.get("y")) < PLOT_TOP for t in labels)
+
+
+def test_plot_lines_do_not_cross_actions(db, moddir):
+    """The wear and latency charts lift the pen at every action: the drive
+    before and after a TRIM are two states, not a trend between them."""
+    for kind in ("wear", "latency"):
+        root = chart(db, kind, moddir / f"cross-{kind}.svg")
+        marks = next(g for g in root.iter(SVG_NS + "g") if g.get("class") == "marks")
+        xs = [float(l.get("x1")) for l in marks.iter(SVG_NS + "line")]
+        assert len(xs) == CYCLES
+        for g in root.iter(SVG_NS + "g"):
+            if "data-series" not in g.attrib:
+                continue
+            for pl in path_points(g.find(SVG_NS + "path").get("d")):
+                for (x0, _), (x1, _) in zip(pl, pl[1:]):
+                    assert not any(x0 <= m < x1 for m in xs), (kind, x0, x1, xs)
+
+
+def test_plot_one_definition_per_axis_label(db, moddir):
+    root = chart(db, "cycles", moddir / "def-cycles.svg")
+    ylabel = next(t for t in root.iter(SVG_NS + "text") if "rotate(-90)" in
+                  (t.get("transform") or ""))
+    assert ylabel.text == "MiB/s"
+
+
+def test_plot_colours_are_okabe_ito(db, moddir):
+    root = chart(db, "sizes", moddir / "col-sizes.svg")
+    okabe = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
+    cols = [g.get("stroke") for g in root.iter(SVG_NS + "g") if "data-series" in g.attrib]
+    assert len(set(cols)) == len(cols) and set(cols) <= okabe
 
 
 def test_plot_to_stdout_and_target_checks(db, iterations):
@@ -437,7 +512,7 @@ def test_usage_errors(db, args):
 
 def test_help_and_version():
     out = wearmon("--help", check=0).stdout
-    for cmd in ("status", "history", "show ITERATION", "alerts", "plot --kind"):
+    for cmd in ("status", "history", "show ITERATION", "alerts", "plot --kind", "report -o"):
         assert cmd in out
     assert wearmon("history", "--help", check=0).stdout == out
     assert re.fullmatch(r"wearmon \d+\.\d+\.\d+\n", wearmon("--version", check=0).stdout)

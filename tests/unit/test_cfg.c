@@ -223,6 +223,42 @@ static void test_wearmon_defaults(void **state)
 	cfg_free(c);
 }
 
+/* The resolved text names every key of every target with where its value
+ * came from, and never holds the erase password. */
+static void test_resolved_text(void **state)
+{
+	struct cfg *c = parse_ok("[wearmon]\n"
+				 "database = /tmp/x.db\n"
+				 "queue_depth = 8\n"
+				 "[target a]\n"
+				 "device = /dev/a\n"
+				 "secure_erase_password = s3cret\n"
+				 "[target b]\n"
+				 "device = /dev/b\n"
+				 "queue_depth = 4\n");
+	size_t nkeys;
+	const struct cfg_key *k = cfg_keys(&nkeys);
+	const char *b;
+
+	assert_non_null(c->text);
+	assert_non_null(strstr(c->text, "[wearmon]\ndatabase = /tmp/x.db\n"));
+	assert_non_null(strstr(c->text, "[target a]\ndevice = /dev/a\n"));
+	assert_non_null(strstr(c->text, "\nqueue_depth = 8   ; from [wearmon]\n"));
+	assert_non_null(strstr(c->text, "\nblock_size = 4k   ; default\n"));
+	assert_null(strstr(c->text, "s3cret"));
+	assert_non_null(strstr(c->text, "\nsecure_erase_password = (not stored)\n"));
+	b = strstr(c->text, "[target b]\n");
+	assert_non_null(b);
+	assert_non_null(strstr(b, "\nqueue_depth = 4\n"));
+	for (size_t i = 0; i < nkeys; i++) {
+		char line[96];
+
+		snprintf(line, sizeof(line), "\n%s = ", k[i].name);
+		EXPECT(strstr(k[i].global ? c->text : b, line), "key %s missing", k[i].name);
+	}
+	cfg_free(c);
+}
+
 struct syntax_case {
 	const char *name;
 	const char *text;
@@ -811,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_file),
 		cmocka_unit_test(test_action_list),
 		cmocka_unit_test(test_wearmon_defaults),
+		cmocka_unit_test(test_resolved_text),
 		cmocka_unit_test(test_syntax_variants),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_all_errors),

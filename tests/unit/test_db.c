@@ -305,6 +305,36 @@ static void test_not_a_database(void **state)
 	assert_memory_equal(text, back, sizeof(text));
 }
 
+extern const char *const db_migrations[];
+
+/* Migration 8 files the current campaign's cycles under its first cycle and
+ * leaves older ones NULL; a new cycle records its campaign. */
+static void test_migration_8_campaigns(void **state)
+{
+	struct fx *fx = *state;
+	char err[512];
+	int64_t id = 0;
+
+	for (int v = 1; v <= 7; v++)
+		raw_exec(fx, db_migrations[v]);
+	raw_exec(fx, "INSERT INTO runs (id, pid, version) VALUES (1, 1, 'old');"
+		 "INSERT INTO targets (id, name, device, kind, capacity_bytes,"
+		 " logical_block_size, campaign_first_cycle) VALUES (1, 't', '/d', 'file',"
+		 " 1048576, 512, 3);"
+		 "INSERT INTO cycles (target_id, run_id, number, status) VALUES"
+		 " (1, 1, 1, 'done'), (1, 1, 2, 'done'), (1, 1, 3, 'done'), (1, 1, 4, 'done');"
+		 "PRAGMA user_version = 7");
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE number < 3 AND"
+			    " campaign_first_cycle IS NULL"), 2);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE number >= 3 AND"
+			    " campaign_first_cycle = 3"), 2);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM runs WHERE config IS NULL"), 1);
+	assert_int_equal(db_run_begin(fx->db, "t.conf", &fx->run_id), 0);
+	assert_int_equal(db_cycle_begin(fx->db, 1, fx->run_id, 5, &id), 0);
+	assert_int_equal(qi(fx, "SELECT campaign_first_cycle FROM cycles WHERE number = 5"), 3);
+}
+
 static void test_foreign_sqlite_refused(void **state)
 {
 	struct fx *fx = *state;
@@ -429,6 +459,11 @@ static void test_full_cycle(void **state)
 	store_cycle(fx, &tgt, &it_id);
 	assert_int_equal(db_event(fx->db, &bare, NULL), 0);
 	assert_int_equal(db_run_end(fx->db, fx->run_id, 0, "all cycles done"), 0);
+	assert_int_equal(db_run_config(fx->db, fx->run_id, "[wearmon]\ndatabase = x\n"), 0);
+	assert_string_equal(qs(fx, buf, sizeof(buf), "SELECT config FROM runs WHERE id = %lld",
+			       (long long)fx->run_id), "[wearmon]\ndatabase = x\n");
+	assert_int_equal(qi(fx, "SELECT count(*) FROM runs WHERE kernel LIKE 'Linux %%'"), 1);
+	assert_int_equal(db_run_config(fx->db, fx->run_id + 100, "x"), -ENOENT);
 
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
 			 " status = 'done' AND mibps_avg = 400.5 AND mibps_min = 100.25 AND"
@@ -1156,6 +1191,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_version_refused, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_8_campaigns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_sqlite_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_path, setup, teardown),

@@ -1,0 +1,57 @@
+/* wearmon_report: what the parts of "wearmon report" share: the campaign
+ * being reported, HTML helpers that escape everything from the database,
+ * and the sections written by wearmon_report_data.c. */
+#ifndef WEARMON_REPORT_H
+#define WEARMON_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wearmon.h"
+
+/* What the report is about. */
+struct rep {
+	struct wm *wm;
+	FILE *f;
+	int64_t tid;
+	int64_t lo, hi;                   /* cycle numbers of the campaign */
+	int64_t campaign, ncampaigns;
+	struct wm_table tg;               /* the target row */
+	struct wm_table it;               /* iterations of the campaign, with figures */
+	struct wm_table cy;               /* cycles of the campaign, with figures */
+	int64_t first_it, worst_it;       /* iterations whose samples are shown */
+};
+
+/* ---- HTML helpers (wearmon_report.c) ---- */
+
+/* s HTML-escaped ("" for NULL). */
+void rep_esc(struct rep *r, const char *s);
+
+/* v with d decimals, a percentage of a ratio, bytes: "–" when unknown.
+ * Each returns buf. */
+char *rep_num(double v, int d, char *buf, size_t len);
+char *rep_pct(double ratio, char *buf, size_t len);
+char *rep_bytes(double v, char *buf, size_t len);
+
+/* Table cells: a text column of row (left-aligned), a number, bytes, a time. */
+void rep_td_text(struct rep *r, const struct wm_table *t, int row, const char *col);
+void rep_td_num(struct rep *r, double v, int d);
+void rep_td_bytes(struct rep *r, double v);
+void rep_td_time(struct rep *r, const char *iso);
+
+/* A table with an optional caption and "|"-separated column titles (a
+ * leading '<' left-aligns one); rep_tend closes it. */
+void rep_thead(struct rep *r, const char *caption, const char *cols);
+void rep_tend(struct rep *r);
+
+/* Opens a section with its id and title; a paragraph of plain text. */
+void rep_section(struct rep *r, const char *id, const char *title);
+void rep_para(struct rep *r, const char *text);
+
+/* ---- sections (wearmon_report_data.c); each returns 0 or WM_EXIT_ERROR ---- */
+
+int rep_write_steady(struct rep *r);
+int rep_write_events(struct rep *r);
+int rep_write_data(struct rep *r);
+
+#endif
