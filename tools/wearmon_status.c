@@ -282,7 +282,7 @@ static int print_last_done(struct wm *wm, int64_t tid)
 	char sz[32], at[32];
 	double base;
 	int ret = wm_fetch_based(wm, &d, last_it_sql, (struct db_value[]){ WM_INT(tid),
-			   WM_TEXT("done") }, 2);
+			   WM_STR("done") }, 2);
 
 	if (ret || d.nrows == 0)
 		goto out;
