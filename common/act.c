@@ -16,10 +16,6 @@
 #include "nvme.h"
 #include "util.h"
 
-/* Longest a sanitize may run before wearmond gives up waiting (it goes on
- * in the drive). */
-#define SANITIZE_TIMEOUT_S (24 * 3600)
-
 /* Large discards are split so a stop request is seen between chunks. */
 #define DISCARD_CHUNK (1ull << 30)
 
@@ -210,7 +206,8 @@ static int erase_nvme(const struct act_env *env, struct act_result *r, int sanit
 {
 	struct nvme_result res;
 	memset(&res, 0, sizeof(res));
-	int ret = sanitize ? nvme_sanitize(env->tg->fd, crypto, env->stop, SANITIZE_TIMEOUT_S, &res)
+	/* A sanitize gets NVME_SANITIZE_TIMEOUT_S (timeout 0), then it goes on in the drive. */
+	int ret = sanitize ? nvme_sanitize(env->tg->fd, crypto, env->stop, 0, &res)
 			   : nvme_format(env->tg->fd, 0, crypto, &res);
 	if (!ret)
 		r->bytes = env->tg->capacity;

@@ -11,8 +11,6 @@
 #include "util.h"
 #include "wearmon.h"
 
-#define GIB 1073741824.0
-#define MIB 1048576.0
 #define LABEL_MAX 64
 
 /* Everything one chart needs; rows of t become points, in series order. */

@@ -12,7 +12,6 @@
 #include "util.h"
 #include "wearmon.h"
 
-#define MIB 1048576.0
 
 enum daemon_state { D_RUNNING, D_STOPPED, D_GONE, D_ELSEWHERE, D_NEVER };
 
