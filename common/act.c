@@ -49,7 +49,7 @@ static int discard_chunk(const struct tgt *tg, uint64_t off, uint64_t len)
 }
 
 int act_discard(const struct tgt *tg, uint64_t offset, uint64_t len,
-		const volatile sig_atomic_t *stop, uint64_t *done)
+		const atomic_int *stop, uint64_t *done)
 {
 	uint64_t off, n;
 	*done = 0;

@@ -4,7 +4,7 @@
 #ifndef WEARMON_ACT_H
 #define WEARMON_ACT_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "cfg.h"
@@ -28,7 +28,7 @@ struct act_env {
 	const char *mountpoint;         /* filesystem mode, for fitrim; else NULL */
 	const char *test_file;          /* filesystem mode: the test file, emptied
 					   before fitrim so its blocks are trimmed */
-	const volatile sig_atomic_t *stop;
+	const atomic_int *stop;
 };
 
 /* What an action did to the drive's mapped state. */
@@ -47,7 +47,7 @@ int act_run(enum cfg_action a, const struct act_env *env, struct act_result *r);
  * discard granularity (hole punching for regular files). Returns 0,
  * -EOPNOTSUPP when the device cannot discard, or -errno. *done = bytes. */
 int act_discard(const struct tgt *tg, uint64_t offset, uint64_t len,
-		const volatile sig_atomic_t *stop, uint64_t *done);
+		const atomic_int *stop, uint64_t *done);
 
 /* Aligned discard range: start rounded up and end down to granularity.
  * Returns 0, or -EINVAL when nothing aligned remains. */

@@ -5,7 +5,7 @@
 #ifndef WEARMON_ENGINE_H
 #define WEARMON_ENGINE_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "stats.h"
@@ -39,7 +39,7 @@ struct eng_phase {
 	uint64_t t0;                /* util_now_ns() time samples count from,
 				       so jobs share intervals; 0: the start */
 	double sample_interval;     /* seconds */
-	const volatile sig_atomic_t *stop;  /* nonzero: drain and return */
+	const atomic_int *stop;  /* nonzero: drain and return */
 	/* Called at the end of every sample interval and once more for the
 	 * final partial one, with its real length: every byte the phase moved
 	 * is in exactly one sample. */

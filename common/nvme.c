@@ -409,7 +409,7 @@ int nvme_format(int fd, uint32_t nsid, int crypto, struct nvme_result *res)
 }
 
 /* Poll the sanitize status log until the operation ends. */
-static int sanitize_wait(int fd, const volatile sig_atomic_t *stop,
+static int sanitize_wait(int fd, const atomic_int *stop,
 			 unsigned timeout_s, struct nvme_result *res)
 {
 	struct nvme_sanitize_info si;
@@ -440,7 +440,7 @@ static int sanitize_wait(int fd, const volatile sig_atomic_t *stop,
 	}
 }
 
-int nvme_sanitize(int fd, int crypto, const volatile sig_atomic_t *stop,
+int nvme_sanitize(int fd, int crypto, const atomic_int *stop,
 		  unsigned timeout_s, struct nvme_result *res)
 {
 	struct nvme_ctrl_info ci;

@@ -5,7 +5,7 @@
 #ifndef WEARMON_NVME_H
 #define WEARMON_NVME_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -172,7 +172,7 @@ int nvme_format(int fd, uint32_t nsid, int crypto, struct nvme_result *res);
  * a second until done, *stop is set or timeout_s (0: NVME_SANITIZE_TIMEOUT_S)
  * passes. Returns 0, -EOPNOTSUPP, -EINTR (stopped; the drive carries on),
  * -ETIMEDOUT, -EIO or -errno; res says why. */
-int nvme_sanitize(int fd, int crypto, const volatile sig_atomic_t *stop,
+int nvme_sanitize(int fd, int crypto, const atomic_int *stop,
 		  unsigned timeout_s, struct nvme_result *res);
 
 #endif

@@ -165,7 +165,7 @@ static void test_stop_flag(void **state)
 	struct fixture *f = *state;
 	struct eng_phase p;
 	static struct eng_result r;
-	static volatile sig_atomic_t stop = 1;
+	static atomic_int stop = 1;
 	base_phase(f, &p);
 	p.stop = &stop;
 	assert_int_equal(eng_run(f->eng, &p, &r), 0);

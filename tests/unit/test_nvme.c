@@ -299,7 +299,7 @@ struct nstep {
 static struct nstep script[10];
 static size_t script_len, script_pos;
 static unsigned sleeps;
-static volatile sig_atomic_t stop_flag;
+static atomic_int stop_flag;
 static unsigned stop_after_sleeps;
 static nvme_sleep_t real_sleep;
 
