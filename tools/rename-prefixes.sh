@@ -3,8 +3,7 @@
 # its file's name (issue 12, "Names that explain themselves"). Run from the
 # top of the tree after every branch is merged, before `make format`; then
 # build and run the unit tests, and delete this script. Renames whole
-# words only, in C sources,
-# the test and tool scripts and the docs.
+# words only, in C sources, the test and tool scripts and the docs.
 #   engine.c  eng_*  ENG_*   -> engine_*  ENGINE_*
 #   datagen.c dgen_* DGEN_* struct dgen -> datagen_* DATAGEN_* struct datagen
 #             (the dgen_bench program keeps its name)
