@@ -9,6 +9,7 @@
 #             (the dgen_bench program keeps its name)
 #   verify.c  vfy_*  VFY_*   -> verify_*  VERIFY_*
 #   fsmode.c  fs_*           -> fsmode_*  (functions only; FS_EXT4 & co. are cfg's)
+#   health.c, whose exports are wear_* (wear.h) -> wear_health.c
 set -eu
 files=$(git ls-files '*.c' '*.h' '*.md' '*.py' '*.sh' '*.mk' '*.1' '*.5' '*.8' Makefile |
 	grep -v '^tools/rename-prefixes.sh$')
@@ -23,5 +24,7 @@ for s in LANES NO_CLONES PAGE RING; do rename DGEN_$s DATAGEN_$s; done
 for s in check crc32c header reason reason_name stamp; do rename vfy_$s verify_$s; done
 for s in BAD_CRC BAD_MAGIC BAD_OFFSET MAGIC OK SECTOR; do rename VFY_$s VERIFY_$s; done
 for s in allocated mkfs_argv setup teardown; do rename fs_$s fsmode_$s; done
+git mv common/health.c common/wear_health.c
+sed -i '1s|^/\* health: |/* wear_health: |' common/wear_health.c
 # Anything left with an old prefix is printed for a look (not an error).
 git grep -nwE '(eng|dgen|vfy)_[a-z0-9_]+|(ENG|DGEN|VFY)_[A-Z0-9_]+' -- $files | grep -v dgen_bench || true
