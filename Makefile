@@ -185,10 +185,11 @@ install-systemd:
 		echo "journalctl --update-catalog"; journalctl --update-catalog; fi
 
 # `make format` rewrites, `make lint` checks: the same files, the style of
-# .clang-format. Then cppcheck, with the checks that find bugs rather than
-# taste: warning (undefined behaviour, wrong API use), portability and
-# performance; style and information stay off. A finding that is not a bug
-# is silenced where it occurs, by a `// cppcheck-suppress ID` line saying why
+# .clang-format. lint first runs cppcheck with the checks that find bugs
+# rather than taste: warning (undefined behaviour, wrong API use),
+# portability and performance; style and information stay off. A finding
+# that is not a bug is silenced where it occurs, by a comment
+# `/* cppcheck-suppress ID */` on the line before, saying why
 # (--inline-suppr), never by a global switch.
 FORMAT_SRC = $(sort $(wildcard common/*.[ch] daemon/*.[ch] tools/*.[ch] tools/simssd/*.[ch] \
 	tests/unit/*.[ch]))
@@ -199,8 +200,8 @@ format:
 	clang-format -i $(FORMAT_SRC)
 
 lint:
-	clang-format --dry-run -Werror $(FORMAT_SRC)
 	cppcheck $(CPPCHECK_FLAGS) common daemon tools
+	clang-format --dry-run -Werror $(FORMAT_SRC)
 
 clean:
 	rm -rf $(BUILD)
