@@ -21,10 +21,6 @@
 #include "cmd.h"
 #include "util.h"
 
-/* Longest a sanitize may run before wearmond gives up waiting (it goes on
- * in the drive). */
-#define SANITIZE_TIMEOUT_S (24 * 3600)
-
 /* Discards (and FITRIM) go in pieces so a stop is seen between them: the
  * first is small, each next one sized from the rate just measured to take
  * about PIECE_TARGET_S, growing at most PIECE_GROWTH times per piece. */
@@ -292,7 +288,8 @@ static int erase_nvme(const struct act_env *env, struct act_result *r, int sanit
 		log_msg(LOG_NOTICE, "target %s: NVMe Format of %s started; a stop request waits for it "
 			"to end (the controller cannot abort a format in progress)", env->t->name,
 			env->tg->path);
-	int ret = sanitize ? nvme_sanitize(env->tg->fd, crypto, env->stop, SANITIZE_TIMEOUT_S, &res)
+	/* A sanitize gets NVME_SANITIZE_TIMEOUT_S (timeout 0), then it goes on in the drive. */
+	int ret = sanitize ? nvme_sanitize(env->tg->fd, crypto, env->stop, 0, &res)
 			   : nvme_format(env->tg->fd, 0, crypto, &res);
 	if (!ret)
 		r->bytes = env->tg->capacity;

@@ -21,10 +21,8 @@
 #define CMD_IDENTIFY 0xEC
 #define CMD_SMART 0xB0
 #define CMD_SEC_SET_PASS 0xF1
-#define CMD_SEC_UNLOCK 0xF2
 #define CMD_SEC_ERASE_PREPARE 0xF3
 #define CMD_SEC_ERASE_UNIT 0xF4
-#define CMD_SEC_DISABLE 0xF6
 
 #define ST_ERR 0x01
 #define ST_DRQ 0x08
@@ -92,16 +90,6 @@ void ata_cdb_security_erase_prepare(uint8_t cdb[ATA_CDB_LEN])
 void ata_cdb_security_erase_unit(uint8_t cdb[ATA_CDB_LEN])
 {
 	cdb_pio_out(cdb, CMD_SEC_ERASE_UNIT);
-}
-
-void ata_cdb_security_disable_password(uint8_t cdb[ATA_CDB_LEN])
-{
-	cdb_pio_out(cdb, CMD_SEC_DISABLE);
-}
-
-void ata_cdb_security_unlock(uint8_t cdb[ATA_CDB_LEN])
-{
-	cdb_pio_out(cdb, CMD_SEC_UNLOCK);
 }
 
 int ata_security_payload(uint8_t out[ATA_SECTOR], const char *password,

@@ -85,8 +85,6 @@ void ata_cdb_smart_read_data(uint8_t cdb[ATA_CDB_LEN]);
 void ata_cdb_security_set_password(uint8_t cdb[ATA_CDB_LEN]);
 void ata_cdb_security_erase_prepare(uint8_t cdb[ATA_CDB_LEN]);
 void ata_cdb_security_erase_unit(uint8_t cdb[ATA_CDB_LEN]);
-void ata_cdb_security_disable_password(uint8_t cdb[ATA_CDB_LEN]);
-void ata_cdb_security_unlock(uint8_t cdb[ATA_CDB_LEN]);
 
 /* 512-byte security payload: master/user bit, enhanced bit, password NUL
  * padded at bytes 2..33. Returns 0, or -EINVAL when password is NULL or

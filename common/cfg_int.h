@@ -11,7 +11,6 @@
 
 #define MSG_MAX 512
 #define LABEL_MAX 208
-#define MIB (1LL << 20)
 
 /* Rows of the key table; the order is the order of the documentation. */
 enum key_id {

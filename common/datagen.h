@@ -1,7 +1,8 @@
 /* datagen: block contents with a chosen compressibility and dedupe share,
  * fresh for every write so that neither compression nor deduplication in a
  * controller, a filesystem or a volume manager can cheat.
- * Pure CPU work on caller buffers; no I/O, no allocation. */
+ * Pure CPU work on caller buffers; no I/O and no allocation: the caller owns
+ * struct dgen (about 17 KiB with its dedupe ring, so not for a small stack). */
 #ifndef WEARMON_DATAGEN_H
 #define WEARMON_DATAGEN_H
 

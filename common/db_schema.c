@@ -5,7 +5,9 @@
 /* migrations[v] turns a version v-1 database into version v; each script runs
  * inside the one transaction that also sets PRAGMA user_version. Later issues
  * append scripts (ALTER TABLE ... ADD COLUMN, new tables and views) and bump
- * DB_SCHEMA_VERSION; a released script is never edited. */
+ * DB_SCHEMA_VERSION; a released script is never edited (not even re-indented:
+ * clang-format leaves the table alone). */
+/* clang-format off */
 const char *const db_migrations[] = {
 	[0] = NULL,
 	[1] =
@@ -406,6 +408,7 @@ const char *const db_migrations[] = {
 	"  FROM targets t WHERE t.id = cycles.target_id\n"
 	"  AND cycles.number >= t.campaign_first_cycle);\n",
 };
+/* clang-format on */
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,
 	       "one migration script per schema version");

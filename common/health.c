@@ -1,5 +1,6 @@
 /* health: per-cycle health snapshots (sysfs, NVMe SMART/Health, ATA SMART,
- * or the simulated SSD's stats file) and the firmware they recorded. */
+ * or a counters file beside a loop device's image: wear.h) and the firmware
+ * they recorded. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -122,14 +123,14 @@ static void read_ata(int fd, struct snapshot *s)
 	json(s, "]},");
 }
 
-/* The simulated SSD keeps a `stats` file beside its disk image. */
-static void read_simssd(const struct tgt *tg, struct snapshot *s)
+/* The counters file beside the image of a loop device (wear.h). */
+static void read_counters_file(const struct tgt *tg, struct snapshot *s)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 8], line[256];
 	if (!tg->backing_file[0])
 		return;
 	util_strlcpy(dir, tg->backing_file, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/stats", dirname(dir));
+	snprintf(path, sizeof(path), "%s/" WEAR_COUNTERS_FILE, dirname(dir));
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
@@ -142,7 +143,7 @@ static void read_simssd(const struct tgt *tg, struct snapshot *s)
 	}
 	fclose(f);
 	if (s->has[H_NAND])
-		s->source = "simssd";
+		s->source = WEAR_COUNTERS_SOURCE;
 }
 
 void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_host,
@@ -176,7 +177,7 @@ static void collect(struct wear_state *w, const struct tgt *tg, struct snapshot 
 				read_ata(fd, s);
 			close(fd);
 		}
-		read_simssd(tg, s);
+		read_counters_file(tg, s);
 	}
 	json(s, "\"host_bytes_total\":%" PRIu64 "}", w->host_total);
 	wear_deltas(w, s->has[H_HOST] ? s->val[H_HOST] : -1, s->has[H_NAND] ? s->val[H_NAND] : -1,

@@ -19,6 +19,8 @@
 #define NVME_ADMIN_TIMEOUT_MS 30000u
 /* Format NVM runs inside the ioctl: allow a slow user-data erase. */
 #define NVME_FORMAT_TIMEOUT_MS (2u * 3600u * 1000u)
+/* Longest a sanitize may run before wearmond gives up waiting (it goes on
+ * in the drive). */
 #define NVME_SANITIZE_TIMEOUT_S (24u * 3600u)
 
 /* Status as the ioctl returns it: SC bits 7:0, SCT 10:8, DNR bit 14. */

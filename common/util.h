@@ -9,6 +9,9 @@
 
 #define WEARMON_VERSION "0.1.0"
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Binary units; in floating-point arithmetic they convert exactly. */
+#define MIB (1LL << 20)
+#define GIB (1LL << 30)
 
 /* A byte quantity that may be relative to a capacity ("80%"). */
 struct qty {

@@ -73,8 +73,19 @@ int wear_erased(struct wear_state *w);
 #define WEAR_CYCLE_END "cycle-end"         /* after its last, before the action */
 #define WEAR_AFTER_ACTION "after-action"   /* after the action between cycles */
 
+/* The counters file: a device under test without SMART counters of its
+ * own (a loop device over an image file) may publish its flash and host
+ * byte counters in a text file named WEAR_COUNTERS_FILE in the directory of
+ * that image, one "NAME VALUE" line each: flash_bytes_written N and
+ * host_bytes_written N (other lines are ignored). The simulated SSD
+ * (tools/simssd) writes one; a snapshot that finds flash_bytes_written has
+ * source WEAR_COUNTERS_SOURCE and a write amplification. Nothing else in
+ * wearmond knows about the simulator. */
+#define WEAR_COUNTERS_FILE "stats"
+#define WEAR_COUNTERS_SOURCE "simssd"   /* stored in health.source */
+
 /* Take a health snapshot of tg (sysfs stat, NVMe SMART/Health or ATA SMART
- * when available) and store it with cycle_id and point (one of the
+ * when available, the counters file above) and store it with cycle_id and point (one of the
  * WEAR_* names above), with the host and NAND bytes since the previous
  * snapshot of the target and their ratio, and the mapped bytes and
  * effective over-provisioning now (fs_mapped >= 0 replaces the extents'

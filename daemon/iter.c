@@ -634,6 +634,7 @@ static enum it_status run_rounds(struct sched_target *st, struct iter_ctx *ic,
 		s = run_row(st, ic, cycle_id, cycle, size_index, next, rw);
 		rw->precondition = 0;
 	}
+	rw->rounds = NULL;           /* rd dies here */
 	free(rd.y);
 	return s;
 }

@@ -1,6 +1,9 @@
 /* iter: one size of one cycle: the fill, the measured phase(s), and their
- * rows in the database. Owns the I/O engines of a target thread; knows
- * nothing of cycles, actions or reloads. */
+ * rows in the database. Owns the I/O engines of a target thread. It is told
+ * which cycle it runs in (number and row id, for its rows, logs and alerts)
+ * but never starts or ends a cycle, runs an action or adopts a reload: that
+ * is sched's. It reads the target and publishes progress through struct
+ * sched_target (sched.h). */
 #ifndef WEARMON_ITER_H
 #define WEARMON_ITER_H
 

@@ -54,7 +54,8 @@ struct sched_target {
 	int64_t run_id, target_id;
 	pthread_t thread;
 	int started;
-	enum sched_state state;     /* written by the thread, read after join */
+	enum sched_state state;     /* __atomic_store_n by the thread, __atomic_load_n
+				       by main at any time (STATUS=, exit) */
 	char error[1024];
 	struct alert_ctx *alert;
 	pthread_mutex_t lock;       /* guards prog and the pending config */

@@ -3,11 +3,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
+/* Written by handlers, read by every thread: a C11 atomic, which a handler
+ * may store to when it is lock-free (C11 7.14.1.1). */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
 atomic_int sig_stop;
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "signal handlers need a lock-free atomic_int");
-volatile sig_atomic_t sig_reload;
+atomic_int sig_reload;
 
 static void on_stop(int sig)
 {

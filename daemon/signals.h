@@ -1,16 +1,16 @@
-/* signals: the process's signal policy. Handlers only set flags; the main
- * loop and the target threads act on them. */
+/* signals: the process's signal policy. Handlers only set flags (atomic:
+ * target threads read them too); the main loop and the target threads act
+ * on them. */
 #ifndef WEARMON_SIGNALS_H
 #define WEARMON_SIGNALS_H
 
-#include <signal.h>
 #include <stdatomic.h>
 
 /* Set by SIGTERM/SIGINT: every target drains and stops. Target threads read
  * it, so it is a (lock-free) atomic, which a handler may store to. */
 extern atomic_int sig_stop;
 /* Set by SIGHUP: reload the configuration. */
-extern volatile sig_atomic_t sig_reload;
+extern atomic_int sig_reload;
 
 /* Install handlers for SIGTERM, SIGINT, SIGHUP; ignore SIGPIPE.
  * Returns 0 or -errno. */

@@ -29,7 +29,7 @@ libaio1 libsqlite3-0 libinih1 libsystemd0 libzstd1 libblkid1
 # integration tests drive, the QEMU guest of the device tests, and the tools
 # that check docs, charts, metrics and the report.
 TEST_PKGS="
-clang libcmocka-dev zlib1g-dev python3 python3-pytest
+clang clang-format cppcheck libcmocka-dev zlib1g-dev python3 python3-pytest
 systemd fio dmsetup zstd
 librsvg2-bin mandoc poppler-utils chromium fonts-dejavu-core
 prometheus prometheus-node-exporter

@@ -69,6 +69,8 @@ struct wm_col {
 /* Parameters for wm_fetch: compound literals. */
 #define WM_INT(v) ((struct db_value){ .type = DB_INT, .i = (v) })
 #define WM_TEXT(v) ((struct db_value){ .type = (v) ? DB_TEXT : DB_NULL, .s = (v) })
+/* A text known not to be NULL (a literal): no test that is always true. */
+#define WM_STR(v) ((struct db_value){ .type = DB_TEXT, .s = (v) })
 #define WM_NULLV ((struct db_value){ .type = DB_NULL })
 
 /* Options of the subcommands; each accepts a subset. */

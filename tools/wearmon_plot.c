@@ -18,9 +18,6 @@
 #define SCOPED(wm, tid)                                                        \
 	(struct db_value[]){ WM_INT(tid), WM_INT((wm)->cycle_hi ? (wm)->cycle_lo : 0), \
 			     WM_INT((wm)->cycle_hi ? (wm)->cycle_hi : INT64_MAX) }, 3
-
-#define GIB 1073741824.0
-#define MIB 1048576.0
 #define LABEL_MAX 64
 
 /* Everything one chart needs; rows of t become points, in series order. */

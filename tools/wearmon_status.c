@@ -12,7 +12,6 @@
 #include "util.h"
 #include "wearmon.h"
 
-#define MIB 1048576.0
 #define JUST_STARTED 5.0        /* seconds: an iteration with no figures yet */
 
 enum daemon_state { D_RUNNING, D_STOPPED, D_GONE, D_ELSEWHERE, D_NEVER };
@@ -452,7 +451,7 @@ static int load_target(struct wm *wm, int64_t tid, enum daemon_state ds, int pv,
 	ret = wm_fetch_based(wm, &ts->it, sql, (struct db_value[]){ WM_INT(tid), WM_NULLV }, 2);
 	if (!ret)
 		ret = wm_fetch_based(wm, &ts->done, sql, (struct db_value[]){ WM_INT(tid),
-			       WM_TEXT("done") }, 2);
+			       WM_STR("done") }, 2);
 	free(sql);
 	if (!ret)
 		ret = wm_fetch(wm, &ts->cyc, "SELECT number, status, action, action_outcome"

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "act.h"
+#include "util.h"
 
-#define MIB (1ull << 20)
 #define FILE_BYTES (8 * MIB)
 
 struct fx {
@@ -60,6 +60,29 @@ static int teardown(void **state)
 	assert_int_equal(system(cmd), 0);
 	free(f);
 	return 0;
+}
+
+static void test_discard_alignment(void **state)
+{
+	static const struct {
+		uint64_t off, len, gran, want_off, want_len;
+		int ret;
+	} cases[] = {
+		{ 0, 1 << 20, 4096, 0, 1 << 20, 0 },
+		{ 100, 8192, 4096, 4096, 4096, 0 },      /* start rounded up, end down */
+		{ 4096, 4095, 4096, 0, 0, -EINVAL },     /* nothing aligned inside */
+		{ 1 << 20, 3 << 20, 1 << 20, 1 << 20, 3 << 20, 0 },
+		{ 512, 1024, 0, 512, 1024, 0 },          /* granularity 0: sectors */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t o = 0, l = 0;
+		int ret = act_align_range(cases[i].off, cases[i].len, cases[i].gran, &o, &l);
+		assert_int_equal(ret, cases[i].ret);
+		if (!ret) {
+			assert_int_equal(o, cases[i].want_off);
+			assert_int_equal(l, cases[i].want_len);
+		}
+	}
 }
 
 static void test_outcome_names(void **state)
@@ -154,6 +177,7 @@ static void test_erase_command_outcomes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_discard_alignment),
 		cmocka_unit_test(test_outcome_names),
 		cmocka_unit_test_setup_teardown(test_idle_stopped_is_interrupted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_in_pieces_and_stopped, setup, teardown),

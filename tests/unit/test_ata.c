@@ -81,14 +81,10 @@ static const struct cdb_case cdb_cases[] = {
 	  { 0x85, 0x08, 0x0E, 0, 0xD0, 0, 0x01, 0, 0, 0, 0x4F, 0, 0xC2, 0, 0xB0, 0 } },
 	{ "SECURITY SET PASSWORD", ata_cdb_security_set_password,
 	  { 0x85, 0x0A, 0x06, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0x40, 0xF1, 0 } },
-	{ "SECURITY UNLOCK", ata_cdb_security_unlock,
-	  { 0x85, 0x0A, 0x06, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0x40, 0xF2, 0 } },
 	{ "SECURITY ERASE PREPARE", ata_cdb_security_erase_prepare,
 	  { 0x85, 0x06, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0xF3, 0 } },
 	{ "SECURITY ERASE UNIT", ata_cdb_security_erase_unit,
 	  { 0x85, 0x0A, 0x06, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0x40, 0xF4, 0 } },
-	{ "SECURITY DISABLE PASSWORD", ata_cdb_security_disable_password,
-	  { 0x85, 0x0A, 0x06, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0x40, 0xF6, 0 } },
 };
 
 static void test_cdbs(void **state)

@@ -1,14 +1,12 @@
-/* Unit tests of wear extents, fsmode's mkfs argv and act's alignment. */
+/* Unit tests of wear: extents, health deltas, write fractions, the state
+ * and firmware kept in the database. */
 #include "unit.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "act.h"
-#include "fsmode.h"
 #include "wear.h"
 
 struct ext_case {
@@ -87,52 +85,6 @@ static void test_write_fraction(void **state)
 	assert_true(wear_write_fraction("randread") == 0.0);
 	assert_true(wear_write_fraction("backread") == 0.0);
 	assert_true(wear_write_fraction("strideread") == 0.0);
-}
-
-static void test_mkfs_argv(void **state)
-{
-	static struct cfg_target t;
-	char buf[256], *argv[16];
-	memset(&t, 0, sizeof(t));
-	t.filesystem = FS_EXT4;
-	strcpy(t.mkfs_options, " -E  nodiscard -b 4096 ");
-	int n = fs_mkfs_argv(&t, "/dev/loop7", buf, sizeof(buf), argv, 16);
-	assert_int_equal(n, 8);
-	const char *want[] = { "mkfs.ext4", "-F", "-q", "-E", "nodiscard", "-b", "4096", "/dev/loop7" };
-	for (int i = 0; i < n; i++)
-		assert_string_equal(argv[i], want[i]);
-	assert_null(argv[n]);
-	t.filesystem = FS_XFS;
-	t.mkfs_options[0] = 0;
-	n = fs_mkfs_argv(&t, "/dev/sdz", buf, sizeof(buf), argv, 16);
-	assert_int_equal(n, 4);
-	assert_string_equal(argv[0], "mkfs.xfs");
-	assert_string_equal(argv[1], "-f");
-	strcpy(t.mkfs_options, "a b c d e f g h i j k l m n");
-	assert_int_equal(fs_mkfs_argv(&t, "/dev/sdz", buf, sizeof(buf), argv, 16), -E2BIG);
-}
-
-static void test_discard_alignment(void **state)
-{
-	static const struct {
-		uint64_t off, len, gran, want_off, want_len;
-		int ret;
-	} cases[] = {
-		{ 0, 1 << 20, 4096, 0, 1 << 20, 0 },
-		{ 100, 8192, 4096, 4096, 4096, 0 },      /* start rounded up, end down */
-		{ 4096, 4095, 4096, 0, 0, -EINVAL },     /* nothing aligned inside */
-		{ 1 << 20, 3 << 20, 1 << 20, 1 << 20, 3 << 20, 0 },
-		{ 512, 1024, 0, 512, 1024, 0 },          /* granularity 0: sectors */
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t o = 0, l = 0;
-		int ret = act_align_range(cases[i].off, cases[i].len, cases[i].gran, &o, &l);
-		assert_int_equal(ret, cases[i].ret);
-		if (!ret) {
-			assert_int_equal(o, cases[i].want_off);
-			assert_int_equal(l, cases[i].want_len);
-		}
-	}
 }
 
 /* A real database in a temporary directory, with one target. */
@@ -236,8 +188,6 @@ int main(void)
 		cmocka_unit_test(test_extents_table),
 		cmocka_unit_test(test_write_fraction),
 		cmocka_unit_test(test_health_deltas),
-		cmocka_unit_test(test_mkfs_argv),
-		cmocka_unit_test(test_discard_alignment),
 		cmocka_unit_test_setup_teardown(test_firmware_changed, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_state_persists, db_setup, db_teardown),
 	};

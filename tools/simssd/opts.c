@@ -128,7 +128,7 @@ static int parse_bool(const char *s, int *out)
 /* Parse value for row d into its field of o. */
 static int set_field(struct simssd_opts *o, const struct opt_def *d, const char *val)
 {
-	char *base = (char *)o + d->offset;
+	void *base = (char *)o + d->offset;
 	uint64_t u = 0;
 	double v;
 	char *end, *copy;
