@@ -55,7 +55,7 @@ PROGS := $(BUILD)/wearmond
 -include $(wildcard tools/*.mk)
 
 .PHONY: all build-deps check check-run check-clang unit unit-san integration \
-        demo demo-run bench bench-run install install-systemd clean format lint
+        demo demo-run bench bench-run install install-systemd clean format lint lint-cppcheck
 
 # `make` only compiles. It installs nothing: when a build package is missing it
 # says which, and the command that installs them.
@@ -103,9 +103,9 @@ $(BUILD)/san/tests/test_%: tests/unit/test_%.c $(BUILD)/san/tests/test_%.d $(BUI
 
 # Named one by one, not by a pattern: a pattern would make them intermediate
 # files, whose absence never dates anything.
-DEP_FILES := $(patsubst %.o,%.d,$(COMMON_OBJ) $(DAEMON_OBJ) $(SAN_COMMON_OBJ) $(WEARMON_OBJ) \
+DEP_FILES := $(sort $(patsubst %.o,%.d,$(COMMON_OBJ) $(DAEMON_OBJ) $(SAN_COMMON_OBJ) $(WEARMON_OBJ) \
 	$(SIMSSD_OBJ) $(SIMSSD_TEST_OBJ) $(SIMSSD_SAN_TEST_OBJ)) \
-	$(addsuffix .d,$(UNIT_BIN) $(SAN_UNIT_BIN)) $(DEP_EXTRA)
+	$(addsuffix .d,$(UNIT_BIN) $(SAN_UNIT_BIN)) $(DEP_EXTRA))
 $(DEP_FILES): ;
 -include $(wildcard $(DEP_FILES))
 
@@ -199,9 +199,14 @@ CPPCHECK_FLAGS := --enable=warning,portability,performance --std=c11 --inline-su
 format:
 	clang-format -i $(FORMAT_SRC)
 
-lint:
-	cppcheck $(CPPCHECK_FLAGS) common daemon tools
+lint: lint-cppcheck
 	clang-format --dry-run -Werror $(FORMAT_SRC)
+
+# The half of lint that the tree passes today; `make check` runs it. The
+# clang-format half joins once the tree has been reformatted in one commit.
+lint-cppcheck:
+	cppcheck $(CPPCHECK_FLAGS) common daemon tools
+	@echo "cppcheck: clean"
 
 clean:
 	rm -rf $(BUILD)

@@ -352,7 +352,7 @@ static int erase_command(const struct act_env *env, struct act_result *r)
 	char *argv[] = { (char *)env->t->secure_erase_command, (char *)env->tg->real_path, NULL };
 	struct cmd_req rq = { .argv = argv, .timeout = env->command_timeout, .stop = env->stop,
 				.tag = tag };
-	struct cmd_result sr;
+	struct cmd_result sr = { 0 };
 	snprintf(tag, sizeof(tag), "target %s: secure_erase_command", env->t->name);
 	tgt_close(env->tg);
 	int ret = cmd_run(&rq, &sr);

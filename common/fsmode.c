@@ -53,7 +53,7 @@ static int run_mkfs(char **argv, const struct cfg_target *t, const atomic_int *s
 	char tag[160];
 	struct cmd_req rq = { .argv = argv, .timeout = t->command_timeout, .stop = stop,
 				.tag = tag };
-	struct cmd_result r;
+	struct cmd_result r = { 0 };
 	snprintf(tag, sizeof(tag), "target %s: %s", t->name, argv[0]);
 	int ret = cmd_run(&rq, &r);
 	if (ret) {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # run-check.sh: the stages of `make check`, fastest first: the gcc and clang
-# builds, the unit tests, the same under ASan+UBSan, the integration tests,
+# builds, cppcheck (make lint-cppcheck), the unit tests, the same under ASan+UBSan, the integration tests,
 # then the QEMU device tests. Every stage runs even when an earlier one
 # failed, so one broken stage never hides the others. At the end it checks
 # that no test left a process, loop device or mount of its own behind, and
@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
 BUILD=${BUILD:-build}
-stages=${STAGES:-"build clang unit unit-san integration devices"}
+stages=${STAGES:-"build clang lint unit unit-san integration devices"}
 log=$(mktemp /tmp/wearmon-check-XXXXXX.log)
 trap 'rm -f "$log"' EXIT
 
@@ -47,6 +47,7 @@ for s in $stages; do
 	case $s in
 	build) run_stage build $MAKE --no-print-directory all ;;
 	clang) run_stage clang $MAKE --no-print-directory check-clang ;;
+	lint) run_stage lint $MAKE --no-print-directory lint-cppcheck ;;
 	unit) run_stage unit $MAKE --no-print-directory unit ;;
 	unit-san) run_stage unit-san $MAKE --no-print-directory unit-san ;;
 	integration) run_stage integration pytest_stage integration tests/integration ;;
