@@ -346,14 +346,12 @@ static void summary_actions(struct rep *r, FILE *m)
 		fprintf(m, " No action ran between the cycles.");
 }
 
-/* The campaign's last write amplification, its alerts by severity and
- * its steady-state phases (%s: their counts, or zeros before schema 5);
- * ?1 target, ?2..?3 cycles. */
+/* The campaign's write amplification (%s: over all its snapshots' deltas
+ * from schema 9, else the last one the drive reported), its alerts by
+ * severity and its steady-state phases (%s: their counts, or zeros before
+ * schema 5); ?1 target, ?2..?3 cycles. */
 #define SUMMARY_SQL                                                            \
-	"SELECT (SELECT h.write_amplification FROM health h"                   \
-	" JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1 AND"       \
-	" c.number BETWEEN ?2 AND ?3 AND h.write_amplification IS NOT NULL"    \
-	" ORDER BY h.at DESC LIMIT 1) AS wa,"                                  \
+	"SELECT %s AS wa,"                                                     \
 	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"   \
 	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"          \
 	"  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"           \
@@ -369,12 +367,20 @@ static int summary_tail(struct rep *r, FILE *m)
 {
 	struct wm_table t = { 0 };
 	int steady = wm_has_column(r->wm, "iterations", "steady_reached");
-	char sql[2048];
+	int deltas = wm_has_column(r->wm, "health", "nand_bytes_delta");
+	char sql[4096];
 	int ret;
 
-	if (steady < 0)
+	if (steady < 0 || deltas < 0)
 		return WM_EXIT_ERROR;
 	snprintf(sql, sizeof(sql), SUMMARY_SQL,
+		 deltas ? "(SELECT sum(h.nand_bytes_delta) * 1.0 / sum(h.host_bytes_delta)"
+		 " FROM health h JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1"
+		 " AND c.number BETWEEN ?2 AND ?3 AND h.nand_bytes_delta IS NOT NULL"
+		 " AND h.host_bytes_delta IS NOT NULL)" :
+		 "(SELECT h.write_amplification FROM health h JOIN cycles c ON c.id = h.cycle_id"
+		 " WHERE h.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+		 " h.write_amplification IS NOT NULL ORDER BY h.at DESC LIMIT 1)",
 		 steady ? "(SELECT count(*) FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
 		 " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
 		 " i.steady_reached IS NOT NULL) AS phases, (SELECT count(*) FROM iterations i"
@@ -393,8 +399,9 @@ static int summary_tail(struct rep *r, FILE *m)
 		fprintf(m, " The drive did not report flash writes, so its write amplification"
 			" is unknown.");
 	else
-		fprintf(m, " The final write amplification the drive reported was %.2f.",
-			wm_num(&t, 0, "wa"));
+		fprintf(m, " %s was %.2f.", deltas ? "Write amplification over the campaign (flash"
+			" bytes over host bytes, from the drive's counters)" :
+			"The last write amplification the drive reported", wm_num(&t, 0, "wa"));
 	fprintf(m, " Alerts: %lld critical or error, %lld warning, %lld notice.",
 		(long long)wm_int(&t, 0, "bad", 0), (long long)wm_int(&t, 0, "warn", 0),
 		(long long)wm_int(&t, 0, "notice", 0));
@@ -440,10 +447,12 @@ static int write_summary(struct rep *r)
 	rep_section(r, "summary", "Summary");
 	fputs("<p class=\"summary\">", r->f);
 	rep_esc(r, text);
-	fputs("</p>\n<p class=\"note\">Baseline: for each size, workload and block size, the"
-	      " average MiB/s of the earliest cycle that measured it to the end (the"
-	      " target's whole history). Percentages are MiB/s against that baseline.</p>\n"
-	      "</section>\n", r->f);
+	fputs("</p>\n<p class=\"note\">Baseline: each iteration is compared with the one its"
+	      " alerts used, stored with it when it started (the <code>baseline</code> rule:"
+	      " <code>first</code>, the earliest done iteration of the same size, workload and"
+	      " block size in this campaign; <code>best</code>, the fastest; <code>previous</code>,"
+	      " the latest). The first measurement of each in a campaign has none."
+	      " Percentages are MiB/s against that baseline.</p>\n</section>\n", r->f);
 	free(text);
 	return 0;
 }
@@ -510,13 +519,19 @@ static int device_health(struct rep *r)
 		rep_para(r, "No health snapshot was recorded in this campaign.");
 		goto out;
 	}
-	fputs("<table><caption>Health snapshots (taken at the start of each cycle): the first"
-	      " and the last of the campaign; fields the drive does not report are left out"
-	      "</caption><thead><tr><th class=\"l\">field</th>", r->f);
+	fputs("<table><caption>Health snapshots: the first and the last of the campaign"
+	      " (taken at the start and end of every cycle and after its action); fields the"
+	      " drive does not report are left out</caption><thead><tr><th class=\"l\">field"
+	      "</th>", r->f);
 	for (int i = 0; i < t.nrows; i++) {
 		char b[48];
+		const char *point = wm_str(&t, i, "point") ?
+				    wm_str(&t, i, "point") : "cycle-start";
 
-		fprintf(r->f, "<th>start of cycle %lld<br>%s</th>", (long long)wm_int(&t, i, "cycle", 0),
+		fprintf(r->f, "<th>%s of cycle %lld<br>%s</th>",
+			!strcmp(point, "cycle-end") ? "end" :
+			!strcmp(point, "after-action") ? "after the action" : "start",
+			(long long)wm_int(&t, i, "cycle", 0),
 			wm_fmt_time(wm_str(&t, i, "at"), b, sizeof(b)));
 	}
 	fputs("</tr></thead><tbody>\n", r->f);
