@@ -417,18 +417,19 @@ def test_group_writable_or_foreign_commands_refused(workdir):
 
 
 def test_kill_9_campaign_resumes_to_one_done_row_per_size(workdir):
-    """Random kill -9s during the run, then resume to completion: every
-    (cycle, size) has exactly one 'done' row and the file is intact."""
+    """50 random kill -9s across fill, measurement and the TRIM between
+    cycles, then resume to completion: every (cycle, size) has exactly one
+    'done' row, every cycle is done once, and the file is intact."""
     import random
     rnd = random.Random(14)
     db = workdir / "w.db"
-    keys = {**QUICK, "sizes": "1M 2M 4M", "amount": "32x", "cycles": "2", "fill": "yes",
-            "fill_block_size": "128k", "queue_depth": "2"}
+    keys = {**QUICK, "sizes": "1M 2M 4M", "amount": "48x", "cycles": "3", "fill": "yes",
+            "fill_block_size": "128k", "queue_depth": "2", "between_cycles": "trim"}
     conf = write_conf(workdir / "w.conf", file_conf(db, workdir / "t.img", **keys))
     kills, finished = 0, False
-    for _ in range(12):
+    for _ in range(50):
         proc = start_wearmond(conf)
-        time.sleep(rnd.uniform(0.2, 1.2))
+        time.sleep(rnd.uniform(0.15, 0.9))
         if proc.poll() is not None:
             _, err = proc.communicate()
             assert proc.returncode == 0, err
@@ -440,13 +441,17 @@ def test_kill_9_campaign_resumes_to_one_done_row_per_size(workdir):
     if not finished:
         p = run_wearmond(conf, timeout=300)
         assert p.returncode == 0, p.stderr
-    print(f"{kills} kill -9s before the final run")
-    assert kills >= 3
+    cut = query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'interrupted'")[0]["n"]
+    print(f"{kills} kill -9s before the final run, {cut} iterations cut short")
+    assert kills >= 40 and cut >= 10
+    cycles = query(db, "SELECT number, status FROM cycles ORDER BY number")
+    assert [(c["number"], c["status"]) for c in cycles] == [(1, "done"), (2, "done"),
+                                                           (3, "done")]
     rows = query(db, """SELECT c.number AS cycle, i.size_index, count(*) AS n
                         FROM iterations i JOIN cycles c ON c.id = i.cycle_id
                         WHERE i.status = 'done' GROUP BY c.number, i.size_index
                         ORDER BY c.number, i.size_index""")
     assert [(r["cycle"], r["size_index"], r["n"]) for r in rows] == [
-        (c, s, 1) for c in (1, 2) for s in (0, 1, 2)]
+        (c, s, 1) for c in (1, 2, 3) for s in (0, 1, 2)]
     assert query(db, "PRAGMA integrity_check") == [{"integrity_check": "ok"}]
     assert query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'running'")[0]["n"] == 0
