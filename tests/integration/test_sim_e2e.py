@@ -70,7 +70,11 @@ def test_crash_erase_recovery(workdir):
     assert h[1]["write_amplification"] is not None and h[1]["write_amplification"] >= 1.0
 
 
-def test_io_error_mid_iteration_other_target_runs_on(workdir, make_loop):
+@pytest.mark.parametrize("fault", ["ioerror 0 32M write", "vanish"])
+def test_io_error_mid_iteration_other_target_runs_on(workdir, make_loop, fault):
+    """A range that fails writes, or the whole drive gone (every I/O fails):
+    that target fails with an io-error alert naming the offset, exit 1, and
+    the other target completes its cycles."""
     other = make_loop(32 * MiB)
     with simssd_helper.sim_drive(**DRIVE) as d:
         db = workdir / "w.db"
@@ -84,7 +88,7 @@ def test_io_error_mid_iteration_other_target_runs_on(workdir, make_loop):
                 db, "SELECT 1 FROM iterations i JOIN targets t ON t.id = i.target_id"
                     " WHERE t.name = 'sim' AND i.status = 'running'"), 30)
             time.sleep(0.5)
-            d.control("fault ioerror 0 32M write")
+            d.control(f"fault {fault}")
             out, err = proc.communicate(timeout=120)
         finally:
             if proc.poll() is None:
