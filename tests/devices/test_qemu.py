@@ -355,8 +355,10 @@ def section(data, name):
 
 
 def test_nvme_health_snapshot_holds_the_smart_log(guest):
+    # one cycle, no action: a snapshot at its start and one at its end
     snaps = guest.health("nvme_basic")
-    assert len(snaps) == 1
+    assert [s["point"] for s in snaps] == ["cycle-start", "cycle-end"]
+    assert snaps[1]["host_bytes_delta"] is not None and snaps[1]["host_bytes_delta"] > 0
     h = snaps[0]
     assert h["source"] == "nvme"
     for col in ("percentage_used", "data_units_read", "data_units_written", "media_errors",
@@ -374,18 +376,21 @@ def test_nvme_health_snapshot_holds_the_smart_log(guest):
 
 
 def test_nvme_health_follows_the_writes(guest):
-    # nvme_san_cont ran two cycles: a snapshot at the start of each; the
-    # first cycle's 8 MiB of writes show in the second.
+    # nvme_san_cont ran two cycles: a snapshot at the start and end of
+    # each and after each action; the first cycle's 8 MiB of writes show in
+    # the second cycle's start.
     snaps = guest.health("nvme_san_cont")
-    assert [s["source"] for s in snaps] == ["nvme", "nvme"]
-    a, b = (section(s["data"], "nvme") for s in snaps)
+    assert {s["source"] for s in snaps} == {"nvme"}
+    starts = [s for s in snaps if s["point"] == "cycle-start"]
+    assert len(starts) == 2 and sum(s["point"] == "cycle-end" for s in snaps) == 2
+    a, b = (section(s["data"], "nvme") for s in starts)
     assert b["data_units_written"] - a["data_units_written"] >= (8 * MiB) // 512000
     assert b["host_write_commands"] > a["host_write_commands"]
 
 
 def test_sata_health_snapshot_holds_the_smart_attributes(guest):
     snaps = guest.health("sata_basic")
-    assert len(snaps) == 1
+    assert [s["point"] for s in snaps] == ["cycle-start", "cycle-end"]
     h = snaps[0]
     assert h["source"] == "ata"
     attrs = section(h["data"], "ata").get("attributes")
