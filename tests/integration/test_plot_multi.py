@@ -52,7 +52,10 @@ def fleet():
         out = d / "fleet.db"
         p = subprocess.run([str(WEARMON), "merge", str(out), str(db)], capture_output=True,
                            text=True, timeout=120)
+        # one source with two targets (merge once failed on a second target
+        # with "database table is locked")
         assert p.returncode == 0, p.stderr
+        assert ": host " in p.stdout and ", 2 targets, 8 cycles," in p.stdout, p.stdout
         names = sorted(r["name"] for r in query(out, "SELECT name FROM targets"))
         yield d, out, names
     finally:
