@@ -645,6 +645,8 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 /* ---- several targets in one chart -------------------------------------- */
 
 #define MULTI_MAX 16
+#define MULTI_MARKS (MULTI_MAX * 8)   /* campaign marks of all the targets */
+#define NSTYLES 6                     /* marker and dash styles of wearmon_svg */
 
 /* The charts of each named target, merged into one: series relabelled
  * "NAME: ...", coloured by target; campaign starts marked. */
@@ -739,7 +741,7 @@ static int campaign_marks(struct wm *wm, const char *kind, struct multi *m, size
 		 " ORDER BY b.f", x);
 	if (!ret)
 		ret = wm_fetch(wm, &a, sql, (struct db_value[]){ WM_INT(m->tid[i]) }, 1);
-	for (int r = 0; !ret && r < a.nrows && m->all.nm < MULTI_MAX * 8; r++) {
+	for (int r = 0; !ret && r < a.nrows && m->all.nm < MULTI_MARKS; r++) {
 		struct plot *p = &m->all;
 
 		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s campaign %d", m->name[i], r + 2);
@@ -761,7 +763,7 @@ static void multi_series(struct multi *m, size_t i)
 		p->s[p->ns] = sub->s[j];
 		p->s[p->ns].label = p->label[p->ns];
 		p->s[p->ns].color = chart_palette(i);
-		p->s[p->ns].style = (int)((i + j) % 6) + 1;
+		p->s[p->ns].style = (int)((i + j) % NSTYLES) + 1;
 	}
 }
 
@@ -783,8 +785,6 @@ static void multi_titles(struct wm *wm, const char *kind, struct multi *m, size_
 	p->ch.ylabel = m->sub[yref].ch.ylabel;
 }
 
-
-#define MULTI_MARKS (MULTI_MAX * 8)
 
 /* Builds each target's chart and merges them. Returns 0, 1 (nothing to
  * draw) or WM_EXIT_ERROR. */
