@@ -307,25 +307,55 @@ static int check_source(sqlite3 *c, const char *path, char *err, size_t len)
 	return 0;
 }
 
-static int merge_targets(sqlite3 *c, struct db_merge_result *r, char *err, size_t len)
+struct src_target {
+	int64_t id;
+	char name[NAME_MAX_LEN];
+};
+
+/* The source's targets, read whole first: a statement still reading
+ * src.targets would make the DROP TABLEs of merge_target fail with
+ * "database table is locked" at a second target. */
+static int source_targets(sqlite3 *c, struct src_target **out, size_t *n)
 {
 	sqlite3_stmt *st = NULL;
+	struct src_target *t = NULL, *grown;
+	int ret = 0;
+
+	*n = 0;
+	if (sqlite3_prepare_v2(c, "SELECT id, name FROM src.targets ORDER BY id", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
+		grown = realloc(t, (*n + 1) * sizeof(*t));
+		if (!grown) {
+			ret = -ENOMEM;
+			break;
+		}
+		t = grown;
+		t[*n].id = sqlite3_column_int64(st, 0);
+		util_strlcpy(t[*n].name, (const char *)sqlite3_column_text(st, 1),
+			     sizeof(t[*n].name));
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	*out = t;
+	return ret;
+}
+
+static int merge_targets(sqlite3 *c, struct db_merge_result *r, char *err, size_t len)
+{
+	struct src_target *t = NULL;
+	size_t n = 0;
 	int ret = one_value(c, "SELECT coalesce((SELECT hostname FROM src.runs WHERE hostname"
 			    " IS NOT NULL ORDER BY id DESC LIMIT 1), 'unknown-host')", NULL, NULL,
 			    r->host, sizeof(r->host));
 	if (!ret)
 		ret = merge_runs(c, err, len);
-	if (ret)
-		return ret;
-	if (sqlite3_prepare_v2(c, "SELECT id, name FROM src.targets ORDER BY id", -1, &st,
-			       NULL) != SQLITE_OK)
-		return -EIO;
-	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
-		char name[NAME_MAX_LEN];
-		util_strlcpy(name, (const char *)sqlite3_column_text(st, 1), sizeof(name));
-		ret = merge_target(c, sqlite3_column_int64(st, 0), name, r->host, r, err, len);
-	}
-	sqlite3_finalize(st);
+	if (!ret)
+		ret = source_targets(c, &t, &n);
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = merge_target(c, t[i].id, t[i].name, r->host, r, err, len);
+	free(t);
 	return ret;
 }
 

@@ -233,6 +233,9 @@ struct chart {
 	int fragment;                 /* no XML declaration: for inlining in HTML */
 };
 
+/* Colour i of the charts' palette (Okabe-Ito), cycling. */
+const char *chart_palette(size_t i);
+
 /* Write c as an SVG document (or fragment). The y axis starts at 0 unless
  * logarithmic. Returns 0 or -1 when the stream failed. */
 int chart_svg(FILE *f, const struct chart *c);

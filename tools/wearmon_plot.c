@@ -31,6 +31,7 @@ struct plot {
 	char (*mlabel)[LABEL_MAX];
 	size_t nm;
 	double *bx, *blo, *bhi;       /* band, for cycles */
+	double xscale, yscale;        /* bytes per x unit, µs per y unit (0: none) */
 	int mixed;                    /* rows hold several workloads / block sizes */
 	struct chart ch;
 	char title[192], subtitle[320], xlabel[64];
@@ -180,6 +181,7 @@ static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 	for (int r = 0; r < p->t.nrows; r++)
 		max = fmax(max, wm_num(&p->t, r, "size_bytes"));
 	scale = byte_unit(max, &unit);
+	p->xscale = scale;
 	p->mixed = mixed_workloads(&p->t);
 	split_series(p, key, ARRAY_SIZE(key), "size_bytes", scale, "mibps_avg", label_cycle);
 	snprintf(p->xlabel, sizeof(p->xlabel), "size (%s)", unit);
@@ -402,6 +404,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	for (int r = 0; r < p->t.nrows; r++)
 		max = fmax(max, wm_num(&p->t, r, "written"));
 	scale = byte_unit(max, &unit);
+	p->xscale = scale;
 	p->mixed = mixed_workloads(&p->t);
 	split_series(p, key, ARRAY_SIZE(key), "written", scale, "mibps_avg", label_size);
 	snprintf(p->xlabel, sizeof(p->xlabel), "host bytes written (%s, fill + writes)", unit);
@@ -468,6 +471,7 @@ static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 		max = fmax(max, p->y[r]);
 	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
 		p->y[r] /= 1000;   /* milliseconds read better than 6-digit µs */
+	p->yscale = max >= 20000 ? 1000 : 1;
 	p->ch.xlabel = "done iteration, in the order measured";
 	p->ch.ylabel = max >= 20000 ? "completion latency (ms)" : "completion latency (µs)";
 	p->ch.x_integer = 1;
@@ -514,8 +518,7 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 
 /* ---- titles, target choice, output -------------------------------------- */
 
-static void titles(struct wm *wm, struct plot *p, const char *kind, const struct wm_table *tg,
-		   int64_t it)
+static const char *kind_title(const char *kind)
 {
 	static const struct { const char *kind, *title; } names[] = {
 		{ "sizes", "MiB/s by size, one line per cycle" },
@@ -525,15 +528,22 @@ static void titles(struct wm *wm, struct plot *p, const char *kind, const struct
 		{ "latency", "latency percentiles per iteration" },
 		{ "latency-trace", "latency percentiles over time, iteration" },
 	};
-	char cap[32], wl[64] = "", id[32] = "";
 	size_t k = 0;
 
 	while (k + 1 < ARRAY_SIZE(names) && strcmp(names[k].kind, kind))
 		k++;
+	return names[k].title;
+}
+
+static void titles(struct wm *wm, struct plot *p, const char *kind, const struct wm_table *tg,
+		   int64_t it)
+{
+	char cap[32], wl[64] = "", id[32] = "";
+
 	if (it)
 		snprintf(id, sizeof(id), " %lld", (long long)it);
 	snprintf(p->title, sizeof(p->title), "%s: %s%s", wm_str(tg, 0, "name"),
-		 names[k].title, id);
+		 kind_title(kind), id);
 	if (wm_str(tg, 0, "workload"))
 		snprintf(wl, sizeof(wl), "%s QD%lld, ", workload_text(tg, 0, cap, sizeof(cap)),
 			 (long long)wm_int(tg, 0, "queue_depth", 0));
@@ -631,24 +641,230 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 	return ret;
 }
 
+
+/* ---- several targets in one chart -------------------------------------- */
+
+#define MULTI_MAX 16
+#define MULTI_MARKS (MULTI_MAX * 8)   /* campaign marks of all the targets */
+#define NSTYLES 6                     /* marker and dash styles of wearmon_svg */
+
+/* The charts of each named target, merged into one: series relabelled
+ * "NAME: ...", coloured by target; campaign starts marked. */
+struct multi {
+	struct plot sub[MULTI_MAX];
+	int64_t tid[MULTI_MAX];
+	char name[MULTI_MAX][LABEL_MAX];
+	size_t n;
+	struct plot all;
+	char list[MULTI_MAX * LABEL_MAX];
+};
+
+/* Splits "a,b,c" into m->name and looks each target up. Returns 0 or an
+ * exit status (message printed, naming the bad name). */
+static int multi_targets(struct wm *wm, const char *arg, struct multi *m)
+{
+	const char *s = arg;
+
+	while (*s) {
+		size_t len = strcspn(s, ",");
+
+		if (len == 0 || len >= LABEL_MAX || m->n == MULTI_MAX)
+			return wm_usage_error("plot: --target '%s': %s", arg, m->n == MULTI_MAX ?
+					      "at most 16 targets" : "empty or too long name");
+		snprintf(m->name[m->n], LABEL_MAX, "%.*s", (int)len, s);
+		if (wm_target_id(wm, m->name[m->n], &m->tid[m->n]))
+			return WM_EXIT_ERROR;
+		m->n++;
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
+/* Brings every chart to the largest x unit (bytes) and y unit (ms);
+ * *xref and *yref: the charts whose axis labels fit. */
+static void multi_units(struct multi *m, size_t *xref, size_t *yref)
+{
+	size_t first = 0;
+
+	while (m->sub[first].ns == 0)
+		first++;
+	*xref = *yref = first;
+	for (size_t i = first + 1; i < m->n; i++) {
+		if (m->sub[i].ns == 0)
+			continue;
+		if (m->sub[i].xscale > m->sub[*xref].xscale)
+			*xref = i;
+		if (m->sub[i].yscale > m->sub[*yref].yscale)
+			*yref = i;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		struct plot *p = &m->sub[i];
+
+		for (int r = 0; r < p->t.nrows; r++) {
+			if (p->xscale > 0)
+				p->x[r] *= p->xscale / m->sub[*xref].xscale;
+			if (p->yscale > 0)
+				p->y[r] *= p->yscale / m->sub[*yref].yscale;
+		}
+	}
+}
+
+/* Where cycle ?4 starts on the chart's x axis, as SQL over the target ?1. */
+static void campaign_x_sql(const char *kind, const char *written, char *buf, size_t len)
+{
+	const char *first = "(SELECT min(i2.id) FROM iterations i2 JOIN cycles c2 ON"
+			    " c2.id = i2.cycle_id WHERE i2.target_id = ?1 AND c2.number >= b.f)";
+
+	if (!strcmp(kind, "cycles"))
+		snprintf(buf, len, "b.f - 0.5");
+	else if (!strcmp(kind, "wear"))
+		snprintf(buf, len, "(SELECT coalesce(sum(%s), 0) FROM iterations i"
+			 " WHERE i.target_id = ?1 AND i.id < %s)", written, first);
+	else
+		snprintf(buf, len, "(SELECT count(*) FROM iterations i WHERE i.target_id = ?1"
+			 " AND i.status = 'done' AND i.id < %s) + 0.5", first);
+}
+
+/* Each campaign after a target's first: "NAME campaign N" at its start. */
+static int campaign_marks(struct wm *wm, const char *kind, struct multi *m, size_t i,
+			  double xscale)
+{
+	struct wm_table a = { 0 };
+	char written[512], x[1024], sql[2048];
+	int ret = wm_written_sql(wm, written, sizeof(written));
+
+	campaign_x_sql(kind, written, x, sizeof(x));
+	snprintf(sql, sizeof(sql), "SELECT b.f, %s AS x FROM (SELECT campaign_first_cycle AS f"
+		 " FROM cycles WHERE target_id = ?1 AND campaign_first_cycle IS NOT NULL"
+		 " UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1) b"
+		 " WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1)"
+		 " ORDER BY b.f", x);
+	if (!ret)
+		ret = wm_fetch(wm, &a, sql, (struct db_value[]){ WM_INT(m->tid[i]) }, 1);
+	for (int r = 0; !ret && r < a.nrows && m->all.nm < MULTI_MARKS; r++) {
+		struct plot *p = &m->all;
+
+		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s campaign %d", m->name[i], r + 2);
+		p->m[p->nm] = (struct chart_mark){ 1, wm_num(&a, r, "x") / (xscale > 0 ? xscale : 1),
+						  p->mlabel[p->nm], chart_palette(i) };
+		p->nm++;
+	}
+	wm_table_free(&a);
+	return ret;
+}
+
+/* Copies target i's series into the merged chart. */
+static void multi_series(struct multi *m, size_t i)
+{
+	struct plot *p = &m->all, *sub = &m->sub[i];
+
+	for (size_t j = 0; j < sub->ns; j++, p->ns++) {
+		snprintf(p->label[p->ns], LABEL_MAX, "%s: %s", m->name[i], sub->s[j].label);
+		p->s[p->ns] = sub->s[j];
+		p->s[p->ns].label = p->label[p->ns];
+		p->s[p->ns].color = chart_palette(i);
+		p->s[p->ns].style = (int)((i + j) % NSTYLES) + 1;
+	}
+}
+
+static void multi_titles(struct wm *wm, const char *kind, struct multi *m, size_t xref,
+			 size_t yref)
+{
+	struct plot *p = &m->all;
+	size_t at = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		at += (size_t)snprintf(m->list + at, sizeof(m->list) - at, "%s%s",
+				       i ? ", " : "", m->name[i]);
+	snprintf(p->subtitle, sizeof(p->subtitle), "targets %s; %s", m->list, wm->db_path);
+	snprintf(p->title, sizeof(p->title), "%s: %s", m->list, kind_title(kind));
+	p->ch.title = p->title;
+	p->ch.subtitle = p->subtitle;
+	snprintf(p->xlabel, sizeof(p->xlabel), "%s", m->sub[xref].ch.xlabel);
+	p->ch.xlabel = p->xlabel;
+	p->ch.ylabel = m->sub[yref].ch.ylabel;
+}
+
+
+/* Builds each target's chart and merges them. Returns 0, 1 (nothing to
+ * draw) or WM_EXIT_ERROR. */
+static int multi_build(struct wm *wm, const char *kind, struct multi *m)
+{
+	struct plot *p = &m->all;
+	size_t total = 0, xref, yref;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < m->n; i++) {
+		ret = build_kind(wm, kind, m->tid[i], 0, &m->sub[i]);
+		total += m->sub[i].ns;
+	}
+	if (ret || total == 0)
+		return ret ? ret : 1;
+	multi_units(m, &xref, &yref);
+	p->s = calloc(total, sizeof(*p->s));
+	p->label = calloc(total, sizeof(*p->label));
+	p->m = calloc(MULTI_MARKS, sizeof(*p->m));
+	p->mlabel = calloc(MULTI_MARKS, sizeof(*p->mlabel));
+	if (!p->s || !p->label || !p->m || !p->mlabel) {
+		wm_err("out of memory");
+		return WM_EXIT_ERROR;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		multi_series(m, i);
+	for (size_t i = 0; !ret && strcmp(kind, "sizes") && i < m->n; i++)
+		ret = campaign_marks(wm, kind, m, i, m->sub[xref].xscale);
+	p->ch = m->sub[xref].ch;
+	p->ch.series = p->s;
+	p->ch.nseries = p->ns;
+	p->ch.marks = p->m;
+	p->ch.nmarks = p->nm;
+	p->ch.marks_legend = p->nm ? "start of a campaign" : NULL;
+	p->ch.band = (struct chart_band){ 0 };
+	p->ch.band_legend = NULL;
+	p->ch.ordered = 0;
+	p->ch.break_at_marks = 0;
+	multi_titles(wm, kind, m, xref, yref);
+	return ret;
+}
+
+/* The chart of several targets (a->target "a,b,..."). Returns 0, 1
+ * (nothing to draw) or WM_EXIT_ERROR. */
+static int multi_draw(struct wm *wm, FILE *f, const struct wm_args *a, struct multi *m)
+{
+	int ret = multi_build(wm, a->kind, m);
+
+	if (!ret && chart_svg(f, &m->all.ch))
+		ret = WM_EXIT_ERROR;
+	for (size_t i = 0; i < m->n; i++)
+		plot_free(&m->sub[i]);
+	plot_free(&m->all);
+	return ret;
+}
+
 /* Draws the chart to path ("-": stdout) through a temporary file, so a
  * reader never sees half a picture. Returns 0, 1 (nothing to draw, no
  * file left) or WM_EXIT_ERROR. */
-static int write_chart(struct wm *wm, const struct wm_args *a, int64_t tid)
+static int draw(struct wm *wm, FILE *f, const struct wm_args *a, int64_t tid,
+		struct multi *m)
+{
+	return m ? multi_draw(wm, f, a, m) : wm_plot_draw(wm, f, a->kind, tid, a->iteration, 0);
+}
+
+static int write_chart(struct wm *wm, const struct wm_args *a, int64_t tid, struct multi *m)
 {
 	char tmp[4096];
 	FILE *f;
 	int ret;
 
 	if (!strcmp(a->output, "-"))
-		return wm_plot_draw(wm, stdout, a->kind, tid, a->iteration, 0);
+		return draw(wm, stdout, a, tid, m);
 	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", a->output, (long)getpid());
 	f = fopen(tmp, "w");
 	if (!f) {
 		wm_err("cannot write %s: %s", a->output, strerror(errno));
 		return WM_EXIT_ERROR;
 	}
-	ret = wm_plot_draw(wm, f, a->kind, tid, a->iteration, 0);
+	ret = draw(wm, f, a, tid, m);
 	if (fclose(f) != 0 && !ret)
 		ret = WM_EXIT_ERROR;
 	if (ret || rename(tmp, a->output) != 0) {
@@ -684,6 +900,27 @@ static int check_plot_args(const struct wm_args *a)
 	return -1;
 }
 
+/* "wearmon plot --target a,b": one chart of several targets. */
+static int plot_multi(struct wm *wm, const struct wm_args *a)
+{
+	struct multi *m = calloc(1, sizeof(*m));
+	int ret = m ? 0 : WM_EXIT_ERROR;
+
+	if (!m)
+		wm_err("out of memory");
+	else if (!strcmp(a->kind, "samples") || a->iteration)
+		ret = wm_usage_error("plot: --target with several names draws --kind sizes,"
+				     " cycles, wear or latency, without --iteration");
+	else if (!(ret = multi_targets(wm, a->target, m)) &&
+		 (ret = write_chart(wm, a, 0, m)) == 1) {
+		printf("%s: nothing to plot for targets %s (no finished iteration yet)\n",
+		       a->kind, a->target);
+		ret = 0;
+	}
+	free(m);
+	return ret;
+}
+
 int wm_cmd_plot(struct wm *wm, int argc, char **argv)
 {
 	struct wm_table tg = { 0 };
@@ -692,13 +929,15 @@ int wm_cmd_plot(struct wm *wm, int argc, char **argv)
 
 	if (ret >= 0 || (ret = check_plot_args(&a)) >= 0 || (ret = wm_open(wm)))
 		return ret;
+	if (a.target && strchr(a.target, ','))
+		return plot_multi(wm, &a);
 	ret = pick_target(wm, &a, &tg, &none);
 	if (ret || none) {
 		if (none)
 			printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
 		goto out;
 	}
-	ret = write_chart(wm, &a, wm_int(&tg, 0, "id", 0));
+	ret = write_chart(wm, &a, wm_int(&tg, 0, "id", 0), NULL);
 	if (ret == 1 && wm_has_iterations(wm) == 0)
 		printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
 	else if (ret == 1)

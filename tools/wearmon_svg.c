@@ -35,6 +35,11 @@ static const char *const palette[] = {
 	"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
 };
 
+const char *chart_palette(size_t i)
+{
+	return palette[i % ARRAY_SIZE(palette)];
+}
+
 /* Dash patterns by style: solid first. */
 static const char *const dashes[] = { NULL, "8 4", "2 3", "10 3 2 3", "5 2", "1 2" };
 
