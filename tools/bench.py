@@ -153,10 +153,10 @@ def db_store_ms(err):
     return [float(m) for m in re.findall(r"stored in ([0-9.]+) ms", err)]
 
 
-def run_wearmond(ctx, dev, case, jobs=1, keep_db=False):
+def run_wearmond(ctx, dev, case, jobs=1, keep_db=False, build=None):
     """One wearmond run: a dict of bytes, ops, seconds, cpu, p50 (µs) and the
     ms its iteration store took; the database is removed unless keep_db."""
-    work, build = ctx["work"], ctx["build"]
+    work, build = ctx["work"], build or ctx["build"]
     db, conf = work / "bench.db", work / "bench.conf"
     remove_db(db)
     wearmond_conf(conf, db, dev, case, ctx["seconds"], ctx["size_mib"], jobs)
@@ -191,6 +191,8 @@ def run_fio(ctx, dev, case, tuned, jobs=1):
 def run_one(ctx, dev, case, runner):
     if runner == "wearmond":
         return run_wearmond(ctx, dev, case)
+    if runner == "baseline":
+        return run_wearmond(ctx, dev, case, build=ctx["baseline"])
     return run_fio(ctx, dev, case, tuned=runner == "fio-tuned")
 
 
@@ -205,9 +207,11 @@ def cpu_per_gib(s):
 def run_case(ctx, dev, case):
     """Warm-up round, then the repeats, runners alternating in a rotating
     order. Returns {runner: [per-repeat dicts]}."""
-    res = {r: [] for r in RUNNERS}
+    runners = ctx["runners"]
+    res = {r: [] for r in runners}
     for n in range(ctx["repeats"] + 1):
-        order = RUNNERS[n % 3:] + RUNNERS[:n % 3]
+        k = n % len(runners)
+        order = runners[k:] + runners[:k]
         for runner in order:
             s = run_one(ctx, dev, case, runner)
             if n:
@@ -224,7 +228,7 @@ def spread(vals):
 def print_case(name, mode, res, is_mib, qd):
     """Rows per runner, then wearmond's ratio to the better fio setting."""
     unit = "MiB/s" if is_mib else "IOPS"
-    for runner in RUNNERS:
+    for runner in res:
         v = res[runner]
         lat = statistics.median(x["p50"] for x in v) if qd == 1 else None
         print(f"{name:<22} {mode:<8} {runner:<9} "
@@ -239,11 +243,17 @@ def print_case(name, mode, res, is_mib, qd):
             ("CPU/GiB", [cpu_per_gib(w) / cpu_per_gib(f) for w, f in pairs], "<=")]
     if qd == 1:
         figs.append(("p50 latency", [w["p50"] / f["p50"] for w, f in pairs], "<="))
+    if "baseline" in res:
+        b = [rate(w, is_mib) / rate(x, is_mib) for w, x in zip(res["wearmond"],
+                                                                res["baseline"])]
+        figs.append(("vs baseline", b, ">="))
     for what, vals, goal in figs:
         med, lo, hi, flag = spread(vals)
         ok = (med >= 1.0) if goal == ">=" else (med <= 1.0)
         side = flag or ("goal met" if ok else "goal missed")
-        print(f"{'':<22} {mode:<8} ratio vs {best:<9} {what:<12} {med:>5.2f} "
+        against = "baseline" if what == "vs baseline" else best
+        what = "rate " + unit if what == "vs baseline" else what
+        print(f"{'':<22} {mode:<8} ratio vs {against:<9} {what:<12} {med:>5.2f} "
               f"[{lo:.2f} .. {hi:.2f}] (goal {goal} 1.00) {side}")
 
 
@@ -305,13 +315,18 @@ def main():
     ap.add_argument("--loop", nargs="*", default=list(LOOP_MODES), choices=list(LOOP_MODES))
     ap.add_argument("--no-extras", action="store_true",
                     help="skip jobs scaling, database growth and generator lines")
+    ap.add_argument("--baseline", metavar="BUILD2",
+                    help="also run BUILD2's wearmond in the rotation (an engine change "
+                    "against the build before it); its rate ratio is printed")
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: 1 repeat of 1 s on 256 MiB")
     a = ap.parse_args()
     if a.quick:
         a.seconds, a.repeats, a.size_mib = 1, 1, 256
     ctx = {"build": Path(a.build).resolve(), "seconds": a.seconds, "repeats": a.repeats,
-           "size_mib": a.size_mib}
+           "size_mib": a.size_mib,
+           "runners": RUNNERS + (("baseline",) if a.baseline else ()),
+           "baseline": Path(a.baseline).resolve() if a.baseline else None}
     ctx["work"] = Path(tempfile.mkdtemp(prefix="wearmon-bench-", dir="/var/tmp"))
     img = Path(tempfile.mkstemp(prefix="wearmon-bench-", suffix=".img", dir="/dev/shm")[1])
     devs = {}
@@ -343,7 +358,7 @@ def main():
                 sys.stdout.flush()
                 if name == "1M seqwrite QD8":
                     device_mibps = max(device_mibps or 0, max(
-                        statistics.median(rate(x, True) for x in res[r]) for r in RUNNERS))
+                        statistics.median(rate(x, True) for x in res[r]) for r in res))
         if not a.no_extras:
             for mode, dev in devs.items():
                 jobs_scaling(ctx, dev, mode)
