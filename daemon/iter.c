@@ -169,7 +169,12 @@ static int db_retry_end(struct sched_target *st, int64_t id, const struct db_ite
 {
 	int ret = 0;
 	for (int i = 0; i < DB_RETRIES; i++) {
+		uint64_t t = util_now_ns();
 		ret = db_iteration_end(st->db, id, it, sm->v, sm->n);
+		/* What the history costs the loop: one transaction per iteration
+		 * (wearmond --debug; make bench reads this line). */
+		log_msg(LOG_DEBUG, "target %s: iteration %ld stored in %.3f ms (%zu samples)",
+			st->t->name, it->number, (double)(util_now_ns() - t) / 1e6, sm->n);
 		if (!ret)
 			return 0;
 		log_msg(LOG_ERR, "target %s: storing iteration %ld failed (%s), retry %d of %d",

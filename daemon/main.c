@@ -36,6 +36,7 @@ struct opts {
 	int check;
 	int foreground;
 	int journal;
+	int debug;                  /* log LOG_DEBUG messages too */
 };
 
 /* The running process: its targets and every configuration loaded. While
@@ -67,6 +68,8 @@ static void usage(FILE *f)
 		"  -f, --foreground   log to stderr, even under systemd\n"
 		"  -j, --journal      log to the journal, even from a terminal (errors at\n"
 		"                     start-up are printed on stderr too)\n"
+		"  -d, --debug        also log debug messages (e.g. the time each iteration's\n"
+		"                     database write took)\n"
 		"By default messages go to the journal when stderr is systemd's journal\n"
 		"stream (JOURNAL_STREAM), else to stderr.\n"
 		"  -h, --help         this text\n"
@@ -84,18 +87,20 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "check", no_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "journal", no_argument, NULL, 'j' },
+		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	memset(o, 0, sizeof(*o));
-	while ((ch = getopt_long(argc, argv, "c:nfjhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:nfjdhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': o->config = optarg; break;
 		case 'n': o->check = 1; break;
 		case 'f': o->foreground = 1; break;
 		case 'j': o->journal = 1; break;
+		case 'd': o->debug = 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf("wearmond %s\n", WEARMON_VERSION); exit(EXIT_OK);
 		default: usage(stderr); return -EINVAL;
@@ -723,7 +728,7 @@ int main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o))
 		return EXIT_USAGE;
 	log_init(o.foreground || o.check ? LOG_SINK_STDERR :
-		 o.journal ? LOG_SINK_JOURNAL : LOG_SINK_AUTO, LOG_INFO);
+		 o.journal ? LOG_SINK_JOURNAL : LOG_SINK_AUTO, o.debug ? LOG_DEBUG : LOG_INFO);
 	log_echo_errors(1);
 	if (guard_trust("configuration", o.config, err, sizeof(err)) == -EPERM) {
 		log_msg(LOG_ERR, "%s", err);

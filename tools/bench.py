@@ -1,18 +1,28 @@
 #!/usr/bin/python3
-"""bench.py: wearmond against fio, side by side in one run, on the same loop
-device backed by a file in /dev/shm. Prints wearmond/fio ratios of IOPS,
-MiB/s and CPU seconds per GiB moved. Not a test: it asserts nothing and
-only reports; the README quotes its figures.
+"""bench.py: wearmond against fio at its defaults and at tuned batching,
+side by side in one run, on RAM-backed loop devices (a file in /dev/shm)
+with and without `losetup --direct-io=on`. Not a test: it asserts nothing
+and only reports; the README quotes its figures.
 
-Also prints the data generator's throughput on one core next to the
-device's 1M sequential write rate.
+Each case runs its repeats alternating the three runners (wearmond, fio
+defaults, fio tuned batching), rotating their order every repeat, after
+one warm-up round. It prints per case and loop mode each runner's median
+IOPS and MiB/s, its CPU seconds per GiB moved, at QD1 the p50 completion
+latency, then wearmond's ratio to the better fio setting (the one with the
+higher median rate) as the median of the per-repeat ratios with their min
+and max; a spread that crosses 1.00 is flagged "inconclusive".
+
+Then: `jobs = 2` against one job, the database's growth per target-day at
+one sample per second, the time wearmond spends storing each iteration
+(its --debug log line), and the data generator's throughput on one core.
 
 Usage: tools/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]
-                     [--cases NAME...]"""
+                     [--cases NAME...] [--loop buffered|direct ...] [--quick]"""
 
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -23,13 +33,21 @@ CASES = [
     # name, workload (wearmond), rw (fio), block size, queue depth,
     # compressibility (None: both tools' defaults; wearmond writes fresh
     # random data, fio fills its buffers once)
+    ("4k randwrite QD1", "randwrite", "randwrite", "4k", 1, None),
     ("4k randwrite QD32", "randwrite", "randwrite", "4k", 32, None),
+    ("4k randwrite QD128", "randwrite", "randwrite", "4k", 128, None),
+    ("4k randread QD32", "randread", "randread", "4k", 32, None),
     ("1M seqwrite QD8", "seqwrite", "write", "1M", 8, None),
     # Fresh data on both sides: fio refills every buffer before each write,
     # (100-p)% random then zeros per 4 KiB chunk, as wearmond lays it out.
     ("1M seqwrite p0 fresh", "seqwrite", "write", "1M", 8, 0),
     ("1M seqwrite p50 fresh", "seqwrite", "write", "1M", 8, 50),
 ]
+
+LOOP_MODES = {"buffered": "off", "direct": "on"}
+RUNNERS = ("wearmond", "fio", "fio-tuned")
+GIB = 1 << 30
+MIB = 1 << 20
 
 
 def fio_data_args(compress):
@@ -38,6 +56,25 @@ def fio_data_args(compress):
         return []
     return ["--refill_buffers=1", f"--buffer_compress_percentage={compress}",
             "--buffer_compress_chunk=4k"]
+
+
+def fio_tuned_args(qd):
+    """fio's tuned batching: submit up to N at once (N = the queue depth, at
+    most 8), reap from 1 up to the whole queue per call."""
+    n = min(qd, 8)
+    return [f"--iodepth_batch_submit={n}", "--iodepth_batch_complete_min=1",
+            f"--iodepth_batch_complete_max={qd}"]
+
+
+def machine_line():
+    model = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return (f"machine: {model}, {os.cpu_count()} cores, kernel {os.uname().release}, "
+            f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
 
 
 def generator_rates(build):
@@ -65,24 +102,34 @@ def print_generator(build, device_mibps):
 
 
 def run_measured(argv):
-    """Run argv to completion; returns (stdout, CPU seconds, peak RSS in KiB)
-    of that process and the children it waited for (wait4's rusage)."""
+    """Run argv to completion; returns (stdout, stderr, CPU seconds) of that
+    process and the children it waited for (wait4's rusage)."""
     with tempfile.TemporaryFile(mode="w+") as errf:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, text=True)
         out = proc.stdout.read()
         _, status, ru = os.wait4(proc.pid, 0)
         errf.seek(0)
         err = errf.read()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{argv[0]} exited {proc.returncode}: {err}")
-    return out, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise RuntimeError(f"{argv[0]} exited {code}: {err}")
+    return out, err, ru.ru_utime + ru.ru_stime
 
 
-def run_wearmond(build, dev, work, wl, bs, qd, seconds, size_mib, n, compress=None):
-    db = work / f"bench-{n}.db"
-    conf = work / f"bench-{n}.conf"
-    conf.write_text(f"""[wearmon]
+def sql_json(db, query):
+    out = subprocess.run(["sqlite3", "-json", str(db), query], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out) if out.strip() else []
+
+
+def remove_db(db):
+    for ext in ("", "-wal", "-shm"):
+        Path(str(db) + ext).unlink(missing_ok=True)
+
+
+def wearmond_conf(path, db, dev, case, seconds, size_mib, jobs=1):
+    _, wl, _, bs, qd, compress = case
+    path.write_text(f"""[wearmon]
 database = {db}
 
 [target bench]
@@ -93,97 +140,237 @@ fill = no
 workload = {wl}
 block_size = {bs}
 queue_depth = {qd}
+jobs = {jobs}
 amount = 100000x
 duration = {seconds}s
+sample_interval = 1s
 cycles = 1
 """ + ("" if compress is None else f"compressibility = {compress}\n"))
-    _, cpu, rss = run_measured([str(build / "wearmond"), "--foreground", "-c", str(conf)])
-    out = subprocess.run(["sqlite3", "-json", str(db),
-                          "SELECT bytes, ops, seconds FROM iterations"],
-                         check=True, capture_output=True, text=True).stdout
-    row = json.loads(out)[0]
-    db.unlink()
-    for ext in ("-wal", "-shm"):
-        Path(str(db) + ext).unlink(missing_ok=True)
-    return row["bytes"], row["ops"], row["seconds"], cpu, rss
 
 
-def run_fio(dev, rw, bs, qd, seconds, size_mib, compress=None):
-    out, cpu, rss = run_measured(["fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
-                          "--direct=1", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
-                          f"--size={size_mib}M", f"--runtime={seconds}", "--time_based",
-                                  "--randrepeat=0", "--norandommap", "--output-format=json",
-                                  *fio_data_args(compress)])
-    job = json.loads(out)["jobs"][0]["write"]
-    secs = job["runtime"] / 1000.0
-    return job["io_bytes"], job["total_ios"], secs, cpu, rss
+def db_store_ms(err):
+    """The iteration store times wearmond --debug logged, in ms."""
+    return [float(m) for m in re.findall(r"stored in ([0-9.]+) ms", err)]
 
 
-def summarise(samples):
-    b = sum(s[0] for s in samples)
-    gib = b / (1 << 30)
-    iops = statistics.median(s[1] / s[2] for s in samples)
-    mibps = statistics.median(s[0] / (1 << 20) / s[2] for s in samples)
-    cpu_per_gib = sum(s[3] for s in samples) / gib
-    rss_mib = max(s[4] for s in samples) / 1024
-    return iops, mibps, cpu_per_gib, rss_mib
+def run_wearmond(ctx, dev, case, jobs=1, keep_db=False, build=None):
+    """One wearmond run: a dict of bytes, ops, seconds, cpu, p50 (µs) and the
+    ms its iteration store took; the database is removed unless keep_db."""
+    work, build = ctx["work"], build or ctx["build"]
+    db, conf = work / "bench.db", work / "bench.conf"
+    remove_db(db)
+    wearmond_conf(conf, db, dev, case, ctx["seconds"], ctx["size_mib"], jobs)
+    _, err, cpu = run_measured([str(build / "wearmond"), "--foreground", "--debug",
+                                "-c", str(conf)])
+    row = sql_json(db, "SELECT bytes, ops, seconds, lat_p50_us FROM iterations")[0]
+    if not keep_db:
+        remove_db(db)
+    return {"bytes": row["bytes"], "ops": row["ops"], "seconds": row["seconds"],
+            "cpu": cpu, "p50": row["lat_p50_us"], "store_ms": db_store_ms(err)}
+
+
+def run_fio(ctx, dev, case, tuned, jobs=1):
+    _, _, rw, bs, qd, compress = case
+    argv = ["fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
+            "--direct=1", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
+            f"--size={ctx['size_mib']}M", f"--runtime={ctx['seconds']}", "--time_based",
+            "--randrepeat=0", "--norandommap", "--output-format=json",
+            "--lat_percentiles=1", *fio_data_args(compress)]
+    if tuned:
+        argv += fio_tuned_args(qd)
+    if jobs > 1:
+        argv += [f"--numjobs={jobs}", "--group_reporting"]
+    out, _, cpu = run_measured(argv)
+    job = json.loads(out)["jobs"][0]
+    d = job["read" if rw.endswith("read") else "write"]
+    p50 = d["lat_ns"].get("percentile", {}).get("50.000000")
+    return {"bytes": d["io_bytes"], "ops": d["total_ios"], "seconds": d["runtime"] / 1000.0,
+            "cpu": cpu, "p50": p50 / 1000.0 if p50 else None, "store_ms": []}
+
+
+def run_one(ctx, dev, case, runner):
+    if runner == "wearmond":
+        return run_wearmond(ctx, dev, case)
+    if runner == "baseline":
+        return run_wearmond(ctx, dev, case, build=ctx["baseline"])
+    return run_fio(ctx, dev, case, tuned=runner == "fio-tuned")
+
+
+def rate(s, mib):
+    return s["bytes"] / MIB / s["seconds"] if mib else s["ops"] / s["seconds"]
+
+
+def cpu_per_gib(s):
+    return s["cpu"] / (s["bytes"] / GIB) if s["bytes"] else float("inf")
+
+
+def run_case(ctx, dev, case):
+    """Warm-up round, then the repeats, runners alternating in a rotating
+    order. Returns {runner: [per-repeat dicts]}."""
+    runners = ctx["runners"]
+    res = {r: [] for r in runners}
+    for n in range(ctx["repeats"] + 1):
+        k = n % len(runners)
+        order = runners[k:] + runners[:k]
+        for runner in order:
+            s = run_one(ctx, dev, case, runner)
+            if n:
+                res[runner].append(s)
+    return res
+
+
+def spread(vals):
+    """(median, min, max) and the flag for a ratio whose spread crosses 1."""
+    med, lo, hi = statistics.median(vals), min(vals), max(vals)
+    return med, lo, hi, "inconclusive" if lo < 1.0 < hi else ""
+
+
+def print_case(name, mode, res, is_mib, qd):
+    """Rows per runner, then wearmond's ratio to the better fio setting."""
+    unit = "MiB/s" if is_mib else "IOPS"
+    for runner in res:
+        v = res[runner]
+        lat = statistics.median(x["p50"] for x in v) if qd == 1 else None
+        print(f"{name:<22} {mode:<8} {runner:<9} "
+              f"{statistics.median(rate(x, False) for x in v):>10.0f} "
+              f"{statistics.median(rate(x, True) for x in v):>9.1f} "
+              f"{statistics.median(cpu_per_gib(x) for x in v):>9.3f} "
+              f"{'' if lat is None else f'{lat:.1f}':>9}")
+    best = max(("fio", "fio-tuned"),
+               key=lambda r: statistics.median(rate(x, is_mib) for x in res[r]))
+    pairs = list(zip(res["wearmond"], res[best]))
+    figs = [("rate " + unit, [rate(w, is_mib) / rate(f, is_mib) for w, f in pairs], ">="),
+            ("CPU/GiB", [cpu_per_gib(w) / cpu_per_gib(f) for w, f in pairs], "<=")]
+    if qd == 1:
+        figs.append(("p50 latency", [w["p50"] / f["p50"] for w, f in pairs], "<="))
+    if "baseline" in res:
+        b = [rate(w, is_mib) / rate(x, is_mib) for w, x in zip(res["wearmond"],
+                                                                res["baseline"])]
+        figs.append(("vs baseline", b, ">="))
+    for what, vals, goal in figs:
+        med, lo, hi, flag = spread(vals)
+        ok = (med >= 1.0) if goal == ">=" else (med <= 1.0)
+        side = flag or ("goal met" if ok else "goal missed")
+        against = "baseline" if what == "vs baseline" else best
+        what = "rate " + unit if what == "vs baseline" else what
+        print(f"{'':<22} {mode:<8} ratio vs {against:<9} {what:<12} {med:>5.2f} "
+              f"[{lo:.2f} .. {hi:.2f}] (goal {goal} 1.00) {side}")
+
+
+def make_loop(img, direct):
+    return subprocess.run(["losetup", "--show", "-f", f"--direct-io={direct}", str(img)],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def jobs_scaling(ctx, dev, mode):
+    """wearmond and fio at jobs = 2 against one job, 4k randwrite QD32."""
+    case = next(c for c in CASES if c[0] == "4k randwrite QD32")
+    one, two, fone, ftwo = [], [], [], []
+    for _ in range(max(1, ctx["repeats"] // 2)):
+        one.append(rate(run_wearmond(ctx, dev, case, 1), False))
+        two.append(rate(run_wearmond(ctx, dev, case, 2), False))
+        fone.append(rate(run_fio(ctx, dev, case, True, 1), False))
+        ftwo.append(rate(run_fio(ctx, dev, case, True, 2), False))
+    m = statistics.median
+    print(f"jobs = 2 vs 1, 4k randwrite QD32 each job, {mode}: wearmond "
+          f"{m(two):.0f} / {m(one):.0f} IOPS = {m(two) / m(one):.2f}x; "
+          f"fio tuned numjobs=2 {m(ftwo):.0f} / {m(fone):.0f} IOPS = "
+          f"{m(ftwo) / m(fone):.2f}x")
+
+
+def db_growth(ctx, dev):
+    """Database bytes per sample at sample_interval = 1s, from the pages the
+    samples table and its indexes use after a run of known length (dbstat),
+    extrapolated to a target-day of measuring (86400 samples); and the time
+    wearmond took to store each iteration."""
+    case = next(c for c in CASES if c[0] == "4k randwrite QD32")
+    secs = max(20, 5 * ctx["seconds"])
+    s = run_wearmond(dict(ctx, seconds=secs), dev, case, keep_db=True)
+    db = ctx["work"] / "bench.db"
+    subprocess.run(["sqlite3", str(db), "PRAGMA wal_checkpoint(TRUNCATE);"], check=True,
+                   capture_output=True)
+    used = sql_json(db, "SELECT sum(pgsize - unused) AS b FROM dbstat WHERE name IN "
+                    "(SELECT name FROM sqlite_master WHERE tbl_name = 'samples')")[0]["b"]
+    n = sql_json(db, "SELECT count(*) AS n FROM samples")[0]["n"]
+    total = db.stat().st_size
+    remove_db(db)
+    per = used / n
+    print(f"database growth at sample_interval = 1s: {per:.0f} bytes per sample (table and "
+          f"indexes, {n} samples after {s['seconds']:.1f} s; whole file {total} bytes) = "
+          f"{per * 86400 / MIB:.1f} MiB per target-day (goal < 12)")
+    store = s["store_ms"]
+    if store:
+        print(f"SQLite per iteration (wearmond --debug: one transaction storing the "
+              f"iteration and its {n} samples): {statistics.median(store):.2f} ms")
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
-    ap.add_argument("--seconds", type=float, default=5)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=4)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--size-mib", type=int, default=1024)
     ap.add_argument("--cases", nargs="*", default=[],
                     help="run only the cases whose name contains one of these")
+    ap.add_argument("--loop", nargs="*", default=list(LOOP_MODES), choices=list(LOOP_MODES))
+    ap.add_argument("--no-extras", action="store_true",
+                    help="skip jobs scaling, database growth and generator lines")
+    ap.add_argument("--baseline", metavar="BUILD2",
+                    help="also run BUILD2's wearmond in the rotation (an engine change "
+                    "against the build before it); its rate ratio is printed")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke test: 1 repeat of 1 s on 256 MiB")
     a = ap.parse_args()
-    build = Path(a.build).resolve()
-    work = Path(tempfile.mkdtemp(prefix="wearmon-bench-", dir="/var/tmp"))
+    if a.quick:
+        a.seconds, a.repeats, a.size_mib = 1, 1, 256
+    ctx = {"build": Path(a.build).resolve(), "seconds": a.seconds, "repeats": a.repeats,
+           "size_mib": a.size_mib,
+           "runners": RUNNERS + (("baseline",) if a.baseline else ()),
+           "baseline": Path(a.baseline).resolve() if a.baseline else None}
+    ctx["work"] = Path(tempfile.mkdtemp(prefix="wearmon-bench-", dir="/var/tmp"))
     img = Path(tempfile.mkstemp(prefix="wearmon-bench-", suffix=".img", dir="/dev/shm")[1])
-    dev = None
+    devs = {}
     try:
         with open(img, "wb") as f:
             f.truncate(a.size_mib << 20)
-        dev = subprocess.run(["losetup", "--show", "-f", str(img)], check=True,
-                             capture_output=True, text=True).stdout.strip()
+        for mode in a.loop:
+            devs[mode] = make_loop(img, LOOP_MODES[mode])
         # Warm-up: allocate the tmpfs pages so neither tool pays for that.
-        subprocess.run(["dd", "if=/dev/zero", f"of={dev}", "bs=1M", f"count={a.size_mib}",
-                        "oflag=direct", "status=none"], check=True)
-        print(f"bench: {dev} on {img} ({a.size_mib} MiB in /dev/shm), "
-              f"{a.repeats} alternating repeats of {a.seconds:g} s each")
-        print(f"{'case':<20} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} {'CPU s/GiB':>10} "
-              f"{'peak RSS MiB':>13}")
+        subprocess.run(["dd", "if=/dev/zero", f"of={next(iter(devs.values()))}", "bs=1M",
+                        f"count={a.size_mib}", "oflag=direct", "status=none"], check=True)
+        print(machine_line())
+        for mode, dev in devs.items():
+            print(f"loop: {dev} --direct-io={LOOP_MODES[mode]} ({mode}) on {img} "
+                  f"({a.size_mib} MiB in /dev/shm)")
+        print(f"method: per case, one warm-up round then {a.repeats} repeats of "
+              f"{a.seconds:g} s, wearmond / fio defaults / fio tuned batching alternating "
+              f"in rotating order; medians; ratios per repeat against the better fio setting")
+        print(f"{'case':<22} {'loop':<8} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} "
+              f"{'CPU s/GiB':>9} {'p50 us':>9}")
         device_mibps = None
-        for name, wl, rw, bs, qd, compress in CASES:
+        for case in CASES:
+            name, _, _, bs, qd, _ = case
             if a.cases and not any(c in name for c in a.cases):
                 continue
-            res = {"wearmond": [], "fio": []}
-            for n in range(a.repeats + 1):
-                w = run_wearmond(build, dev, work, wl, bs, qd, a.seconds, a.size_mib, n,
-                                 compress)
-                f = run_fio(dev, rw, bs, qd, a.seconds, a.size_mib, compress)
-                if n == 0:
-                    continue  # the first pair is warm-up
-                res["wearmond"].append(w)
-                res["fio"].append(f)
-            sw, sf = summarise(res["wearmond"]), summarise(res["fio"])
-            print(f"{name:<20} {'wearmond':<9} {sw[0]:>10.0f} {sw[1]:>9.1f} {sw[2]:>10.3f} "
-                  f"{sw[3]:>13.1f}")
-            print(f"{name:<20} {'fio':<9} {sf[0]:>10.0f} {sf[1]:>9.1f} {sf[2]:>10.3f} "
-                  f"{sf[3]:>13.1f}")
-            print(f"{name:<20} {'ratio':<9} {sw[0] / sf[0]:>10.2f} {sw[1] / sf[1]:>9.2f} "
-                  f"{sw[2] / sf[2]:>10.2f} {sw[3] / sf[3]:>13.2f}   "
-                  "(targets: >= 1.0, >= 1.0, <= 1.0, <= 1.0)")
-            if name == "1M seqwrite QD8":
-                device_mibps = max(sw[1], sf[1])
-        if device_mibps:
-            print_generator(build, device_mibps)
+            for mode, dev in devs.items():
+                res = run_case(ctx, dev, case)
+                print_case(name, mode, res, bs == "1M", qd)
+                sys.stdout.flush()
+                if name == "1M seqwrite QD8":
+                    device_mibps = max(device_mibps or 0, max(
+                        statistics.median(rate(x, True) for x in res[r]) for r in res))
+        if not a.no_extras:
+            for mode, dev in devs.items():
+                jobs_scaling(ctx, dev, mode)
+            db_growth(ctx, next(iter(devs.values())))
+            if device_mibps:
+                print_generator(ctx["build"], device_mibps)
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
-        if dev:
+        for dev in devs.values():
             subprocess.run(["losetup", "-d", dev])
         img.unlink(missing_ok=True)
-        subprocess.run(["rm", "-rf", str(work)])
+        subprocess.run(["rm", "-rf", str(ctx["work"])])
     return 0
 
 

@@ -8,11 +8,12 @@ checked against a real systemd-journald, private to the test (a mount
 namespace of its own, service_helper.PrivateJournald)."""
 
 import os
+import re
 import subprocess
 
 import pytest
 
-from conftest import WEARMOND, MiB
+from conftest import WEARMOND, MiB, run_wearmond
 from service_helper import PrivateJournald
 from test_service import conf_text, line_of, write_conf
 
@@ -100,3 +101,20 @@ def test_as_the_unit_runs_it_messages_go_to_the_journal(workdir, make_loop, jour
     fielded = [e for e in journald.entries("SYSLOG_IDENTIFIER=wearmond")
                if e.get("TARGET") == "lab1"]
     assert fielded and all(e.get("DEVICE") == loop.dev for e in fielded if "DEVICE" in e)
+
+
+def test_debug_logs_each_iteration_store_time(workdir, make_loop):
+    """--debug adds one line per stored iteration with the milliseconds its
+    database transaction took (what `make bench` reports); without it,
+    no debug line."""
+    loop = make_loop(32 * MiB)
+    conf = write_conf(workdir / "d.conf", conf_text(workdir / "d.db", loop.dev,
+                                                    cycles="1", duration="0.3s"))
+    p = run_wearmond(conf, "--debug", check=True)
+    lines = re.findall(r"iteration (\d+) stored in ([0-9.]+) ms \((\d+) samples\)", p.stderr)
+    # sizes 16M 32M, one cycle: two iterations, each with its samples
+    assert [int(n) for n, _, _ in lines] == [1, 2], p.stderr
+    assert all(float(ms) > 0 and int(k) >= 1 for _, ms, k in lines)
+    (workdir / "d.db").unlink()
+    p = run_wearmond(conf, check=True)
+    assert "stored in" not in p.stderr

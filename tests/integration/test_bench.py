@@ -1,0 +1,45 @@
+"""`make bench` (tools/bench.py) in its --quick smoke mode: it runs every
+runner on both loop modes and prints what issue 17 asks of it: the
+machine, each runner's row, ratios against the better fio setting with the
+min and max over the rounds and a verdict, the QD1 latency ratio, jobs = 2
+scaling, the database's growth per target-day and the SQLite time per
+iteration. Asserts the report's content, never a speed."""
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BUILD, REPO
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_bench_quick_reports_everything():
+    p = subprocess.run([sys.executable, str(REPO / "tools/bench.py"), str(BUILD), "--quick",
+                        "--cases", "QD1"], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert re.search(r"^machine: .+, \d+ cores, kernel \S+", out, re.M), out
+    assert "--direct-io=off (buffered)" in out and "--direct-io=on (direct)" in out
+    for mode in ("buffered", "direct"):
+        for tool in ("wearmond", "fio", "fio-tuned"):
+            # IOPS, MiB/s, CPU s/GiB and (QD1) the p50 latency
+            assert re.search(rf"^4k randwrite QD1 +{mode} +{tool} +\d+ +[\d.]+ +[\d.]+ +[\d.]+$",
+                             out, re.M), (mode, tool, out)
+        for what in ("rate IOPS", "CPU/GiB", "p50 latency"):
+            m = re.search(rf"{mode} +ratio vs (fio|fio-tuned) +{what} +([\d.]+) "
+                          rf"\[([\d.]+) \.\. ([\d.]+)\] \(goal [<>]= 1\.00\) (.+)$", out, re.M)
+            assert m, (mode, what, out)
+            med, lo, hi = (float(m.group(i)) for i in (2, 3, 4))
+            assert lo <= med <= hi
+            verdict = m.group(5)
+            assert verdict == ("inconclusive" if lo < 1.0 < hi else verdict)
+            assert verdict in ("inconclusive", "goal met", "goal missed")
+    assert re.search(r"^jobs = 2 vs 1, .*buffered: wearmond \d+ / \d+ IOPS = [\d.]+x", out, re.M)
+    m = re.search(r"database growth .*: (\d+) bytes per sample .* = ([\d.]+) MiB per target-day",
+                  out)
+    assert m and int(m.group(1)) > 0, out
+    assert abs(int(m.group(1)) * 86400 / 2**20 - float(m.group(2))) < 0.1
+    assert re.search(r"^SQLite per iteration .*: [\d.]+ ms$", out, re.M), out
