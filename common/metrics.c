@@ -91,7 +91,7 @@ static const struct family families[] = {
 	{ "wearmon_drive_nand_written_bytes_total", "counter",
 	  "Flash bytes written as the drive counts them.", F(nand_written_bytes), L_TARGET },
 	{ "wearmon_drive_write_amplification_ratio", "gauge",
-	  "Flash bytes over host bytes written between the last two health snapshots.",
+	  "Flash bytes over host bytes written, over all health snapshots.",
 	  F(write_amplification), L_TARGET },
 	{ "wearmon_io_errors_total", "counter", "I/O errors of all iterations.",
 	  F(io_errors), L_TARGET },

@@ -87,10 +87,16 @@ static int wear_and_health(struct db *db, int64_t target_id, struct metrics_targ
 		"SELECT w.host_bytes_total, w.op_effective, w.op_configured FROM wear w"
 		" JOIN iterations i ON i.id = w.iteration_id WHERE i.target_id = ?"
 		" ORDER BY w.iteration_id DESC LIMIT 1";
+	/* The latest snapshot's counters; write amplification over the whole
+	 * history (flash bytes over host bytes of every snapshot's deltas),
+	 * since the latest snapshot may be one with no host writes since the
+	 * one before (a cycle's start after its action). */
 	static const char health[] =
-		"SELECT percentage_used, available_spare, media_errors, temperature_c,"
-		" nand_bytes_written, write_amplification FROM health WHERE target_id = ?"
-		" ORDER BY at DESC, id DESC LIMIT 1";
+		"SELECT h.percentage_used, h.available_spare, h.media_errors, h.temperature_c,"
+		" h.nand_bytes_written, (SELECT sum(x.nand_bytes_delta) * 1.0"
+		" / sum(x.host_bytes_delta) FROM health x WHERE x.target_id = h.target_id"
+		" AND x.nand_bytes_delta IS NOT NULL AND x.host_bytes_delta IS NOT NULL)"
+		" FROM health h WHERE h.target_id = ? ORDER BY h.at DESC, h.id DESC LIMIT 1";
 	struct row_map w = {
 		.dst = { &t->host_written_bytes, &t->op_effective, &t->op_configured },
 		.text_col = -1,
