@@ -44,7 +44,8 @@ struct steady {
 };
 
 /* The rounds of the phase whose verdict row is id: the done rows of its
- * cycle, size and workload since the previous verdict. Returns 0 or
+ * cycle, size and workload since the previous verdict or the last row
+ * that did not finish (a resumed phase starts its rounds again). Returns 0 or
  * WM_EXIT_ERROR. */
 static int steady_rounds(struct rep *r, int64_t id, struct steady *st)
 {
@@ -56,7 +57,7 @@ static int steady_rounds(struct rep *r, int64_t id, struct steady *st)
 			   " round_index IS NOT NULL AND status = 'done' AND id <= ?1 AND"
 			   " id > coalesce((SELECT max(p.id) FROM iterations p WHERE p.cycle_id ="
 			   " (SELECT cycle_id FROM iterations WHERE id = ?1) AND p.id < ?1 AND"
-			   " p.steady_reached IS NOT NULL), 0) ORDER BY id",
+			   " (p.steady_reached IS NOT NULL OR p.status <> 'done')), 0) ORDER BY id",
 			   (struct db_value[]){ WM_INT(id) }, 1);
 
 	for (st->n = 0; !ret && st->n < t.nrows && st->n < MAX_ROUNDS; st->n++) {

@@ -396,3 +396,44 @@ def test_missing_database_and_usage(moddir):
     assert "missing -o FILE.html" in p.stderr
     p = wearmon("report", "-o", "x", "--campaign", "0", db=db, check=2)
     assert "--campaign wants a campaign number" in p.stderr
+
+
+def test_steady_window_of_a_phase_resumed_after_a_stop(workdir):
+    """A stop in the middle of a phase's rounds: on resume the phase starts
+    its rounds again, and the report's window is drawn from the rounds of
+    the resumed phase only (it once mixed both runs: "rounds 2-1")."""
+    db = workdir / "w.db"
+    conf = workdir / "w.conf"
+    conf.write_text(f"""[wearmon]
+database = {db}
+[target alpha]
+device = {workdir}/a.img
+file_size = 64M
+sizes = 8M
+fill = no
+workload = randwrite
+block_size = 4k
+queue_depth = 8
+amount = 100x
+duration = 1s
+steady_state = snia
+max_rounds = 25
+cycles = 1
+""")
+    proc = start_wearmond(conf)
+    assert wait_for(lambda: db.exists() and query(
+        db, "SELECT 1 FROM iterations WHERE round_index >= 3 AND status = 'done'"), 60)
+    rc, _, err = stop(proc, signal.SIGTERM)
+    assert rc == 0, err
+    run_wearmond(conf, check=True)
+    assert query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'interrupted'")[0]["n"] == 1
+    verdict = query(db, "SELECT rounds, steady_round FROM steady_state")[0]
+    out = workdir / "r.html"
+    report(db, out)
+    windows = re.findall(r"window: rounds (\d+)-(\d+)", out.read_text())
+    assert len(windows) == 1, windows
+    first, last = map(int, windows[0])
+    # the window ends at the round steady state held (else the last round)
+    # and spans the five rounds before it, all of the resumed phase
+    want_last = verdict["steady_round"] or verdict["rounds"]
+    assert (first, last) == (max(1, want_last - 4), want_last), (windows, verdict)
