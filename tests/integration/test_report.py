@@ -88,7 +88,8 @@ class Loop:
 @pytest.fixture(scope="module")
 def multi_db(moddir):
     """Two targets on loop devices: lab1 measured in SNIA rounds, lab2 cut
-    short by SIGTERM mid-iteration and resumed; then a second campaign."""
+    short by SIGTERM mid-iteration (its phases last their 1.5 s duration, so
+    the stop lands inside one) and resumed; then a second campaign."""
     loops = []
     try:
         loops = [Loop(moddir / "a.img"), Loop(moddir / "b.img")]
@@ -98,7 +99,8 @@ def multi_db(moddir):
                                    steady_state="snia", max_rounds="6", amount="0.5x",
                                    duration="0", cycles="2", between_cycles="trim")
                           + target("lab2", loops[1].dev, sizes="8M 16M", fill="no",
-                                   duration="1.5s", cycles="2", between_cycles="trim"))
+                                   amount="1000x", duration="1.5s", cycles="2",
+                                   between_cycles="trim"))
         proc = start_wearmond(conf)
         running = wait_for(lambda: query(db, "SELECT i.id FROM iterations i JOIN targets t"
                                              " ON t.id = i.target_id WHERE t.name = 'lab2'"
