@@ -141,6 +141,16 @@ def run_wearmond(conf, *extra, timeout=300, check=False):
     return p
 
 
+def run_wearmon(*args, db=None, check=None, timeout=120):
+    """Run the wearmon CLI (with -d db when given) to completion; check: the
+    exit status it must have."""
+    argv = [str(WEARMON)] + (["-d", str(db)] if db else []) + [str(a) for a in args]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    if check is not None:
+        assert p.returncode == check, f"{argv} exited {p.returncode}:\n{p.stdout}\n{p.stderr}"
+    return p
+
+
 def start_wearmond(conf, *extra):
     return spawn([WEARMOND, "--foreground", "-c", conf, *extra])
 

@@ -4,6 +4,7 @@ this module creates), on an empty, a foreign, an old and a missing database;
 its plots rendered to PNG; the README's queries; the man pages."""
 
 import csv
+import functools
 import io
 import json
 import math
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (TEST_TMP, REPO, WEARMON, MiB, query, run_wearmond, sh, start_wearmond,
+from conftest import (TEST_TMP, REPO, run_wearmon, MiB, query, run_wearmond, sh, start_wearmond,
                       stop, wait_for, write_conf)
 
 SIZES = [8 * MiB, 16 * MiB, 32 * MiB]
@@ -47,13 +48,7 @@ def conf_text(db, dev, **over):
     return f"[wearmon]\ndatabase = {db}\n\n[target lab1]\n{body}\n"
 
 
-def wearmon(*args, db=None, check=None):
-    """Run the CLI; returns CompletedProcess. check: expected exit status."""
-    argv = [str(WEARMON)] + (["-d", str(db)] if db else []) + [str(a) for a in args]
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-    if check is not None:
-        assert p.returncode == check, f"{argv} exited {p.returncode}:\n{p.stdout}\n{p.stderr}"
-    return p
+wearmon = functools.partial(run_wearmon, timeout=60)
 
 
 @pytest.fixture(scope="module")

@@ -4,24 +4,20 @@ with the health JSON whole, and show as JSON. The database comes from a
 real wearmond run; one long alert is added with the sqlite3 CLI, worded as
 wearmond words a crash."""
 
+import functools
 import json
 import re
 import subprocess
 
 import pytest
 
-from conftest import REPO, WEARMON, query, run_wearmond, sh, write_conf
+from conftest import REPO, run_wearmon, query, run_wearmond, sh, write_conf
 
 LONG = ("throughput crash on f1: cycle 2 iteration 1 (16.00 MiB randwrite bs 4096 QD32) "
         "ran at 12.3 MiB/s, which is 11% of the first baseline 111.8 MiB/s of cycle 1")
 
 
-def wearmon(*args, check=None):
-    p = subprocess.run([str(WEARMON), *map(str, args)], capture_output=True, text=True,
-                       timeout=60)
-    if check is not None:
-        assert p.returncode == check, f"{args}: {p.returncode}\n{p.stdout}\n{p.stderr}"
-    return p
+wearmon = functools.partial(run_wearmon, timeout=60)
 
 
 @pytest.fixture(scope="module")

@@ -3,21 +3,16 @@ run, as CSV and JSON, read back and compared with what the sqlite3 CLI
 returns for the same rows; the errors a user can make."""
 
 import csv
+import functools
 import io
 import json
-import subprocess
 
 import pytest
 
-from conftest import WEARMON, query, run_wearmond, write_conf
+from conftest import run_wearmon, query, run_wearmond, write_conf
 
 
-def wearmon(*args, check=None):
-    p = subprocess.run([str(WEARMON), *map(str, args)], capture_output=True, text=True,
-                       timeout=60)
-    if check is not None:
-        assert p.returncode == check, f"{args}: {p.returncode}\n{p.stdout}\n{p.stderr}"
-    return p
+wearmon = functools.partial(run_wearmon, timeout=60)
 
 
 @pytest.fixture(scope="module")

@@ -4,22 +4,17 @@ machine) with a target of the same name; every row arrives under
 HOST/NAME, the hosts and device identities are kept, merging again changes
 nothing, and unknown schemas are refused."""
 
+import functools
 import shutil
-import subprocess
 
 import pytest
 
-from conftest import WEARMON, query, run_wearmond, sh, write_conf
+from conftest import run_wearmon, query, run_wearmond, sh, write_conf
 
 TABLES = ["cycles", "iterations", "samples", "events", "health", "wear", "mapped_extents"]
 
 
-def wearmon(*args, check=None):
-    p = subprocess.run([str(WEARMON), *map(str, args)], capture_output=True, text=True,
-                       timeout=120)
-    if check is not None:
-        assert p.returncode == check, f"{args}: {p.returncode}\n{p.stdout}\n{p.stderr}"
-    return p
+wearmon = functools.partial(run_wearmon, timeout=120)
 
 
 def run_machine(d, cycles):

@@ -3,6 +3,7 @@ wearmon merge, targets named HOST/NAME) in one chart, from real wearmond
 runs on two loop devices, run twice so each target has a second campaign;
 every chart rendered by rsvg-convert and read back as SVG."""
 
+import functools
 import shutil
 import subprocess
 import tempfile
@@ -11,19 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import WEARMON, MiB, query, run_wearmond, sh, write_conf
+from conftest import run_wearmon, WEARMON, MiB, query, run_wearmond, sh, write_conf
 
 pytestmark = pytest.mark.skipif(shutil.which("rsvg-convert") is None,
                                 reason="rsvg-convert missing")
 NS = "{http://www.w3.org/2000/svg}"
 
 
-def wearmon(*args, db, check=0):
-    p = subprocess.run([str(WEARMON), "-d", str(db), *map(str, args)],
-                       capture_output=True, text=True, timeout=120)
-    if check is not None:
-        assert p.returncode == check, f"{args}: {p.returncode}\n{p.stdout}\n{p.stderr}"
-    return p
+wearmon = functools.partial(run_wearmon, check=0)
 
 
 def target(name, dev):

@@ -5,6 +5,7 @@ interrupted iteration and two campaigns; printed to PDF and screenshotted by
 headless Chromium, its charts rendered by rsvg-convert, its text read back
 with pdftotext, its links and sources checked."""
 
+import functools
 import html.parser
 import os
 import re
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import simssd_helper
-from conftest import (WEARMON, MiB, query, run_wearmond, sh, start_wearmond, stop,
+from conftest import (MiB, run_wearmon, query, run_wearmond, sh, start_wearmond, stop,
                       wait_for, write_conf)
 
 TOOLS = ("chromium", "pdftotext", "pdfinfo", "pdftoppm", "rsvg-convert")
@@ -43,12 +44,7 @@ def target(name, dev, **over):
     return f"[target {name}]\n" + "\n".join(f"{k} = {v}" for k, v in keys.items()) + "\n"
 
 
-def wearmon(*args, db, check=0):
-    p = subprocess.run([str(WEARMON), "-d", str(db), *map(str, args)],
-                       capture_output=True, text=True, timeout=120)
-    if check is not None:
-        assert p.returncode == check, f"{args}: {p.returncode}\n{p.stdout}\n{p.stderr}"
-    return p
+wearmon = functools.partial(run_wearmon, check=0)
 
 
 @pytest.fixture(scope="module")
