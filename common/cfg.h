@@ -31,7 +31,7 @@ enum cfg_workload {
 	WL_WEBSERVER,
 	WL_WORKSTATION,
 	WL_STREAMING,
-	WL__COUNT                         /* same order as wl_names() */
+	WL__COUNT                         /* same order as workload_presets() */
 };
 
 enum cfg_verify { VERIFY_NONE, VERIFY_CRC32C };
@@ -99,7 +99,7 @@ struct cfg_phases {
 
 /* "block_sizes": a weighted block size mix, in bytes. */
 struct cfg_mix {
-	struct wl_bs bs[WL_MAX_BS];
+	struct workload_bs bs[WORKLOAD_MAX_BS];
 	unsigned n;                       /* 0: none given */
 };
 
@@ -286,7 +286,7 @@ int cfg_workload_is_random(enum cfg_workload w);
  * random_percent overrides and the block size mix (block_sizes, else the
  * preset's mix, else block_size); the overrides apply only when the file
  * set them (cfg_is_set). Returns 0 (msg unused: kept for the callers). */
-int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wl_spec *out,
+int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct workload_spec *out,
 		      char *msg, size_t len);
 
 /* The measured phases of one size: the measure list (workloads, or

@@ -14,7 +14,7 @@
 #include "engine.h"
 #include "workload.h"
 
-static const char *const workload_names[] = {
+static const char *const workload_choice_names[] = {
 	[WL_SEQWRITE] = "seqwrite", [WL_SEQREAD] = "seqread",
 	[WL_RANDWRITE] = "randwrite", [WL_RANDREAD] = "randread",
 	[WL_REWRITE] = "rewrite", [WL_BACKREAD] = "backread",
@@ -92,7 +92,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_FILL_QUEUE_DEPTH] = { "fill_queue_depth", CT_INT, TF(fill_queue_depth),
 		.def = "16", .min = 1, .max = 1024, .help = "I/Os in flight during the fill" },
 	[K_WORKLOAD] = { "workload", CT_ENUM, TF(workload), .def = "randwrite",
-		.choices = workload_names, .help = "access pattern of the measured phase" },
+		.choices = workload_choice_names, .help = "access pattern of the measured phase" },
 	[K_BLOCK_SIZE] = { "block_size", CT_BYTES, TF(block_size), .def = "4k",
 		BLOCK_RANGE, .help = "block size of the measured phase" },
 	[K_QUEUE_DEPTH] = { "queue_depth", CT_INT, TF(queue_depth), .def = "32",
@@ -191,7 +191,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 		.help = "none, or snia: repeat rounds until the last 5 are steady (SNIA PTS)" },
 	[K_MAX_ROUNDS] = { "max_rounds", CT_INT, TF(max_rounds), .def = "25", .min = 5,
 		.max = 1000, .help = "rounds at most per phase with steady_state = snia" },
-	[K_JOBS] = { "jobs", CT_INT, TF(jobs), .def = "1", .min = 1, .max = ENG_MAX_JOBS,
+	[K_JOBS] = { "jobs", CT_INT, TF(jobs), .def = "1", .min = 1, .max = ENGINE_MAX_JOBS,
 		.help = "threads per measured workload, each with its own queue; summed" },
 };
 
@@ -524,14 +524,14 @@ static int parse_mix(const struct cfg_key *k, const char *v, void *field,
 		     char *msg, size_t len)
 {
 	struct cfg_mix *out = field;
-	struct wl_spec spec;
+	struct workload_spec spec;
 
 	if (!v[strspn(v, " \t")]) {
 		out->n = 0;
 		return 0;
 	}
 	memset(&spec, 0, sizeof(spec));
-	if (wl_parse_block_sizes(v, &spec, msg, len) < 0)
+	if (workload_parse_block_sizes(v, &spec, msg, len) < 0)
 		return -EINVAL;
 	memcpy(out->bs, spec.bs, sizeof(out->bs));
 	out->n = spec.nbs;
@@ -544,7 +544,7 @@ static int phase_of(const char *tok)
 	if (!strcasecmp(tok, "fill"))
 		return CFG_PHASE_FILL;
 	for (int i = 0; i < WL__COUNT; i++)
-		if (!strcasecmp(tok, workload_names[i]))
+		if (!strcasecmp(tok, workload_choice_names[i]))
 			return i;
 	return -EINVAL;
 }
@@ -603,7 +603,7 @@ static const char *choice_name(const char *const *names, int n, int v)
 
 const char *cfg_workload_name(enum cfg_workload w)
 {
-	return choice_name(workload_names, WL__COUNT, (int)w);
+	return choice_name(workload_choice_names, WL__COUNT, (int)w);
 }
 
 const char *cfg_action_name(enum cfg_action a)

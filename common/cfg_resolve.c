@@ -135,7 +135,7 @@ static uint64_t size_grid(const struct cfg_target *t, uint32_t lbs)
 {
 	int phases[CFG_MAX_PHASES], n;
 	char msg[MSG_MAX];
-	struct wl_spec spec;
+	struct workload_spec spec;
 	uint64_t grid = lbs;
 
 	n = cfg_measure_phases(t, phases, msg, sizeof(msg));
@@ -266,10 +266,10 @@ static void check_actions(struct resolver *r)
 			"needs fill = yes in filesystem mode");
 }
 
-static const struct wl_named *named_workload(enum cfg_workload w)
+static const struct workload_preset *named_workload(enum cfg_workload w)
 {
 	unsigned n;
-	const struct wl_named *v = wl_names(&n);
+	const struct workload_preset *v = workload_presets(&n);
 
 	return (unsigned)w < n ? &v[w] : &v[0];
 }
@@ -287,27 +287,27 @@ static int workload_mixes(enum cfg_workload w)
 static void check_workload(struct resolver *r)
 {
 	const struct cfg_target *t = r->t;
-	struct wl_spec spec;
+	struct workload_spec spec;
 
 	cfg_workload_spec(t, t->workload, &spec, NULL, 0);
 	for (unsigned i = 0; i < t->block_sizes.n; i++)
 		check_block(r, K_BLOCK_SIZES, t->block_sizes.bs[i].size);
 	if (r->out->nsizes == 0 || spec.order != WO_STRIDE)
 		return;
-	uint64_t blocks = r->out->sizes[0] / wl_max_bs(&spec);
+	uint64_t blocks = r->out->sizes[0] / workload_max_bs(&spec);
 	if ((uint64_t)t->stride > blocks)
 		cfg_err_add(&r->e, cfg_key_line(t, K_STRIDE), "stride", "%lld is larger than the "
 			"%llu blocks of the smallest size", t->stride, (unsigned long long)blocks);
 }
 
 /* Every phase of the measure list against every size: the workload's own
- * reason (wl_check) for refusing a span, or a size off its block grid. */
+ * reason (workload_check) for refusing a span, or a size off its block grid. */
 static void check_phases(struct resolver *r)
 {
 	const struct cfg_target *t = r->t;
 	int phases[CFG_MAX_PHASES];
 	char msg[MSG_MAX], b1[48];
-	struct wl_spec spec;
+	struct workload_spec spec;
 	int n = cfg_measure_phases(t, phases, msg, sizeof(msg));
 	int filled = t->fill || t->verify != VERIFY_NONE;
 
@@ -329,10 +329,10 @@ static void check_phases(struct resolver *r)
 		const char *name = cfg_workload_name((enum cfg_workload)phases[p]);
 		for (int i = 0; i < r->out->nsizes; i++) {
 			uint64_t size = r->out->sizes[i];
-			int bad = wl_check(&spec, size, msg, sizeof(msg)) != 0;
-			if (!bad && size % wl_max_bs(&spec)) {
+			int bad = workload_check(&spec, size, msg, sizeof(msg)) != 0;
+			if (!bad && size % workload_max_bs(&spec)) {
 				snprintf(msg, sizeof(msg), "the size is not a multiple of its "
-					 "largest block size %u", wl_max_bs(&spec));
+					 "largest block size %u", workload_max_bs(&spec));
 				bad = 1;
 			}
 			if (!bad)
@@ -392,10 +392,10 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 	return cfg_errs_finish(&r.e, err, errlen);
 }
 
-int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wl_spec *out,
+int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct workload_spec *out,
 		      char *msg, size_t len)
 {
-	const struct wl_named *n = named_workload(w);
+	const struct workload_preset *n = named_workload(w);
 
 	(void)msg, (void)len;
 	memset(out, 0, sizeof(*out));
@@ -428,7 +428,7 @@ int cfg_workload_is_write(enum cfg_workload w)
 
 int cfg_workload_is_random(enum cfg_workload w)
 {
-	const struct wl_named *n = named_workload(w);
+	const struct workload_preset *n = named_workload(w);
 
 	return n->order == WO_RANDOM && n->random_pct == 100;
 }

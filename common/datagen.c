@@ -36,10 +36,10 @@ static uint64_t splitmix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-static void seed_lanes(uint64_t st[4][DGEN_LANES], uint64_t seed)
+static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t seed)
 {
 	for (int w = 0; w < 4; w++)
-		for (int l = 0; l < DGEN_LANES; l++)
+		for (int l = 0; l < DATAGEN_LANES; l++)
 			st[w][l] = splitmix(&seed);
 }
 
@@ -47,16 +47,16 @@ static void seed_lanes(uint64_t st[4][DGEN_LANES], uint64_t seed)
  * sanitizers, whose run-time may start after ifunc resolvers run). */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define DGEN_NO_CLONES 1
+#define DATAGEN_NO_CLONES 1
 #endif
 #endif
 
 /* n bytes (a multiple of 64) from the eight lanes into p: 128 bytes per
  * step, the last step half used when n is an odd multiple of 64. */
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(DGEN_NO_CLONES)
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(DATAGEN_NO_CLONES)
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void lanes_fill(uint64_t st[4][DGEN_LANES], unsigned char *p, size_t n)
+static void lanes_fill(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
 {
 	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, r0, r1, q0, q1;
 	memcpy(&a0, st[0], 32);
@@ -94,7 +94,7 @@ static void lanes_fill(uint64_t st[4][DGEN_LANES], unsigned char *p, size_t n)
 
 /* Any number of random bytes: whole steps in place, the tail via a step
  * into a scratch block. */
-static void lanes_bytes(uint64_t st[4][DGEN_LANES], unsigned char *p, size_t n)
+static void lanes_bytes(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
 {
 	size_t whole = n & ~(size_t)63;
 	if (whole)
@@ -106,7 +106,7 @@ static void lanes_bytes(uint64_t st[4][DGEN_LANES], unsigned char *p, size_t n)
 	}
 }
 
-void dgen_init(struct dgen *g, unsigned compress_pct, unsigned dedupe_pct, uint64_t seed)
+void datagen_init(struct datagen *g, unsigned compress_pct, unsigned dedupe_pct, uint64_t seed)
 {
 	memset(g, 0, sizeof(*g));
 	g->compress_pct = compress_pct > 100 ? 100 : compress_pct;
@@ -118,7 +118,7 @@ void dgen_init(struct dgen *g, unsigned compress_pct, unsigned dedupe_pct, uint6
 	seed_lanes(g->lanes, splitmix(&s));
 }
 
-uint64_t dgen_rand(struct dgen *g)
+uint64_t datagen_rand(struct datagen *g)
 {
 	uint64_t *s = g->rng;
 	uint64_t r = ROTL(s[1] * 5, 7) * 9;
@@ -132,12 +132,12 @@ uint64_t dgen_rand(struct dgen *g)
 	return r;
 }
 
-void dgen_random(struct dgen *g, void *buf, size_t len)
+void datagen_random(struct datagen *g, void *buf, size_t len)
 {
 	lanes_bytes(g->lanes, buf, len);
 }
 
-size_t dgen_random_bytes(size_t n, unsigned compress_pct)
+size_t datagen_random_bytes(size_t n, unsigned compress_pct)
 {
 	return n * (100 - compress_pct) / 100;
 }
@@ -157,11 +157,11 @@ static uint64_t mix64(uint64_t x)
  * with odd key start with their zeros, so in a sequential stream two
  * neighbours' zeros form one run: a compressor pays for half as many runs,
  * which at 512 bytes and 2% decides whether zstd compresses at all. */
-static void unit_fill(const struct dgen *g, uint64_t st[4][DGEN_LANES], unsigned char *p,
+static void unit_fill(const struct datagen *g, uint64_t st[4][DATAGEN_LANES], unsigned char *p,
 		      size_t n, uint64_t pos, uint64_t key)
 {
-	size_t r = dgen_random_bytes(n, g->compress_pct);
-	if (n < DGEN_PAGE && (key & 1)) {
+	size_t r = datagen_random_bytes(n, g->compress_pct);
+	if (n < DATAGEN_PAGE && (key & 1)) {
 		memset(p, 0, n - r);
 		lanes_bytes(st, p + n - r, r);
 	} else {
@@ -170,8 +170,8 @@ static void unit_fill(const struct dgen *g, uint64_t st[4][DGEN_LANES], unsigned
 	}
 	if (r)
 		return;
-	uint64_t first = (pos + DGEN_PAGE - 1) / DGEN_PAGE * DGEN_PAGE;
-	for (uint64_t at = first; at < pos + n; at += DGEN_PAGE) {
+	uint64_t first = (pos + DATAGEN_PAGE - 1) / DATAGEN_PAGE * DATAGEN_PAGE;
+	for (uint64_t at = first; at < pos + n; at += DATAGEN_PAGE) {
 		uint64_t x = g->dedupe_pct ? mix64(g->salt ^ mix64(key + 1)) : mix64(g->salt ^ at);
 		size_t k = pos + n - at < 8 ? (size_t)(pos + n - at) : 8;
 		memcpy(p + (at - pos), &x, k);
@@ -180,14 +180,14 @@ static void unit_fill(const struct dgen *g, uint64_t st[4][DGEN_LANES], unsigned
 
 /* Dedupe mode: a unit is a function of its id, so a repeat regenerates an
  * earlier one exactly. Returns the id to generate. */
-static uint64_t pick_unit(struct dgen *g, size_t n)
+static uint64_t pick_unit(struct datagen *g, size_t n)
 {
 	/* Error diffusion: the repeats are d% of the units, give or take one. */
 	g->dedupe_acc += g->dedupe_pct;
 	if (g->ring_n && g->dedupe_acc >= 100) {
 		g->dedupe_acc -= 100;
 		for (int tries = 0; tries < 4; tries++) {
-			const struct dgen_unit *u = &g->ring[dgen_rand(g) % g->ring_n];
+			const struct datagen_unit *u = &g->ring[datagen_rand(g) % g->ring_n];
 			if (u->len == n) {
 				g->repeats++;
 				return u->id;
@@ -199,34 +199,34 @@ static uint64_t pick_unit(struct dgen *g, size_t n)
 			g->dedupe_acc += 100;
 	}
 	uint64_t id = g->next_id++;
-	g->ring[g->ring_head] = (struct dgen_unit){ id, (uint32_t)n };
-	g->ring_head = (g->ring_head + 1) % DGEN_RING;
-	if (g->ring_n < DGEN_RING)
+	g->ring[g->ring_head] = (struct datagen_unit){ id, (uint32_t)n };
+	g->ring_head = (g->ring_head + 1) % DATAGEN_RING;
+	if (g->ring_n < DATAGEN_RING)
 		g->ring_n++;
 	return id;
 }
 
-static void dedupe_unit(struct dgen *g, unsigned char *p, size_t n)
+static void dedupe_unit(struct datagen *g, unsigned char *p, size_t n)
 {
 	uint64_t id = pick_unit(g, n);
-	uint64_t st[4][DGEN_LANES];
+	uint64_t st[4][DATAGEN_LANES];
 	seed_lanes(st, g->salt ^ mix64(id + 1));
 	/* The stamp follows the unit, not the stream, so repeats are exact. */
 	unit_fill(g, st, p, n, 0, id);
 }
 
-void dgen_block(struct dgen *g, void *buf, size_t len)
+void datagen_block(struct datagen *g, void *buf, size_t len)
 {
 	unsigned char *p = buf;
 	if (!g->compress_pct && !g->dedupe_pct) {
 		/* All units all random: one pass, the lanes stay in registers. */
 		lanes_bytes(g->lanes, p, len);
 		g->pos += len;
-		g->units += (len + DGEN_PAGE - 1) / DGEN_PAGE;
+		g->units += (len + DATAGEN_PAGE - 1) / DATAGEN_PAGE;
 		return;
 	}
-	for (size_t off = 0; off < len; off += DGEN_PAGE) {
-		size_t n = len - off < DGEN_PAGE ? len - off : DGEN_PAGE;
+	for (size_t off = 0; off < len; off += DATAGEN_PAGE) {
+		size_t n = len - off < DATAGEN_PAGE ? len - off : DATAGEN_PAGE;
 		if (g->dedupe_pct)
 			dedupe_unit(g, p + off, n);
 		else

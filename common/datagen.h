@@ -2,14 +2,14 @@
  * fresh for every write so that neither compression nor deduplication in a
  * controller, a filesystem or a volume manager can cheat.
  * Pure CPU work on caller buffers; no I/O and no allocation: the caller owns
- * struct dgen (about 17 KiB with its dedupe ring, so not for a small stack). */
+ * struct datagen (about 17 KiB with its dedupe ring, so not for a small stack). */
 #ifndef WEARMON_DATAGEN_H
 #define WEARMON_DATAGEN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Layout: a block is cut into units of DGEN_PAGE bytes from its start (the
+/* Layout: a block is cut into units of DATAGEN_PAGE bytes from its start (the
  * last one, or a whole block shorter than a page, may be shorter). Each unit
  * holds floor(n * (100-p) / 100) fresh random bytes then zeros, like fio's
  * buffer_compress_chunk (every other unit shorter than a page has its zeros
@@ -19,22 +19,22 @@
  * carries 8 unique bytes at every 4 KiB of the generator's output, so no
  * two 4 KiB pages of a sequential stream are equal.
  * Dedupe: with d > 0, d% of the units (spread evenly) are exact copies of
- * an earlier unit of the same length (one of the last DGEN_RING fresh ones,
+ * an earlier unit of the same length (one of the last DATAGEN_RING fresh ones,
  * picked at random), the others fresh. Fresh units never repeat (each is
  * generated from its own 64-bit id). */
-#define DGEN_PAGE 4096
-#define DGEN_LANES 8       /* xoshiro256+ streams run side by side */
-#define DGEN_RING 1024     /* fresh units a repeat may copy */
+#define DATAGEN_PAGE 4096
+#define DATAGEN_LANES 8       /* xoshiro256+ streams run side by side */
+#define DATAGEN_RING 1024     /* fresh units a repeat may copy */
 
-struct dgen_unit {
+struct datagen_unit {
 	uint64_t id;
 	uint32_t len;
 };
 
-struct dgen {
+struct datagen {
 	unsigned compress_pct;           /* 0..100 */
 	unsigned dedupe_pct;             /* 0..100 */
-	uint64_t lanes[4][DGEN_LANES];   /* xoshiro256+ state, one per lane */
+	uint64_t lanes[4][DATAGEN_LANES];   /* xoshiro256+ state, one per lane */
 	uint64_t rng[4];                 /* xoshiro256** for decisions */
 	uint64_t salt;                   /* per-stream constant */
 	uint64_t pos;                    /* bytes generated so far */
@@ -43,24 +43,24 @@ struct dgen {
 	uint64_t units;                  /* units generated */
 	unsigned dedupe_acc;             /* error diffusion of the repeats */
 	unsigned ring_n, ring_head;
-	struct dgen_unit ring[DGEN_RING];
+	struct datagen_unit ring[DATAGEN_RING];
 };
 
 /* Seed a generator: compressibility and dedupe share in percent (0..100,
  * larger values count as 100). */
-void dgen_init(struct dgen *g, unsigned compress_pct, unsigned dedupe_pct, uint64_t seed);
+void datagen_init(struct datagen *g, unsigned compress_pct, unsigned dedupe_pct, uint64_t seed);
 
 /* Next 64 random bits (decisions; not the block contents). */
-uint64_t dgen_rand(struct dgen *g);
+uint64_t datagen_rand(struct datagen *g);
 
 /* Fill buf with len fresh random bytes (the fast vector path). */
-void dgen_random(struct dgen *g, void *buf, size_t len);
+void datagen_random(struct datagen *g, void *buf, size_t len);
 
 /* Make the next block of len bytes in buf per the layout above: every byte
  * is written, nothing of the previous contents survives. */
-void dgen_block(struct dgen *g, void *buf, size_t len);
+void datagen_block(struct datagen *g, void *buf, size_t len);
 
 /* Random bytes in a unit of n bytes at compressibility p. */
-size_t dgen_random_bytes(size_t n, unsigned compress_pct);
+size_t datagen_random_bytes(size_t n, unsigned compress_pct);
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "stats.h"
 #include "util.h"
 
 #define BUSY_TIMEOUT_MS 10000

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stats.h"
+#include "hist.h"
 
 #define DB_SCHEMA_VERSION 13
 #define DB_APPLICATION_ID 1464814926   /* 'WMON', PRAGMA application_id */
@@ -92,7 +92,7 @@ struct db_iteration {
 	int io_counted;
 	uint64_t reads, writes;       /* completed reads and writes */
 	uint64_t random_ios;          /* completed I/Os that did not continue
-					 their job's previous one (eng_run) */
+					 their job's previous one (engine_run) */
 	/* the baseline (schema 8), chosen when the row starts: by
 	 * alert_baseline_of, the one the alerts compare with */
 	const char *baseline;         /* "first", "best", "previous"; NULL: none */

@@ -35,7 +35,7 @@ struct slot {
 				       in mixed runs so write data stays intact */
 };
 
-struct eng_ctx {
+struct engine_ctx {
 	io_context_t io;
 	unsigned max_qd;
 	uint32_t max_bs;
@@ -51,11 +51,11 @@ struct eng_ctx {
 
 /* Per-run state kept out of the public result. */
 struct run {
-	const struct eng_phase *p;
-	struct eng_result *r;
-	struct wl_spec spec;
-	struct wl_gen gen;
-	struct dgen data;
+	const struct engine_phase *p;
+	struct engine_result *r;
+	struct workload_spec spec;
+	struct workload_gen gen;
+	struct datagen data;
 	uint64_t amount, issued_bytes, writes_issued;
 	uint64_t prev_off, prev_end;    /* the job's previous I/O, for random_ios */
 	unsigned inflight;
@@ -70,9 +70,9 @@ struct run {
 };
 
 
-int eng_create(unsigned max_qd, uint32_t max_bs, struct eng_ctx **out)
+int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)
 {
-	struct eng_ctx *c = calloc(1, sizeof(*c));
+	struct engine_ctx *c = calloc(1, sizeof(*c));
 	int ret = -ENOMEM;
 
 	if (!c)
@@ -97,11 +97,11 @@ int eng_create(unsigned max_qd, uint32_t max_bs, struct eng_ctx **out)
 	*out = c;
 	return 0;
 fail:
-	eng_destroy(c);
+	engine_destroy(c);
 	return ret;
 }
 
-void eng_destroy(struct eng_ctx *c)
+void engine_destroy(struct engine_ctx *c)
 {
 	if (!c)
 		return;
@@ -118,7 +118,7 @@ void eng_destroy(struct eng_ctx *c)
 
 /* Take completions straight from the mapped ring: no system call when the
  * kernel has already posted them. Returns how many were copied. */
-static unsigned ring_reap(struct eng_ctx *c, unsigned max)
+static unsigned ring_reap(struct engine_ctx *c, unsigned max)
 {
 	struct aio_ring *ring = (struct aio_ring *)c->io;
 	unsigned n = 0;
@@ -139,7 +139,7 @@ static unsigned ring_reap(struct eng_ctx *c, unsigned max)
 /* Take what the ring holds, else wait for at least min completions (or
  * the timeout): the kernel wakes a waiter once min have arrived, not at
  * each one. Returns the count (0 on timeout) or -errno. */
-static int reap(struct eng_ctx *c, unsigned min, unsigned max)
+static int reap(struct engine_ctx *c, unsigned min, unsigned max)
 {
 	unsigned n = ring_reap(c, max);
 	if (n)
@@ -152,7 +152,7 @@ static int reap(struct eng_ctx *c, unsigned min, unsigned max)
 }
 
 /* The phase's workload: its spec, or one made of the simple fields. */
-static void phase_spec(const struct eng_phase *p, struct wl_spec *out)
+static void phase_spec(const struct engine_phase *p, struct workload_spec *out)
 {
 	if (p->spec) {
 		*out = *p->spec;
@@ -167,13 +167,13 @@ static void phase_spec(const struct eng_phase *p, struct wl_spec *out)
 	out->bs[0].weight = 1;
 }
 
-/* Returns 0, or -EINVAL with the reason in why (wl_check's own, or ours). */
-static int check_phase(const struct eng_ctx *c, const struct eng_phase *p,
-		       const struct wl_spec *spec, char *why, size_t len)
+/* Returns 0, or -EINVAL with the reason in why (workload_check's own, or ours). */
+static int check_phase(const struct engine_ctx *c, const struct engine_phase *p,
+		       const struct workload_spec *spec, char *why, size_t len)
 {
-	uint32_t max_bs = wl_max_bs(spec);
+	uint32_t max_bs = workload_max_bs(spec);
 
-	if (wl_check(spec, p->span_len, why, len))
+	if (workload_check(spec, p->span_len, why, len))
 		return -EINVAL;
 	if (max_bs > c->max_bs)
 		snprintf(why, len, "block size %u is above the %u bytes the engine was "
@@ -197,7 +197,7 @@ static int check_phase(const struct eng_ctx *c, const struct eng_phase *p,
 }
 
 /* Mixed runs read into buffers of their own. Returns 0 or -ENOMEM. */
-static int use_read_buffers(struct eng_ctx *c, int mixed)
+static int use_read_buffers(struct engine_ctx *c, int mixed)
 {
 	if (mixed && !c->rmem &&
 	    posix_memalign(&c->rmem, 4096, (size_t)c->max_qd * c->max_bs))
@@ -208,9 +208,9 @@ static int use_read_buffers(struct eng_ctx *c, int mixed)
 	return 0;
 }
 
-static void record_bad(struct eng_result *r, uint64_t offset, unsigned n, int why)
+static void record_bad(struct engine_result *r, uint64_t offset, unsigned n, int why)
 {
-	if (r->nbad < ENG_BAD_MAX) {
+	if (r->nbad < ENGINE_BAD_MAX) {
 		r->bad[r->nbad].offset = offset;
 		r->bad[r->nbad].reason = why;
 		r->nbad++;
@@ -220,7 +220,7 @@ static void record_bad(struct eng_result *r, uint64_t offset, unsigned n, int wh
 
 /* A sample ending t seconds into the phase, secs long, from its counts
  * and the latency histogram of its I/Os. */
-static void make_sample(struct eng_sample *smp, unsigned index, double t, double secs,
+static void make_sample(struct engine_sample *smp, unsigned index, double t, double secs,
 			uint64_t bytes, uint64_t ops, double min_1s, const struct hist *lat)
 {
 	smp->index = index;
@@ -235,9 +235,9 @@ static void make_sample(struct eng_sample *smp, unsigned index, double t, double
 	hist_qos(lat, &smp->lat_us);
 }
 
-static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
+static void emit_sample(struct engine_ctx *c, struct run *s, uint64_t end)
 {
-	struct eng_sample smp;
+	struct engine_sample smp;
 
 	make_sample(&smp, s->r->nsamples, (double)(end - s->t0) / 1e9,
 		    (double)(end - s->last_sample) / 1e9, s->s_bytes, s->s_ops, s->win_min,
@@ -247,7 +247,7 @@ static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
 		s->p->on_sample(s->p->arg, &smp);
 	hist_merge(&s->r->lat, &c->sample_lat);
 	hist_reset(&c->sample_lat);
-	wstat_add(&s->mibps, smp.mibps, smp.seconds * 1e9 / (double)s->interval_ns);
+	stats_weighted_add(&s->mibps, smp.mibps, smp.seconds * 1e9 / (double)s->interval_ns);
 	s->r->nsamples++;
 	s->s_bytes = s->s_ops = 0;
 	s->last_sample = end;
@@ -255,7 +255,7 @@ static void emit_sample(struct eng_ctx *c, struct run *s, uint64_t end)
 
 /* min, max and stddev of the phase from its samples, bounded by its
  * average (unknown, -1, with fewer than two full samples). */
-static void set_rate_figs(struct eng_result *r, const struct wstat *w)
+static void set_rate_figs(struct engine_result *r, const struct wstat *w)
 {
 	struct rate_figs f;
 
@@ -278,7 +278,7 @@ static void record_error(struct run *s, int err, uint64_t offset)
 /* Whether op continues the previous I/O of the job: starts where it ended
  * or (backward) ends where it started, or repeats it. The first I/O of a
  * phase continues nothing: it counts as random. */
-static int continues(struct run *s, const struct wl_op *op)
+static int continues(struct run *s, const struct workload_op *op)
 {
 	int seq = s->prev_end && (op->offset == s->prev_end || op->offset == s->prev_off ||
 				  op->offset + op->len == s->prev_off);
@@ -289,9 +289,9 @@ static int continues(struct run *s, const struct wl_op *op)
 }
 
 /* Prepare and submit as many I/Os as the queue has room for. */
-static void submit(struct eng_ctx *c, struct run *s)
+static void submit(struct engine_ctx *c, struct run *s)
 {
-	const struct eng_phase *p = s->p;
+	const struct engine_phase *p = s->p;
 	unsigned n = 0;
 
 	/* A full batch at once, unless the queue is empty: fewer system calls
@@ -300,14 +300,14 @@ static void submit(struct eng_ctx *c, struct run *s)
 		return;
 	while (s->inflight + n < p->queue_depth && s->issued_bytes < s->amount) {
 		struct slot *sl = &c->slots[c->free_idx[--c->nfree]];
-		struct wl_op op;
-		wl_next(&s->gen, &op);
+		struct workload_op op;
+		workload_next(&s->gen, &op);
 		sl->is_random = !continues(s, &op);
 		if (op.is_write) {
 			/* Fresh contents for every write (datagen.h: layout, dedupe). */
-			dgen_block(&s->data, sl->buf, op.len);
+			datagen_block(&s->data, sl->buf, op.len);
 			if (p->verify)
-				vfy_stamp(sl->buf, op.len, op.offset, ++s->writes_issued, p->seed);
+				verify_stamp(sl->buf, op.len, op.offset, ++s->writes_issued, p->seed);
 			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
 		} else {
 			io_prep_pread(&sl->iocb, p->fd, sl->rbuf, op.len, (long long)op.offset);
@@ -345,8 +345,8 @@ static void submit(struct eng_ctx *c, struct run *s)
 static void check_read(struct run *s, const struct slot *sl)
 {
 	uint64_t bad;
-	enum vfy_reason why;
-	unsigned n = vfy_check(sl->rbuf, sl->iocb.u.c.nbytes, (uint64_t)sl->iocb.u.c.offset,
+	enum verify_reason why;
+	unsigned n = verify_check(sl->rbuf, sl->iocb.u.c.nbytes, (uint64_t)sl->iocb.u.c.offset,
 			       &bad, &why);
 	if (!n)
 		return;
@@ -356,7 +356,7 @@ static void check_read(struct run *s, const struct slot *sl)
 }
 
 /* Close the 1-second windows and samples that ended by t, in time order. */
-static void tick(struct eng_ctx *c, struct run *s, uint64_t t)
+static void tick(struct engine_ctx *c, struct run *s, uint64_t t)
 {
 	for (;;) {
 		if (s->win_next <= t && s->win_next <= s->next_sample) {
@@ -374,7 +374,7 @@ static void tick(struct eng_ctx *c, struct run *s, uint64_t t)
 	}
 }
 
-static int complete(struct eng_ctx *c, struct run *s)
+static int complete(struct engine_ctx *c, struct run *s)
 {
 	unsigned room = s->p->queue_depth - s->inflight;
 	/* enough for the next batch; while draining, one is enough */
@@ -411,8 +411,8 @@ static int complete(struct eng_ctx *c, struct run *s)
 	return 0;
 }
 
-static void run_init(struct eng_ctx *c, const struct eng_phase *p,
-		     struct eng_result *r, struct run *s)
+static void run_init(struct engine_ctx *c, const struct engine_phase *p,
+		     struct engine_result *r, struct run *s)
 {
 	memset(r, 0, sizeof(*r));
 	hist_reset(&r->lat);
@@ -426,17 +426,17 @@ static void run_init(struct eng_ctx *c, const struct eng_phase *p,
 	s->batch = p->queue_depth / 4 > BATCH_MAX ? BATCH_MAX : p->queue_depth / 4;
 	if (!s->batch)
 		s->batch = 1;
-	wl_init(&s->gen, &s->spec, p->span_offset, p->span_len, p->seed ^ 0x5bd1e995u);
+	workload_init(&s->gen, &s->spec, p->span_offset, p->span_len, p->seed ^ 0x5bd1e995u);
 	if (p->start)
-		wl_start(&s->gen, p->start);
-	dgen_init(&s->data, p->compressibility, p->dedupe_pct, p->seed);
-	wstat_init(&s->mibps);
+		workload_start(&s->gen, p->start);
+	datagen_init(&s->data, p->compressibility, p->dedupe_pct, p->seed);
+	stats_weighted_init(&s->mibps);
 	c->nfree = 0;
 	for (unsigned i = 0; i < p->queue_depth; i++)
 		c->free_idx[c->nfree++] = p->queue_depth - 1 - i;
 }
 
-int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r)
+int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine_result *r)
 {
 	struct run s;
 	int ret;
@@ -500,10 +500,10 @@ struct pend {
 /* The jobs' samples, combined per interval and passed on in order. */
 struct merge {
 	pthread_mutex_t lock;
-	const struct eng_phase *p;  /* the caller's: on_sample, arg */
+	const struct engine_phase *p;  /* the caller's: on_sample, arg */
 	unsigned njobs;
-	unsigned reported[ENG_MAX_JOBS]; /* samples each job has given */
-	int finished[ENG_MAX_JOBS];
+	unsigned reported[ENGINE_MAX_JOBS]; /* samples each job has given */
+	int finished[ENGINE_MAX_JOBS];
 	unsigned next;              /* first interval not passed on */
 	double last_t;
 	unsigned nsamples;
@@ -514,21 +514,21 @@ struct merge {
 struct job {
 	struct merge *m;
 	unsigned id;
-	struct eng_ctx *c;
-	struct eng_phase p;
-	struct eng_result r;
+	struct engine_ctx *c;
+	struct engine_phase p;
+	struct engine_result r;
 	int ret;
 	pthread_t thread;
 };
 
 static void merge_emit(struct merge *m, struct pend *e)
 {
-	struct eng_sample smp;
+	struct engine_sample smp;
 
 	make_sample(&smp, m->nsamples++, e->t, e->t - m->last_t, e->bytes, e->ops, e->min_1s,
 		    &e->lat);
 	m->last_t = e->t;
-	wstat_add(&m->mibps, smp.mibps, smp.seconds / m->p->sample_interval);
+	stats_weighted_add(&m->mibps, smp.mibps, smp.seconds / m->p->sample_interval);
 	if (m->p->on_sample)
 		m->p->on_sample(m->p->arg, &smp);
 	e->used = 0;
@@ -563,7 +563,7 @@ static void merge_flush(struct merge *m, int force)
  * apart push the oldest interval out with the jobs it has; a job's sample
  * of an interval already passed on goes into the first open one, so that
  * every byte is still in exactly one sample. */
-static void job_sample(void *arg, const struct eng_sample *smp)
+static void job_sample(void *arg, const struct engine_sample *smp)
 {
 	struct job *jb = arg;
 	struct merge *m = jb->m;
@@ -606,7 +606,7 @@ static void *job_main(void *arg)
 {
 	struct job *jb = arg;
 
-	jb->ret = eng_run(jb->c, &jb->p, &jb->r);
+	jb->ret = engine_run(jb->c, &jb->p, &jb->r);
 	pthread_mutex_lock(&jb->m->lock);
 	jb->m->finished[jb->id] = 1;
 	merge_flush(jb->m, 0);
@@ -615,7 +615,7 @@ static void *job_main(void *arg)
 }
 
 /* Job j's phase: its share of the amount, its own seed and start. */
-static void job_phase(const struct eng_phase *p, unsigned j, unsigned n, uint64_t unit,
+static void job_phase(const struct engine_phase *p, unsigned j, unsigned n, uint64_t unit,
 		      struct job *jb)
 {
 	uint64_t share = p->amount / n / unit * unit;
@@ -631,12 +631,12 @@ static void job_phase(const struct eng_phase *p, unsigned j, unsigned n, uint64_
 
 /* Sum the jobs' results into r. */
 static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
-		     struct eng_result *r)
+		     struct engine_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	hist_reset(&r->lat);
 	for (unsigned j = 0; j < n; j++) {
-		const struct eng_result *x = &jobs[j].r;
+		const struct engine_result *x = &jobs[j].r;
 		r->bytes += x->bytes;
 		r->ops += x->ops;
 		r->reads += x->reads;
@@ -651,7 +651,7 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 			r->first_error_offset = x->first_error_offset;
 		}
 		r->errors += x->errors;
-		for (unsigned b = 0; b < x->nbad && r->nbad < ENG_BAD_MAX; b++)
+		for (unsigned b = 0; b < x->nbad && r->nbad < ENGINE_BAD_MAX; b++)
 			r->bad[r->nbad++] = x->bad[b];
 	}
 	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
@@ -660,10 +660,10 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 	set_rate_figs(r, &m->mibps);
 }
 
-int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_phase *p,
-		 struct eng_result *r)
+int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct engine_phase *p,
+		 struct engine_result *r)
 {
-	struct wl_spec spec;
+	struct workload_spec spec;
 	struct merge *m;
 	struct job *jobs;
 	unsigned started = 0;
@@ -671,11 +671,11 @@ int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_ph
 
 	r->refused[0] = '\0';
 	if (njobs == 1)
-		return eng_run(ctx[0], p, r);
-	if (!njobs || njobs > ENG_MAX_JOBS)
+		return engine_run(ctx[0], p, r);
+	if (!njobs || njobs > ENGINE_MAX_JOBS)
 		return -EINVAL;
 	phase_spec(p, &spec);
-	uint64_t unit = wl_max_bs(&spec);
+	uint64_t unit = workload_max_bs(&spec);
 	/* an amount too small for every job to move a block runs fewer jobs */
 	if (p->amount && unit && p->amount / unit < njobs)
 		njobs = p->amount / unit ? (unsigned)(p->amount / unit) : 1;
@@ -688,7 +688,7 @@ int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_ph
 	pthread_mutex_init(&m->lock, NULL);
 	m->p = p;
 	m->njobs = njobs;
-	wstat_init(&m->mibps);
+	stats_weighted_init(&m->mibps);
 	uint64_t t0 = util_now_ns();
 	for (unsigned j = 0; j < njobs; j++) {
 		jobs[j].m = m;

@@ -8,21 +8,22 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "hist.h"
 #include "stats.h"
 #include "workload.h"
 
-#define ENG_BAD_MAX 16              /* bad sectors remembered per phase */
-#define ENG_MAX_JOBS 64             /* threads of one phase at most */
+#define ENGINE_BAD_MAX 16              /* bad sectors remembered per phase */
+#define ENGINE_MAX_JOBS 64             /* threads of one phase at most */
 
-struct eng_ctx;
-struct eng_sample;
+struct engine_ctx;
+struct engine_sample;
 
 /* What one phase does. */
-struct eng_phase {
+struct engine_phase {
 	int fd;                     /* opened O_DIRECT, read-write for writes */
 	uint64_t span_offset;       /* first byte of the span */
 	uint64_t span_len;          /* bytes; at least the largest block size */
-	const struct wl_spec *spec; /* the workload; NULL: the three fields below */
+	const struct workload_spec *spec; /* the workload; NULL: the three fields below */
 	uint32_t block_size;        /* with spec NULL: one block size, */
 	int is_write;               /* writes only or reads only, */
 	int is_random;              /* uniform offsets over the span, else sequential */
@@ -43,12 +44,12 @@ struct eng_phase {
 	/* Called at the end of every sample interval and once more for the
 	 * final partial one, with its real length: every byte the phase moved
 	 * is in exactly one sample. */
-	void (*on_sample)(void *arg, const struct eng_sample *s);
+	void (*on_sample)(void *arg, const struct engine_sample *s);
 	void *arg;
 };
 
 /* One sample interval. */
-struct eng_sample {
+struct engine_sample {
 	double t;                   /* seconds since phase start, at its end */
 	double seconds;             /* length of this sample */
 	uint64_t bytes, ops;
@@ -61,13 +62,13 @@ struct eng_sample {
 };
 
 /* A sector that failed verification. */
-struct eng_bad {
+struct engine_bad {
 	uint64_t offset;            /* device byte offset of the sector */
-	int reason;                 /* enum vfy_reason */
+	int reason;                 /* enum verify_reason */
 };
 
 /* What a phase did. */
-struct eng_result {
+struct engine_result {
 	uint64_t bytes, ops, errors;
 	double seconds;
 	double mibps, iops;                        /* averages over the phase */
@@ -82,20 +83,20 @@ struct eng_result {
 	uint64_t reads, writes;                    /* completed operations */
 	uint64_t random_ios;                       /* completed operations that did
 						      not continue their job's
-						      previous I/O (see eng_run) */
+						      previous I/O (see engine_run) */
 	uint64_t verify_errors;                    /* bad sectors read */
 	unsigned nbad;                             /* entries in bad */
-	struct eng_bad bad[ENG_BAD_MAX];           /* the first bad sectors */
-	char refused[160];                         /* why eng_run refused the phase
+	struct engine_bad bad[ENGINE_BAD_MAX];           /* the first bad sectors */
+	char refused[160];                         /* why engine_run refused the phase
 						      (-EINVAL); "" otherwise */
 };
 
 /* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio
  * context and aligned buffers, allocated once. Returns 0 or -errno. */
-int eng_create(unsigned max_qd, uint32_t max_bs, struct eng_ctx **out);
+int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out);
 
 /* Release (NULL is fine). */
-void eng_destroy(struct eng_ctx *c);
+void engine_destroy(struct engine_ctx *c);
 
 /* Run one phase. An I/O counts in random_ios unless it continues the
  * previous I/O the job issued: starts where it ended, ends where it
@@ -103,17 +104,17 @@ void eng_destroy(struct eng_ctx *c);
  * orders count only their first I/O and wraps, uniform random ones all but
  * chance neighbours, strided reads every I/O. Returns 0 when it ran (check errors/interrupted in r),
  * -EINVAL for a bad phase, or -errno when the aio machinery itself fails. */
-int eng_run(struct eng_ctx *c, const struct eng_phase *p, struct eng_result *r);
+int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine_result *r);
 
-/* Run one phase as njobs jobs (1..ENG_MAX_JOBS), job j on ctx[j] in a thread
+/* Run one phase as njobs jobs (1..ENGINE_MAX_JOBS), job j on ctx[j] in a thread
  * of its own: the same span, each with its own seed (offsets and data) and
  * sequential start, the amount split so that the shares add up to it.
  * Sums them into r (bytes, ops, errors, latency histogram; MiB/s and IOPS
  * over the longest job) and calls p->on_sample once per interval with the
  * jobs' samples of that interval summed (intervals counted from one shared
- * start). njobs = 1 is eng_run on ctx[0]. Returns as eng_run; the first
+ * start). njobs = 1 is engine_run on ctx[0]. Returns as engine_run; the first
  * job's failure wins. */
-int eng_run_jobs(struct eng_ctx *const *ctx, unsigned njobs, const struct eng_phase *p,
-		 struct eng_result *r);
+int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct engine_phase *p,
+		 struct engine_result *r);
 
 #endif

@@ -19,7 +19,7 @@
 
 #define MAX_ARGS 64
 
-int fs_mkfs_argv(const struct cfg_target *t, const char *dev, char *buf, size_t buflen,
+int fsmode_mkfs_argv(const struct cfg_target *t, const char *dev, char *buf, size_t buflen,
 		 char **argv, int max)
 {
 	int n = 0;
@@ -95,7 +95,7 @@ static int make_mountpoint(struct fsmode *fs, const char *name, char *err, size_
 	return 0;
 }
 
-int fs_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
+int fsmode_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 	     const atomic_int *stop, char *err, size_t errlen)
 {
 	char buf[sizeof(t->mkfs_options)];
@@ -103,7 +103,7 @@ int fs_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 	int ret;
 
 	tgt_close(tg);          /* mkfs opens the device exclusively itself */
-	if (fs_mkfs_argv(t, tg->real_path, buf, sizeof(buf), argv, MAX_ARGS) < 0) {
+	if (fsmode_mkfs_argv(t, tg->real_path, buf, sizeof(buf), argv, MAX_ARGS) < 0) {
 		snprintf(err, errlen, "mkfs_options: too many arguments");
 		return -E2BIG;
 	}
@@ -128,7 +128,7 @@ int fs_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 	return 0;
 }
 
-int fs_teardown(struct fsmode *fs, struct tgt *tg, char *err, size_t errlen)
+int fsmode_teardown(struct fsmode *fs, struct tgt *tg, char *err, size_t errlen)
 {
 	int ret = 0;
 	tgt_close(tg);
@@ -145,7 +145,7 @@ int fs_teardown(struct fsmode *fs, struct tgt *tg, char *err, size_t errlen)
 	return ret;
 }
 
-int64_t fs_allocated(const struct fsmode *fs)
+int64_t fsmode_allocated(const struct fsmode *fs)
 {
 	struct stat st;
 	if (!fs->mounted || stat(fs->file, &st))

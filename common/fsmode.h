@@ -23,18 +23,18 @@ struct fsmode {
  * controlled child, see spawn.h, killed when *stop is set or after
  * t->command_timeout), mount it and open the test file O_DIRECT as tg->fd.
  * Returns 0, -EINTR when stopped, or -errno with err set. */
-int fs_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
+int fsmode_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 	     const atomic_int *stop, char *err, size_t errlen);
 
 /* Close the test file and unmount. Returns 0 or -errno with err set. */
-int fs_teardown(struct fsmode *fs, struct tgt *tg, char *err, size_t errlen);
+int fsmode_teardown(struct fsmode *fs, struct tgt *tg, char *err, size_t errlen);
 
 /* Bytes the test file occupies on the filesystem (its allocation). */
-int64_t fs_allocated(const struct fsmode *fs);
+int64_t fsmode_allocated(const struct fsmode *fs);
 
 /* Build the argv of mkfs for t and dev into argv (at most max entries,
  * NULL-terminated, pointing into buf). Returns the count or -E2BIG. */
-int fs_mkfs_argv(const struct cfg_target *t, const char *dev, char *buf, size_t buflen,
+int fsmode_mkfs_argv(const struct cfg_target *t, const char *dev, char *buf, size_t buflen,
 		 char **argv, int max);
 
 #endif

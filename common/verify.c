@@ -46,7 +46,7 @@ static uint32_t crc_raw(uint32_t c, const unsigned char *p, size_t len)
 	return c;
 }
 
-uint32_t vfy_crc32c(uint32_t crc, const void *buf, size_t len)
+uint32_t verify_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	pthread_once(&table_once, make_tables);
 	return ~crc_raw(~crc, buf, len);
@@ -56,38 +56,38 @@ uint32_t vfy_crc32c(uint32_t crc, const void *buf, size_t len)
 static uint32_t sector_crc(const unsigned char *s)
 {
 	static const unsigned char zero[4];
-	uint32_t c = vfy_crc32c(0, s, 4);
-	c = vfy_crc32c(c, zero, 4);
-	return vfy_crc32c(c, s + 8, VFY_SECTOR - 8);
+	uint32_t c = verify_crc32c(0, s, 4);
+	c = verify_crc32c(c, zero, 4);
+	return verify_crc32c(c, s + 8, VERIFY_SECTOR - 8);
 }
 
-void vfy_stamp(void *buf, size_t len, uint64_t offset, uint64_t generation, uint64_t seed)
+void verify_stamp(void *buf, size_t len, uint64_t offset, uint64_t generation, uint64_t seed)
 {
 	unsigned char *p = buf;
-	for (size_t o = 0; o + VFY_SECTOR <= len; o += VFY_SECTOR) {
-		struct vfy_header h = { VFY_MAGIC, 0, offset + o, generation, seed };
+	for (size_t o = 0; o + VERIFY_SECTOR <= len; o += VERIFY_SECTOR) {
+		struct verify_header h = { VERIFY_MAGIC, 0, offset + o, generation, seed };
 		memcpy(p + o, &h, sizeof(h));
 		h.crc = sector_crc(p + o);
 		memcpy(p + o + 4, &h.crc, 4);
 	}
 }
 
-unsigned vfy_check(const void *buf, size_t len, uint64_t offset, uint64_t *bad,
-		   enum vfy_reason *why)
+unsigned verify_check(const void *buf, size_t len, uint64_t offset, uint64_t *bad,
+		   enum verify_reason *why)
 {
 	const unsigned char *p = buf;
 	unsigned nbad = 0;
-	for (size_t o = 0; o + VFY_SECTOR <= len; o += VFY_SECTOR) {
-		struct vfy_header h;
-		enum vfy_reason r = VFY_OK;
+	for (size_t o = 0; o + VERIFY_SECTOR <= len; o += VERIFY_SECTOR) {
+		struct verify_header h;
+		enum verify_reason r = VERIFY_OK;
 		memcpy(&h, p + o, sizeof(h));
-		if (h.magic != VFY_MAGIC)
-			r = VFY_BAD_MAGIC;
+		if (h.magic != VERIFY_MAGIC)
+			r = VERIFY_BAD_MAGIC;
 		else if (h.offset != offset + o)
-			r = VFY_BAD_OFFSET;
+			r = VERIFY_BAD_OFFSET;
 		else if (h.crc != sector_crc(p + o))
-			r = VFY_BAD_CRC;
-		if (r == VFY_OK)
+			r = VERIFY_BAD_CRC;
+		if (r == VERIFY_OK)
 			continue;
 		if (!nbad++) {
 			*bad = offset + o;
@@ -97,16 +97,16 @@ unsigned vfy_check(const void *buf, size_t len, uint64_t offset, uint64_t *bad,
 	return nbad;
 }
 
-const char *vfy_reason_name(enum vfy_reason r)
+const char *verify_reason_name(enum verify_reason r)
 {
 	switch (r) {
-	case VFY_OK:
+	case VERIFY_OK:
 		return "ok";
-	case VFY_BAD_MAGIC:
+	case VERIFY_BAD_MAGIC:
 		return "no wearmon header (never written by wearmond, or lost)";
-	case VFY_BAD_OFFSET:
+	case VERIFY_BAD_OFFSET:
 		return "header names another offset (misplaced write)";
-	case VFY_BAD_CRC:
+	case VERIFY_BAD_CRC:
 		return "checksum mismatch (corrupted data)";
 	}
 	return "?";

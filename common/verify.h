@@ -8,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VFY_SECTOR 512u
-#define VFY_MAGIC 0x31564d57u         /* "WMV1" little-endian */
+#define VERIFY_SECTOR 512u
+#define VERIFY_MAGIC 0x31564d57u         /* "WMV1" little-endian */
 
 /* The header at the start of every sector (32 bytes, little-endian). The
  * checksum covers the whole sector with the crc field taken as zero. */
-struct vfy_header {
+struct verify_header {
 	uint32_t magic;
 	uint32_t crc;                 /* CRC-32C of the sector */
 	uint64_t offset;              /* device byte offset of this sector */
@@ -22,22 +22,22 @@ struct vfy_header {
 };
 
 /* Why a sector failed. */
-enum vfy_reason { VFY_OK, VFY_BAD_MAGIC, VFY_BAD_OFFSET, VFY_BAD_CRC };
+enum verify_reason { VERIFY_OK, VERIFY_BAD_MAGIC, VERIFY_BAD_OFFSET, VERIFY_BAD_CRC };
 
 /* CRC-32C of len bytes, continuing from crc (0 to start): the standard
  * check value of "123456789" is 0xE3069283. Table-driven, 8 bytes a step. */
-uint32_t vfy_crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t verify_crc32c(uint32_t crc, const void *buf, size_t len);
 
 /* Write a header into every sector of buf (len a multiple of 512) that
  * will be stored at device offset. */
-void vfy_stamp(void *buf, size_t len, uint64_t offset, uint64_t generation, uint64_t seed);
+void verify_stamp(void *buf, size_t len, uint64_t offset, uint64_t generation, uint64_t seed);
 
 /* Check every sector of buf read from device offset. Returns the number of
  * bad sectors; the first one's offset and reason go to *bad / *why. */
-unsigned vfy_check(const void *buf, size_t len, uint64_t offset, uint64_t *bad,
-		   enum vfy_reason *why);
+unsigned verify_check(const void *buf, size_t len, uint64_t offset, uint64_t *bad,
+		   enum verify_reason *why);
 
 /* "bad magic (not written by wearmond, or lost)", ... */
-const char *vfy_reason_name(enum vfy_reason r);
+const char *verify_reason_name(enum verify_reason r);
 
 #endif

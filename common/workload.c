@@ -17,7 +17,7 @@
  * published by Tom's Hardware (REFERENCE §7). streaming defaults to reads;
  * read_percent = 0 makes it the streaming-write specification. */
 #define K 1024u
-static const struct wl_named named[] = {
+static const struct workload_preset named[] = {
 	{ "seqwrite", WO_SEQ, 0, 0, 0, { { 0, 0 } } },
 	{ "seqread", WO_SEQ, 100, 0, 0, { { 0, 0 } } },
 	{ "randwrite", WO_RANDOM, 0, 100, 0, { { 0, 0 } } },
@@ -40,14 +40,14 @@ static const struct wl_named named[] = {
 };
 #undef K
 
-const struct wl_named *wl_names(unsigned *n)
+const struct workload_preset *workload_presets(unsigned *n)
 {
 	*n = (unsigned)(ARRAY_SIZE(named) - 1);
 	return named;
 }
 
 /* wyrand: one add and one 64x64->128 multiply per number. */
-static inline uint64_t rnd(struct wl_gen *g)
+static inline uint64_t rnd(struct workload_gen *g)
 {
 	g->rng += 0xa0761d6478bd642full;
 	unsigned __int128 t = (unsigned __int128)g->rng * (g->rng ^ 0xe7037ed1a0b428dbull);
@@ -55,16 +55,16 @@ static inline uint64_t rnd(struct wl_gen *g)
 }
 
 /* Uniform in [0, n). */
-static inline uint64_t below(struct wl_gen *g, uint64_t n)
+static inline uint64_t below(struct workload_gen *g, uint64_t n)
 {
 	return (uint64_t)(((unsigned __int128)rnd(g) * n) >> 64);
 }
 
 /* ---- the generators: each places one operation of len bytes ---- */
 
-typedef void (*order_fn)(struct wl_gen *g, struct wl_op *op, uint32_t len);
+typedef void (*order_fn)(struct workload_gen *g, struct workload_op *op, uint32_t len);
 
-static void seq_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
+static void seq_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
 {
 	if (g->cursor + len > g->span_len)
 		g->cursor = 0;
@@ -72,12 +72,12 @@ static void seq_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
 	g->cursor += len;
 }
 
-static void random_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
+static void random_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
 {
 	op->offset = g->span_offset + below(g, g->span_len / len) * len;
 }
 
-static void backward_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
+static void backward_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
 {
 	if (g->cursor < len)
 		g->cursor = g->span_len;
@@ -87,7 +87,7 @@ static void backward_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
 
 /* Blocks start, start + stride, start + 2 stride ... then start + 1: after
  * stride passes every grid block has been read once. */
-static void stride_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
+static void stride_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
 {
 	uint64_t blk = g->stride_start + g->stride_k * g->stride;
 	if (blk >= g->grid_n) {
@@ -101,14 +101,14 @@ static void stride_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
 	op->offset = g->span_offset + blk * g->grid;
 }
 
-static void record_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
+static void record_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
 {
 	op->offset = g->span_offset;
 }
 
 /* IOMeter's "% random": a random operation with probability random_pct,
  * else the one that follows the previous operation. */
-static void mixed_next(struct wl_gen *g, struct wl_op *op, uint32_t len)
+static void mixed_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
 {
 	if ((uint32_t)rnd(g) < g->random_thr) {
 		random_next(g, op, len);
@@ -126,7 +126,7 @@ static const order_fn orders[WO__COUNT] = {
 	[WO_RECORD] = record_next,
 };
 
-static inline uint32_t pick_len(struct wl_gen *g)
+static inline uint32_t pick_len(struct workload_gen *g)
 {
 	if (g->nbs == 1)
 		return g->bs_size[0];
@@ -137,7 +137,7 @@ static inline uint32_t pick_len(struct wl_gen *g)
 	return g->bs_size[g->nbs - 1];
 }
 
-static void op_next(struct wl_gen *g, struct wl_op *op)
+static void op_next(struct workload_gen *g, struct workload_op *op)
 {
 	uint32_t len = pick_len(g);
 	if (g->write_all)
@@ -158,7 +158,7 @@ static uint32_t pct_thr(unsigned pct)
 
 /* Sequential and random orders follow random_pct (IOMeter); the others
  * ignore it. */
-static order_fn choose_order(const struct wl_spec *s)
+static order_fn choose_order(const struct workload_spec *s)
 {
 	if (s->order != WO_SEQ && s->order != WO_RANDOM)
 		return orders[s->order];
@@ -169,7 +169,7 @@ static order_fn choose_order(const struct wl_spec *s)
 	return mixed_next;
 }
 
-void wl_init(struct wl_gen *g, const struct wl_spec *s, uint64_t span_offset,
+void workload_init(struct workload_gen *g, const struct workload_spec *s, uint64_t span_offset,
 	     uint64_t span_len, uint64_t seed)
 {
 	uint64_t total = 0, cum = 0;
@@ -193,14 +193,14 @@ void wl_init(struct wl_gen *g, const struct wl_spec *s, uint64_t span_offset,
 		g->bs_thr[i] = cum >= total ? UINT32_MAX
 					    : (uint32_t)((double)cum / (double)total * TWO32);
 	}
-	g->grid = wl_max_bs(s);
+	g->grid = workload_max_bs(s);
 	g->grid_n = span_len / g->grid;
 	g->stride = s->stride ? s->stride : 1;
 	if (s->order == WO_BACKWARD)
 		g->cursor = span_len;
 }
 
-void wl_start(struct wl_gen *g, uint64_t at)
+void workload_start(struct workload_gen *g, uint64_t at)
 {
 	if (!g->grid || !g->grid_n)
 		return;
@@ -211,7 +211,7 @@ void wl_start(struct wl_gen *g, uint64_t at)
 		g->cursor = c;
 }
 
-uint32_t wl_max_bs(const struct wl_spec *s)
+uint32_t workload_max_bs(const struct workload_spec *s)
 {
 	uint32_t m = 0;
 	for (unsigned i = 0; i < s->nbs; i++)
@@ -220,9 +220,9 @@ uint32_t wl_max_bs(const struct wl_spec *s)
 	return m;
 }
 
-int wl_check(const struct wl_spec *s, uint64_t span_len, char *msg, size_t len)
+int workload_check(const struct workload_spec *s, uint64_t span_len, char *msg, size_t len)
 {
-	if (!s->nbs || s->nbs > WL_MAX_BS || (unsigned)s->order >= WO__COUNT ||
+	if (!s->nbs || s->nbs > WORKLOAD_MAX_BS || (unsigned)s->order >= WO__COUNT ||
 	    s->read_pct > 100 || s->random_pct > 100) {
 		snprintf(msg, len, "invalid workload specification");
 		return -EINVAL;
@@ -234,22 +234,22 @@ int wl_check(const struct wl_spec *s, uint64_t span_len, char *msg, size_t len)
 			return -EINVAL;
 		}
 	}
-	if (span_len < wl_max_bs(s)) {
+	if (span_len < workload_max_bs(s)) {
 		snprintf(msg, len, "the span of %llu bytes is smaller than the block size %u",
-			 (unsigned long long)span_len, wl_max_bs(s));
+			 (unsigned long long)span_len, workload_max_bs(s));
 		return -EINVAL;
 	}
-	if (s->order == WO_STRIDE && (!s->stride || s->stride > span_len / wl_max_bs(s))) {
+	if (s->order == WO_STRIDE && (!s->stride || s->stride > span_len / workload_max_bs(s))) {
 		snprintf(msg, len, "stride %llu is 0 or larger than the %llu blocks of the span",
 			 (unsigned long long)s->stride,
-			 (unsigned long long)(span_len / wl_max_bs(s)));
+			 (unsigned long long)(span_len / workload_max_bs(s)));
 		return -EINVAL;
 	}
 	return 0;
 }
 
 /* One "SIZE[:WEIGHT]" entry. Returns 0 or -EINVAL with msg. */
-static int parse_entry(char *tok, struct wl_bs *e, char *msg, size_t len)
+static int parse_entry(char *tok, struct workload_bs *e, char *msg, size_t len)
 {
 	char *colon = strchr(tok, ':');
 	uint64_t size;
@@ -274,7 +274,7 @@ static int parse_entry(char *tok, struct wl_bs *e, char *msg, size_t len)
 	return 0;
 }
 
-int wl_parse_block_sizes(const char *text, struct wl_spec *spec, char *msg, size_t len)
+int workload_parse_block_sizes(const char *text, struct workload_spec *spec, char *msg, size_t len)
 {
 	char buf[512], *save = NULL;
 	unsigned n = 0;
@@ -285,9 +285,9 @@ int wl_parse_block_sizes(const char *text, struct wl_spec *spec, char *msg, size
 	}
 	util_strlcpy(buf, text, sizeof(buf));
 	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-		struct wl_bs e;
-		if (n == WL_MAX_BS) {
-			snprintf(msg, len, "more than %d block sizes", WL_MAX_BS);
+		struct workload_bs e;
+		if (n == WORKLOAD_MAX_BS) {
+			snprintf(msg, len, "more than %d block sizes", WORKLOAD_MAX_BS);
 			return -EINVAL;
 		}
 		if (parse_entry(tok, &e, msg, len) < 0)

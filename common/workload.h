@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WL_MAX_BS 16
+#define WORKLOAD_MAX_BS 16
 
 /* How offsets follow each other (one generator each). */
-enum wl_order {
+enum workload_order {
 	WO_SEQ,        /* ascending and contiguous, wrapping to the span start */
 	WO_RANDOM,     /* uniform, aligned to the chosen block size */
 	WO_BACKWARD,   /* descending and contiguous, wrapping to the span end */
@@ -20,82 +20,82 @@ enum wl_order {
 };
 
 /* One entry of a block size mix. */
-struct wl_bs {
+struct workload_bs {
 	uint32_t size;                /* bytes, a multiple of 512 */
 	unsigned weight;              /* relative share of operations */
 };
 
 /* What a phase does. */
-struct wl_spec {
-	enum wl_order order;
+struct workload_spec {
+	enum workload_order order;
 	unsigned read_pct;            /* 0..100: share of operations that read */
 	unsigned random_pct;          /* WO_SEQ only: share of operations at a
 					 random offset (IOMeter); 100 = WO_RANDOM */
 	uint64_t stride;              /* WO_STRIDE: distance in grid blocks, >= 1 */
-	unsigned nbs;                 /* entries in bs, 1..WL_MAX_BS */
-	struct wl_bs bs[WL_MAX_BS];
+	unsigned nbs;                 /* entries in bs, 1..WORKLOAD_MAX_BS */
+	struct workload_bs bs[WORKLOAD_MAX_BS];
 };
 
 /* One operation. */
-struct wl_op {
+struct workload_op {
 	uint64_t offset;              /* bytes from the device start */
 	uint32_t len;                 /* bytes */
 	int is_write;
 };
 
 /* Generator state. Fields are private to workload.c. */
-struct wl_gen {
-	void (*next)(struct wl_gen *g, struct wl_op *op);
-	void (*order_next)(struct wl_gen *g, struct wl_op *op, uint32_t len);
+struct workload_gen {
+	void (*next)(struct workload_gen *g, struct workload_op *op);
+	void (*order_next)(struct workload_gen *g, struct workload_op *op, uint32_t len);
 	uint64_t span_offset, span_len;
 	uint64_t cursor;              /* bytes into the span (seq, backward) */
 	uint64_t grid, grid_n;        /* stride and record: unit and count */
 	uint64_t stride, stride_start, stride_k;
 	uint64_t rng;
 	uint32_t read_thr, random_thr; /* out of 2^32 */
-	uint32_t bs_thr[WL_MAX_BS];   /* cumulative, out of 2^32 */
-	uint32_t bs_size[WL_MAX_BS];
+	uint32_t bs_thr[WORKLOAD_MAX_BS];   /* cumulative, out of 2^32 */
+	uint32_t bs_size[WORKLOAD_MAX_BS];
 	unsigned nbs;
 	int read_all, write_all;
 };
 
 /* A named access pattern. */
-struct wl_named {
+struct workload_preset {
 	const char *name;
-	enum wl_order order;
+	enum workload_order order;
 	unsigned read_pct, random_pct;
 	unsigned nbs;                 /* entries of bs; 0: the block_size key */
-	struct wl_bs bs[WL_MAX_BS];   /* a preset's block size mix */
+	struct workload_bs bs[WORKLOAD_MAX_BS];   /* a preset's block size mix */
 };
 
 /* Named workloads (the workload key), NULL-terminated by name; *n = count. */
-const struct wl_named *wl_names(unsigned *n);
+const struct workload_preset *workload_presets(unsigned *n);
 
 /* Parse a mix such as "512:10 1k:5 4k:60 64k:25" (or "4k", weight 1) into
  * spec->bs / spec->nbs. Returns 0, or -EINVAL with a message in msg. */
-int wl_parse_block_sizes(const char *text, struct wl_spec *spec, char *msg, size_t len);
+int workload_parse_block_sizes(const char *text, struct workload_spec *spec, char *msg, size_t len);
 
 /* Largest block size of a spec. */
-uint32_t wl_max_bs(const struct wl_spec *spec);
+uint32_t workload_max_bs(const struct workload_spec *spec);
 
 /* Check a spec against a span: every block size fits and divides the span
  * grid. Returns 0 or -EINVAL with a message. */
-int wl_check(const struct wl_spec *spec, uint64_t span_len, char *msg, size_t len);
+int workload_check(const struct workload_spec *spec, uint64_t span_len, char *msg, size_t len);
 
 /* Start a generator over [span_offset, span_offset + span_len). The spec
- * must pass wl_check. seed selects the random sequence. */
-void wl_init(struct wl_gen *g, const struct wl_spec *spec, uint64_t span_offset,
+ * must pass workload_check. seed selects the random sequence. */
+void workload_init(struct workload_gen *g, const struct workload_spec *spec, uint64_t span_offset,
 	     uint64_t span_len, uint64_t seed);
 
 /* Begin sequential and backward orders (and IOMeter's sequential runs) at
  * at bytes into the span, on the grid of the largest block size, instead
  * of at its start (its end for backward); other orders ignore it. Jobs
  * sharing a span start apart so that they do not write the same blocks in
- * lockstep. Call after wl_init. */
-void wl_start(struct wl_gen *g, uint64_t at);
+ * lockstep. Call after workload_init. */
+void workload_start(struct workload_gen *g, uint64_t at);
 
 /* The next operation: O(1), a few multiplications at most. */
-static inline void wl_next(struct wl_gen *g, struct wl_op *op)
+static inline void workload_next(struct workload_gen *g, struct workload_op *op)
 {
 	g->next(g, op);
 }

@@ -22,7 +22,7 @@
 #define PHASE_VERIFY (-2)            /* the read-back row of verify_phase */
 
 struct iter_ctx {
-	struct eng_ctx *eng[ENG_MAX_JOBS]; /* one per job */
+	struct engine_ctx *eng[ENGINE_MAX_JOBS]; /* one per job */
 	unsigned njobs;
 	struct iter_limits lim;
 };
@@ -56,10 +56,10 @@ static uint64_t largest_block(const struct cfg_target *t)
 	int n = cfg_measure_phases(t, ph, msg, sizeof(msg));
 
 	for (int i = 0; i < n; i++) {
-		struct wl_spec s;
+		struct workload_spec s;
 		if (ph[i] >= 0 && !cfg_workload_spec(t, (enum cfg_workload)ph[i], &s, msg, sizeof(msg)) &&
-		    wl_max_bs(&s) > m)
-			m = wl_max_bs(&s);
+		    workload_max_bs(&s) > m)
+			m = workload_max_bs(&s);
 	}
 	return m;
 }
@@ -87,7 +87,7 @@ int iter_init(struct sched_target *st, struct iter_ctx **out)
 	ic->lim = st->limits;
 	int ret = 0;
 	while (ic->njobs < ic->lim.jobs && !ret) {
-		ret = eng_create(ic->lim.max_qd, (uint32_t)ic->lim.max_bs, &ic->eng[ic->njobs]);
+		ret = engine_create(ic->lim.max_qd, (uint32_t)ic->lim.max_bs, &ic->eng[ic->njobs]);
 		ic->njobs += !ret;
 	}
 	if (ret) {
@@ -105,7 +105,7 @@ void iter_fini(struct iter_ctx *ic)
 	if (!ic)
 		return;
 	for (unsigned j = 0; j < ic->njobs; j++)
-		eng_destroy(ic->eng[j]);
+		engine_destroy(ic->eng[j]);
 	free(ic);
 }
 
@@ -118,7 +118,7 @@ struct samples {
 	int oom;
 };
 
-static void on_sample(void *arg, const struct eng_sample *s)
+static void on_sample(void *arg, const struct engine_sample *s)
 {
 	struct samples *sm = arg;
 	pthread_mutex_lock(&sm->st->lock);
@@ -184,7 +184,7 @@ static int db_retry_end(struct sched_target *st, int64_t id, const struct db_ite
 	return ret;
 }
 
-static void phase_setup(const struct sched_target *st, struct eng_phase *p, uint64_t size,
+static void phase_setup(const struct sched_target *st, struct engine_phase *p, uint64_t size,
 			uint64_t seed, struct samples *sm)
 {
 	memset(p, 0, sizeof(*p));
@@ -195,7 +195,7 @@ static void phase_setup(const struct sched_target *st, struct eng_phase *p, uint
 	p->dedupe_pct = (unsigned)st->t->dedupe_percent;
 	p->seed = seed;
 	p->sample_interval = st->t->sample_interval;
-	p->stop = &sig_stop;
+	p->stop = &signals_stop;
 	p->on_sample = on_sample;
 	p->arg = sm;
 	p->verify = st->t->verify == VERIFY_CRC32C;
@@ -210,7 +210,7 @@ static uint64_t measure_amount(const struct cfg_target *t, uint64_t size, uint32
 	return a ? a : bs;
 }
 
-static void describe_error(const struct eng_result *r, const char *phase, char *buf, size_t len)
+static void describe_error(const struct engine_result *r, const char *phase, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s: %llu I/O error(s), first at offset %llu: %s", phase,
 		 (unsigned long long)r->errors, (unsigned long long)r->first_error_offset,
@@ -218,11 +218,11 @@ static void describe_error(const struct eng_result *r, const char *phase, char *
 }
 
 /* The preconditioning fill (fill = yes), its figures in the row's fill_*. */
-static enum it_status precondition(struct sched_target *st, struct eng_ctx *eng, uint64_t size,
+static enum it_status precondition(struct sched_target *st, struct engine_ctx *eng, uint64_t size,
 				   struct db_iteration *it, struct samples *sm,
-				   struct eng_result *r, char *err, size_t elen)
+				   struct engine_result *r, char *err, size_t elen)
 {
-	struct eng_phase p;
+	struct engine_phase p;
 
 	sm->phase = "fill";
 	sched_set_phase(st, PH_FILL);
@@ -231,7 +231,7 @@ static enum it_status precondition(struct sched_target *st, struct eng_ctx *eng,
 	p.queue_depth = (unsigned)st->t->fill_queue_depth;
 	p.is_write = 1;
 	p.amount = size;
-	if (eng_run(eng, &p, r) < 0) {
+	if (engine_run(eng, &p, r) < 0) {
 		snprintf(err, elen, "fill: cannot run the I/O engine%s%s",
 			 r->refused[0] ? ": " : "", r->refused);
 		return IT_FAILED;
@@ -249,7 +249,7 @@ static enum it_status precondition(struct sched_target *st, struct eng_ctx *eng,
 
 /* The engine phase of a row; spec is filled for measured workloads. */
 static void row_phase(const struct sched_target *st, const struct row *rw, uint64_t size,
-		      const struct db_iteration *it, struct wl_spec *spec, struct eng_phase *p)
+		      const struct db_iteration *it, struct workload_spec *spec, struct engine_phase *p)
 {
 	const struct cfg_target *t = st->t;
 	char msg[256];
@@ -268,7 +268,7 @@ static void row_phase(const struct sched_target *st, const struct row *rw, uint6
 	p->duration = t->duration;
 }
 
-static void store_figures(struct db_iteration *it, const struct eng_result *r)
+static void store_figures(struct db_iteration *it, const struct engine_result *r)
 {
 	it->bytes = r->bytes;
 	it->ops = r->ops;
@@ -301,10 +301,10 @@ static void forget_figures(struct db_iteration *it)
 /* Precondition (when asked) then the row's phase. Fills it and r. */
 static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint64_t size,
 			      const struct row *rw, struct db_iteration *it, struct samples *sm,
-			      struct eng_result *r, char *err, size_t elen)
+			      struct engine_result *r, char *err, size_t elen)
 {
-	struct eng_phase p;
-	struct wl_spec spec;
+	struct engine_phase p;
+	struct workload_spec spec;
 	enum it_status status = IT_DONE;
 	uint64_t seed = util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ (uint64_t)it->number;
 
@@ -320,7 +320,7 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 			    : rw->phase == PHASE_VERIFY ? PH_VERIFY : PH_MEASURE);
 	phase_setup(st, &p, size, seed + 1, sm);
 	row_phase(st, rw, size, it, &spec, &p);
-	if (eng_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
+	if (engine_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
 		snprintf(err, elen, "%s: cannot run the I/O engine%s%s", it->workload,
 			 r->refused[0] ? ": " : "", r->refused);
 		return IT_FAILED;
@@ -333,7 +333,7 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 		snprintf(err, elen, "%s: data integrity: %llu bad sector(s), first at offset %llu: %s",
 			 it->workload, (unsigned long long)r->verify_errors,
 			 (unsigned long long)r->bad[0].offset,
-			 vfy_reason_name((enum vfy_reason)r->bad[0].reason));
+			 verify_reason_name((enum verify_reason)r->bad[0].reason));
 		status = IT_FAILED;
 	} else if (r->interrupted) {
 		status = IT_INTERRUPTED;
@@ -377,12 +377,12 @@ static void integrity_event(struct sched_target *st, long cycle, int64_t cycle_i
 /* Every bad sector remembered by the engine, and a read error under
  * verification, becomes a data-integrity event naming its offset. */
 static void report_integrity(struct sched_target *st, long cycle, int64_t cycle_id,
-			     int64_t it_id, const struct eng_result *r)
+			     int64_t it_id, const struct engine_result *r)
 {
 	char what[160];
 	for (unsigned i = 0; i < r->nbad; i++)
 		integrity_event(st, cycle, cycle_id, it_id, r->bad[i].offset,
-				vfy_reason_name((enum vfy_reason)r->bad[i].reason), r->verify_errors);
+				verify_reason_name((enum verify_reason)r->bad[i].reason), r->verify_errors);
 	if (r->errors) {
 		snprintf(what, sizeof(what), "I/O error: %s", strerror(r->first_errno));
 		integrity_event(st, cycle, cycle_id, it_id, r->first_error_offset, what, r->errors);
@@ -439,7 +439,7 @@ enum db_status iter_db_status(enum it_status s)
 }
 
 /* "512:10 4k:90" */
-static const char *mix_text(const struct wl_spec *s, char *buf, size_t len)
+static const char *mix_text(const struct workload_spec *s, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = '\0';
@@ -455,7 +455,7 @@ static void row_describe(const struct sched_target *st, const struct row *rw, ui
 {
 	const struct cfg_target *t = st->t;
 	static const char *const verify_names[] = { "none", "crc32c" };
-	struct wl_spec spec;
+	struct workload_spec spec;
 	char msg[256];
 
 	it->verify = verify_names[t->verify == VERIFY_CRC32C];
@@ -477,7 +477,7 @@ static void row_describe(const struct sched_target *st, const struct row *rw, ui
 	it->phase = "measure";
 	it->jobs = (unsigned)t->jobs;
 	it->workload = cfg_workload_name((enum cfg_workload)rw->phase);
-	it->block_size = wl_max_bs(&spec);
+	it->block_size = workload_max_bs(&spec);
 	it->block_sizes = spec.nbs > 1 ? mix_text(&spec, mix, mixlen) : NULL;
 	it->queue_depth = (unsigned)t->queue_depth;
 	it->amount_bytes = measure_amount(t, size, it->block_size);
@@ -504,15 +504,15 @@ static void publish(struct sched_target *st, long cycle, long number, int size_i
 /* Repeats: every done run counts; the last one carries mean and stddev. */
 static void repeat_figures(const struct row *rw, struct db_iteration *it)
 {
-	runstat_add(rw->mibps, it->mibps_avg);
-	runstat_add(rw->iops, it->iops_avg);
+	stats_run_add(rw->mibps, it->mibps_avg);
+	stats_run_add(rw->iops, it->iops_avg);
 	if (!rw->summary)
 		return;
 	it->repeat_summary = 1;
 	it->mibps_repeat_mean = rw->mibps->mean;
-	it->mibps_repeat_stddev = runstat_stddev(rw->mibps);
+	it->mibps_repeat_stddev = stats_run_stddev(rw->mibps);
 	it->iops_repeat_mean = rw->iops->mean;
-	it->iops_repeat_stddev = runstat_stddev(rw->iops);
+	it->iops_repeat_stddev = stats_run_stddev(rw->iops);
 }
 
 /* A round done: judge the window. The phase ends when it is steady or at
@@ -556,7 +556,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	char err[512] = "", mix[256];
 	int64_t id;
 	uint64_t size = st->layout.sizes[size_index];
-	struct eng_result *r = malloc(sizeof(*r));
+	struct engine_result *r = malloc(sizeof(*r));
 
 	if (!r) {
 		snprintf(st->error, sizeof(st->error), "out of memory");
@@ -666,8 +666,8 @@ enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cy
 	int pre = t->fill && !fill_row;
 	for (int i = 0; i < n; i++) {
 		struct runstat mibps, iops;
-		runstat_init(&mibps);
-		runstat_init(&iops);
+		stats_run_init(&mibps);
+		stats_run_init(&iops);
 		for (int k = 1; k <= (int)t->repeat; k++) {
 			struct row rw = {
 				.phase = ph[i], .repeat_index = k, .precondition = pre,
@@ -686,8 +686,8 @@ enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cy
 	if (!readback)
 		return IT_DONE;
 	struct runstat a, b;
-	runstat_init(&a);
-	runstat_init(&b);
+	stats_run_init(&a);
+	stats_run_init(&b);
 	struct row rw = { .phase = PHASE_VERIFY, .repeat_index = 1, .mibps = &a, .iops = &b };
 	return run_row(st, ic, cycle_id, cycle, size_index, next, &rw);
 }

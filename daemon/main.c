@@ -547,7 +547,7 @@ static void check_database(struct daemon *d)
 	for (int i = 0; i < d->started; i++)
 		if (d->st[i].alert)
 			alert_failure(d->st[i].alert, "db-write-failed", LOG_CRIT, 0, 0, why);
-	sig_stop = 1;
+	signals_stop = 1;
 }
 
 /* The progress table for `wearmon status`: written here, once a second,
@@ -611,7 +611,7 @@ static int run_targets(struct daemon *d)
 			log_msg(LOG_ERR, "target %s: cannot start thread: %s", d->st[i].t->name,
 				strerror(-ret));
 			failed = 1;
-			sig_stop = 1;
+			signals_stop = 1;
 			break;
 		}
 		d->started++;
@@ -622,12 +622,12 @@ static int run_targets(struct daemon *d)
 		send_status(d, 1);
 	d->next_status = util_now() + STATUS_EVERY;
 	while (count_running(d)) {
-		if (sig_stop && !d->stopping) {
+		if (signals_stop && !d->stopping) {
 			d->stopping = 1;
 			notify_stopping();
 		}
-		if (sig_reload) {
-			sig_reload = 0;
+		if (signals_reload) {
+			signals_reload = 0;
 			if (!d->stopping)
 				reload(d);
 		}
@@ -704,7 +704,7 @@ static int run(struct daemon *d)
 	log_echo_errors(0);
 	publish_init(&d->pub, c);
 	status = run_targets(d);
-	const char *why = d->db_lost ? "database lost" : sig_stop ? "signal" :
+	const char *why = d->db_lost ? "database lost" : signals_stop ? "signal" :
 			  status ? "failure" : "cycles done";
 	db_run_end(db, run_id, status, why);
 	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d", why, status);
@@ -742,7 +742,7 @@ int main(int argc, char **argv)
 			log_msg(LOG_ERR, "%s: cannot read: %s", o.config, strerror(-ret));
 		return EXIT_CONFIG;
 	}
-	if (sig_init() || keep_cfg(&d, c)) {
+	if (signals_init() || keep_cfg(&d, c)) {
 		cfg_free(c);
 		return EXIT_RUNTIME;
 	}

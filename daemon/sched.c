@@ -72,7 +72,7 @@ void sched_offer_config(struct sched_target *st, const struct cfg *c, const stru
 static void nap(double secs)
 {
 	double end = util_now() + secs;
-	while (!atomic_load(&sig_stop)) {
+	while (!atomic_load(&signals_stop)) {
 		double left = end - util_now();
 		if (left <= 0)
 			break;
@@ -109,9 +109,9 @@ static int fs_prepare(struct sched_target *st, long cycle)
 	int ret = 0;
 	sched_set_phase(st, PH_FORMAT);
 	if (st->fs.mounted)
-		ret = fs_teardown(&st->fs, &st->tg, err, sizeof(err));
+		ret = fsmode_teardown(&st->fs, &st->tg, err, sizeof(err));
 	if (!ret)
-		ret = fs_setup(&st->fs, &st->tg, st->t, &sig_stop, err, sizeof(err));
+		ret = fsmode_setup(&st->fs, &st->tg, st->t, &signals_stop, err, sizeof(err));
 	if (ret == -EINTR) {
 		log_msg(LOG_NOTICE, "target %s: stop requested while making the filesystem: %s",
 			st->t->name, err);
@@ -130,7 +130,7 @@ static int fs_prepare(struct sched_target *st, long cycle)
 static int fs_release(struct sched_target *st, long cycle)
 {
 	char err[1024];
-	int ret = fs_teardown(&st->fs, &st->tg, err, sizeof(err));
+	int ret = fsmode_teardown(&st->fs, &st->tg, err, sizeof(err));
 	if (!ret)
 		ret = tgt_reopen(&st->tg, err, sizeof(err));
 	if (ret)
@@ -158,7 +158,7 @@ static void record_effect(struct sched_target *st, enum cfg_action act,
  * WEAR_CYCLE_END, WEAR_AFTER_ACTION), with what the host has mapped. */
 static void health(struct sched_target *st, int64_t cycle_id, const char *point)
 {
-	int64_t mapped = st->t->filesystem != FS_NONE ? fs_allocated(&st->fs) : -1;
+	int64_t mapped = st->t->filesystem != FS_NONE ? fsmode_allocated(&st->fs) : -1;
 	wear_health(&st->wear, &st->tg, cycle_id, point, mapped);
 }
 
@@ -238,7 +238,7 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 	int fsmode = st->t->filesystem != FS_NONE;
 	struct act_env env = {
 		.tg = &st->tg, .t = st->t, .region_offset = st->layout.region_offset,
-		.region_size = st->layout.region_size, .stop = &sig_stop,
+		.region_size = st->layout.region_size, .stop = &signals_stop,
 		.mountpoint = st->fs.mounted ? st->fs.mnt : NULL,
 		.test_file = st->fs.mounted ? st->fs.file : NULL,
 		.command_timeout = st->t->command_timeout,
@@ -275,7 +275,7 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 		return ret == -EINTR ? IT_INTERRUPTED : IT_FAILED;
 	enum it_status s = iter_run(st, ic, cycle_id, cycle, i, number);
 	wear_after_size(&st->wear, cycle_id, i, st->layout.region_offset, st->layout.sizes[i],
-			st->tg.capacity, st->layout.region_size, fsmode ? fs_allocated(&st->fs) : -1);
+			st->tg.capacity, st->layout.region_size, fsmode ? fsmode_allocated(&st->fs) : -1);
 	return s;
 }
 
@@ -301,7 +301,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 	/* the cycle's own wear, apart from the action's */
 	sched_set_phase(st, PH_HEALTH);
 	health(st, cycle_id, WEAR_CYCLE_END);
-	if (atomic_load(&sig_stop)) {
+	if (atomic_load(&signals_stop)) {
 		db_cycle_end(st->db, cycle_id, DB_INTERRUPTED);   /* the action runs on restart */
 		return SCHED_STOPPED;
 	}
@@ -379,7 +379,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 			res.next_iteration);
 	long cycle = res.cycle_number, done = res.campaign_cycles_done;
 	for (;;) {
-		if (atomic_load(&sig_stop))
+		if (atomic_load(&signals_stop))
 			return SCHED_STOPPED;
 		adopt_pending(st, ic);
 		if (st->t->cycles && done >= st->t->cycles)
@@ -445,7 +445,7 @@ static int target_setup(struct sched_target *st)
 static void target_cleanup(struct sched_target *st)
 {
 	char err[512];
-	if ((st->fs.mounted || st->fs.mnt[0]) && fs_teardown(&st->fs, &st->tg, err, sizeof(err)))
+	if ((st->fs.mounted || st->fs.mnt[0]) && fsmode_teardown(&st->fs, &st->tg, err, sizeof(err)))
 		log_msg(LOG_ERR, "target %s: %s", st->t->name, err);
 	wear_free(&st->wear);
 }
@@ -455,9 +455,9 @@ static void *target_main(void *arg)
 	struct sched_target *st = arg;
 	struct iter_ctx *ic = NULL;
 
-	sig_block_in_thread();
+	signals_block_in_thread();
 	if (target_setup(st) || iter_init(st, &ic))
-		__atomic_store_n(&st->state, atomic_load(&sig_stop) && !st->error[0] ? SCHED_STOPPED
+		__atomic_store_n(&st->state, atomic_load(&signals_stop) && !st->error[0] ? SCHED_STOPPED
 							: SCHED_FAILED, __ATOMIC_SEQ_CST);
 	else
 		__atomic_store_n(&st->state, cycles_loop(st, ic), __ATOMIC_SEQ_CST);

@@ -9,22 +9,22 @@
 /* Written by handlers, read by every thread: a C11 atomic, which a handler
  * may store to when it is lock-free (C11 7.14.1.1). */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
-atomic_int sig_stop;
-atomic_int sig_reload;
+atomic_int signals_stop;
+atomic_int signals_reload;
 
 static void on_stop(int sig)
 {
 	(void)sig;
-	atomic_store(&sig_stop, 1);
+	atomic_store(&signals_stop, 1);
 }
 
 static void on_hup(int sig)
 {
 	(void)sig;
-	sig_reload = 1;
+	signals_reload = 1;
 }
 
-int sig_init(void)
+int signals_init(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -41,7 +41,7 @@ int sig_init(void)
 	return 0;
 }
 
-void sig_block_in_thread(void)
+void signals_block_in_thread(void)
 {
 	sigset_t set;
 	sigemptyset(&set);

@@ -8,16 +8,16 @@
 
 /* Set by SIGTERM/SIGINT: every target drains and stops. Target threads read
  * it, so it is a (lock-free) atomic, which a handler may store to. */
-extern atomic_int sig_stop;
+extern atomic_int signals_stop;
 /* Set by SIGHUP: reload the configuration. */
-extern atomic_int sig_reload;
+extern atomic_int signals_reload;
 
 /* Install handlers for SIGTERM, SIGINT, SIGHUP; ignore SIGPIPE.
  * Returns 0 or -errno. */
-int sig_init(void);
+int signals_init(void);
 
 /* Block the handled signals in the calling thread (target threads), so
  * only the main thread runs handlers. */
-void sig_block_in_thread(void);
+void signals_block_in_thread(void);
 
 #endif

@@ -1,5 +1,5 @@
 /* dgen_bench: throughput of the data generator on one core, as the engine
- * uses it: dgen_block into queue_depth slot buffers in turn, every block
+ * uses it: datagen_block into queue_depth slot buffers in turn, every block
  * fresh. Prints one line per case: compressibility, block size, GiB per
  * second of this thread's CPU time (what one core does, even on a loaded
  * machine) and per second of wall-clock time.
@@ -18,24 +18,24 @@ static double now(clockid_t clock)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* GiB/s of dgen_block at p% into qd buffers of bs bytes for secs of wall
+/* GiB/s of datagen_block at p% into qd buffers of bs bytes for secs of wall
  * time: per CPU second in *cpu, per wall second returned; -1: no memory. */
 static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, double secs, double *cpu)
 {
 	unsigned char *mem = aligned_alloc(4096, bs * qd);
-	struct dgen g;
+	struct datagen g;
 	double t0, c0, t;
 	size_t bytes = 0;
 
 	if (!mem)
 		return -1;
 	memset(mem, 0, bs * qd);   /* fault the pages in before timing */
-	dgen_init(&g, p, d, 1);
+	datagen_init(&g, p, d, 1);
 	t0 = now(CLOCK_MONOTONIC);
 	c0 = now(CLOCK_THREAD_CPUTIME_ID);
 	do {
 		for (unsigned i = 0; i < qd; i++)
-			dgen_block(&g, mem + i * bs, bs);
+			datagen_block(&g, mem + i * bs, bs);
 		bytes += bs * qd;
 		t = now(CLOCK_MONOTONIC);
 	} while (t - t0 < secs);

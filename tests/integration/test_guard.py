@@ -363,7 +363,7 @@ def test_check_refuses_a_phase_that_cannot_run(workdir):
     p = run_wearmond(conf, "--check")
     assert p.returncode == 78, p.stdout + p.stderr
     assert "measure: phase streaming cannot run at size 1" in p.stderr
-    assert "smaller than the block size 262144" in p.stderr   # wl_check's reason
+    assert "smaller than the block size 262144" in p.stderr   # workload_check's reason
     assert not db.exists()
 
 

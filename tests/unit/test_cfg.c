@@ -738,12 +738,12 @@ static void test_example_keeps_presets(void **state)
 	char err[CFG_ERR_MAX] = "", msg[256];
 	struct cfg *c = NULL;
 	unsigned n;
-	const struct wl_named *named = wl_names(&n);
+	const struct workload_preset *named = workload_presets(&n);
 
 	assert_int_equal(cfg_load(EXAMPLE_CONF, &c, err, sizeof(err)), 0);
 	for (unsigned w = 0; w < n; w++) {
 		struct cfg_target t = c->targets[0];
-		struct wl_spec s, want = { .nbs = 1, .bs = { { 4096, 1 } } };
+		struct workload_spec s, want = { .nbs = 1, .bs = { { 4096, 1 } } };
 
 		t.workload = (enum cfg_workload)w;
 		assert_int_equal(cfg_workload_spec(&t, t.workload, &s, msg, sizeof(msg)), 0);
@@ -776,7 +776,7 @@ static void test_set_mask(void **state)
 				 "workload = database\n"
 				 "[wearmon]\n"
 				 "random_percent = 10\n");
-	struct wl_spec s;
+	struct workload_spec s;
 	char msg[64];
 
 	assert_true(cfg_is_set(&c->targets[0], "read_percent"));

@@ -1,6 +1,6 @@
 /* Unit tests of datagen, judged as a compressing or deduplicating layer
  * would judge the written stream: many consecutive blocks made exactly as
- * the engine makes them (dgen_block before every write), compressed whole
+ * the engine makes them (datagen_block before every write), compressed whole
  * by zstd level 3, by zstd level 3 with a 128 MiB long-distance window
  * (zstd --long=27), and block by block by zstd and zlib. */
 #include "unit.h"
@@ -21,13 +21,13 @@ static const size_t sizes[] = { 512, 4096, 65536, 1 << 20, 16 << 20 };
 /* The stream the engine writes: len bytes of bs-byte blocks. */
 static unsigned char *make_stream(unsigned p, unsigned d, size_t bs, size_t len, uint64_t seed)
 {
-	struct dgen g;
+	struct datagen g;
 	unsigned char *s = malloc(len);
 	assert_non_null(s);
 	memset(s, 0xa5, len);     /* nothing of this may survive */
-	dgen_init(&g, p, d, seed);
+	datagen_init(&g, p, d, seed);
 	for (size_t off = 0; off < len; off += bs)
-		dgen_block(&g, s + off, bs);
+		datagen_block(&g, s + off, bs);
 	return s;
 }
 
@@ -150,11 +150,11 @@ static void test_layout_per_unit(void **state)
 			unsigned char *st = make_stream(levels[l], 0, bs, 64 * bs, 3);
 			size_t unit = 0;
 			for (size_t off = 0; off < 64 * bs; off += bs) {
-				for (size_t u = 0; u < bs; u += DGEN_PAGE, unit++) {
-					size_t n = bs - u < DGEN_PAGE ? bs - u : DGEN_PAGE;
-					size_t r = dgen_random_bytes(n, levels[l]);
+				for (size_t u = 0; u < bs; u += DATAGEN_PAGE, unit++) {
+					size_t n = bs - u < DATAGEN_PAGE ? bs - u : DATAGEN_PAGE;
+					size_t r = datagen_random_bytes(n, levels[l]);
 					const unsigned char *x = st + off + u;
-					size_t z0 = n < DGEN_PAGE && unit % 2 ? 0 : r;
+					size_t z0 = n < DATAGEN_PAGE && unit % 2 ? 0 : r;
 					for (size_t i = z0; i < z0 + n - r; i++)
 						assert_int_equal(x[i], 0);
 					x += z0 ? 0 : n - r;   /* the random bytes */
@@ -168,9 +168,9 @@ static void test_layout_per_unit(void **state)
 			free(st);
 		}
 	}
-	assert_int_equal(dgen_random_bytes(512, 2), 501);
-	assert_int_equal(dgen_random_bytes(512, 98), 10);
-	assert_int_equal(dgen_random_bytes(4096, 100), 0);
+	assert_int_equal(datagen_random_bytes(512, 2), 501);
+	assert_int_equal(datagen_random_bytes(512, 98), 10);
+	assert_int_equal(datagen_random_bytes(4096, 100), 0);
 }
 
 static uint64_t page_hash(const unsigned char *p, size_t n)
@@ -232,7 +232,7 @@ static void test_dedupe_share(void **state)
 	for (size_t b = 0; b < sizeof(bss) / sizeof(bss[0]); b++) {
 		for (size_t k = 0; k < sizeof(ds) / sizeof(ds[0]); k++) {
 			unsigned p = ds[k] ? ps[(b + k) % 3] : 100;
-			size_t unit = bss[b] < DGEN_PAGE && ds[k] ? bss[b] : DGEN_PAGE;
+			size_t unit = bss[b] < DATAGEN_PAGE && ds[k] ? bss[b] : DATAGEN_PAGE;
 			unsigned char *st = make_stream(p, ds[k], bss[b], LEN, 11 + k);
 			double share = 100.0 * (double)count_repeats(st, LEN, unit) /
 				       (double)(LEN / unit);
@@ -241,7 +241,7 @@ static void test_dedupe_share(void **state)
 			if (fabs(share - ds[k]) > 2.0)
 				fail_msg("dedupe %u%% at %zu B: %.2f%% repeat", ds[k], bss[b], share);
 			if (!ds[k])
-				assert_int_equal(count_repeats(st, LEN, DGEN_PAGE), 0);
+				assert_int_equal(count_repeats(st, LEN, DATAGEN_PAGE), 0);
 			free(st);
 		}
 	}
@@ -252,14 +252,14 @@ static void test_dedupe_share(void **state)
 static void test_dedupe_mixed_sizes(void **state)
 {
 	enum { N = 6000, A = 512, B = 1536 };
-	struct dgen g;
+	struct datagen g;
 	unsigned char *a = malloc((size_t)N / 2 * A), *b = malloc((size_t)N / 2 * B);
 	assert_non_null(a);
 	assert_non_null(b);
-	dgen_init(&g, 25, 30, 4);
+	datagen_init(&g, 25, 30, 4);
 	for (size_t i = 0; i < N / 2; i++) {
-		dgen_block(&g, a + i * A, A);
-		dgen_block(&g, b + i * B, B);
+		datagen_block(&g, a + i * A, A);
+		datagen_block(&g, b + i * B, B);
 	}
 	size_t rep = count_repeats(a, (size_t)N / 2 * A, A) + count_repeats(b, (size_t)N / 2 * B, B);
 	double share = 100.0 * (double)rep / N;
@@ -305,11 +305,11 @@ static void test_slot_reuse_same_stream(void **state)
 			enum { BS = 1536, N = 64 };
 			unsigned char *want = make_stream(levels[l], (unsigned)d, BS, BS * N, 21);
 			unsigned char slot[BS];
-			struct dgen g;
+			struct datagen g;
 			memset(slot, 0x5a, sizeof(slot));
-			dgen_init(&g, levels[l], (unsigned)d, 21);
+			datagen_init(&g, levels[l], (unsigned)d, 21);
 			for (size_t i = 0; i < N; i++) {
-				dgen_block(&g, slot, BS);
+				datagen_block(&g, slot, BS);
 				assert_memory_equal(slot, want + i * BS, BS);
 			}
 			free(want);
@@ -317,16 +317,16 @@ static void test_slot_reuse_same_stream(void **state)
 	}
 }
 
-/* dgen_random fills any length, tail included, with fresh bytes. */
+/* datagen_random fills any length, tail included, with fresh bytes. */
 static void test_random_any_length(void **state)
 {
-	struct dgen g;
+	struct datagen g;
 	unsigned char buf[200], prev[200];
-	dgen_init(&g, 0, 0, 1);
+	datagen_init(&g, 0, 0, 1);
 	memset(prev, 0, sizeof(prev));
 	for (size_t n = 1; n < sizeof(buf); n += 13) {
 		memset(buf, 0, sizeof(buf));
-		dgen_random(&g, buf, n);
+		datagen_random(&g, buf, n);
 		for (size_t i = n; i < sizeof(buf); i++)
 			assert_int_equal(buf[i], 0);
 		if (n >= 16)

@@ -18,7 +18,7 @@
 struct fixture {
 	char path[64];
 	int fd;
-	struct eng_ctx *eng;
+	struct engine_ctx *eng;
 	int nsamples;
 };
 
@@ -33,7 +33,7 @@ static int setup(void **state)
 	f->fd = open(f->path, O_RDWR | O_DIRECT);
 	if (f->fd < 0 || ftruncate(f->fd, SPAN + 65536))
 		return -1;
-	if (eng_create(16, 65536, &f->eng))
+	if (engine_create(16, 65536, &f->eng))
 		return -1;
 	*state = f;
 	return 0;
@@ -42,21 +42,21 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	eng_destroy(f->eng);
+	engine_destroy(f->eng);
 	close(f->fd);
 	unlink(f->path);
 	free(f);
 	return 0;
 }
 
-static void count_sample(void *arg, const struct eng_sample *s)
+static void count_sample(void *arg, const struct engine_sample *s)
 {
 	struct fixture *f = arg;
 	f->nsamples++;
 	assert_true(s->seconds > 0);
 }
 
-static void base_phase(struct fixture *f, struct eng_phase *p)
+static void base_phase(struct fixture *f, struct engine_phase *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->fd = f->fd;
@@ -76,10 +76,10 @@ static void base_phase(struct fixture *f, struct eng_phase *p)
 static void test_seq_write_covers_span(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 	base_phase(f, &p);
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.errors, 0);
 	assert_int_equal(r.bytes, SPAN);
 	assert_int_equal(r.ops, SPAN / 4096);
@@ -108,12 +108,12 @@ static void test_seq_write_covers_span(void **state)
 static void test_random_read_uniform(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 	base_phase(f, &p);
 	p.is_write = 0;
 	p.is_random = 1;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.errors, 0);
 	assert_int_equal(r.ops, SPAN / 4096);
 	/* chance neighbours aside (1 in 1024 each), every I/O jumps */
@@ -125,19 +125,19 @@ static void test_random_read_uniform(void **state)
 static void test_random_ios(void **state)
 {
 	struct fixture *f = *state;
-	static const struct { enum wl_order order; unsigned random_pct; } cases[] = {
+	static const struct { enum workload_order order; unsigned random_pct; } cases[] = {
 		{ WO_SEQ, 30 }, { WO_SEQ, 80 }, { WO_BACKWARD, 0 }, { WO_RECORD, 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct wl_spec spec = { .order = cases[i].order, .read_pct = 100,
+		struct workload_spec spec = { .order = cases[i].order, .read_pct = 100,
 					.random_pct = cases[i].random_pct, .nbs = 1,
 					.bs = { { 4096, 1 } } };
-		struct eng_phase p;
-		static struct eng_result r;
+		struct engine_phase p;
+		static struct engine_result r;
 		base_phase(f, &p);
 		p.spec = &spec;
 		p.amount = 4 * SPAN;
-		assert_int_equal(eng_run(f->eng, &p, &r), 0);
+		assert_int_equal(engine_run(f->eng, &p, &r), 0);
 		double pct = 100.0 * (double)r.random_ios / (double)r.ops;
 		print_message("  order %d random_pct %u: %.2f%% random I/Os of %llu\n",
 			      cases[i].order, cases[i].random_pct, pct, (unsigned long long)r.ops);
@@ -148,14 +148,14 @@ static void test_random_ios(void **state)
 static void test_duration_limit(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 	base_phase(f, &p);
 	p.is_random = 1;
 	p.amount = 0;
 	p.duration = 0.3;
 	p.sample_interval = 0.1;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_true(r.seconds >= 0.3 && r.seconds < 2.0);
 	assert_true(r.nsamples >= 2);
 }
@@ -163,12 +163,12 @@ static void test_duration_limit(void **state)
 static void test_stop_flag(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 	static atomic_int stop = 1;
 	base_phase(f, &p);
 	p.stop = &stop;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.interrupted, 1);
 	assert_true(r.bytes < SPAN);
 }
@@ -177,12 +177,12 @@ static void test_stop_flag(void **state)
 static void test_error_recorded(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 	int ro = open(f->path, O_RDONLY | O_DIRECT);
 	base_phase(f, &p);
 	p.fd = ro;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	close(ro);
 	assert_true(r.errors >= 1);
 	assert_int_equal(r.first_errno, EBADF);
@@ -192,26 +192,26 @@ static void test_error_recorded(void **state)
 static void test_bad_phase(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 	base_phase(f, &p);
 	p.queue_depth = 17;     /* more than the context holds */
-	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
+	assert_int_equal(engine_run(f->eng, &p, &r), -EINVAL);
 	assert_non_null(strstr(r.refused, "queue depth 17"));
 	base_phase(f, &p);
 	p.block_size = 1000;    /* not a multiple of 512 */
-	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
+	assert_int_equal(engine_run(f->eng, &p, &r), -EINVAL);
 	assert_non_null(strstr(r.refused, "block size 1000 is not a multiple of 512"));
 	base_phase(f, &p);
 	p.span_len = 4096 * 3 + 512;
-	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
+	assert_int_equal(engine_run(f->eng, &p, &r), -EINVAL);
 	assert_non_null(strstr(r.refused, "is not a multiple of the block size 4096"));
 	base_phase(f, &p);
-	p.span_len = 2048;      /* wl_check's own reason reaches the caller */
-	assert_int_equal(eng_run(f->eng, &p, &r), -EINVAL);
+	p.span_len = 2048;      /* workload_check's own reason reaches the caller */
+	assert_int_equal(engine_run(f->eng, &p, &r), -EINVAL);
 	assert_non_null(strstr(r.refused, "smaller than the block size 4096"));
 	base_phase(f, &p);
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_string_equal(r.refused, "");
 }
 
@@ -220,14 +220,14 @@ static void test_bad_phase(void **state)
 static void test_mixed_workload(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
-	struct wl_spec spec = { .order = WO_RANDOM, .read_pct = 70, .random_pct = 100,
+	struct engine_phase p;
+	static struct engine_result r;
+	struct workload_spec spec = { .order = WO_RANDOM, .read_pct = 70, .random_pct = 100,
 				.nbs = 3, .bs = { { 4096, 60 }, { 16384, 30 }, { 65536, 10 } } };
 	base_phase(f, &p);
 	p.spec = &spec;
 	p.amount = 8 * SPAN;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.errors, 0);
 	assert_true(r.bytes >= 8 * SPAN);
 	assert_int_equal(r.reads + r.writes, r.ops);
@@ -253,37 +253,37 @@ static void corrupt(const char *path, off_t at)
 static void test_verify_catches_corruption(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 	base_phase(f, &p);
 	p.verify = 1;
 	p.compressibility = 50;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.errors, 0);
 	base_phase(f, &p);
 	p.is_write = 0;
 	p.verify = 1;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.verify_errors, 0);
 	assert_int_equal(r.nbad, 0);
 	/* the file is read through O_DIRECT: write the damage behind it */
 	corrupt(f->path, 65536 + 777 * 512 + 300);
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.verify_errors, 1);
 	assert_int_equal(r.nbad, 1);
 	assert_int_equal(r.bad[0].offset, 65536 + 777 * 512);
-	assert_int_equal(r.bad[0].reason, VFY_BAD_CRC);
+	assert_int_equal(r.bad[0].reason, VERIFY_BAD_CRC);
 	assert_int_equal(r.bytes, SPAN);
 	p.verify_stop = 1;
 	p.queue_depth = 1;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(r.verify_errors, 1);
 	assert_true(r.bytes < SPAN);
 }
 
 static double last_min_1s = -2, last_p9999, last_p50, last_max;
 
-static void keep_sample(void *arg, const struct eng_sample *s)
+static void keep_sample(void *arg, const struct engine_sample *s)
 {
 	if (s->index)
 		return;             /* the first (full) sample */
@@ -298,22 +298,22 @@ static void keep_sample(void *arg, const struct eng_sample *s)
 static void test_sample_min_1s(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 	base_phase(f, &p);
 	p.is_random = 1;
 	p.amount = 0;
 	p.duration = 2.05;
 	p.sample_interval = 2.0;
 	p.on_sample = keep_sample;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_true(r.nsamples >= 1);
 	print_message("  min 1 s %.1f MiB/s of %.1f\n", last_min_1s, r.mibps);
 	assert_true(last_min_1s > 0 && last_min_1s <= r.mibps * 1.5);
 	assert_true(last_p50 > 0 && last_p50 <= last_p9999 && last_p9999 <= last_max);
 	base_phase(f, &p);
 	p.on_sample = keep_sample;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_true(last_min_1s < 0);   /* not applicable to short samples */
 }
 
@@ -326,7 +326,7 @@ struct trace {
 	int full_before_last;     /* every sample but the last is a full interval */
 };
 
-static void trace_sample(void *arg, const struct eng_sample *s)
+static void trace_sample(void *arg, const struct engine_sample *s)
 {
 	struct trace *t = arg;
 	if (t->n && fabs(t->last_seconds - t->interval) > t->interval * 0.01)
@@ -345,8 +345,8 @@ static void test_partial_last_sample(void **state)
 {
 	struct fixture *f = *state;
 	struct trace t = { .interval = 0.1, .full_before_last = 1 };
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 
 	base_phase(f, &p);
 	p.is_random = 1;
@@ -356,7 +356,7 @@ static void test_partial_last_sample(void **state)
 	p.queue_depth = 1;
 	p.on_sample = trace_sample;
 	p.arg = &t;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	print_message("  %u samples, last %.4f s, phase %.4f s, %.1f MiB/s (min %.1f max %.1f "
 		      "sd %.1f)\n", t.n, t.last_seconds, r.seconds, r.mibps, r.mibps_min,
 		      r.mibps_max, r.mibps_stddev);
@@ -376,8 +376,8 @@ static void test_short_phase_no_spread(void **state)
 {
 	struct fixture *f = *state;
 	struct trace t = { .interval = 0.1, .full_before_last = 1 };
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_phase p;
+	static struct engine_result r;
 
 	base_phase(f, &p);
 	p.is_random = 1;
@@ -386,7 +386,7 @@ static void test_short_phase_no_spread(void **state)
 	p.sample_interval = t.interval;
 	p.on_sample = trace_sample;
 	p.arg = &t;
-	assert_int_equal(eng_run(f->eng, &p, &r), 0);
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_int_equal(t.n, 2);
 	assert_true(t.bytes == r.bytes && r.mibps > 0);
 	assert_true(r.mibps_min < 0 && r.mibps_max < 0 && r.mibps_stddev < 0);
@@ -400,7 +400,7 @@ struct merged {
 	int ordered;
 };
 
-static void merged_sample(void *arg, const struct eng_sample *s)
+static void merged_sample(void *arg, const struct engine_sample *s)
 {
 	struct merged *m = arg;
 	m->ordered &= s->index == m->next_index && s->t > m->last_t && s->seconds > 0;
@@ -418,18 +418,18 @@ static void merged_sample(void *arg, const struct eng_sample *s)
 static void test_jobs_sum_and_cover(void **state)
 {
 	struct fixture *f = *state;
-	struct eng_ctx *ctx[4] = { f->eng };
-	struct eng_phase p;
-	static struct eng_result r;
+	struct engine_ctx *ctx[4] = { f->eng };
+	struct engine_phase p;
+	static struct engine_result r;
 	struct merged m = { .ordered = 1 };
 
 	for (int j = 1; j < 4; j++)
-		assert_int_equal(eng_create(16, 65536, &ctx[j]), 0);
+		assert_int_equal(engine_create(16, 65536, &ctx[j]), 0);
 	base_phase(f, &p);
 	p.on_sample = merged_sample;
 	p.arg = &m;
 	p.sample_interval = 0.002;
-	assert_int_equal(eng_run_jobs(ctx, 4, &p, &r), 0);
+	assert_int_equal(engine_run_jobs(ctx, 4, &p, &r), 0);
 	assert_int_equal(r.errors, 0);
 	assert_int_equal(r.bytes, SPAN);
 	assert_int_equal(r.ops, SPAN / 4096);
@@ -459,16 +459,16 @@ static void test_jobs_sum_and_cover(void **state)
 	p.is_random = 1;
 	memset(&m, 0, sizeof(m));
 	m.ordered = 1;
-	assert_int_equal(eng_run_jobs(ctx, 3, &p, &r), 0);
+	assert_int_equal(engine_run_jobs(ctx, 3, &p, &r), 0);
 	assert_int_equal(r.bytes, 4096 * 1001);
 	assert_int_equal(r.ops, 1001);
 	/* fewer blocks than jobs: only as many jobs as blocks */
 	p.amount = 4096 * 2;
-	assert_int_equal(eng_run_jobs(ctx, 4, &p, &r), 0);
+	assert_int_equal(engine_run_jobs(ctx, 4, &p, &r), 0);
 	assert_int_equal(r.ops, 2);
-	assert_int_equal(eng_run_jobs(ctx, 0, &p, &r), -EINVAL);
+	assert_int_equal(engine_run_jobs(ctx, 0, &p, &r), -EINVAL);
 	for (int j = 1; j < 4; j++)
-		eng_destroy(ctx[j]);
+		engine_destroy(ctx[j]);
 }
 
 int main(void)

@@ -13,7 +13,7 @@ static void test_mkfs_argv(void **state)
 	memset(&t, 0, sizeof(t));
 	t.filesystem = FS_EXT4;
 	strcpy(t.mkfs_options, " -E  nodiscard -b 4096 ");
-	int n = fs_mkfs_argv(&t, "/dev/loop7", buf, sizeof(buf), argv, 16);
+	int n = fsmode_mkfs_argv(&t, "/dev/loop7", buf, sizeof(buf), argv, 16);
 	assert_int_equal(n, 8);
 	const char *want[] = { "mkfs.ext4", "-F", "-q", "-E", "nodiscard", "-b", "4096", "/dev/loop7" };
 	for (int i = 0; i < n; i++)
@@ -21,12 +21,12 @@ static void test_mkfs_argv(void **state)
 	assert_null(argv[n]);
 	t.filesystem = FS_XFS;
 	t.mkfs_options[0] = 0;
-	n = fs_mkfs_argv(&t, "/dev/sdz", buf, sizeof(buf), argv, 16);
+	n = fsmode_mkfs_argv(&t, "/dev/sdz", buf, sizeof(buf), argv, 16);
 	assert_int_equal(n, 4);
 	assert_string_equal(argv[0], "mkfs.xfs");
 	assert_string_equal(argv[1], "-f");
 	strcpy(t.mkfs_options, "a b c d e f g h i j k l m n");
-	assert_int_equal(fs_mkfs_argv(&t, "/dev/sdz", buf, sizeof(buf), argv, 16), -E2BIG);
+	assert_int_equal(fsmode_mkfs_argv(&t, "/dev/sdz", buf, sizeof(buf), argv, 16), -E2BIG);
 }
 
 int main(void)

@@ -14,11 +14,11 @@ static void test_crc32c_check_values(void **state)
 	memset(ones, 0xff, sizeof(ones));
 	for (int i = 0; i < 32; i++)
 		inc[i] = (unsigned char)i;
-	assert_int_equal(vfy_crc32c(0, "123456789", 9), 0xE3069283u);
-	assert_int_equal(vfy_crc32c(0, zeros, 32), 0x8A9136AAu);
-	assert_int_equal(vfy_crc32c(0, ones, 32), 0x62A8AB43u);
-	assert_int_equal(vfy_crc32c(0, inc, 32), 0x46DD794Eu);
-	assert_int_equal(vfy_crc32c(0, "", 0), 0);
+	assert_int_equal(verify_crc32c(0, "123456789", 9), 0xE3069283u);
+	assert_int_equal(verify_crc32c(0, zeros, 32), 0x8A9136AAu);
+	assert_int_equal(verify_crc32c(0, ones, 32), 0x62A8AB43u);
+	assert_int_equal(verify_crc32c(0, inc, 32), 0x46DD794Eu);
+	assert_int_equal(verify_crc32c(0, "", 0), 0);
 }
 
 /* Continuing a CRC over pieces, at any alignment, equals one pass. */
@@ -27,12 +27,12 @@ static void test_crc32c_incremental(void **state)
 	static unsigned char buf[1000];
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (unsigned char)(i * 131 + 7);
-	uint32_t whole = vfy_crc32c(0, buf, sizeof(buf));
+	uint32_t whole = verify_crc32c(0, buf, sizeof(buf));
 	for (size_t cut = 0; cut < 40; cut++) {
-		uint32_t c = vfy_crc32c(0, buf, cut);
-		assert_int_equal(vfy_crc32c(c, buf + cut, sizeof(buf) - cut), whole);
+		uint32_t c = verify_crc32c(0, buf, cut);
+		assert_int_equal(verify_crc32c(c, buf + cut, sizeof(buf) - cut), whole);
 	}
-	assert_int_equal(vfy_crc32c(0, buf + 3, 997), vfy_crc32c(vfy_crc32c(0, buf + 3, 500),
+	assert_int_equal(verify_crc32c(0, buf + 3, 997), verify_crc32c(verify_crc32c(0, buf + 3, 500),
 								  buf + 503, 497));
 }
 
@@ -43,7 +43,7 @@ static unsigned char *stamped(size_t len, uint64_t off)
 	unsigned char *b = mem;
 	for (size_t i = 0; i < len; i++)
 		b[i] = (unsigned char)(rand() & 0xff);
-	vfy_stamp(b, len, off, 7, 42);
+	verify_stamp(b, len, off, 7, 42);
 	return b;
 }
 
@@ -53,11 +53,11 @@ static void test_stamp_then_check(void **state)
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		unsigned char *b = stamped(lens[i], 1u << 30);
 		uint64_t bad = 0;
-		enum vfy_reason why = VFY_OK;
-		assert_int_equal(vfy_check(b, lens[i], 1u << 30, &bad, &why), 0);
-		struct vfy_header h;
+		enum verify_reason why = VERIFY_OK;
+		assert_int_equal(verify_check(b, lens[i], 1u << 30, &bad, &why), 0);
+		struct verify_header h;
 		memcpy(&h, b + 512 * (lens[i] / 512 - 1), sizeof(h));
-		assert_int_equal(h.magic, VFY_MAGIC);
+		assert_int_equal(h.magic, VERIFY_MAGIC);
 		assert_int_equal(h.offset, (1u << 30) + lens[i] - 512);
 		assert_int_equal(h.generation, 7);
 		assert_int_equal(h.seed, 42);
@@ -71,31 +71,31 @@ struct damage {
 	uint64_t read_off;            /* offset the check assumes */
 	unsigned nbad;
 	uint64_t bad;
-	enum vfy_reason why;
+	enum verify_reason why;
 };
 
 static void test_damage_found(void **state)
 {
 	enum { LEN = 8192, OFF = 1 << 20 };
 	static const struct damage cases[] = {
-		{ "payload bit in sector 3", 3 * 512 + 100, OFF, 1, OFF + 3 * 512, VFY_BAD_CRC },
-		{ "crc field", 5 * 512 + 5, OFF, 1, OFF + 5 * 512, VFY_BAD_CRC },
-		{ "generation", 2 * 512 + 17, OFF, 1, OFF + 2 * 512, VFY_BAD_CRC },
-		{ "magic", 15 * 512 + 1, OFF, 1, OFF + 15 * 512, VFY_BAD_MAGIC },
-		{ "misplaced", SIZE_MAX, OFF + 4096, 16, OFF + 4096, VFY_BAD_OFFSET },
+		{ "payload bit in sector 3", 3 * 512 + 100, OFF, 1, OFF + 3 * 512, VERIFY_BAD_CRC },
+		{ "crc field", 5 * 512 + 5, OFF, 1, OFF + 5 * 512, VERIFY_BAD_CRC },
+		{ "generation", 2 * 512 + 17, OFF, 1, OFF + 2 * 512, VERIFY_BAD_CRC },
+		{ "magic", 15 * 512 + 1, OFF, 1, OFF + 15 * 512, VERIFY_BAD_MAGIC },
+		{ "misplaced", SIZE_MAX, OFF + 4096, 16, OFF + 4096, VERIFY_BAD_OFFSET },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct damage *c = &cases[i];
 		unsigned char *b = stamped(LEN, OFF);
 		uint64_t bad = 0;
-		enum vfy_reason why = VFY_OK;
+		enum verify_reason why = VERIFY_OK;
 		if (c->at != SIZE_MAX)
 			b[c->at] ^= 0x10;
 		print_message("  %s\n", c->name);
-		assert_int_equal(vfy_check(b, LEN, c->read_off, &bad, &why), c->nbad);
+		assert_int_equal(verify_check(b, LEN, c->read_off, &bad, &why), c->nbad);
 		assert_int_equal(bad, c->bad);
 		assert_int_equal(why, c->why);
-		assert_non_null(strstr(vfy_reason_name(why), " "));
+		assert_non_null(strstr(verify_reason_name(why), " "));
 		free(b);
 	}
 }
@@ -105,10 +105,10 @@ static void test_zeros_rejected(void **state)
 {
 	unsigned char *b = calloc(1, 4096);
 	uint64_t bad = 1;
-	enum vfy_reason why = VFY_OK;
-	assert_int_equal(vfy_check(b, 4096, 0, &bad, &why), 8);
+	enum verify_reason why = VERIFY_OK;
+	assert_int_equal(verify_check(b, 4096, 0, &bad, &why), 8);
 	assert_int_equal(bad, 0);
-	assert_int_equal(why, VFY_BAD_MAGIC);
+	assert_int_equal(why, VERIFY_BAD_MAGIC);
 	free(b);
 }
 

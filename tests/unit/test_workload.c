@@ -16,10 +16,10 @@
 #define NBLK (SPAN / BS)
 #define OPS 10000
 
-static const struct wl_named *find(const char *name)
+static const struct workload_preset *find(const char *name)
 {
 	unsigned n;
-	const struct wl_named *v = wl_names(&n);
+	const struct workload_preset *v = workload_presets(&n);
 	for (unsigned i = 0; i < n; i++)
 		if (!strcmp(v[i].name, name))
 			return &v[i];
@@ -28,10 +28,10 @@ static const struct wl_named *find(const char *name)
 }
 
 /* The spec a named workload gets with block_size = 4k and stride 8. */
-static struct wl_spec spec_of(const char *name)
+static struct workload_spec spec_of(const char *name)
 {
-	const struct wl_named *w = find(name);
-	struct wl_spec s = { .order = w->order, .read_pct = w->read_pct,
+	const struct workload_preset *w = find(name);
+	struct workload_spec s = { .order = w->order, .read_pct = w->read_pct,
 			     .random_pct = w->random_pct, .stride = 8, .nbs = 1,
 			     .bs = { { BS, 1 } } };
 	char msg[256];
@@ -39,7 +39,7 @@ static struct wl_spec spec_of(const char *name)
 		memcpy(s.bs, w->bs, sizeof(s.bs));
 		s.nbs = w->nbs;
 	}
-	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), 0);
+	assert_int_equal(workload_check(&s, SPAN, msg, sizeof(msg)), 0);
 	return s;
 }
 
@@ -48,16 +48,16 @@ static struct wl_spec spec_of(const char *name)
 static void test_all_inside_span(void **state)
 {
 	unsigned n;
-	const struct wl_named *v = wl_names(&n);
+	const struct workload_preset *v = workload_presets(&n);
 	assert_true(n >= 14);
 	for (unsigned i = 0; i < n; i++) {
-		struct wl_spec s = spec_of(v[i].name);
-		struct wl_gen g;
-		wl_init(&g, &s, SPAN_OFF, SPAN, i + 1);
+		struct workload_spec s = spec_of(v[i].name);
+		struct workload_gen g;
+		workload_init(&g, &s, SPAN_OFF, SPAN, i + 1);
 		for (int k = 0; k < OPS; k++) {
-			struct wl_op op;
+			struct workload_op op;
 			int ok = 0;
-			wl_next(&g, &op);
+			workload_next(&g, &op);
 			assert_true(op.offset >= SPAN_OFF);
 			assert_true(op.offset + op.len <= SPAN_OFF + SPAN);
 			assert_int_equal(op.offset % 512, 0);
@@ -68,19 +68,19 @@ static void test_all_inside_span(void **state)
 	}
 }
 
-static uint64_t blk(const struct wl_op *op)
+static uint64_t blk(const struct workload_op *op)
 {
 	return (op->offset - SPAN_OFF) / BS;
 }
 
 static void test_seq_order_and_wrap(void **state)
 {
-	struct wl_spec s = spec_of("seqwrite");
-	struct wl_gen g;
-	struct wl_op op;
-	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
+	struct workload_spec s = spec_of("seqwrite");
+	struct workload_gen g;
+	struct workload_op op;
+	workload_init(&g, &s, SPAN_OFF, SPAN, 1);
 	for (uint64_t k = 0; k < 2 * NBLK + 3; k++) {
-		wl_next(&g, &op);
+		workload_next(&g, &op);
 		assert_int_equal(blk(&op), k % NBLK);
 		assert_int_equal(op.offset % BS, 0);
 		assert_true(op.is_write);
@@ -89,13 +89,13 @@ static void test_seq_order_and_wrap(void **state)
 
 static void test_backread_descending(void **state)
 {
-	struct wl_spec s = spec_of("backread");
-	struct wl_gen g;
-	struct wl_op op;
+	struct workload_spec s = spec_of("backread");
+	struct workload_gen g;
+	struct workload_op op;
 	uint64_t prev = 0;
-	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
+	workload_init(&g, &s, SPAN_OFF, SPAN, 1);
 	for (uint64_t k = 0; k < 3 * NBLK; k++) {
-		wl_next(&g, &op);
+		workload_next(&g, &op);
 		assert_false(op.is_write);
 		if (k % NBLK == 0)
 			assert_int_equal(blk(&op), NBLK - 1);   /* (re)starts at the top */
@@ -107,14 +107,14 @@ static void test_backread_descending(void **state)
 
 static void test_strideread(void **state)
 {
-	struct wl_spec s = spec_of("strideread");
-	struct wl_gen g;
-	struct wl_op op;
+	struct workload_spec s = spec_of("strideread");
+	struct workload_gen g;
+	struct workload_op op;
 	static int seen[NBLK];
 	memset(seen, 0, sizeof(seen));
-	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
+	workload_init(&g, &s, SPAN_OFF, SPAN, 1);
 	for (uint64_t k = 0; k < NBLK; k++) {
-		wl_next(&g, &op);
+		workload_next(&g, &op);
 		assert_false(op.is_write);
 		/* pass p reads p, p + 8, p + 16 ... */
 		uint64_t per = NBLK / 8;
@@ -123,18 +123,18 @@ static void test_strideread(void **state)
 	}
 	for (unsigned b = 0; b < NBLK; b++)
 		assert_int_equal(seen[b], 1);
-	wl_next(&g, &op);
+	workload_next(&g, &op);
 	assert_int_equal(blk(&op), 0);   /* then all over again */
 }
 
 static void test_rewrite_same_record(void **state)
 {
-	struct wl_spec s = spec_of("rewrite");
-	struct wl_gen g;
-	struct wl_op op;
-	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
+	struct workload_spec s = spec_of("rewrite");
+	struct workload_gen g;
+	struct workload_op op;
+	workload_init(&g, &s, SPAN_OFF, SPAN, 1);
 	for (int k = 0; k < 1000; k++) {
-		wl_next(&g, &op);
+		workload_next(&g, &op);
 		assert_int_equal(op.offset, SPAN_OFF);
 		assert_int_equal(op.len, BS);
 		assert_true(op.is_write);
@@ -147,14 +147,14 @@ static void test_random_coverage(void **state)
 {
 	static const char *const names[] = { "randwrite", "randread", "randrw" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct wl_spec s = spec_of(names[i]);
-		struct wl_gen g;
+		struct workload_spec s = spec_of(names[i]);
+		struct workload_gen g;
 		static unsigned hits[NBLK];
 		memset(hits, 0, sizeof(hits));
-		wl_init(&g, &s, SPAN_OFF, SPAN, 42);
+		workload_init(&g, &s, SPAN_OFF, SPAN, 42);
 		for (int k = 0; k < 40 * (int)NBLK; k++) {
-			struct wl_op op;
-			wl_next(&g, &op);
+			struct workload_op op;
+			workload_next(&g, &op);
 			assert_int_equal(op.offset % BS, 0);
 			hits[blk(&op)]++;
 		}
@@ -179,13 +179,13 @@ static void test_read_fraction(void **state)
 		{ "seqread", 100 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct wl_spec s = spec_of(cases[i].name);
-		struct wl_gen g;
+		struct workload_spec s = spec_of(cases[i].name);
+		struct workload_gen g;
 		int reads = 0;
-		wl_init(&g, &s, SPAN_OFF, SPAN, 7 + i);
+		workload_init(&g, &s, SPAN_OFF, SPAN, 7 + i);
 		for (int k = 0; k < OPS; k++) {
-			struct wl_op op;
-			wl_next(&g, &op);
+			struct workload_op op;
+			workload_next(&g, &op);
 			reads += !op.is_write;
 		}
 		double pct = 100.0 * reads / OPS;
@@ -198,14 +198,14 @@ static void test_read_fraction(void **state)
 static void test_read_percent_sweep(void **state)
 {
 	for (unsigned p = 0; p <= 100; p += 5) {
-		struct wl_spec s = spec_of("randrw");
-		struct wl_gen g;
+		struct workload_spec s = spec_of("randrw");
+		struct workload_gen g;
 		int reads = 0;
 		s.read_pct = p;
-		wl_init(&g, &s, SPAN_OFF, SPAN, p);
+		workload_init(&g, &s, SPAN_OFF, SPAN, p);
 		for (int k = 0; k < OPS; k++) {
-			struct wl_op op;
-			wl_next(&g, &op);
+			struct workload_op op;
+			workload_next(&g, &op);
 			reads += !op.is_write;
 		}
 		double pct = 100.0 * reads / OPS;
@@ -219,15 +219,15 @@ static void test_block_size_mix(void **state)
 {
 	static const char *const names[] = { "fileserver", "webserver", "streaming" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct wl_spec s = spec_of(names[i]);
-		struct wl_gen g;
-		unsigned count[WL_MAX_BS] = { 0 }, total = 0;
+		struct workload_spec s = spec_of(names[i]);
+		struct workload_gen g;
+		unsigned count[WORKLOAD_MAX_BS] = { 0 }, total = 0;
 		for (unsigned b = 0; b < s.nbs; b++)
 			total += s.bs[b].weight;
-		wl_init(&g, &s, SPAN_OFF, SPAN, 99);
+		workload_init(&g, &s, SPAN_OFF, SPAN, 99);
 		for (int k = 0; k < OPS; k++) {
-			struct wl_op op;
-			wl_next(&g, &op);
+			struct workload_op op;
+			workload_next(&g, &op);
 			for (unsigned b = 0; b < s.nbs; b++)
 				count[b] += op.len == s.bs[b].size;
 			if (s.random_pct == 100)
@@ -248,16 +248,16 @@ static void test_block_size_mix(void **state)
 static void test_random_percent(void **state)
 {
 	for (unsigned p = 0; p <= 100; p += 20) {
-		struct wl_spec s = spec_of("seqrw");
-		struct wl_gen g;
-		struct wl_op op;
+		struct workload_spec s = spec_of("seqrw");
+		struct workload_gen g;
+		struct workload_op op;
 		uint64_t end = 0;
 		int jumps = 0;
 		s.random_pct = p;
 		s.read_pct = 0;
-		wl_init(&g, &s, 0, 64u << 20, p + 3);
+		workload_init(&g, &s, 0, 64u << 20, p + 3);
 		for (int k = 0; k < OPS; k++) {
-			wl_next(&g, &op);
+			workload_next(&g, &op);
 			jumps += k && op.offset != end && end != (64u << 20);
 			end = op.offset + op.len;
 		}
@@ -270,17 +270,17 @@ static void test_random_percent(void **state)
 /* The same seed gives the same sequence; another seed another one. */
 static void test_reproducible(void **state)
 {
-	struct wl_spec s = spec_of("fileserver");
-	struct wl_gen a, b, c;
+	struct workload_spec s = spec_of("fileserver");
+	struct workload_gen a, b, c;
 	int differ = 0;
-	wl_init(&a, &s, SPAN_OFF, SPAN, 5);
-	wl_init(&b, &s, SPAN_OFF, SPAN, 5);
-	wl_init(&c, &s, SPAN_OFF, SPAN, 6);
+	workload_init(&a, &s, SPAN_OFF, SPAN, 5);
+	workload_init(&b, &s, SPAN_OFF, SPAN, 5);
+	workload_init(&c, &s, SPAN_OFF, SPAN, 6);
 	for (int k = 0; k < 1000; k++) {
-		struct wl_op x, y, z;
-		wl_next(&a, &x);
-		wl_next(&b, &y);
-		wl_next(&c, &z);
+		struct workload_op x, y, z;
+		workload_next(&a, &x);
+		workload_next(&b, &y);
+		workload_next(&c, &z);
 		assert_memory_equal(&x, &y, sizeof(x));
 		differ += x.offset != z.offset;
 	}
@@ -314,10 +314,10 @@ static void test_parse_block_sizes(void **state)
 		  "more than 16" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct wl_spec s;
+		struct workload_spec s;
 		char msg[256] = "";
 		memset(&s, 0, sizeof(s));
-		int rc = wl_parse_block_sizes(cases[i].text, &s, msg, sizeof(msg));
+		int rc = workload_parse_block_sizes(cases[i].text, &s, msg, sizeof(msg));
 		print_message("  \"%s\": %d %s\n", cases[i].text, rc, msg);
 		if (cases[i].ok) {
 			assert_int_equal(rc, 0);
@@ -333,24 +333,24 @@ static void test_parse_block_sizes(void **state)
 
 static void test_check(void **state)
 {
-	struct wl_spec s = spec_of("strideread");
+	struct workload_spec s = spec_of("strideread");
 	char msg[256];
 	s.stride = NBLK;
-	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), 0);
+	assert_int_equal(workload_check(&s, SPAN, msg, sizeof(msg)), 0);
 	s.stride = NBLK + 1;
-	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(workload_check(&s, SPAN, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "stride"));
 	s.stride = 8;
-	assert_int_equal(wl_check(&s, BS - 512, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(workload_check(&s, BS - 512, msg, sizeof(msg)), -EINVAL);
 	s.read_pct = 101;
-	assert_int_equal(wl_check(&s, SPAN, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(workload_check(&s, SPAN, msg, sizeof(msg)), -EINVAL);
 }
 
 /* cfg's workload names are the generator table's, in the same order. */
 static void test_cfg_names_match(void **state)
 {
 	unsigned n;
-	const struct wl_named *v = wl_names(&n);
+	const struct workload_preset *v = workload_presets(&n);
 	assert_int_equal(n, WL__COUNT);
 	for (unsigned i = 0; i < n; i++)
 		assert_string_equal(cfg_workload_name((enum cfg_workload)i), v[i].name);
@@ -401,7 +401,7 @@ static void test_cfg_spec(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char err[CFG_ERR_MAX], msg[256];
 		struct cfg *c = parse(cases[i].body, err, sizeof(err));
-		struct wl_spec s;
+		struct workload_spec s;
 		print_message("  %s / %s\n", cases[i].body, cfg_workload_name(cases[i].phase));
 		assert_int_equal(cfg_workload_spec(&c->targets[0], cases[i].phase, &s, msg,
 						   sizeof(msg)), 0);
@@ -475,37 +475,37 @@ static void test_cfg_resolve(void **state)
 	}
 }
 
-/* wl_start: sequential orders begin where asked (on the block grid) and
+/* workload_start: sequential orders begin where asked (on the block grid) and
  * still wrap inside the span; random ones ignore it. */
 static void test_start_offset(void **state)
 {
-	struct wl_spec s = spec_of("seqwrite");
-	struct wl_gen g;
-	struct wl_op op;
+	struct workload_spec s = spec_of("seqwrite");
+	struct workload_gen g;
+	struct workload_op op;
 
-	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
-	wl_start(&g, SPAN / 4 + 100);
-	wl_next(&g, &op);
+	workload_init(&g, &s, SPAN_OFF, SPAN, 1);
+	workload_start(&g, SPAN / 4 + 100);
+	workload_next(&g, &op);
 	assert_int_equal(op.offset, SPAN_OFF + SPAN / 4);
-	wl_start(&g, SPAN - BS);
-	wl_next(&g, &op);
+	workload_start(&g, SPAN - BS);
+	workload_next(&g, &op);
 	assert_int_equal(op.offset, SPAN_OFF + SPAN - BS);
-	wl_next(&g, &op);
+	workload_next(&g, &op);
 	assert_int_equal(op.offset, SPAN_OFF);
 	s = spec_of("backread");
-	wl_init(&g, &s, SPAN_OFF, SPAN, 1);
-	wl_start(&g, SPAN / 2);
-	wl_next(&g, &op);
+	workload_init(&g, &s, SPAN_OFF, SPAN, 1);
+	workload_start(&g, SPAN / 2);
+	workload_next(&g, &op);
 	assert_int_equal(op.offset, SPAN_OFF + SPAN / 2 - BS);
 	s = spec_of("randwrite");
-	struct wl_gen a, b;
-	wl_init(&a, &s, SPAN_OFF, SPAN, 7);
-	wl_init(&b, &s, SPAN_OFF, SPAN, 7);
-	wl_start(&b, SPAN / 2);
+	struct workload_gen a, b;
+	workload_init(&a, &s, SPAN_OFF, SPAN, 7);
+	workload_init(&b, &s, SPAN_OFF, SPAN, 7);
+	workload_start(&b, SPAN / 2);
 	for (int i = 0; i < 100; i++) {
-		struct wl_op x, y;
-		wl_next(&a, &x);
-		wl_next(&b, &y);
+		struct workload_op x, y;
+		workload_next(&a, &x);
+		workload_next(&b, &y);
 		assert_int_equal(x.offset, y.offset);
 	}
 }

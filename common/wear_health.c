@@ -1,4 +1,4 @@
-/* health: per-cycle health snapshots (sysfs, NVMe SMART/Health, ATA SMART,
+/* wear_health: per-cycle health snapshots (sysfs, NVMe SMART/Health, ATA SMART,
  * or a counters file beside a loop device's image: wear.h) and the firmware
  * they recorded. */
 #include <errno.h>
