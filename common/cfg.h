@@ -275,7 +275,6 @@ enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);
 /* Whether a appears in t's between_cycles list. */
 int cfg_has_action(const struct cfg_target *t, enum cfg_action a);
 const char *cfg_filesystem_name(enum cfg_filesystem f);
-const char *cfg_trim_scope_name(enum cfg_trim_scope s);
 const char *cfg_baseline_name(enum cfg_baseline b);
 
 /* Workload properties: writes only; uniform random offsets only. */

@@ -631,11 +631,6 @@ const char *cfg_filesystem_name(enum cfg_filesystem f)
 	return choice_name(filesystem_names, (int)ARRAY_SIZE(filesystem_names) - 1, (int)f);
 }
 
-const char *cfg_trim_scope_name(enum cfg_trim_scope s)
-{
-	return choice_name(trim_scope_names, (int)ARRAY_SIZE(trim_scope_names) - 1, (int)s);
-}
-
 const char *cfg_baseline_name(enum cfg_baseline b)
 {
 	return choice_name(baseline_names, BASELINE__COUNT, (int)b);

@@ -661,7 +661,7 @@ static void test_key_table(void **state)
 	assert_string_equal(cfg_workload_name(WL_RANDWRITE), "randwrite");
 	assert_string_equal(cfg_workload_name(WL_SEQREAD), "seqread");
 	assert_string_equal(cfg_action_name(ACT_TRIM), "trim");
-	assert_string_equal(cfg_trim_scope_name(TRIM_DEVICE), "device");
+	assert_string_equal(k[cfg_key_index("trim_scope")].choices[TRIM_DEVICE], "device");
 	assert_true(cfg_workload_is_write(WL_SEQWRITE) && !cfg_workload_is_write(WL_RANDREAD));
 	assert_true(cfg_workload_is_random(WL_RANDREAD) && !cfg_workload_is_random(WL_SEQWRITE));
 }
