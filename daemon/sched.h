@@ -1,10 +1,13 @@
-/* sched: one thread per target running cycles of sizes (fill, measured
- * phase, record) and the action between cycles. Owns no configuration
- * parsing and no process-wide state besides the stop flag it reads. */
+/* sched: one thread per target running cycles of sizes and the action
+ * between cycles. Owns the target's state, progress and lock; each size
+ * is handed to iter (iter.h) in one struct iter_env, and iter reports back
+ * through a callback that sched implements. Owns no configuration parsing
+ * and no process-wide state besides the stop flag it reads. */
 #ifndef WEARMON_SCHED_H
 #define WEARMON_SCHED_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "alert.h"
@@ -60,6 +63,7 @@ struct sched_target {
 	struct alert_ctx *alert;
 	pthread_mutex_t lock;       /* guards prog and the pending config */
 	struct sched_progress prog;
+	atomic_int *stop;           /* stop flag; NULL at sched_start: signals_stop */
 	struct iter_limits limits;  /* what the engines are sized for (start) */
 	struct wear_state wear;     /* mapped extents, host bytes */
 	struct fsmode fs;           /* filesystem mode state */
@@ -72,9 +76,6 @@ int sched_start(struct sched_target *st);
 
 /* Wait for the thread. Returns its final state. */
 enum sched_state sched_join(struct sched_target *st);
-
-/* Publish the phase the target is in (resets the current MiB/s). */
-void sched_set_phase(struct sched_target *st, enum sched_phase phase);
 
 /* Text of a progress's phase: "start", "format", "health", "fill",
  * "measure", "verify", the action's name ("trim", "idle", ...), "pause". */
