@@ -74,21 +74,23 @@ static void progress_cb(void *arg, const struct iter_progress *p)
 	switch (p->what) {
 	case ITER_PHASE:
 		sched_set_phase(st, phase_of(p->phase));
-		return;
+		break;
 	case ITER_ROW:
 		pthread_mutex_lock(&st->lock);
 		st->prog.iteration = p->iteration;
 		st->prog.size_index = p->size_index;
 		st->prog.size_bytes = p->size_bytes;
 		pthread_mutex_unlock(&st->lock);
-		return;
+		break;
 	case ITER_SAMPLE:
 		pthread_mutex_lock(&st->lock);
 		st->prog.mibps = p->mibps;
 		st->prog.phase_bytes += p->bytes;
 		pthread_mutex_unlock(&st->lock);
-		return;
+		break;
 	}
+	if (st->tap)
+		st->tap(st->tap_arg, p);
 }
 
 void sched_progress_get(struct sched_target *st, struct sched_progress *out)

@@ -64,6 +64,9 @@ struct sched_target {
 	pthread_mutex_t lock;       /* guards prog and the pending config */
 	struct sched_progress prog;
 	atomic_int *stop;           /* stop flag; NULL at sched_start: signals_stop */
+	iter_progress_fn tap;       /* NULL, or told each report of iter once it is
+				       in prog (tests stop a run at a chosen point) */
+	void *tap_arg;
 	struct iter_limits limits;  /* what the engines are sized for (start) */
 	struct wear_state wear;     /* mapped extents, host bytes */
 	struct fsmode fs;           /* filesystem mode state */
