@@ -40,8 +40,8 @@ struct iter_progress {
 	uint64_t bytes;             /* ITER_SAMPLE: the sample's bytes */
 };
 
-/* Called from the target's thread (and, with jobs > 1, a job's thread
- * while the others wait); must not call back into iter. */
+/* Called from the target's thread; with jobs > 1 the samples come from
+ * the jobs' threads, one call at a time. Must not call back into iter. */
 typedef void (*iter_progress_fn)(void *arg, const struct iter_progress *p);
 
 /* Everything a size needs, borrowed for the call. */

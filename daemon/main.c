@@ -419,6 +419,13 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 				 t->name, st->tg.path, t->device);
 			ret = -EINVAL;
 		}
+		if (!ret && t->ioengine != st->limits.engine) {
+			snprintf(one, sizeof(one), "%s:%d: ioengine: target %s runs on the %s engine; "
+				 "changing it to %s needs a restart", c->path, cfg_line(t, "ioengine"),
+				 t->name, cfg_ioengine_name(st->limits.engine),
+				 cfg_ioengine_name(t->ioengine));
+			ret = -EINVAL;
+		}
 		if (!ret && !iter_within(&st->limits, t)) {
 			snprintf(one, sizeof(one), "%s:%d: queue_depth: target %s: a queue depth, "
 				 "block size or jobs above what this process allocated at start "

@@ -395,8 +395,9 @@ static void adopt_locked(struct sched_target *st)
 		return;
 	}
 	if (!iter_within(&st->limits, t)) {
-		log_msg(LOG_ERR, "target %s: reload raises queue depth or block size beyond what this "
-			"process allocated; keeping the old configuration until restart", t->name);
+		log_msg(LOG_ERR, "target %s: reload changes the I/O engine or raises queue depth, "
+			"block size or jobs beyond what this process allocated; keeping the old "
+			"configuration until restart", t->name);
 		return;
 	}
 	if (cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l, err, sizeof(err))) {
