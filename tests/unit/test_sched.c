@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <ftw.h>
-#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,46 +101,63 @@ static const char base_conf[] =
 	"ioengine = null\n"
 	"%s";
 
-/* One run of the daemon's target thread on the configuration with extra,
- * as main does it: open, resolve, record the run, start, join. */
-static enum sched_state run_daemon(struct fx *fx, const char *extra, iter_progress_fn tap)
-{
-	char text[2048], err[2048];
+/* A run of the daemon's target thread. */
+struct run {
 	struct cfg *c;
 	struct db *db;
 	struct sched_target st;
+};
+
+/* Start the target thread on the configuration with extra, as main does:
+ * open, resolve, record the run, start. */
+static void start_daemon(struct fx *fx, const char *extra, iter_progress_fn tap, struct run *r)
+{
+	char text[2048], err[2048];
+	struct sched_target *st = &r->st;
 
 	snprintf(text, sizeof(text), base_conf, fx->dir, fx->dir, extra);
-	if (cfg_parse_string(text, "test.conf", &c, err, sizeof(err)))
+	if (cfg_parse_string(text, "test.conf", &r->c, err, sizeof(err)))
 		fail_msg("%s", err);
-	memset(&st, 0, sizeof(st));
-	st.cfg = c;
-	st.t = &c->targets[0];
-	if (tgt_open(c, st.t, c->database, 0, &st.tg, err, sizeof(err)) ||
-	    cfg_resolve(c, st.t, st.tg.capacity, st.tg.logical_block_size, &st.layout, err,
+	memset(st, 0, sizeof(*st));
+	st->cfg = r->c;
+	st->t = &r->c->targets[0];
+	if (tgt_open(r->c, st->t, r->c->database, 0, &st->tg, err, sizeof(err)) ||
+	    cfg_resolve(r->c, st->t, st->tg.capacity, st->tg.logical_block_size, &st->layout, err,
 			sizeof(err)) ||
-	    db_open(c->database, 0, &db, err, sizeof(err)))
+	    db_open(r->c->database, 0, &r->db, err, sizeof(err)))
 		fail_msg("%s", err);
 	struct db_target_info info = {
-		.name = st.tg.name, .device = st.tg.path, .kind = st.tg.kind,
-		.capacity_bytes = st.tg.capacity, .logical_block_size = st.tg.logical_block_size,
+		.name = st->tg.name, .device = st->tg.path, .kind = st->tg.kind,
+		.capacity_bytes = st->tg.capacity, .logical_block_size = st->tg.logical_block_size,
 	};
-	assert_int_equal(db_run_begin(db, "test.conf", &st.run_id), 0);
-	assert_int_equal(db_target_upsert(db, &info, &st.target_id), 0);
-	st.db = db;
+	assert_int_equal(db_run_begin(r->db, "test.conf", &st->run_id), 0);
+	assert_int_equal(db_target_upsert(r->db, &info, &st->target_id), 0);
+	st->db = r->db;
 	atomic_store(&fx->stop, 0);
-	st.stop = &fx->stop;
-	st.tap = tap;
-	st.tap_arg = fx;
-	fx->st = &st;
-	assert_int_equal(sched_start(&st), 0);
-	enum sched_state s = sched_join(&st);
+	st->stop = &fx->stop;
+	st->tap = tap;
+	st->tap_arg = fx;
+	fx->st = st;
+	assert_int_equal(sched_start(st), 0);
+}
+
+/* Wait for the thread and close everything. Returns its final state. */
+static enum sched_state finish_daemon(struct fx *fx, struct run *r)
+{
+	enum sched_state s = sched_join(&r->st);
 	fx->st = NULL;
-	db_run_end(db, st.run_id, 0, "test");
-	db_close(db);
-	tgt_close(&st.tg);
-	cfg_free(c);
+	db_run_end(r->db, r->st.run_id, 0, "test");
+	db_close(r->db);
+	tgt_close(&r->st.tg);
+	cfg_free(r->c);
 	return s;
+}
+
+static enum sched_state run_daemon(struct fx *fx, const char *extra, iter_progress_fn tap)
+{
+	struct run r;
+	start_daemon(fx, extra, tap, &r);
+	return finish_daemon(fx, &r);
 }
 
 /* Stop when the measured phase of fx->stop_cycle, size fx->stop_size begins. */
@@ -243,34 +259,28 @@ static void test_actions_recorded(void **state)
 			    "1048576\n");
 }
 
-/* Waits until the target is in its between-cycles action, then stops it. */
-static void *stop_in_action(void *arg)
+/* Wait (up to 5 s) until the target is in its between-cycles action. */
+static enum cfg_action wait_for_action(struct sched_target *st)
 {
-	struct fx *fx = arg;
+	struct sched_progress p;
 	for (int i = 0; i < 5000; i++) {
-		struct sched_progress p;
-		struct sched_target *st = __atomic_load_n(&fx->st, __ATOMIC_SEQ_CST);
-		if (st && __atomic_load_n(&st->started, __ATOMIC_SEQ_CST)) {
-			sched_progress_get(st, &p);
-			if (p.phase == PH_ACTION) {
-				atomic_store(&fx->stop, 1);
-				return NULL;
-			}
-		}
+		sched_progress_get(st, &p);
+		if (p.phase == PH_ACTION)
+			return p.action;
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
-	atomic_store(&fx->stop, 1);  /* never seen: the assertions below say so */
-	return NULL;
+	return ACT_NONE;
 }
 
 static void test_stop_during_idle(void **state)
 {
 	struct fx *fx = *state;
-	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, stop_in_action, fx), 0);
-	enum sched_state s = run_daemon(fx, "cycles = 1\nbetween_cycles = idle\nidle = 60s\n", NULL);
-	pthread_join(th, NULL);
-	assert_int_equal(s, SCHED_STOPPED);
+	struct run r;
+	start_daemon(fx, "cycles = 1\nbetween_cycles = idle\nidle = 60s\n", NULL, &r);
+	enum cfg_action a = wait_for_action(&r.st);
+	atomic_store(&fx->stop, 1);
+	assert_int_equal(finish_daemon(fx, &r), SCHED_STOPPED);
+	assert_int_equal(a, ACT_IDLE);
 	assert_string_equal(q(fx, "SELECT number, status, action, action_outcome, "
 			      "action_seconds < 5 FROM cycles"),
 			    "1|interrupted|idle|interrupted|1\n");
