@@ -17,7 +17,6 @@
 #include "workload.h"
 
 #define DB_RETRIES 5
-#define PHASE_VERIFY (-2)            /* the read-back row of verify_phase */
 
 struct iter_ctx {
 	struct engine_ctx *eng[ENGINE_MAX_JOBS]; /* one per job */
@@ -35,7 +34,8 @@ struct rounds {
 
 /* What one row measures. */
 struct row {
-	int phase;                   /* enum cfg_workload, CFG_PHASE_FILL, PHASE_VERIFY */
+	enum iter_phase kind;        /* the fill as a row, a workload, the read-back */
+	enum cfg_workload workload;  /* kind ITER_MEASURE */
 	int repeat_index;            /* 1..repeat */
 	int more;                    /* further rows of the size follow */
 	int precondition;            /* run the fill = yes fill first */
@@ -297,14 +297,14 @@ static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t s
 
 	p->queue_depth = (unsigned)it->queue_depth;
 	p->amount = it->amount_bytes;
-	if (rw->phase < 0) {
+	if (rw->kind != ITER_MEASURE) {
 		/* fill and read-back: the whole size, sequential */
 		p->block_size = (uint32_t)t->fill_block_size;
-		p->is_write = rw->phase == CFG_PHASE_FILL;
-		p->verify |= rw->phase == PHASE_VERIFY;
+		p->is_write = rw->kind == ITER_FILL;
+		p->verify |= rw->kind == ITER_VERIFY;
 		return;
 	}
-	cfg_workload_spec(t, (enum cfg_workload)rw->phase, spec, msg, sizeof(msg));
+	cfg_workload_spec(t, rw->workload, spec, msg, sizeof(msg));
 	p->spec = spec;
 	p->duration = t->duration;
 }
@@ -356,8 +356,7 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 		if (status != IT_DONE)
 			return status;
 	}
-	enter_phase(e, sm, rw->phase == CFG_PHASE_FILL ? ITER_FILL
-			   : rw->phase == PHASE_VERIFY ? ITER_VERIFY : ITER_MEASURE);
+	enter_phase(e, sm, rw->kind);
 	phase_setup(e, &p, size, seed + 1, sm);
 	row_phase(e, rw, size, it, &spec, &p);
 	if (engine_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
@@ -501,9 +500,9 @@ static void row_describe(const struct iter_env *e, const struct row *rw, uint64_
 	it->round_index = rw->round_index;
 	it->jobs = 1;                /* fill and read-back: one job */
 	it->more_rows = rw->more;
-	if (rw->phase < 0) {
-		int fill = rw->phase == CFG_PHASE_FILL;
-		it->workload = it->phase = fill ? "fill" : "verify";
+	if (rw->kind != ITER_MEASURE) {
+		int fill = rw->kind == ITER_FILL;
+		it->workload = it->phase = phase_text(rw->kind);
 		it->block_size = (uint32_t)t->fill_block_size;
 		it->queue_depth = (unsigned)t->fill_queue_depth;
 		it->amount_bytes = size;
@@ -511,10 +510,10 @@ static void row_describe(const struct iter_env *e, const struct row *rw, uint64_
 		it->random_percent = 0;
 		return;
 	}
-	cfg_workload_spec(t, (enum cfg_workload)rw->phase, &spec, msg, sizeof(msg));
-	it->phase = "measure";
+	cfg_workload_spec(t, rw->workload, &spec, msg, sizeof(msg));
+	it->phase = phase_text(ITER_MEASURE);
 	it->jobs = (unsigned)t->jobs;
-	it->workload = cfg_workload_name((enum cfg_workload)rw->phase);
+	it->workload = cfg_workload_name(rw->workload);
 	it->block_size = workload_max_bs(&spec);
 	it->block_sizes = spec.nbs > 1 ? mix_text(&spec, mix, mixlen) : NULL;
 	it->queue_depth = (unsigned)t->queue_depth;
@@ -701,7 +700,10 @@ enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_
 		stats_run_init(&iops);
 		for (int k = 1; k <= (int)t->repeat; k++) {
 			struct row rw = {
-				.phase = ph[i], .repeat_index = k, .precondition = pre,
+				.kind = ph[i] == CFG_PHASE_FILL ? ITER_FILL : ITER_MEASURE,
+				.workload = ph[i] == CFG_PHASE_FILL ? t->workload
+								     : (enum cfg_workload)ph[i],
+				.repeat_index = k, .precondition = pre,
 				.more = readback || i + 1 < n || k < (int)t->repeat,
 				.summary = t->repeat > 1 && k == (int)t->repeat,
 				.mibps = &mibps, .iops = &iops,
@@ -719,6 +721,6 @@ enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_
 	struct runstat a, b;
 	stats_run_init(&a);
 	stats_run_init(&b);
-	struct row rw = { .phase = PHASE_VERIFY, .repeat_index = 1, .mibps = &a, .iops = &b };
+	struct row rw = { .kind = ITER_VERIFY, .repeat_index = 1, .mibps = &a, .iops = &b };
 	return run_row(e, ic, size_index, next, &rw);
 }

@@ -224,6 +224,24 @@ static void test_reports_and_readback(void **state)
 			    "1|fill|1\n1|measure|1\n2|measure|1\n3|fill|1\n3|measure|1\n4|measure|1\n");
 }
 
+/* measure = fill,randread: the fill is a row of its own, so no size is
+ * preconditioned again before the read. */
+static void test_fill_row_and_workload_rows(void **state)
+{
+	struct fx *fx = *state;
+	uint64_t bytes;
+	open_all(fx, "measure = fill,randread\n");
+	assert_int_equal(run_cycle(fx, 1, 1000), IT_DONE);
+	assert_string_equal(reports(fx, &bytes),
+			    "row 1 0 262144, fill, row 2 0 262144, measure, "
+			    "row 3 1 1048576, fill, row 4 1 1048576, measure");
+	assert_string_equal(q(fx, "SELECT number, workload, phase, block_size, read_percent, "
+			      "coalesce(fill_bytes, 0), bytes FROM iterations ORDER BY id"),
+			    "1|fill|fill|65536|0|0|262144\n2|randread|measure|4096|100|0|262144\n"
+			    "3|fill|fill|65536|0|0|1048576\n4|randread|measure|4096|100|0|1048576\n");
+	assert_int_equal(bytes, 2 * (262144 + 1048576));
+}
+
 static void test_stop_from_callback(void **state)
 {
 	struct fx *fx = *state;
@@ -262,6 +280,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_reports_and_readback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fill_row_and_workload_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_from_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_alert_when_slower, setup, teardown),
 	};
