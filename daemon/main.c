@@ -519,10 +519,7 @@ static int cfg_in_use(struct daemon *d, const struct cfg *c)
 {
 	int used = 0;
 	for (int i = 0; i < d->started && !used; i++) {
-		struct sched_target *st = &d->st[i];
-		pthread_mutex_lock(&st->lock);
-		used = st->cfg == c || st->pending_cfg == c;
-		pthread_mutex_unlock(&st->lock);
+		used = sched_uses_config(&d->st[i], c);
 	}
 	return used;
 }

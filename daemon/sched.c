@@ -108,6 +108,14 @@ void sched_offer_config(struct sched_target *st, const struct cfg *c, const stru
 	pthread_mutex_unlock(&st->lock);
 }
 
+int sched_uses_config(struct sched_target *st, const struct cfg *c)
+{
+	pthread_mutex_lock(&st->lock);
+	int used = st->cfg == c || st->pending_cfg == c;
+	pthread_mutex_unlock(&st->lock);
+	return used;
+}
+
 /* Sleep up to secs, returning early when a stop is requested. */
 static void nap(const struct sched_target *st, double secs)
 {

@@ -93,6 +93,10 @@ void sched_progress_get(struct sched_target *st, struct sched_progress *out);
 void sched_offer_config(struct sched_target *st, const struct cfg *c,
 			const struct cfg_target *t);
 
+/* Whether the target still holds c, as its configuration or the one
+ * offered (thread-safe). Returns 1 or 0. */
+int sched_uses_config(struct sched_target *st, const struct cfg *c);
+
 /* Name of a state ("running", "done", "stopped", "failed"). */
 const char *sched_state_name(enum sched_state s);
 

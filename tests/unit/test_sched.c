@@ -23,6 +23,8 @@ struct fx {
 	struct sched_target *st;     /* while a run is going */
 	long stop_cycle;             /* the tap stops when the measured phase */
 	int stop_size;               /* of this cycle and size begins */
+	struct cfg *offer;           /* a reload offered by offer_reload */
+	int held;                    /* sched_uses_config(offer) once offered */
 };
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
@@ -84,8 +86,8 @@ static const char *q(struct fx *fx, const char *sql)
 	return fx->out;
 }
 
-/* Three sizes of a 1 MiB file, fill and a 4 KiB random write each, on the
- * null engine; extra adds keys to the target. */
+/* Three sizes of a 1 MiB file, fill and a 4 KiB (the default) random
+ * write each, on the null engine; extra adds keys to the target. */
 static const char base_conf[] =
 	"[wearmon]\n"
 	"database = %s/history.db\n"
@@ -95,7 +97,6 @@ static const char base_conf[] =
 	"sizes = 256K 512K 1M\n"
 	"fill_block_size = 64k\n"
 	"fill_queue_depth = 4\n"
-	"block_size = 4k\n"
 	"queue_depth = 8\n"
 	"sample_interval = 0.1s\n"
 	"ioengine = null\n"
@@ -259,6 +260,33 @@ static void test_actions_recorded(void **state)
 			    "1048576\n");
 }
 
+/* At the first row, offer a configuration with 8 KiB blocks. */
+static void offer_reload(void *arg, const struct iter_progress *p)
+{
+	struct fx *fx = arg;
+	char text[2048], err[2048];
+	if (p->what != ITER_ROW || fx->offer)
+		return;
+	snprintf(text, sizeof(text), base_conf, fx->dir, fx->dir, "block_size = 8k\ncycles = 2\n");
+	if (cfg_parse_string(text, "reload.conf", &fx->offer, err, sizeof(err)))
+		fail_msg("%s", err);
+	sched_offer_config(fx->st, fx->offer, &fx->offer->targets[0]);
+	fx->held = sched_uses_config(fx->st, fx->offer);
+}
+
+/* A reload takes effect at the next cycle, never inside one. */
+static void test_reload_at_cycle_boundary(void **state)
+{
+	struct fx *fx = *state;
+	assert_int_equal(run_daemon(fx, "cycles = 2\n", offer_reload), SCHED_DONE);
+	assert_true(fx->held);
+	assert_string_equal(q(fx, "SELECT c.number, group_concat(DISTINCT i.block_size), "
+			      "count(*), sum(i.ops) FROM iterations i JOIN cycles c ON "
+			      "c.id = i.cycle_id GROUP BY 1 ORDER BY 1"),
+			    "1|4096|3|448\n2|8192|3|224\n");
+	cfg_free(fx->offer);
+}
+
 /* Wait (up to 5 s) until the target is in its between-cycles action. */
 static enum cfg_action wait_for_action(struct sched_target *st)
 {
@@ -301,6 +329,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_in_last_size_resumes_at_action, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_actions_recorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_at_cycle_boundary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_during_idle, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
