@@ -18,13 +18,13 @@
 
 struct fx {
 	char dir[64];
-	char out[8192];              /* q()'s rows */
+	char out[8192]; /* q()'s rows */
 	atomic_int stop;
-	struct sched_target *st;     /* while a run is going */
-	long stop_cycle;             /* the tap stops when the measured phase */
-	int stop_size;               /* of this cycle and size begins */
-	struct cfg *offer;           /* a reload offered by offer_reload */
-	int held;                    /* sched_uses_config(offer) once offered */
+	struct sched_target *st; /* while a run is going */
+	long stop_cycle;         /* the tap stops when the measured phase */
+	int stop_size;           /* of this cycle and size begins */
+	struct cfg *offer;       /* a reload offered by offer_reload */
+	int held;                /* sched_uses_config(offer) once offered */
 };
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
@@ -88,19 +88,18 @@ static const char *q(struct fx *fx, const char *sql)
 
 /* Three sizes of a 1 MiB file, fill and a 4 KiB (the default) random
  * write each, on the null engine; extra adds keys to the target. */
-static const char base_conf[] =
-	"[wearmon]\n"
-	"database = %s/history.db\n"
-	"[target t]\n"
-	"device = %s/target.img\n"
-	"file_size = 1M\n"
-	"sizes = 256K 512K 1M\n"
-	"fill_block_size = 64k\n"
-	"fill_queue_depth = 4\n"
-	"queue_depth = 8\n"
-	"sample_interval = 0.1s\n"
-	"ioengine = null\n"
-	"%s";
+static const char base_conf[] = "[wearmon]\n"
+				"database = %s/history.db\n"
+				"[target t]\n"
+				"device = %s/target.img\n"
+				"file_size = 1M\n"
+				"sizes = 256K 512K 1M\n"
+				"fill_block_size = 64k\n"
+				"fill_queue_depth = 4\n"
+				"queue_depth = 8\n"
+				"sample_interval = 0.1s\n"
+				"ioengine = null\n"
+				"%s";
 
 /* A run of the daemon's target thread. */
 struct run {
@@ -128,8 +127,11 @@ static void start_daemon(struct fx *fx, const char *extra, iter_progress_fn tap,
 	    db_open(r->c->database, 0, &r->db, err, sizeof(err)))
 		fail_msg("%s", err);
 	struct db_target_info info = {
-		.name = st->tg.name, .device = st->tg.path, .kind = st->tg.kind,
-		.capacity_bytes = st->tg.capacity, .logical_block_size = st->tg.logical_block_size,
+		.name = st->tg.name,
+		.device = st->tg.path,
+		.kind = st->tg.kind,
+		.capacity_bytes = st->tg.capacity,
+		.logical_block_size = st->tg.logical_block_size,
 	};
 	assert_int_equal(db_run_begin(r->db, "test.conf", &st->run_id), 0);
 	assert_int_equal(db_target_upsert(r->db, &info, &st->target_id), 0);
@@ -174,15 +176,16 @@ static void stop_at_measure(void *arg, const struct iter_progress *p)
 		atomic_store(&fx->stop, 1);
 }
 
-#define ROWS "SELECT c.number, i.number, i.size_index, i.size_bytes, i.status " \
-	     "FROM iterations i JOIN cycles c ON c.id = i.cycle_id ORDER BY i.id"
+#define ROWS                                                                                       \
+	"SELECT c.number, i.number, i.size_index, i.size_bytes, i.status "                         \
+	"FROM iterations i JOIN cycles c ON c.id = i.cycle_id ORDER BY i.id"
 
 static void test_cycles_over_sizes(void **state)
 {
 	struct fx *fx = *state;
 	assert_int_equal(run_daemon(fx, "cycles = 2\n", NULL), SCHED_DONE);
 	assert_string_equal(q(fx, "SELECT number, status, action, action_outcome FROM cycles "
-			      "ORDER BY number"),
+				  "ORDER BY number"),
 			    "1|done|none|skipped\n2|done|none|skipped\n");
 	assert_string_equal(q(fx, ROWS),
 			    "1|1|0|262144|done\n1|2|1|524288|done\n1|3|2|1048576|done\n"
@@ -190,12 +193,12 @@ static void test_cycles_over_sizes(void **state)
 	/* every row moved its amount (1x) after a fill of its size, at the
 	 * null engine's simulated 1000 MiB/s, and kept its samples */
 	assert_string_equal(q(fx, "SELECT count(*) FROM iterations WHERE workload = 'randwrite' "
-			      "AND bytes = size_bytes AND fill_bytes = size_bytes "
-			      "AND abs(mibps_avg - 1000) < 1 AND abs(fill_mibps - 1000) < 1 "
-			      "AND ops = size_bytes / 4096 AND verify = 'none'"),
+				  "AND bytes = size_bytes AND fill_bytes = size_bytes "
+				  "AND abs(mibps_avg - 1000) < 1 AND abs(fill_mibps - 1000) < 1 "
+				  "AND ops = size_bytes / 4096 AND verify = 'none'"),
 			    "6\n");
 	assert_string_equal(q(fx, "SELECT phase, count(DISTINCT iteration_id), sum(bytes) / 1024 "
-			      "FROM samples GROUP BY phase ORDER BY phase"),
+				  "FROM samples GROUP BY phase ORDER BY phase"),
 			    "fill|6|3584\nmeasure|6|3584\n");
 }
 
@@ -209,7 +212,8 @@ static void test_stop_then_resume(void **state)
 	/* the interrupted row keeps its fill but has no figures */
 	assert_string_equal(q(fx, ROWS), "1|1|0|262144|done\n1|2|1|524288|interrupted\n");
 	assert_string_equal(q(fx, "SELECT fill_bytes, mibps_avg IS NULL FROM iterations "
-			      "WHERE status = 'interrupted'"), "524288|1\n");
+				  "WHERE status = 'interrupted'"),
+			    "524288|1\n");
 
 	fx->stop_cycle = -1;
 	assert_int_equal(run_daemon(fx, "cycles = 2\n", stop_at_measure), SCHED_DONE);
@@ -220,9 +224,10 @@ static void test_stop_then_resume(void **state)
 			    "1|1|0|262144|done\n1|2|1|524288|interrupted\n"
 			    "1|3|1|524288|done\n1|4|2|1048576|done\n"
 			    "2|1|0|262144|done\n2|2|1|524288|done\n2|3|2|1048576|done\n");
-	assert_string_equal(q(fx, "SELECT count(*) FROM (SELECT cycle_id, size_index FROM "
-			      "iterations WHERE status = 'done' GROUP BY 1, 2 HAVING count(*) > 1)"),
-			    "0\n");
+	assert_string_equal(
+		q(fx, "SELECT count(*) FROM (SELECT cycle_id, size_index FROM "
+		      "iterations WHERE status = 'done' GROUP BY 1, 2 HAVING count(*) > 1)"),
+		"0\n");
 }
 
 static void test_stop_in_last_size_resumes_at_action(void **state)
@@ -231,31 +236,37 @@ static void test_stop_in_last_size_resumes_at_action(void **state)
 	fx->stop_cycle = 2;
 	fx->stop_size = 2;
 	assert_int_equal(run_daemon(fx, "cycles = 3\nbetween_cycles = idle\nidle = 0.01s\n",
-				    stop_at_measure), SCHED_STOPPED);
-	assert_string_equal(q(fx, "SELECT number, status, action_outcome FROM cycles ORDER BY number"),
-			    "1|done|ok\n2|interrupted|\n");
+				    stop_at_measure),
+			 SCHED_STOPPED);
+	assert_string_equal(
+		q(fx, "SELECT number, status, action_outcome FROM cycles ORDER BY number"),
+		"1|done|ok\n2|interrupted|\n");
 	fx->stop_cycle = -1;
 	assert_int_equal(run_daemon(fx, "cycles = 3\nbetween_cycles = idle\nidle = 0.01s\n", NULL),
 			 SCHED_DONE);
 	assert_string_equal(q(fx, "SELECT number, status, action, action_outcome FROM cycles "
-			      "ORDER BY number"),
+				  "ORDER BY number"),
 			    "1|done|idle|ok\n2|done|idle|ok\n3|done|idle|ok\n");
-	assert_string_equal(q(fx, "SELECT i.number, i.size_index, i.status FROM iterations i "
-			      "JOIN cycles c ON c.id = i.cycle_id WHERE c.number = 2 ORDER BY i.id"),
-			    "1|0|done\n2|1|done\n3|2|interrupted\n4|2|done\n");
+	assert_string_equal(
+		q(fx, "SELECT i.number, i.size_index, i.status FROM iterations i "
+		      "JOIN cycles c ON c.id = i.cycle_id WHERE c.number = 2 ORDER BY i.id"),
+		"1|0|done\n2|1|done\n3|2|interrupted\n4|2|done\n");
 }
 
 static void test_actions_recorded(void **state)
 {
 	struct fx *fx = *state;
-	assert_int_equal(run_daemon(fx, "cycles = 2\nbetween_cycles = idle trim\nidle = 0.05s\n",
-				    NULL), SCHED_DONE);
+	assert_int_equal(
+		run_daemon(fx, "cycles = 2\nbetween_cycles = idle trim\nidle = 0.05s\n", NULL),
+		SCHED_DONE);
 	assert_string_equal(q(fx, "SELECT number, status, action, action_outcome, action_error "
-			      "FROM cycles ORDER BY number"),
+				  "FROM cycles ORDER BY number"),
 			    "1|done|idle|ok|\n2|done|trim|ok|\n");
 	/* idle waited its time; trim punched the whole region out of the file */
-	assert_string_equal(q(fx, "SELECT action_seconds >= 0.05 AND action_seconds < 5 FROM cycles "
-			      "WHERE action = 'idle'"), "1\n");
+	assert_string_equal(q(fx,
+			      "SELECT action_seconds >= 0.05 AND action_seconds < 5 FROM cycles "
+			      "WHERE action = 'idle'"),
+			    "1\n");
 	assert_string_equal(q(fx, "SELECT action_bytes FROM cycles WHERE action = 'trim'"),
 			    "1048576\n");
 }
@@ -281,8 +292,8 @@ static void test_reload_at_cycle_boundary(void **state)
 	assert_int_equal(run_daemon(fx, "cycles = 2\n", offer_reload), SCHED_DONE);
 	assert_true(fx->held);
 	assert_string_equal(q(fx, "SELECT c.number, group_concat(DISTINCT i.block_size), "
-			      "count(*), sum(i.ops) FROM iterations i JOIN cycles c ON "
-			      "c.id = i.cycle_id GROUP BY 1 ORDER BY 1"),
+				  "count(*), sum(i.ops) FROM iterations i JOIN cycles c ON "
+				  "c.id = i.cycle_id GROUP BY 1 ORDER BY 1"),
 			    "1|4096|3|448\n2|8192|3|224\n");
 	cfg_free(fx->offer);
 }
@@ -310,7 +321,7 @@ static void test_stop_during_idle(void **state)
 	assert_int_equal(finish_daemon(fx, &r), SCHED_STOPPED);
 	assert_int_equal(a, ACT_IDLE);
 	assert_string_equal(q(fx, "SELECT number, status, action, action_outcome, "
-			      "action_seconds < 5 FROM cycles"),
+				  "action_seconds < 5 FROM cycles"),
 			    "1|interrupted|idle|interrupted|1\n");
 	/* the restart runs the action again, and no size again */
 	assert_int_equal(run_daemon(fx, "cycles = 1\nbetween_cycles = idle\nidle = 0.01s\n", NULL),
