@@ -500,6 +500,11 @@ static int target_setup(struct sched_target *st)
 			 "(results before and after may differ)", fw, st->tg.firmware);
 		note(st, LOG_NOTICE, "firmware-changed", msg);
 	}
+	if (st->t->ioengine == IOENGINE_NULL) {
+		snprintf(msg, sizeof(msg), "ioengine = null: no I/O reaches %s; the figures of this "
+			 "run are simulated (%.0f MiB/s)", st->tg.path, st->limits.null_mibps);
+		note(st, LOG_NOTICE, "null-engine", msg);
+	}
 	if (st->tg.signature[0]) {
 		snprintf(msg, sizeof(msg), "%s held a %s; allow_destroy = yes, so it is being "
 			 "overwritten", st->tg.path, st->tg.signature);

@@ -197,6 +197,13 @@ static void test_cycles_over_sizes(void **state)
 				  "AND abs(mibps_avg - 1000) < 1 AND abs(fill_mibps - 1000) < 1 "
 				  "AND ops = size_bytes / 4096 AND verify = 'none'"),
 			    "6\n");
+	/* the run says its figures are simulated */
+	char sql[256];
+	snprintf(sql, sizeof(sql), "SELECT severity, kind, replace(message, '%s', 'DIR') FROM events",
+		 fx->dir);
+	assert_string_equal(q(fx, sql), "notice|null-engine|ioengine = null: no I/O reaches "
+					"DIR/target.img; the figures of this run are simulated "
+					"(1000 MiB/s)\n");
 	assert_string_equal(q(fx, "SELECT phase, count(DISTINCT iteration_id), sum(bytes) / 1024 "
 				  "FROM samples GROUP BY phase ORDER BY phase"),
 			    "fill|6|3584\nmeasure|6|3584\n");
