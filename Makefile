@@ -47,6 +47,9 @@ UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 SAN_COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/san/%.o)
+# The daemon without main.o: what the unit tests of daemon/ logic link.
+DAEMON_LIB_OBJ := $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJ))
+SAN_DAEMON_LIB_OBJ := $(DAEMON_LIB_OBJ:$(BUILD)/%=$(BUILD)/san/%)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
 
@@ -86,24 +89,34 @@ $(BUILD)/san/libwearmon.a: $(SAN_COMMON_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libwearmond.a: $(DAEMON_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/san/libwearmond.a: $(SAN_DAEMON_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/wearmond: $(DAEMON_OBJ) $(BUILD)/libwearmon.a
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# One unit-test binary per module, linked against the library (not main).
-# The tests alone measure compressed sizes (zstd, zlib).
+# One unit-test binary per module, linked against the library and the
+# daemon's objects (not main). The tests alone measure compressed sizes
+# (zstd, zlib).
 TEST_PKG_LIBS = $(call lazy,TEST_PKG_LIBS,--libs libzstd zlib)
 TEST_LIBS = $(TEST_PKG_LIBS) -lcmocka
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/test_%.d $(BUILD)/libwearmon.a | build-deps
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/test_%.d $(BUILD)/libwearmond.a $(BUILD)/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Itests/unit -o $@ $< $(BUILD)/libwearmon.a $(LDLIBS) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Itests/unit -iquote daemon -o $@ $< $(BUILD)/libwearmond.a $(BUILD)/libwearmon.a $(LDLIBS) $(TEST_LIBS)
 
-$(BUILD)/san/tests/test_%: tests/unit/test_%.c $(BUILD)/san/tests/test_%.d $(BUILD)/san/libwearmon.a | build-deps
+$(BUILD)/san/tests/test_%: tests/unit/test_%.c $(BUILD)/san/tests/test_%.d $(BUILD)/san/libwearmond.a $(BUILD)/san/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(BUILD)/san/libwearmon.a $(LDLIBS) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(SAN_FLAGS) -Itests/unit -iquote daemon -o $@ $< $(BUILD)/san/libwearmond.a $(BUILD)/san/libwearmon.a $(LDLIBS) $(TEST_LIBS)
 
 # Named one by one, not by a pattern: a pattern would make them intermediate
 # files, whose absence never dates anything.
-DEP_FILES := $(sort $(patsubst %.o,%.d,$(COMMON_OBJ) $(DAEMON_OBJ) $(SAN_COMMON_OBJ) $(WEARMON_OBJ) \
+DEP_FILES := $(sort $(patsubst %.o,%.d,$(COMMON_OBJ) $(DAEMON_OBJ) $(SAN_COMMON_OBJ) \
+	$(SAN_DAEMON_LIB_OBJ) $(WEARMON_OBJ) \
 	$(SIMSSD_OBJ) $(SIMSSD_TEST_OBJ) $(SIMSSD_SAN_TEST_OBJ)) \
 	$(addsuffix .d,$(UNIT_BIN) $(SAN_UNIT_BIN)) $(DEP_EXTRA))
 $(DEP_FILES): ;

@@ -36,6 +36,10 @@ enum cfg_workload {
 
 enum cfg_verify { VERIFY_NONE, VERIFY_CRC32C };
 
+/* ioengine: real I/O, or the null engine (engine_create_null) that
+ * completes every I/O at once without touching the device. */
+enum cfg_ioengine { IOENGINE_LIBAIO, IOENGINE_NULL };
+
 /* steady_state: one round per phase, or rounds until SNIA PTS steady state. */
 enum cfg_steady { STEADY_NONE, STEADY_SNIA };
 
@@ -172,6 +176,7 @@ struct cfg_target {
 	enum cfg_steady steady_state;     /* none, or rounds until SNIA steady state */
 	long long max_rounds;             /* rounds at most with steady_state = snia */
 	long long jobs;                   /* threads of each measured workload */
+	enum cfg_ioengine ioengine;       /* libaio, or null for dry runs and tests */
 	double alert_below;               /* % of baseline: crash warning (0 = off) */
 	double alert_critical;            /* % of baseline: crash critical (0 = off) */
 	enum cfg_baseline baseline;       /* what crash and recovery compare with */
@@ -276,6 +281,8 @@ enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);
 int cfg_has_action(const struct cfg_target *t, enum cfg_action a);
 const char *cfg_filesystem_name(enum cfg_filesystem f);
 const char *cfg_baseline_name(enum cfg_baseline b);
+const char *cfg_verify_name(enum cfg_verify v);
+const char *cfg_ioengine_name(enum cfg_ioengine e);
 
 /* Workload properties: writes only; uniform random offsets only. */
 int cfg_workload_is_write(enum cfg_workload w);

@@ -27,7 +27,7 @@ enum key_id {
 	K_ON_ACTION_ERROR,
 	K_BLOCK_SIZES, K_READ_PERCENT, K_RANDOM_PERCENT, K_STRIDE, K_VERIFY,
 	K_VERIFY_PHASE, K_ON_VERIFY_ERROR, K_MEASURE, K_REPEAT,
-	K_STEADY_STATE, K_MAX_ROUNDS, K_JOBS,
+	K_STEADY_STATE, K_MAX_ROUNDS, K_JOBS, K_IOENGINE,
 	K__COUNT
 };
 
@@ -43,6 +43,7 @@ _Static_assert(sizeof(enum cfg_erase) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_on_error) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_verify) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_steady) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_ioengine) == sizeof(int), "enum size");
 
 /* Mark key k as set by the file. */
 static inline void cfg_set_mark(struct cfg_set *s, int k)

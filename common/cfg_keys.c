@@ -45,6 +45,9 @@ static const char *const on_error_names[] = {
 static const char *const verify_names[] = {
 	[VERIFY_NONE] = "none", [VERIFY_CRC32C] = "crc32c", NULL,
 };
+static const char *const ioengine_names[] = {
+	[IOENGINE_LIBAIO] = "libaio", [IOENGINE_NULL] = "null", NULL,
+};
 static const char *const steady_names[] = {
 	[STEADY_NONE] = "none", [STEADY_SNIA] = "snia", NULL,
 };
@@ -193,6 +196,10 @@ const struct cfg_key cfg_table[K__COUNT] = {
 		.max = 1000, .help = "rounds at most per phase with steady_state = snia" },
 	[K_JOBS] = { "jobs", CT_INT, TF(jobs), .def = "1", .min = 1, .max = ENGINE_MAX_JOBS,
 		.help = "threads per measured workload, each with its own queue; summed" },
+	[K_IOENGINE] = { "ioengine", CT_ENUM, TF(ioengine), .def = "libaio",
+		.choices = ioengine_names,
+		.help = "libaio, or null: every I/O completes at once, the device is "
+			"never read or written (a dry run of the schedule)" },
 };
 
 /* ---- value parsers, one per type; each fills msg on error ---- */
@@ -629,6 +636,16 @@ int cfg_has_action(const struct cfg_target *t, enum cfg_action a)
 const char *cfg_filesystem_name(enum cfg_filesystem f)
 {
 	return choice_name(filesystem_names, (int)ARRAY_SIZE(filesystem_names) - 1, (int)f);
+}
+
+const char *cfg_verify_name(enum cfg_verify v)
+{
+	return choice_name(verify_names, (int)ARRAY_SIZE(verify_names) - 1, (int)v);
+}
+
+const char *cfg_ioengine_name(enum cfg_ioengine e)
+{
+	return choice_name(ioengine_names, (int)ARRAY_SIZE(ioengine_names) - 1, (int)e);
 }
 
 const char *cfg_baseline_name(enum cfg_baseline b)

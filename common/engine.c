@@ -1,4 +1,5 @@
-/* engine: libaio O_DIRECT phase runner with batched submit and reap. */
+/* engine: libaio O_DIRECT phase runner with batched submit and reap; the
+ * null engine runs the same loop on a simulated clock without a device. */
 #include "engine.h"
 
 #include <errno.h>
@@ -47,6 +48,10 @@ struct engine_ctx {
 	struct io_event *events;
 	struct iocb **batch;
 	struct hist sample_lat;
+	int null;                   /* the null engine: no aio context, no buffers */
+	double null_ns_per_byte;    /* its simulated device speed */
+	uint64_t clock;             /* its simulated time, in ns */
+	unsigned npend;             /* its completions waiting in events */
 };
 
 /* Per-run state kept out of the public result. */
@@ -70,22 +75,34 @@ struct run {
 };
 
 
-int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)
+/* The parts both engines share: slots, free list, events, batch. */
+static struct engine_ctx *ctx_alloc(unsigned max_qd, uint32_t max_bs)
 {
 	struct engine_ctx *c = calloc(1, sizeof(*c));
-	int ret = -ENOMEM;
 
 	if (!c)
-		return -ENOMEM;
+		return NULL;
 	c->max_qd = max_qd;
 	c->max_bs = max_bs;
-	if (posix_memalign(&c->mem, 4096, (size_t)max_qd * max_bs))
-		goto fail;
 	c->slots = calloc(max_qd, sizeof(*c->slots));
 	c->free_idx = calloc(max_qd, sizeof(*c->free_idx));
 	c->events = calloc(max_qd, sizeof(*c->events));
 	c->batch = calloc(max_qd, sizeof(*c->batch));
-	if (!c->slots || !c->free_idx || !c->events || !c->batch)
+	if (!c->slots || !c->free_idx || !c->events || !c->batch) {
+		engine_destroy(c);
+		return NULL;
+	}
+	return c;
+}
+
+int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)
+{
+	struct engine_ctx *c = ctx_alloc(max_qd, max_bs);
+	int ret = -ENOMEM;
+
+	if (!c)
+		return -ENOMEM;
+	if (posix_memalign(&c->mem, 4096, (size_t)max_qd * max_bs))
 		goto fail;
 	for (unsigned i = 0; i < max_qd; i++)
 		c->slots[i].buf = (char *)c->mem + (size_t)i * max_bs;
@@ -99,6 +116,30 @@ int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)
 fail:
 	engine_destroy(c);
 	return ret;
+}
+
+int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct engine_ctx **out)
+{
+	if (!(mibps > 0))
+		return -EINVAL;
+	struct engine_ctx *c = ctx_alloc(max_qd, max_bs);
+	if (!c)
+		return -ENOMEM;
+	c->null = 1;
+	c->null_ns_per_byte = 1e9 / (mibps * 1048576.0);
+	*out = c;
+	return 0;
+}
+
+int engine_is_null(const struct engine_ctx *c)
+{
+	return c->null;
+}
+
+/* The engine's time: the clock, or the simulated one of the null engine. */
+static uint64_t now(const struct engine_ctx *c)
+{
+	return c->null ? c->clock : util_now_ns();
 }
 
 void engine_destroy(struct engine_ctx *c)
@@ -141,6 +182,11 @@ static unsigned ring_reap(struct engine_ctx *c, unsigned max)
  * each one. Returns the count (0 on timeout) or -errno. */
 static int reap(struct engine_ctx *c, unsigned min, unsigned max)
 {
+	if (c->null) {              /* everything submitted is complete */
+		unsigned got = c->npend;
+		c->npend = 0;
+		return (int)got;
+	}
 	unsigned n = ring_reap(c, max);
 	if (n)
 		return (int)n;
@@ -199,6 +245,8 @@ static int check_phase(const struct engine_ctx *c, const struct engine_phase *p,
 /* Mixed runs read into buffers of their own. Returns 0 or -ENOMEM. */
 static int use_read_buffers(struct engine_ctx *c, int mixed)
 {
+	if (c->null)
+		return 0;           /* no data moves */
 	if (mixed && !c->rmem &&
 	    posix_memalign(&c->rmem, 4096, (size_t)c->max_qd * c->max_bs))
 		return -ENOMEM;
@@ -288,6 +336,18 @@ static int continues(struct run *s, const struct workload_op *op)
 	return seq;
 }
 
+/* The null engine's submission: each I/O completes at once, in full. */
+static void null_submit(struct engine_ctx *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct io_event *ev = &c->events[c->npend++];
+		memset(ev, 0, sizeof(*ev));
+		ev->data = c->batch[i]->data;
+		ev->obj = c->batch[i];
+		ev->res = c->batch[i]->u.c.nbytes;
+	}
+}
+
 /* Prepare and submit as many I/Os as the queue has room for. */
 static void submit(struct engine_ctx *c, struct run *s)
 {
@@ -303,7 +363,9 @@ static void submit(struct engine_ctx *c, struct run *s)
 		struct workload_op op;
 		workload_next(&s->gen, &op);
 		sl->is_random = !continues(s, &op);
-		if (op.is_write) {
+		if (op.is_write && c->null) {
+			io_prep_pwrite(&sl->iocb, p->fd, NULL, op.len, (long long)op.offset);
+		} else if (op.is_write) {
 			/* Fresh contents for every write (datagen.h: layout, dedupe). */
 			datagen_block(&s->data, sl->buf, op.len);
 			if (p->verify)
@@ -318,9 +380,14 @@ static void submit(struct engine_ctx *c, struct run *s)
 	}
 	if (!n)
 		return;
-	uint64_t t = util_now_ns();
+	uint64_t t = now(c);
 	for (unsigned i = 0; i < n; i++)
 		((struct slot *)c->batch[i]->data)->t_submit = t;
+	if (c->null) {
+		null_submit(c, n);
+		s->inflight += n;
+		return;
+	}
 	unsigned done = 0;
 	while (done < n) {
 		int ret = io_submit(c->io, (long)(n - done), c->batch + done);
@@ -383,12 +450,14 @@ static int complete(struct engine_ctx *c, struct run *s)
 	int got = reap(c, want, s->inflight);
 	if (got < 0)
 		return got;
-	uint64_t t = util_now_ns();
+	uint64_t t = now(c);
 	for (int i = 0; i < got; i++) {
 		struct io_event *ev = &c->events[i];
 		struct slot *sl = ev->data;
 		long res = (long)ev->res;
 		int is_write = sl->iocb.aio_lio_opcode == IO_CMD_PWRITE;
+		if (c->null)        /* one I/O after the other at the simulated speed */
+			t = c->clock += (uint64_t)((double)res * c->null_ns_per_byte) + 1;
 		if (res != (long)sl->iocb.u.c.nbytes) {
 			record_error(s, res < 0 ? (int)-res : EIO, (uint64_t)sl->iocb.u.c.offset);
 		} else {
@@ -400,7 +469,7 @@ static int complete(struct engine_ctx *c, struct run *s)
 			s->win_bytes += (uint64_t)res;
 			s->r->writes += (uint64_t)is_write;
 			s->r->random_ios += (uint64_t)sl->is_random;
-			if (!is_write && s->p->verify)
+			if (!is_write && s->p->verify && !c->null)
 				check_read(s, sl);
 		}
 		c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
@@ -451,7 +520,9 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 	if (ret)
 		return ret;
 	run_init(c, p, r, &s);
-	s.t0 = s.last_sample = p->t0 ? p->t0 : util_now_ns();
+	if (c->null)
+		c->clock = p->t0 ? p->t0 : util_now_ns();
+	s.t0 = s.last_sample = p->t0 ? p->t0 : now(c);
 	s.next_sample = s.t0 + s.interval_ns;
 	/* Windows only mean something inside samples longer than one. */
 	s.win_next = s.interval_ns > WINDOW_NS ? s.t0 + WINDOW_NS : UINT64_MAX;
@@ -462,7 +533,7 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 			r->interrupted = 1;
 			s.stopping = 1;
 		}
-		if (util_now_ns() >= limit)
+		if (now(c) >= limit)
 			s.stopping = 1;
 		if (!s.stopping)
 			submit(c, &s);
@@ -472,7 +543,7 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 		if (ret < 0)
 			return ret;
 	}
-	uint64_t end = util_now_ns();
+	uint64_t end = now(c);
 	/* The trailing part is a sample of its real length, however short. */
 	if (end > s.last_sample || s.s_bytes || !r->nsamples)
 		emit_sample(c, &s, end);

@@ -1,7 +1,8 @@
 /* engine: one measured I/O phase with libaio and O_DIRECT: keeps the queue
  * full, batches submissions and completions, times every I/O and cuts the
  * phase into samples; several jobs (threads, a context each) summed into
- * one result. Knows nothing of configs or databases. */
+ * one result. The null engine (engine_create_null) runs the same loop
+ * without a device. Knows nothing of configs or databases. */
 #ifndef WEARMON_ENGINE_H
 #define WEARMON_ENGINE_H
 
@@ -14,6 +15,7 @@
 
 #define ENGINE_BAD_MAX 16              /* bad sectors remembered per phase */
 #define ENGINE_MAX_JOBS 64             /* threads of one phase at most */
+#define ENGINE_NULL_MIBPS 1000.0       /* speed of ioengine = null */
 
 struct engine_ctx;
 struct engine_sample;
@@ -94,6 +96,19 @@ struct engine_result {
 /* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio
  * context and aligned buffers, allocated once. Returns 0 or -errno. */
 int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out);
+
+/* Create a null engine context, as fio's null engine: every I/O completes
+ * at once and in full without a system call; no data is generated, written
+ * or read, so reads are never verified (verify stamps nothing, finds
+ * nothing). Time is simulated: the clock starts at the phase's start and
+ * each I/O advances it by its length at mibps (> 0), so rates, latencies,
+ * samples and a duration limit behave as on a device of that speed, and a
+ * phase ends as soon as the CPU has walked its offsets. Returns 0, -EINVAL
+ * for mibps <= 0, or -ENOMEM. */
+int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct engine_ctx **out);
+
+/* Whether c is a null engine. Returns 1 or 0. */
+int engine_is_null(const struct engine_ctx *c);
 
 /* Release (NULL is fine). */
 void engine_destroy(struct engine_ctx *c);

@@ -2,7 +2,6 @@
  * (measure =, each repeat times or in rounds until steady state), the
  * read-back, and their database rows. */
 #include "iter.h"
-#include "sched.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,14 +11,12 @@
 
 #include "engine.h"
 #include "log.h"
-#include "signals.h"
 #include "steady.h"
 #include "util.h"
 #include "verify.h"
 #include "workload.h"
 
 #define DB_RETRIES 5
-#define PHASE_VERIFY (-2)            /* the read-back row of verify_phase */
 
 struct iter_ctx {
 	struct engine_ctx *eng[ENGINE_MAX_JOBS]; /* one per job */
@@ -37,7 +34,8 @@ struct rounds {
 
 /* What one row measures. */
 struct row {
-	int phase;                   /* enum cfg_workload, CFG_PHASE_FILL, PHASE_VERIFY */
+	enum iter_phase kind;        /* the fill as a row, a workload, the read-back */
+	enum cfg_workload workload;  /* kind ITER_MEASURE */
 	int repeat_index;            /* 1..repeat */
 	int more;                    /* further rows of the size follow */
 	int precondition;            /* run the fill = yes fill first */
@@ -70,29 +68,44 @@ void iter_limits_of(const struct cfg_target *t, struct iter_limits *l)
 								: t->fill_queue_depth);
 	l->max_bs = largest_block(t);
 	l->jobs = (unsigned)t->jobs;
+	l->engine = t->ioengine;
+	l->null_mibps = ENGINE_NULL_MIBPS;
 }
 
 int iter_within(const struct iter_limits *l, const struct cfg_target *t)
 {
 	struct iter_limits need;
 	iter_limits_of(t, &need);
-	return need.max_qd <= l->max_qd && need.max_bs <= l->max_bs && need.jobs <= l->jobs;
+	return need.max_qd <= l->max_qd && need.max_bs <= l->max_bs && need.jobs <= l->jobs &&
+	       need.engine == l->engine;
 }
 
-int iter_init(struct sched_target *st, struct iter_ctx **out)
+static int engine_for(const struct iter_limits *l, struct engine_ctx **out)
+{
+	switch (l->engine) {
+	case IOENGINE_NULL:
+		return engine_create_null(l->max_qd, (uint32_t)l->max_bs, l->null_mibps, out);
+	case IOENGINE_LIBAIO:
+		break;
+	}
+	return engine_create(l->max_qd, (uint32_t)l->max_bs, out);
+}
+
+int iter_init(const struct iter_limits *l, char *err, size_t errlen, struct iter_ctx **out)
 {
 	struct iter_ctx *ic = calloc(1, sizeof(*ic));
 	if (!ic)
 		return -ENOMEM;
-	ic->lim = st->limits;
+	ic->lim = *l;
 	int ret = 0;
 	while (ic->njobs < ic->lim.jobs && !ret) {
-		ret = engine_create(ic->lim.max_qd, (uint32_t)ic->lim.max_bs, &ic->eng[ic->njobs]);
+		ret = engine_for(&ic->lim, &ic->eng[ic->njobs]);
 		ic->njobs += !ret;
 	}
 	if (ret) {
-		snprintf(st->error, sizeof(st->error), "cannot set up libaio (queue depth %u, "
-			 "job %u): %s", ic->lim.max_qd, ic->njobs + 1, strerror(-ret));
+		snprintf(err, errlen, "cannot set up %s (queue depth %u, job %u): %s",
+			 cfg_ioengine_name(ic->lim.engine), ic->lim.max_qd, ic->njobs + 1,
+			 strerror(-ret));
 		iter_fini(ic);
 		return ret;
 	}
@@ -111,20 +124,48 @@ void iter_fini(struct iter_ctx *ic)
 
 /* Samples of one iteration, kept in memory until its transaction. */
 struct samples {
-	struct sched_target *st;
+	const struct iter_env *e;
 	struct db_sample *v;
 	size_t n, cap;
-	const char *phase;
+	enum iter_phase phase;       /* of the samples coming */
+	enum iter_phase last;        /* of v[n - 1] */
 	int oom;
 };
+
+/* Text of a phase where it is stored (samples.phase, iterations.phase). */
+static const char *phase_text(enum iter_phase p)
+{
+	switch (p) {
+	case ITER_FILL:
+		return "fill";
+	case ITER_MEASURE:
+		return "measure";
+	case ITER_VERIFY:
+		return "verify";
+	}
+	return "?";
+}
+
+static void report(const struct iter_env *e, const struct iter_progress *p)
+{
+	if (e->progress)
+		e->progress(e->arg, p);
+}
+
+/* A phase begins: tell the caller, and its samples take its name. */
+static void enter_phase(const struct iter_env *e, struct samples *sm, enum iter_phase ph)
+{
+	struct iter_progress p = { .what = ITER_PHASE, .phase = ph };
+	/* the read-back's samples are stored as "measure" (samples.phase) */
+	sm->phase = ph == ITER_FILL ? ITER_FILL : ITER_MEASURE;
+	report(e, &p);
+}
 
 static void on_sample(void *arg, const struct engine_sample *s)
 {
 	struct samples *sm = arg;
-	pthread_mutex_lock(&sm->st->lock);
-	sm->st->prog.mibps = s->mibps;
-	sm->st->prog.phase_bytes += s->bytes;
-	pthread_mutex_unlock(&sm->st->lock);
+	struct iter_progress p = { .what = ITER_SAMPLE, .mibps = s->mibps, .bytes = s->bytes };
+	report(sm->e, &p);
 	if (sm->n == sm->cap) {
 		size_t cap = sm->cap ? sm->cap * 2 : 256;
 		struct db_sample *v = realloc(sm->v, cap * sizeof(*v));
@@ -136,11 +177,12 @@ static void on_sample(void *arg, const struct engine_sample *s)
 		sm->cap = cap;
 	}
 	struct db_sample *d = &sm->v[sm->n++];
-	d->phase = sm->phase;
+	d->phase = phase_text(sm->phase);
 	d->t_ms = (int64_t)(s->t * 1000.0 + 0.5);
 	/* a final sample shorter than a millisecond still needs a key of its own */
-	if (sm->n > 1 && !strcmp(d[-1].phase, d->phase) && d->t_ms <= d[-1].t_ms)
+	if (sm->n > 1 && sm->last == sm->phase && d->t_ms <= d[-1].t_ms)
 		d->t_ms = d[-1].t_ms + 1;
+	sm->last = sm->phase;
 	d->seconds = s->seconds;
 	d->bytes = s->bytes;
 	d->mibps = s->mibps;
@@ -149,14 +191,14 @@ static void on_sample(void *arg, const struct engine_sample *s)
 	d->mibps_min_1s = s->mibps_min_1s;
 }
 
-static void fields_for(const struct sched_target *st, struct log_fields *f, long cycle,
+static void fields_for(const struct iter_env *e, struct log_fields *f, long cycle,
 		       long it, uint64_t size)
 {
 	struct log_fields z = LOG_FIELDS_INIT;
 	*f = z;
-	f->target = st->t->name;
-	f->device = st->t->device;
-	f->serial = st->tg.serial[0] ? st->tg.serial : NULL;
+	f->target = e->t->name;
+	f->device = e->t->device;
+	f->serial = e->tg->serial[0] ? e->tg->serial : NULL;
 	f->cycle = cycle;
 	f->iteration = it;
 	f->size_bytes = (int64_t)size;
@@ -164,42 +206,42 @@ static void fields_for(const struct sched_target *st, struct log_fields *f, long
 
 /* Retry a database write a few times: a busy reader or a full disk may
  * pass, and a row is worth waiting for. */
-static int db_retry_end(struct sched_target *st, int64_t id, const struct db_iteration *it,
+static int db_retry_end(const struct iter_env *e, int64_t id, const struct db_iteration *it,
 			const struct samples *sm)
 {
 	int ret = 0;
 	for (int i = 0; i < DB_RETRIES; i++) {
 		uint64_t t = util_now_ns();
-		ret = db_iteration_end(st->db, id, it, sm->v, sm->n);
+		ret = db_iteration_end(e->db, id, it, sm->v, sm->n);
 		/* What the history costs the loop: one transaction per iteration
 		 * (wearmond --debug; make bench reads this line). */
 		log_msg(LOG_DEBUG, "target %s: iteration %ld stored in %.3f ms (%zu samples)",
-			st->t->name, it->number, (double)(util_now_ns() - t) / 1e6, sm->n);
+			e->t->name, it->number, (double)(util_now_ns() - t) / 1e6, sm->n);
 		if (!ret)
 			return 0;
 		log_msg(LOG_ERR, "target %s: storing iteration %ld failed (%s), retry %d of %d",
-			st->t->name, it->number, strerror(-ret), i + 1, DB_RETRIES);
+			e->t->name, it->number, strerror(-ret), i + 1, DB_RETRIES);
 		sleep(1);
 	}
 	return ret;
 }
 
-static void phase_setup(const struct sched_target *st, struct engine_phase *p, uint64_t size,
+static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64_t size,
 			uint64_t seed, struct samples *sm)
 {
 	memset(p, 0, sizeof(*p));
-	p->fd = st->tg.fd;
-	p->span_offset = st->layout.region_offset;
+	p->fd = e->tg->fd;
+	p->span_offset = e->layout->region_offset;
 	p->span_len = size;
-	p->compressibility = (unsigned)st->t->compressibility;
-	p->dedupe_pct = (unsigned)st->t->dedupe_percent;
+	p->compressibility = (unsigned)e->t->compressibility;
+	p->dedupe_pct = (unsigned)e->t->dedupe_percent;
 	p->seed = seed;
-	p->sample_interval = st->t->sample_interval;
-	p->stop = &signals_stop;
+	p->sample_interval = e->t->sample_interval;
+	p->stop = e->stop;
 	p->on_sample = on_sample;
 	p->arg = sm;
-	p->verify = st->t->verify == VERIFY_CRC32C;
-	p->verify_stop = st->t->on_verify_error == ON_ERROR_STOP;
+	p->verify = e->t->verify == VERIFY_CRC32C;
+	p->verify_stop = e->t->on_verify_error == ON_ERROR_STOP;
 }
 
 static uint64_t measure_amount(const struct cfg_target *t, uint64_t size, uint32_t bs)
@@ -218,17 +260,16 @@ static void describe_error(const struct engine_result *r, const char *phase, cha
 }
 
 /* The preconditioning fill (fill = yes), its figures in the row's fill_*. */
-static enum it_status precondition(struct sched_target *st, struct engine_ctx *eng, uint64_t size,
+static enum it_status precondition(const struct iter_env *e, struct engine_ctx *eng, uint64_t size,
 				   struct db_iteration *it, struct samples *sm,
 				   struct engine_result *r, char *err, size_t elen)
 {
 	struct engine_phase p;
 
-	sm->phase = "fill";
-	sched_set_phase(st, PH_FILL);
-	phase_setup(st, &p, size, util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ 0xf111, sm);
-	p.block_size = (uint32_t)st->t->fill_block_size;
-	p.queue_depth = (unsigned)st->t->fill_queue_depth;
+	enter_phase(e, sm, ITER_FILL);
+	phase_setup(e, &p, size, util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ 0xf111, sm);
+	p.block_size = (uint32_t)e->t->fill_block_size;
+	p.queue_depth = (unsigned)e->t->fill_queue_depth;
 	p.is_write = 1;
 	p.amount = size;
 	if (engine_run(eng, &p, r) < 0) {
@@ -248,22 +289,22 @@ static enum it_status precondition(struct sched_target *st, struct engine_ctx *e
 }
 
 /* The engine phase of a row; spec is filled for measured workloads. */
-static void row_phase(const struct sched_target *st, const struct row *rw, uint64_t size,
+static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t size,
 		      const struct db_iteration *it, struct workload_spec *spec, struct engine_phase *p)
 {
-	const struct cfg_target *t = st->t;
+	const struct cfg_target *t = e->t;
 	char msg[256];
 
 	p->queue_depth = (unsigned)it->queue_depth;
 	p->amount = it->amount_bytes;
-	if (rw->phase < 0) {
+	if (rw->kind != ITER_MEASURE) {
 		/* fill and read-back: the whole size, sequential */
 		p->block_size = (uint32_t)t->fill_block_size;
-		p->is_write = rw->phase == CFG_PHASE_FILL;
-		p->verify |= rw->phase == PHASE_VERIFY;
+		p->is_write = rw->kind == ITER_FILL;
+		p->verify |= rw->kind == ITER_VERIFY;
 		return;
 	}
-	cfg_workload_spec(t, (enum cfg_workload)rw->phase, spec, msg, sizeof(msg));
+	cfg_workload_spec(t, rw->workload, spec, msg, sizeof(msg));
 	p->spec = spec;
 	p->duration = t->duration;
 }
@@ -299,27 +340,25 @@ static void forget_figures(struct db_iteration *it)
 }
 
 /* Precondition (when asked) then the row's phase. Fills it and r. */
-static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint64_t size,
+static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uint64_t size,
 			      const struct row *rw, struct db_iteration *it, struct samples *sm,
 			      struct engine_result *r, char *err, size_t elen)
 {
 	struct engine_phase p;
 	struct workload_spec spec;
 	enum it_status status = IT_DONE;
-	uint64_t seed = util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ (uint64_t)it->number;
+	uint64_t seed = util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ (uint64_t)it->number;
 
 	if (rw->precondition) {
-		status = precondition(st, ic->eng[0], size, it, sm, r, err, elen);
+		status = precondition(e, ic->eng[0], size, it, sm, r, err, elen);
 		if (status == IT_INTERRUPTED)
 			forget_figures(it);
 		if (status != IT_DONE)
 			return status;
 	}
-	sm->phase = rw->phase == CFG_PHASE_FILL ? "fill" : "measure";
-	sched_set_phase(st, rw->phase == CFG_PHASE_FILL ? PH_FILL
-			    : rw->phase == PHASE_VERIFY ? PH_VERIFY : PH_MEASURE);
-	phase_setup(st, &p, size, seed + 1, sm);
-	row_phase(st, rw, size, it, &spec, &p);
+	enter_phase(e, sm, rw->kind);
+	phase_setup(e, &p, size, seed + 1, sm);
+	row_phase(e, rw, size, it, &spec, &p);
 	if (engine_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
 		snprintf(err, elen, "%s: cannot run the I/O engine%s%s", it->workload,
 			 r->refused[0] ? ": " : "", r->refused);
@@ -345,47 +384,47 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 /* One data-integrity event naming its offset: the data-integrity alert
  * (journal with its MESSAGE_ID, events, alert_command) the first time in a
  * cycle, after that a journal line and an events row with the same id. */
-static void integrity_event(struct sched_target *st, long cycle, int64_t cycle_id,
-			    int64_t it_id, uint64_t offset, const char *what, uint64_t count)
+static void integrity_event(const struct iter_env *e, int64_t it_id, uint64_t offset,
+			    const char *what, uint64_t count)
 {
 	char msg[512], data[256];
 	snprintf(msg, sizeof(msg), "target %s: data integrity: cycle %ld: sector at offset %llu: %s",
-		 st->t->name, cycle, (unsigned long long)offset, what);
+		 e->t->name, e->cycle, (unsigned long long)offset, what);
 	snprintf(data, sizeof(data), "{\"offset\":%llu,\"bad_sectors\":%llu}",
 		 (unsigned long long)offset, (unsigned long long)count);
-	if (alert_integrity(st->alert, cycle, cycle_id, it_id, offset, msg, data))
+	if (alert_integrity(e->alert, e->cycle, e->cycle_id, it_id, offset, msg, data))
 		return;
 	struct log_fields f = LOG_FIELDS_INIT;
-	f.target = st->t->name;
-	f.device = st->tg.path;
-	f.serial = st->tg.serial[0] ? st->tg.serial : NULL;
+	f.target = e->t->name;
+	f.device = e->tg->path;
+	f.serial = e->tg->serial[0] ? e->tg->serial : NULL;
 	f.message_id = alert_message_id("data-integrity");
-	f.cycle = cycle;
+	f.cycle = e->cycle;
 	log_fields(LOG_ERR, &f, "%s", msg);
-	struct db_event e = {
-		.target_id = st->target_id, .run_id = st->run_id, .cycle_id = cycle_id,
+	struct db_event ev = {
+		.target_id = e->target_id, .run_id = e->run_id, .cycle_id = e->cycle_id,
 		.iteration_id = it_id, .severity = "err", .kind = "data-integrity",
 		.message_id = f.message_id,
 		.message = msg, .value = (double)offset, .baseline = -1, .data = data,
 	};
-	int ret = db_event(st->db, &e, NULL);
+	int ret = db_event(e->db, &ev, NULL);
 	if (ret)
 		log_msg(LOG_ERR, "target %s: cannot store a data-integrity event: %s",
-			st->t->name, strerror(-ret));
+			e->t->name, strerror(-ret));
 }
 
 /* Every bad sector remembered by the engine, and a read error under
  * verification, becomes a data-integrity event naming its offset. */
-static void report_integrity(struct sched_target *st, long cycle, int64_t cycle_id,
-			     int64_t it_id, const struct engine_result *r)
+static void report_integrity(const struct iter_env *e, int64_t it_id,
+			     const struct engine_result *r)
 {
 	char what[160];
 	for (unsigned i = 0; i < r->nbad; i++)
-		integrity_event(st, cycle, cycle_id, it_id, r->bad[i].offset,
+		integrity_event(e, it_id, r->bad[i].offset,
 				verify_reason_name((enum verify_reason)r->bad[i].reason), r->verify_errors);
 	if (r->errors) {
 		snprintf(what, sizeof(what), "I/O error: %s", strerror(r->first_errno));
-		integrity_event(st, cycle, cycle_id, it_id, r->first_error_offset, what, r->errors);
+		integrity_event(e, it_id, r->first_error_offset, what, r->errors);
 	}
 }
 
@@ -398,14 +437,13 @@ static const char *log_fig(double v, char *buf, size_t len)
 	return buf;
 }
 
-static void log_iteration(const struct sched_target *st, const struct db_iteration *it,
-			  long cycle)
+static void log_iteration(const struct iter_env *e, const struct db_iteration *it)
 {
 	struct log_fields f;
 	char sz[32], rnd[24] = "", figs[256], b[4][24];
 	if (it->round_index)
 		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
-	fields_for(st, &f, cycle, it->number, it->size_bytes);
+	fields_for(e, &f, e->cycle, it->number, it->size_bytes);
 	if (it->mibps_avg < 0)
 		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)", db_status_name(it->status),
 			 it->seconds, util_fmt_bytes(it->bytes, b[0], sizeof(b[0])));
@@ -420,7 +458,7 @@ static void log_iteration(const struct sched_target *st, const struct db_iterati
 	f.mibps = it->mibps_avg;
 	log_fields(it->status != DB_DONE ? LOG_WARNING : LOG_INFO, &f,
 		   "target %s: cycle %ld iteration %ld size %s %s%s: %s [%s]%s%s",
-		   st->t->name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
+		   e->t->name, e->cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
 		   it->workload, rnd, figs, db_status_name(it->status),
 		   it->error ? ": " : "", it->error ? it->error : "");
 }
@@ -450,22 +488,21 @@ static const char *mix_text(const struct workload_spec *s, char *buf, size_t len
 }
 
 /* The row's description before it starts. */
-static void row_describe(const struct sched_target *st, const struct row *rw, uint64_t size,
+static void row_describe(const struct iter_env *e, const struct row *rw, uint64_t size,
 			 struct db_iteration *it, char *mix, size_t mixlen)
 {
-	const struct cfg_target *t = st->t;
-	static const char *const verify_names[] = { "none", "crc32c" };
+	const struct cfg_target *t = e->t;
 	struct workload_spec spec;
 	char msg[256];
 
-	it->verify = verify_names[t->verify == VERIFY_CRC32C];
+	it->verify = cfg_verify_name(t->verify);
 	it->repeat_index = rw->repeat_index;
 	it->round_index = rw->round_index;
 	it->jobs = 1;                /* fill and read-back: one job */
 	it->more_rows = rw->more;
-	if (rw->phase < 0) {
-		int fill = rw->phase == CFG_PHASE_FILL;
-		it->workload = it->phase = fill ? "fill" : "verify";
+	if (rw->kind != ITER_MEASURE) {
+		int fill = rw->kind == ITER_FILL;
+		it->workload = it->phase = phase_text(rw->kind);
 		it->block_size = (uint32_t)t->fill_block_size;
 		it->queue_depth = (unsigned)t->fill_queue_depth;
 		it->amount_bytes = size;
@@ -473,10 +510,10 @@ static void row_describe(const struct sched_target *st, const struct row *rw, ui
 		it->random_percent = 0;
 		return;
 	}
-	cfg_workload_spec(t, (enum cfg_workload)rw->phase, &spec, msg, sizeof(msg));
-	it->phase = "measure";
+	cfg_workload_spec(t, rw->workload, &spec, msg, sizeof(msg));
+	it->phase = phase_text(ITER_MEASURE);
 	it->jobs = (unsigned)t->jobs;
-	it->workload = cfg_workload_name((enum cfg_workload)rw->phase);
+	it->workload = cfg_workload_name(rw->workload);
 	it->block_size = workload_max_bs(&spec);
 	it->block_sizes = spec.nbs > 1 ? mix_text(&spec, mix, mixlen) : NULL;
 	it->queue_depth = (unsigned)t->queue_depth;
@@ -487,18 +524,12 @@ static void row_describe(const struct sched_target *st, const struct row *rw, ui
 		(int)spec.random_pct : 0;
 }
 
-static void publish(struct sched_target *st, long cycle, long number, int size_index,
-		    uint64_t size)
+static void publish(const struct iter_env *e, long number, int size_index, uint64_t size)
 {
-	pthread_mutex_lock(&st->lock);
-	st->prog.cycle = cycle;
-	st->prog.iteration = number;
-	st->prog.size_index = size_index;
-	st->prog.nsizes = st->layout.nsizes;
-	st->prog.size_bytes = size;
-	st->prog.cycles = (long)st->t->cycles;
-	st->prog.duration = st->t->duration;
-	pthread_mutex_unlock(&st->lock);
+	struct iter_progress p = {
+		.what = ITER_ROW, .iteration = number, .size_index = size_index, .size_bytes = size,
+	};
+	report(e, &p);
 }
 
 /* Repeats: every done run counts; the last one carries mean and stddev. */
@@ -518,8 +549,8 @@ static void repeat_figures(const struct row *rw, struct db_iteration *it)
 /* A round done: judge the window. The phase ends when it is steady or at
  * max_rounds; only then does the row learn that no more rounds follow, and
  * it carries the verdict (reached or not, honestly) and the window. */
-static void round_figures(const struct sched_target *st, const struct row *rw,
-			  struct db_iteration *it, long cycle)
+static void round_figures(const struct iter_env *e, const struct row *rw,
+			  struct db_iteration *it)
 {
 	struct rounds *rd = rw->rounds;
 	struct steady_window w;
@@ -541,102 +572,101 @@ static void round_figures(const struct sched_target *st, const struct row *rw,
 	it->steady_excursion_pct = w.excursion_pct;
 	log_msg(LOG_INFO, "target %s: cycle %ld size %s %s: steady state %s %u rounds: "
 		"window mean %.1f MiB/s, range %.1f%%, excursion %.1f%% (limits %.0f%%, %.0f%%)",
-		st->t->name, cycle, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload,
+		e->t->name, e->cycle, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload,
 		steady ? "reached after" : "NOT reached in", rd->n, w.mean, w.range_pct,
 		w.excursion_pct, STEADY_RANGE_PCT, STEADY_EXCURSION_PCT);
 }
 
 /* One row: begin, measure, store, report. */
-static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
-			      long cycle, int size_index, long *next, const struct row *rw)
+static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int size_index,
+			      long *next, const struct row *rw)
 {
 	long number = (*next)++;
 	struct db_iteration it;
-	struct samples sm = { .st = st };
+	struct samples sm = { .e = e };
 	char err[512] = "", mix[256];
 	int64_t id;
-	uint64_t size = st->layout.sizes[size_index];
+	uint64_t size = e->layout->sizes[size_index];
 	struct engine_result *r = malloc(sizeof(*r));
 
 	if (!r) {
-		snprintf(st->error, sizeof(st->error), "out of memory");
+		snprintf(e->error, e->error_len, "out of memory");
 		return IT_FAILED;
 	}
 	memset(&it, 0, sizeof(it));
-	it.cycle_id = cycle_id;
-	it.run_id = st->run_id;
-	it.target_id = st->target_id;
+	it.cycle_id = e->cycle_id;
+	it.run_id = e->run_id;
+	it.target_id = e->target_id;
 	it.number = number;
 	it.size_index = size_index;
 	it.size_bytes = size;
-	it.region_offset = st->layout.region_offset;
-	it.compressibility = (int)st->t->compressibility;
-	it.dedupe_percent = (int)st->t->dedupe_percent;
-	row_describe(st, rw, size, &it, mix, sizeof(mix));
+	it.region_offset = e->layout->region_offset;
+	it.compressibility = (int)e->t->compressibility;
+	it.dedupe_percent = (int)e->t->dedupe_percent;
+	row_describe(e, rw, size, &it, mix, sizeof(mix));
 	it.status = DB_RUNNING;
 	util_iso_now(it.started_at, sizeof(it.started_at));
-	publish(st, cycle, number, size_index, size);
-	alert_baseline_of(st->alert, &it);
-	int ret = db_iteration_begin(st->db, &it, &id);
+	publish(e, number, size_index, size);
+	alert_baseline_of(e->alert, &it);
+	int ret = db_iteration_begin(e->db, &it, &id);
 	if (ret) {
-		snprintf(st->error, sizeof(st->error), "cannot record iteration start: %s", strerror(-ret));
-		alert_failure(st->alert, "db-write-failed", LOG_CRIT, cycle, 0, st->error);
+		snprintf(e->error, e->error_len, "cannot record iteration start: %s", strerror(-ret));
+		alert_failure(e->alert, "db-write-failed", LOG_CRIT, e->cycle, 0, e->error);
 		free(r);
 		return IT_FAILED;
 	}
-	enum it_status status = measure(st, ic, size, rw, &it, &sm, r, err, sizeof(err));
+	enum it_status status = measure(e, ic, size, rw, &it, &sm, r, err, sizeof(err));
 	if (sm.oom && status == IT_DONE) {
 		snprintf(err, sizeof(err), "out of memory for samples");
 		status = IT_FAILED;
 	}
-	if (it.verify[0] == 'c')
-		report_integrity(st, cycle, cycle_id, id, r);
+	if (e->t->verify == VERIFY_CRC32C)
+		report_integrity(e, id, r);
 	free(r);
 	if (status == IT_DONE)
 		repeat_figures(rw, &it);
 	if (status == IT_DONE && rw->rounds)
-		round_figures(st, rw, &it, cycle);
+		round_figures(e, rw, &it);
 	it.status = iter_db_status(status);
 	it.error = err[0] ? err : NULL;
 	util_iso_now(it.ended_at, sizeof(it.ended_at));
-	ret = db_retry_end(st, id, &it, &sm);
-	log_iteration(st, &it, cycle);
+	ret = db_retry_end(e, id, &it, &sm);
+	log_iteration(e, &it);
 	if (ret) {
-		snprintf(st->error, sizeof(st->error), "cannot store iteration %ld: %s", number, strerror(-ret));
-		alert_failure(st->alert, "db-write-failed", LOG_CRIT, cycle, id, st->error);
+		snprintf(e->error, e->error_len, "cannot store iteration %ld: %s", number, strerror(-ret));
+		alert_failure(e->alert, "db-write-failed", LOG_CRIT, e->cycle, id, e->error);
 		free(sm.v);
 		return IT_FAILED;
 	}
 	if (status == IT_DONE)
-		alert_iteration(st->alert, cycle, &it, id, sm.v, sm.n);
+		alert_iteration(e->alert, e->cycle, &it, id, sm.v, sm.n);
 	free(sm.v);
 	if (status == IT_FAILED) {
-		snprintf(st->error, sizeof(st->error), "iteration %ld failed: %s", number, err);
-		alert_failure(st->alert, it.errors ? "io-error" : "iteration-failed", LOG_ERR,
-			      cycle, id, st->error);
+		snprintf(e->error, e->error_len, "iteration %ld failed: %s", number, err);
+		alert_failure(e->alert, it.errors ? "io-error" : "iteration-failed", LOG_ERR,
+			      e->cycle, id, e->error);
 	}
 	return status;
 }
 
 /* steady_state = snia: rounds of one phase, each its own row, until the
  * last STEADY_WINDOW are steady or max_rounds pass. */
-static enum it_status run_rounds(struct sched_target *st, struct iter_ctx *ic,
-				 int64_t cycle_id, long cycle, int size_index, long *next,
-				 struct row *rw)
+static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, int size_index,
+				 long *next, struct row *rw)
 {
-	struct rounds rd = { .max = (unsigned)st->t->max_rounds, .more_after = rw->more };
+	struct rounds rd = { .max = (unsigned)e->t->max_rounds, .more_after = rw->more };
 	enum it_status s = IT_DONE;
 
 	rd.y = calloc(rd.max, sizeof(*rd.y));
 	if (!rd.y) {
-		snprintf(st->error, sizeof(st->error), "out of memory");
+		snprintf(e->error, e->error_len, "out of memory");
 		return IT_FAILED;
 	}
 	rw->rounds = &rd;
 	rw->more = 1;                /* until a round ends the phase */
 	for (unsigned k = 1; k <= rd.max && !rd.done && s == IT_DONE; k++) {
 		rw->round_index = (int)k;
-		s = run_row(st, ic, cycle_id, cycle, size_index, next, rw);
+		s = run_row(e, ic, size_index, next, rw);
 		rw->precondition = 0;
 	}
 	rw->rounds = NULL;           /* rd dies here */
@@ -647,10 +677,10 @@ static enum it_status run_rounds(struct sched_target *st, struct iter_ctx *ic,
 /* Every row of one size of one cycle, in order: each measured phase
  * (repeat times, or in rounds), then the read-back. The first failure or interruption
  * ends the size; resume then measures the whole size again. */
-enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
-			long cycle, int size_index, long *next)
+enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index,
+			long *next)
 {
-	const struct cfg_target *t = st->t;
+	const struct cfg_target *t = e->t;
 	int ph[CFG_MAX_PHASES];
 	char msg[256];
 	int n = cfg_measure_phases(t, ph, msg, sizeof(msg));
@@ -670,14 +700,17 @@ enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cy
 		stats_run_init(&iops);
 		for (int k = 1; k <= (int)t->repeat; k++) {
 			struct row rw = {
-				.phase = ph[i], .repeat_index = k, .precondition = pre,
+				.kind = ph[i] == CFG_PHASE_FILL ? ITER_FILL : ITER_MEASURE,
+				.workload = ph[i] == CFG_PHASE_FILL ? t->workload
+								     : (enum cfg_workload)ph[i],
+				.repeat_index = k, .precondition = pre,
 				.more = readback || i + 1 < n || k < (int)t->repeat,
 				.summary = t->repeat > 1 && k == (int)t->repeat,
 				.mibps = &mibps, .iops = &iops,
 			};
 			enum it_status s = t->steady_state == STEADY_SNIA ?
-				run_rounds(st, ic, cycle_id, cycle, size_index, next, &rw) :
-				run_row(st, ic, cycle_id, cycle, size_index, next, &rw);
+				run_rounds(e, ic, size_index, next, &rw) :
+				run_row(e, ic, size_index, next, &rw);
 			if (s != IT_DONE)
 				return s;
 			pre = 0;
@@ -688,6 +721,6 @@ enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cy
 	struct runstat a, b;
 	stats_run_init(&a);
 	stats_run_init(&b);
-	struct row rw = { .phase = PHASE_VERIFY, .repeat_index = 1, .mibps = &a, .iops = &b };
-	return run_row(st, ic, cycle_id, cycle, size_index, next, &rw);
+	struct row rw = { .kind = ITER_VERIFY, .repeat_index = 1, .mibps = &a, .iops = &b };
+	return run_row(e, ic, size_index, next, &rw);
 }

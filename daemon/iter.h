@@ -1,48 +1,93 @@
 /* iter: one size of one cycle: the fill, the measured phase(s), and their
- * rows in the database. Owns the I/O engines of a target thread. It is told
- * which cycle it runs in (number and row id, for its rows, logs and alerts)
- * but never starts or ends a cycle, runs an action or adopts a reload: that
- * is sched's. It reads the target and publishes progress through struct
- * sched_target (sched.h). */
+ * rows in the database. Owns the I/O engines of a target thread. Gets all
+ * it needs in one struct iter_env and reports progress through its
+ * callback; it never starts or ends a cycle, runs an action, adopts a
+ * reload or touches the scheduler's state or lock: that is sched's. */
 #ifndef WEARMON_ITER_H
 #define WEARMON_ITER_H
 
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "alert.h"
 #include "cfg.h"
 #include "db.h"
+#include "tgt.h"
 
 enum it_status { IT_DONE, IT_INTERRUPTED, IT_FAILED };
 
 /* The row (and cycle) status an iteration's end is stored as. */
 enum db_status iter_db_status(enum it_status s);
 
-struct iter_ctx;
-struct sched_target;
+/* What a row is doing, as reported to the progress callback. */
+enum iter_phase { ITER_FILL, ITER_MEASURE, ITER_VERIFY };
 
-/* What the engines of a target are sized for: fixed for the process. */
+/* One report. */
+enum iter_report {
+	ITER_ROW,                   /* a row begins: iteration, size_index, size_bytes */
+	ITER_PHASE,                 /* a phase begins: phase (rate and bytes restart) */
+	ITER_SAMPLE,                /* a sample ended: mibps, bytes */
+};
+
+struct iter_progress {
+	enum iter_report what;
+	long iteration;             /* ITER_ROW: its number in the cycle */
+	int size_index;             /* ITER_ROW */
+	uint64_t size_bytes;        /* ITER_ROW */
+	enum iter_phase phase;      /* ITER_PHASE */
+	double mibps;               /* ITER_SAMPLE: the sample's MiB/s */
+	uint64_t bytes;             /* ITER_SAMPLE: the sample's bytes */
+};
+
+/* Called from the target's thread; with jobs > 1 the samples come from
+ * the jobs' threads, one call at a time. Must not call back into iter. */
+typedef void (*iter_progress_fn)(void *arg, const struct iter_progress *p);
+
+/* Everything a size needs, borrowed for the call. */
+struct iter_env {
+	const struct cfg_target *t;      /* the resolved target */
+	const struct tgt *tg;            /* the open device: fd, path, serial */
+	const struct cfg_layout *layout; /* region and sizes */
+	struct db *db;
+	int64_t run_id, target_id;
+	int64_t cycle_id;                /* the cycle's row */
+	long cycle;                      /* its number */
+	struct alert_ctx *alert;
+	const atomic_int *stop;          /* nonzero: end the phase, row interrupted */
+	iter_progress_fn progress;       /* NULL: none */
+	void *arg;                       /* for progress */
+	char *error;                     /* why iter_run failed */
+	size_t error_len;
+};
+
+struct iter_ctx;
+
+/* What the engines of a target are: fixed for the process. */
 struct iter_limits {
 	unsigned max_qd;            /* deepest queue of any phase */
 	uint64_t max_bs;            /* largest block of any phase */
 	unsigned jobs;              /* engines (threads) per measured phase */
+	enum cfg_ioengine engine;   /* libaio or null */
+	double null_mibps;          /* speed of the null engine */
 };
 
-/* The limits a configuration needs. */
+/* The limits a configuration needs (null_mibps: ENGINE_NULL_MIBPS). */
 void iter_limits_of(const struct cfg_target *t, struct iter_limits *l);
 
 /* Whether t fits within limits l (a reload must, or wait for a restart). */
 int iter_within(const struct iter_limits *l, const struct cfg_target *t);
 
-/* Allocate engines sized for the target's current configuration.
- * Returns 0 or -errno (message in st->error). */
-int iter_init(struct sched_target *st, struct iter_ctx **out);
+/* Allocate engines as l says. Returns 0 or -errno (message in err). */
+int iter_init(const struct iter_limits *l, char *err, size_t errlen, struct iter_ctx **out);
 
 /* Release (NULL is fine). */
 void iter_fini(struct iter_ctx *ic);
 
-/* Measure size number size_index of the cycle; rows are numbered from
- * *number on and *number is advanced past the last row used. */
-enum it_status iter_run(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
-			long cycle, int size_index, long *number);
+/* Measure size number size_index of cycle e->cycle; rows are numbered from
+ * *next on and *next is advanced past the last row used. Returns how the
+ * size ended (IT_FAILED: reason in e->error). */
+enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index,
+			long *next);
 
 #endif

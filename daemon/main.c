@@ -419,6 +419,13 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 				 t->name, st->tg.path, t->device);
 			ret = -EINVAL;
 		}
+		if (!ret && t->ioengine != st->limits.engine) {
+			snprintf(one, sizeof(one), "%s:%d: ioengine: target %s runs on the %s engine; "
+				 "changing it to %s needs a restart", c->path, cfg_line(t, "ioengine"),
+				 t->name, cfg_ioengine_name(st->limits.engine),
+				 cfg_ioengine_name(t->ioengine));
+			ret = -EINVAL;
+		}
 		if (!ret && !iter_within(&st->limits, t)) {
 			snprintf(one, sizeof(one), "%s:%d: queue_depth: target %s: a queue depth, "
 				 "block size or jobs above what this process allocated at start "
@@ -512,10 +519,7 @@ static int cfg_in_use(struct daemon *d, const struct cfg *c)
 {
 	int used = 0;
 	for (int i = 0; i < d->started && !used; i++) {
-		struct sched_target *st = &d->st[i];
-		pthread_mutex_lock(&st->lock);
-		used = st->cfg == c || st->pending_cfg == c;
-		pthread_mutex_unlock(&st->lock);
+		used = sched_uses_config(&d->st[i], c);
 	}
 	return used;
 }

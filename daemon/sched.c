@@ -1,4 +1,5 @@
-/* sched: the per-target cycle loop. */
+/* sched: the per-target cycle loop; the target's progress and lock are
+ * its own (iter reports through progress_cb). */
 #include "sched.h"
 
 /* Every switch over an enum names each value (issue 12): -Wswitch-enum here. */
@@ -48,9 +49,48 @@ static void set_phase(struct sched_target *st, enum sched_phase phase, enum cfg_
 	pthread_mutex_unlock(&st->lock);
 }
 
-void sched_set_phase(struct sched_target *st, enum sched_phase phase)
+static void sched_set_phase(struct sched_target *st, enum sched_phase phase)
 {
 	set_phase(st, phase, ACT_NONE);
+}
+
+static enum sched_phase phase_of(enum iter_phase p)
+{
+	switch (p) {
+	case ITER_FILL:
+		return PH_FILL;
+	case ITER_MEASURE:
+		return PH_MEASURE;
+	case ITER_VERIFY:
+		return PH_VERIFY;
+	}
+	return PH_MEASURE;
+}
+
+/* iter's reports (iter.h: iter_progress_fn), into the progress. */
+static void progress_cb(void *arg, const struct iter_progress *p)
+{
+	struct sched_target *st = arg;
+	switch (p->what) {
+	case ITER_PHASE:
+		sched_set_phase(st, phase_of(p->phase));
+		break;
+	case ITER_ROW:
+		pthread_mutex_lock(&st->lock);
+		st->prog.iteration = p->iteration;
+		st->prog.size_index = p->size_index;
+		st->prog.size_bytes = p->size_bytes;
+		pthread_mutex_unlock(&st->lock);
+		break;
+	case ITER_SAMPLE:
+		pthread_mutex_lock(&st->lock);
+		st->prog.mibps = p->mibps;
+		st->prog.phase_bytes += p->bytes;
+		pthread_mutex_unlock(&st->lock);
+		break;
+	}
+	if (st->tap)
+		st->tap(st->tap_arg, p);
 }
 
 void sched_progress_get(struct sched_target *st, struct sched_progress *out)
@@ -68,11 +108,19 @@ void sched_offer_config(struct sched_target *st, const struct cfg *c, const stru
 	pthread_mutex_unlock(&st->lock);
 }
 
+int sched_uses_config(struct sched_target *st, const struct cfg *c)
+{
+	pthread_mutex_lock(&st->lock);
+	int used = st->cfg == c || st->pending_cfg == c;
+	pthread_mutex_unlock(&st->lock);
+	return used;
+}
+
 /* Sleep up to secs, returning early when a stop is requested. */
-static void nap(double secs)
+static void nap(const struct sched_target *st, double secs)
 {
 	double end = util_now() + secs;
-	while (!atomic_load(&signals_stop)) {
+	while (!atomic_load(st->stop)) {
 		double left = end - util_now();
 		if (left <= 0)
 			break;
@@ -111,7 +159,7 @@ static int fs_prepare(struct sched_target *st, long cycle)
 	if (st->fs.mounted)
 		ret = fsmode_teardown(&st->fs, &st->tg, err, sizeof(err));
 	if (!ret)
-		ret = fsmode_setup(&st->fs, &st->tg, st->t, &signals_stop, err, sizeof(err));
+		ret = fsmode_setup(&st->fs, &st->tg, st->t, st->stop, err, sizeof(err));
 	if (ret == -EINTR) {
 		log_msg(LOG_NOTICE, "target %s: stop requested while making the filesystem: %s",
 			st->t->name, err);
@@ -238,7 +286,7 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 	int fsmode = st->t->filesystem != FS_NONE;
 	struct act_env env = {
 		.tg = &st->tg, .t = st->t, .region_offset = st->layout.region_offset,
-		.region_size = st->layout.region_size, .stop = &signals_stop,
+		.region_size = st->layout.region_size, .stop = st->stop,
 		.mountpoint = st->fs.mounted ? st->fs.mnt : NULL,
 		.test_file = st->fs.mounted ? st->fs.file : NULL,
 		.command_timeout = st->t->command_timeout,
@@ -266,6 +314,17 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 	return effective ? SCHED_RUNNING : action_failed(st, cycle, act, &r);
 }
 
+/* Publish where the cycle is (iter reports the row within it). */
+static void publish_cycle(struct sched_target *st, long cycle)
+{
+	pthread_mutex_lock(&st->lock);
+	st->prog.cycle = cycle;
+	st->prog.nsizes = st->layout.nsizes;
+	st->prog.cycles = (long)st->t->cycles;
+	st->prog.duration = st->t->duration;
+	pthread_mutex_unlock(&st->lock);
+}
+
 /* One size, and the device state it leaves behind. */
 static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
 			       long cycle, int i, long *number)
@@ -273,7 +332,15 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 	int fsmode = st->t->filesystem != FS_NONE, ret;
 	if (fsmode && st->t->format_each_size && (ret = fs_prepare(st, cycle)))
 		return ret == -EINTR ? IT_INTERRUPTED : IT_FAILED;
-	enum it_status s = iter_run(st, ic, cycle_id, cycle, i, number);
+	struct iter_env env = {
+		.t = st->t, .tg = &st->tg, .layout = &st->layout, .db = st->db,
+		.run_id = st->run_id, .target_id = st->target_id, .cycle_id = cycle_id,
+		.cycle = cycle, .alert = st->alert, .stop = st->stop,
+		.progress = progress_cb, .arg = st, .error = st->error,
+		.error_len = sizeof(st->error),
+	};
+	publish_cycle(st, cycle);
+	enum it_status s = iter_run(&env, ic, i, number);
 	wear_after_size(&st->wear, cycle_id, i, st->layout.region_offset, st->layout.sizes[i],
 			st->tg.capacity, st->layout.region_size, fsmode ? fsmode_allocated(&st->fs) : -1);
 	return s;
@@ -301,7 +368,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 	/* the cycle's own wear, apart from the action's */
 	sched_set_phase(st, PH_HEALTH);
 	health(st, cycle_id, WEAR_CYCLE_END);
-	if (atomic_load(&signals_stop)) {
+	if (atomic_load(st->stop)) {
 		db_cycle_end(st->db, cycle_id, DB_INTERRUPTED);   /* the action runs on restart */
 		return SCHED_STOPPED;
 	}
@@ -336,8 +403,9 @@ static void adopt_locked(struct sched_target *st)
 		return;
 	}
 	if (!iter_within(&st->limits, t)) {
-		log_msg(LOG_ERR, "target %s: reload raises queue depth or block size beyond what this "
-			"process allocated; keeping the old configuration until restart", t->name);
+		log_msg(LOG_ERR, "target %s: reload changes the I/O engine or raises queue depth, "
+			"block size or jobs beyond what this process allocated; keeping the old "
+			"configuration until restart", t->name);
 		return;
 	}
 	if (cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l, err, sizeof(err))) {
@@ -379,7 +447,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 			res.next_iteration);
 	long cycle = res.cycle_number, done = res.campaign_cycles_done;
 	for (;;) {
-		if (atomic_load(&signals_stop))
+		if (atomic_load(st->stop))
 			return SCHED_STOPPED;
 		adopt_pending(st, ic);
 		if (st->t->cycles && done >= st->t->cycles)
@@ -403,7 +471,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 		cycle++;
 		if (!st->t->cycles || done < st->t->cycles) {
 			sched_set_phase(st, PH_PAUSE);
-			nap(st->t->pause);
+			nap(st, st->t->pause);
 		}
 	}
 }
@@ -432,6 +500,11 @@ static int target_setup(struct sched_target *st)
 			 "(results before and after may differ)", fw, st->tg.firmware);
 		note(st, LOG_NOTICE, "firmware-changed", msg);
 	}
+	if (st->t->ioengine == IOENGINE_NULL) {
+		snprintf(msg, sizeof(msg), "ioengine = null: no I/O reaches %s; the figures of this "
+			 "run are simulated (%.0f MiB/s)", st->tg.path, st->limits.null_mibps);
+		note(st, LOG_NOTICE, "null-engine", msg);
+	}
 	if (st->tg.signature[0]) {
 		snprintf(msg, sizeof(msg), "%s held a %s; allow_destroy = yes, so it is being "
 			 "overwritten", st->tg.path, st->tg.signature);
@@ -456,8 +529,8 @@ static void *target_main(void *arg)
 	struct iter_ctx *ic = NULL;
 
 	signals_block_in_thread();
-	if (target_setup(st) || iter_init(st, &ic))
-		__atomic_store_n(&st->state, atomic_load(&signals_stop) && !st->error[0] ? SCHED_STOPPED
+	if (target_setup(st) || iter_init(&st->limits, st->error, sizeof(st->error), &ic))
+		__atomic_store_n(&st->state, atomic_load(st->stop) && !st->error[0] ? SCHED_STOPPED
 							: SCHED_FAILED, __ATOMIC_SEQ_CST);
 	else
 		__atomic_store_n(&st->state, cycles_loop(st, ic), __ATOMIC_SEQ_CST);
@@ -480,6 +553,8 @@ int sched_start(struct sched_target *st)
 	int ret = alert_init(&who, st->t, &st->alert);
 	if (ret)
 		return ret;
+	if (!st->stop)
+		st->stop = &signals_stop;
 	pthread_mutex_init(&st->lock, NULL);
 	iter_limits_of(st->t, &st->limits);
 	st->prog.baseline_mibps = -1;

@@ -1,10 +1,13 @@
-/* sched: one thread per target running cycles of sizes (fill, measured
- * phase, record) and the action between cycles. Owns no configuration
- * parsing and no process-wide state besides the stop flag it reads. */
+/* sched: one thread per target running cycles of sizes and the action
+ * between cycles. Owns the target's state, progress and lock; each size
+ * is handed to iter (iter.h) in one struct iter_env, and iter reports back
+ * through a callback that sched implements. Owns no configuration parsing
+ * and no process-wide state besides the stop flag it reads. */
 #ifndef WEARMON_SCHED_H
 #define WEARMON_SCHED_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "alert.h"
@@ -60,6 +63,10 @@ struct sched_target {
 	struct alert_ctx *alert;
 	pthread_mutex_t lock;       /* guards prog and the pending config */
 	struct sched_progress prog;
+	atomic_int *stop;           /* stop flag; NULL at sched_start: signals_stop */
+	iter_progress_fn tap;       /* NULL, or told each report of iter once it is
+				       in prog (tests stop a run at a chosen point) */
+	void *tap_arg;
 	struct iter_limits limits;  /* what the engines are sized for (start) */
 	struct wear_state wear;     /* mapped extents, host bytes */
 	struct fsmode fs;           /* filesystem mode state */
@@ -73,9 +80,6 @@ int sched_start(struct sched_target *st);
 /* Wait for the thread. Returns its final state. */
 enum sched_state sched_join(struct sched_target *st);
 
-/* Publish the phase the target is in (resets the current MiB/s). */
-void sched_set_phase(struct sched_target *st, enum sched_phase phase);
-
 /* Text of a progress's phase: "start", "format", "health", "fill",
  * "measure", "verify", the action's name ("trim", "idle", ...), "pause". */
 const char *sched_phase_name(const struct sched_progress *p);
@@ -88,6 +92,10 @@ void sched_progress_get(struct sched_target *st, struct sched_progress *out);
  * device). c must stay valid until the process ends. */
 void sched_offer_config(struct sched_target *st, const struct cfg *c,
 			const struct cfg_target *t);
+
+/* Whether the target still holds c, as its configuration or the one
+ * offered (thread-safe). Returns 1 or 0. */
+int sched_uses_config(struct sched_target *st, const struct cfg *c);
 
 /* Name of a state ("running", "done", "stopped", "failed"). */
 const char *sched_state_name(enum sched_state s);

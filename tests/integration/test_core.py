@@ -193,6 +193,31 @@ cycles = 1
     assert query(db, "SELECT kind FROM targets") == [{"kind": "file"}]
 
 
+def test_null_engine_leaves_device_untouched(workdir, make_loop):
+    """ioengine = null: the whole schedule and its rows, at the simulated
+    1000 MiB/s, and not one byte of the device read or written."""
+    loop = make_loop(64 * MiB)
+    with open(loop.backing, "r+b") as f:
+        f.write(bytes(range(256)) * (32 * MiB // 256))
+    before = loop.checksum()
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", conf_text(db, loop.dev, ioengine="null",
+                                                    verify="crc32c", verify_phase="yes"))
+    p = run_wearmond(conf)
+    assert p.returncode == 0, p.stderr
+    rows = query(db, """SELECT c.number AS cycle, i.number, i.workload, i.status, i.bytes,
+                               i.size_bytes, i.fill_bytes, i.mibps_avg, i.verify_errors
+                        FROM iterations i JOIN cycles c ON c.id = i.cycle_id ORDER BY i.id""")
+    assert [(r["cycle"], r["number"], r["workload"]) for r in rows] == [
+        (c, n, "randwrite" if n % 2 else "verify") for c in (1, 2) for n in range(1, 7)]
+    for r in rows:
+        assert r["status"] == "done" and r["bytes"] == r["size_bytes"]
+        assert abs(r["mibps_avg"] - 1000) < 1 and r["verify_errors"] == 0
+    assert [r["fill_bytes"] for r in rows if r["workload"] == "randwrite"] == \
+        [8 * MiB, 16 * MiB, 32 * MiB] * 2
+    assert loop.checksum() == before
+
+
 def test_check_writes_nothing(workdir, make_loop):
     loop = make_loop(32 * MiB)
     db = workdir / "w.db"

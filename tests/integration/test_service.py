@@ -191,6 +191,10 @@ def test_sighup_bad_config_kept_good_config_next_cycle(workdir, make_loop, liste
         write_conf(path, good.replace("queue_depth = 8", "queue_depth = 64"))
         proc.send_signal(signal.SIGHUP)
         assert listener.wait_for(lambda a: a.count("READY=1") >= 5, 10)
+        # 3c. another I/O engine than the one made at start: refused
+        write_conf(path, good + "ioengine = null\n")
+        proc.send_signal(signal.SIGHUP)
+        assert listener.wait_for(lambda a: a.count("READY=1") >= 6, 10)
         time.sleep(1.0)
         assert proc.poll() is None
         assert all(bs == "4096" for _, bs in block_sizes_by_cycle(db))
@@ -207,10 +211,10 @@ def test_sighup_bad_config_kept_good_config_next_cycle(workdir, make_loop, liste
             proc.communicate()
     assert rc == 0, err
     lines = listener.assignments()
-    assert lines.count("RELOADING=1") == 5, lines
+    assert lines.count("RELOADING=1") == 6, lines
     assert "STOPPING=1" in lines
     reload_usec = [line for line in lines if line.startswith("MONOTONIC_USEC=")]
-    assert len(reload_usec) == 5
+    assert len(reload_usec) == 6
     by_cycle = block_sizes_by_cycle(db)
     assert all(bs in ("4096", "65536") for _, bs in by_cycle), by_cycle   # never mixed
     first_new = min(c for c, bs in by_cycle if bs == "65536")
@@ -227,7 +231,9 @@ def test_sighup_bad_config_kept_good_config_next_cycle(workdir, make_loop, liste
     header = good.splitlines().index("[target lab1]") + 1
     assert (f"{path}:{header}: queue_depth: target lab1: a queue "
             "depth, block size or jobs above what this process allocated at start") in err
-    assert err.count("refused; keeping the running configuration") == 4
+    assert (f"{path}:{line_of(good + 'ioengine = null', 'ioengine')}: ioengine: target lab1 "
+            "runs on the libaio engine; changing it to null needs a restart") in err
+    assert err.count("refused; keeping the running configuration") == 5
     assert "reload: target lab2 is new; it starts at the next restart" in err
     assert "reloaded configuration in effect" in err
 

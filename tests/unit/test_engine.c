@@ -1,4 +1,5 @@
-/* Unit tests of engine: a real libaio O_DIRECT phase on a temporary file. */
+/* Unit tests of engine: a real libaio O_DIRECT phase on a temporary file,
+ * and the null engine on its simulated clock. */
 #include "unit.h"
 
 #include <errno.h>
@@ -471,6 +472,93 @@ static void test_jobs_sum_and_cover(void **state)
 		engine_destroy(ctx[j]);
 }
 
+/* ---- the null engine: no device, a simulated clock ---- */
+
+static void null_phase(struct engine_phase *p, int is_write, uint32_t bs, uint64_t amount)
+{
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;                 /* never used: no I/O reaches a device */
+	p->span_len = SPAN;
+	p->block_size = bs;
+	p->is_write = is_write;
+	p->queue_depth = 8;
+	p->amount = amount;
+	p->sample_interval = 0.01;
+	p->seed = 7;
+}
+
+/* 4 MiB at a simulated 100 MiB/s: 64 writes in 0.04 s of simulated time. */
+static void test_null_engine_rate(void **state)
+{
+	struct engine_ctx *c;
+	struct engine_phase p;
+	struct engine_result *r = malloc(sizeof(*r));
+	(void)state;
+	assert_int_equal(engine_create_null(8, 65536, 100.0, &c), 0);
+	assert_true(engine_is_null(c));
+	null_phase(&p, 1, 65536, SPAN);
+	assert_int_equal(engine_run(c, &p, r), 0);
+	assert_int_equal(r->bytes, SPAN);
+	assert_int_equal(r->ops, 64);
+	assert_int_equal(r->writes, 64);
+	assert_int_equal(r->errors, 0);
+	assert_false(r->interrupted);
+	assert_true(fabs(r->seconds - 0.04) < 0.0004);
+	assert_true(fabs(r->mibps - 100.0) < 1.0);
+	/* four full samples of 0.01 s (and at most a tiny trailing one) */
+	assert_in_range(r->nsamples, 4, 5);
+	/* eight queued writes of 0.625 ms each: the last waits for all */
+	assert_true(hist_mean(&r->lat) > 2.5e6 && hist_mean(&r->lat) < 5.1e6);
+	free(r);
+	engine_destroy(c);
+}
+
+/* A duration ends a phase on the simulated clock; a stop at once. */
+static void test_null_engine_duration_and_stop(void **state)
+{
+	struct engine_ctx *c;
+	struct engine_phase p;
+	struct engine_result *r = malloc(sizeof(*r));
+	atomic_int stop = 0;
+	(void)state;
+	assert_int_equal(engine_create_null(8, 65536, 1000.0, &c), 0);
+	null_phase(&p, 0, 65536, 0);
+	p.is_random = 1;
+	p.duration = 0.25;
+	assert_int_equal(engine_run(c, &p, r), 0);
+	assert_true(fabs(r->seconds - 0.25) < 0.001);
+	assert_true(fabs((double)r->bytes / 1048576.0 - 250.0) < 1.0);
+	assert_int_equal(r->reads, r->ops);
+	atomic_store(&stop, 1);
+	p.stop = &stop;
+	assert_int_equal(engine_run(c, &p, r), 0);
+	assert_true(r->interrupted);
+	assert_int_equal(r->bytes, 0);
+	free(r);
+	engine_destroy(c);
+}
+
+/* No data moves, so verified reads find nothing; jobs add their rates. */
+static void test_null_engine_verify_and_jobs(void **state)
+{
+	struct engine_ctx *c[2];
+	struct engine_phase p;
+	struct engine_result *r = malloc(sizeof(*r));
+	(void)state;
+	assert_int_equal(engine_create_null(8, 65536, 0, &c[0]), -EINVAL);
+	for (int j = 0; j < 2; j++)
+		assert_int_equal(engine_create_null(8, 65536, 100.0, &c[j]), 0);
+	null_phase(&p, 0, 4096, SPAN);
+	p.verify = 1;
+	assert_int_equal(engine_run_jobs(c, 2, &p, r), 0);
+	assert_int_equal(r->bytes, SPAN);
+	assert_int_equal(r->verify_errors, 0);
+	assert_true(fabs(r->mibps - 200.0) < 2.0);
+	free(r);
+	for (int j = 0; j < 2; j++)
+		engine_destroy(c[j]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +575,9 @@ cmocka_unit_test_setup_teardown(test_random_ios, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_sum_and_cover, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_last_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_phase_no_spread, setup, teardown),
+		cmocka_unit_test(test_null_engine_rate),
+		cmocka_unit_test(test_null_engine_duration_and_stop),
+		cmocka_unit_test(test_null_engine_verify_and_jobs),
 	};
 	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
