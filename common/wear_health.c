@@ -321,10 +321,10 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 	if (!j)
 		return -ENOMEM;
 	if (collect_stoppable(w, j)) {
-		log_msg(LOG_NOTICE, "stop requested: abandoned the %s health snapshot of %s after "
-			"%.1f s without an answer from the device (nothing stored; a request "
-			"already sent to it ends when the device answers or at exit)",
-			point ? point : "cycle", tg->path, util_now() - t0);
+		log_msg(LOG_NOTICE, "target %s: stop requested: abandoned the %s health snapshot "
+			"of %s after %.1f s without an answer from the device (nothing stored; a "
+			"request already sent to it ends when the device answers or at exit)",
+			tg->name, point ? point : "cycle", tg->path, util_now() - t0);
 		return -EINTR;
 	}
 	wear_deltas(w, s->has[H_HOST] ? s->val[H_HOST] : -1, s->has[H_NAND] ? s->val[H_NAND] : -1,
