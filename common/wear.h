@@ -5,6 +5,7 @@
 #ifndef WEARMON_WEAR_H
 #define WEARMON_WEAR_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,9 @@ struct wear_state {
 	struct wear_extents ext;
 	uint64_t host_total, host_since_erase;
 	int64_t last_nand, last_host;  /* previous health counters, < 0 unknown */
+	const atomic_int *stop;        /* nonzero: abandon a snapshot the device
+					  holds (NULL: wait for it) */
+	double stop_seen;              /* util_now() when a snapshot first saw it */
 };
 
 /* Load extents and counters of a target. Returns 0 or -errno. */
@@ -84,12 +88,19 @@ int wear_erased(struct wear_state *w);
 #define WEAR_COUNTERS_FILE "stats"
 #define WEAR_COUNTERS_SOURCE "simssd"   /* stored in health.source */
 
+/* Seconds a snapshot may still take once a stop is requested (counted
+ * from the first snapshot that saw it); then it is abandoned. */
+#define WEAR_STOP_GRACE 0.3
+
 /* Take a health snapshot of tg (sysfs stat, NVMe SMART/Health or ATA SMART
  * when available, the counters file above) and store it with cycle_id and point (one of the
  * WEAR_* names above), with the host and NAND bytes since the previous
  * snapshot of the target and their ratio, and the mapped bytes and
  * effective over-provisioning now (fs_mapped >= 0 replaces the extents'
- * total, as in wear_after_size). Returns 0 or -errno. */
+ * total, as in wear_after_size). The device is read in a thread of its own;
+ * when *w->stop is set and the reads have not ended within WEAR_STOP_GRACE,
+ * the snapshot is abandoned (nothing stored). Returns 0, -EINTR when
+ * abandoned, or -errno. */
 int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 		const char *point, int64_t fs_mapped);
 

@@ -1,10 +1,24 @@
 /* wear_health: per-cycle health snapshots (sysfs, NVMe SMART/Health, ATA SMART,
  * or a counters file beside a loop device's image: wear.h) and the firmware
- * they recorded. */
+ * they recorded.
+ *
+ * A stop must not wait for a device slow to answer (a SMART or NVMe log
+ * command, a FUSE server behind the counters file): such a read sleeps in
+ * the kernel, where the stop flag cannot reach it, and a signal would not
+ * either (target threads block them). So the reads run in a thread of their
+ * own that owns copies of everything it touches; the target thread waits
+ * for it, watching the stop flag, and after WEAR_STOP_GRACE abandons it:
+ * nothing is stored (a snapshot is whole or absent), and the thread ends
+ * when the device answers or when the process exits, whichever is first.
+ * A request already sent to a device still holds the process's very end
+ * until it is answered or aborted: the kernel interrupts it at exit (a FUSE
+ * server that honours interrupts, such as tools/simssd, lets go at once;
+ * an NVMe or SCSI command ends at the driver's timeout). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,8 +172,23 @@ void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_ho
 		w->last_nand = nand;
 }
 
-static void collect(struct wear_state *w, const struct tgt *tg, struct snapshot *s)
+/* One snapshot's device reads, shared by the target thread and the
+ * thread that reads (lock guards done and abandoned; whoever finishes
+ * last frees it). */
+struct job {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;          /* CLOCK_MONOTONIC */
+	int done, abandoned;
+	struct tgt tg;              /* copies: the caller's may be gone */
+	uint64_t host_total;
+	struct snapshot s;
+};
+
+static void collect(struct job *j)
 {
+	const struct tgt *tg = &j->tg;
+	struct snapshot *s = &j->s;
+
 	s->source = tg->is_block ? "sysfs" : "file";
 	s->wa = -1;
 	json(s, "{");
@@ -179,9 +208,92 @@ static void collect(struct wear_state *w, const struct tgt *tg, struct snapshot 
 		}
 		read_counters_file(tg, s);
 	}
-	json(s, "\"host_bytes_total\":%" PRIu64 "}", w->host_total);
-	wear_deltas(w, s->has[H_HOST] ? s->val[H_HOST] : -1, s->has[H_NAND] ? s->val[H_NAND] : -1,
-		    &s->d_host, &s->d_nand, &s->wa);
+	json(s, "\"host_bytes_total\":%" PRIu64 "}", j->host_total);
+}
+
+static struct job *job_new(const struct wear_state *w, const struct tgt *tg)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	pthread_condattr_t a;
+
+	if (!j)
+		return NULL;
+	j->tg = *tg;
+	j->host_total = w->host_total;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cv, &a);
+	pthread_condattr_destroy(&a);
+	return j;
+}
+
+static void job_free(struct job *j)
+{
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->cv);
+	free(j);
+}
+
+static void *job_main(void *arg)
+{
+	struct job *j = arg;
+	int abandoned;
+
+	collect(j);
+	pthread_mutex_lock(&j->lock);
+	j->done = 1;
+	abandoned = j->abandoned;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->lock);
+	if (abandoned)
+		job_free(j);
+	return NULL;
+}
+
+/* Whether a stop has waited its grace (w->stop_seen: when one was first
+ * seen here). */
+static int stop_due(struct wear_state *w)
+{
+	if (!w->stop || !atomic_load(w->stop))
+		return 0;
+	if (w->stop_seen <= 0)
+		w->stop_seen = util_now();
+	return util_now() >= w->stop_seen + WEAR_STOP_GRACE;
+}
+
+/* Runs the reads of j in their own thread and waits for them. Returns 0
+ * when they ended, or -EINTR when a stop abandoned them (j is then the
+ * thread's to free). */
+static int collect_stoppable(struct wear_state *w, struct job *j)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	int ret = -1;
+
+	if (w->stop && !pthread_attr_init(&a)) {
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		ret = pthread_create(&t, &a, job_main, j);
+		pthread_attr_destroy(&a);
+	}
+	if (ret) {   /* no stop to watch, or no thread: read here */
+		collect(j);
+		return 0;
+	}
+	pthread_mutex_lock(&j->lock);
+	while (!j->done && !stop_due(w)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 50 * 1000 * 1000;   /* the stop flag is polled */
+		ts.tv_sec += ts.tv_nsec / 1000000000;
+		ts.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&j->cv, &j->lock, &ts);
+	}
+	ret = j->done ? 0 : -EINTR;
+	j->abandoned = !j->done;
+	pthread_mutex_unlock(&j->lock);
+	return ret;
 }
 
 static struct db_value opt_int(int64_t v)
@@ -200,13 +312,23 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 		" nand_bytes_written, host_bytes_written, write_amplification, data,"
 		" point, host_bytes_delta, nand_bytes_delta, mapped_bytes, op_effective)"
 		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct job *j = job_new(w, tg);
+	struct snapshot *s = j ? &j->s : NULL;
 	struct db_value p[22];
 	uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&w->ext);
+	double t0 = util_now();
 	char err[512];
-	if (!s)
+	if (!j)
 		return -ENOMEM;
-	collect(w, tg, s);
+	if (collect_stoppable(w, j)) {
+		log_msg(LOG_NOTICE, "target %s: stop requested: abandoned the %s health snapshot "
+			"of %s after %.1f s without an answer from the device (nothing stored; a "
+			"request already sent to it ends when the device answers or at exit)",
+			tg->name, point ? point : "cycle", tg->path, util_now() - t0);
+		return -EINTR;
+	}
+	wear_deltas(w, s->has[H_HOST] ? s->val[H_HOST] : -1, s->has[H_NAND] ? s->val[H_NAND] : -1,
+		    &s->d_host, &s->d_nand, &s->wa);
 	memset(p, 0, sizeof(p));
 	p[0] = (struct db_value){ .type = DB_INT, .i = w->target_id };
 	p[1] = (struct db_value){ .type = cycle_id ? DB_INT : DB_NULL, .i = cycle_id };
@@ -227,7 +349,7 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 	int ret = db_write(w->db, sqls, params, np, 1, err, sizeof(err));
 	if (ret)
 		log_msg(LOG_ERR, "storing a health snapshot: %s", err);
-	free(s);
+	job_free(j);
 	return ret;
 }
 

@@ -346,6 +346,21 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 	return s;
 }
 
+/* The health phase at a cycle's start, published as that cycle's (the
+ * first cycle has no iteration yet that would publish it). */
+static void health_phase_at(struct sched_target *st, long cycle, int start, long number)
+{
+	pthread_mutex_lock(&st->lock);
+	st->prog.cycle = cycle;
+	st->prog.iteration = number;
+	st->prog.size_index = start;
+	st->prog.nsizes = st->layout.nsizes;
+	st->prog.size_bytes = start < st->layout.nsizes ? st->layout.sizes[start] : 0;
+	st->prog.cycles = (long)st->t->cycles;
+	pthread_mutex_unlock(&st->lock);
+	sched_set_phase(st, PH_HEALTH);
+}
+
 /* One cycle from size start on. Returns the state to end in, or RUNNING. */
 static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
 				  long cycle, int start, long number)
@@ -354,7 +369,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 		db_cycle_end(st->db, cycle_id, DB_FAILED);
 		return SCHED_FAILED;
 	}
-	sched_set_phase(st, PH_HEALTH);
+	health_phase_at(st, cycle, start, number);
 	health(st, cycle_id, WEAR_CYCLE_START);
 	for (int i = start; i < st->layout.nsizes; i++) {
 		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
@@ -495,6 +510,7 @@ static int target_setup(struct sched_target *st)
 		fail(st, "db-write-failed", LOG_CRIT, 0, "cannot load the wear state");
 		return -1;
 	}
+	st->wear.stop = &signals_stop;   /* a stop abandons a snapshot the device holds */
 	if (wear_firmware_changed(&st->wear, st->tg.firmware, fw, sizeof(fw)) == 1) {
 		snprintf(msg, sizeof(msg), "firmware changed from %s to %s since the last snapshot "
 			 "(results before and after may differ)", fw, st->tg.firmware);

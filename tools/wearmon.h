@@ -207,6 +207,9 @@ struct chart_mark {
 	double at;
 	const char *label;            /* NULL: none */
 	const char *color;            /* NULL: grey */
+	const char *dash;             /* stroke-dasharray, NULL: the default */
+	const char *legend;           /* vertical: the legend entry the marks with
+				       * this text share; NULL: marks_legend's */
 };
 
 /* A shaded area between lo and hi (n = 0: none). */
@@ -222,7 +225,7 @@ struct chart {
 	size_t nseries;
 	const struct chart_mark *marks;
 	size_t nmarks;
-	const char *marks_legend;     /* legend text for the marks, NULL: none */
+	const char *marks_legend;     /* legend of the vertical marks without their own */
 	const char *band_legend;      /* legend text for the band, NULL: none */
 	struct chart_band band;
 	int x_integer;                /* whole-number x (cycles): ticks on integers */

@@ -259,8 +259,8 @@ static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 
 		snprintf(p->mlabel[r], LABEL_MAX, "%s%s%s", wm_str(&a, r, "action"),
 			 out && strcmp(out, "ok") ? ": " : "", out && strcmp(out, "ok") ? out : "");
-		p->m[p->nm++] = (struct chart_mark){ 1, (double)wm_int(&a, r, "number", 0) + 0.5,
-						    p->mlabel[r], NULL };
+		p->m[p->nm++] = (struct chart_mark){ .vertical = 1,
+			.at = (double)wm_int(&a, r, "number", 0) + 0.5, .label = p->mlabel[r] };
 	}
 	p->ch.marks = p->m;
 	p->ch.nmarks = p->nm;
@@ -322,8 +322,8 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 	    strcmp(wm_str(&p->t, 0, "status"), "interrupted")) {
 		snprintf(p->mlabel[0], LABEL_MAX, "measured average %.1f MiB/s",
 			 wm_num(&p->t, 0, "mibps_avg"));
-		p->m[p->nm++] = (struct chart_mark){ 0, wm_num(&p->t, 0, "mibps_avg"),
-						    p->mlabel[0], "#0072B2" };
+		p->m[p->nm++] = (struct chart_mark){ .at = wm_num(&p->t, 0, "mibps_avg"),
+			.label = p->mlabel[0], .color = "#0072B2" };
 	}
 	p->ch.marks = p->m;
 	p->ch.nmarks = p->nm;
@@ -369,8 +369,8 @@ static int wear_marks(struct wm *wm, int64_t tid, const char *written, double sc
 			continue;
 		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
 			 wm_str(&a, r, "action"), (long long)wm_int(&a, r, "number", 0));
-		p->m[p->nm] = (struct chart_mark){ 1, wm_num(&a, r, "written") / scale,
-						  p->mlabel[p->nm], NULL };
+		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
+			.at = wm_num(&a, r, "written") / scale, .label = p->mlabel[p->nm] };
 		p->nm++;
 	}
 	p->ch.marks = p->m;
@@ -431,8 +431,8 @@ static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
 			 wm_str(&a, r, "action"), (long long)wm_int(&a, r, "number", 0));
-		p->m[p->nm] = (struct chart_mark){ 1, wm_num(&a, r, "seq") + 0.5,
-						  p->mlabel[p->nm], NULL };
+		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
+			.at = wm_num(&a, r, "seq") + 0.5, .label = p->mlabel[p->nm] };
 		p->nm++;
 	}
 	p->ch.marks = p->m;
@@ -514,6 +514,100 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 	p->ch.x_from_zero = 1;
 	p->ch.y_log = 1;
 	return 0;
+}
+
+/* ---- campaigns ----------------------------------------------------------- */
+
+/* Where campaign b.f starts on the chart's x axis, as SQL over the target
+ * ?1: before the first iteration of cycle b.f or later, or after the last
+ * iteration when the campaign has none yet. */
+static void campaign_x_sql(const char *kind, const char *written, char *buf, size_t len)
+{
+	const char *first = "coalesce((SELECT min(i2.id) FROM iterations i2 JOIN cycles c2"
+			    " ON c2.id = i2.cycle_id WHERE i2.target_id = ?1 AND c2.number >= b.f),"
+			    " (SELECT coalesce(max(id), 0) + 1 FROM iterations))";
+
+	if (!strcmp(kind, "cycles"))
+		snprintf(buf, len, "b.f - 0.5");
+	else if (!strcmp(kind, "wear"))
+		snprintf(buf, len, "(SELECT coalesce(sum(%s), 0) FROM iterations i"
+			 " WHERE i.target_id = ?1 AND i.id < %s)", written, first);
+	else
+		snprintf(buf, len, "(SELECT count(*) FROM iterations i WHERE i.target_id = ?1"
+			 " AND i.status = 'done' AND i.id < %s) + 0.5", first);
+}
+
+/* Room for extra more marks; mark i keeps its label in mlabel[i]. Returns
+ * 0 or WM_EXIT_ERROR (message printed). */
+static int marks_grow(struct plot *p, size_t extra)
+{
+	struct chart_mark *m = realloc(p->m, (p->nm + extra + 1) * sizeof(*m));
+	char(*l)[LABEL_MAX] = NULL;
+
+	if (m)
+		p->m = m;
+	if (m)
+		l = realloc(p->mlabel, (p->nm + extra + 1) * sizeof(*l));
+	if (!l) {
+		wm_err("out of memory");
+		return WM_EXIT_ERROR;
+	}
+	p->mlabel = l;
+	for (size_t i = 0; i < p->nm; i++)
+		if (p->m[i].label)
+			p->m[i].label = p->mlabel[i];
+	p->ch.marks = p->m;
+	return 0;
+}
+
+/* The campaign starts of target ?1 after its first cycle, numbered from 2
+ * (the campaigns the report counts), kept to the cycles ?2..?3 (a report's
+ * campaign has none inside). */
+#define CAMPAIGN_SQL                                                           \
+	"SELECT n, x FROM (SELECT b.f, %s AS x, row_number() OVER (ORDER BY b.f) + 1" \
+	" AS n FROM (SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1" \
+	"  AND campaign_first_cycle IS NOT NULL"                               \
+	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1) b"    \
+	" WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1))" \
+	" WHERE f > ?2 AND f <= ?3 ORDER BY f"
+
+/* A mark "PREFIXcampaign N" where each later campaign of target tid
+ * starts, on a chart of kind cycles, wear or latency (x in bytes / xscale
+ * for wear); colour col, one legend entry for all. Returns 0 or
+ * WM_EXIT_ERROR. */
+static int campaign_marks(struct wm *wm, const char *kind, int64_t tid, const char *prefix,
+			  const char *col, double xscale, struct plot *p)
+{
+	struct wm_table a = { 0 };
+	char written[512], x[1024], sql[2048];
+	int ret = wm_written_sql(wm, written, sizeof(written));
+
+	campaign_x_sql(kind, written, x, sizeof(x));
+	snprintf(sql, sizeof(sql), CAMPAIGN_SQL, x);
+	if (!ret)
+		ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
+	if (!ret && a.nrows)
+		ret = marks_grow(p, (size_t)a.nrows);
+	for (int r = 0; !ret && r < a.nrows; r++, p->nm++) {
+		snprintf(p->mlabel[p->nm], LABEL_MAX, "%scampaign %lld", prefix,
+			 (long long)wm_int(&a, r, "n", 0));
+		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
+			.at = wm_num(&a, r, "x") / (xscale > 0 ? xscale : 1),
+			.label = p->mlabel[p->nm], .color = col, .dash = "10 4",
+			.legend = "start of a campaign" };
+	}
+	p->ch.nmarks = p->nm;
+	wm_table_free(&a);
+	return ret;
+}
+
+/* A target's charts over time (cycles, wear, latency of every iteration)
+ * mark its later campaigns; a chart of sizes or of one iteration has no
+ * time axis to mark them on. */
+static int has_campaign_axis(const char *kind, int64_t it)
+{
+	return !strcmp(kind, "cycles") || !strcmp(kind, "wear") ||
+	       (!strcmp(kind, "latency") && !it);
 }
 
 /* ---- titles, target choice, output -------------------------------------- */
@@ -631,6 +725,8 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 		ret = build_kind(wm, kind, tid, it, &p);
 	if (!ret && p.ns == 0)
 		ret = 1;
+	if (!ret && has_campaign_axis(kind, it))
+		ret = campaign_marks(wm, kind, tid, "", "#000000", p.xscale, &p);
 	if (!ret) {
 		titles(wm, &p, it && !strcmp(kind, "latency") ? "latency-trace" : kind, &tg, it);
 		p.ch.fragment = fragment;
@@ -645,7 +741,6 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 /* ---- several targets in one chart -------------------------------------- */
 
 #define MULTI_MAX 16
-#define MULTI_MARKS (MULTI_MAX * 8)   /* campaign marks of all the targets */
 #define NSTYLES 6                     /* marker and dash styles of wearmon_svg */
 
 /* The charts of each named target, merged into one: series relabelled
@@ -709,50 +804,6 @@ static void multi_units(struct multi *m, size_t *xref, size_t *yref)
 	}
 }
 
-/* Where cycle ?4 starts on the chart's x axis, as SQL over the target ?1. */
-static void campaign_x_sql(const char *kind, const char *written, char *buf, size_t len)
-{
-	const char *first = "(SELECT min(i2.id) FROM iterations i2 JOIN cycles c2 ON"
-			    " c2.id = i2.cycle_id WHERE i2.target_id = ?1 AND c2.number >= b.f)";
-
-	if (!strcmp(kind, "cycles"))
-		snprintf(buf, len, "b.f - 0.5");
-	else if (!strcmp(kind, "wear"))
-		snprintf(buf, len, "(SELECT coalesce(sum(%s), 0) FROM iterations i"
-			 " WHERE i.target_id = ?1 AND i.id < %s)", written, first);
-	else
-		snprintf(buf, len, "(SELECT count(*) FROM iterations i WHERE i.target_id = ?1"
-			 " AND i.status = 'done' AND i.id < %s) + 0.5", first);
-}
-
-/* Each campaign after a target's first: "NAME campaign N" at its start. */
-static int campaign_marks(struct wm *wm, const char *kind, struct multi *m, size_t i,
-			  double xscale)
-{
-	struct wm_table a = { 0 };
-	char written[512], x[1024], sql[2048];
-	int ret = wm_written_sql(wm, written, sizeof(written));
-
-	campaign_x_sql(kind, written, x, sizeof(x));
-	snprintf(sql, sizeof(sql), "SELECT b.f, %s AS x FROM (SELECT campaign_first_cycle AS f"
-		 " FROM cycles WHERE target_id = ?1 AND campaign_first_cycle IS NOT NULL"
-		 " UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1) b"
-		 " WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1)"
-		 " ORDER BY b.f", x);
-	if (!ret)
-		ret = wm_fetch(wm, &a, sql, (struct db_value[]){ WM_INT(m->tid[i]) }, 1);
-	for (int r = 0; !ret && r < a.nrows && m->all.nm < MULTI_MARKS; r++) {
-		struct plot *p = &m->all;
-
-		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s campaign %d", m->name[i], r + 2);
-		p->m[p->nm] = (struct chart_mark){ 1, wm_num(&a, r, "x") / (xscale > 0 ? xscale : 1),
-						  p->mlabel[p->nm], chart_palette(i) };
-		p->nm++;
-	}
-	wm_table_free(&a);
-	return ret;
-}
-
 /* Copies target i's series into the merged chart. */
 static void multi_series(struct multi *m, size_t i)
 {
@@ -792,6 +843,7 @@ static int multi_build(struct wm *wm, const char *kind, struct multi *m)
 {
 	struct plot *p = &m->all;
 	size_t total = 0, xref, yref;
+	char prefix[LABEL_MAX + 1];
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < m->n; i++) {
@@ -803,22 +855,23 @@ static int multi_build(struct wm *wm, const char *kind, struct multi *m)
 	multi_units(m, &xref, &yref);
 	p->s = calloc(total, sizeof(*p->s));
 	p->label = calloc(total, sizeof(*p->label));
-	p->m = calloc(MULTI_MARKS, sizeof(*p->m));
-	p->mlabel = calloc(MULTI_MARKS, sizeof(*p->mlabel));
-	if (!p->s || !p->label || !p->m || !p->mlabel) {
+	if (!p->s || !p->label) {
 		wm_err("out of memory");
 		return WM_EXIT_ERROR;
 	}
 	for (size_t i = 0; i < m->n; i++)
 		multi_series(m, i);
-	for (size_t i = 0; !ret && strcmp(kind, "sizes") && i < m->n; i++)
-		ret = campaign_marks(wm, kind, m, i, m->sub[xref].xscale);
 	p->ch = m->sub[xref].ch;
+	p->ch.marks = NULL;
+	p->ch.nmarks = 0;
+	p->ch.marks_legend = NULL;
+	for (size_t i = 0; !ret && has_campaign_axis(kind, 0) && i < m->n; i++) {
+		snprintf(prefix, sizeof(prefix), "%s ", m->name[i]);
+		ret = campaign_marks(wm, kind, m->tid[i], prefix, chart_palette(i),
+				     m->sub[xref].xscale, p);
+	}
 	p->ch.series = p->s;
 	p->ch.nseries = p->ns;
-	p->ch.marks = p->m;
-	p->ch.nmarks = p->nm;
-	p->ch.marks_legend = p->nm ? "start of a campaign" : NULL;
 	p->ch.band = (struct chart_band){ 0 };
 	p->ch.band_legend = NULL;
 	p->ch.ordered = 0;

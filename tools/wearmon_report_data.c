@@ -108,7 +108,7 @@ static int steady_chart(struct rep *r, const struct wm_table *v, int row)
 		{ .label = "least-squares line over the window", .x = st.fx, .y = st.fy, .n = 2,
 		  .lines = 1, .style = 2, .color = "#D55E00" },
 	};
-	struct chart_mark mk = { 0, 0, mlabel, "#555" };
+	struct chart_mark mk = { .label = mlabel, .color = "#555" };
 	struct chart c = { .title = title, .subtitle = sub, .xlabel = "round", .ylabel = "MiB/s",
 			   .series = s, .nseries = 2, .marks = &mk, .nmarks = 1, .x_integer = 1,
 			   .fragment = 1, .band = { st.bx, st.lo, st.hi, 2, "#009E73" },

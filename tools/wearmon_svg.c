@@ -337,9 +337,11 @@ static void draw_marks(FILE *f, const struct chart *c, const struct axis *ax,
 		const char *col = k->color ? k->color : "#888";
 
 		if (k->vertical) {
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\""
-				" stroke-dasharray=\"4 3\"/>\n", px(ax, k->at), TOP, px(ax, k->at),
-				BOTTOM, col);
+			/* data-at: the mark's place in the data's units, for tests */
+			fprintf(f, "<line data-at=\"%g\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\""
+				" y2=\"%d\" stroke=\"%s\" stroke-dasharray=\"%s\"/>\n", k->at,
+				px(ax, k->at), TOP, px(ax, k->at), BOTTOM, col,
+				k->dash ? k->dash : "4 3");
 			if (labels && k->label)
 				mark_label(f, k, px(ax, k->at), end);
 		} else {
@@ -525,6 +527,44 @@ static int legend_extra(FILE *f, const char *text, const char *col, const char *
 	return y;
 }
 
+/* The colour of the vertical marks whose legend is text: theirs when they
+ * share one, else grey. */
+static const char *legend_color(const struct chart *c, const char *text)
+{
+	const char *col = NULL;
+
+	for (size_t m = 0; m < c->nmarks; m++) {
+		const struct chart_mark *k = &c->marks[m];
+		const char *kc = k->color ? k->color : "#888";
+
+		if (!k->vertical || !k->legend || strcmp(k->legend, text))
+			continue;
+		if (col && strcmp(col, kc))
+			return "#888";
+		col = kc;
+	}
+	return col;
+}
+
+/* One legend entry per text of the vertical marks that have their own
+ * (the start of a campaign beside the actions), in their dash. */
+static void legend_mark_kinds(FILE *f, const struct chart *c, int y)
+{
+	for (size_t m = 0; m < c->nmarks; m++) {
+		const struct chart_mark *k = &c->marks[m];
+		size_t e = 0;
+
+		if (!k->vertical || !k->legend)
+			continue;
+		while (e < m && !(c->marks[e].vertical && c->marks[e].legend &&
+				  !strcmp(c->marks[e].legend, k->legend)))
+			e++;
+		if (e == m)
+			y += 20 + legend_extra(f, k->legend, legend_color(c, k->legend),
+					       k->dash ? k->dash : "4 3", 0, y);
+	}
+}
+
 /* All entries, or the first and last seven around an ellipsis; then the
  * marks: horizontal ones with their labels, vertical ones as one entry. */
 static void draw_legend(FILE *f, const struct chart *c)
@@ -549,7 +589,8 @@ static void draw_legend(FILE *f, const struct chart *c)
 			y += 20 + legend_extra(f, c->marks[m].label, c->marks[m].color ?
 					       c->marks[m].color : "#888", "6 4", 0, y);
 	if (c->marks_legend)
-		legend_extra(f, c->marks_legend, "#888", "4 3", 0, y);
+		y += 20 + legend_extra(f, c->marks_legend, "#888", "4 3", 0, y);
+	legend_mark_kinds(f, c, y);
 	fprintf(f, "</g>\n");
 }
 

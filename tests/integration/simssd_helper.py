@@ -213,6 +213,12 @@ class SimDrive:
     def fault_latency(self, ms, count=1):
         self.control(f"fault latency {ms} {count}")
 
+    def fault_stats_latency(self, ms, count=1):
+        """Hold the next count opens of the stats file (0: all, until
+        clear_faults) ms milliseconds: a drive slow to answer a health
+        query. Reading stats() meanwhile is held too."""
+        self.control(f"fault stats-latency {ms} {count}")
+
     def vanish(self):
         self.control("fault vanish")
 

@@ -1,6 +1,6 @@
 """Clean stops in every phase: SIGTERM while wearmond fills, measures,
-pauses, idles, trims, makes a filesystem or runs the erase command exits 0
-within 2 s, records the cycle (and the iteration) `interrupted` with no
+pauses, idles, trims, makes a filesystem, runs the erase command or takes a
+health snapshot the drive does not answer exits 0 within 2 s, records the cycle (and the iteration) `interrupted` with no
 `action-failed` alert, and a restart resumes where it stopped, action
 included, to exactly the configured number of cycles. Also: the erase
 command is a child under control (empty signal mask, minimal environment,
@@ -9,7 +9,7 @@ own process group, killed at command_timeout).
 Safety: the devices written are loop devices on backing files created here
 (conftest.make_loop) or the simulated SSD's loop device; slow phases come
 from a cgroup write throttle created and removed here (service_helper) or
-from the simulator's own timings."""
+from the simulator's own timings and held answers (fault stats-latency)."""
 
 import os
 import signal
@@ -303,3 +303,113 @@ def test_stop_during_fitrim(workdir):
         check_stopped(db, proc.returncode, secs, err, action="fitrim")
         assert d.loop not in open("/proc/mounts").read()
         check_resumed(db, c, nsizes=1)
+
+
+# The health snapshot: the simulated drive holds its health answer (the
+# stats file the snapshot reads, as a drive slow to answer SMART would) for
+# far longer than the stop may take. Each case arms the hold where the next
+# snapshot is the one named: before the start (the cycle's first), during
+# the measured phase (its last), during the idle action (after the action).
+HELD_HEALTH_S = 30
+
+
+def held_health(db, min_seconds=1.0):
+    """The target has been in the health phase for min_seconds: a held
+    snapshot (an answered one takes milliseconds)."""
+    rows = query(db, "SELECT cycle, phase, phase_seconds FROM progress")
+    return rows and rows[0]["phase"] == "health" and rows[0]["cycle"] == 1 and \
+        (rows[0]["phase_seconds"] or 0) >= min_seconds
+
+
+def check_health_rows(db):
+    """Every snapshot stored is whole: its source, its JSON, its point."""
+    rows = query(db, "SELECT id, source, point, json_valid(data) AS ok,"
+                     " json_extract(data, '$.host_bytes_total') AS host FROM health")
+    assert rows and all(r["source"] == "simssd" and r["ok"] == 1 and r["point"]
+                        and r["host"] is not None for r in rows), rows
+    return rows
+
+
+@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                    reason=str(simssd_helper.missing_prerequisites()))
+@pytest.mark.parametrize("point, arm_in", [("cycle-start", None), ("cycle-end", "measure"),
+                                           ("after-action", "idle")])
+def test_stop_during_health_snapshot(workdir, point, arm_in):
+    with simssd_helper.sim_drive(**FAST_DRIVE) as d:
+        # a measured phase and an idle of seconds: the progress (once a
+        # second) shows them before the hold is armed
+        c, db = conf(workdir, d.loop, sizes="8M", between_cycles="idle", idle="3s",
+                     amount="100x", duration="3s")
+        def hold():
+            d.fault_stats_latency(HELD_HEALTH_S * 1000, 0)
+
+        if arm_in is None:
+            hold()
+        proc = start_wearmond(c)
+        seen = None
+        try:
+            if arm_in:
+                assert wait_for(lambda: phase_is(db, arm_in), 60), proc
+                hold()
+            seen = wait_for(lambda: held_health(db), 60)
+        finally:
+            if not seen:
+                d.clear_faults()
+                proc.kill()
+        assert seen, proc.communicate()[1]
+        rc, secs, err = stop(proc)
+        print(f"stopped in the {point} snapshot: exit {rc} after {secs:.2f} s")
+        assert rc == 0, err
+        assert secs < STOP_LIMIT_S, f"stop took {secs:.2f} s\n{err}"
+        assert f"abandoned the {point} health snapshot" in err, err
+        # the held snapshot is absent, every other one whole
+        rows = check_health_rows(db) if point != "cycle-start" else \
+            query(db, "SELECT * FROM health")
+        assert not [r for r in rows if r["point"] == point], rows
+        cycles = query(db, "SELECT number, status, action_outcome FROM cycles ORDER BY number")
+        assert [cy["number"] for cy in cycles] == [1], cycles
+        if point == "after-action":   # the cycle and its action were over
+            assert cycles[0]["status"] == "done" and cycles[0]["action_outcome"] == "ok"
+        else:                         # the action runs on restart
+            assert cycles[0]["status"] == "interrupted" and cycles[0]["action_outcome"] is None
+        its = query(db, "SELECT status FROM iterations")
+        assert all(i["status"] in ("done", "interrupted") for i in its), its
+        assert not query(db, "SELECT kind FROM events WHERE kind = 'action-failed'")
+        # the drive answers again: the restart resumes and finishes
+        d.clear_faults()
+        c, _ = conf(workdir, d.loop, sizes="8M", between_cycles="idle", idle="0.2s")
+        check_resumed(db, c, nsizes=1)
+        rows = check_health_rows(db)
+        assert {r["point"] for r in rows} == {"cycle-start", "cycle-end", "after-action"}, rows
+
+
+@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
+                    reason=str(simssd_helper.missing_prerequisites()))
+def test_simulated_drive_holds_its_health_answer(workdir):
+    """What the test above relies on: the drive holds an open of its stats
+    file, lets it go when the opener is signalled (FUSE interrupt) or the
+    fault is cleared, and answers late otherwise."""
+    with simssd_helper.sim_drive(attach_loop=False, capacity="16M") as d:
+        def reader():
+            return subprocess.Popen(["cat", str(d.stats_path)], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+
+        d.fault_stats_latency(HELD_HEALTH_S * 1000, 0)
+        r = reader()
+        time.sleep(1.0)
+        assert r.poll() is None                      # held
+        t0 = time.monotonic()
+        r.send_signal(signal.SIGTERM)
+        r.wait(timeout=HELD_HEALTH_S)
+        assert time.monotonic() - t0 < 1.0, "a signalled opener was not let go"
+        r = reader()
+        time.sleep(0.5)
+        assert r.poll() is None
+        d.clear_faults()
+        out, _ = r.communicate(timeout=5)
+        assert "fault_stats_delayed 2\n" in out, out
+        d.fault_stats_latency(700, 1)                # one answer, 0.7 s late
+        t0 = time.monotonic()
+        out, _ = reader().communicate(timeout=5)
+        assert 0.7 <= time.monotonic() - t0 < HELD_HEALTH_S and "host_bytes_written" in out
+        assert d.stats()["fault_stats_delayed"] == 3   # the count was used up

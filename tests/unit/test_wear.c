@@ -2,11 +2,15 @@
  * and firmware kept in the database. */
 #include "unit.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "wear.h"
 
 struct ext_case {
@@ -182,6 +186,62 @@ static void test_state_persists(void **state)
 	wear_free(&w);
 }
 
+static int count_row(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	*(int64_t *)arg = v[0].i;
+	return 0;
+}
+
+static int64_t health_rows(struct dbfx *f)
+{
+	int64_t n = -1;
+	char err[256];
+	assert_int_equal(db_query(f->db, "SELECT count(*) FROM health WHERE json_valid(data)"
+				  " AND source = 'simssd'", NULL, 0, count_row, &n, err,
+				  sizeof(err)), 0);
+	return n;
+}
+
+/* A snapshot whose device does not answer (its counters file a FIFO no one
+ * writes, so the read blocks in the kernel) is abandoned WEAR_STOP_GRACE
+ * after a stop, and nothing of it stored; one that answers is stored even
+ * when the stop came first. */
+static void test_health_abandoned_on_stop(void **state)
+{
+	struct dbfx *f = *state;
+	struct tgt tg = { .name = "t1", .path = "/dev/loop9", .is_block = 1,
+			  .real_path = "/nonexistent/wearmon-test" };
+	static const char counters[] = "flash_bytes_written 8192\nhost_bytes_written 4096\n";
+	struct wear_state w;
+	atomic_int stop = 1;
+	char stats[160];
+	snprintf(tg.backing_file, sizeof(tg.backing_file), "%s/disk.img", f->dir);
+	snprintf(stats, sizeof(stats), "%s/" WEAR_COUNTERS_FILE, f->dir);
+	FILE *c = fopen(stats, "w");
+	assert_non_null(c);
+	fputs(counters, c);
+	fclose(c);
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	w.stop = &stop;
+	assert_int_equal(wear_health(&w, &tg, 0, WEAR_CYCLE_START, -1), 0);
+	assert_int_equal(health_rows(f), 1);
+
+	unlink(stats);
+	assert_int_equal(mkfifo(stats, 0600), 0);
+	double t0 = util_now();
+	assert_int_equal(wear_health(&w, &tg, 0, WEAR_CYCLE_END, -1), -EINTR);
+	assert_true(util_now() - t0 < 10);
+	assert_int_equal(health_rows(f), 1);
+	/* the device answers after all: the abandoned reader ends, frees its job */
+	int fd = open(stats, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, counters, sizeof(counters) - 1), (ssize_t)sizeof(counters) - 1);
+	close(fd);
+	usleep(200 * 1000);
+	unlink(stats);
+	wear_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_health_deltas),
 		cmocka_unit_test_setup_teardown(test_firmware_changed, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_state_persists, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_health_abandoned_on_stop, db_setup, db_teardown),
 	};
 	return cmocka_run_group_tests_name("wear", tests, NULL, NULL);
 }

@@ -67,10 +67,11 @@ static int parse_fault(char **tok, int n, struct ctl_cmd *cmd)
 			return -EINVAL;
 		return parse_ops(n == 5 ? tok[4] : NULL, &cmd->ops);
 	}
-	if ((n == 3 || n == 4) && strcmp(tok[1], "latency") == 0) {
+	if ((n == 3 || n == 4) &&
+	    (strcmp(tok[1], "latency") == 0 || strcmp(tok[1], "stats-latency") == 0)) {
 		char *end = NULL;
 
-		cmd->kind = CTL_LATENCY;
+		cmd->kind = tok[1][0] == 'l' ? CTL_LATENCY : CTL_STATS_LATENCY;
 		if (parse_ms(tok[2], &cmd->latency_ns) < 0)
 			return -EINVAL;
 		if (n == 3)
@@ -115,6 +116,10 @@ int ctl_apply(struct ctl_faults *f, const struct ctl_cmd *cmd)
 		f->latency_ns = cmd->latency_ns;
 		f->latency_left = cmd->count ? cmd->count : UINT64_MAX;
 		return 0;
+	case CTL_STATS_LATENCY:
+		f->stats_latency_ns = cmd->latency_ns;
+		f->stats_latency_left = cmd->count ? cmd->count : UINT64_MAX;
+		return 0;
 	case CTL_VANISH:
 		f->vanished = 1;
 		return 0;
@@ -122,6 +127,8 @@ int ctl_apply(struct ctl_faults *f, const struct ctl_cmd *cmd)
 		f->nio = 0;
 		f->latency_ns = 0;
 		f->latency_left = 0;
+		f->stats_latency_ns = 0;
+		f->stats_latency_left = 0;
 		f->vanished = 0;
 		return 0;
 	case CTL_SECURE_ERASE:
@@ -153,6 +160,16 @@ int ctl_check_io(struct ctl_faults *f, enum ctl_op op, uint64_t off,
 		f->delayed++;
 	}
 	return 0;
+}
+
+uint64_t ctl_stats_delay(struct ctl_faults *f)
+{
+	if (!f->stats_latency_left || !f->stats_latency_ns)
+		return 0;
+	if (f->stats_latency_left != UINT64_MAX)
+		f->stats_latency_left--;
+	f->stats_delayed++;
+	return f->stats_latency_ns;
 }
 
 /* snprintf that appends and keeps the running length in *pos. */
@@ -220,5 +237,8 @@ size_t ctl_format_stats(const struct ftl_config *cfg, const struct ftl_stats *s,
 	put(buf, size, &p, "fault_latency_ns %llu\nfault_errors %llu\nfault_delayed %llu\n",
 	    (unsigned long long)(f->latency_left ? f->latency_ns : 0),
 	    (unsigned long long)f->errors, (unsigned long long)f->delayed);
+	put(buf, size, &p, "fault_stats_latency_ns %llu\nfault_stats_delayed %llu\n",
+	    (unsigned long long)(f->stats_latency_left ? f->stats_latency_ns : 0),
+	    (unsigned long long)f->stats_delayed);
 	return p;
 }

@@ -16,6 +16,7 @@ enum ctl_kind {
 	CTL_IOERROR,       /* "fault ioerror OFFSET LEN [read|write|rw]" */
 	CTL_LATENCY,       /* "fault latency MS [COUNT]" (COUNT 0: until clear) */
 	CTL_VANISH,        /* "fault vanish" */
+	CTL_STATS_LATENCY, /* "fault stats-latency MS [COUNT]" (COUNT 0: until clear) */
 	CTL_CLEAR,         /* "fault clear" */
 };
 
@@ -25,8 +26,9 @@ struct ctl_cmd {
 	enum ctl_kind kind;
 	uint64_t off, len;     /* CTL_IOERROR */
 	unsigned ops;          /* CTL_IOERROR: CTL_OP_* mask */
-	uint64_t latency_ns;   /* CTL_LATENCY */
-	uint64_t count;        /* CTL_LATENCY: requests affected, 0 = all */
+	uint64_t latency_ns;   /* CTL_LATENCY, CTL_STATS_LATENCY */
+	uint64_t count;        /* CTL_LATENCY, CTL_STATS_LATENCY: requests affected,
+				  0 = all */
 };
 
 struct ctl_range {
@@ -42,6 +44,9 @@ struct ctl_faults {
 	int vanished;
 	uint64_t errors;         /* requests failed by injection */
 	uint64_t delayed;        /* requests delayed by injection */
+	uint64_t stats_latency_ns;   /* an open of stats is held this long */
+	uint64_t stats_latency_left; /* opens still to hold; UINT64_MAX: until cleared */
+	uint64_t stats_delayed;      /* opens of stats held */
 };
 
 /* Parse one command line (no newline). Returns 0 or -EINVAL. */
@@ -55,6 +60,10 @@ int ctl_apply(struct ctl_faults *f, const struct ctl_cmd *cmd);
  * (and any injected delay in *delay_ns) or -EIO. */
 int ctl_check_io(struct ctl_faults *f, enum ctl_op op, uint64_t off,
 		 uint64_t len, uint64_t *delay_ns);
+
+/* How long to hold an open of the stats file (the drive's health answer),
+ * in ns: 0, or the stats latency while a count of it is left (used up). */
+uint64_t ctl_stats_delay(struct ctl_faults *f);
 
 /* Write the stats file's "key value" lines into buf. Returns the length
  * (truncated to size - 1 like snprintf). */

@@ -48,6 +48,8 @@ struct sim {
 	struct ctl_faults faults; /* under lock */
 	struct store store;       /* data: no lock, like a drive's media */
 	pthread_mutex_t lock;     /* never held while sleeping */
+	pthread_cond_t wake;      /* held stats opens: interrupted, or faults cleared */
+	uint64_t cleared;         /* "fault clear" count, under lock */
 	struct fuse_session *se;
 	time_t mounted_at;
 };
@@ -192,6 +194,45 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	fuse_reply_buf(req, buf, used);
 }
 
+/* FUSE interrupt callback: the opener of a held stats file got a signal
+ * (or is exiting); wake the waiters so it can check. */
+static void wake_held(fuse_req_t req, void *data)
+{
+	struct sim *s = data;
+
+	pthread_mutex_lock(&s->lock);
+	pthread_cond_broadcast(&s->wake);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Hold an open of stats as "fault stats-latency" asks (a drive slow to
+ * answer a health query): until the time is up or the faults are cleared,
+ * or until the kernel interrupts the request, as a drive's command would
+ * be aborted. Returns 0, or EINTR when interrupted. */
+static int hold_stats(struct sim *s, fuse_req_t req)
+{
+	uint64_t delay, until, cleared;
+	int r = 0;
+
+	fuse_req_interrupt_func(req, wake_held, s);   /* may call it now: before the lock */
+	pthread_mutex_lock(&s->lock);
+	delay = ctl_stats_delay(&s->faults);
+	until = now_ns() + delay;
+	cleared = s->cleared;
+	while (delay && s->cleared == cleared && now_ns() < until) {
+		struct timespec ts = { (time_t)(until / 1000000000ull),
+				       (long)(until % 1000000000ull) };
+
+		if (fuse_req_interrupted(req)) {
+			r = EINTR;
+			break;
+		}
+		pthread_cond_timedwait(&s->wake, &s->lock, &ts);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct sim *s = fuse_req_userdata(req);
@@ -207,6 +248,12 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->fh = 0;
 	if (ino == INO_STATS) {
+		int r = hold_stats(s, req);
+
+		if (r) {
+			fuse_reply_err(req, r);
+			return;
+		}
 		text = malloc(STATS_MAX);
 		if (!text) {
 			fuse_reply_err(req, ENOMEM);
@@ -330,6 +377,10 @@ static int run_command(struct sim *s, const char *line)
 		r = ftl_secure_erase(s->ftl, now_ns(), &done);
 	else
 		r = ctl_apply(&s->faults, &cmd);
+	if (r == 0 && cmd.kind == CTL_CLEAR) {
+		s->cleared++;
+		pthread_cond_broadcast(&s->wake);
+	}
 	pthread_mutex_unlock(&s->lock);
 	if (r == 0 && cmd.kind == CTL_SECURE_ERASE) {
 		r = store_punch(&s->store, 0, s->opts.capacity);
@@ -585,6 +636,21 @@ out_session:
 	return r;
 }
 
+/* The condition held stats opens wait on, timed on CLOCK_MONOTONIC like
+ * everything else here. Returns 0 or an errno. */
+static int wake_init(pthread_cond_t *c)
+{
+	pthread_condattr_t a;
+	int r = pthread_condattr_init(&a);
+
+	if (r == 0)
+		r = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	if (r == 0)
+		r = pthread_cond_init(c, &a);
+	pthread_condattr_destroy(&a);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
@@ -596,6 +662,10 @@ int main(int argc, char **argv)
 	memset(&copts, 0, sizeof(copts));
 	s.store.fd = -1;
 	pthread_mutex_init(&s.lock, NULL);
+	if (wake_init(&s.wake)) {
+		fprintf(stderr, "simssd: cannot make a condition variable\n");
+		return EXIT_RUNTIME;
+	}
 	/* Sleeping requests each hold a thread, so FUSE's default of 10 would
 	 * cap the queue depth; a later -o max_threads= still wins. */
 	for (i = 0; i < argc && r == 0; i++) {
@@ -612,5 +682,6 @@ int main(int argc, char **argv)
 	free(copts.mountpoint);
 	fuse_opt_free_args(&args);
 	pthread_mutex_destroy(&s.lock);
+	pthread_cond_destroy(&s.wake);
 	return r < 0 ? 0 : r;
 }

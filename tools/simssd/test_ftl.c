@@ -377,7 +377,8 @@ static void test_ctl_parse(void **state)
 	static const char *bad[] = {
 		"", "secure-erase now", "fault", "fault ioerror 0", "fault ioerror 0 0",
 		"fault ioerror 0 4k sideways", "fault latency", "fault latency x",
-		"fault latency 5 -1", "fault explode", "erase",
+		"fault latency 5 -1", "fault explode", "erase", "fault stats-latency",
+		"fault stats-latency soon", "fault stats-latency 5 -1",
 	};
 	struct ctl_cmd c;
 	size_t i;
@@ -395,6 +396,10 @@ static void test_ctl_parse(void **state)
 	assert_int_equal(ctl_parse("fault latency 2.5", &c), 0);
 	assert_int_equal(c.latency_ns, 2500 * US);
 	assert_int_equal(c.count, 1);
+	assert_int_equal(ctl_parse("fault stats-latency 20s 0", &c), 0);
+	assert_int_equal(c.kind, CTL_STATS_LATENCY);
+	assert_int_equal(c.latency_ns, 20000 * MS);
+	assert_int_equal(c.count, 0);
 	assert_int_equal(ctl_parse("fault vanish", &c), 0);
 	assert_int_equal(c.kind, CTL_VANISH);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -429,6 +434,33 @@ static void test_ctl_faults(void **state)
 	assert_int_equal(f.errors, 2);
 }
 
+/* The stats file's answer is held COUNT times (0: until cleared); disk
+ * requests are not. */
+static void test_ctl_stats_latency(void **state)
+{
+	struct ctl_faults f;
+	struct ctl_cmd c;
+	uint64_t d;
+
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(ctl_stats_delay(&f), 0);
+	assert_int_equal(ctl_parse("fault stats-latency 30 2", &c), 0);
+	assert_int_equal(ctl_apply(&f, &c), 0);
+	assert_int_equal(ctl_check_io(&f, CTL_OP_READ, 0, 1, &d), 0);
+	assert_int_equal(d, 0);
+	assert_int_equal(ctl_stats_delay(&f), 30 * MS);
+	assert_int_equal(ctl_stats_delay(&f), 30 * MS);
+	assert_int_equal(ctl_stats_delay(&f), 0);
+	assert_int_equal(ctl_parse("fault stats-latency 1s 0", &c), 0);
+	assert_int_equal(ctl_apply(&f, &c), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(ctl_stats_delay(&f), 1000 * MS);
+	assert_int_equal(f.stats_delayed, 7);
+	assert_int_equal(ctl_parse("fault clear", &c), 0);
+	assert_int_equal(ctl_apply(&f, &c), 0);
+	assert_int_equal(ctl_stats_delay(&f), 0);
+}
+
 static void test_stats_text(void **state)
 {
 	struct ftl_config c = small();
@@ -446,6 +478,7 @@ static void test_stats_text(void **state)
 	assert_non_null(strstr(buf, "\nwrite_amplification 1.0000\n"));
 	assert_non_null(strstr(buf, "\nfresh_write_bytes_per_s 8192000\n"));
 	assert_non_null(strstr(buf, "\nerase_count_max 0\n"));
+	assert_non_null(strstr(buf, "\nfault_stats_latency_ns 0\nfault_stats_delayed 0\n"));
 	assert_int_equal(ctl_format_stats(&c, &st, &faults, 0, tiny, sizeof(tiny)),
 			 sizeof(tiny) - 1);
 	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
@@ -472,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_opts_table),
 		cmocka_unit_test(test_ctl_parse),
 		cmocka_unit_test(test_ctl_faults),
+		cmocka_unit_test(test_ctl_stats_latency),
 		cmocka_unit_test(test_stats_text),
 	};
 
