@@ -99,6 +99,12 @@ int db_query(struct db *db, const char *sql, const struct db_value *params,
 		ret = -EPERM;
 		goto out;
 	}
+	if (rc == SQLITE_OK && st && db_bind_count_check(st, nparams, "query")) {
+		db_seterr(err, errlen, "database %s: %d values for a statement with %d placeholders",
+			  db->path, nparams, sqlite3_bind_parameter_count(st));
+		ret = -EINVAL;
+		goto out;
+	}
 	for (int i = 0; rc == SQLITE_OK && i < nparams; i++)
 		rc = bind_value(st, i + 1, &params[i]);
 	if (rc == SQLITE_OK && st)
@@ -136,11 +142,17 @@ int db_write(struct db *db, const char *const *sqls, const struct db_value *cons
 	for (int k = 0; ret == 0 && k < nstmts; k++) {
 		sqlite3_stmt *st = NULL;
 		int rc = sqlite3_prepare_v2(db->conn, sqls[k], -1, &st, NULL);
+		if (rc == SQLITE_OK && st && db_bind_count_check(st, nparams[k], "write")) {
+			db_seterr(err, errlen, "database %s: %d values for a statement with %d"
+				  " placeholders", db->path, nparams[k],
+				  sqlite3_bind_parameter_count(st));
+			ret = -EINVAL;
+		}
 		for (int i = 0; rc == SQLITE_OK && i < nparams[k]; i++)
 			rc = bind_value(st, i + 1, &params[k][i]);
-		while (rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		while (!ret && rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
 			rc = SQLITE_OK;
-		if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+		if (!ret && rc != SQLITE_DONE && rc != SQLITE_OK) {
 			db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
 			ret = db_map_rc(rc, sqlite3_system_errno(db->conn));
 			if (ret == 0)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "db_int.h"
 
 #define Q_NULL INT64_MIN
 #define SCHEMA_DOC "common/schema.md"
@@ -1183,6 +1184,63 @@ static void test_schema_doc(void **state)
 	assert_non_null(strstr(doc, "CREATE TABLE targets"));
 }
 
+/* Every statement the module keeps prepared has as many placeholders as its
+ * binding code binds (the table's count, which db_bind_run checks too). */
+static void test_statement_bind_counts(void **state)
+{
+	struct fx *fx = *state;
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READWRITE);
+	int checked = 0;
+
+	for (int id = 0; id < ST__COUNT; id++) {
+		sqlite3_stmt *st = NULL;
+
+		if (!db_stmts[id].sql)
+			fail_msg("statement %d has no SQL", id);
+		if (sqlite3_prepare_v2(c, db_stmts[id].sql, -1, &st, NULL) != SQLITE_OK)
+			fail_msg("statement %d: %s", id, sqlite3_errmsg(c));
+		if (sqlite3_bind_parameter_count(st) != db_stmts[id].nparams)
+			fail_msg("statement %d binds %d values, has %d placeholders: %s", id,
+				 db_stmts[id].nparams, sqlite3_bind_parameter_count(st),
+				 db_stmts[id].sql);
+		sqlite3_finalize(st);
+		checked++;
+	}
+	assert_int_equal(checked, ST__COUNT);
+	sqlite3_close(c);
+}
+
+/* A binding that is one value short, or one too many, is refused before it
+ * runs and writes nothing; so are db_query and db_write with a wrong count. */
+static void test_bind_count_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct db_value p[] = { { .type = DB_INT, .i = fx->run_id }, { .type = DB_INT, .i = 1 } };
+	const char *sqls[] = { "UPDATE runs SET exit_status = ? WHERE id = ?" };
+	const struct db_value *params[] = { p };
+	int np[] = { 1 };
+	struct db_bind b;
+	char err[256];
+
+	db_bind_start(fx->db, ST_RUN_CONFIG, &b);
+	db_bind_text(&b, "key = value");
+	db_bind_i64(&b, fx->run_id);
+	assert_int_equal(db_bind_run(&b, "short binding"), -EINVAL);
+	db_bind_start(fx->db, ST_RUN_CONFIG, &b);
+	db_bind_text(&b, "key = value");
+	db_bind_text(&b, "Linux");
+	db_bind_i64(&b, fx->run_id);
+	assert_int_equal(db_bind_run(&b, "right binding"), 0);
+	assert_int_equal(q(fx, "SELECT count(*) FROM runs WHERE kernel = 'Linux'", NULL, 0), 1);
+	assert_int_equal(db_query(fx->db, "SELECT id FROM runs WHERE id = ?", p, 2, NULL, NULL,
+				  err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "placeholders"));
+	assert_int_equal(db_write(fx->db, sqls, params, np, 1, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "placeholders"));
+	assert_int_equal(q(fx, "SELECT count(*) FROM runs WHERE exit_status IS NOT NULL", NULL, 0),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1215,6 +1273,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_check, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_statement_bind_counts, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_bind_count_refused, setup_open, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
