@@ -404,35 +404,22 @@ static void event_for(struct alert_event *e, int kind, int prio, long cycle,
 
 /* Alerts already raised in the target's latest cycle, so a restart in the
  * middle of a cycle does not raise them again. */
-static int note_raised(void *arg, int n, const struct db_value *v, const char *const *names)
+static int note_raised(void *arg, const char *kind, const char *severity, long cycle)
 {
 	struct alert_ctx *a = arg;
-	int k = v[0].type == DB_TEXT ? kind_index(v[0].s) : -1;
+	int k = kind_index(kind);
 	int prio = LOG_ERR;
 
-	if (k < 0 || v[1].type != DB_TEXT)
+	if (k < 0)
 		return 0;
 	for (int p = LOG_EMERG; p <= LOG_DEBUG; p++)
-		if (!strcmp(log_prio_name(p), v[1].s))
+		if (!strcmp(log_prio_name(p), severity))
 			prio = p;
-	if (a->raised_cycle[k] != v[2].i || prio < a->raised_prio[k]) {
-		a->raised_cycle[k] = v[2].i;
+	if (a->raised_cycle[k] != cycle || prio < a->raised_prio[k]) {
+		a->raised_cycle[k] = cycle;
 		a->raised_prio[k] = prio;
 	}
 	return 0;
-}
-
-static void load_raised(struct alert_ctx *a)
-{
-	struct db_value p = { .type = DB_INT, .i = a->who.target_id };
-	char err[256];
-	if (db_query(a->who.db, "SELECT e.kind, e.severity, c.number FROM events e"
-		     " JOIN cycles c ON c.id = e.cycle_id WHERE e.target_id = ?1"
-		     " AND e.message_id IS NOT NULL AND c.number ="
-		     " (SELECT max(number) FROM cycles WHERE target_id = ?1)",
-		     &p, 1, note_raised, a, err, sizeof(err)) < 0)
-		log_msg(LOG_WARNING, "target %s: alerts of the current cycle unknown: %s",
-			a->who.name, err);
 }
 
 int alert_init(const struct alert_target *who, const struct cfg_target *t,
@@ -448,8 +435,8 @@ int alert_init(const struct alert_target *who, const struct cfg_target *t,
 	pthread_mutex_init(&a->lock, NULL);
 	for (int i = 0; i < NKINDS; i++)
 		a->raised_cycle[i] = -1;
-	if (who->db)
-		load_raised(a);
+	if (who->db && db_alerts_raised(who->db, who->target_id, note_raised, a))
+		log_msg(LOG_WARNING, "target %s: alerts of the current cycle unknown", who->name);
 	/* a crash before a restart still waits for its recovery */
 	if (who->db && !db_event_latest(who->db, who->target_id, kinds[AK_CRASH].kind,
 					kinds[AK_RECOVERED].kind, last, sizeof(last)))

@@ -312,4 +312,88 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
 		    const char *kind_b, char *kind, size_t len);
 
+/* Called with each alert raised in a target's latest cycle: its kind,
+ * severity (as stored) and cycle number. Return 0 to go on. */
+typedef int (*db_raised_fn)(void *arg, const char *kind, const char *severity, long cycle);
+
+/* The alerts (events with a MESSAGE_ID) of the target's latest cycle.
+ * Returns 0 or -errno (logged). */
+int db_alerts_raised(struct db *db, int64_t target_id, db_raised_fn fn, void *arg);
+
+/* ---- wear and health (db_wear.c, db_health.c) ---- */
+
+/* What a target's wear state is saved as: its mapped extents (sorted
+ * [start, end) pairs) and its host byte counters. */
+struct db_wear_state {
+	int64_t target_id;
+	const uint64_t (*ext)[2];
+	size_t next;
+	uint64_t host_total, host_since_erase;
+};
+
+/* One wear row: an iteration accounted for. */
+struct db_wear_row {
+	int64_t iteration_id;
+	uint64_t capacity_bytes, region_bytes, mapped_bytes;
+	double op_configured, op_effective;
+	uint64_t host_bytes_written, host_bytes_since_erase, host_bytes_total;
+};
+
+/* Called with each mapped extent of a target, in order. Return 0 to go on. */
+typedef int (*db_extent_fn)(void *arg, uint64_t start, uint64_t end);
+
+/* Load the target's extents (through fn) and host counters. Returns 0 or
+ * -errno. */
+int db_wear_load(struct db *db, int64_t target_id, db_extent_fn fn, void *arg,
+		 uint64_t *host_total, uint64_t *host_since_erase);
+
+/* Called with each iteration not yet accounted for: its bytes filled and
+ * measured and its workload (an enum cfg_workload, or -1 for a fill or
+ * verify row). Return 0 to go on. */
+typedef int (*db_pending_fn)(void *arg, int64_t iteration_id, uint64_t fill_bytes,
+			     uint64_t bytes, int workload);
+
+/* The finished iterations of (cycle_id, size_index) without a wear row, in
+ * id order. Returns 0 or -errno. */
+int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn,
+		    void *arg);
+
+/* Replace the target's extents and counters with s and add rows, in one
+ * transaction. Returns 0 or -errno (nothing written). */
+int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,
+		  size_t nrows);
+
+/* The counters of a health snapshot, in health's column order. */
+enum db_health_counter {
+	DB_H_SECTORS_READ, DB_H_SECTORS_WRITTEN, DB_H_PCT_USED, DB_H_DU_READ, DB_H_DU_WRITTEN,
+	DB_H_MEDIA_ERRORS, DB_H_SPARE, DB_H_TEMP, DB_H_CRIT, DB_H_POH, DB_H_NAND, DB_H_HOST,
+	DB_H__COUNT
+};
+
+/* One health row. */
+struct db_health {
+	int64_t target_id, cycle_id;  /* cycle_id 0: NULL */
+	const char *source;           /* "sysfs", "nvme", "ata", "file", ... */
+	int has[DB_H__COUNT];         /* 0: the counter is NULL */
+	int64_t val[DB_H__COUNT];
+	double write_amplification;   /* < 0: NULL */
+	const char *data;             /* JSON */
+	const char *point;            /* WEAR_CYCLE_START, ...; NULL: NULL */
+	int64_t host_bytes_delta, nand_bytes_delta;   /* < 0: NULL */
+	uint64_t mapped_bytes;
+	int has_op_effective;
+	double op_effective;
+};
+
+/* Store a health snapshot. Returns 0 or -errno. */
+int db_health_insert(struct db *db, const struct db_health *h);
+
+/* The host and NAND bytes written of the target's latest snapshot (-1:
+ * none or NULL). Returns 0 or -errno. */
+int db_health_last_counters(struct db *db, int64_t target_id, int64_t *host, int64_t *nand);
+
+/* The firmware the target's latest snapshot recorded, copied to buf (""
+ * when none). Returns 0 or -errno. */
+int db_health_firmware(struct db *db, int64_t target_id, char *buf, size_t len);
+
 #endif

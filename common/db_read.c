@@ -261,6 +261,37 @@ int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
 	return f.found ? 0 : -ENOENT;
 }
 
+struct raised_arg {
+	db_raised_fn fn;
+	void *arg;
+};
+
+static int each_raised(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct raised_arg *r = arg;
+
+	if (v[0].type != DB_TEXT || v[1].type != DB_TEXT)
+		return 0;
+	return r->fn(r->arg, v[0].s, v[1].s, (long)v[2].i);
+}
+
+int db_alerts_raised(struct db *db, int64_t target_id, db_raised_fn fn, void *arg)
+{
+	static const char sql[] =
+		"SELECT e.kind, e.severity, c.number FROM events e"
+		" JOIN cycles c ON c.id = e.cycle_id WHERE e.target_id = ?1"
+		" AND e.message_id IS NOT NULL AND c.number ="
+		" (SELECT max(number) FROM cycles WHERE target_id = ?1)";
+	struct db_value p = { .type = DB_INT, .i = target_id };
+	struct raised_arg r = { fn, arg };
+	char err[256];
+	int ret = db_query(db, sql, &p, 1, each_raised, &r, err, sizeof(err));
+
+	if (ret < 0)
+		log_msg(LOG_WARNING, "%s", err);
+	return ret < 0 ? ret : 0;
+}
+
 int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 {
 	static const char sql[] =

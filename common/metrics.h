@@ -65,16 +65,6 @@ int metrics_render(const struct metrics *m, char **out, size_t *len);
 
 struct db;
 
-/* Fill t's stored figures for the target: last done iteration (and its ratio
- * to the baseline stored with it, as the alerts chose it), the latest
- * wear row and health snapshot, error totals and alert counts by kind.
- * Returns 0 or -errno (logged). In metrics_db.c. */
-int metrics_db_collect(struct db *db, int64_t target_id, struct metrics_target *t);
-
-/* The id of the target's newest done iteration in *id (0: none). A cheap
- * query, run every second to notice an iteration end. Returns 0 or -errno. */
-int metrics_db_last_done(struct db *db, int64_t target_id, int64_t *id);
-
 /* Replace path with text atomically: a temporary file in the same
  * directory (not ending in .prom, so the collector never reads it half
  * written), then rename. Returns 0 or -errno (the temporary is removed). */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfg.h"
 #include "db.h"
 #include "tgt.h"
 
@@ -47,9 +48,9 @@ int wear_load(struct db *db, int64_t target_id, struct wear_state *w);
 /* Release memory. */
 void wear_free(struct wear_state *w);
 
-/* Fraction of a workload's bytes that are writes: 1, 0, or for mixed
- * workloads 1 as well (an upper bound, documented). */
-double wear_write_fraction(const char *workload);
+/* Fraction of a workload's bytes that are writes: 1, 0 for the four read
+ * workloads, or for mixed workloads 1 as well (an upper bound, documented). */
+double wear_write_fraction(enum cfg_workload w);
 
 /* Account for the iterations of (cycle_id, size_index) that have no wear
  * row yet: add the span to the mapped extents when they wrote, add host

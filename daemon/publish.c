@@ -13,7 +13,7 @@
 
 #include "alert.h"
 #include "log.h"
-#include "metrics.h"
+#include "db_metrics.h"
 #include "util.h"
 
 static double wall_now(void)
@@ -101,14 +101,14 @@ static void gather(const struct cfg *c, struct sched_target *st,
 	if (t)
 		util_strlcpy(m->workload, cfg_workload_name(t->workload), sizeof(m->workload));
 	live_figures(st, t, m);
-	metrics_db_collect(st->db, st->target_id, m);
+	db_metrics_collect(st->db, st->target_id, m);
 }
 
 /* The newest done iteration of the target (0: none or unknown). */
 static int64_t newest_done(struct sched_target *st)
 {
 	int64_t id = 0;
-	metrics_db_last_done(st->db, st->target_id, &id);
+	db_metrics_last_done(st->db, st->target_id, &id);
 	return id;
 }
 

@@ -79,12 +79,12 @@ static void test_health_deltas(void **state)
 
 static void test_write_fraction(void **state)
 {
-	assert_true(wear_write_fraction("randwrite") == 1.0);
-	assert_true(wear_write_fraction("seqwrite") == 1.0);
-	assert_true(wear_write_fraction("rewrite") == 1.0);
-	assert_true(wear_write_fraction("randread") == 0.0);
-	assert_true(wear_write_fraction("backread") == 0.0);
-	assert_true(wear_write_fraction("strideread") == 0.0);
+	assert_true(wear_write_fraction(WL_RANDWRITE) == 1.0);
+	assert_true(wear_write_fraction(WL_SEQWRITE) == 1.0);
+	assert_true(wear_write_fraction(WL_REWRITE) == 1.0);
+	assert_true(wear_write_fraction(WL_RANDREAD) == 0.0);
+	assert_true(wear_write_fraction(WL_BACKREAD) == 0.0);
+	assert_true(wear_write_fraction(WL_STRIDEREAD) == 0.0);
 }
 
 /* A real database in a temporary directory, with one target. */
