@@ -268,6 +268,7 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 /* Names of enum values, as written in the file. */
 const char *cfg_workload_name(enum cfg_workload w);
 const char *cfg_action_name(enum cfg_action a);
+const char *cfg_verify_name(enum cfg_verify v);
 
 /* The action that follows cycle number cycle (1-based). */
 enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);

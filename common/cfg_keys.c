@@ -606,6 +606,11 @@ const char *cfg_workload_name(enum cfg_workload w)
 	return choice_name(workload_choice_names, WL__COUNT, (int)w);
 }
 
+const char *cfg_verify_name(enum cfg_verify v)
+{
+	return choice_name(verify_names, VERIFY_CRC32C + 1, (int)v);
+}
+
 const char *cfg_action_name(enum cfg_action a)
 {
 	return choice_name(action_names, ACT__COUNT, (int)a);

@@ -113,6 +113,16 @@ const char *db_status_name(enum db_status s)
 	return (unsigned)s < DB_STATUS__COUNT ? status_names[s] : "?";
 }
 
+static const char *const phase_names[DB_PHASE__COUNT] = {
+	[DB_PHASE_UNKNOWN] = NULL, [DB_PHASE_FILL] = "fill", [DB_PHASE_MEASURE] = "measure",
+	[DB_PHASE_VERIFY] = "verify",
+};
+
+const char *db_phase_name(enum db_phase p)
+{
+	return (unsigned)p < DB_PHASE__COUNT ? phase_names[p] : NULL;
+}
+
 static int is_final_status(enum db_status s)
 {
 	switch (s) {
@@ -711,7 +721,7 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 	db_bind_i64(&b, it->compressibility);
 	db_bind_u64(&b, it->amount_bytes);
 	db_bind_opt_text(&b, it->started_at);
-	db_bind_text(&b, it->phase);
+	db_bind_text(&b, db_phase_name(it->phase));
 	if (it->repeat_index > 0)
 		db_bind_i64(&b, it->repeat_index);
 	else
@@ -720,7 +730,7 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 	db_bind_text(&b, it->block_sizes);
 	db_bind_fig(&b, it->read_percent);
 	db_bind_fig(&b, it->random_percent);
-	db_bind_text(&b, it->verify);
+	db_bind_text(&b, cfg_verify_name(it->verify));
 	if (it->round_index > 0)
 		db_bind_i64(&b, it->round_index);
 	else
@@ -815,7 +825,7 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 	db_bind_text(&b, it->error);
 	db_bind_fig(&b, it->lat_us.p90);
 	db_bind_fig(&b, it->lat_us.p9999);
-	if (it->verify && strcmp(it->verify, "none"))
+	if (it->verify != VERIFY_NONE)
 		db_bind_u64(&b, it->verify_errors);
 	else
 		db_bind_null(&b);
@@ -841,7 +851,7 @@ static int sample_insert(struct db *db, int64_t id, const struct db_sample *s)
 
 	db_bind_start(db, ST_SAMPLE, &b);
 	db_bind_i64(&b, id);
-	db_bind_text(&b, s->phase);
+	db_bind_text(&b, db_phase_name(s->phase));
 	db_bind_i64(&b, s->t_ms);
 	db_bind_dbl(&b, s->mibps);
 	db_bind_dbl(&b, s->iops);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cfg.h"
 #include "hist.h"
 
 #define DB_SCHEMA_VERSION 13
@@ -29,6 +30,14 @@ struct db_target_info {
 
 /* State of a cycle or an iteration row, stored as text (db_status_name). */
 enum db_status { DB_RUNNING, DB_DONE, DB_INTERRUPTED, DB_FAILED, DB_STATUS__COUNT };
+
+/* What an iteration row or a sample measured, stored as text
+ * (db_phase_name); DB_PHASE_UNKNOWN is stored as NULL. */
+enum db_phase { DB_PHASE_UNKNOWN, DB_PHASE_FILL, DB_PHASE_MEASURE, DB_PHASE_VERIFY,
+		DB_PHASE__COUNT };
+
+/* Text of a phase ("fill", "measure", "verify"), NULL for DB_PHASE_UNKNOWN. */
+const char *db_phase_name(enum db_phase p);
 
 /* Where a target continues after a (re)start. */
 struct db_resume {
@@ -68,12 +77,12 @@ struct db_iteration {
 	enum db_status status;
 	const char *error;            /* NULL when none */
 	/* methodology (schema 4) */
-	const char *phase;            /* "measure", "fill", "verify"; NULL: unknown */
+	enum db_phase phase;
 	int repeat_index;             /* 1..repeat; 0: NULL */
 	int more_rows;                /* further rows of this size follow */
 	const char *block_sizes;      /* the mix, NULL for one block size */
 	int read_percent, random_percent;   /* < 0: NULL */
-	const char *verify;           /* "none", "crc32c"; NULL: unknown */
+	enum cfg_verify verify;       /* stored as its name */
 	uint64_t verify_errors;       /* bad sectors (NULL unless verifying) */
 	int repeat_summary;           /* last run of a repeated phase: the four
 					 figures below hold for all its runs */
@@ -102,7 +111,7 @@ struct db_iteration {
 
 /* One sample (sample_interval of one phase). */
 struct db_sample {
-	const char *phase;            /* "fill" or "measure" */
+	enum db_phase phase;          /* fill or measure */
 	int64_t t_ms;                 /* end of the sample since phase start */
 	double mibps, iops;
 	struct lat_qos lat_us;

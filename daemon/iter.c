@@ -114,7 +114,7 @@ struct samples {
 	struct sched_target *st;
 	struct db_sample *v;
 	size_t n, cap;
-	const char *phase;
+	enum db_phase phase;
 	int oom;
 };
 
@@ -139,7 +139,7 @@ static void on_sample(void *arg, const struct engine_sample *s)
 	d->phase = sm->phase;
 	d->t_ms = (int64_t)(s->t * 1000.0 + 0.5);
 	/* a final sample shorter than a millisecond still needs a key of its own */
-	if (sm->n > 1 && !strcmp(d[-1].phase, d->phase) && d->t_ms <= d[-1].t_ms)
+	if (sm->n > 1 && d[-1].phase == d->phase && d->t_ms <= d[-1].t_ms)
 		d->t_ms = d[-1].t_ms + 1;
 	d->seconds = s->seconds;
 	d->bytes = s->bytes;
@@ -224,7 +224,7 @@ static enum it_status precondition(struct sched_target *st, struct engine_ctx *e
 {
 	struct engine_phase p;
 
-	sm->phase = "fill";
+	sm->phase = DB_PHASE_FILL;
 	sched_set_phase(st, PH_FILL);
 	phase_setup(st, &p, size, util_now_ns() ^ ((uint64_t)st->target_id << 40) ^ 0xf111, sm);
 	p.block_size = (uint32_t)st->t->fill_block_size;
@@ -315,7 +315,7 @@ static enum it_status measure(struct sched_target *st, struct iter_ctx *ic, uint
 		if (status != IT_DONE)
 			return status;
 	}
-	sm->phase = rw->phase == CFG_PHASE_FILL ? "fill" : "measure";
+	sm->phase = rw->phase == CFG_PHASE_FILL ? DB_PHASE_FILL : DB_PHASE_MEASURE;
 	sched_set_phase(st, rw->phase == CFG_PHASE_FILL ? PH_FILL
 			    : rw->phase == PHASE_VERIFY ? PH_VERIFY : PH_MEASURE);
 	phase_setup(st, &p, size, seed + 1, sm);
@@ -359,12 +359,12 @@ static void integrity_event(struct sched_target *st, long cycle, int64_t cycle_i
 	f.target = st->t->name;
 	f.device = st->tg.path;
 	f.serial = st->tg.serial[0] ? st->tg.serial : NULL;
-	f.message_id = alert_message_id("data-integrity");
+	f.message_id = alert_message_id(ALERT_DATA_INTEGRITY);
 	f.cycle = cycle;
 	log_fields(LOG_ERR, &f, "%s", msg);
 	struct db_event e = {
 		.target_id = st->target_id, .run_id = st->run_id, .cycle_id = cycle_id,
-		.iteration_id = it_id, .severity = "err", .kind = "data-integrity",
+		.iteration_id = it_id, .severity = "err", .kind = alert_kind_name(ALERT_DATA_INTEGRITY),
 		.message_id = f.message_id,
 		.message = msg, .value = (double)offset, .baseline = -1, .data = data,
 	};
@@ -454,18 +454,18 @@ static void row_describe(const struct sched_target *st, const struct row *rw, ui
 			 struct db_iteration *it, char *mix, size_t mixlen)
 {
 	const struct cfg_target *t = st->t;
-	static const char *const verify_names[] = { "none", "crc32c" };
 	struct workload_spec spec;
 	char msg[256];
 
-	it->verify = verify_names[t->verify == VERIFY_CRC32C];
+	it->verify = t->verify;
 	it->repeat_index = rw->repeat_index;
 	it->round_index = rw->round_index;
 	it->jobs = 1;                /* fill and read-back: one job */
 	it->more_rows = rw->more;
 	if (rw->phase < 0) {
 		int fill = rw->phase == CFG_PHASE_FILL;
-		it->workload = it->phase = fill ? "fill" : "verify";
+		it->workload = fill ? "fill" : "verify";
+		it->phase = fill ? DB_PHASE_FILL : DB_PHASE_VERIFY;
 		it->block_size = (uint32_t)t->fill_block_size;
 		it->queue_depth = (unsigned)t->fill_queue_depth;
 		it->amount_bytes = size;
@@ -474,7 +474,7 @@ static void row_describe(const struct sched_target *st, const struct row *rw, ui
 		return;
 	}
 	cfg_workload_spec(t, (enum cfg_workload)rw->phase, &spec, msg, sizeof(msg));
-	it->phase = "measure";
+	it->phase = DB_PHASE_MEASURE;
 	it->jobs = (unsigned)t->jobs;
 	it->workload = cfg_workload_name((enum cfg_workload)rw->phase);
 	it->block_size = workload_max_bs(&spec);
@@ -580,7 +580,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	int ret = db_iteration_begin(st->db, &it, &id);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot record iteration start: %s", strerror(-ret));
-		alert_failure(st->alert, "db-write-failed", LOG_CRIT, cycle, 0, st->error);
+		alert_failure(st->alert, ALERT_DB_WRITE, LOG_CRIT, cycle, 0, st->error);
 		free(r);
 		return IT_FAILED;
 	}
@@ -589,7 +589,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 		snprintf(err, sizeof(err), "out of memory for samples");
 		status = IT_FAILED;
 	}
-	if (it.verify[0] == 'c')
+	if (it.verify == VERIFY_CRC32C)
 		report_integrity(st, cycle, cycle_id, id, r);
 	free(r);
 	if (status == IT_DONE)
@@ -603,7 +603,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	log_iteration(st, &it, cycle);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot store iteration %ld: %s", number, strerror(-ret));
-		alert_failure(st->alert, "db-write-failed", LOG_CRIT, cycle, id, st->error);
+		alert_failure(st->alert, ALERT_DB_WRITE, LOG_CRIT, cycle, id, st->error);
 		free(sm.v);
 		return IT_FAILED;
 	}
@@ -612,7 +612,7 @@ static enum it_status run_row(struct sched_target *st, struct iter_ctx *ic, int6
 	free(sm.v);
 	if (status == IT_FAILED) {
 		snprintf(st->error, sizeof(st->error), "iteration %ld failed: %s", number, err);
-		alert_failure(st->alert, it.errors ? "io-error" : "iteration-failed", LOG_ERR,
+		alert_failure(st->alert, it.errors ? ALERT_IO_ERROR : ALERT_ITERATION_FAILED, LOG_ERR,
 			      cycle, id, st->error);
 	}
 	return status;

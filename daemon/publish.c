@@ -56,6 +56,21 @@ static const struct cfg_target *find_cfg(const struct cfg *c, const char *name)
 	return NULL;
 }
 
+static enum metrics_state metrics_state_of(enum sched_state s)
+{
+	switch (s) {
+	case SCHED_RUNNING:
+		return METRICS_RUNNING;
+	case SCHED_DONE:
+		return METRICS_DONE;
+	case SCHED_STOPPED:
+		return METRICS_STOPPED;
+	case SCHED_FAILED:
+		return METRICS_FAILED;
+	}
+	return METRICS_FAILED;
+}
+
 /* The live part: what the thread is doing now. */
 static void live_figures(struct sched_target *st, const struct cfg_target *t,
 			 struct metrics_target *m)
@@ -64,7 +79,7 @@ static void live_figures(struct sched_target *st, const struct cfg_target *t,
 	enum sched_state s = __atomic_load_n(&st->state, __ATOMIC_SEQ_CST);
 
 	sched_progress_get(st, &p);
-	m->state = sched_state_name(s);
+	m->state = metrics_state_of(s);
 	if (s == SCHED_RUNNING)
 		util_strlcpy(m->phase, sched_phase_name(&p), sizeof(m->phase));
 	if (!p.cycle)

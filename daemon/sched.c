@@ -82,7 +82,7 @@ static void nap(double secs)
 }
 
 /* A target-level problem: logged, alerted, remembered as the reason. */
-static enum sched_state fail(struct sched_target *st, const char *kind, int prio, long cycle,
+static enum sched_state fail(struct sched_target *st, enum alert_kind kind, int prio, long cycle,
 			     const char *msg)
 {
 	util_strlcpy(st->error, msg, sizeof(st->error));
@@ -97,7 +97,7 @@ static int check_identity(struct sched_target *st, long cycle)
 	char err[1024];
 	int ret = tgt_check_identity(st->cfg, st->t, &st->tg, err, sizeof(err));
 	if (ret)
-		fail(st, ret == -ENODEV ? "device-gone" : "identity-mismatch", LOG_CRIT, cycle, err);
+		fail(st, ret == -ENODEV ? ALERT_DEVICE_GONE : ALERT_IDENTITY, LOG_CRIT, cycle, err);
 	return ret;
 }
 
@@ -118,7 +118,7 @@ static int fs_prepare(struct sched_target *st, long cycle)
 	} else if (ret) {
 		char msg[1100];
 		snprintf(msg, sizeof(msg), "filesystem mode: %s", err);
-		fail(st, "action-failed", LOG_ERR, cycle, msg);
+		fail(st, ALERT_ACTION_FAILED, LOG_ERR, cycle, msg);
 	} else {
 		log_msg(LOG_INFO, "target %s: made %s on %s, test file %s", st->t->name,
 			cfg_filesystem_name(st->t->filesystem), st->tg.path, st->fs.file);
@@ -134,7 +134,7 @@ static int fs_release(struct sched_target *st, long cycle)
 	if (!ret)
 		ret = tgt_reopen(&st->tg, err, sizeof(err));
 	if (ret)
-		fail(st, "action-failed", LOG_ERR, cycle, err);
+		fail(st, ALERT_ACTION_FAILED, LOG_ERR, cycle, err);
 	return ret;
 }
 
@@ -187,11 +187,11 @@ static int record_action(struct sched_target *st, int64_t cycle_id, long cycle,
 			(unsigned long long)a.bytes, a.seconds, a.error ? ": " : "",
 			a.error ? a.error : "");
 	if (db_cycle_action(st->db, cycle_id, &a)) {
-		fail(st, "db-write-failed", LOG_CRIT, cycle, "cannot record the action");
+		fail(st, ALERT_DB_WRITE, LOG_CRIT, cycle, "cannot record the action");
 		return -1;
 	}
 	if (effective)
-		alert_action(st->alert, cycle, cycle_id, a.kind, r->outcome == ACT_OUT_OK, a.error);
+		alert_action(st->alert, cycle, cycle_id, act, r->outcome == ACT_OUT_OK, a.error);
 	return 0;
 }
 
@@ -203,7 +203,7 @@ static enum sched_state action_failed(struct sched_target *st, long cycle, enum 
 	char msg[1024];
 	snprintf(msg, sizeof(msg), "action %s %s%s%s", cfg_action_name(act),
 		 act_outcome_name(r->outcome), r->error[0] ? ": " : "", r->error);
-	alert_failure(st->alert, "action-failed", LOG_ERR, cycle, 0, msg);
+	alert_failure(st->alert, ALERT_ACTION_FAILED, LOG_ERR, cycle, 0, msg);
 	if (st->t->on_action_error == ON_ERROR_CONTINUE) {
 		log_msg(LOG_WARNING, "target %s: on_action_error = continue: going on with the next "
 			"cycle", st->t->name);
@@ -424,7 +424,7 @@ static int target_setup(struct sched_target *st)
 {
 	char fw[64], msg[1024];
 	if (wear_load(st->db, st->target_id, &st->wear)) {
-		fail(st, "db-write-failed", LOG_CRIT, 0, "cannot load the wear state");
+		fail(st, ALERT_DB_WRITE, LOG_CRIT, 0, "cannot load the wear state");
 		return -1;
 	}
 	if (wear_firmware_changed(&st->wear, st->tg.firmware, fw, sizeof(fw)) == 1) {

@@ -210,9 +210,9 @@ static void it_results(struct db_iteration *it, enum db_status status)
 }
 
 static const struct db_sample three_samples[] = {
-	{ "fill", 1000, 1800.0, 14400.0, { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 }, -1, 1.0, 1887436800 },
-	{ "measure", 1000, 410.0, 104960.0, { .p50 = 240.0, .p90 = 500.0, .p99 = 880.0, .p999 = 1200.0, .p9999 = 3000.0, .max = 3900.0 }, -1, 1.0, 429916160 },
-	{ "measure", 2000, 391.0, 100096.0, { .p50 = 260.0, .p90 = 510.0, .p99 = 920.0, .p999 = 1300.0, .p9999 = 3100.0, .max = 4000.0 }, 380.5, 1.0, 409993216 },
+	{ DB_PHASE_FILL, 1000, 1800.0, 14400.0, { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 }, -1, 1.0, 1887436800 },
+	{ DB_PHASE_MEASURE, 1000, 410.0, 104960.0, { .p50 = 240.0, .p90 = 500.0, .p99 = 880.0, .p999 = 1200.0, .p9999 = 3000.0, .max = 3900.0 }, -1, 1.0, 429916160 },
+	{ DB_PHASE_MEASURE, 2000, 391.0, 100096.0, { .p50 = 260.0, .p90 = 510.0, .p99 = 920.0, .p999 = 1300.0, .p9999 = 3100.0, .max = 4000.0 }, 380.5, 1.0, 409993216 },
 };
 
 /* ---- schema and opening ------------------------------------------------- */
@@ -681,8 +681,8 @@ static void test_resume_unknown_target(void **state)
 static void test_iteration_end_rollback(void **state)
 {
 	static const struct db_sample dup[] = {
-		{ "measure", 1000, 400.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
-		{ "measure", 1000, 401.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
+		{ DB_PHASE_MEASURE, 1000, 400.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
+		{ DB_PHASE_MEASURE, 1000, 401.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
 	};
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
@@ -1184,6 +1184,17 @@ static void test_schema_doc(void **state)
 	assert_non_null(strstr(doc, "CREATE TABLE targets"));
 }
 
+/* Phases are stored by one table of names; unknown is NULL. */
+static void test_phase_names(void **state)
+{
+	(void)state;
+	assert_null(db_phase_name(DB_PHASE_UNKNOWN));
+	assert_string_equal(db_phase_name(DB_PHASE_FILL), "fill");
+	assert_string_equal(db_phase_name(DB_PHASE_MEASURE), "measure");
+	assert_string_equal(db_phase_name(DB_PHASE_VERIFY), "verify");
+	assert_null(db_phase_name(DB_PHASE__COUNT));
+}
+
 /* Every statement the module keeps prepared has as many placeholders as its
  * binding code binds (the table's count, which db_bind_run checks too). */
 static void test_statement_bind_counts(void **state)
@@ -1273,6 +1284,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_check, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
+		cmocka_unit_test(test_phase_names),
 		cmocka_unit_test_setup_teardown(test_statement_bind_counts, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_count_refused, setup_open, teardown),
 	};

@@ -83,7 +83,7 @@ static void test_two_targets(void **state)
 	metrics_add_alert(&t[0], "throughput-crash", 2);
 	strcpy(t[1].name, "lab2");
 	strcpy(t[1].device, "/srv/f.img");
-	t[1].state = "failed";
+	t[1].state = METRICS_FAILED;
 	t[1].cycle = 12;
 	struct metrics m = { .version = "v", .t = t, .n = 2 };
 	char *text = render(&m);

@@ -85,6 +85,9 @@ static void test_write_fraction(void **state)
 	assert_true(wear_write_fraction(WL_RANDREAD) == 0.0);
 	assert_true(wear_write_fraction(WL_BACKREAD) == 0.0);
 	assert_true(wear_write_fraction(WL_STRIDEREAD) == 0.0);
+	assert_true(wear_write_fraction(WL_SEQREAD) == 0.0);
+	assert_true(wear_write_fraction(WL_RANDRW) == 1.0);      /* mixed: an upper bound */
+	assert_true(wear_write_fraction(WL_DATABASE) == 1.0);
 }
 
 /* A real database in a temporary directory, with one target. */
