@@ -657,11 +657,11 @@ int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a)
 	if (ret)
 		return ret;
 	db_bind_start(db, ST_CYCLE_ACTION, &b);
-	db_bind_text(&b, a->kind);
+	db_bind_text(&b, cfg_action_name(a->kind));
 	db_bind_opt_text(&b, a->started_at);
 	db_bind_dbl(&b, a->seconds);
 	db_bind_u64(&b, a->bytes);
-	db_bind_text(&b, a->outcome);
+	db_bind_text(&b, act_outcome_name(a->outcome));
 	db_bind_text(&b, a->error);
 	db_bind_i64(&b, cycle_id);
 	ret = db_bind_run(&b, "record cycle action");

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "act.h"
 #include "cfg.h"
 #include "hist.h"
 
@@ -122,11 +123,11 @@ struct db_sample {
 
 /* An action between cycles. */
 struct db_action {
-	const char *kind;             /* "trim", ... */
+	enum cfg_action kind;         /* stored as cfg_action_name() */
 	char started_at[32];
 	double seconds;
 	uint64_t bytes;
-	const char *outcome;          /* act_outcome_name(): ok, unsupported, failed, skipped, interrupted */
+	enum act_outcome outcome;     /* stored as act_outcome_name() */
 	const char *error;            /* NULL when none */
 };
 

@@ -173,8 +173,8 @@ static int record_action(struct sched_target *st, int64_t cycle_id, long cycle,
 			 enum cfg_action act, const struct act_result *r, int effective)
 {
 	struct db_action a = {
-		.kind = cfg_action_name(act), .seconds = r->seconds, .bytes = r->bytes,
-		.outcome = act_outcome_name(r->outcome), .error = r->error[0] ? r->error : NULL,
+		.kind = act, .seconds = r->seconds, .bytes = r->bytes,
+		.outcome = r->outcome, .error = r->error[0] ? r->error : NULL,
 	};
 	memcpy(a.started_at, r->started_at, sizeof(a.started_at));
 	int prio = effective ? LOG_INFO : r->outcome == ACT_OUT_INTERRUPTED ? LOG_NOTICE : LOG_ERR;
@@ -183,7 +183,7 @@ static int record_action(struct sched_target *st, int64_t cycle_id, long cycle,
 			"allocated) first", st->t->name, cycle, (unsigned long long)r->freed);
 	if (act != ACT_NONE)
 		log_msg(prio, "target %s: cycle %ld: %s: %s, %llu bytes in "
-			"%.2f s%s%s", st->t->name, cycle, a.kind, a.outcome,
+			"%.2f s%s%s", st->t->name, cycle, cfg_action_name(act), act_outcome_name(r->outcome),
 			(unsigned long long)a.bytes, a.seconds, a.error ? ": " : "",
 			a.error ? a.error : "");
 	if (db_cycle_action(st->db, cycle_id, &a)) {

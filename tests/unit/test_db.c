@@ -422,8 +422,8 @@ static void test_check_path(void **state)
 /* Stores one cycle of one iteration with samples, an event and an action. */
 static void store_cycle(struct fx *fx, int64_t *tgt_out, int64_t *it_out)
 {
-	struct db_action act = { .kind = "trim", .started_at = "2026-12-02T14:27:00.000Z",
-				 .seconds = 1.5, .bytes = 1ull << 30, .outcome = "ok" };
+	struct db_action act = { .kind = ACT_TRIM, .started_at = "2026-12-02T14:27:00.000Z",
+				 .seconds = 1.5, .bytes = 1ull << 30, .outcome = ACT_OUT_OK };
 	struct db_event ev = { .severity = "warning", .kind = "throughput-crash",
 			       .message_id = "5f1c0e3b9d2a4c6e8f0a1b2c3d4e5f60",
 			       .message = "lab1: 100 MiB/s is 25% of 400", .value = 100.0,
@@ -517,7 +517,7 @@ static void test_errors_mapped(void **state)
 {
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, dup = 0;
-	struct db_action act = { .kind = "trim", .outcome = "ok" };
+	struct db_action act = { .kind = ACT_TRIM, .outcome = ACT_OUT_OK };
 
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &dup), -EEXIST);

@@ -193,12 +193,12 @@ static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size,
 	return id;
 }
 
-static void end_cycle(struct fx *fx, int64_t cyc, const char *action, const char *outcome)
+static void end_cycle(struct fx *fx, int64_t cyc, enum cfg_action action, enum act_outcome outcome)
 {
 	struct db_action a = { .kind = action, .seconds = 2.5, .bytes = 1 << 20,
 			       .outcome = outcome };
 
-	if (action)
+	if (action != ACT_NONE)
 		assert_int_equal(db_cycle_action(fx->db, cyc, &a), 0);
 	assert_int_equal(db_cycle_end(fx->db, cyc, DB_DONE), 0);
 }
@@ -305,7 +305,7 @@ static void test_cycle_summary(void **state)
 	mk_it(fx, c1, 1, 1 << 20, "randwrite", 80, 100, 120, DB_DONE);
 	mk_it(fx, c1, 2, 2 << 20, "randwrite", 40, 50, 300, DB_DONE);
 	mk_it(fx, c1, 3, 4 << 20, "randwrite", 1, 2, 900, DB_INTERRUPTED);
-	end_cycle(fx, c1, "trim", "ok");
+	end_cycle(fx, c1, ACT_TRIM, ACT_OUT_OK);
 	c2 = mk_cycle(fx, 2);
 	mk_it(fx, c2, 1, 1 << 20, "randwrite", -1, -1, -1, DB_RUNNING);
 
@@ -327,11 +327,11 @@ static void test_degradation(void **state)
 	fx->rule = "first";
 	mk_it(fx, c1, 1, 1 << 20, "randwrite", 0, 200, 0, DB_DONE);
 	mk_it(fx, c1, 2, 2 << 20, "randwrite", 0, 999, 0, DB_INTERRUPTED);
-	end_cycle(fx, c1, NULL, NULL);
+	end_cycle(fx, c1, ACT_NONE, ACT_OUT_OK);
 	c2 = mk_cycle(fx, 2);
 	mk_it(fx, c2, 1, 1 << 20, "randwrite", 0, 100, 0, DB_DONE);
 	mk_it(fx, c2, 2, 2 << 20, "randwrite", 0, 80, 0, DB_DONE);
-	end_cycle(fx, c2, NULL, NULL);
+	end_cycle(fx, c2, ACT_NONE, ACT_OUT_OK);
 	c3 = mk_cycle(fx, 3);
 	mk_it(fx, c3, 1, 1 << 20, "randwrite", 0, 50, 0, DB_DONE);
 	mk_it(fx, c3, 2, 2 << 20, "randwrite", 0, 40, 0, DB_DONE);
