@@ -347,6 +347,8 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 		ret = check_pages(db, err, errlen);
 	if (!ret && !readonly)
 		ret = setup_writer(db, version, err, errlen);
+	if (!ret && readonly)
+		ret = db_schema_reader_views(db, version, err, errlen);
 	if (!ret && !readonly)
 		ret = db_watch_open(db, err, errlen);
 	if (ret)

@@ -12,7 +12,7 @@
 #include "cfg.h"
 #include "hist.h"
 
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 #define DB_APPLICATION_ID 1464814926   /* 'WMON', PRAGMA application_id */
 
 struct db;

@@ -16,6 +16,11 @@
 /* db_migrations[v] turns a version v-1 database into version v. */
 extern const char *const db_migrations[];
 
+/* A reader of a database older than the view iteration_baseline gets it
+ * as a TEMP view of the same logic (version from PRAGMA user_version).
+ * Returns 0 or -errno with a message in err. */
+int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen);
+
 enum stmt_id {
 	ST_BEGIN,
 	ST_COMMIT,
