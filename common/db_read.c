@@ -294,37 +294,30 @@ int db_alerts_raised(struct db *db, int64_t target_id, db_raised_fn fn, void *ar
 
 int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 {
-	static const char sql[] =
-		"INSERT INTO progress (target_id, updated_at, cycle, iteration, size_bytes,"
-		" phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds)"
-		" VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		" ON CONFLICT (target_id) DO UPDATE SET updated_at = excluded.updated_at,"
-		" cycle = excluded.cycle, iteration = excluded.iteration,"
-		" size_bytes = excluded.size_bytes, phase = excluded.phase,"
-		" mibps = excluded.mibps, phase_bytes = excluded.phase_bytes,"
-		" nsizes = excluded.nsizes, cycles = excluded.cycles,"
-		" phase_seconds = excluded.phase_seconds,"
-		" duration_seconds = excluded.duration_seconds";
-	struct db_value v[] = {
-		{ .type = DB_INT, .i = target_id },
-		{ .type = DB_INT, .i = p->cycle },
-		{ .type = DB_INT, .i = p->iteration },
-		{ .type = DB_INT, .i = (int64_t)p->size_bytes },
-		{ .type = p->phase ? DB_TEXT : DB_NULL, .s = p->phase },
-		{ .type = p->mibps >= 0 ? DB_REAL : DB_NULL, .r = p->mibps },
-		{ .type = DB_INT, .i = (int64_t)p->phase_bytes },
-		{ .type = p->nsizes > 0 ? DB_INT : DB_NULL, .i = p->nsizes },
-		{ .type = DB_INT, .i = p->cycles },
-		{ .type = p->phase_seconds >= 0 ? DB_REAL : DB_NULL, .r = p->phase_seconds },
-		{ .type = p->duration > 0 ? DB_REAL : DB_NULL, .r = p->duration },
-	};
-	const char *sqls[] = { sql };
-	const struct db_value *params[] = { v };
-	int np[] = { (int)ARRAY_SIZE(v) };
-	char err[256];
-	int ret = db_write(db, sqls, params, np, 1, err, sizeof(err));
+	struct db_bind b;
+	int ret = db_enter(db);
 
 	if (ret)
-		log_msg(LOG_ERR, "storing progress: %s", err);
+		return ret;
+	db_bind_start(db, ST_PROGRESS, &b);
+	db_bind_i64(&b, target_id);
+	db_bind_i64(&b, p->cycle);
+	db_bind_i64(&b, p->iteration);
+	db_bind_u64(&b, p->size_bytes);
+	db_bind_text(&b, p->phase);
+	db_bind_fig(&b, p->mibps);
+	db_bind_u64(&b, p->phase_bytes);
+	if (p->nsizes > 0)
+		db_bind_i64(&b, p->nsizes);
+	else
+		db_bind_null(&b);
+	db_bind_i64(&b, p->cycles);
+	db_bind_fig(&b, p->phase_seconds);
+	if (p->duration > 0)
+		db_bind_dbl(&b, p->duration);
+	else
+		db_bind_null(&b);
+	ret = db_bind_run(&b, "store progress");
+	db_leave(db);
 	return ret;
 }

@@ -116,5 +116,32 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " write_amplification, data, point, host_bytes_delta, nand_bytes_delta,"
 		  " mapped_bytes, op_effective)"
 		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* progress: what a target is doing now */
+	[ST_PROGRESS] = { 11,
+		  "INSERT INTO progress (target_id, updated_at, cycle, iteration, size_bytes,"
+		  " phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds)"
+		  " VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		  " ON CONFLICT (target_id) DO UPDATE SET updated_at = excluded.updated_at,"
+		  " cycle = excluded.cycle, iteration = excluded.iteration,"
+		  " size_bytes = excluded.size_bytes, phase = excluded.phase,"
+		  " mibps = excluded.mibps, phase_bytes = excluded.phase_bytes,"
+		  " nsizes = excluded.nsizes, cycles = excluded.cycles,"
+		  " phase_seconds = excluded.phase_seconds,"
+		  " duration_seconds = excluded.duration_seconds" },
+	/* adopting a new device under a target's name (with ST_EXTENTS_DELETE) */
+	[ST_ADOPT_FAIL_CYCLES] = { 1,
+		  "UPDATE cycles SET status = 'failed', ended_at = coalesce(ended_at, " NOW ")"
+		  " WHERE target_id = ? AND status IN ('running', 'interrupted')" },
+	[ST_ADOPT_STALE] = { 1,
+		  "UPDATE iterations SET status = 'interrupted', error = 'device replaced'"
+		  " WHERE target_id = ? AND status = 'running'" },
+	[ST_ADOPT_CAMPAIGN] = { 1,
+		  "UPDATE targets SET campaign_first_cycle = (SELECT coalesce(max(number), 0) + 1"
+		  " FROM cycles WHERE target_id = ?1) WHERE id = ?1" },
+	[ST_ADOPT_WEAR] = { 1,
+		  "UPDATE targets SET host_bytes_total = 0, host_bytes_since_erase = 0 WHERE id = ?" },
+	[ST_ADOPT_EVENT] = { 3,
+		  "INSERT INTO events (target_id, run_id, severity, kind, message)"
+		  " VALUES (?, ?, 'notice', 'device-replaced', ?)" },
 };
 /* clang-format on */
