@@ -1,6 +1,11 @@
-/* db: the SQLite history (schema, migrations, every insert and the resume
- * query). Thread-safe: one connection, serialised by a mutex. SQLite result
- * codes never leave this module: functions return 0 or a negative errno. */
+/* db: the SQLite history: schema and migrations, and every statement the
+ * library runs, behind typed functions (the rest of common/ holds no SQL):
+ * runs, targets, cycles, iterations, samples, events, progress, wear and
+ * health rows, baselines, merging. States and outcomes come in as enums and
+ * are turned into text here. Thread-safe: one connection, serialised by a
+ * mutex. SQLite result codes never leave this module: functions return 0 or
+ * a negative errno. db_query and db_write are the generic doors (for the
+ * CLI's reads and for tests); each checks its bind count. */
 #ifndef WEARMON_DB_H
 #define WEARMON_DB_H
 

@@ -1,5 +1,6 @@
-/* db_read: generic reading (db_query) and writing (db_write) for modules
- * with their own SQL, and the alert baselines built on them. */
+/* db_read: generic reading (db_query, for the CLI) and writing (db_write),
+ * both bind-count checked, and the typed readers built on them: alert
+ * baselines, the latest events of a target; and the progress row. */
 #include "db_int.h"
 
 #include <errno.h>
