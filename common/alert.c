@@ -22,7 +22,6 @@
 #define MAX_CHILDREN 16
 #define MSG_LEN 512
 #define DATA_LEN 256
-#define NKINDS ((int)ARRAY_SIZE(kinds))
 
 extern char **environ;
 
@@ -132,7 +131,7 @@ const struct alert_kind_info *alert_kinds(size_t *n)
 
 int alert_kind_parse(const char *name)
 {
-	for (int i = 0; name && i < NKINDS; i++)
+	for (int i = 0; name && i < ALERT_KIND__COUNT; i++)
 		if (!strcmp(kinds[i].kind, name))
 			return i;
 	return -1;
@@ -445,7 +444,7 @@ int alert_init(const struct alert_target *who, const struct cfg_target *t,
 	a->who = *who;
 	a->t = t;
 	pthread_mutex_init(&a->lock, NULL);
-	for (int i = 0; i < NKINDS; i++)
+	for (int i = 0; i < ALERT_KIND__COUNT; i++)
 		a->raised_cycle[i] = -1;
 	if (who->db && db_alerts_raised(who->db, who->target_id, note_raised, a))
 		log_msg(LOG_WARNING, "target %s: alerts of the current cycle unknown", who->name);

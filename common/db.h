@@ -393,7 +393,7 @@ struct db_health {
 	int64_t val[DB_H__COUNT];
 	double write_amplification;   /* < 0: NULL */
 	const char *data;             /* JSON */
-	const char *point;            /* WEAR_CYCLE_START, ...; NULL: NULL */
+	const char *point;            /* wear_point_name(); NULL: NULL */
 	int64_t host_bytes_delta, nand_bytes_delta;   /* < 0: NULL */
 	uint64_t mapped_bytes;
 	int has_op_effective;

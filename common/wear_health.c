@@ -179,8 +179,18 @@ static void collect(struct wear_state *w, const struct tgt *tg, struct snapshot 
 		    &s->d_host, &s->d_nand, &s->wa);
 }
 
+static const char *const point_names[WEAR_POINT__COUNT] = {
+	[WEAR_CYCLE_START] = "cycle-start", [WEAR_CYCLE_END] = "cycle-end",
+	[WEAR_AFTER_ACTION] = "after-action",
+};
+
+const char *wear_point_name(enum wear_point p)
+{
+	return (unsigned)p < WEAR_POINT__COUNT ? point_names[p] : "?";
+}
+
 int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
-		const char *point, int64_t fs_mapped)
+		enum wear_point point, int64_t fs_mapped)
 {
 	struct snapshot *s = calloc(1, sizeof(*s));
 	uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&w->ext);
@@ -189,7 +199,7 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 	collect(w, tg, s);
 	struct db_health h = {
 		.target_id = w->target_id, .cycle_id = cycle_id, .source = s->source,
-		.write_amplification = s->wa, .data = s->data, .point = point,
+		.write_amplification = s->wa, .data = s->data, .point = wear_point_name(point),
 		.host_bytes_delta = s->d_host, .nand_bytes_delta = s->d_nand,
 		.mapped_bytes = mapped, .has_op_effective = tg->capacity != 0,
 		.op_effective = tg->capacity ? 1.0 - (double)mapped / (double)tg->capacity : 0,

@@ -156,7 +156,7 @@ static void record_effect(struct sched_target *st, enum cfg_action act,
 
 /* A health snapshot at one point of the cycle (wear.h: WEAR_CYCLE_START,
  * WEAR_CYCLE_END, WEAR_AFTER_ACTION), with what the host has mapped. */
-static void health(struct sched_target *st, int64_t cycle_id, const char *point)
+static void health(struct sched_target *st, int64_t cycle_id, enum wear_point point)
 {
 	int64_t mapped = st->t->filesystem != FS_NONE ? fsmode_allocated(&st->fs) : -1;
 	wear_health(&st->wear, &st->tg, cycle_id, point, mapped);
