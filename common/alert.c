@@ -563,10 +563,10 @@ void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it)
 	struct db_baseline_key k = {
 		.target_id = a->who.target_id, .size_bytes = it->size_bytes,
 		.workload = it->workload, .block_size = it->block_size,
-		.before_id = INT64_MAX, .rule = cfg_baseline_name(t->baseline),
+		.before_id = INT64_MAX, .rule = t->baseline,
 	};
 
-	it->baseline = k.rule;
+	it->baseline = cfg_baseline_name(t->baseline);
 	it->baseline_iteration_id = 0;
 	it->baseline_mibps = -1;
 	if (a->who.db && db_baseline(a->who.db, &k, &it->baseline_mibps,
@@ -650,7 +650,7 @@ int alert_baseline(struct alert_ctx *a, uint64_t size_bytes, double *mibps)
 	gen = a->gen;
 	k.workload = cfg_workload_name(a->t->workload);
 	k.block_size = (uint32_t)a->t->block_size;
-	k.rule = cfg_baseline_name(a->t->baseline);
+	k.rule = a->t->baseline;
 	pthread_mutex_unlock(&a->lock);
 	rc = a->who.db ? db_baseline(a->who.db, &k, mibps, NULL) : -ENOENT;
 	pthread_mutex_lock(&a->lock);

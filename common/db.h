@@ -312,9 +312,9 @@ struct db_baseline_key {
 	const char *workload;
 	uint32_t block_size;
 	int64_t before_id;            /* INT64_MAX: every iteration so far */
-	const char *rule;             /* "first": the earliest; "best": the highest
-					 mibps_avg (earliest on a tie); "previous":
-					 the latest */
+	enum cfg_baseline rule;       /* BASELINE_FIRST: the earliest; BASELINE_BEST:
+					 the highest mibps_avg (earliest on a tie);
+					 BASELINE_PREVIOUS: the latest */
 };
 
 /* The baseline MiB/s for k (and the iteration it comes from, may be NULL).

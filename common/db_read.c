@@ -222,7 +222,7 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 		{ .type = DB_TEXT, .s = k->workload },
 		{ .type = DB_INT, .i = k->block_size },
 		{ .type = DB_INT, .i = k->before_id },
-		{ .type = DB_TEXT, .s = k->rule ? k->rule : "first" },
+		{ .type = DB_TEXT, .s = cfg_baseline_name(k->rule) },
 	};
 	struct first_row f = { 0 };
 	char err[256];

@@ -23,7 +23,8 @@ struct fx {
 	char path[128];
 	struct db *db;
 	int64_t run_id, tgt;
-	const char *rule;             /* baseline rule mk_it stores; NULL: none */
+	int has_rule;                 /* mk_it stores a baseline under rule */
+	enum cfg_baseline rule;
 };
 
 static int setup(void **state)
@@ -177,8 +178,8 @@ static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size,
 				     .workload = workload, .block_size = 4096,
 				     .before_id = INT64_MAX, .rule = fx->rule };
 
-	it.baseline = fx->rule;
-	if (fx->rule && db_baseline(fx->db, &k, &it.baseline_mibps, &it.baseline_iteration_id))
+	it.baseline = fx->has_rule ? cfg_baseline_name(fx->rule) : NULL;
+	if (fx->has_rule && db_baseline(fx->db, &k, &it.baseline_mibps, &it.baseline_iteration_id))
 		it.baseline_iteration_id = 0;
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
 	if (avg < 0)
@@ -324,7 +325,8 @@ static void test_degradation(void **state)
 	int64_t c1 = mk_cycle(fx, 1), c2, c3;
 	struct rows *r;
 
-	fx->rule = "first";
+	fx->has_rule = 1;
+	fx->rule = BASELINE_FIRST;
 	mk_it(fx, c1, 1, 1 << 20, "randwrite", 0, 200, 0, DB_DONE);
 	mk_it(fx, c1, 2, 2 << 20, "randwrite", 0, 999, 0, DB_INTERRUPTED);
 	end_cycle(fx, c1, ACT_NONE, ACT_OUT_OK);
@@ -354,7 +356,7 @@ static void test_degradation(void **state)
 	assert_string_equal(row_text(r, 6), "3|2.09715e+06|seqwrite|300|500|3|0.6|first");
 	/* the view reads the stored choice, it does not choose: a row stored
 	 * under another rule keeps it */
-	fx->rule = "best";
+	fx->rule = BASELINE_BEST;
 	mk_it(fx, c3, 5, 1 << 20, "randwrite", 0, 50, 0, DB_DONE);
 	assert_string_equal(row_text(rows_of(fx, "SELECT baseline_mibps, baseline_cycle, baseline"
 					     " FROM degradation WHERE iteration = 5"), 0),
