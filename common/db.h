@@ -374,9 +374,10 @@ int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_
 		    void *arg);
 
 /* Replace the target's extents and counters with s and add rows, in one
- * transaction. Returns 0 or -errno (nothing written). */
+ * transaction. Returns 0 or -errno (nothing written) with a message
+ * naming the database in err. */
 int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,
-		  size_t nrows);
+		  size_t nrows, char *err, size_t errlen);
 
 /* The counters of a health snapshot, in health's column order. */
 enum db_health_counter {
@@ -400,8 +401,9 @@ struct db_health {
 	double op_effective;
 };
 
-/* Store a health snapshot. Returns 0 or -errno. */
-int db_health_insert(struct db *db, const struct db_health *h);
+/* Store a health snapshot. Returns 0 or -errno with a message naming the
+ * database in err. */
+int db_health_insert(struct db *db, const struct db_health *h, char *err, size_t errlen);
 
 /* The host and NAND bytes written of the target's latest snapshot (-1:
  * none or NULL). Returns 0 or -errno. */

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "log.h"
 
@@ -181,4 +182,10 @@ int db_exec_id(struct db *db, enum stmt_id id, const char *what)
 
 	db_bind_start(db, id, &b);
 	return db_bind_run(&b, what);
+}
+
+void db_failure(struct db *db, int ret, char *err, size_t errlen)
+{
+	db_seterr(err, errlen, "database %s: %s", db->path,
+		  db->last_err[0] ? db->last_err : strerror(-ret));
 }

@@ -247,6 +247,7 @@ int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char
 
 	if (ret)
 		return ret;
+	db->last_err[0] = '\0';
 	snprintf(msg, sizeof(msg), "a new device was adopted (adopt_new_device = yes): %s; "
 		 "a new campaign starts", diff);
 	ret = db_tx_begin(db);
@@ -260,8 +261,11 @@ int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char
 		ret = db_bind_run(&b, "record the adopted device");
 	}
 	ret = db_tx_end(db, ret);
-	if (ret)
-		log_msg(LOG_ERR, "recording the adopted device: %s", strerror(-ret));
+	if (ret) {
+		char err[512];
+		db_failure(db, ret, err, sizeof(err));
+		log_msg(LOG_ERR, "recording the adopted device: %s", err);
+	}
 	db_leave(db);
 	return ret;
 }

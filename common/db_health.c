@@ -3,17 +3,23 @@
 #include "db_int.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "log.h"
 #include "util.h"
 
-int db_health_insert(struct db *db, const struct db_health *h)
+int db_health_insert(struct db *db, const struct db_health *h, char *err, size_t errlen)
 {
 	struct db_bind b;
 	int ret = db_enter(db);
 
-	if (ret)
+	db_seterr(err, errlen, "%s", "");
+	if (ret) {
+		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
+			  ret == -EROFS ? "opened read-only" : strerror(-ret));
 		return ret;
+	}
+	db->last_err[0] = '\0';
 	db_bind_start(db, ST_HEALTH_INSERT, &b);
 	db_bind_i64(&b, h->target_id);
 	db_bind_id(&b, h->cycle_id);
@@ -34,6 +40,8 @@ int db_health_insert(struct db *db, const struct db_health *h)
 	else
 		db_bind_null(&b);
 	ret = db_bind_run(&b, "store a health snapshot");
+	if (ret)
+		db_failure(db, ret, err, errlen);
 	db_leave(db);
 	return ret;
 }

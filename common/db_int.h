@@ -122,6 +122,10 @@ int db_bind_finish(struct db_bind *b, int rc, const char *what);
 /* Require that the last UPDATE touched a row. Returns 0 or -ENOENT. */
 int db_changed(struct db *db, int64_t id, const char *what);
 
+/* The message of a failed writing call, as db_write words it: "database
+ * PATH: " and SQLite's text of the last failure (strerror(-ret) if none). */
+void db_failure(struct db *db, int ret, char *err, size_t errlen);
+
 /* Run statement id with no values. Returns 0 or -errno. */
 int db_exec_id(struct db *db, enum stmt_id id, const char *what);
 

@@ -300,6 +300,7 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 
 	if (ret)
 		return ret;
+	db->last_err[0] = '\0';
 	db_bind_start(db, ST_PROGRESS, &b);
 	db_bind_i64(&b, target_id);
 	db_bind_i64(&b, p->cycle);
@@ -319,6 +320,11 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 	else
 		db_bind_null(&b);
 	ret = db_bind_run(&b, "store progress");
+	if (ret) {
+		char err[512];
+		db_failure(db, ret, err, sizeof(err));
+		log_msg(LOG_ERR, "storing progress: %s", err);
+	}
 	db_leave(db);
 	return ret;
 }

@@ -129,12 +129,17 @@ static int extents(struct db *db, const struct db_wear_state *s)
 }
 
 int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,
-		  size_t nrows)
+		  size_t nrows, char *err, size_t errlen)
 {
 	int ret = db_enter(db);
 
-	if (ret)
+	db_seterr(err, errlen, "%s", "");
+	if (ret) {
+		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
+			  ret == -EROFS ? "opened read-only" : strerror(-ret));
 		return ret;
+	}
+	db->last_err[0] = '\0';
 	ret = db_tx_begin(db);
 	if (ret)
 		goto out;
@@ -144,6 +149,8 @@ int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_
 		ret = extents(db, s);
 	ret = db_tx_end(db, ret);
 out:
+	if (ret)
+		db_failure(db, ret, err, errlen);
 	db_leave(db);
 	return ret;
 }

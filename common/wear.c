@@ -163,9 +163,10 @@ static int commit(struct wear_state *w, const struct db_wear_row *rows, size_t n
 		.next = w->ext.n, .host_total = w->host_total,
 		.host_since_erase = w->host_since_erase,
 	};
-	int ret = db_wear_store(w->db, &s, rows, n);
+	char err[512];
+	int ret = db_wear_store(w->db, &s, rows, n, err, sizeof(err));
 	if (ret)
-		log_msg(LOG_ERR, "storing %s: %s", what, strerror(-ret));
+		log_msg(LOG_ERR, "storing %s: %s", what, err);
 	return ret;
 }
 

@@ -206,9 +206,10 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 	};
 	memcpy(h.has, s->has, sizeof(h.has));
 	memcpy(h.val, s->val, sizeof(h.val));
-	int ret = db_health_insert(w->db, &h);
+	char err[512];
+	int ret = db_health_insert(w->db, &h, err, sizeof(err));
 	if (ret)
-		log_msg(LOG_ERR, "storing a health snapshot: %s", strerror(-ret));
+		log_msg(LOG_ERR, "storing a health snapshot: %s", err);
 	free(s);
 	return ret;
 }
