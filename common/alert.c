@@ -22,27 +22,22 @@
 #define MAX_CHILDREN 16
 #define MSG_LEN 512
 #define DATA_LEN 256
-#define NKINDS ((int)ARRAY_SIZE(kinds))
 
 extern char **environ;
 
-/* Fixed forever: the catalog, saved journal filters and scripts use them. */
-enum kind_id {
-	AK_CRASH, AK_COLLAPSE, AK_RECOVERED, AK_IO_ERROR, AK_DEVICE_GONE,
-	AK_IDENTITY, AK_ACTION_FAILED, AK_DB_WRITE, AK_ITERATION_FAILED, AK_DATA_INTEGRITY,
-};
-
-static const struct alert_kind_info kinds[] = {
-	[AK_CRASH] = { "throughput-crash", "54157799c25f466ebd73eb21f17c70d5" },
-	[AK_COLLAPSE] = { "throughput-collapse", "12ce431fca0542248eda1c4feda18bbf" },
-	[AK_RECOVERED] = { "throughput-recovered", "9b1761e0a918485d8854984600ad88e5" },
-	[AK_IO_ERROR] = { "io-error", "a0e3fce57568460c9dfc870b061b4224" },
-	[AK_DEVICE_GONE] = { "device-gone", "75b218b5d67241cda9b751aad6649f33" },
-	[AK_IDENTITY] = { "identity-mismatch", "895e1be49d1a4c5b85de7f8efb1fe302" },
-	[AK_ACTION_FAILED] = { "action-failed", "fdcf4d0731f64ac5b735063d00f4c95b" },
-	[AK_DB_WRITE] = { "db-write-failed", "682846020c7040acbf4108a1c3ac1ff3" },
-	[AK_ITERATION_FAILED] = { "iteration-failed", "9b9312091e894997b13e90afc98abc9e" },
-	[AK_DATA_INTEGRITY] = { "data-integrity", "8f621bcd43e94192945b60775fe6ccf6" },
+/* The one table of alert kinds: the name stored in events.kind, passed to
+ * alert_command and shown by the CLI, and the MESSAGE_ID. */
+static const struct alert_kind_info kinds[ALERT_KIND__COUNT] = {
+	[ALERT_CRASH] = { "throughput-crash", "54157799c25f466ebd73eb21f17c70d5" },
+	[ALERT_COLLAPSE] = { "throughput-collapse", "12ce431fca0542248eda1c4feda18bbf" },
+	[ALERT_RECOVERED] = { "throughput-recovered", "9b1761e0a918485d8854984600ad88e5" },
+	[ALERT_IO_ERROR] = { "io-error", "a0e3fce57568460c9dfc870b061b4224" },
+	[ALERT_DEVICE_GONE] = { "device-gone", "75b218b5d67241cda9b751aad6649f33" },
+	[ALERT_IDENTITY] = { "identity-mismatch", "895e1be49d1a4c5b85de7f8efb1fe302" },
+	[ALERT_ACTION_FAILED] = { "action-failed", "fdcf4d0731f64ac5b735063d00f4c95b" },
+	[ALERT_DB_WRITE] = { "db-write-failed", "682846020c7040acbf4108a1c3ac1ff3" },
+	[ALERT_ITERATION_FAILED] = { "iteration-failed", "9b9312091e894997b13e90afc98abc9e" },
+	[ALERT_DATA_INTEGRITY] = { "data-integrity", "8f621bcd43e94192945b60775fe6ccf6" },
 };
 
 struct alert_ctx {
@@ -68,7 +63,8 @@ struct alert_ctx {
 
 /* One alert, ready to be logged, stored and passed to alert_command. */
 struct alert_event {
-	int kind, prio;
+	enum alert_kind kind;
+	int prio;
 	long cycle, iteration;        /* < 0: not known */
 	int64_t cycle_id, iteration_id;
 	int64_t size;                 /* < 0: not known */
@@ -101,7 +97,7 @@ long alert_check_collapse(const struct db_sample *s, size_t n, double avg, doubl
 	if (!(below_pct > 0) || !(avg > 0))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (!s[i].phase || strcmp(s[i].phase, "measure"))
+		if (s[i].phase != DB_PHASE_MEASURE)
 			continue;
 		if (!(s[i].mibps < limit)) {
 			run = 0;
@@ -133,19 +129,22 @@ const struct alert_kind_info *alert_kinds(size_t *n)
 	return kinds;
 }
 
-static int kind_index(const char *kind)
+int alert_kind_parse(const char *name)
 {
-	for (int i = 0; i < NKINDS; i++)
-		if (!strcmp(kinds[i].kind, kind))
+	for (int i = 0; name && i < ALERT_KIND__COUNT; i++)
+		if (!strcmp(kinds[i].kind, name))
 			return i;
 	return -1;
 }
 
-const char *alert_message_id(const char *kind)
+const char *alert_kind_name(enum alert_kind k)
 {
-	int k = kind_index(kind);
+	return (unsigned)k < ALERT_KIND__COUNT ? kinds[k].kind : "?";
+}
 
-	return k < 0 ? NULL : kinds[k].message_id;
+const char *alert_message_id(enum alert_kind k)
+{
+	return (unsigned)k < ALERT_KIND__COUNT ? kinds[k].message_id : NULL;
 }
 
 /* ---- alert_command: spawned without a shell, reaped by the main loop ---- */
@@ -384,7 +383,7 @@ static int raise_alert(struct alert_ctx *a, const struct alert_event *e)
 	return 1;
 }
 
-static void event_for(struct alert_event *e, int kind, int prio, long cycle,
+static void event_for(struct alert_event *e, enum alert_kind kind, int prio, long cycle,
 		      const struct db_iteration *it, int64_t it_id)
 {
 	memset(e, 0, sizeof(*e));
@@ -404,56 +403,54 @@ static void event_for(struct alert_event *e, int kind, int prio, long cycle,
 
 /* Alerts already raised in the target's latest cycle, so a restart in the
  * middle of a cycle does not raise them again. */
-static int note_raised(void *arg, int n, const struct db_value *v, const char *const *names)
+static int note_raised(void *arg, const char *kind, const char *severity, long cycle)
 {
 	struct alert_ctx *a = arg;
-	int k = v[0].type == DB_TEXT ? kind_index(v[0].s) : -1;
+	int k = alert_kind_parse(kind);
 	int prio = LOG_ERR;
 
-	if (k < 0 || v[1].type != DB_TEXT)
+	if (k < 0)
 		return 0;
 	for (int p = LOG_EMERG; p <= LOG_DEBUG; p++)
-		if (!strcmp(log_prio_name(p), v[1].s))
+		if (!strcmp(log_prio_name(p), severity))
 			prio = p;
-	if (a->raised_cycle[k] != v[2].i || prio < a->raised_prio[k]) {
-		a->raised_cycle[k] = v[2].i;
+	if (a->raised_cycle[k] != cycle || prio < a->raised_prio[k]) {
+		a->raised_cycle[k] = cycle;
 		a->raised_prio[k] = prio;
 	}
 	return 0;
 }
 
-static void load_raised(struct alert_ctx *a)
+/* Which of a crash and a recovery the target's events end with. Returns 0,
+ * -ENOENT (neither), or -errno. */
+static int alert_latest(struct db *db, int64_t target_id, int *kind)
 {
-	struct db_value p = { .type = DB_INT, .i = a->who.target_id };
-	char err[256];
-	if (db_query(a->who.db, "SELECT e.kind, e.severity, c.number FROM events e"
-		     " JOIN cycles c ON c.id = e.cycle_id WHERE e.target_id = ?1"
-		     " AND e.message_id IS NOT NULL AND c.number ="
-		     " (SELECT max(number) FROM cycles WHERE target_id = ?1)",
-		     &p, 1, note_raised, a, err, sizeof(err)) < 0)
-		log_msg(LOG_WARNING, "target %s: alerts of the current cycle unknown: %s",
-			a->who.name, err);
+	char last[32];
+	int ret = db_event_latest(db, target_id, kinds[ALERT_CRASH].kind,
+				  kinds[ALERT_RECOVERED].kind, last, sizeof(last));
+
+	*kind = ret ? -1 : alert_kind_parse(last);
+	return ret;
 }
 
 int alert_init(const struct alert_target *who, const struct cfg_target *t,
 	       struct alert_ctx **out)
 {
 	struct alert_ctx *a = calloc(1, sizeof(*a));
-	char last[32];
+	int last;
 
 	if (!a)
 		return -ENOMEM;
 	a->who = *who;
 	a->t = t;
 	pthread_mutex_init(&a->lock, NULL);
-	for (int i = 0; i < NKINDS; i++)
+	for (int i = 0; i < ALERT_KIND__COUNT; i++)
 		a->raised_cycle[i] = -1;
-	if (who->db)
-		load_raised(a);
+	if (who->db && db_alerts_raised(who->db, who->target_id, note_raised, a))
+		log_msg(LOG_WARNING, "target %s: alerts of the current cycle unknown", who->name);
 	/* a crash before a restart still waits for its recovery */
-	if (who->db && !db_event_latest(who->db, who->target_id, kinds[AK_CRASH].kind,
-					kinds[AK_RECOVERED].kind, last, sizeof(last)))
-		a->degraded = !strcmp(last, kinds[AK_CRASH].kind);
+	if (who->db && !alert_latest(who->db, who->target_id, &last))
+		a->degraded = last == ALERT_CRASH;
 	*out = a;
 	return 0;
 }
@@ -493,7 +490,7 @@ static void check_crash(struct alert_ctx *a, const struct cfg_target *t, long cy
 	if (prio == ALERT_NONE)
 		return;
 	a->degraded = 1;
-	event_for(&e, AK_CRASH, prio, cycle, it, it_id);
+	event_for(&e, ALERT_CRASH, prio, cycle, it, it_id);
 	e.baseline = base;
 	snprintf(data, sizeof(data), "{\"ratio\":%.4f,\"baseline\":\"%s\",\"baseline_iteration_id\":"
 		 "%lld,\"workload\":\"%s\",\"block_size\":%u}", it->mibps_avg / base,
@@ -517,7 +514,7 @@ static void check_recovery(struct alert_ctx *a, const struct cfg_target *t, long
 	if (!a->degraded || !alert_check_recovery(it->mibps_avg, base, t->recovered_above))
 		return;
 	a->degraded = 0;
-	event_for(&e, AK_RECOVERED, LOG_NOTICE, cycle, it, it_id);
+	event_for(&e, ALERT_RECOVERED, LOG_NOTICE, cycle, it, it_id);
 	e.baseline = base;
 	snprintf(data, sizeof(data), "{\"action\":\"%s\",\"ratio\":%.4f}", a->action,
 		 it->mibps_avg / base);
@@ -541,7 +538,7 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 
 	if (i < 0)
 		return;
-	event_for(&e, AK_COLLAPSE, LOG_WARNING, cycle, it, it_id);
+	event_for(&e, ALERT_COLLAPSE, LOG_WARNING, cycle, it, it_id);
 	e.mibps = low;
 	e.baseline = it->mibps_avg;
 	char min[32] = "null";        /* unknown in a phase of fewer than two samples */
@@ -566,10 +563,10 @@ void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it)
 	struct db_baseline_key k = {
 		.target_id = a->who.target_id, .size_bytes = it->size_bytes,
 		.workload = it->workload, .block_size = it->block_size,
-		.before_id = INT64_MAX, .rule = cfg_baseline_name(t->baseline),
+		.before_id = INT64_MAX, .rule = t->baseline,
 	};
 
-	it->baseline = k.rule;
+	it->baseline = cfg_baseline_name(t->baseline);
 	it->baseline_iteration_id = 0;
 	it->baseline_mibps = -1;
 	if (a->who.db && db_baseline(a->who.db, &k, &it->baseline_mibps,
@@ -601,30 +598,25 @@ void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration 
 	pthread_mutex_unlock(&a->lock);
 }
 
-void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, const char *action,
+void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, enum cfg_action action,
 		  int took_effect, const char *error)
 {
 	a->cycle_id = cycle_id;
 	a->cycle_no = cycle;
-	a->after_action = took_effect && action && strcmp(action, "none");
+	a->after_action = took_effect && action != ACT_NONE;
 	if (a->after_action)
-		util_strlcpy(a->action, action, sizeof(a->action));
+		util_strlcpy(a->action, cfg_action_name(action), sizeof(a->action));
 }
 
-void alert_failure(struct alert_ctx *a, const char *kind, int priority, long cycle,
+void alert_failure(struct alert_ctx *a, enum alert_kind kind, int priority, long cycle,
 		   int64_t iteration_id, const char *message)
 {
 	struct alert_event e;
-	int k = kind_index(kind);
 
-	if (k < 0) {
-		/* our bug, but a week-long run should still say what happened */
-		log_msg(priority, "target %s: %s: %s", a->who.name, kind, message);
-		return;
-	}
-	event_for(&e, k, priority, cycle, NULL, iteration_id);
+	event_for(&e, kind, priority, cycle, NULL, iteration_id);
 	e.cycle_id = cycle == a->cycle_no ? a->cycle_id : 0;
-	snprintf(e.message, sizeof(e.message), "target %s: %s: %s", a->who.name, kind, message);
+	snprintf(e.message, sizeof(e.message), "target %s: %s: %s", a->who.name,
+		 kinds[kind].kind, message);
 	raise_alert(a, &e);
 }
 
@@ -633,7 +625,7 @@ int alert_integrity(struct alert_ctx *a, long cycle, int64_t cycle_id, int64_t i
 {
 	struct alert_event e;
 
-	event_for(&e, AK_DATA_INTEGRITY, LOG_ERR, cycle, NULL, iteration_id);
+	event_for(&e, ALERT_DATA_INTEGRITY, LOG_ERR, cycle, NULL, iteration_id);
 	e.cycle_id = cycle_id;
 	e.value = (double)offset;
 	e.data = data;
@@ -658,7 +650,7 @@ int alert_baseline(struct alert_ctx *a, uint64_t size_bytes, double *mibps)
 	gen = a->gen;
 	k.workload = cfg_workload_name(a->t->workload);
 	k.block_size = (uint32_t)a->t->block_size;
-	k.rule = cfg_baseline_name(a->t->baseline);
+	k.rule = a->t->baseline;
 	pthread_mutex_unlock(&a->lock);
 	rc = a->who.db ? db_baseline(a->who.db, &k, mibps, NULL) : -ENOENT;
 	pthread_mutex_lock(&a->lock);

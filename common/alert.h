@@ -14,6 +14,22 @@
 
 struct alert_ctx;
 
+/* Every alert kind. Their names (alert_kind_name) are fixed forever: the
+ * catalog, saved journal filters and scripts use them. */
+enum alert_kind {
+	ALERT_CRASH,                  /* throughput-crash */
+	ALERT_COLLAPSE,               /* throughput-collapse */
+	ALERT_RECOVERED,              /* throughput-recovered */
+	ALERT_IO_ERROR,               /* io-error */
+	ALERT_DEVICE_GONE,            /* device-gone */
+	ALERT_IDENTITY,               /* identity-mismatch */
+	ALERT_ACTION_FAILED,          /* action-failed */
+	ALERT_DB_WRITE,               /* db-write-failed */
+	ALERT_ITERATION_FAILED,       /* iteration-failed */
+	ALERT_DATA_INTEGRITY,         /* data-integrity */
+	ALERT_KIND__COUNT
+};
+
 /* Who the alerts are about. Strings are borrowed for the ctx lifetime. */
 struct alert_target {
 	const char *name, *device, *serial;
@@ -46,13 +62,13 @@ void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration 
 
 /* Note the action that ended a cycle; took_effect: it ran with outcome ok
  * (so later figures are judged as "after ACTION"). */
-void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, const char *action,
+void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, enum cfg_action action,
 		  int took_effect, const char *error);
 
-/* Failures: kind is one of "io-error", "device-gone", "identity-mismatch",
- * "action-failed", "db-write-failed", "iteration-failed", "data-integrity".
- * priority is LOG_ERR or LOG_CRIT. */
-void alert_failure(struct alert_ctx *a, const char *kind, int priority, long cycle,
+/* Failures: kind is ALERT_IO_ERROR, ALERT_DEVICE_GONE, ALERT_IDENTITY,
+ * ALERT_ACTION_FAILED, ALERT_DB_WRITE, ALERT_ITERATION_FAILED or
+ * ALERT_DATA_INTEGRITY. priority is LOG_ERR or LOG_CRIT. */
+void alert_failure(struct alert_ctx *a, enum alert_kind kind, int priority, long cycle,
 		   int64_t iteration_id, const char *message);
 
 /* The data-integrity alert for a bad sector at offset (events.value holds
@@ -81,11 +97,18 @@ struct alert_kind_info {
 	const char *message_id;       /* 32 hex digits, in systemd/wearmon.catalog */
 };
 
-/* Every alert kind. Returns the table; *n = rows. */
+/* Every alert kind, by enum alert_kind. Returns the table; *n = rows. */
 const struct alert_kind_info *alert_kinds(size_t *n);
 
-/* MESSAGE_ID of kind. Returns it, or NULL for an unknown kind. */
-const char *alert_message_id(const char *kind);
+/* Name of kind as stored in events.kind. Returns it ("?" out of range). */
+const char *alert_kind_name(enum alert_kind k);
+
+/* MESSAGE_ID of kind. Returns it, or NULL out of range. */
+const char *alert_message_id(enum alert_kind k);
+
+/* The kind a stored name stands for. Returns an enum alert_kind, or -1
+ * for a name that is no alert kind. */
+int alert_kind_parse(const char *name);
 
 #define ALERT_NONE (-1)
 #define ALERT_COLLAPSE_RUN 3          /* consecutive samples that make a collapse */

@@ -21,97 +21,10 @@
 #include "util.h"
 
 #define BUSY_TIMEOUT_MS 10000
-#define INTERRUPTED_ERROR "daemon stopped without finishing (crash or kill)"
 
 
 
-/* Placeholders are bound in order (struct bind numbers them). */
-static const char *const stmt_sql[ST__COUNT] = {
-	[ST_BEGIN] = "BEGIN IMMEDIATE",
-	[ST_COMMIT] = "COMMIT",
-	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_RUN_BEGIN] = "INSERT INTO runs (pid, version, config_path, hostname)"
-			 " VALUES (?, ?, ?, ?)",
-	[ST_RUN_END] = "UPDATE runs SET ended_at = " NOW ", exit_status = ?,"
-		       " exit_reason = ? WHERE id = ?",
-	[ST_RUN_CONFIG] = "UPDATE runs SET config = ?, kernel = ? WHERE id = ?",
-	[ST_TARGET_UPSERT] =
-		"INSERT INTO targets (name, device, kind, capacity_bytes,"
-		" logical_block_size, serial, model, firmware, backing_file)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		" ON CONFLICT (name) DO UPDATE SET device = excluded.device,"
-		" kind = excluded.kind, capacity_bytes = excluded.capacity_bytes,"
-		" logical_block_size = excluded.logical_block_size,"
-		" serial = excluded.serial, model = excluded.model,"
-		" firmware = excluded.firmware, backing_file = excluded.backing_file,"
-		" last_seen = " NOW " RETURNING id",
-	[ST_MARK_INTERRUPTED] =
-		"UPDATE iterations SET status = 'interrupted', error = '"
-		INTERRUPTED_ERROR "' WHERE target_id = ? AND status = 'running'",
-	[ST_CAMPAIGN] =
-		"SELECT t.campaign_first_cycle, (SELECT count(*) FROM cycles c"
-		" WHERE c.target_id = t.id AND c.status = 'done'"
-		" AND c.number >= t.campaign_first_cycle) FROM targets t WHERE t.id = ?",
-	[ST_LAST_CYCLE] = "SELECT id, number, status IN ('running', 'interrupted')"
-			  " FROM cycles WHERE target_id = ? ORDER BY number DESC LIMIT 1",
-	[ST_CYCLE_PROGRESS] =
-		"SELECT coalesce(max(CASE WHEN status = 'done' AND more_rows = 0"
-		" THEN size_index END) + 1, 0),"
-		" coalesce(max(number), 0) + 1 FROM iterations WHERE cycle_id = ?",
-	[ST_CYCLE_REOPEN] = "UPDATE cycles SET status = 'running', ended_at = NULL"
-			    " WHERE id = ?",
-	[ST_CAMPAIGN_NEW] = "UPDATE targets SET campaign_first_cycle = ? WHERE id = ?",
-	[ST_CYCLE_BEGIN] = "INSERT INTO cycles (target_id, run_id, number, campaign_first_cycle)"
-			   " VALUES (?1, ?2, ?3, (SELECT campaign_first_cycle FROM targets"
-			   " WHERE id = ?1))",
-	[ST_CYCLE_ACTION] =
-		"UPDATE cycles SET action = ?, action_started_at = coalesce(?, " NOW "),"
-		" action_seconds = ?, action_bytes = ?, action_outcome = ?,"
-		" action_error = ? WHERE id = ?",
-	[ST_CYCLE_END] = "UPDATE cycles SET status = ?, ended_at = " NOW " WHERE id = ?",
-	[ST_IT_BEGIN] =
-		"INSERT INTO iterations (cycle_id, run_id, target_id, number,"
-		" size_index, size_bytes, region_offset, workload, block_size,"
-		" queue_depth, compressibility, amount_bytes, started_at, phase,"
-		" repeat_index, more_rows, block_sizes, read_percent, random_percent,"
-		" verify, round_index, jobs, dedupe_percent, baseline,"
-		" baseline_iteration_id)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, " NOW "),"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_IT_END] =
-		"UPDATE iterations SET ended_at = coalesce(?, " NOW "), bytes = ?,"
-		" ops = ?, seconds = ?, mibps_avg = ?, mibps_min = ?, mibps_max = ?,"
-		" mibps_stddev = ?, iops_avg = ?, lat_mean_us = ?, lat_p50_us = ?,"
-		" lat_p99_us = ?, lat_p999_us = ?, lat_max_us = ?, fill_mibps = ?,"
-		" fill_seconds = ?, fill_bytes = ?, errors = ?, status = ?, error = ?,"
-		" lat_p90_us = ?, lat_p9999_us = ?, verify_errors = ?,"
-		" mibps_repeat_mean = ?, mibps_repeat_stddev = ?, iops_repeat_mean = ?,"
-		" iops_repeat_stddev = ?, more_rows = ?, steady_reached = ?,"
-		" steady_round = ?, steady_mean_mibps = ?, steady_range_mibps = ?,"
-		" steady_range_pct = ?, steady_excursion_mibps = ?,"
-		" steady_excursion_pct = ? WHERE id = ?",
-	[ST_IT_IO] = "UPDATE iterations SET reads = ?, writes = ?, random_ios = ? WHERE id = ?",
-	[ST_SAMPLE] = "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
-		      " lat_p50_us, lat_p99_us, lat_max_us, lat_p90_us, lat_p999_us,"
-		      " lat_p9999_us, mibps_min_1s, duration_ms, bytes)"
-		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_EVENT] = "INSERT INTO events (target_id, run_id, cycle_id, iteration_id,"
-		     " severity, kind, message_id, message, value, baseline, data)"
-		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-};
 
-
-/* A statement being bound: placeholders are numbered in call order and the
- * first failure sticks, so a binding sequence needs one check at the end. */
-struct bind {
-	struct db *db;
-	sqlite3_stmt *st;
-	int i;
-	int rc;
-};
-
-void db_seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -157,157 +70,20 @@ int db_map_rc(int rc, int sys)
 	}
 }
 
-/* Logs what failed with SQLite's text. Returns the errno for rc. */
-static int report(struct db *db, int rc, const char *what)
-{
-	const char *msg = sqlite3_extended_errcode(db->conn) == rc ?
-		sqlite3_errmsg(db->conn) : sqlite3_errstr(rc);
-
-	log_msg(LOG_ERR, "database %s: %s: %s", db->path, what, msg);
-	snprintf(db->last_err, sizeof(db->last_err), "%s: %s", what, msg);
-	return db_map_rc(rc, sqlite3_system_errno(db->conn));
-}
-
-/* Starts binding the cached statement id, preparing it on first use. */
-static void bind_start(struct db *db, enum stmt_id id, struct bind *b)
-{
-	b->db = db;
-	b->i = 0;
-	b->rc = SQLITE_OK;
-	if (!db->st[id])
-		b->rc = sqlite3_prepare_v3(db->conn, stmt_sql[id], -1,
-					   SQLITE_PREPARE_PERSISTENT, &db->st[id], NULL);
-	b->st = db->st[id];
-}
-
-static void b_i64(struct bind *b, int64_t v)
-{
-	if (b->rc == SQLITE_OK)
-		b->rc = sqlite3_bind_int64(b->st, ++b->i, v);
-}
-
-static void b_u64(struct bind *b, uint64_t v)
-{
-	if (b->rc == SQLITE_OK && v > INT64_MAX)
-		b->rc = SQLITE_RANGE;
-	b_i64(b, (int64_t)v);
-}
-
-static void b_dbl(struct bind *b, double v)
-{
-	if (b->rc == SQLITE_OK)
-		b->rc = sqlite3_bind_double(b->st, ++b->i, v);
-}
-
-static void b_null(struct bind *b)
-{
-	if (b->rc == SQLITE_OK)
-		b->rc = sqlite3_bind_null(b->st, ++b->i);
-}
-
-/* Text, NULL when s is NULL. The string must live until the step. */
-static void b_text(struct bind *b, const char *s)
-{
-	if (!s)
-		b_null(b);
-	else if (b->rc == SQLITE_OK)
-		b->rc = sqlite3_bind_text(b->st, ++b->i, s, -1, SQLITE_STATIC);
-}
-
-/* Text, NULL when s is NULL or empty (unset char[] fields). */
-static void b_opt_text(struct bind *b, const char *s)
-{
-	b_text(b, (s && *s) ? s : NULL);
-}
-
-/* A row id, NULL when 0 (not set). */
-static void b_id(struct bind *b, int64_t id)
-{
-	if (id == 0)
-		b_null(b);
-	else
-		b_i64(b, id);
-}
-
-/* A figure, NULL when negative (not set). */
-static void b_fig(struct bind *b, double v)
-{
-	if (v < 0)
-		b_null(b);
-	else
-		b_dbl(b, v);
-}
-
-/* Resets the statement; logs and maps rc. Returns 0 or -errno. */
-static int finish(struct bind *b, int rc, const char *what)
-{
-	int ret = 0;
-
-	if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		ret = report(b->db, rc, what);
-	if (b->st) {
-		sqlite3_reset(b->st);
-		sqlite3_clear_bindings(b->st);
-	}
-	return ret;
-}
-
-/* Runs a bound statement to completion. Returns 0 or -errno. */
-static int run(struct bind *b, const char *what)
-{
-	int rc = b->rc;
-
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(b->st);
-	return finish(b, rc, what);
-}
-
-/* Steps to the first row. Returns 1 with a row (read it, then call finish),
- * 0 when there is none, or -errno (both already finished). */
-static int row(struct bind *b, const char *what)
-{
-	int rc = b->rc;
-
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(b->st);
-		if (rc == SQLITE_ROW)
-			return 1;
-	}
-	return finish(b, rc, what);
-}
-
-/* Requires that the last UPDATE touched a row. Returns 0 or -ENOENT. */
-static int changed(struct db *db, int64_t id, const char *what)
-{
-	if (sqlite3_changes(db->conn) > 0)
-		return 0;
-	log_msg(LOG_ERR, "database %s: %s: no row with id %lld", db->path, what,
-		(long long)id);
-	return -ENOENT;
-}
-
-static int exec_id(struct db *db, enum stmt_id id, const char *what)
-{
-	struct bind b;
-
-	bind_start(db, id, &b);
-	return run(&b, what);
-}
-
 /* BEGIN IMMEDIATE: take the write lock now, so no statement inside the
  * transaction can fail with SQLITE_BUSY half-way. Returns 0 or -errno. */
 int db_tx_begin(struct db *db)
 {
-	return exec_id(db, ST_BEGIN, "begin transaction");
+	return db_exec_id(db, ST_BEGIN, "begin transaction");
 }
 
 /* Commits when ret is 0, else rolls back. Returns ret or the commit error. */
 int db_tx_end(struct db *db, int ret)
 {
 	if (ret == 0)
-		ret = exec_id(db, ST_COMMIT, "commit");
+		ret = db_exec_id(db, ST_COMMIT, "commit");
 	if (ret != 0 && !sqlite3_get_autocommit(db->conn))
-		exec_id(db, ST_ROLLBACK, "rollback");
+		db_exec_id(db, ST_ROLLBACK, "rollback");
 	return ret;
 }
 
@@ -335,6 +111,16 @@ static const char *const status_names[DB_STATUS__COUNT] = {
 const char *db_status_name(enum db_status s)
 {
 	return (unsigned)s < DB_STATUS__COUNT ? status_names[s] : "?";
+}
+
+static const char *const phase_names[DB_PHASE__COUNT] = {
+	[DB_PHASE_UNKNOWN] = NULL, [DB_PHASE_FILL] = "fill", [DB_PHASE_MEASURE] = "measure",
+	[DB_PHASE_VERIFY] = "verify",
+};
+
+const char *db_phase_name(enum db_phase p)
+{
+	return (unsigned)p < DB_PHASE__COUNT ? phase_names[p] : NULL;
 }
 
 static int is_final_status(enum db_status s)
@@ -561,6 +347,8 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 		ret = check_pages(db, err, errlen);
 	if (!ret && !readonly)
 		ret = setup_writer(db, version, err, errlen);
+	if (!ret && readonly)
+		ret = db_schema_reader_views(db, version, err, errlen);
 	if (!ret && !readonly)
 		ret = db_watch_open(db, err, errlen);
 	if (ret)
@@ -624,19 +412,19 @@ int db_check_path(const char *path, char *err, size_t errlen)
 int db_run_begin(struct db *db, const char *config_path, int64_t *run_id)
 {
 	char host[256] = "";
-	struct bind b;
+	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
 	if (gethostname(host, sizeof(host) - 1) != 0)
 		host[0] = '\0';
-	bind_start(db, ST_RUN_BEGIN, &b);
-	b_i64(&b, getpid());
-	b_text(&b, WEARMON_VERSION);
-	b_text(&b, config_path);
-	b_opt_text(&b, host);
-	ret = run(&b, "record run start");
+	db_bind_start(db, ST_RUN_BEGIN, &b);
+	db_bind_i64(&b, getpid());
+	db_bind_text(&b, WEARMON_VERSION);
+	db_bind_text(&b, config_path);
+	db_bind_opt_text(&b, host);
+	ret = db_bind_run(&b, "record run start");
 	if (ret == 0)
 		*run_id = sqlite3_last_insert_rowid(db->conn);
 	db_leave(db);
@@ -647,38 +435,38 @@ int db_run_config(struct db *db, int64_t run_id, const char *config_text)
 {
 	char kernel[3 * sizeof(((struct utsname *)0)->release) + 8] = "";
 	struct utsname u;
-	struct bind b;
+	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
 	if (uname(&u) == 0)
 		snprintf(kernel, sizeof(kernel), "%s %s %s", u.sysname, u.release, u.machine);
-	bind_start(db, ST_RUN_CONFIG, &b);
-	b_opt_text(&b, config_text);
-	b_opt_text(&b, kernel);
-	b_i64(&b, run_id);
-	ret = run(&b, "record run configuration");
+	db_bind_start(db, ST_RUN_CONFIG, &b);
+	db_bind_opt_text(&b, config_text);
+	db_bind_opt_text(&b, kernel);
+	db_bind_i64(&b, run_id);
+	ret = db_bind_run(&b, "record run configuration");
 	if (ret == 0)
-		ret = changed(db, run_id, "record run configuration");
+		ret = db_changed(db, run_id, "record run configuration");
 	db_leave(db);
 	return ret;
 }
 
 int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reason)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
-	bind_start(db, ST_RUN_END, &b);
-	b_i64(&b, exit_status);
-	b_text(&b, reason);
-	b_i64(&b, run_id);
-	ret = run(&b, "record run end");
+	db_bind_start(db, ST_RUN_END, &b);
+	db_bind_i64(&b, exit_status);
+	db_bind_text(&b, reason);
+	db_bind_i64(&b, run_id);
+	ret = db_bind_run(&b, "record run end");
 	if (ret == 0)
-		ret = changed(db, run_id, "record run end");
+		ret = db_changed(db, run_id, "record run end");
 	db_leave(db);
 	return ret;
 }
@@ -686,26 +474,26 @@ int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reaso
 /* Identity columns describe the device as last seen, so NULLs overwrite. */
 int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *target_id)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
-	bind_start(db, ST_TARGET_UPSERT, &b);
-	b_text(&b, t->name);
-	b_text(&b, t->device);
-	b_text(&b, t->kind);
-	b_u64(&b, t->capacity_bytes);
-	b_i64(&b, t->logical_block_size);
-	b_text(&b, t->serial);
-	b_text(&b, t->model);
-	b_text(&b, t->firmware);
-	b_text(&b, t->backing_file);
-	ret = row(&b, "store target");
+	db_bind_start(db, ST_TARGET_UPSERT, &b);
+	db_bind_text(&b, t->name);
+	db_bind_text(&b, t->device);
+	db_bind_text(&b, t->kind);
+	db_bind_u64(&b, t->capacity_bytes);
+	db_bind_i64(&b, t->logical_block_size);
+	db_bind_text(&b, t->serial);
+	db_bind_text(&b, t->model);
+	db_bind_text(&b, t->firmware);
+	db_bind_text(&b, t->backing_file);
+	ret = db_bind_row(&b, "store target");
 	if (ret == 1) {
 		*target_id = sqlite3_column_int64(b.st, 0);
 		/* step to the end so the statement's own commit happens here */
-		ret = run(&b, "store target");
+		ret = db_bind_run(&b, "store target");
 	} else if (ret == 0) {
 		ret = -EIO;
 	}
@@ -717,24 +505,24 @@ int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *tar
 
 static int mark_interrupted(struct db *db, int64_t target_id, long *marked)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret;
 
-	bind_start(db, ST_MARK_INTERRUPTED, &b);
-	b_i64(&b, target_id);
-	ret = run(&b, "mark interrupted iterations");
+	db_bind_start(db, ST_MARK_INTERRUPTED, &b);
+	db_bind_i64(&b, target_id);
+	ret = db_bind_run(&b, "mark interrupted iterations");
 	*marked = ret == 0 ? sqlite3_changes(db->conn) : 0;
 	return ret;
 }
 
 static int campaign_read(struct db *db, int64_t target_id, struct db_resume *r)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret;
 
-	bind_start(db, ST_CAMPAIGN, &b);
-	b_i64(&b, target_id);
-	ret = row(&b, "read campaign");
+	db_bind_start(db, ST_CAMPAIGN, &b);
+	db_bind_i64(&b, target_id);
+	ret = db_bind_row(&b, "read campaign");
 	if (ret == 0) {
 		log_msg(LOG_ERR, "database %s: no target with id %lld", db->path,
 			(long long)target_id);
@@ -744,64 +532,64 @@ static int campaign_read(struct db *db, int64_t target_id, struct db_resume *r)
 		return ret;
 	r->campaign_first_cycle = sqlite3_column_int64(b.st, 0);
 	r->campaign_cycles_done = sqlite3_column_int64(b.st, 1);
-	return finish(&b, SQLITE_OK, NULL);
+	return db_bind_finish(&b, SQLITE_OK, NULL);
 }
 
 /* Fills next_size_index and next_iteration of the cycle r->cycle_id. */
 static int cycle_progress(struct db *db, struct db_resume *r)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret;
 
-	bind_start(db, ST_CYCLE_PROGRESS, &b);
-	b_i64(&b, r->cycle_id);
-	ret = row(&b, "read cycle progress");
+	db_bind_start(db, ST_CYCLE_PROGRESS, &b);
+	db_bind_i64(&b, r->cycle_id);
+	ret = db_bind_row(&b, "read cycle progress");
 	if (ret <= 0)
 		return ret < 0 ? ret : -EIO;
 	r->next_size_index = sqlite3_column_int(b.st, 0);
 	r->next_iteration = sqlite3_column_int64(b.st, 1);
-	return finish(&b, SQLITE_OK, NULL);
+	return db_bind_finish(&b, SQLITE_OK, NULL);
 }
 
 /* Decides resume or a new cycle from the target's highest-numbered cycle. */
 static int last_cycle(struct db *db, int64_t target_id, struct db_resume *r)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret, unfinished;
 
 	r->cycle_number = 1;
 	r->next_iteration = 1;
-	bind_start(db, ST_LAST_CYCLE, &b);
-	b_i64(&b, target_id);
-	ret = row(&b, "find last cycle");
+	db_bind_start(db, ST_LAST_CYCLE, &b);
+	db_bind_i64(&b, target_id);
+	ret = db_bind_row(&b, "find last cycle");
 	if (ret <= 0)
 		return ret;
 	r->cycle_id = sqlite3_column_int64(b.st, 0);
 	r->cycle_number = sqlite3_column_int64(b.st, 1);
 	unfinished = sqlite3_column_int(b.st, 2);
-	finish(&b, SQLITE_OK, NULL);
+	db_bind_finish(&b, SQLITE_OK, NULL);
 	if (!unfinished) {
 		r->cycle_id = 0;
 		r->cycle_number++;
 		return 0;
 	}
 	r->resume = 1;
-	bind_start(db, ST_CYCLE_REOPEN, &b);
-	b_i64(&b, r->cycle_id);
-	ret = run(&b, "reopen cycle");
+	db_bind_start(db, ST_CYCLE_REOPEN, &b);
+	db_bind_i64(&b, r->cycle_id);
+	ret = db_bind_run(&b, "reopen cycle");
 	return ret ? ret : cycle_progress(db, r);
 }
 
 static int campaign_start(struct db *db, int64_t target_id, struct db_resume *r)
 {
-	struct bind b;
+	struct db_bind b;
 
-	bind_start(db, ST_CAMPAIGN_NEW, &b);
-	b_i64(&b, r->cycle_number);
-	b_i64(&b, target_id);
+	db_bind_start(db, ST_CAMPAIGN_NEW, &b);
+	db_bind_i64(&b, r->cycle_number);
+	db_bind_i64(&b, target_id);
 	r->campaign_first_cycle = r->cycle_number;
 	r->campaign_cycles_done = 0;
-	return run(&b, "start campaign");
+	return db_bind_run(&b, "start campaign");
 }
 
 /* In one transaction:
@@ -847,16 +635,16 @@ out:
 int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
 		   int64_t *cycle_id)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
-	bind_start(db, ST_CYCLE_BEGIN, &b);
-	b_i64(&b, target_id);
-	b_i64(&b, run_id);
-	b_i64(&b, number);
-	ret = run(&b, "start cycle");
+	db_bind_start(db, ST_CYCLE_BEGIN, &b);
+	db_bind_i64(&b, target_id);
+	db_bind_i64(&b, run_id);
+	db_bind_i64(&b, number);
+	ret = db_bind_run(&b, "start cycle");
 	if (ret == 0)
 		*cycle_id = sqlite3_last_insert_rowid(db->conn);
 	db_leave(db);
@@ -865,29 +653,29 @@ int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number
 
 int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
-	bind_start(db, ST_CYCLE_ACTION, &b);
-	b_text(&b, a->kind);
-	b_opt_text(&b, a->started_at);
-	b_dbl(&b, a->seconds);
-	b_u64(&b, a->bytes);
-	b_text(&b, a->outcome);
-	b_text(&b, a->error);
-	b_i64(&b, cycle_id);
-	ret = run(&b, "record cycle action");
+	db_bind_start(db, ST_CYCLE_ACTION, &b);
+	db_bind_text(&b, cfg_action_name(a->kind));
+	db_bind_opt_text(&b, a->started_at);
+	db_bind_dbl(&b, a->seconds);
+	db_bind_u64(&b, a->bytes);
+	db_bind_text(&b, act_outcome_name(a->outcome));
+	db_bind_text(&b, a->error);
+	db_bind_i64(&b, cycle_id);
+	ret = db_bind_run(&b, "record cycle action");
 	if (ret == 0)
-		ret = changed(db, cycle_id, "record cycle action");
+		ret = db_changed(db, cycle_id, "record cycle action");
 	db_leave(db);
 	return ret;
 }
 
 int db_cycle_end(struct db *db, int64_t cycle_id, enum db_status status)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret;
 
 	if (!is_final_status(status))
@@ -895,12 +683,12 @@ int db_cycle_end(struct db *db, int64_t cycle_id, enum db_status status)
 	ret = db_enter(db);
 	if (ret)
 		return ret;
-	bind_start(db, ST_CYCLE_END, &b);
-	b_text(&b, db_status_name(status));
-	b_i64(&b, cycle_id);
-	ret = run(&b, "end cycle");
+	db_bind_start(db, ST_CYCLE_END, &b);
+	db_bind_text(&b, db_status_name(status));
+	db_bind_i64(&b, cycle_id);
+	ret = db_bind_run(&b, "end cycle");
 	if (ret == 0)
-		ret = changed(db, cycle_id, "end cycle");
+		ret = db_changed(db, cycle_id, "end cycle");
 	db_leave(db);
 	return ret;
 }
@@ -910,7 +698,7 @@ int db_cycle_end(struct db *db, int64_t cycle_id, enum db_status status)
 int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id)
 {
 	char why[512];
-	struct bind b;
+	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
@@ -921,42 +709,42 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 		db_leave(db);
 		return ret;
 	}
-	bind_start(db, ST_IT_BEGIN, &b);
-	b_i64(&b, it->cycle_id);
-	b_i64(&b, it->run_id);
-	b_i64(&b, it->target_id);
-	b_i64(&b, it->number);
-	b_i64(&b, it->size_index);
-	b_u64(&b, it->size_bytes);
-	b_u64(&b, it->region_offset);
-	b_text(&b, it->workload);
-	b_i64(&b, it->block_size);
-	b_i64(&b, it->queue_depth);
-	b_i64(&b, it->compressibility);
-	b_u64(&b, it->amount_bytes);
-	b_opt_text(&b, it->started_at);
-	b_text(&b, it->phase);
+	db_bind_start(db, ST_IT_BEGIN, &b);
+	db_bind_i64(&b, it->cycle_id);
+	db_bind_i64(&b, it->run_id);
+	db_bind_i64(&b, it->target_id);
+	db_bind_i64(&b, it->number);
+	db_bind_i64(&b, it->size_index);
+	db_bind_u64(&b, it->size_bytes);
+	db_bind_u64(&b, it->region_offset);
+	db_bind_text(&b, it->workload);
+	db_bind_i64(&b, it->block_size);
+	db_bind_i64(&b, it->queue_depth);
+	db_bind_i64(&b, it->compressibility);
+	db_bind_u64(&b, it->amount_bytes);
+	db_bind_opt_text(&b, it->started_at);
+	db_bind_text(&b, db_phase_name(it->phase));
 	if (it->repeat_index > 0)
-		b_i64(&b, it->repeat_index);
+		db_bind_i64(&b, it->repeat_index);
 	else
-		b_null(&b);
-	b_i64(&b, it->more_rows ? 1 : 0);
-	b_text(&b, it->block_sizes);
-	b_fig(&b, it->read_percent);
-	b_fig(&b, it->random_percent);
-	b_text(&b, it->verify);
+		db_bind_null(&b);
+	db_bind_i64(&b, it->more_rows ? 1 : 0);
+	db_bind_text(&b, it->block_sizes);
+	db_bind_fig(&b, it->read_percent);
+	db_bind_fig(&b, it->random_percent);
+	db_bind_text(&b, cfg_verify_name(it->verify));
 	if (it->round_index > 0)
-		b_i64(&b, it->round_index);
+		db_bind_i64(&b, it->round_index);
 	else
-		b_null(&b);
+		db_bind_null(&b);
 	if (it->jobs > 0)
-		b_i64(&b, it->jobs);
+		db_bind_i64(&b, it->jobs);
 	else
-		b_null(&b);
-	b_i64(&b, it->dedupe_percent);
-	b_text(&b, it->baseline);
-	b_id(&b, it->baseline_iteration_id);
-	ret = run(&b, "start iteration");
+		db_bind_null(&b);
+	db_bind_i64(&b, it->dedupe_percent);
+	db_bind_text(&b, it->baseline);
+	db_bind_id(&b, it->baseline_iteration_id);
+	ret = db_bind_run(&b, "start iteration");
 	if (ret == 0)
 		*id = sqlite3_last_insert_rowid(db->conn);
 	db_leave(db);
@@ -964,38 +752,38 @@ int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id
 }
 
 /* The verdict of steady state: on the last round of a phase only. */
-static void steady_update(struct bind *b, const struct db_iteration *it)
+static void steady_update(struct db_bind *b, const struct db_iteration *it)
 {
 	if (!it->steady_summary) {
 		for (int i = 0; i < 7; i++)
-			b_null(b);
+			db_bind_null(b);
 		return;
 	}
-	b_i64(b, it->steady_reached ? 1 : 0);
+	db_bind_i64(b, it->steady_reached ? 1 : 0);
 	if (it->steady_round > 0)
-		b_i64(b, it->steady_round);
+		db_bind_i64(b, it->steady_round);
 	else
-		b_null(b);
-	b_dbl(b, it->steady_mean_mibps);
-	b_dbl(b, it->steady_range_mibps);
-	b_dbl(b, it->steady_range_pct);
-	b_dbl(b, it->steady_excursion_mibps);
-	b_dbl(b, it->steady_excursion_pct);
+		db_bind_null(b);
+	db_bind_dbl(b, it->steady_mean_mibps);
+	db_bind_dbl(b, it->steady_range_mibps);
+	db_bind_dbl(b, it->steady_range_pct);
+	db_bind_dbl(b, it->steady_excursion_mibps);
+	db_bind_dbl(b, it->steady_excursion_pct);
 }
 
 /* The I/O counts of the row, when the engine counted them. */
 static int iteration_io(struct db *db, int64_t id, const struct db_iteration *it)
 {
-	struct bind b;
+	struct db_bind b;
 
 	if (!it->io_counted)
 		return 0;
-	bind_start(db, ST_IT_IO, &b);
-	b_u64(&b, it->reads);
-	b_u64(&b, it->writes);
-	b_u64(&b, it->random_ios);
-	b_i64(&b, id);
-	return run(&b, "store iteration I/O counts");
+	db_bind_start(db, ST_IT_IO, &b);
+	db_bind_u64(&b, it->reads);
+	db_bind_u64(&b, it->writes);
+	db_bind_u64(&b, it->random_ios);
+	db_bind_i64(&b, id);
+	return db_bind_run(&b, "store iteration I/O counts");
 }
 
 /* The fill columns stay NULL when nothing was filled (fill = no). */
@@ -1003,82 +791,82 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 {
 	int filled = it->fill_bytes > 0;
 	struct rate_figs f = { it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev };
-	struct bind b;
+	struct db_bind b;
 	int ret;
 
 	if (stats_rate_bound(&f))
 		log_msg(LOG_WARNING, "iteration %lld: min %.3f avg %.3f max %.3f MiB/s out of "
 			"order, stored bounded", (long long)id, it->mibps_min, it->mibps_avg,
 			it->mibps_max);
-	bind_start(db, ST_IT_END, &b);
-	b_opt_text(&b, it->ended_at);
-	b_u64(&b, it->bytes);
-	b_u64(&b, it->ops);
-	b_dbl(&b, it->seconds);
-	b_fig(&b, f.avg);
-	b_fig(&b, f.min);
-	b_fig(&b, f.max);
-	b_fig(&b, f.stddev);
-	b_fig(&b, it->iops_avg);
-	b_fig(&b, it->lat_mean_us);
-	b_fig(&b, it->lat_us.p50);
-	b_fig(&b, it->lat_us.p99);
-	b_fig(&b, it->lat_us.p999);
-	b_fig(&b, it->lat_us.max);
+	db_bind_start(db, ST_IT_END, &b);
+	db_bind_opt_text(&b, it->ended_at);
+	db_bind_u64(&b, it->bytes);
+	db_bind_u64(&b, it->ops);
+	db_bind_dbl(&b, it->seconds);
+	db_bind_fig(&b, f.avg);
+	db_bind_fig(&b, f.min);
+	db_bind_fig(&b, f.max);
+	db_bind_fig(&b, f.stddev);
+	db_bind_fig(&b, it->iops_avg);
+	db_bind_fig(&b, it->lat_mean_us);
+	db_bind_fig(&b, it->lat_us.p50);
+	db_bind_fig(&b, it->lat_us.p99);
+	db_bind_fig(&b, it->lat_us.p999);
+	db_bind_fig(&b, it->lat_us.max);
 	if (filled) {
-		b_fig(&b, it->fill_mibps);
-		b_dbl(&b, it->fill_seconds);
-		b_u64(&b, it->fill_bytes);
+		db_bind_fig(&b, it->fill_mibps);
+		db_bind_dbl(&b, it->fill_seconds);
+		db_bind_u64(&b, it->fill_bytes);
 	} else {
-		b_null(&b);
-		b_null(&b);
-		b_null(&b);
+		db_bind_null(&b);
+		db_bind_null(&b);
+		db_bind_null(&b);
 	}
-	b_u64(&b, it->errors);
-	b_text(&b, db_status_name(it->status));
-	b_text(&b, it->error);
-	b_fig(&b, it->lat_us.p90);
-	b_fig(&b, it->lat_us.p9999);
-	if (it->verify && strcmp(it->verify, "none"))
-		b_u64(&b, it->verify_errors);
+	db_bind_u64(&b, it->errors);
+	db_bind_text(&b, db_status_name(it->status));
+	db_bind_text(&b, it->error);
+	db_bind_fig(&b, it->lat_us.p90);
+	db_bind_fig(&b, it->lat_us.p9999);
+	if (it->verify != VERIFY_NONE)
+		db_bind_u64(&b, it->verify_errors);
 	else
-		b_null(&b);
+		db_bind_null(&b);
 	if (it->repeat_summary) {
-		b_dbl(&b, it->mibps_repeat_mean);
-		b_dbl(&b, it->mibps_repeat_stddev);
-		b_dbl(&b, it->iops_repeat_mean);
-		b_dbl(&b, it->iops_repeat_stddev);
+		db_bind_dbl(&b, it->mibps_repeat_mean);
+		db_bind_dbl(&b, it->mibps_repeat_stddev);
+		db_bind_dbl(&b, it->iops_repeat_mean);
+		db_bind_dbl(&b, it->iops_repeat_stddev);
 	} else {
 		for (int i = 0; i < 4; i++)
-			b_null(&b);
+			db_bind_null(&b);
 	}
-	b_i64(&b, it->more_rows ? 1 : 0);
+	db_bind_i64(&b, it->more_rows ? 1 : 0);
 	steady_update(&b, it);
-	b_i64(&b, id);
-	ret = run(&b, "store iteration results");
-	return ret ? ret : changed(db, id, "store iteration results");
+	db_bind_i64(&b, id);
+	ret = db_bind_run(&b, "store iteration results");
+	return ret ? ret : db_changed(db, id, "store iteration results");
 }
 
 static int sample_insert(struct db *db, int64_t id, const struct db_sample *s)
 {
-	struct bind b;
+	struct db_bind b;
 
-	bind_start(db, ST_SAMPLE, &b);
-	b_i64(&b, id);
-	b_text(&b, s->phase);
-	b_i64(&b, s->t_ms);
-	b_dbl(&b, s->mibps);
-	b_dbl(&b, s->iops);
-	b_dbl(&b, s->lat_us.p50);
-	b_dbl(&b, s->lat_us.p99);
-	b_dbl(&b, s->lat_us.max);
-	b_dbl(&b, s->lat_us.p90);
-	b_dbl(&b, s->lat_us.p999);
-	b_dbl(&b, s->lat_us.p9999);
-	b_fig(&b, s->mibps_min_1s);
-	b_dbl(&b, s->seconds * 1e3);
-	b_u64(&b, s->bytes);
-	return run(&b, "store sample");
+	db_bind_start(db, ST_SAMPLE, &b);
+	db_bind_i64(&b, id);
+	db_bind_text(&b, db_phase_name(s->phase));
+	db_bind_i64(&b, s->t_ms);
+	db_bind_dbl(&b, s->mibps);
+	db_bind_dbl(&b, s->iops);
+	db_bind_dbl(&b, s->lat_us.p50);
+	db_bind_dbl(&b, s->lat_us.p99);
+	db_bind_dbl(&b, s->lat_us.max);
+	db_bind_dbl(&b, s->lat_us.p90);
+	db_bind_dbl(&b, s->lat_us.p999);
+	db_bind_dbl(&b, s->lat_us.p9999);
+	db_bind_fig(&b, s->mibps_min_1s);
+	db_bind_dbl(&b, s->seconds * 1e3);
+	db_bind_u64(&b, s->bytes);
+	return db_bind_run(&b, "store sample");
 }
 
 int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
@@ -1107,24 +895,24 @@ out:
 
 int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
 {
-	struct bind b;
+	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
-	bind_start(db, ST_EVENT, &b);
-	b_id(&b, e->target_id);
-	b_id(&b, e->run_id);
-	b_id(&b, e->cycle_id);
-	b_id(&b, e->iteration_id);
-	b_text(&b, e->severity);
-	b_text(&b, e->kind);
-	b_text(&b, e->message_id);
-	b_text(&b, e->message);
-	b_fig(&b, e->value);
-	b_fig(&b, e->baseline);
-	b_text(&b, e->data);
-	ret = run(&b, "store event");
+	db_bind_start(db, ST_EVENT, &b);
+	db_bind_id(&b, e->target_id);
+	db_bind_id(&b, e->run_id);
+	db_bind_id(&b, e->cycle_id);
+	db_bind_id(&b, e->iteration_id);
+	db_bind_text(&b, e->severity);
+	db_bind_text(&b, e->kind);
+	db_bind_text(&b, e->message_id);
+	db_bind_text(&b, e->message);
+	db_bind_fig(&b, e->value);
+	db_bind_fig(&b, e->baseline);
+	db_bind_text(&b, e->data);
+	ret = db_bind_run(&b, "store event");
 	if (ret == 0 && event_id)
 		*event_id = sqlite3_last_insert_rowid(db->conn);
 	db_leave(db);

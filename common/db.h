@@ -1,6 +1,11 @@
-/* db: the SQLite history (schema, migrations, every insert and the resume
- * query). Thread-safe: one connection, serialised by a mutex. SQLite result
- * codes never leave this module: functions return 0 or a negative errno. */
+/* db: the SQLite history: schema and migrations, and every statement the
+ * library runs, behind typed functions (the rest of common/ holds no SQL):
+ * runs, targets, cycles, iterations, samples, events, progress, wear and
+ * health rows, baselines, merging. States and outcomes come in as enums and
+ * are turned into text here. Thread-safe: one connection, serialised by a
+ * mutex. SQLite result codes never leave this module: functions return 0 or
+ * a negative errno. db_query and db_write are the generic doors (for the
+ * CLI's reads and for tests); each checks its bind count. */
 #ifndef WEARMON_DB_H
 #define WEARMON_DB_H
 
@@ -8,9 +13,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "act.h"
+#include "cfg.h"
 #include "hist.h"
 
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 #define DB_APPLICATION_ID 1464814926   /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -29,6 +36,14 @@ struct db_target_info {
 
 /* State of a cycle or an iteration row, stored as text (db_status_name). */
 enum db_status { DB_RUNNING, DB_DONE, DB_INTERRUPTED, DB_FAILED, DB_STATUS__COUNT };
+
+/* What an iteration row or a sample measured, stored as text
+ * (db_phase_name); DB_PHASE_UNKNOWN is stored as NULL. */
+enum db_phase { DB_PHASE_UNKNOWN, DB_PHASE_FILL, DB_PHASE_MEASURE, DB_PHASE_VERIFY,
+		DB_PHASE__COUNT };
+
+/* Text of a phase ("fill", "measure", "verify"), NULL for DB_PHASE_UNKNOWN. */
+const char *db_phase_name(enum db_phase p);
 
 /* Where a target continues after a (re)start. */
 struct db_resume {
@@ -68,12 +83,12 @@ struct db_iteration {
 	enum db_status status;
 	const char *error;            /* NULL when none */
 	/* methodology (schema 4) */
-	const char *phase;            /* "measure", "fill", "verify"; NULL: unknown */
+	enum db_phase phase;
 	int repeat_index;             /* 1..repeat; 0: NULL */
 	int more_rows;                /* further rows of this size follow */
 	const char *block_sizes;      /* the mix, NULL for one block size */
 	int read_percent, random_percent;   /* < 0: NULL */
-	const char *verify;           /* "none", "crc32c"; NULL: unknown */
+	enum cfg_verify verify;       /* stored as its name */
 	uint64_t verify_errors;       /* bad sectors (NULL unless verifying) */
 	int repeat_summary;           /* last run of a repeated phase: the four
 					 figures below hold for all its runs */
@@ -102,7 +117,7 @@ struct db_iteration {
 
 /* One sample (sample_interval of one phase). */
 struct db_sample {
-	const char *phase;            /* "fill" or "measure" */
+	enum db_phase phase;          /* fill or measure */
 	int64_t t_ms;                 /* end of the sample since phase start */
 	double mibps, iops;
 	struct lat_qos lat_us;
@@ -113,11 +128,11 @@ struct db_sample {
 
 /* An action between cycles. */
 struct db_action {
-	const char *kind;             /* "trim", ... */
+	enum cfg_action kind;         /* stored as cfg_action_name() */
 	char started_at[32];
 	double seconds;
 	uint64_t bytes;
-	const char *outcome;          /* act_outcome_name(): ok, unsupported, failed, skipped, interrupted */
+	enum act_outcome outcome;     /* stored as act_outcome_name() */
 	const char *error;            /* NULL when none */
 };
 
@@ -297,9 +312,9 @@ struct db_baseline_key {
 	const char *workload;
 	uint32_t block_size;
 	int64_t before_id;            /* INT64_MAX: every iteration so far */
-	const char *rule;             /* "first": the earliest; "best": the highest
-					 mibps_avg (earliest on a tie); "previous":
-					 the latest */
+	enum cfg_baseline rule;       /* BASELINE_FIRST: the earliest; BASELINE_BEST:
+					 the highest mibps_avg (earliest on a tie);
+					 BASELINE_PREVIOUS: the latest */
 };
 
 /* The baseline MiB/s for k (and the iteration it comes from, may be NULL).
@@ -311,5 +326,91 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
  * copied to kind. Returns 0, -ENOENT when it has neither, or -errno. */
 int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
 		    const char *kind_b, char *kind, size_t len);
+
+/* Called with each alert raised in a target's latest cycle: its kind,
+ * severity (as stored) and cycle number. Return 0 to go on. */
+typedef int (*db_raised_fn)(void *arg, const char *kind, const char *severity, long cycle);
+
+/* The alerts (events with a MESSAGE_ID) of the target's latest cycle.
+ * Returns 0 or -errno (logged). */
+int db_alerts_raised(struct db *db, int64_t target_id, db_raised_fn fn, void *arg);
+
+/* ---- wear and health (db_wear.c, db_health.c) ---- */
+
+/* What a target's wear state is saved as: its mapped extents (sorted
+ * [start, end) pairs) and its host byte counters. */
+struct db_wear_state {
+	int64_t target_id;
+	const uint64_t (*ext)[2];
+	size_t next;
+	uint64_t host_total, host_since_erase;
+};
+
+/* One wear row: an iteration accounted for. */
+struct db_wear_row {
+	int64_t iteration_id;
+	uint64_t capacity_bytes, region_bytes, mapped_bytes;
+	double op_configured, op_effective;
+	uint64_t host_bytes_written, host_bytes_since_erase, host_bytes_total;
+};
+
+/* Called with each mapped extent of a target, in order. Return 0 to go on. */
+typedef int (*db_extent_fn)(void *arg, uint64_t start, uint64_t end);
+
+/* Load the target's extents (through fn) and host counters. Returns 0 or
+ * -errno. */
+int db_wear_load(struct db *db, int64_t target_id, db_extent_fn fn, void *arg,
+		 uint64_t *host_total, uint64_t *host_since_erase);
+
+/* Called with each iteration not yet accounted for: its bytes filled and
+ * measured and its workload (an enum cfg_workload, or -1 for a fill or
+ * verify row). Return 0 to go on. */
+typedef int (*db_pending_fn)(void *arg, int64_t iteration_id, uint64_t fill_bytes,
+			     uint64_t bytes, int workload);
+
+/* The finished iterations of (cycle_id, size_index) without a wear row, in
+ * id order. Returns 0 or -errno. */
+int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn,
+		    void *arg);
+
+/* Replace the target's extents and counters with s and add rows, in one
+ * transaction. Returns 0 or -errno (nothing written) with a message
+ * naming the database in err. */
+int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,
+		  size_t nrows, char *err, size_t errlen);
+
+/* The counters of a health snapshot, in health's column order. */
+enum db_health_counter {
+	DB_H_SECTORS_READ, DB_H_SECTORS_WRITTEN, DB_H_PCT_USED, DB_H_DU_READ, DB_H_DU_WRITTEN,
+	DB_H_MEDIA_ERRORS, DB_H_SPARE, DB_H_TEMP, DB_H_CRIT, DB_H_POH, DB_H_NAND, DB_H_HOST,
+	DB_H__COUNT
+};
+
+/* One health row. */
+struct db_health {
+	int64_t target_id, cycle_id;  /* cycle_id 0: NULL */
+	const char *source;           /* "sysfs", "nvme", "ata", "file", ... */
+	int has[DB_H__COUNT];         /* 0: the counter is NULL */
+	int64_t val[DB_H__COUNT];
+	double write_amplification;   /* < 0: NULL */
+	const char *data;             /* JSON */
+	const char *point;            /* wear_point_name(); NULL: NULL */
+	int64_t host_bytes_delta, nand_bytes_delta;   /* < 0: NULL */
+	uint64_t mapped_bytes;
+	int has_op_effective;
+	double op_effective;
+};
+
+/* Store a health snapshot. Returns 0 or -errno with a message naming the
+ * database in err. */
+int db_health_insert(struct db *db, const struct db_health *h, char *err, size_t errlen);
+
+/* The host and NAND bytes written of the target's latest snapshot (-1:
+ * none or NULL). Returns 0 or -errno. */
+int db_health_last_counters(struct db *db, int64_t target_id, int64_t *host, int64_t *nand);
+
+/* The firmware the target's latest snapshot recorded, copied to buf (""
+ * when none). Returns 0 or -errno. */
+int db_health_firmware(struct db *db, int64_t target_id, char *buf, size_t len);
 
 #endif

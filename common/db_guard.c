@@ -224,36 +224,48 @@ int db_target_identity(struct db *db, const struct db_target_info *t, char *diff
 	return ret;
 }
 
+/* Run statement id with the target's id alone. Returns 0 or -errno. */
+static int by_target(struct db *db, enum stmt_id id, int64_t target_id, const char *what)
+{
+	struct db_bind b;
+
+	db_bind_start(db, id, &b);
+	db_bind_i64(&b, target_id);
+	return db_bind_run(&b, what);
+}
+
 int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char *diff)
 {
-	static const char fail_open[] =
-		"UPDATE cycles SET status = 'failed', ended_at = coalesce(ended_at, " NOW ")"
-		" WHERE target_id = ? AND status IN ('running', 'interrupted')";
-	static const char mark_stale[] =
-		"UPDATE iterations SET status = 'interrupted', error = 'device replaced'"
-		" WHERE target_id = ? AND status = 'running'";
-	static const char campaign[] =
-		"UPDATE targets SET campaign_first_cycle = (SELECT coalesce(max(number), 0) + 1"
-		" FROM cycles WHERE target_id = ?1) WHERE id = ?1";
-	/* the old device's wear state says nothing about the new one */
-	static const char wear[] =
-		"UPDATE targets SET host_bytes_total = 0, host_bytes_since_erase = 0 WHERE id = ?";
-	static const char extents[] = "DELETE FROM mapped_extents WHERE target_id = ?";
-	static const char event[] =
-		"INSERT INTO events (target_id, run_id, severity, kind, message)"
-		" VALUES (?, ?, 'notice', 'device-replaced', ?)";
-	char msg[1024], err[512];
-	snprintf(msg, sizeof(msg), "a new device was adopted (adopt_new_device = yes): %s; "
-		 "a new campaign starts", diff);
-	struct db_value id = { .type = DB_INT, .i = target_id };
-	struct db_value ev[] = { id, { .type = DB_INT, .i = run_id },
-				 { .type = DB_TEXT, .s = msg } };
-	const char *sqls[] = { fail_open, mark_stale, campaign, wear, extents, event };
-	const struct db_value *params[] = { &id, &id, &id, &id, &id, ev };
-	int np[] = { 1, 1, 1, 1, 1, 3 };
-	int ret = db_write(db, sqls, params, np, (int)ARRAY_SIZE(sqls), err, sizeof(err));
+	/* the old device's wear state (counters, extents) says nothing about
+	 * the new one */
+	static const enum stmt_id steps[] = { ST_ADOPT_FAIL_CYCLES, ST_ADOPT_STALE,
+					      ST_ADOPT_CAMPAIGN, ST_ADOPT_WEAR,
+					      ST_EXTENTS_DELETE };
+	struct db_bind b;
+	char msg[1024];
+	int ret = db_enter(db);
 
 	if (ret)
+		return ret;
+	db->last_err[0] = '\0';
+	snprintf(msg, sizeof(msg), "a new device was adopted (adopt_new_device = yes): %s; "
+		 "a new campaign starts", diff);
+	ret = db_tx_begin(db);
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(steps); i++)
+		ret = by_target(db, steps[i], target_id, "record the adopted device");
+	if (!ret) {
+		db_bind_start(db, ST_ADOPT_EVENT, &b);
+		db_bind_i64(&b, target_id);
+		db_bind_i64(&b, run_id);
+		db_bind_text(&b, msg);
+		ret = db_bind_run(&b, "record the adopted device");
+	}
+	ret = db_tx_end(db, ret);
+	if (ret) {
+		char err[512];
+		db_failure(db, ret, err, sizeof(err));
 		log_msg(LOG_ERR, "recording the adopted device: %s", err);
+	}
+	db_leave(db);
 	return ret;
 }

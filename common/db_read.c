@@ -1,5 +1,6 @@
-/* db_read: generic reading (db_query) and writing (db_write) for modules
- * with their own SQL, and the alert baselines built on them. */
+/* db_read: generic reading (db_query, for the CLI) and writing (db_write),
+ * both bind-count checked, and the typed readers built on them: alert
+ * baselines, the latest events of a target; and the progress row. */
 #include "db_int.h"
 
 #include <errno.h>
@@ -99,6 +100,12 @@ int db_query(struct db *db, const char *sql, const struct db_value *params,
 		ret = -EPERM;
 		goto out;
 	}
+	if (rc == SQLITE_OK && st && db_bind_count_check(st, nparams, "query")) {
+		db_seterr(err, errlen, "database %s: %d values for a statement with %d placeholders",
+			  db->path, nparams, sqlite3_bind_parameter_count(st));
+		ret = -EINVAL;
+		goto out;
+	}
 	for (int i = 0; rc == SQLITE_OK && i < nparams; i++)
 		rc = bind_value(st, i + 1, &params[i]);
 	if (rc == SQLITE_OK && st)
@@ -136,11 +143,17 @@ int db_write(struct db *db, const char *const *sqls, const struct db_value *cons
 	for (int k = 0; ret == 0 && k < nstmts; k++) {
 		sqlite3_stmt *st = NULL;
 		int rc = sqlite3_prepare_v2(db->conn, sqls[k], -1, &st, NULL);
+		if (rc == SQLITE_OK && st && db_bind_count_check(st, nparams[k], "write")) {
+			db_seterr(err, errlen, "database %s: %d values for a statement with %d"
+				  " placeholders", db->path, nparams[k],
+				  sqlite3_bind_parameter_count(st));
+			ret = -EINVAL;
+		}
 		for (int i = 0; rc == SQLITE_OK && i < nparams[k]; i++)
 			rc = bind_value(st, i + 1, &params[k][i]);
-		while (rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		while (!ret && rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
 			rc = SQLITE_OK;
-		if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+		if (!ret && rc != SQLITE_DONE && rc != SQLITE_OK) {
 			db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
 			ret = db_map_rc(rc, sqlite3_system_errno(db->conn));
 			if (ret == 0)
@@ -209,7 +222,7 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 		{ .type = DB_TEXT, .s = k->workload },
 		{ .type = DB_INT, .i = k->block_size },
 		{ .type = DB_INT, .i = k->before_id },
-		{ .type = DB_TEXT, .s = k->rule ? k->rule : "first" },
+		{ .type = DB_TEXT, .s = cfg_baseline_name(k->rule) },
 	};
 	struct first_row f = { 0 };
 	char err[256];
@@ -249,39 +262,69 @@ int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
 	return f.found ? 0 : -ENOENT;
 }
 
-int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
+struct raised_arg {
+	db_raised_fn fn;
+	void *arg;
+};
+
+static int each_raised(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct raised_arg *r = arg;
+
+	if (v[0].type != DB_TEXT || v[1].type != DB_TEXT)
+		return 0;
+	return r->fn(r->arg, v[0].s, v[1].s, (long)v[2].i);
+}
+
+int db_alerts_raised(struct db *db, int64_t target_id, db_raised_fn fn, void *arg)
 {
 	static const char sql[] =
-		"INSERT INTO progress (target_id, updated_at, cycle, iteration, size_bytes,"
-		" phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds)"
-		" VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		" ON CONFLICT (target_id) DO UPDATE SET updated_at = excluded.updated_at,"
-		" cycle = excluded.cycle, iteration = excluded.iteration,"
-		" size_bytes = excluded.size_bytes, phase = excluded.phase,"
-		" mibps = excluded.mibps, phase_bytes = excluded.phase_bytes,"
-		" nsizes = excluded.nsizes, cycles = excluded.cycles,"
-		" phase_seconds = excluded.phase_seconds,"
-		" duration_seconds = excluded.duration_seconds";
-	struct db_value v[] = {
-		{ .type = DB_INT, .i = target_id },
-		{ .type = DB_INT, .i = p->cycle },
-		{ .type = DB_INT, .i = p->iteration },
-		{ .type = DB_INT, .i = (int64_t)p->size_bytes },
-		{ .type = p->phase ? DB_TEXT : DB_NULL, .s = p->phase },
-		{ .type = p->mibps >= 0 ? DB_REAL : DB_NULL, .r = p->mibps },
-		{ .type = DB_INT, .i = (int64_t)p->phase_bytes },
-		{ .type = p->nsizes > 0 ? DB_INT : DB_NULL, .i = p->nsizes },
-		{ .type = DB_INT, .i = p->cycles },
-		{ .type = p->phase_seconds >= 0 ? DB_REAL : DB_NULL, .r = p->phase_seconds },
-		{ .type = p->duration > 0 ? DB_REAL : DB_NULL, .r = p->duration },
-	};
-	const char *sqls[] = { sql };
-	const struct db_value *params[] = { v };
-	int np[] = { (int)ARRAY_SIZE(v) };
+		"SELECT e.kind, e.severity, c.number FROM events e"
+		" JOIN cycles c ON c.id = e.cycle_id WHERE e.target_id = ?1"
+		" AND e.message_id IS NOT NULL AND c.number ="
+		" (SELECT max(number) FROM cycles WHERE target_id = ?1)";
+	struct db_value p = { .type = DB_INT, .i = target_id };
+	struct raised_arg r = { fn, arg };
 	char err[256];
-	int ret = db_write(db, sqls, params, np, 1, err, sizeof(err));
+	int ret = db_query(db, sql, &p, 1, each_raised, &r, err, sizeof(err));
+
+	if (ret < 0)
+		log_msg(LOG_WARNING, "%s", err);
+	return ret < 0 ? ret : 0;
+}
+
+int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
 
 	if (ret)
+		return ret;
+	db->last_err[0] = '\0';
+	db_bind_start(db, ST_PROGRESS, &b);
+	db_bind_i64(&b, target_id);
+	db_bind_i64(&b, p->cycle);
+	db_bind_i64(&b, p->iteration);
+	db_bind_u64(&b, p->size_bytes);
+	db_bind_text(&b, p->phase);
+	db_bind_fig(&b, p->mibps);
+	db_bind_u64(&b, p->phase_bytes);
+	if (p->nsizes > 0)
+		db_bind_i64(&b, p->nsizes);
+	else
+		db_bind_null(&b);
+	db_bind_i64(&b, p->cycles);
+	db_bind_fig(&b, p->phase_seconds);
+	if (p->duration > 0)
+		db_bind_dbl(&b, p->duration);
+	else
+		db_bind_null(&b);
+	ret = db_bind_run(&b, "store progress");
+	if (ret) {
+		char err[512];
+		db_failure(db, ret, err, sizeof(err));
 		log_msg(LOG_ERR, "storing progress: %s", err);
+	}
+	db_leave(db);
 	return ret;
 }

@@ -2,11 +2,48 @@
  * schema version (common/schema.md documents every table and column). */
 #include "db_int.h"
 
+#include <errno.h>
+
 /* migrations[v] turns a version v-1 database into version v; each script runs
  * inside the one transaction that also sets PRAGMA user_version. Later issues
  * append scripts (ALTER TABLE ... ADD COLUMN, new tables and views) and bump
  * DB_SCHEMA_VERSION; a released script is never edited (not even re-indented:
  * clang-format leaves the table alone). */
+/* The baseline of each iteration that has one: the row its
+ * baseline_iteration_id names (chosen by alert_baseline_of when it started,
+ * the one its alerts compared with), that row's MiB/s and cycle. The one
+ * definition of it: the view iteration_baseline of migration 14, which the
+ * degradation view and the CLI read, and the same view made TEMP for a
+ * reader of a database from schema 9 to 13. Released text: a change needs a
+ * new migration. */
+#define ITERATION_BASELINE_14 \
+	"  SELECT i.id AS iteration_id, b.id AS baseline_iteration_id,\n" \
+	"         b.number AS baseline_iteration, b.mibps_avg AS baseline_mibps,\n" \
+	"         bc.number AS baseline_cycle\n" \
+	"  FROM iterations i\n" \
+	"  JOIN iterations b ON b.id = i.baseline_iteration_id\n" \
+	"  JOIN cycles bc ON bc.id = b.cycle_id"
+
+/* Before schema 9 no row stored its baseline: readers (which never
+ * migrate) choose the one migration 9 stores, the "first" rule with the
+ * cycles before the current campaign as one earlier campaign. */
+#define ITERATION_BASELINE_BEFORE_9 \
+	"  SELECT i.id AS iteration_id, b.id AS baseline_iteration_id,\n" \
+	"         b.number AS baseline_iteration, b.mibps_avg AS baseline_mibps,\n" \
+	"         bc.number AS baseline_cycle\n" \
+	"  FROM iterations i\n" \
+	"  JOIN iterations b ON b.id = (SELECT y.id FROM iterations y\n" \
+	"    JOIN cycles yc ON yc.id = y.cycle_id\n" \
+	"    JOIN targets yt ON yt.id = y.target_id\n" \
+	"    JOIN cycles ic ON ic.id = i.cycle_id\n" \
+	"    WHERE y.target_id = i.target_id AND y.size_bytes = i.size_bytes\n" \
+	"      AND y.workload = i.workload AND y.block_size = i.block_size\n" \
+	"      AND y.id < i.id AND y.status = 'done' AND y.mibps_avg > 0\n" \
+	"      AND (yc.number >= yt.campaign_first_cycle)\n" \
+	"        = (ic.number >= yt.campaign_first_cycle)\n" \
+	"    ORDER BY yc.number, y.id LIMIT 1)\n" \
+	"  JOIN cycles bc ON bc.id = b.cycle_id"
+
 /* clang-format off */
 const char *const db_migrations[] = {
 	[0] = NULL,
@@ -407,8 +444,46 @@ const char *const db_migrations[] = {
 	"UPDATE cycles SET campaign_first_cycle = (SELECT t.campaign_first_cycle\n"
 	"  FROM targets t WHERE t.id = cycles.target_id\n"
 	"  AND cycles.number >= t.campaign_first_cycle);\n",
+	/* One definition of an iteration's baseline (ITERATION_BASELINE_14),
+	 * which the degradation view now reads as the CLI does. */
+	[14] =
+	"CREATE VIEW iteration_baseline AS\n"
+	ITERATION_BASELINE_14 ";\n"
+	"DROP VIEW degradation;\n"
+	"CREATE VIEW degradation AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
+	"         i.size_bytes, i.workload, i.block_size, i.mibps_avg,\n"
+	"         b.baseline_mibps, b.baseline_cycle,\n"
+	"         i.mibps_avg / b.baseline_mibps AS ratio, i.started_at,\n"
+	"         i.id AS iteration_id, i.baseline,\n"
+	"         b.baseline_iteration, b.baseline_iteration_id\n"
+	"  FROM iterations i\n"
+	"  JOIN cycles c ON c.id = i.cycle_id\n"
+	"  JOIN targets t ON t.id = i.target_id\n"
+	"  LEFT JOIN iteration_baseline b ON b.iteration_id = i.id\n"
+	"  WHERE i.status = 'done';\n",
 };
 /* clang-format on */
 
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,
 	       "one migration script per schema version");
+
+int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen)
+{
+	static const char *const sql[] = {
+		"CREATE TEMP VIEW iteration_baseline AS\n" ITERATION_BASELINE_BEFORE_9,
+		"CREATE TEMP VIEW iteration_baseline AS\n" ITERATION_BASELINE_14,
+	};
+	char *msg = NULL;
+	int rc;
+
+	if (version < 1 || version >= 14)
+		return 0;
+	rc = sqlite3_exec(db->conn, sql[version >= 9], NULL, NULL, &msg);
+	if (rc == SQLITE_OK)
+		return 0;
+	db_seterr(err, errlen, "database %s: cannot read schema %d: %s", db->path, version,
+		  msg ? msg : sqlite3_errstr(rc));
+	sqlite3_free(msg);
+	return db_map_rc(rc, 0) ? db_map_rc(rc, 0) : -EIO;
+}

@@ -13,18 +13,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alert.h"
 #include "util.h"
 
 /* Kinds always exported (at 0 until raised), so that a rule's increase()
  * sees the first alert of a kind as a change from 0 rather than a new
  * series. Others found in the database follow them. */
-static const char *const known_kinds[] = {
-	"throughput-crash", "throughput-collapse", "throughput-recovered", "io-error",
-	"data-integrity", "device-gone", "iteration-failed", "action-failed",
-	"identity-mismatch", "db-write-failed",
+static const char *const target_states[METRICS_STATE__COUNT] = {
+	[METRICS_RUNNING] = "running", [METRICS_DONE] = "done", [METRICS_STOPPED] = "stopped",
+	[METRICS_FAILED] = "failed",
 };
-
-static const char *const target_states[] = { "running", "done", "stopped", "failed" };
 
 /* Which labels a family's samples carry besides target, device, serial. */
 enum labels { L_TARGET, L_WORKLOAD, L_LAST_WORKLOAD };
@@ -115,11 +113,13 @@ void metrics_target_init(struct metrics_target *t)
 		double nan = NAN;
 		memcpy((char *)t + families[i].off, &nan, sizeof(nan));
 	}
-	t->state = "running";
-	for (size_t i = 0; i < ARRAY_SIZE(known_kinds); i++)
-		metrics_add_alert(t, known_kinds[i], 0);
+	t->state = METRICS_RUNNING;
+	for (int k = 0; k < ALERT_KIND__COUNT; k++)   /* every known kind, from 0 */
+		metrics_add_alert(t, alert_kind_name((enum alert_kind)k), 0);
 }
 
+/* Kinds come as stored in events.kind, which may hold kinds this build does
+ * not know (a merged or newer database): they are counted by name. */
 void metrics_add_alert(struct metrics_target *t, const char *kind, double n)
 {
 	for (int i = 0; i < t->nalerts; i++)
@@ -233,9 +233,9 @@ static void put_sets(FILE *f, const struct metrics *m)
 	put_head(f, "wearmon_target_state", "gauge",
 		 "State of the target's thread: 1 for the current one.");
 	for (int i = 0; i < m->n; i++)
-		for (size_t s = 0; s < ARRAY_SIZE(target_states); s++)
+		for (int s = 0; s < METRICS_STATE__COUNT; s++)
 			put_sample(f, "wearmon_target_state", &m->t[i], "state", target_states[s],
-				   m->t[i].state && !strcmp(m->t[i].state, target_states[s]));
+				   m->t[i].state == (enum metrics_state)s);
 	put_head(f, "wearmon_alerts_total", "counter", "Alerts raised, by kind.");
 	for (int i = 0; i < m->n; i++)
 		for (int k = 0; k < m->t[i].nalerts; k++)

@@ -1,7 +1,7 @@
 /* metrics: the Prometheus text exposition of a daemon's figures, for
  * node_exporter's textfile collector, and its atomic write to a file.
  * Renders only what it is given: knows nothing of threads or sockets
- * (metrics_db.c gathers the stored figures from the database). */
+ * (db_metrics.c gathers the stored figures from the database). */
 #ifndef WEARMON_METRICS_H
 #define WEARMON_METRICS_H
 
@@ -17,11 +17,15 @@ struct metrics_alert {
 	double count;
 };
 
+/* State of a target's thread (label state of wearmon_target_state). */
+enum metrics_state { METRICS_RUNNING, METRICS_DONE, METRICS_STOPPED, METRICS_FAILED,
+		     METRICS_STATE__COUNT };
+
 /* Every figure of one target. A double that is NaN is not known and its
  * sample is left out; strings may be empty. */
 struct metrics_target {
 	char name[64], device[METRICS_STR], serial[128], workload[32];
-	const char *state;          /* running, done, stopped, failed */
+	enum metrics_state state;
 	char phase[32];             /* what it does now; "" when not running */
 	/* now */
 	double cycle, iteration, size_index, sizes_configured, size_bytes;
@@ -64,16 +68,6 @@ void metrics_add_alert(struct metrics_target *t, const char *kind, double n);
 int metrics_render(const struct metrics *m, char **out, size_t *len);
 
 struct db;
-
-/* Fill t's stored figures for the target: last done iteration (and its ratio
- * to the baseline stored with it, as the alerts chose it), the latest
- * wear row and health snapshot, error totals and alert counts by kind.
- * Returns 0 or -errno (logged). In metrics_db.c. */
-int metrics_db_collect(struct db *db, int64_t target_id, struct metrics_target *t);
-
-/* The id of the target's newest done iteration in *id (0: none). A cheap
- * query, run every second to notice an iteration end. Returns 0 or -errno. */
-int metrics_db_last_done(struct db *db, int64_t target_id, int64_t *id);
 
 /* Replace path with text atomically: a temporary file in the same
  * directory (not ending in .prom, so the collector never reads it half

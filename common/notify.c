@@ -95,8 +95,7 @@ static void format_one(char *buf, size_t len, const struct notify_target *t)
 				t->phase ? t->phase : "?");
 	if (used < len && t->mibps > 0)
 		used += (size_t)snprintf(buf + used, len - used, " %.1f MiB/s", t->mibps);
-	if (used < len && t->mibps > 0 && t->baseline_mibps > 0 && t->phase &&
-	    !strcmp(t->phase, "measure"))
+	if (used < len && t->mibps > 0 && t->baseline_mibps > 0 && t->measuring)
 		snprintf(buf + used, len - used, " %.0f%% of baseline",
 			 100.0 * t->mibps / t->baseline_mibps);
 }

@@ -35,7 +35,9 @@ uint64_t notify_watchdog_usec(void);
 struct notify_target {
 	const char *name;
 	const char *state;          /* NULL while running, else "done", "failed", ... */
-	const char *phase;          /* "start", "fill", "measure", "trim", ... */
+	const char *phase;          /* "start", "fill", "measure", "trim", ...: printed */
+	int measuring;              /* the phase is a measured one: the ratio to the
+				       baseline is shown */
 	long cycle;                 /* < 1: no cycle yet */
 	int size_index, nsizes;     /* size_index counts from 0 */
 	uint64_t size_bytes;

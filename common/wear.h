@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfg.h"
 #include "db.h"
 #include "tgt.h"
 
@@ -51,9 +52,9 @@ int wear_load(struct db *db, int64_t target_id, struct wear_state *w);
 /* Release memory. */
 void wear_free(struct wear_state *w);
 
-/* Fraction of a workload's bytes that are writes: 1, 0, or for mixed
- * workloads 1 as well (an upper bound, documented). */
-double wear_write_fraction(const char *workload);
+/* Fraction of a workload's bytes that are writes: 1, 0 for the four read
+ * workloads, or for mixed workloads 1 as well (an upper bound, documented). */
+double wear_write_fraction(enum cfg_workload w);
 
 /* Account for the iterations of (cycle_id, size_index) that have no wear
  * row yet: add the span to the mapped extents when they wrote, add host
@@ -72,10 +73,17 @@ int wear_trimmed(struct wear_state *w, uint64_t start, uint64_t end);
  * Returns 0 or -errno. */
 int wear_erased(struct wear_state *w);
 
-/* Health snapshot points (health.point). */
-#define WEAR_CYCLE_START "cycle-start"     /* before the cycle's first iteration */
-#define WEAR_CYCLE_END "cycle-end"         /* after its last, before the action */
-#define WEAR_AFTER_ACTION "after-action"   /* after the action between cycles */
+/* Health snapshot points, stored in health.point as "cycle-start",
+ * "cycle-end", "after-action" (wear_point_name). */
+enum wear_point {
+	WEAR_CYCLE_START,             /* before the cycle's first iteration */
+	WEAR_CYCLE_END,               /* after its last, before the action */
+	WEAR_AFTER_ACTION,            /* after the action between cycles */
+	WEAR_POINT__COUNT
+};
+
+/* Text of a point as stored. Returns it ("?" out of range). */
+const char *wear_point_name(enum wear_point p);
 
 /* The counters file: a device under test without SMART counters of its
  * own (a loop device over an image file) may publish its flash and host
@@ -102,7 +110,7 @@ int wear_erased(struct wear_state *w);
  * the snapshot is abandoned (nothing stored). Returns 0, -EINTR when
  * abandoned, or -errno. */
 int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
-		const char *point, int64_t fs_mapped);
+		enum wear_point point, int64_t fs_mapped);
 
 /* The drive's host and NAND counters now (< 0: not reported): the bytes
  * since the previous snapshot into *d_host, *d_nand (-1 unknown) and

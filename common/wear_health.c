@@ -31,22 +31,17 @@
 #include "util.h"
 #include "wear.h"
 
-enum hcol {
-	H_SECTORS_READ, H_SECTORS_WRITTEN, H_PCT_USED, H_DU_READ, H_DU_WRITTEN,
-	H_MEDIA_ERRORS, H_SPARE, H_TEMP, H_CRIT, H_POH, H_NAND, H_HOST, H__COUNT
-};
-
 struct snapshot {
 	const char *source;
-	int has[H__COUNT];
-	int64_t val[H__COUNT];
+	int has[DB_H__COUNT];
+	int64_t val[DB_H__COUNT];
 	double wa;              /* < 0 unknown */
 	int64_t d_host, d_nand; /* since the previous snapshot; < 0 unknown */
 	char data[8192];
 	size_t len;
 };
 
-static void set(struct snapshot *s, enum hcol c, int64_t v)
+static void set(struct snapshot *s, enum db_health_counter c, int64_t v)
 {
 	s->has[c] = 1;
 	s->val[c] = v;
@@ -86,8 +81,8 @@ static void read_sysfs_stat(const struct tgt *tg, struct snapshot *s)
 	if (sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
 		   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10]) != 11)
 		return;
-	set(s, H_SECTORS_READ, (int64_t)f[2]);
-	set(s, H_SECTORS_WRITTEN, (int64_t)f[6]);
+	set(s, DB_H_SECTORS_READ, (int64_t)f[2]);
+	set(s, DB_H_SECTORS_WRITTEN, (int64_t)f[6]);
 }
 
 static void read_nvme(int fd, struct snapshot *s)
@@ -97,15 +92,15 @@ static void read_nvme(int fd, struct snapshot *s)
 	if (nvme_smart_log(fd, &h, err, sizeof(err)))
 		return;
 	s->source = "nvme";
-	set(s, H_PCT_USED, h.percent_used);
-	set(s, H_DU_READ, (int64_t)h.data_units_read);
-	set(s, H_DU_WRITTEN, (int64_t)h.data_units_written);
-	set(s, H_MEDIA_ERRORS, (int64_t)h.media_errors);
-	set(s, H_SPARE, h.avail_spare);
-	set(s, H_TEMP, h.temperature_c);
-	set(s, H_CRIT, h.critical_warning);
-	set(s, H_POH, (int64_t)h.power_on_hours);
-	set(s, H_HOST, (int64_t)h.bytes_written);
+	set(s, DB_H_PCT_USED, h.percent_used);
+	set(s, DB_H_DU_READ, (int64_t)h.data_units_read);
+	set(s, DB_H_DU_WRITTEN, (int64_t)h.data_units_written);
+	set(s, DB_H_MEDIA_ERRORS, (int64_t)h.media_errors);
+	set(s, DB_H_SPARE, h.avail_spare);
+	set(s, DB_H_TEMP, h.temperature_c);
+	set(s, DB_H_CRIT, h.critical_warning);
+	set(s, DB_H_POH, (int64_t)h.power_on_hours);
+	set(s, DB_H_HOST, (int64_t)h.bytes_written);
 	json(s, "\"nvme\":{\"critical_warning\":%u,\"temperature_k\":%u,\"available_spare\":%u,"
 	     "\"spare_threshold\":%u,\"percentage_used\":%u,\"data_units_read\":%" PRIu64 ","
 	     "\"data_units_written\":%" PRIu64 ",\"host_read_commands\":%" PRIu64 ","
@@ -130,9 +125,9 @@ static void read_ata(int fd, struct snapshot *s)
 		json(s, "%s{\"id\":%u,\"flags\":%u,\"current\":%u,\"worst\":%u,\"raw\":%" PRIu64 "}",
 		     i ? "," : "", a->id, a->flags, a->current, a->worst, a->raw);
 		if (a->id == 9)
-			set(s, H_POH, (int64_t)(a->raw & 0xffffffffu));
+			set(s, DB_H_POH, (int64_t)(a->raw & 0xffffffffu));
 		if (a->id == 194)
-			set(s, H_TEMP, (int64_t)(a->raw & 0xff));
+			set(s, DB_H_TEMP, (int64_t)(a->raw & 0xff));
 	}
 	json(s, "]},");
 }
@@ -151,12 +146,12 @@ static void read_counters_file(const struct tgt *tg, struct snapshot *s)
 	unsigned long long v;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "flash_bytes_written %llu", &v) == 1)
-			set(s, H_NAND, (int64_t)v);
+			set(s, DB_H_NAND, (int64_t)v);
 		else if (sscanf(line, "host_bytes_written %llu", &v) == 1)
-			set(s, H_HOST, (int64_t)v);
+			set(s, DB_H_HOST, (int64_t)v);
 	}
 	fclose(f);
-	if (s->has[H_NAND])
+	if (s->has[DB_H_NAND])
 		s->source = WEAR_COUNTERS_SOURCE;
 }
 
@@ -296,25 +291,21 @@ static int collect_stoppable(struct wear_state *w, struct job *j)
 	return ret;
 }
 
-static struct db_value opt_int(int64_t v)
+static const char *const point_names[WEAR_POINT__COUNT] = {
+	[WEAR_CYCLE_START] = "cycle-start", [WEAR_CYCLE_END] = "cycle-end",
+	[WEAR_AFTER_ACTION] = "after-action",
+};
+
+const char *wear_point_name(enum wear_point p)
 {
-	struct db_value d = { .type = v >= 0 ? DB_INT : DB_NULL, .i = v };
-	return d;
+	return (unsigned)p < WEAR_POINT__COUNT ? point_names[p] : "?";
 }
 
 int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
-		const char *point, int64_t fs_mapped)
+		enum wear_point point, int64_t fs_mapped)
 {
-	static const char sql[] =
-		"INSERT INTO health (target_id, cycle_id, source, sectors_read, sectors_written,"
-		" percentage_used, data_units_read, data_units_written, media_errors,"
-		" available_spare, temperature_c, critical_warning, power_on_hours,"
-		" nand_bytes_written, host_bytes_written, write_amplification, data,"
-		" point, host_bytes_delta, nand_bytes_delta, mapped_bytes, op_effective)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct job *j = job_new(w, tg);
 	struct snapshot *s = j ? &j->s : NULL;
-	struct db_value p[22];
 	uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&w->ext);
 	double t0 = util_now();
 	char err[512];
@@ -324,57 +315,30 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 		log_msg(LOG_NOTICE, "target %s: stop requested: abandoned the %s health snapshot "
 			"of %s after %.1f s without an answer from the device (nothing stored; a "
 			"request already sent to it ends when the device answers or at exit)",
-			tg->name, point ? point : "cycle", tg->path, util_now() - t0);
+			tg->name, wear_point_name(point), tg->path, util_now() - t0);
 		return -EINTR;
 	}
-	wear_deltas(w, s->has[H_HOST] ? s->val[H_HOST] : -1, s->has[H_NAND] ? s->val[H_NAND] : -1,
-		    &s->d_host, &s->d_nand, &s->wa);
-	memset(p, 0, sizeof(p));
-	p[0] = (struct db_value){ .type = DB_INT, .i = w->target_id };
-	p[1] = (struct db_value){ .type = cycle_id ? DB_INT : DB_NULL, .i = cycle_id };
-	p[2] = (struct db_value){ .type = DB_TEXT, .s = s->source };
-	for (int c = 0; c < H__COUNT; c++)
-		p[3 + c] = (struct db_value){ .type = s->has[c] ? DB_INT : DB_NULL, .i = s->val[c] };
-	p[15] = (struct db_value){ .type = s->wa >= 0 ? DB_REAL : DB_NULL, .r = s->wa };
-	p[16] = (struct db_value){ .type = DB_TEXT, .s = s->data };
-	p[17] = (struct db_value){ .type = point ? DB_TEXT : DB_NULL, .s = point };
-	p[18] = opt_int(s->d_host);
-	p[19] = opt_int(s->d_nand);
-	p[20] = (struct db_value){ .type = DB_INT, .i = (int64_t)mapped };
-	p[21] = (struct db_value){ .type = tg->capacity ? DB_REAL : DB_NULL,
-				   .r = tg->capacity ? 1.0 - (double)mapped / (double)tg->capacity : 0 };
-	const char *sqls[] = { sql };
-	const struct db_value *params[] = { p };
-	int np[] = { 22 };
-	int ret = db_write(w->db, sqls, params, np, 1, err, sizeof(err));
+	wear_deltas(w, s->has[DB_H_HOST] ? s->val[DB_H_HOST] : -1,
+		    s->has[DB_H_NAND] ? s->val[DB_H_NAND] : -1, &s->d_host, &s->d_nand, &s->wa);
+	struct db_health h = {
+		.target_id = w->target_id, .cycle_id = cycle_id, .source = s->source,
+		.write_amplification = s->wa, .data = s->data, .point = wear_point_name(point),
+		.host_bytes_delta = s->d_host, .nand_bytes_delta = s->d_nand,
+		.mapped_bytes = mapped, .has_op_effective = tg->capacity != 0,
+		.op_effective = tg->capacity ? 1.0 - (double)mapped / (double)tg->capacity : 0,
+	};
+	memcpy(h.has, s->has, sizeof(h.has));
+	memcpy(h.val, s->val, sizeof(h.val));
+	int ret = db_health_insert(w->db, &h, err, sizeof(err));
 	if (ret)
 		log_msg(LOG_ERR, "storing a health snapshot: %s", err);
 	job_free(j);
 	return ret;
 }
 
-struct text_out {
-	char *buf;
-	size_t len;
-};
-
-static int keep_text(void *arg, int n, const struct db_value *v, const char *const *names)
-{
-	struct text_out *out = arg;
-	if (v[0].type == DB_TEXT)
-		util_strlcpy(out->buf, v[0].s, out->len);
-	return 1;
-}
-
 int wear_firmware_changed(struct wear_state *w, const char *now, char *buf, size_t len)
 {
-	struct db_value p = { .type = DB_INT, .i = w->target_id };
-	struct text_out out = { buf, len };
-	char err[256];
-	buf[0] = 0;
-	int ret = db_query(w->db, "SELECT json_extract(data, '$.firmware') FROM health"
-			   " WHERE target_id = ? ORDER BY id DESC LIMIT 1", &p, 1, keep_text, &out,
-			   err, sizeof(err));
+	int ret = db_health_firmware(w->db, w->target_id, buf, len);
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
 	return buf[0] && now[0] && strcmp(buf, now) ? 1 : 0;

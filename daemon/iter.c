@@ -132,18 +132,18 @@ struct samples {
 	int oom;
 };
 
-/* Text of a phase where it is stored (samples.phase, iterations.phase). */
-static const char *phase_text(enum iter_phase p)
+/* The stored phase of a row or sample (samples.phase, iterations.phase). */
+static enum db_phase phase_stored(enum iter_phase p)
 {
 	switch (p) {
 	case ITER_FILL:
-		return "fill";
+		return DB_PHASE_FILL;
 	case ITER_MEASURE:
-		return "measure";
+		return DB_PHASE_MEASURE;
 	case ITER_VERIFY:
-		return "verify";
+		return DB_PHASE_VERIFY;
 	}
-	return "?";
+	return DB_PHASE_UNKNOWN;
 }
 
 static void report(const struct iter_env *e, const struct iter_progress *p)
@@ -177,7 +177,7 @@ static void on_sample(void *arg, const struct engine_sample *s)
 		sm->cap = cap;
 	}
 	struct db_sample *d = &sm->v[sm->n++];
-	d->phase = phase_text(sm->phase);
+	d->phase = phase_stored(sm->phase);
 	d->t_ms = (int64_t)(s->t * 1000.0 + 0.5);
 	/* a final sample shorter than a millisecond still needs a key of its own */
 	if (sm->n > 1 && sm->last == sm->phase && d->t_ms <= d[-1].t_ms)
@@ -398,12 +398,12 @@ static void integrity_event(const struct iter_env *e, int64_t it_id, uint64_t of
 	f.target = e->t->name;
 	f.device = e->tg->path;
 	f.serial = e->tg->serial[0] ? e->tg->serial : NULL;
-	f.message_id = alert_message_id("data-integrity");
+	f.message_id = alert_message_id(ALERT_DATA_INTEGRITY);
 	f.cycle = e->cycle;
 	log_fields(LOG_ERR, &f, "%s", msg);
 	struct db_event ev = {
 		.target_id = e->target_id, .run_id = e->run_id, .cycle_id = e->cycle_id,
-		.iteration_id = it_id, .severity = "err", .kind = "data-integrity",
+		.iteration_id = it_id, .severity = "err", .kind = alert_kind_name(ALERT_DATA_INTEGRITY),
 		.message_id = f.message_id,
 		.message = msg, .value = (double)offset, .baseline = -1, .data = data,
 	};
@@ -495,14 +495,15 @@ static void row_describe(const struct iter_env *e, const struct row *rw, uint64_
 	struct workload_spec spec;
 	char msg[256];
 
-	it->verify = cfg_verify_name(t->verify);
+	it->verify = t->verify;
 	it->repeat_index = rw->repeat_index;
 	it->round_index = rw->round_index;
 	it->jobs = 1;                /* fill and read-back: one job */
 	it->more_rows = rw->more;
 	if (rw->kind != ITER_MEASURE) {
 		int fill = rw->kind == ITER_FILL;
-		it->workload = it->phase = phase_text(rw->kind);
+		it->phase = phase_stored(rw->kind);
+		it->workload = db_phase_name(it->phase);
 		it->block_size = (uint32_t)t->fill_block_size;
 		it->queue_depth = (unsigned)t->fill_queue_depth;
 		it->amount_bytes = size;
@@ -511,7 +512,7 @@ static void row_describe(const struct iter_env *e, const struct row *rw, uint64_
 		return;
 	}
 	cfg_workload_spec(t, rw->workload, &spec, msg, sizeof(msg));
-	it->phase = phase_text(ITER_MEASURE);
+	it->phase = DB_PHASE_MEASURE;
 	it->jobs = (unsigned)t->jobs;
 	it->workload = cfg_workload_name(rw->workload);
 	it->block_size = workload_max_bs(&spec);
@@ -611,7 +612,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	int ret = db_iteration_begin(e->db, &it, &id);
 	if (ret) {
 		snprintf(e->error, e->error_len, "cannot record iteration start: %s", strerror(-ret));
-		alert_failure(e->alert, "db-write-failed", LOG_CRIT, e->cycle, 0, e->error);
+		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, 0, e->error);
 		free(r);
 		return IT_FAILED;
 	}
@@ -634,7 +635,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	log_iteration(e, &it);
 	if (ret) {
 		snprintf(e->error, e->error_len, "cannot store iteration %ld: %s", number, strerror(-ret));
-		alert_failure(e->alert, "db-write-failed", LOG_CRIT, e->cycle, id, e->error);
+		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, id, e->error);
 		free(sm.v);
 		return IT_FAILED;
 	}
@@ -643,7 +644,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	free(sm.v);
 	if (status == IT_FAILED) {
 		snprintf(e->error, e->error_len, "iteration %ld failed: %s", number, err);
-		alert_failure(e->alert, it.errors ? "io-error" : "iteration-failed", LOG_ERR,
+		alert_failure(e->alert, it.errors ? ALERT_IO_ERROR : ALERT_ITERATION_FAILED, LOG_ERR,
 			      e->cycle, id, e->error);
 	}
 	return status;

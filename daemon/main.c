@@ -377,7 +377,7 @@ static void send_status(struct daemon *d, int ready)
 			base = -1;
 		v[i] = (struct notify_target){
 			.name = st->tg.name, .state = target_state(st), .phase = sched_phase_name(&p),
-			.cycle = p.cycle, .size_index = p.size_index, .nsizes = p.nsizes,
+			.measuring = p.phase == PH_MEASURE, .cycle = p.cycle, .size_index = p.size_index, .nsizes = p.nsizes,
 			.size_bytes = p.size_bytes, .mibps = p.mibps, .baseline_mibps = base,
 		};
 	}
@@ -550,7 +550,7 @@ static void check_database(struct daemon *d)
 	log_msg(LOG_CRIT, "%s; stopping", why);
 	for (int i = 0; i < d->started; i++)
 		if (d->st[i].alert)
-			alert_failure(d->st[i].alert, "db-write-failed", LOG_CRIT, 0, 0, why);
+			alert_failure(d->st[i].alert, ALERT_DB_WRITE, LOG_CRIT, 0, 0, why);
 	signals_stop = 1;
 }
 

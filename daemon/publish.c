@@ -13,7 +13,7 @@
 
 #include "alert.h"
 #include "log.h"
-#include "metrics.h"
+#include "db_metrics.h"
 #include "util.h"
 
 static double wall_now(void)
@@ -56,6 +56,21 @@ static const struct cfg_target *find_cfg(const struct cfg *c, const char *name)
 	return NULL;
 }
 
+static enum metrics_state metrics_state_of(enum sched_state s)
+{
+	switch (s) {
+	case SCHED_RUNNING:
+		return METRICS_RUNNING;
+	case SCHED_DONE:
+		return METRICS_DONE;
+	case SCHED_STOPPED:
+		return METRICS_STOPPED;
+	case SCHED_FAILED:
+		return METRICS_FAILED;
+	}
+	return METRICS_FAILED;
+}
+
 /* The live part: what the thread is doing now. */
 static void live_figures(struct sched_target *st, const struct cfg_target *t,
 			 struct metrics_target *m)
@@ -64,7 +79,7 @@ static void live_figures(struct sched_target *st, const struct cfg_target *t,
 	enum sched_state s = __atomic_load_n(&st->state, __ATOMIC_SEQ_CST);
 
 	sched_progress_get(st, &p);
-	m->state = sched_state_name(s);
+	m->state = metrics_state_of(s);
 	if (s == SCHED_RUNNING)
 		util_strlcpy(m->phase, sched_phase_name(&p), sizeof(m->phase));
 	if (!p.cycle)
@@ -101,14 +116,14 @@ static void gather(const struct cfg *c, struct sched_target *st,
 	if (t)
 		util_strlcpy(m->workload, cfg_workload_name(t->workload), sizeof(m->workload));
 	live_figures(st, t, m);
-	metrics_db_collect(st->db, st->target_id, m);
+	db_metrics_collect(st->db, st->target_id, m);
 }
 
 /* The newest done iteration of the target (0: none or unknown). */
 static int64_t newest_done(struct sched_target *st)
 {
 	int64_t id = 0;
-	metrics_db_last_done(st->db, st->target_id, &id);
+	db_metrics_last_done(st->db, st->target_id, &id);
 	return id;
 }
 

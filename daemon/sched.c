@@ -130,7 +130,7 @@ static void nap(const struct sched_target *st, double secs)
 }
 
 /* A target-level problem: logged, alerted, remembered as the reason. */
-static enum sched_state fail(struct sched_target *st, const char *kind, int prio, long cycle,
+static enum sched_state fail(struct sched_target *st, enum alert_kind kind, int prio, long cycle,
 			     const char *msg)
 {
 	util_strlcpy(st->error, msg, sizeof(st->error));
@@ -145,7 +145,7 @@ static int check_identity(struct sched_target *st, long cycle)
 	char err[1024];
 	int ret = tgt_check_identity(st->cfg, st->t, &st->tg, err, sizeof(err));
 	if (ret)
-		fail(st, ret == -ENODEV ? "device-gone" : "identity-mismatch", LOG_CRIT, cycle, err);
+		fail(st, ret == -ENODEV ? ALERT_DEVICE_GONE : ALERT_IDENTITY, LOG_CRIT, cycle, err);
 	return ret;
 }
 
@@ -166,7 +166,7 @@ static int fs_prepare(struct sched_target *st, long cycle)
 	} else if (ret) {
 		char msg[1100];
 		snprintf(msg, sizeof(msg), "filesystem mode: %s", err);
-		fail(st, "action-failed", LOG_ERR, cycle, msg);
+		fail(st, ALERT_ACTION_FAILED, LOG_ERR, cycle, msg);
 	} else {
 		log_msg(LOG_INFO, "target %s: made %s on %s, test file %s", st->t->name,
 			cfg_filesystem_name(st->t->filesystem), st->tg.path, st->fs.file);
@@ -182,7 +182,7 @@ static int fs_release(struct sched_target *st, long cycle)
 	if (!ret)
 		ret = tgt_reopen(&st->tg, err, sizeof(err));
 	if (ret)
-		fail(st, "action-failed", LOG_ERR, cycle, err);
+		fail(st, ALERT_ACTION_FAILED, LOG_ERR, cycle, err);
 	return ret;
 }
 
@@ -204,7 +204,7 @@ static void record_effect(struct sched_target *st, enum cfg_action act,
 
 /* A health snapshot at one point of the cycle (wear.h: WEAR_CYCLE_START,
  * WEAR_CYCLE_END, WEAR_AFTER_ACTION), with what the host has mapped. */
-static void health(struct sched_target *st, int64_t cycle_id, const char *point)
+static void health(struct sched_target *st, int64_t cycle_id, enum wear_point point)
 {
 	int64_t mapped = st->t->filesystem != FS_NONE ? fsmode_allocated(&st->fs) : -1;
 	wear_health(&st->wear, &st->tg, cycle_id, point, mapped);
@@ -221,8 +221,8 @@ static int record_action(struct sched_target *st, int64_t cycle_id, long cycle,
 			 enum cfg_action act, const struct act_result *r, int effective)
 {
 	struct db_action a = {
-		.kind = cfg_action_name(act), .seconds = r->seconds, .bytes = r->bytes,
-		.outcome = act_outcome_name(r->outcome), .error = r->error[0] ? r->error : NULL,
+		.kind = act, .seconds = r->seconds, .bytes = r->bytes,
+		.outcome = r->outcome, .error = r->error[0] ? r->error : NULL,
 	};
 	memcpy(a.started_at, r->started_at, sizeof(a.started_at));
 	int prio = effective ? LOG_INFO : r->outcome == ACT_OUT_INTERRUPTED ? LOG_NOTICE : LOG_ERR;
@@ -231,15 +231,15 @@ static int record_action(struct sched_target *st, int64_t cycle_id, long cycle,
 			"allocated) first", st->t->name, cycle, (unsigned long long)r->freed);
 	if (act != ACT_NONE)
 		log_msg(prio, "target %s: cycle %ld: %s: %s, %llu bytes in "
-			"%.2f s%s%s", st->t->name, cycle, a.kind, a.outcome,
+			"%.2f s%s%s", st->t->name, cycle, cfg_action_name(act), act_outcome_name(r->outcome),
 			(unsigned long long)a.bytes, a.seconds, a.error ? ": " : "",
 			a.error ? a.error : "");
 	if (db_cycle_action(st->db, cycle_id, &a)) {
-		fail(st, "db-write-failed", LOG_CRIT, cycle, "cannot record the action");
+		fail(st, ALERT_DB_WRITE, LOG_CRIT, cycle, "cannot record the action");
 		return -1;
 	}
 	if (effective)
-		alert_action(st->alert, cycle, cycle_id, a.kind, r->outcome == ACT_OUT_OK, a.error);
+		alert_action(st->alert, cycle, cycle_id, act, r->outcome == ACT_OUT_OK, a.error);
 	return 0;
 }
 
@@ -251,7 +251,7 @@ static enum sched_state action_failed(struct sched_target *st, long cycle, enum 
 	char msg[1024];
 	snprintf(msg, sizeof(msg), "action %s %s%s%s", cfg_action_name(act),
 		 act_outcome_name(r->outcome), r->error[0] ? ": " : "", r->error);
-	alert_failure(st->alert, "action-failed", LOG_ERR, cycle, 0, msg);
+	alert_failure(st->alert, ALERT_ACTION_FAILED, LOG_ERR, cycle, 0, msg);
 	if (st->t->on_action_error == ON_ERROR_CONTINUE) {
 		log_msg(LOG_WARNING, "target %s: on_action_error = continue: going on with the next "
 			"cycle", st->t->name);
@@ -507,7 +507,7 @@ static int target_setup(struct sched_target *st)
 {
 	char fw[64], msg[1024];
 	if (wear_load(st->db, st->target_id, &st->wear)) {
-		fail(st, "db-write-failed", LOG_CRIT, 0, "cannot load the wear state");
+		fail(st, ALERT_DB_WRITE, LOG_CRIT, 0, "cannot load the wear state");
 		return -1;
 	}
 	st->wear.stop = &signals_stop;   /* a stop abandons a snapshot the device holds */

@@ -266,29 +266,6 @@ int wm_has_column(struct wm *wm, const char *table, const char *column)
 	return ret;
 }
 
-const char *wm_baseline_join(struct wm *wm)
-{
-	return wm_has_column(wm, "iterations", "baseline_iteration_id") == 0 ?
-	       WM_SQL_BASELINE_JOIN_V7 : WM_SQL_BASELINE_JOIN;
-}
-
-int wm_fetch_based(struct wm *wm, struct wm_table *t, const char *sql_in,
-		   const struct db_value *params, int n)
-{
-	const char *at = strstr(sql_in, WM_SQL_BASELINE_HERE);
-	char *sql = NULL;
-	int ret;
-
-	if (!at || asprintf(&sql, "%.*s%s%s", (int)(at - sql_in), sql_in, wm_baseline_join(wm),
-			    at + strlen(WM_SQL_BASELINE_HERE)) < 0) {
-		wm_err(at ? "out of memory" : "internal error: a query without its baseline");
-		return WM_EXIT_ERROR;
-	}
-	ret = wm_fetch(wm, t, sql, params, n);
-	free(sql);
-	return ret;
-}
-
 /* ---- subcommand options ------------------------------------------------- */
 
 /* Checks and stores one option value. Returns -1 or WM_EXIT_USAGE. */

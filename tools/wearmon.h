@@ -273,42 +273,10 @@ int wm_cmd_export(struct wm *wm, int argc, char **argv);
 int wm_cmd_merge(struct wm *wm, int argc, char **argv);
 int wm_cmd_report(struct wm *wm, int argc, char **argv);
 
-/* SQL: for iteration i, its baseline b (b.mibps_avg, b.cycle): the row
- * stored in i.baseline_iteration_id when i started (schema 9), the one its
- * alerts compared with and the degradation view shows. */
-#define WM_SQL_BASELINE_JOIN                                                  \
-	" LEFT JOIN (SELECT bx.id, bx.mibps_avg, bxc.number AS cycle"        \
-	"   FROM iterations bx JOIN cycles bxc ON bxc.id = bx.cycle_id) b"    \
-	" ON b.id = i.baseline_iteration_id"
-
-/* The same before schema 9: the row the migration to 9 stores (the
- * "first" rule: the earliest earlier done iteration of the same size,
- * workload and block size, the cycles before the current campaign being
- * one earlier campaign). Readers never migrate, so they choose it here. */
-#define WM_SQL_BASELINE_JOIN_V7                                               \
-	" LEFT JOIN (SELECT bx.id, bx.mibps_avg, bxc.number AS cycle"        \
-	"   FROM iterations bx JOIN cycles bxc ON bxc.id = bx.cycle_id) b"    \
-	" ON b.id = (SELECT y.id FROM iterations y"                          \
-	"   JOIN cycles yc ON yc.id = y.cycle_id"                             \
-	"   JOIN targets yt ON yt.id = y.target_id"                           \
-	"   JOIN cycles ic ON ic.id = i.cycle_id"                             \
-	"   WHERE y.target_id = i.target_id AND y.size_bytes = i.size_bytes"  \
-	"   AND y.workload = i.workload AND y.block_size = i.block_size"      \
-	"   AND y.id < i.id AND y.status = 'done' AND y.mibps_avg > 0"        \
-	"   AND (yc.number >= yt.campaign_first_cycle)"                       \
-	"     = (ic.number >= yt.campaign_first_cycle)"                       \
-	"   ORDER BY yc.number, y.id LIMIT 1)"
-
-/* The baseline join that fits the database (WM_SQL_BASELINE_JOIN or, on a
- * schema older than 9, WM_SQL_BASELINE_JOIN_V7). */
-const char *wm_baseline_join(struct wm *wm);
-
-/* Where wm_fetch_based puts the baseline join in a query. */
-#define WM_SQL_BASELINE_HERE " @BASELINE_JOIN@ "
-
-/* sql (with WM_SQL_BASELINE_HERE once) run with wm_fetch.
- * Returns 0 or WM_EXIT_ERROR. */
-int wm_fetch_based(struct wm *wm, struct wm_table *t, const char *sql,
-		   const struct db_value *params, int n);
+/* SQL: for iteration i, its baseline b (b.baseline_mibps, b.baseline_cycle,
+ * b.baseline_iteration, b.baseline_iteration_id): the view
+ * iteration_baseline, the one definition the degradation view reads too
+ * (db_open gives a reader of a database older than the view a TEMP copy). */
+#define WM_SQL_BASELINE_JOIN " LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
 
 #endif

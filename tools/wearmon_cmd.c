@@ -78,12 +78,11 @@ static int history_query(struct wm *wm, struct wm_table *names, char **sql,
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(history_tail); k++)
 		(*raw)[n++] = (struct wm_col){ history_tail[k], "", K_TEXT, 0 };
-	fputs(", CASE WHEN i.status = 'done' THEN b.mibps_avg END AS baseline_mibps,"
-	      " CASE WHEN i.status = 'done' THEN b.cycle END AS baseline_cycle,"
-	      " CASE WHEN i.status = 'done' THEN i.mibps_avg / b.mibps_avg END AS ratio"
+	fputs(", CASE WHEN i.status = 'done' THEN b.baseline_mibps END AS baseline_mibps,"
+	      " CASE WHEN i.status = 'done' THEN b.baseline_cycle END AS baseline_cycle,"
+	      " CASE WHEN i.status = 'done' THEN i.mibps_avg / b.baseline_mibps END AS ratio"
 	      " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-	      " JOIN targets t ON t.id = i.target_id", f);
-	fputs(wm_baseline_join(wm), f);
+	      " JOIN targets t ON t.id = i.target_id" WM_SQL_BASELINE_JOIN, f);
 	fputs(" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR c.number = ?2)"
 	      " AND (?3 IS NULL OR i.started_at >= ?3)"
 	      " ORDER BY t.name, c.number, i.number", f);
@@ -199,13 +198,13 @@ int wm_cmd_alerts(struct wm *wm, int argc, char **argv)
 
 static const char show_sql[] =
 	"SELECT i.*, t.name AS target, t.device, t.kind AS device_kind,"
-	" c.number AS cycle, b.mibps_avg AS baseline_mibps, b.cycle AS baseline_cycle,"
+	" c.number AS cycle, b.baseline_mibps, b.baseline_cycle,"
 	" (SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id)"
 	"  AS nsizes"
 	" FROM iterations i"
 	" JOIN cycles c ON c.id = i.cycle_id"
 	" JOIN targets t ON t.id = i.target_id"
-	WM_SQL_BASELINE_HERE
+	WM_SQL_BASELINE_JOIN
 	" WHERE i.id = ?";
 
 /* Columns show prints in its own words; others go under "more". */
@@ -508,7 +507,7 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv)
 	if (wm_parse_id(a.pos[0], &id))
 		return wm_usage_error("show: ITERATION is an iteration ID (a number >= 1), "
 				      "not '%s'", a.pos[0]);
-	if ((ret = wm_open(wm)) || (ret = wm_fetch_based(wm, &t, show_sql,
+	if ((ret = wm_open(wm)) || (ret = wm_fetch(wm, &t, show_sql,
 						  (struct db_value[]){ WM_INT(id) }, 1)))
 		return ret;
 	if (t.nrows == 0) {

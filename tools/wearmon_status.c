@@ -350,11 +350,11 @@ static char *last_it_sql(int pv)
 
 	if (asprintf(&sql,
 		     "SELECT i.*, c.number AS cycle, c.status AS cycle_status,"
-		     " b.mibps_avg AS baseline_mibps, b.cycle AS baseline_cycle,"
+		     " b.baseline_mibps, b.baseline_cycle,"
 		     " %s AS nsizes, %s AS cycles_cfg"
 		     " FROM iterations i"
 		     " JOIN cycles c ON c.id = i.cycle_id"
-		     WM_SQL_BASELINE_HERE
+		     WM_SQL_BASELINE_JOIN
 		     " WHERE i.target_id = ?1 AND (?2 IS NULL OR i.status = ?2)"
 		     " ORDER BY i.id DESC LIMIT 1",
 		     pv >= 8 ? "(SELECT nsizes FROM progress WHERE target_id = i.target_id)" :
@@ -448,9 +448,9 @@ static int load_target(struct wm *wm, int64_t tid, enum daemon_state ds, int pv,
 		wm_err("out of memory");
 		return WM_EXIT_ERROR;
 	}
-	ret = wm_fetch_based(wm, &ts->it, sql, (struct db_value[]){ WM_INT(tid), WM_NULLV }, 2);
+	ret = wm_fetch(wm, &ts->it, sql, (struct db_value[]){ WM_INT(tid), WM_NULLV }, 2);
 	if (!ret)
-		ret = wm_fetch_based(wm, &ts->done, sql, (struct db_value[]){ WM_INT(tid),
+		ret = wm_fetch(wm, &ts->done, sql, (struct db_value[]){ WM_INT(tid),
 			       WM_STR("done") }, 2);
 	free(sql);
 	if (!ret)

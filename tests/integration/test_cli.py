@@ -471,6 +471,54 @@ def test_version_1_database(workdir):
     assert query(old, "PRAGMA user_version")[0]["user_version"] == 1
 
 
+# The degradation view as schema 9 to 13 define it, written out here as the
+# independent reference for a database from before the view iteration_baseline.
+DEGRADATION_V9 = """
+CREATE VIEW degradation AS
+  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,
+         i.size_bytes, i.workload, i.block_size, i.mibps_avg,
+         b.mibps_avg AS baseline_mibps, bc.number AS baseline_cycle,
+         i.mibps_avg / b.mibps_avg AS ratio, i.started_at,
+         i.id AS iteration_id, i.baseline,
+         b.number AS baseline_iteration, b.id AS baseline_iteration_id
+  FROM iterations i
+  JOIN cycles c ON c.id = i.cycle_id
+  JOIN targets t ON t.id = i.target_id
+  LEFT JOIN iterations b ON b.id = i.baseline_iteration_id
+  LEFT JOIN cycles bc ON bc.id = b.cycle_id
+  WHERE i.status = 'done';"""
+
+
+def baselines(db, *args):
+    rows = json.loads(wearmon("history", "--format", "json", *args, db=db, check=0).stdout)
+    return {r["id"]: (r["baseline_mibps"], r["baseline_cycle"], r["ratio"]) for r in rows}
+
+
+def test_cli_reads_the_view_and_old_schemas_alike(db, iterations, workdir):
+    """One definition of an iteration's baseline: the CLI's figures are the
+    degradation view's on this database (v14), and on a copy turned back
+    into schema 13 (no view iteration_baseline, degradation as v9 wrote it)
+    the CLI, which never migrates, still shows the same ones."""
+    assert query(db, "PRAGMA user_version")[0]["user_version"] >= 14
+    now = baselines(db)
+    deg = {d["iteration_id"]: (d["baseline_mibps"], d["baseline_cycle"], d["ratio"])
+           for d in query(db, "SELECT * FROM degradation")}
+    assert now == deg and sum(v[0] is not None for v in now.values()) == 6
+    old = workdir / "v13.db"
+    shutil.copy(db, old)
+    sh("sqlite3", old, "DROP VIEW degradation; DROP VIEW iteration_baseline;" + DEGRADATION_V9 +
+       " PRAGMA user_version = 13;")
+    deg13 = {d["iteration_id"]: (d["baseline_mibps"], d["baseline_cycle"], d["ratio"])
+             for d in query(old, "SELECT * FROM degradation")}
+    assert baselines(old) == deg13 == now
+    it = iterations[4]
+    assert f"  baseline    {now[it['id']][0]:.1f} MiB/s (cycle 1" in \
+        wearmon("show", it["id"], db=old, check=0).stdout
+    assert query(old, "PRAGMA user_version")[0]["user_version"] == 13
+    assert query(old, "SELECT count(*) AS n FROM sqlite_master"
+                      " WHERE name = 'iteration_baseline'")[0]["n"] == 0
+
+
 # ---- usage ----------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [

@@ -68,8 +68,8 @@ static void test_recovery_table(void **state)
 
 /* Row initializers (clang-format would spread each over four lines). */
 /* clang-format off */
-#define F(v) { .phase = "fill", .mibps = (v) }
-#define M(v) { .phase = "measure", .mibps = (v) }
+#define F(v) { .phase = DB_PHASE_FILL, .mibps = (v) }
+#define M(v) { .phase = DB_PHASE_MEASURE, .mibps = (v) }
 /* clang-format on */
 
 static void test_collapse_table(void **state)
@@ -135,9 +135,18 @@ static void test_kinds_and_catalog(void **state)
 
 	assert_int_equal(n, sizeof(needed) / sizeof(needed[0]));
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
-		if (!alert_message_id(needed[i]))
+		if (alert_kind_parse(needed[i]) < 0 ||
+		    !alert_message_id((enum alert_kind)alert_kind_parse(needed[i])))
 			fail_msg("kind %s has no MESSAGE_ID", needed[i]);
-	assert_null(alert_message_id("no-such-kind"));
+	assert_int_equal(alert_kind_parse("no-such-kind"), -1);
+	assert_int_equal(n, ALERT_KIND__COUNT);
+	for (int i = 0; i < ALERT_KIND__COUNT; i++) {
+		/* the enum, the table and the names agree */
+		assert_string_equal(alert_kind_name((enum alert_kind)i), k[i].kind);
+		assert_int_equal(alert_kind_parse(k[i].kind), i);
+	}
+	assert_string_equal(alert_kind_name(ALERT_DATA_INTEGRITY), "data-integrity");
+	assert_string_equal(alert_kind_name(ALERT_DB_WRITE), "db-write-failed");
 	for (size_t i = 0; i < n; i++) {
 		char entry[64];
 		assert_int_equal(strlen(k[i].message_id), 32);
@@ -248,7 +257,7 @@ static void iteration(struct fx *fx, long number, uint64_t size, double mibps,
 }
 
 /* took_effect: the action ended ok */
-static void end_cycle(struct fx *fx, const char *action, int took_effect)
+static void end_cycle(struct fx *fx, enum cfg_action action, int took_effect)
 {
 	alert_action(fx->a, fx->cycle, fx->cycle_id, action, took_effect, NULL);
 	assert_int_equal(db_cycle_end(fx->db, fx->cycle_id, DB_DONE), 0);
@@ -301,17 +310,17 @@ static void test_crash_dedup_and_recovery(void **state)
 	new_cycle(fx);                       /* cycle 1: the baseline */
 	iteration(fx, 1, 8, 400, NULL, 0);
 	iteration(fx, 2, 16, 300, NULL, 0);
-	end_cycle(fx, "none", 1);
+	end_cycle(fx, ACT_NONE, 1);
 	new_cycle(fx);                       /* cycle 2: a warning, then critical, once each */
 	iteration(fx, 1, 8, 150, NULL, 0);
 	iteration(fx, 2, 16, 140, NULL, 0);   /* 47%: a second warning this cycle: quiet */
 	iteration(fx, 3, 8, 40, NULL, 0);     /* 10%: critical follows the warning */
 	iteration(fx, 4, 8, 30, NULL, 0);     /* critical again: quiet */
-	end_cycle(fx, "trim", 1);
+	end_cycle(fx, ACT_TRIM, 1);
 	new_cycle(fx);                       /* cycle 3: recovered after trim */
 	iteration(fx, 1, 8, 380, NULL, 0);
 	iteration(fx, 2, 16, 100, NULL, 0);   /* a new crash in a new cycle */
-	end_cycle(fx, "trim", 0);
+	end_cycle(fx, ACT_TRIM, 0);
 	new_cycle(fx);                       /* cycle 4: fast again but no ok action */
 	iteration(fx, 1, 8, 400, NULL, 0);
 	events(fx, &e);
@@ -383,7 +392,7 @@ static void test_baseline_key_and_restart(void **state)
 	iteration(fx, 1, 8, 400, NULL, 0);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 90, NULL, 0);     /* crash */
-	end_cycle(fx, "trim", 1);
+	end_cycle(fx, ACT_TRIM, 1);
 	start_alerts(fx);                    /* "restart" */
 	double b = 0;
 	assert_int_equal(alert_baseline(fx->a, 8 * MiB, &b), 0);
@@ -394,7 +403,7 @@ static void test_baseline_key_and_restart(void **state)
 	assert_int_equal(alert_baseline(fx->a, 8 * MiB, &b), -ENOENT);
 	fx->c->targets[0].block_size = 4096;
 	alert_set_config(fx->a, &fx->c->targets[0]);
-	alert_action(fx->a, fx->cycle, fx->cycle_id, "trim", 1, NULL);
+	alert_action(fx->a, fx->cycle, fx->cycle_id, ACT_TRIM, 1, NULL);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 390, NULL, 0);
 	events(fx, &e);
@@ -419,7 +428,7 @@ static void test_restart_mid_cycle_keeps_dedup(void **state)
 	iteration(fx, 3, 8, 40, NULL, 0);    /* critical follows */
 	start_alerts(fx);
 	iteration(fx, 4, 8, 30, NULL, 0);    /* critical again: quiet */
-	end_cycle(fx, "none", 0);
+	end_cycle(fx, ACT_NONE, 0);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 150, NULL, 0);   /* a new cycle: warning again */
 	events(fx, &e);
@@ -437,7 +446,7 @@ static void test_collapse_alert(void **state)
 	struct ev e;
 
 	for (int i = 0; i < 6; i++)
-		s[i] = (struct db_sample){ .phase = "measure", .t_ms = 1000 * (i + 1), .mibps = v[i] };
+		s[i] = (struct db_sample){ .phase = DB_PHASE_MEASURE, .t_ms = 1000 * (i + 1), .mibps = v[i] };
 	start_alerts(fx);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 255, s, 6);
@@ -454,9 +463,9 @@ static void test_failure_and_command(void **state)
 	start_alerts(fx);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 400, NULL, 0);
-	alert_failure(fx->a, "io-error", LOG_ERR, fx->cycle, 0, "write at offset 0: EIO");
-	alert_failure(fx->a, "io-error", LOG_ERR, fx->cycle, 0, "again");   /* same cycle */
-	alert_failure(fx->a, "db-write-failed", LOG_CRIT, fx->cycle, 0, "disk full");
+	alert_failure(fx->a, ALERT_IO_ERROR, LOG_ERR, fx->cycle, 0, "write at offset 0: EIO");
+	alert_failure(fx->a, ALERT_IO_ERROR, LOG_ERR, fx->cycle, 0, "again");   /* same cycle */
+	alert_failure(fx->a, ALERT_DB_WRITE, LOG_CRIT, fx->cycle, 0, "disk full");
 	events(fx, &e);
 	assert_string_equal(e.text, "io-error|err|32|-|-|1\ndb-write-failed|crit|32|-|-|1\n");
 	assert_int_equal(alert_finish(10), 0);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "db_int.h"
 
 #define Q_NULL INT64_MIN
 #define SCHEMA_DOC "common/schema.md"
@@ -209,9 +210,9 @@ static void it_results(struct db_iteration *it, enum db_status status)
 }
 
 static const struct db_sample three_samples[] = {
-	{ "fill", 1000, 1800.0, 14400.0, { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 }, -1, 1.0, 1887436800 },
-	{ "measure", 1000, 410.0, 104960.0, { .p50 = 240.0, .p90 = 500.0, .p99 = 880.0, .p999 = 1200.0, .p9999 = 3000.0, .max = 3900.0 }, -1, 1.0, 429916160 },
-	{ "measure", 2000, 391.0, 100096.0, { .p50 = 260.0, .p90 = 510.0, .p99 = 920.0, .p999 = 1300.0, .p9999 = 3100.0, .max = 4000.0 }, 380.5, 1.0, 409993216 },
+	{ DB_PHASE_FILL, 1000, 1800.0, 14400.0, { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 }, -1, 1.0, 1887436800 },
+	{ DB_PHASE_MEASURE, 1000, 410.0, 104960.0, { .p50 = 240.0, .p90 = 500.0, .p99 = 880.0, .p999 = 1200.0, .p9999 = 3000.0, .max = 3900.0 }, -1, 1.0, 429916160 },
+	{ DB_PHASE_MEASURE, 2000, 391.0, 100096.0, { .p50 = 260.0, .p90 = 510.0, .p99 = 920.0, .p999 = 1300.0, .p9999 = 3100.0, .max = 4000.0 }, 380.5, 1.0, 409993216 },
 };
 
 /* ---- schema and opening ------------------------------------------------- */
@@ -421,8 +422,8 @@ static void test_check_path(void **state)
 /* Stores one cycle of one iteration with samples, an event and an action. */
 static void store_cycle(struct fx *fx, int64_t *tgt_out, int64_t *it_out)
 {
-	struct db_action act = { .kind = "trim", .started_at = "2026-12-02T14:27:00.000Z",
-				 .seconds = 1.5, .bytes = 1ull << 30, .outcome = "ok" };
+	struct db_action act = { .kind = ACT_TRIM, .started_at = "2026-12-02T14:27:00.000Z",
+				 .seconds = 1.5, .bytes = 1ull << 30, .outcome = ACT_OUT_OK };
 	struct db_event ev = { .severity = "warning", .kind = "throughput-crash",
 			       .message_id = "5f1c0e3b9d2a4c6e8f0a1b2c3d4e5f60",
 			       .message = "lab1: 100 MiB/s is 25% of 400", .value = 100.0,
@@ -516,7 +517,7 @@ static void test_errors_mapped(void **state)
 {
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, dup = 0;
-	struct db_action act = { .kind = "trim", .outcome = "ok" };
+	struct db_action act = { .kind = ACT_TRIM, .outcome = ACT_OUT_OK };
 
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &dup), -EEXIST);
@@ -680,8 +681,8 @@ static void test_resume_unknown_target(void **state)
 static void test_iteration_end_rollback(void **state)
 {
 	static const struct db_sample dup[] = {
-		{ "measure", 1000, 400.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
-		{ "measure", 1000, 401.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
+		{ DB_PHASE_MEASURE, 1000, 400.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
+		{ DB_PHASE_MEASURE, 1000, 401.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
 	};
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
@@ -1183,6 +1184,74 @@ static void test_schema_doc(void **state)
 	assert_non_null(strstr(doc, "CREATE TABLE targets"));
 }
 
+/* Phases are stored by one table of names; unknown is NULL. */
+static void test_phase_names(void **state)
+{
+	(void)state;
+	assert_null(db_phase_name(DB_PHASE_UNKNOWN));
+	assert_string_equal(db_phase_name(DB_PHASE_FILL), "fill");
+	assert_string_equal(db_phase_name(DB_PHASE_MEASURE), "measure");
+	assert_string_equal(db_phase_name(DB_PHASE_VERIFY), "verify");
+	assert_null(db_phase_name(DB_PHASE__COUNT));
+}
+
+/* Every statement the module keeps prepared has as many placeholders as its
+ * binding code binds (the table's count, which db_bind_run checks too). */
+static void test_statement_bind_counts(void **state)
+{
+	struct fx *fx = *state;
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READWRITE);
+	int checked = 0;
+
+	for (int id = 0; id < ST__COUNT; id++) {
+		sqlite3_stmt *st = NULL;
+
+		if (!db_stmts[id].sql)
+			fail_msg("statement %d has no SQL", id);
+		if (sqlite3_prepare_v2(c, db_stmts[id].sql, -1, &st, NULL) != SQLITE_OK)
+			fail_msg("statement %d: %s", id, sqlite3_errmsg(c));
+		if (sqlite3_bind_parameter_count(st) != db_stmts[id].nparams)
+			fail_msg("statement %d binds %d values, has %d placeholders: %s", id,
+				 db_stmts[id].nparams, sqlite3_bind_parameter_count(st),
+				 db_stmts[id].sql);
+		sqlite3_finalize(st);
+		checked++;
+	}
+	assert_int_equal(checked, ST__COUNT);
+	sqlite3_close(c);
+}
+
+/* A binding that is one value short, or one too many, is refused before it
+ * runs and writes nothing; so are db_query and db_write with a wrong count. */
+static void test_bind_count_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct db_value p[] = { { .type = DB_INT, .i = fx->run_id }, { .type = DB_INT, .i = 1 } };
+	const char *sqls[] = { "UPDATE runs SET exit_status = ? WHERE id = ?" };
+	const struct db_value *params[] = { p };
+	int np[] = { 1 };
+	struct db_bind b;
+	char err[256];
+
+	db_bind_start(fx->db, ST_RUN_CONFIG, &b);
+	db_bind_text(&b, "key = value");
+	db_bind_i64(&b, fx->run_id);
+	assert_int_equal(db_bind_run(&b, "short binding"), -EINVAL);
+	db_bind_start(fx->db, ST_RUN_CONFIG, &b);
+	db_bind_text(&b, "key = value");
+	db_bind_text(&b, "Linux");
+	db_bind_i64(&b, fx->run_id);
+	assert_int_equal(db_bind_run(&b, "right binding"), 0);
+	assert_int_equal(q(fx, "SELECT count(*) FROM runs WHERE kernel = 'Linux'", NULL, 0), 1);
+	assert_int_equal(db_query(fx->db, "SELECT id FROM runs WHERE id = ?", p, 2, NULL, NULL,
+				  err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "placeholders"));
+	assert_int_equal(db_write(fx->db, sqls, params, np, 1, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "placeholders"));
+	assert_int_equal(q(fx, "SELECT count(*) FROM runs WHERE exit_status IS NOT NULL", NULL, 0),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1215,6 +1284,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_check, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
+		cmocka_unit_test(test_phase_names),
+		cmocka_unit_test_setup_teardown(test_statement_bind_counts, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_bind_count_refused, setup_open, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

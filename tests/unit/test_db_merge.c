@@ -94,8 +94,8 @@ static void make_source(const char *path, int ncycles)
 					  .size_bytes = 1 << 20, .workload = "randwrite",
 					  .block_size = 4096, .queue_depth = 4,
 					  .amount_bytes = 1 << 20, .status = DB_RUNNING };
-		struct db_sample s[2] = { { .phase = "measure", .t_ms = 500, .mibps = 10 },
-					  { .phase = "measure", .t_ms = 1000, .mibps = 20 } };
+		struct db_sample s[2] = { { .phase = DB_PHASE_MEASURE, .t_ms = 500, .mibps = 10 },
+					  { .phase = DB_PHASE_MEASURE, .t_ms = 1000, .mibps = 20 } };
 		struct db_event e = { .target_id = tgt, .run_id = run, .severity = "warning",
 				      .kind = "throughput-crash", .message = "slow",
 				      .value = -1, .baseline = -1 };

@@ -23,7 +23,8 @@ struct fx {
 	char path[128];
 	struct db *db;
 	int64_t run_id, tgt;
-	const char *rule;             /* baseline rule mk_it stores; NULL: none */
+	int has_rule;                 /* mk_it stores a baseline under rule */
+	enum cfg_baseline rule;
 };
 
 static int setup(void **state)
@@ -177,8 +178,8 @@ static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size,
 				     .workload = workload, .block_size = 4096,
 				     .before_id = INT64_MAX, .rule = fx->rule };
 
-	it.baseline = fx->rule;
-	if (fx->rule && db_baseline(fx->db, &k, &it.baseline_mibps, &it.baseline_iteration_id))
+	it.baseline = fx->has_rule ? cfg_baseline_name(fx->rule) : NULL;
+	if (fx->has_rule && db_baseline(fx->db, &k, &it.baseline_mibps, &it.baseline_iteration_id))
 		it.baseline_iteration_id = 0;
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
 	if (avg < 0)
@@ -193,12 +194,12 @@ static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size,
 	return id;
 }
 
-static void end_cycle(struct fx *fx, int64_t cyc, const char *action, const char *outcome)
+static void end_cycle(struct fx *fx, int64_t cyc, enum cfg_action action, enum act_outcome outcome)
 {
 	struct db_action a = { .kind = action, .seconds = 2.5, .bytes = 1 << 20,
 			       .outcome = outcome };
 
-	if (action)
+	if (action != ACT_NONE)
 		assert_int_equal(db_cycle_action(fx->db, cyc, &a), 0);
 	assert_int_equal(db_cycle_end(fx->db, cyc, DB_DONE), 0);
 }
@@ -305,7 +306,7 @@ static void test_cycle_summary(void **state)
 	mk_it(fx, c1, 1, 1 << 20, "randwrite", 80, 100, 120, DB_DONE);
 	mk_it(fx, c1, 2, 2 << 20, "randwrite", 40, 50, 300, DB_DONE);
 	mk_it(fx, c1, 3, 4 << 20, "randwrite", 1, 2, 900, DB_INTERRUPTED);
-	end_cycle(fx, c1, "trim", "ok");
+	end_cycle(fx, c1, ACT_TRIM, ACT_OUT_OK);
 	c2 = mk_cycle(fx, 2);
 	mk_it(fx, c2, 1, 1 << 20, "randwrite", -1, -1, -1, DB_RUNNING);
 
@@ -324,14 +325,15 @@ static void test_degradation(void **state)
 	int64_t c1 = mk_cycle(fx, 1), c2, c3;
 	struct rows *r;
 
-	fx->rule = "first";
+	fx->has_rule = 1;
+	fx->rule = BASELINE_FIRST;
 	mk_it(fx, c1, 1, 1 << 20, "randwrite", 0, 200, 0, DB_DONE);
 	mk_it(fx, c1, 2, 2 << 20, "randwrite", 0, 999, 0, DB_INTERRUPTED);
-	end_cycle(fx, c1, NULL, NULL);
+	end_cycle(fx, c1, ACT_NONE, ACT_OUT_OK);
 	c2 = mk_cycle(fx, 2);
 	mk_it(fx, c2, 1, 1 << 20, "randwrite", 0, 100, 0, DB_DONE);
 	mk_it(fx, c2, 2, 2 << 20, "randwrite", 0, 80, 0, DB_DONE);
-	end_cycle(fx, c2, NULL, NULL);
+	end_cycle(fx, c2, ACT_NONE, ACT_OUT_OK);
 	c3 = mk_cycle(fx, 3);
 	mk_it(fx, c3, 1, 1 << 20, "randwrite", 0, 50, 0, DB_DONE);
 	mk_it(fx, c3, 2, 2 << 20, "randwrite", 0, 40, 0, DB_DONE);
@@ -354,11 +356,76 @@ static void test_degradation(void **state)
 	assert_string_equal(row_text(r, 6), "3|2.09715e+06|seqwrite|300|500|3|0.6|first");
 	/* the view reads the stored choice, it does not choose: a row stored
 	 * under another rule keeps it */
-	fx->rule = "best";
+	fx->rule = BASELINE_BEST;
 	mk_it(fx, c3, 5, 1 << 20, "randwrite", 0, 50, 0, DB_DONE);
 	assert_string_equal(row_text(rows_of(fx, "SELECT baseline_mibps, baseline_cycle, baseline"
 					     " FROM degradation WHERE iteration = 5"), 0),
 			    "200|1|best");
+}
+
+/* The rows of the baseline join the CLI uses, one line per iteration. */
+static void baseline_lines(struct db *db, char *out, size_t len)
+{
+	static struct rows r;
+	char err[512];
+	size_t n = 0;
+
+	memset(&r, 0, sizeof(r));
+	if (db_query(db, "SELECT i.id, b.baseline_mibps, b.baseline_cycle, b.baseline_iteration_id"
+		     " FROM iterations i LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
+		     " ORDER BY i.id", NULL, 0, collect, &r, err, sizeof(err)))
+		fail_msg("%s", err);
+	out[0] = '\0';
+	for (int i = 0; i < r.n; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s;", row_text(&r, i));
+}
+
+/* One definition of an iteration's baseline: the view iteration_baseline
+ * gives what degradation shows, and a reader of a database from before it
+ * (schema 13, and before 9 where no row stored its baseline) gets the same
+ * answer from the TEMP view db_open makes, without changing the file. */
+static void test_iteration_baseline_for_every_schema(void **state)
+{
+	struct fx *fx = *state;
+	struct db *ro = NULL;
+	char now[1024], old[1024], err[512];
+	int64_t c1 = mk_cycle(fx, 1), c2;
+
+	fx->has_rule = 1;
+	fx->rule = BASELINE_FIRST;
+	mk_it(fx, c1, 1, 1 << 20, "randwrite", 0, 200, 0, DB_DONE);
+	mk_it(fx, c1, 2, 2 << 20, "randwrite", 0, 90, 0, DB_DONE);
+	end_cycle(fx, c1, ACT_NONE, ACT_OUT_OK);
+	c2 = mk_cycle(fx, 2);
+	mk_it(fx, c2, 1, 1 << 20, "randwrite", 0, 100, 0, DB_DONE);
+	mk_it(fx, c2, 2, 2 << 20, "randwrite", 0, 45, 0, DB_DONE);
+	baseline_lines(fx->db, now, sizeof(now));
+	assert_string_equal(now, "1|NULL|NULL|NULL;2|NULL|NULL|NULL;3|200|1|1;4|90|1|2;");
+	assert_string_equal(row_text(rows_of(fx, "SELECT group_concat(iteration_id || '|' ||"
+					     " baseline_mibps || '|' || baseline_cycle, ';')"
+					     " FROM degradation WHERE ratio IS NOT NULL"), 0),
+			    "3|200.0|1;4|90.0|1");
+	db_close(fx->db);
+	fx->db = NULL;
+	/* schema 13: the view did not exist */
+	raw_exec(fx, "DROP VIEW degradation; DROP VIEW iteration_baseline;"
+		 " PRAGMA user_version = 13;");
+	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
+	baseline_lines(ro, old, sizeof(old));
+	assert_string_equal(old, now);
+	db_close(ro);
+	/* schema 8: nothing stored, the reader picks what migration 9 would */
+	raw_exec(fx, "ALTER TABLE iterations DROP COLUMN baseline_iteration_id;"
+		 " PRAGMA user_version = 8;");
+	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
+	baseline_lines(ro, old, sizeof(old));
+	assert_string_equal(old, now);
+	db_close(ro);
+	raw_exec(fx, "SELECT 1");
+	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
+	assert_string_equal(row_text(rows_of(&(struct fx){ .db = ro }, "PRAGMA user_version"), 0),
+			    "8");
+	db_close(ro);
 }
 
 static void test_alerts_view(void **state)
@@ -471,6 +538,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_query_on_readonly_handle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cycle_summary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_degradation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_iteration_baseline_for_every_schema, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_alerts_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_from_v1, setup, teardown),
 	};

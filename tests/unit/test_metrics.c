@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "db.h"
-#include "metrics.h"
+#include "db_metrics.h"
 
 #define MiB (1ULL << 20)
 
@@ -83,7 +83,7 @@ static void test_two_targets(void **state)
 	metrics_add_alert(&t[0], "throughput-crash", 2);
 	strcpy(t[1].name, "lab2");
 	strcpy(t[1].device, "/srv/f.img");
-	t[1].state = "failed";
+	t[1].state = METRICS_FAILED;
 	t[1].cycle = 12;
 	struct metrics m = { .version = "v", .t = t, .n = 2 };
 	char *text = render(&m);
@@ -357,9 +357,9 @@ static void test_collect_from_db(void **state)
 	struct metrics_target t;
 	metrics_target_init(&t);
 	int64_t last = -1;
-	assert_int_equal(metrics_db_last_done(fx.db, fx.tgt, &last), 0);
+	assert_int_equal(db_metrics_last_done(fx.db, fx.tgt, &last), 0);
 	assert_int_equal(last, 0);
-	assert_int_equal(metrics_db_collect(fx.db, fx.tgt, &t), 0);
+	assert_int_equal(db_metrics_collect(fx.db, fx.tgt, &t), 0);
 	assert_true(isnan(t.last_bps) && isnan(t.last_end_unix));
 	assert_true(t.io_errors == 0);
 
@@ -379,10 +379,10 @@ static void test_collect_from_db(void **state)
 	e.kind = "novel-kind";
 	assert_int_equal(db_event(fx.db, &e, NULL), 0);
 
-	assert_int_equal(metrics_db_last_done(fx.db, fx.tgt, &last), 0);
+	assert_int_equal(db_metrics_last_done(fx.db, fx.tgt, &last), 0);
 	assert_int_equal(last, id);
 	metrics_target_init(&t);
-	assert_int_equal(metrics_db_collect(fx.db, fx.tgt, &t), 0);
+	assert_int_equal(db_metrics_collect(fx.db, fx.tgt, &t), 0);
 	assert_string_equal(t.last_workload, "randwrite");
 	assert_true(t.last_bps == 50 * 1048576.0);
 	assert_true(t.last_iops == 50 * 256);

@@ -24,11 +24,11 @@ struct status_case {
 
 static const struct status_case status_cases[] = {
 	{ "measuring with a baseline",
-	  { { .name = "lab1", .phase = "measure", .cycle = 3, .size_index = 3, .nsizes = 10,
+	  { { .name = "lab1", .phase = "measure", .measuring = 1, .cycle = 3, .size_index = 3, .nsizes = 10,
 	      .size_bytes = 6 * GiB + 400 * MiB, .mibps = 412.34, .baseline_mibps = 474 } }, 1,
 	  "lab1: cycle 3 size 4/10 (6.39 GiB) measure 412.3 MiB/s 87% of baseline" },
 	{ "no baseline yet",
-	  { { .name = "lab1", .phase = "measure", .cycle = 1, .size_index = 0, .nsizes = 2,
+	  { { .name = "lab1", .phase = "measure", .measuring = 1, .cycle = 1, .size_index = 0, .nsizes = 2,
 	      .size_bytes = 32 * MiB, .mibps = 100, .baseline_mibps = -1 } }, 1,
 	  "lab1: cycle 1 size 1/2 (32.00 MiB) measure 100.0 MiB/s" },
 	{ "fill shows MiB/s but no ratio",
@@ -46,7 +46,7 @@ static const struct status_case status_cases[] = {
 	    { .name = "b", .state = "failed", .cycle = 1, .nsizes = 1 } }, 2,
 	  "a: done; b: failed" },
 	{ "several targets",
-	  { { .name = "a", .phase = "measure", .cycle = 1, .size_index = 0, .nsizes = 1,
+	  { { .name = "a", .phase = "measure", .measuring = 1, .cycle = 1, .size_index = 0, .nsizes = 1,
 	      .size_bytes = 1 * GiB, .mibps = 10, .baseline_mibps = 40 },
 	    { .name = "b", .phase = "pause", .cycle = 7, .size_index = 0, .nsizes = 1,
 	      .size_bytes = 1 * GiB },

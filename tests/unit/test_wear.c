@@ -83,12 +83,24 @@ static void test_health_deltas(void **state)
 
 static void test_write_fraction(void **state)
 {
-	assert_true(wear_write_fraction("randwrite") == 1.0);
-	assert_true(wear_write_fraction("seqwrite") == 1.0);
-	assert_true(wear_write_fraction("rewrite") == 1.0);
-	assert_true(wear_write_fraction("randread") == 0.0);
-	assert_true(wear_write_fraction("backread") == 0.0);
-	assert_true(wear_write_fraction("strideread") == 0.0);
+	assert_true(wear_write_fraction(WL_RANDWRITE) == 1.0);
+	assert_true(wear_write_fraction(WL_SEQWRITE) == 1.0);
+	assert_true(wear_write_fraction(WL_REWRITE) == 1.0);
+	assert_true(wear_write_fraction(WL_RANDREAD) == 0.0);
+	assert_true(wear_write_fraction(WL_BACKREAD) == 0.0);
+	assert_true(wear_write_fraction(WL_STRIDEREAD) == 0.0);
+	assert_true(wear_write_fraction(WL_SEQREAD) == 0.0);
+	assert_true(wear_write_fraction(WL_RANDRW) == 1.0);      /* mixed: an upper bound */
+	assert_true(wear_write_fraction(WL_DATABASE) == 1.0);
+}
+
+/* Snapshot points are stored by one table of names. */
+static void test_point_names(void **state)
+{
+	assert_string_equal(wear_point_name(WEAR_CYCLE_START), "cycle-start");
+	assert_string_equal(wear_point_name(WEAR_CYCLE_END), "cycle-end");
+	assert_string_equal(wear_point_name(WEAR_AFTER_ACTION), "after-action");
+	assert_string_equal(wear_point_name(WEAR_POINT__COUNT), "?");
 }
 
 /* A real database in a temporary directory, with one target. */
@@ -247,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extents_table),
 		cmocka_unit_test(test_write_fraction),
+		cmocka_unit_test(test_point_names),
 		cmocka_unit_test(test_health_deltas),
 		cmocka_unit_test_setup_teardown(test_firmware_changed, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_state_persists, db_setup, db_teardown),

@@ -1,7 +1,7 @@
-/* metrics_db: the stored figures of a target for the metrics (its last
+/* db_metrics: the stored figures of a target for the metrics (its last
  * finished iteration, over-provisioning, health, error and alert counts),
  * read from the database with indexed queries. */
-#include "metrics.h"
+#include "db_metrics.h"
 
 #include <errno.h>
 #include <math.h>
@@ -137,7 +137,7 @@ static int errors_and_alerts(struct db *db, int64_t target_id, struct metrics_ta
 	return ret < 0 ? ret : 0;
 }
 
-int metrics_db_collect(struct db *db, int64_t target_id, struct metrics_target *t)
+int db_metrics_collect(struct db *db, int64_t target_id, struct metrics_target *t)
 {
 	int ret = last_iteration(db, target_id, t);
 	if (!ret)
@@ -147,7 +147,7 @@ int metrics_db_collect(struct db *db, int64_t target_id, struct metrics_target *
 	return ret;
 }
 
-int metrics_db_last_done(struct db *db, int64_t target_id, int64_t *id)
+int db_metrics_last_done(struct db *db, int64_t target_id, int64_t *id)
 {
 	static const char sql[] =
 		"SELECT max(id) FROM iterations WHERE target_id = ? AND status = 'done'";
