@@ -22,7 +22,7 @@ PKG_LIBS   = $(call lazy,PKG_LIBS,--libs $(LIB_PKGS))
 # Messages are bounded on purpose (a truncated path in an error is fine), so
 # -Wformat-truncation would only flag intended snprintf clipping.
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
-            -Wmissing-prototypes -Wno-unused-parameter
+            -Wmissing-prototypes -Wswitch-enum -Wno-unused-parameter
 # gcc only: clang has no -Wformat-truncation (and would reject the flag).
 ifeq ($(shell $(CC) -Werror -Wno-format-truncation -x c -c -o /dev/null /dev/null 2>/dev/null && echo y),y)
 WARN     += -Wno-format-truncation

@@ -482,7 +482,7 @@ int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *tar
 	db_bind_start(db, ST_TARGET_UPSERT, &b);
 	db_bind_text(&b, t->name);
 	db_bind_text(&b, t->device);
-	db_bind_text(&b, t->kind);
+	db_bind_text(&b, tgt_kind_name(t->kind));
 	db_bind_u64(&b, t->capacity_bytes);
 	db_bind_i64(&b, t->logical_block_size);
 	db_bind_text(&b, t->serial);

@@ -16,6 +16,7 @@
 #include "act.h"
 #include "cfg.h"
 #include "hist.h"
+#include "tgt.h"
 
 #define DB_SCHEMA_VERSION 14
 #define DB_APPLICATION_ID 1464814926   /* 'WMON', PRAGMA application_id */
@@ -25,7 +26,7 @@ struct db;
 struct db_target_info {
 	const char *name;
 	const char *device;
-	const char *kind;             /* "block" or "file" */
+	enum tgt_kind kind;
 	uint64_t capacity_bytes;
 	uint32_t logical_block_size;
 	const char *serial;           /* may be NULL */

@@ -185,7 +185,7 @@ static void compare(const struct known *k, const struct db_target_info *t, char 
 	char a[32], b[32];
 
 	diff[0] = '\0';
-	differ(diff, len, "kind", k->kind, t->kind, 1);
+	differ(diff, len, "kind", k->kind, tgt_kind_name(t->kind), 1);
 	differ(diff, len, "serial", k->serial, nz(t->serial), 0);
 	differ(diff, len, "model", k->model, nz(t->model), 0);
 	if (k->capacity != t->capacity_bytes) {
@@ -195,7 +195,7 @@ static void compare(const struct known *k, const struct db_target_info *t, char 
 	}
 	if (*k->backing || t->backing_file)
 		differ(diff, len, "backing file", k->backing, nz(t->backing_file), 1);
-	if (!strcmp(t->kind, "file"))
+	if (t->kind == TGT_FILE)
 		differ(diff, len, "file", k->device, t->device, 1);
 }
 

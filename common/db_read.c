@@ -22,9 +22,10 @@ static int bind_value(sqlite3_stmt *st, int i, const struct db_value *v)
 	case DB_TEXT:
 		return v->s ? sqlite3_bind_text(st, i, v->s, -1, SQLITE_STATIC) :
 			      sqlite3_bind_null(st, i);
-	default:
-		return sqlite3_bind_null(st, i);
+	case DB_NULL:
+		break;
 	}
+	return sqlite3_bind_null(st, i);
 }
 
 /* Numbers fill both i and r, so a caller need not know how SQLite stored

@@ -26,6 +26,17 @@
 static const char *sys_root = "/sys";
 static const char *proc_root = "/proc";
 
+const char *tgt_kind_name(enum tgt_kind k)
+{
+	switch (k) {
+	case TGT_BLOCK:
+		return "block";
+	case TGT_FILE:
+		return "file";
+	}
+	return "?";
+}
+
 void tgt_set_roots(const char *sys, const char *proc)
 {
 	sys_root = sys ? sys : "/sys";
@@ -386,7 +397,7 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 			      tg->path, strerror(-ret));
 	}
 	tg->logical_block_size = (uint32_t)lbs;
-	util_strlcpy(tg->kind, "block", sizeof(tg->kind));
+	tg->kind = TGT_BLOCK;
 	block_identity(tg);
 	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
 		return seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
@@ -418,7 +429,7 @@ static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt
 		tg->capacity = t->file_size;
 		tg->logical_block_size = 512;
 		tg->fd = -1;
-		util_strlcpy(tg->kind, "file", sizeof(tg->kind));
+		tg->kind = TGT_FILE;
 		return 0;
 	}
 	int flags = check_only ? O_RDONLY : O_RDWR | O_CREAT | O_DIRECT;
@@ -443,7 +454,7 @@ static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt
 	tg->logical_block_size = file_dio_align(tg->fd);
 	if (tg->logical_block_size < 512)
 		tg->logical_block_size = 512;
-	util_strlcpy(tg->kind, "file", sizeof(tg->kind));
+	tg->kind = TGT_FILE;
 	/* Regular files discard by punching holes at block granularity. */
 	tg->discard_granularity = (uint64_t)st.st_blksize;
 	return 0;

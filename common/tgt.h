@@ -10,6 +10,13 @@
 
 #include "cfg.h"
 
+/* What a target is: a block device, or a regular file (also a test file
+ * on a block device's filesystem, in filesystem mode). */
+enum tgt_kind { TGT_BLOCK, TGT_FILE };
+
+/* "block" or "file": targets.kind. */
+const char *tgt_kind_name(enum tgt_kind k);
+
 struct tgt {
 	char name[CFG_NAME_MAX];
 	char path[PATH_MAX];        /* as configured */
@@ -22,7 +29,7 @@ struct tgt {
 	uint32_t logical_block_size;
 	uint64_t discard_granularity;  /* 0: cannot discard */
 	uint64_t discard_max_bytes;
-	char kind[8];               /* "block" or "file" */
+	enum tgt_kind kind;         /* stored as text by tgt_kind_name */
 	char serial[128];
 	char model[128];
 	char firmware[64];

@@ -229,7 +229,7 @@ static void print_check(const struct cfg *c, const struct sched_target *st)
 		char cap[32], off[32], reg[32], a[32], b[32];
 		printf("target %s: %s (%s) capacity %s, logical block %u, region %s at %s, "
 		       "%d sizes %s..%s, %s bs=%llu qd=%lld\n",
-		       st[i].t->name, st[i].tg.path, st[i].tg.kind,
+		       st[i].t->name, st[i].tg.path, tgt_kind_name(st[i].tg.kind),
 		       util_fmt_bytes(l->capacity, cap, sizeof(cap)), l->logical_block_size,
 		       util_fmt_bytes(l->region_size, reg, sizeof(reg)),
 		       util_fmt_bytes(l->region_offset, off, sizeof(off)), l->nsizes,

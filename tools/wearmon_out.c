@@ -235,7 +235,8 @@ static void human_cell(const struct wm_cell *c, enum wm_kind k, char *buf, size_
 	case K_SECONDS: snprintf(buf, len, "%.1f", v); break;
 	case K_RATIO: snprintf(buf, len, "%.0f%%", v * 100); break;
 	case K_INT: snprintf(buf, len, "%lld", (long long)c->i); break;
-	default: raw_cell(c, buf, len); break;
+	case K_TEXT:
+	case K_TIME: raw_cell(c, buf, len); break;   /* a number where text was expected */
 	}
 }
 

@@ -194,7 +194,7 @@ static int setup_fx(void **state)
 	assert_int_equal(cfg_parse_string(conf, "t.conf", &fx->c, err, sizeof(err)), 0);
 	assert_int_equal(db_open(fx->db_path, 0, &fx->db, err, sizeof(err)), 0);
 	assert_int_equal(db_run_begin(fx->db, "t.conf", &fx->run_id), 0);
-	struct db_target_info ti = { .name = "lab1", .device = "/dev/null", .kind = "block",
+	struct db_target_info ti = { .name = "lab1", .device = "/dev/null", .kind = TGT_BLOCK,
 				     .capacity_bytes = 1 << 30, .logical_block_size = 512,
 				     .serial = "SN123" };
 	assert_int_equal(db_target_upsert(fx->db, &ti, &fx->target_id), 0);

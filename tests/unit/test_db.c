@@ -161,7 +161,7 @@ static const char *qs(const struct fx *fx, char *buf, size_t len, const char *fm
 static int64_t mk_target(struct db *db, const char *name, const char *firmware)
 {
 	struct db_target_info t = {
-		.name = name, .device = "/dev/loop7", .kind = "block",
+		.name = name, .device = "/dev/loop7", .kind = TGT_BLOCK,
 		.capacity_bytes = 1ull << 30, .logical_block_size = 512,
 		.serial = "S123", .model = "Loop SSD", .firmware = firmware,
 		.backing_file = "/dev/shm/lab.img",

@@ -80,7 +80,7 @@ static int64_t count(const char *path, const char *sql)
  * samples and an event each. */
 static void make_source(const char *path, int ncycles)
 {
-	struct db_target_info t = { .name = "lab1", .device = "/dev/sdx", .kind = "block",
+	struct db_target_info t = { .name = "lab1", .device = "/dev/sdx", .kind = TGT_BLOCK,
 				    .capacity_bytes = 1ull << 30, .logical_block_size = 512,
 				    .serial = "SN42" };
 	struct db *db = NULL;

@@ -30,7 +30,7 @@ struct fx {
 static int setup(void **state)
 {
 	struct db_target_info t = {
-		.name = "lab1", .device = "/dev/loop7", .kind = "block",
+		.name = "lab1", .device = "/dev/loop7", .kind = TGT_BLOCK,
 		.capacity_bytes = 1ull << 30, .logical_block_size = 512,
 	};
 	struct fx *fx = calloc(1, sizeof(*fx));

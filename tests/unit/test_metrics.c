@@ -305,7 +305,7 @@ struct dbfx {
 
 static void open_db(struct dbfx *fx)
 {
-	struct db_target_info t = { .name = "lab1", .device = "/dev/loop7", .kind = "block",
+	struct db_target_info t = { .name = "lab1", .device = "/dev/loop7", .kind = TGT_BLOCK,
 				    .capacity_bytes = 1ull << 30, .logical_block_size = 512 };
 	char err[512];
 	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wearmon-test-mdb.XXXXXX");

@@ -114,7 +114,7 @@ static int db_setup(void **state)
 {
 	struct dbfx *f = calloc(1, sizeof(*f));
 	char err[256];
-	struct db_target_info t = { .name = "t1", .device = "/dev/loop9", .kind = "block",
+	struct db_target_info t = { .name = "t1", .device = "/dev/loop9", .kind = TGT_BLOCK,
 				    .capacity_bytes = 1 << 30, .logical_block_size = 512 };
 	snprintf(f->dir, sizeof(f->dir), "/tmp/wearmon-test-wear.XXXXXX");
 	if (!mkdtemp(f->dir))
