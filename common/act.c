@@ -30,8 +30,11 @@
 #define PIECE_GROWTH 4
 
 static const char *const outcome_names[ACT_OUT__COUNT] = {
-	[ACT_OUT_OK] = "ok", [ACT_OUT_UNSUPPORTED] = "unsupported", [ACT_OUT_FAILED] = "failed",
-	[ACT_OUT_SKIPPED] = "skipped", [ACT_OUT_INTERRUPTED] = "interrupted",
+	[ACT_OUT_OK] = "ok",
+	[ACT_OUT_UNSUPPORTED] = "unsupported",
+	[ACT_OUT_FAILED] = "failed",
+	[ACT_OUT_SKIPPED] = "skipped",
+	[ACT_OUT_INTERRUPTED] = "interrupted",
 };
 
 const char *act_outcome_name(enum act_outcome o)
@@ -61,8 +64,8 @@ struct act_ops {
 	int (*run)(const struct act_env *env, struct act_result *r);
 };
 
-int act_align_range(uint64_t offset, uint64_t len, uint64_t gran,
-		    uint64_t *out_off, uint64_t *out_len)
+int act_align_range(uint64_t offset, uint64_t len, uint64_t gran, uint64_t *out_off,
+		    uint64_t *out_len)
 {
 	if (!gran)
 		gran = 512;
@@ -81,12 +84,13 @@ static int discard_chunk(const struct tgt *tg, uint64_t off, uint64_t len)
 		uint64_t range[2] = { off, len };
 		return ioctl(tg->fd, BLKDISCARD, range) ? -errno : 0;
 	}
-	return fallocate(tg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			 (off_t)off, (off_t)len) ? -errno : 0;
+	return fallocate(tg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len)
+		       ? -errno
+		       : 0;
 }
 
-int act_discard(const struct tgt *tg, uint64_t offset, uint64_t len,
-		const atomic_int *stop, uint64_t *done)
+int act_discard(const struct tgt *tg, uint64_t offset, uint64_t len, const atomic_int *stop,
+		uint64_t *done)
 {
 	uint64_t off, n;
 	*done = 0;
@@ -136,7 +140,8 @@ static int run_trim(const struct act_env *env, struct act_result *r)
 	}
 	if (ret == -EOPNOTSUPP) {
 		r->outcome = ACT_OUT_UNSUPPORTED;
-		snprintf(r->error, sizeof(r->error), "%s cannot discard (no TRIM support)", env->tg->path);
+		snprintf(r->error, sizeof(r->error), "%s cannot discard (no TRIM support)",
+			 env->tg->path);
 		return 0;
 	}
 	if (ret) {
@@ -221,7 +226,8 @@ static int run_fitrim(const struct act_env *env, struct act_result *r)
 	}
 	if (ret) {
 		r->outcome = ACT_OUT_FAILED;
-		snprintf(r->error, sizeof(r->error), "FITRIM on %s: %s", env->mountpoint, strerror(-ret));
+		snprintf(r->error, sizeof(r->error), "FITRIM on %s: %s", env->mountpoint,
+			 strerror(-ret));
 		return ret;
 	}
 	r->outcome = ACT_OUT_OK;
@@ -270,11 +276,12 @@ static int erase_ata(const struct act_env *env, struct act_result *r, int enhanc
 {
 	struct ata_erase_report rep;
 	char err[512] = "";
-	log_msg(LOG_NOTICE, "target %s: ATA %ssecurity erase of %s started; a stop request waits "
-		"for it to end (the drive cannot abort an erase in progress)", env->t->name,
-		enhanced ? "enhanced " : "", env->tg->path);
-	int ret = ata_secure_erase(env->tg->fd, env->t->secure_erase_password, enhanced, &rep,
-				   err, sizeof(err));
+	log_msg(LOG_NOTICE,
+		"target %s: ATA %ssecurity erase of %s started; a stop request waits "
+		"for it to end (the drive cannot abort an erase in progress)",
+		env->t->name, enhanced ? "enhanced " : "", env->tg->path);
+	int ret = ata_secure_erase(env->tg->fd, env->t->secure_erase_password, enhanced, &rep, err,
+				   sizeof(err));
 	if (!ret)
 		r->bytes = env->tg->capacity;
 	return erase_outcome(r, ret, err);
@@ -285,9 +292,10 @@ static int erase_nvme(const struct act_env *env, struct act_result *r, int sanit
 	struct nvme_result res;
 	memset(&res, 0, sizeof(res));
 	if (!sanitize)
-		log_msg(LOG_NOTICE, "target %s: NVMe Format of %s started; a stop request waits for it "
-			"to end (the controller cannot abort a format in progress)", env->t->name,
-			env->tg->path);
+		log_msg(LOG_NOTICE,
+			"target %s: NVMe Format of %s started; a stop request waits for it "
+			"to end (the controller cannot abort a format in progress)",
+			env->t->name, env->tg->path);
 	/* A sanitize gets NVME_SANITIZE_TIMEOUT_S (timeout 0), then it goes on in the drive. */
 	int ret = sanitize ? nvme_sanitize(env->tg->fd, crypto, env->stop, 0, &res)
 			   : nvme_format(env->tg->fd, 0, crypto, &res);
@@ -306,12 +314,13 @@ static int erase_ioctl(const struct act_env *env, struct act_result *r, int secu
 			ret = -EOPNOTSUPP;
 		if (!ret)
 			r->bytes = env->tg->capacity;
-		return erase_outcome(r, ret, ret == -EOPNOTSUPP ?
-				     "BLKSECDISCARD: not supported by this device" : NULL);
+		return erase_outcome(
+			r, ret,
+			ret == -EOPNOTSUPP ? "BLKSECDISCARD: not supported by this device" : NULL);
 	}
 	ret = act_discard(env->tg, 0, env->tg->capacity, env->stop, &r->bytes);
-	return erase_outcome(r, ret, ret == -EOPNOTSUPP ?
-			     "discard-all: this device cannot discard" : NULL);
+	return erase_outcome(r, ret,
+			     ret == -EOPNOTSUPP ? "discard-all: this device cannot discard" : NULL);
 }
 
 /* The outcome of secure_erase_command from how it ended. */
@@ -321,12 +330,12 @@ static int command_outcome(const struct act_env *env, const struct cmd_result *s
 	const char *cmd = env->t->secure_erase_command;
 	const char *out = sr->output[0] ? sr->output : "no output";
 	switch (sr->end) {
-	case CMD_STOPPED:
-		r->outcome = ACT_OUT_INTERRUPTED;
-		return 0;
+	case CMD_STOPPED: r->outcome = ACT_OUT_INTERRUPTED; return 0;
 	case CMD_TIMED_OUT:
-		snprintf(r->error, sizeof(r->error), "%s %s timed out after %.0f s (command_timeout); "
-			 "its process group was killed", cmd, env->tg->path, env->command_timeout);
+		snprintf(r->error, sizeof(r->error),
+			 "%s %s timed out after %.0f s (command_timeout); "
+			 "its process group was killed",
+			 cmd, env->tg->path, env->command_timeout);
 		break;
 	case CMD_SIGNALED:
 		snprintf(r->error, sizeof(r->error), "%s %s killed by signal %d: %s", cmd,
@@ -350,8 +359,9 @@ static int erase_command(const struct act_env *env, struct act_result *r)
 {
 	char err[256], tag[160];
 	char *argv[] = { (char *)env->t->secure_erase_command, (char *)env->tg->real_path, NULL };
-	struct cmd_req rq = { .argv = argv, .timeout = env->command_timeout, .stop = env->stop,
-				.tag = tag };
+	struct cmd_req rq = {
+		.argv = argv, .timeout = env->command_timeout, .stop = env->stop, .tag = tag
+	};
 	struct cmd_result sr = { 0 };
 	snprintf(tag, sizeof(tag), "target %s: secure_erase_command", env->t->name);
 	tgt_close(env->tg);
@@ -389,8 +399,7 @@ static int run_secure_erase(const struct act_env *env, struct act_result *r)
 	case ERASE_DISCARD_ALL: return erase_ioctl(env, r, 0);
 	case ERASE_COMMAND: return erase_command(env, r);
 	case ERASE_NONE:
-	case ERASE__COUNT:
-		break;
+	case ERASE__COUNT: break;
 	}
 	r->outcome = ACT_OUT_FAILED;
 	snprintf(r->error, sizeof(r->error), "no secure_erase method set");
@@ -414,13 +423,11 @@ enum act_effect act_effect(enum cfg_action a, const struct act_env *env, uint64_
 		*end = env->t->trim_scope == TRIM_DEVICE ? env->tg->capacity
 							 : env->region_offset + env->region_size;
 		return EFFECT_TRIMMED;
-	case ACT_SECURE_ERASE:
-		return EFFECT_ERASED;
+	case ACT_SECURE_ERASE: return EFFECT_ERASED;
 	case ACT_NONE:
-	case ACT_FITRIM:      /* the filesystem decides what it discards */
+	case ACT_FITRIM: /* the filesystem decides what it discards */
 	case ACT_IDLE:
-	case ACT__COUNT:
-		break;
+	case ACT__COUNT: break;
 	}
 	return EFFECT_NONE;
 }
@@ -438,7 +445,7 @@ int act_run(enum cfg_action a, const struct act_env *env, struct act_result *r)
 	int ret = actions[a].run(env, r);
 	r->seconds = util_now() - t0;
 	if (ret == -EINTR) {
-		r->outcome = ACT_OUT_INTERRUPTED;   /* r->error may say what goes on in the drive */
+		r->outcome = ACT_OUT_INTERRUPTED; /* r->error may say what goes on in the drive */
 		return 0;
 	}
 	return ret;

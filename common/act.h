@@ -14,10 +14,10 @@
  * cycles.action_outcome. */
 enum act_outcome {
 	ACT_OUT_OK,
-	ACT_OUT_UNSUPPORTED,        /* the device or filesystem cannot do it */
+	ACT_OUT_UNSUPPORTED, /* the device or filesystem cannot do it */
 	ACT_OUT_FAILED,
-	ACT_OUT_SKIPPED,            /* between_cycles = none */
-	ACT_OUT_INTERRUPTED,        /* a stop was requested: re-run on restart */
+	ACT_OUT_SKIPPED,     /* between_cycles = none */
+	ACT_OUT_INTERRUPTED, /* a stop was requested: re-run on restart */
 	ACT_OUT__COUNT
 };
 
@@ -25,22 +25,22 @@ enum act_outcome {
 struct act_result {
 	char started_at[32];
 	double seconds;
-	uint64_t bytes;             /* bytes affected (fitrim: trimmed) */
-	uint64_t freed;             /* fitrim: the test file's bytes freed first */
+	uint64_t bytes; /* bytes affected (fitrim: trimmed) */
+	uint64_t freed; /* fitrim: the test file's bytes freed first */
 	enum act_outcome outcome;
-	char error[512];            /* empty when none */
+	char error[512]; /* empty when none */
 };
 
 /* What an action works on. */
 struct act_env {
-	struct tgt *tg;                 /* fd may be closed and reopened (command) */
+	struct tgt *tg; /* fd may be closed and reopened (command) */
 	const struct cfg_target *t;
 	uint64_t region_offset, region_size;
-	const char *mountpoint;         /* filesystem mode, for fitrim; else NULL */
-	const char *test_file;          /* filesystem mode: the test file, emptied
+	const char *mountpoint; /* filesystem mode, for fitrim; else NULL */
+	const char *test_file;  /* filesystem mode: the test file, emptied
 					   before fitrim so its blocks are trimmed */
-	const atomic_int *stop;         /* nonzero: end the action early */
-	double command_timeout;         /* seconds an external command may run; <= 0: none */
+	const atomic_int *stop; /* nonzero: end the action early */
+	double command_timeout; /* seconds an external command may run; <= 0: none */
 };
 
 /* What an action did to the drive's mapped state. */
@@ -64,12 +64,12 @@ int act_run(enum cfg_action a, const struct act_env *env, struct act_result *r);
  * measured discard rate so each takes well under a second, with the stop
  * flag checked between pieces. Returns 0, -EINTR when stopped,
  * -EOPNOTSUPP when the device cannot discard, or -errno. *done = bytes. */
-int act_discard(const struct tgt *tg, uint64_t offset, uint64_t len,
-		const atomic_int *stop, uint64_t *done);
+int act_discard(const struct tgt *tg, uint64_t offset, uint64_t len, const atomic_int *stop,
+		uint64_t *done);
 
 /* Aligned discard range: start rounded up and end down to granularity.
  * Returns 0, or -EINVAL when nothing aligned remains. */
-int act_align_range(uint64_t offset, uint64_t len, uint64_t granularity,
-		    uint64_t *out_off, uint64_t *out_len);
+int act_align_range(uint64_t offset, uint64_t len, uint64_t granularity, uint64_t *out_off,
+		    uint64_t *out_len);
 
 #endif

@@ -42,22 +42,22 @@ static const struct alert_kind_info kinds[ALERT_KIND__COUNT] = {
 
 struct alert_ctx {
 	struct alert_target who;
-	pthread_mutex_t lock;         /* guards t and the cache (main reads them) */
+	pthread_mutex_t lock; /* guards t and the cache (main reads them) */
 	const struct cfg_target *t;
-	unsigned gen;                 /* bumped when a baseline may have moved */
+	unsigned gen; /* bumped when a baseline may have moved */
 	struct {
 		int valid, rc;
 		unsigned gen;
 		uint64_t size;
 		double mibps;
-	} cache;                      /* the last alert_baseline answer */
+	} cache; /* the last alert_baseline answer */
 	/* the rest is touched only by the target's thread */
 	long raised_cycle[ARRAY_SIZE(kinds)];
 	int raised_prio[ARRAY_SIZE(kinds)];
-	int64_t cycle_id;             /* id of cycle number cycle_no, 0 unknown */
+	int64_t cycle_id; /* id of cycle number cycle_no, 0 unknown */
 	long cycle_no;
-	int degraded;                 /* a crash not followed by a recovery yet */
-	int after_action;             /* the next done iteration follows an ok action */
+	int degraded;     /* a crash not followed by a recovery yet */
+	int after_action; /* the next done iteration follows an ok action */
 	char action[32];
 };
 
@@ -65,12 +65,12 @@ struct alert_ctx {
 struct alert_event {
 	enum alert_kind kind;
 	int prio;
-	long cycle, iteration;        /* < 0: not known */
+	long cycle, iteration; /* < 0: not known */
 	int64_t cycle_id, iteration_id;
-	int64_t size;                 /* < 0: not known */
-	double mibps, baseline;       /* < 0: not known */
-	double value;                 /* events.value when not MiB/s (an offset); NAN */
-	const char *data;             /* JSON or NULL */
+	int64_t size;           /* < 0: not known */
+	double mibps, baseline; /* < 0: not known */
+	double value;           /* events.value when not MiB/s (an offset); NAN */
+	const char *data;       /* JSON or NULL */
 	char message[MSG_LEN];
 };
 
@@ -164,8 +164,8 @@ static struct {
 static int inherited(const char *var)
 {
 	static const char *const drop[] = {
-		"NOTIFY_SOCKET=", "WATCHDOG_PID=", "WATCHDOG_USEC=", "LISTEN_PID=",
-		"LISTEN_FDS=", "LISTEN_FDNAMES=", "WEARMON_",
+		"NOTIFY_SOCKET=", "WATCHDOG_PID=",   "WATCHDOG_USEC=", "LISTEN_PID=",
+		"LISTEN_FDS=",    "LISTEN_FDNAMES=", "WEARMON_",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(drop); i++)
@@ -197,12 +197,18 @@ static char **command_env(const struct alert_ctx *a, const struct alert_event *e
 	fmt_num(mibps, sizeof(mibps), e->mibps, 2);
 	fmt_num(base, sizeof(base), e->baseline, 2);
 	const char *const vars[][2] = {
-		{ "TARGET", a->who.name }, { "DEVICE", a->who.device },
+		{ "TARGET", a->who.name },
+		{ "DEVICE", a->who.device },
 		{ "SERIAL", a->who.serial ? a->who.serial : "" },
-		{ "KIND", kinds[e->kind].kind }, { "SEVERITY", log_prio_name(e->prio) },
-		{ "MESSAGE_ID", kinds[e->kind].message_id }, { "MESSAGE", e->message },
-		{ "CYCLE", cyc }, { "ITERATION", it }, { "SIZE_BYTES", size },
-		{ "MIBPS", mibps }, { "BASELINE_MIBPS", base },
+		{ "KIND", kinds[e->kind].kind },
+		{ "SEVERITY", log_prio_name(e->prio) },
+		{ "MESSAGE_ID", kinds[e->kind].message_id },
+		{ "MESSAGE", e->message },
+		{ "CYCLE", cyc },
+		{ "ITERATION", it },
+		{ "SIZE_BYTES", size },
+		{ "MIBPS", mibps },
+		{ "BASELINE_MIBPS", base },
 	};
 	while (environ && environ[n])
 		n++;
@@ -244,11 +250,13 @@ static void run_command(const char *path, const struct alert_ctx *a, const struc
 	pthread_mutex_lock(&children.lock);
 	if (children.n == MAX_CHILDREN) {
 		pthread_mutex_unlock(&children.lock);
-		log_msg(LOG_WARNING, "target %s: alert_command %s not run for %s: %d earlier "
-			"ones still running", a->who.name, path, kinds[e->kind].kind, MAX_CHILDREN);
+		log_msg(LOG_WARNING,
+			"target %s: alert_command %s not run for %s: %d earlier "
+			"ones still running",
+			a->who.name, path, kinds[e->kind].kind, MAX_CHILDREN);
 		return;
 	}
-	rc = cmd_attrs(&at, &fa);   /* empty mask, own process group */
+	rc = cmd_attrs(&at, &fa); /* empty mask, own process group */
 	setup = !rc;
 	if (!rc && !(env = command_env(a, e)))
 		rc = ENOMEM;
@@ -259,8 +267,8 @@ static void run_command(const char *path, const struct alert_ctx *a, const struc
 		c->pid = pid;
 		c->deadline = util_now() + ALERT_COMMAND_TIMEOUT;
 		c->killed = 0;
-		snprintf(c->what, sizeof(c->what), "%s (%s, target %s)", path,
-			 kinds[e->kind].kind, a->who.name);
+		snprintf(c->what, sizeof(c->what), "%s (%s, target %s)", path, kinds[e->kind].kind,
+			 a->who.name);
 	}
 	pthread_mutex_unlock(&children.lock);
 	free_env(env);
@@ -364,17 +372,22 @@ static int raise_alert(struct alert_ctx *a, const struct alert_event *e)
 	f.baseline_mibps = e->baseline;
 	log_fields(e->prio, &f, "%s", e->message);
 	struct db_event ev = {
-		.target_id = a->who.target_id, .run_id = a->who.run_id,
-		.cycle_id = e->cycle_id, .iteration_id = e->iteration_id,
-		.severity = log_prio_name(e->prio), .kind = k->kind,
-		.message_id = k->message_id, .message = e->message,
-		.value = isnan(e->value) ? e->mibps : e->value, .baseline = e->baseline,
+		.target_id = a->who.target_id,
+		.run_id = a->who.run_id,
+		.cycle_id = e->cycle_id,
+		.iteration_id = e->iteration_id,
+		.severity = log_prio_name(e->prio),
+		.kind = k->kind,
+		.message_id = k->message_id,
+		.message = e->message,
+		.value = isnan(e->value) ? e->mibps : e->value,
+		.baseline = e->baseline,
 		.data = e->data,
 	};
 	int ret = a->who.db ? db_event(a->who.db, &ev, NULL) : 0;
 	if (ret)
-		log_msg(LOG_ERR, "target %s: cannot store the %s alert: %s", a->who.name,
-			k->kind, strerror(-ret));
+		log_msg(LOG_ERR, "target %s: cannot store the %s alert: %s", a->who.name, k->kind,
+			strerror(-ret));
 	pthread_mutex_lock(&a->lock);
 	util_strlcpy(command, a->t->alert_command, sizeof(command));
 	pthread_mutex_unlock(&a->lock);
@@ -433,8 +446,7 @@ static int alert_latest(struct db *db, int64_t target_id, int *kind)
 	return ret;
 }
 
-int alert_init(const struct alert_target *who, const struct cfg_target *t,
-	       struct alert_ctx **out)
+int alert_init(const struct alert_target *who, const struct cfg_target *t, struct alert_ctx **out)
 {
 	struct alert_ctx *a = calloc(1, sizeof(*a));
 	int last;
@@ -492,16 +504,20 @@ static void check_crash(struct alert_ctx *a, const struct cfg_target *t, long cy
 	a->degraded = 1;
 	event_for(&e, ALERT_CRASH, prio, cycle, it, it_id);
 	e.baseline = base;
-	snprintf(data, sizeof(data), "{\"ratio\":%.4f,\"baseline\":\"%s\",\"baseline_iteration_id\":"
-		 "%lld,\"workload\":\"%s\",\"block_size\":%u}", it->mibps_avg / base,
-		 it->baseline, (long long)base_id, it->workload, it->block_size);
+	snprintf(data, sizeof(data),
+		 "{\"ratio\":%.4f,\"baseline\":\"%s\",\"baseline_iteration_id\":"
+		 "%lld,\"workload\":\"%s\",\"block_size\":%u}",
+		 it->mibps_avg / base, it->baseline, (long long)base_id, it->workload,
+		 it->block_size);
 	e.data = data;
-	snprintf(e.message, sizeof(e.message), "target %s: throughput crash%s: cycle %ld iteration "
-		 "%ld (%s %s): %.1f MiB/s is %.0f%% of the %s baseline %.1f MiB/s (alert below %g%%)",
-		 a->who.name, prio == LOG_CRIT ? " (critical)" : "", cycle, it->number,
-		 util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload, it->mibps_avg,
-		 100.0 * it->mibps_avg / base, it->baseline, base,
-		 prio == LOG_CRIT ? t->alert_critical : t->alert_below);
+	snprintf(
+		e.message, sizeof(e.message),
+		"target %s: throughput crash%s: cycle %ld iteration "
+		"%ld (%s %s): %.1f MiB/s is %.0f%% of the %s baseline %.1f MiB/s (alert below %g%%)",
+		a->who.name, prio == LOG_CRIT ? " (critical)" : "", cycle, it->number,
+		util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload, it->mibps_avg,
+		100.0 * it->mibps_avg / base, it->baseline, base,
+		prio == LOG_CRIT ? t->alert_critical : t->alert_below);
 	raise_alert(a, &e);
 }
 
@@ -519,7 +535,8 @@ static void check_recovery(struct alert_ctx *a, const struct cfg_target *t, long
 	snprintf(data, sizeof(data), "{\"action\":\"%s\",\"ratio\":%.4f}", a->action,
 		 it->mibps_avg / base);
 	e.data = data;
-	snprintf(e.message, sizeof(e.message), "target %s: throughput recovered after %s: cycle "
+	snprintf(e.message, sizeof(e.message),
+		 "target %s: throughput recovered after %s: cycle "
 		 "%ld iteration %ld (%s %s): %.1f MiB/s is %.0f%% of the baseline %.1f MiB/s",
 		 a->who.name, a->action, cycle, it->number,
 		 util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload, it->mibps_avg,
@@ -528,8 +545,8 @@ static void check_recovery(struct alert_ctx *a, const struct cfg_target *t, long
 }
 
 static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long cycle,
-			   const struct db_iteration *it, int64_t it_id,
-			   const struct db_sample *s, size_t n)
+			   const struct db_iteration *it, int64_t it_id, const struct db_sample *s,
+			   size_t n)
 {
 	struct alert_event e;
 	char data[DATA_LEN], sz[32];
@@ -541,14 +558,16 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 	event_for(&e, ALERT_COLLAPSE, LOG_WARNING, cycle, it, it_id);
 	e.mibps = low;
 	e.baseline = it->mibps_avg;
-	char min[32] = "null";        /* unknown in a phase of fewer than two samples */
+	char min[32] = "null"; /* unknown in a phase of fewer than two samples */
 	if (it->mibps_min >= 0)
 		snprintf(min, sizeof(min), "%.2f", it->mibps_min);
-	snprintf(data, sizeof(data), "{\"first_sample_t_ms\":%lld,\"samples\":%d,"
+	snprintf(data, sizeof(data),
+		 "{\"first_sample_t_ms\":%lld,\"samples\":%d,"
 		 "\"iteration_mibps_avg\":%.2f,\"iteration_mibps_min\":%s}",
 		 (long long)s[i].t_ms, ALERT_COLLAPSE_RUN, it->mibps_avg, min);
 	e.data = data;
-	snprintf(e.message, sizeof(e.message), "target %s: throughput collapse inside cycle %ld "
+	snprintf(e.message, sizeof(e.message),
+		 "target %s: throughput collapse inside cycle %ld "
 		 "iteration %ld (%s %s): %d samples in a row from %.1f s down to %.1f MiB/s, below "
 		 "%g%% of the iteration's average %.1f MiB/s",
 		 a->who.name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
@@ -561,23 +580,26 @@ void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it)
 {
 	const struct cfg_target *t = config(a);
 	struct db_baseline_key k = {
-		.target_id = a->who.target_id, .size_bytes = it->size_bytes,
-		.workload = it->workload, .block_size = it->block_size,
-		.before_id = INT64_MAX, .rule = t->baseline,
+		.target_id = a->who.target_id,
+		.size_bytes = it->size_bytes,
+		.workload = it->workload,
+		.block_size = it->block_size,
+		.before_id = INT64_MAX,
+		.rule = t->baseline,
 	};
 
 	it->baseline = cfg_baseline_name(t->baseline);
 	it->baseline_iteration_id = 0;
 	it->baseline_mibps = -1;
-	if (a->who.db && db_baseline(a->who.db, &k, &it->baseline_mibps,
-				     &it->baseline_iteration_id)) {
+	if (a->who.db &&
+	    db_baseline(a->who.db, &k, &it->baseline_mibps, &it->baseline_iteration_id)) {
 		it->baseline_iteration_id = 0;
 		it->baseline_mibps = -1;
 	}
 }
 
-void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it,
-		     int64_t it_id, const struct db_sample *samples, size_t nsamples)
+void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it, int64_t it_id,
+		     const struct db_sample *samples, size_t nsamples)
 {
 	const struct cfg_target *t = config(a);
 	int after_action = a->after_action;
@@ -615,8 +637,8 @@ void alert_failure(struct alert_ctx *a, enum alert_kind kind, int priority, long
 
 	event_for(&e, kind, priority, cycle, NULL, iteration_id);
 	e.cycle_id = cycle == a->cycle_no ? a->cycle_id : 0;
-	snprintf(e.message, sizeof(e.message), "target %s: %s: %s", a->who.name,
-		 kinds[kind].kind, message);
+	snprintf(e.message, sizeof(e.message), "target %s: %s: %s", a->who.name, kinds[kind].kind,
+		 message);
 	raise_alert(a, &e);
 }
 
@@ -635,7 +657,8 @@ int alert_integrity(struct alert_ctx *a, long cycle, int64_t cycle_id, int64_t i
 
 int alert_baseline(struct alert_ctx *a, uint64_t size_bytes, double *mibps)
 {
-	struct db_baseline_key k = { .target_id = a->who.target_id, .size_bytes = size_bytes,
+	struct db_baseline_key k = { .target_id = a->who.target_id,
+				     .size_bytes = size_bytes,
 				     .before_id = INT64_MAX };
 	unsigned gen;
 	int rc;

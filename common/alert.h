@@ -17,16 +17,16 @@ struct alert_ctx;
 /* Every alert kind. Their names (alert_kind_name) are fixed forever: the
  * catalog, saved journal filters and scripts use them. */
 enum alert_kind {
-	ALERT_CRASH,                  /* throughput-crash */
-	ALERT_COLLAPSE,               /* throughput-collapse */
-	ALERT_RECOVERED,              /* throughput-recovered */
-	ALERT_IO_ERROR,               /* io-error */
-	ALERT_DEVICE_GONE,            /* device-gone */
-	ALERT_IDENTITY,               /* identity-mismatch */
-	ALERT_ACTION_FAILED,          /* action-failed */
-	ALERT_DB_WRITE,               /* db-write-failed */
-	ALERT_ITERATION_FAILED,       /* iteration-failed */
-	ALERT_DATA_INTEGRITY,         /* data-integrity */
+	ALERT_CRASH,            /* throughput-crash */
+	ALERT_COLLAPSE,         /* throughput-collapse */
+	ALERT_RECOVERED,        /* throughput-recovered */
+	ALERT_IO_ERROR,         /* io-error */
+	ALERT_DEVICE_GONE,      /* device-gone */
+	ALERT_IDENTITY,         /* identity-mismatch */
+	ALERT_ACTION_FAILED,    /* action-failed */
+	ALERT_DB_WRITE,         /* db-write-failed */
+	ALERT_ITERATION_FAILED, /* iteration-failed */
+	ALERT_DATA_INTEGRITY,   /* data-integrity */
 	ALERT_KIND__COUNT
 };
 
@@ -35,12 +35,11 @@ struct alert_target {
 	const char *name, *device, *serial;
 	struct db *db;
 	int64_t target_id, run_id;
-	long campaign_first_cycle;   /* "baseline = first" looks from here */
+	long campaign_first_cycle; /* "baseline = first" looks from here */
 };
 
 /* Create a context for one target. Returns 0 or -errno. */
-int alert_init(const struct alert_target *who, const struct cfg_target *t,
-	       struct alert_ctx **out);
+int alert_init(const struct alert_target *who, const struct cfg_target *t, struct alert_ctx **out);
 
 /* Free (NULL is fine). */
 void alert_free(struct alert_ctx *a);
@@ -57,8 +56,8 @@ void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it);
 
 /* Evaluate a finished iteration (row id it_id) and its samples against the
  * baseline alert_baseline_of chose for it. */
-void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it,
-		     int64_t it_id, const struct db_sample *samples, size_t nsamples);
+void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it, int64_t it_id,
+		     const struct db_sample *samples, size_t nsamples);
 
 /* Note the action that ended a cycle; took_effect: it ran with outcome ok
  * (so later figures are judged as "after ACTION"). */
@@ -93,8 +92,8 @@ int alert_finish(double grace);
 /* ---- the table of alert kinds and the pure decisions (tested alone) ---- */
 
 struct alert_kind_info {
-	const char *kind;             /* as in events.kind */
-	const char *message_id;       /* 32 hex digits, in systemd/wearmon.catalog */
+	const char *kind;       /* as in events.kind */
+	const char *message_id; /* 32 hex digits, in systemd/wearmon.catalog */
 };
 
 /* Every alert kind, by enum alert_kind. Returns the table; *n = rows. */
@@ -111,8 +110,8 @@ const char *alert_message_id(enum alert_kind k);
 int alert_kind_parse(const char *name);
 
 #define ALERT_NONE (-1)
-#define ALERT_COLLAPSE_RUN 3          /* consecutive samples that make a collapse */
-#define ALERT_COMMAND_TIMEOUT 30.0    /* seconds before alert_command is killed */
+#define ALERT_COLLAPSE_RUN 3       /* consecutive samples that make a collapse */
+#define ALERT_COMMAND_TIMEOUT 30.0 /* seconds before alert_command is killed */
 
 /* Throughput crash: avg against baseline with thresholds in percent (0 =
  * off). Returns LOG_CRIT, LOG_WARNING or ALERT_NONE. */

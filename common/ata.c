@@ -39,9 +39,9 @@ int ata_sgio_ioctl(int fd, struct sg_io_hdr *hdr)
 
 /* ---- CDB builders ---------------------------------------------------- */
 
-static void cdb_fill(uint8_t cdb[ATA_CDB_LEN], int proto, uint8_t flags,
-		     uint8_t feature, uint8_t count, uint8_t lba_mid,
-		     uint8_t lba_high, uint8_t device, uint8_t command)
+static void cdb_fill(uint8_t cdb[ATA_CDB_LEN], int proto, uint8_t flags, uint8_t feature,
+		     uint8_t count, uint8_t lba_mid, uint8_t lba_high, uint8_t device,
+		     uint8_t command)
 {
 	memset(cdb, 0, ATA_CDB_LEN);
 	cdb[0] = OP_PASS_THROUGH_16;
@@ -58,21 +58,20 @@ static void cdb_fill(uint8_t cdb[ATA_CDB_LEN], int proto, uint8_t flags,
 /* A security command that sends the 512-byte password sector. */
 static void cdb_pio_out(uint8_t cdb[ATA_CDB_LEN], uint8_t command)
 {
-	cdb_fill(cdb, PROTO_PIO_OUT, FL_BYT_BLOK | FL_T_LEN_COUNT, 0, 1, 0, 0,
-		 DEV_LBA, command);
+	cdb_fill(cdb, PROTO_PIO_OUT, FL_BYT_BLOK | FL_T_LEN_COUNT, 0, 1, 0, 0, DEV_LBA, command);
 }
 
 void ata_cdb_identify(uint8_t cdb[ATA_CDB_LEN])
 {
-	cdb_fill(cdb, PROTO_PIO_IN, FL_T_DIR_IN | FL_BYT_BLOK | FL_T_LEN_COUNT,
-		 0, 1, 0, 0, DEV_LBA, CMD_IDENTIFY);
+	cdb_fill(cdb, PROTO_PIO_IN, FL_T_DIR_IN | FL_BYT_BLOK | FL_T_LEN_COUNT, 0, 1, 0, 0, DEV_LBA,
+		 CMD_IDENTIFY);
 }
 
 void ata_cdb_smart_read_data(uint8_t cdb[ATA_CDB_LEN])
 {
 	/* SMART needs the 4Fh/C2h key in LBA mid/high; device 0 as smartctl. */
-	cdb_fill(cdb, PROTO_PIO_IN, FL_T_DIR_IN | FL_BYT_BLOK | FL_T_LEN_COUNT,
-		 0xD0, 1, 0x4F, 0xC2, 0, CMD_SMART);
+	cdb_fill(cdb, PROTO_PIO_IN, FL_T_DIR_IN | FL_BYT_BLOK | FL_T_LEN_COUNT, 0xD0, 1, 0x4F, 0xC2,
+		 0, CMD_SMART);
 }
 
 void ata_cdb_security_set_password(uint8_t cdb[ATA_CDB_LEN])
@@ -83,8 +82,7 @@ void ata_cdb_security_set_password(uint8_t cdb[ATA_CDB_LEN])
 void ata_cdb_security_erase_prepare(uint8_t cdb[ATA_CDB_LEN])
 {
 	/* ck_cond: a non-data command returns its registers only this way. */
-	cdb_fill(cdb, PROTO_NONDATA, FL_CK_COND, 0, 0, 0, 0, DEV_LBA,
-		 CMD_SEC_ERASE_PREPARE);
+	cdb_fill(cdb, PROTO_NONDATA, FL_CK_COND, 0, 0, 0, 0, DEV_LBA, CMD_SEC_ERASE_PREPARE);
 }
 
 void ata_cdb_security_erase_unit(uint8_t cdb[ATA_CDB_LEN])
@@ -92,8 +90,7 @@ void ata_cdb_security_erase_unit(uint8_t cdb[ATA_CDB_LEN])
 	cdb_pio_out(cdb, CMD_SEC_ERASE_UNIT);
 }
 
-int ata_security_payload(uint8_t out[ATA_SECTOR], const char *password,
-			 int master, int enhanced)
+int ata_security_payload(uint8_t out[ATA_SECTOR], const char *password, int master, int enhanced)
 {
 	memset(out, 0, ATA_SECTOR);
 	if (!password)
@@ -114,8 +111,7 @@ static uint16_t word(const uint8_t *buf, unsigned w)
 }
 
 /* Strings hold two characters per word, first one in the high byte. */
-static void id_string(const uint8_t *buf, unsigned first, unsigned words,
-		      char *out)
+static void id_string(const uint8_t *buf, unsigned first, unsigned words, char *out)
 {
 	size_t n = 0;
 	for (unsigned w = first; w < first + words; w++) {
@@ -157,8 +153,7 @@ int ata_parse_identify(const uint8_t buf[ATA_SECTOR], struct ata_identity *out)
 	for (unsigned i = 0; i < 4; i++)
 		lba48 |= (uint64_t)word(buf, 100 + i) << (16 * i);
 	int has48 = (word(buf, 83) & 0xC400) == 0x4400;
-	out->sectors = has48 && lba48 ? lba48
-				      : ((uint64_t)word(buf, 61) << 16 | word(buf, 60));
+	out->sectors = has48 && lba48 ? lba48 : ((uint64_t)word(buf, 61) << 16 | word(buf, 60));
 	uint16_t s = word(buf, 128);
 	out->security = s;
 	out->sec_supported = !!(s & 0x01);
@@ -240,8 +235,7 @@ static void sense_regs(const uint8_t *sb, unsigned n, struct ata_regs *regs)
 		/* 00/1D on success; libata reports a failed command as
 		 * ABORTED COMMAND with the registers in the same place. */
 		int ptinfo = sb[12] == 0x00 && sb[13] == 0x1D;
-		int aborted = (sb[2] & 0x0f) == SENSE_KEY_ABORTED &&
-			      (sb[4] & ST_ERR);
+		int aborted = (sb[2] & 0x0f) == SENSE_KEY_ABORTED && (sb[4] & ST_ERR);
 		if (ptinfo || aborted) {
 			regs->valid = 1;
 			regs->error = sb[3];
@@ -255,17 +249,16 @@ static void sense_text(const uint8_t *sb, unsigned n, char *err, size_t len)
 {
 	uint8_t code = n ? sb[0] & 0x7f : 0;
 	if ((code == 0x70 || code == 0x71) && n >= 14)
-		snprintf(err, len, "SCSI sense key 0x%x ASC/ASCQ 0x%02x/0x%02x",
-			 sb[2] & 0x0f, sb[12], sb[13]);
+		snprintf(err, len, "SCSI sense key 0x%x ASC/ASCQ 0x%02x/0x%02x", sb[2] & 0x0f,
+			 sb[12], sb[13]);
 	else if ((code == 0x72 || code == 0x73) && n >= 4)
-		snprintf(err, len, "SCSI sense key 0x%x ASC/ASCQ 0x%02x/0x%02x",
-			 sb[1] & 0x0f, sb[2], sb[3]);
+		snprintf(err, len, "SCSI sense key 0x%x ASC/ASCQ 0x%02x/0x%02x", sb[1] & 0x0f,
+			 sb[2], sb[3]);
 	else
 		snprintf(err, len, "SCSI check condition without usable sense");
 }
 
-int ata_check_sense(const struct sg_io_hdr *hdr, struct ata_regs *regs,
-		    char *err, size_t len)
+int ata_check_sense(const struct sg_io_hdr *hdr, struct ata_regs *regs, char *err, size_t len)
 {
 	const uint8_t *sb = hdr->sbp;
 	unsigned n = hdr->sb_len_wr;
@@ -277,8 +270,7 @@ int ata_check_sense(const struct sg_io_hdr *hdr, struct ata_regs *regs,
 	if (hdr->host_status != 0 ||
 	    (hdr->driver_status != 0 && hdr->driver_status != SG_DRIVER_SENSE) ||
 	    (hdr->status != 0 && hdr->status != 0x02)) {
-		snprintf(err, len,
-			 "SG_IO failed (scsi status 0x%02x host 0x%x driver 0x%x)",
+		snprintf(err, len, "SG_IO failed (scsi status 0x%02x host 0x%x driver 0x%x)",
 			 hdr->status, hdr->host_status, hdr->driver_status);
 		return -EIO;
 	}
@@ -287,8 +279,7 @@ int ata_check_sense(const struct sg_io_hdr *hdr, struct ata_regs *regs,
 		if (!(regs->status & (ST_ERR | ST_DRQ)))
 			return 0;
 		snprintf(err, len, "ATA command %s (status 0x%02x error 0x%02x)",
-			 (regs->error & ER_ABRT) ? "aborted" : "failed",
-			 regs->status, regs->error);
+			 (regs->error & ER_ABRT) ? "aborted" : "failed", regs->status, regs->error);
 		return -EIO;
 	}
 	if (hdr->status == 0x02 || n > 0) {
@@ -302,9 +293,8 @@ int ata_check_sense(const struct sg_io_hdr *hdr, struct ata_regs *regs,
 
 /* Issue one pass-through command. Returns 0, -errno from the ioctl, or
  * -EIO from the sense (regs filled when the drive answered). */
-static int issue(int fd, const uint8_t cdb[ATA_CDB_LEN], int dir, void *buf,
-		 unsigned buflen, uint32_t timeout_ms, struct ata_regs *regs,
-		 char *err, size_t len)
+static int issue(int fd, const uint8_t cdb[ATA_CDB_LEN], int dir, void *buf, unsigned buflen,
+		 uint32_t timeout_ms, struct ata_regs *regs, char *err, size_t len)
 {
 	uint8_t cdbcopy[ATA_CDB_LEN], sense[ATA_SENSE_LEN] = { 0 };
 	struct sg_io_hdr h;
@@ -334,8 +324,8 @@ int ata_identify(int fd, struct ata_identity *out, char *err, size_t len)
 	struct ata_regs regs;
 	char why[160];
 	ata_cdb_identify(cdb);
-	int rc = issue(fd, cdb, SG_DXFER_FROM_DEV, buf, sizeof(buf),
-		       ATA_CMD_TIMEOUT_MS, &regs, why, sizeof(why));
+	int rc = issue(fd, cdb, SG_DXFER_FROM_DEV, buf, sizeof(buf), ATA_CMD_TIMEOUT_MS, &regs, why,
+		       sizeof(why));
 	if (rc == 0 && (rc = ata_parse_identify(buf, out)) < 0)
 		snprintf(why, sizeof(why), "bad checksum in IDENTIFY data");
 	if (rc < 0)
@@ -349,8 +339,8 @@ int ata_smart_read(int fd, struct ata_smart *out, char *err, size_t len)
 	struct ata_regs regs;
 	char why[160];
 	ata_cdb_smart_read_data(cdb);
-	int rc = issue(fd, cdb, SG_DXFER_FROM_DEV, buf, sizeof(buf),
-		       ATA_CMD_TIMEOUT_MS, &regs, why, sizeof(why));
+	int rc = issue(fd, cdb, SG_DXFER_FROM_DEV, buf, sizeof(buf), ATA_CMD_TIMEOUT_MS, &regs, why,
+		       sizeof(why));
 	if (rc < 0) {
 		snprintf(err, len, "ATA SMART READ DATA: %s", why);
 		return rc;
@@ -367,7 +357,7 @@ struct erase {
 	struct ata_erase_report *rep;
 	char *err;
 	size_t len;
-	char dev[64];               /* for the unlock hint */
+	char dev[64]; /* for the unlock hint */
 };
 
 /* Device path of fd for messages, or a placeholder that names no disk. */
@@ -421,13 +411,12 @@ static int fail_locked(struct erase *e, int rc, const char *what)
 }
 
 /* Send one step; on failure note which step and its registers. */
-static int step(struct erase *e, const char *name, const uint8_t *cdb,
-		int dir, uint8_t *payload, uint32_t timeout_ms, char *why,
-		size_t wlen)
+static int step(struct erase *e, const char *name, const uint8_t *cdb, int dir, uint8_t *payload,
+		uint32_t timeout_ms, char *why, size_t wlen)
 {
 	struct ata_regs regs;
-	int rc = issue(e->fd, cdb, dir, payload, payload ? ATA_SECTOR : 0,
-		       timeout_ms, &regs, why, wlen);
+	int rc = issue(e->fd, cdb, dir, payload, payload ? ATA_SECTOR : 0, timeout_ms, &regs, why,
+		       wlen);
 	if (rc < 0) {
 		e->rep->failed_step = name;
 		e->rep->regs = regs;
@@ -436,31 +425,34 @@ static int step(struct erase *e, const char *name, const uint8_t *cdb,
 }
 
 /* Refuse a drive whose security state does not allow an erase now. */
-static int check_state(const struct ata_identity *id, int enhanced,
-		       char *err, size_t len)
+static int check_state(const struct ata_identity *id, int enhanced, char *err, size_t len)
 {
 	if (!id->sec_supported) {
-		snprintf(err, len, "ATA security erase: the drive does not "
+		snprintf(err, len,
+			 "ATA security erase: the drive does not "
 			 "support the security feature set (word 128 = 0x%04x)",
 			 id->security);
 		return -EOPNOTSUPP;
 	}
 	if (enhanced && !id->sec_enhanced) {
-		snprintf(err, len, "ATA security erase: the drive does not "
+		snprintf(err, len,
+			 "ATA security erase: the drive does not "
 			 "support enhanced erase; use secure_erase = ata");
 		return -EOPNOTSUPP;
 	}
 	if (id->sec_frozen) {
-		snprintf(err, len, "ATA security erase: the drive is frozen "
+		snprintf(err, len,
+			 "ATA security erase: the drive is frozen "
 			 "(security commands refused until reset); suspend and "
 			 "resume the machine or power-cycle the drive, then retry");
 		return -EBUSY;
 	}
 	if (id->sec_locked || id->sec_enabled || id->sec_count_expired) {
-		snprintf(err, len, "ATA security erase: the drive already has "
+		snprintf(err, len,
+			 "ATA security erase: the drive already has "
 			 "a security password (%s); unlock or remove it with "
 			 "hdparm --security-unlock/--security-disable first",
-			 id->sec_locked ? "locked"
+			 id->sec_locked          ? "locked"
 			 : id->sec_count_expired ? "password attempts exhausted, "
 						   "power-cycle"
 						 : "enabled");
@@ -480,7 +472,8 @@ static int set_password_failed(struct erase *e, int rc, const char *why)
 		snprintf(what, sizeof(what), "ATA SECURITY SET PASSWORD: %s", why);
 		return fail_locked(e, rc, what);
 	}
-	snprintf(e->err, e->len, "ATA security erase: the drive %s SECURITY SET "
+	snprintf(e->err, e->len,
+		 "ATA security erase: the drive %s SECURITY SET "
 		 "PASSWORD (%s): security not supported or refused; no "
 		 "password was set, nothing is locked",
 		 aborted ? "aborted" : "failed", why);
@@ -488,14 +481,13 @@ static int set_password_failed(struct erase *e, int rc, const char *why)
 }
 
 /* PREPARE then ERASE UNIT, back to back as the standard requires. */
-static int erase_unit(struct erase *e, uint8_t *payload, int enhanced,
-		      uint32_t timeout_ms)
+static int erase_unit(struct erase *e, uint8_t *payload, int enhanced, uint32_t timeout_ms)
 {
 	uint8_t cdb[ATA_CDB_LEN];
 	char why[160], what[320];
 	ata_cdb_security_erase_prepare(cdb);
-	int rc = step(e, "SECURITY ERASE PREPARE", cdb, SG_DXFER_NONE, NULL,
-		      ATA_CMD_TIMEOUT_MS, why, sizeof(why));
+	int rc = step(e, "SECURITY ERASE PREPARE", cdb, SG_DXFER_NONE, NULL, ATA_CMD_TIMEOUT_MS,
+		      why, sizeof(why));
 	if (rc < 0) {
 		snprintf(what, sizeof(what), "ATA SECURITY ERASE PREPARE: %s", why);
 		return fail_locked(e, rc, what);
@@ -505,11 +497,10 @@ static int erase_unit(struct erase *e, uint8_t *payload, int enhanced,
 	e->rep->timeout_ms = timeout_ms;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = step(e, "SECURITY ERASE UNIT", cdb, SG_DXFER_TO_DEV, payload,
-		  timeout_ms, why, sizeof(why));
+	rc = step(e, "SECURITY ERASE UNIT", cdb, SG_DXFER_TO_DEV, payload, timeout_ms, why,
+		  sizeof(why));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	e->rep->seconds = (double)(t1.tv_sec - t0.tv_sec) +
-			  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	e->rep->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (rc < 0) {
 		snprintf(what, sizeof(what), "ATA SECURITY ERASE UNIT: %s", why);
 		return fail_locked(e, rc, what);
@@ -530,27 +521,30 @@ static int verify_disabled(struct erase *e)
 	}
 	if (id.sec_enabled || id.sec_locked) {
 		e->rep->failed_step = "IDENTIFY DEVICE";
-		snprintf(what, sizeof(what), "after the erase security is still "
-			 "enabled (word 128 = 0x%04x)", id.security);
+		snprintf(what, sizeof(what),
+			 "after the erase security is still "
+			 "enabled (word 128 = 0x%04x)",
+			 id.security);
 		return fail_locked(e, -EIO, what);
 	}
 	e->rep->password_set = 0;
 	return 0;
 }
 
-int ata_secure_erase(int fd, const char *password, int enhanced,
-		     struct ata_erase_report *rep, char *err, size_t len)
+int ata_secure_erase(int fd, const char *password, int enhanced, struct ata_erase_report *rep,
+		     char *err, size_t len)
 {
-	struct erase e = { .fd = fd, .password = password, .rep = rep,
-			   .err = err, .len = len };
+	struct erase e = { .fd = fd, .password = password, .rep = rep, .err = err, .len = len };
 	uint8_t payload[ATA_SECTOR], cdb[ATA_CDB_LEN];
 	struct ata_identity id;
 	char why[160];
 	memset(rep, 0, sizeof(*rep));
 	rep->enhanced = !!enhanced;
 	if (ata_security_payload(payload, password, 0, 0) < 0) {
-		snprintf(err, len, "ATA security erase: the password must be "
-			 "at most %d bytes", ATA_PASSWORD_MAX);
+		snprintf(err, len,
+			 "ATA security erase: the password must be "
+			 "at most %d bytes",
+			 ATA_PASSWORD_MAX);
 		return -EINVAL;
 	}
 	snprintf(rep->password, sizeof(rep->password), "%s", password);
@@ -561,8 +555,8 @@ int ata_secure_erase(int fd, const char *password, int enhanced,
 	if ((rc = check_state(&id, enhanced, err, len)) < 0)
 		return rc;
 	ata_cdb_security_set_password(cdb);
-	rc = step(&e, "SECURITY SET PASSWORD", cdb, SG_DXFER_TO_DEV, payload,
-		  ATA_CMD_TIMEOUT_MS, why, sizeof(why));
+	rc = step(&e, "SECURITY SET PASSWORD", cdb, SG_DXFER_TO_DEV, payload, ATA_CMD_TIMEOUT_MS,
+		  why, sizeof(why));
 	if (rc < 0)
 		return set_password_failed(&e, rc, why);
 	rep->password_set = 1;

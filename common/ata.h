@@ -51,25 +51,25 @@ struct ata_smart {
 	uint16_t revision;
 	unsigned count;
 	struct ata_smart_attr attr[ATA_SMART_ATTRS];
-	int checksum_ok;            /* all 512 bytes sum to 0 mod 256 */
+	int checksum_ok; /* all 512 bytes sum to 0 mod 256 */
 };
 
 /* ATA registers returned with a command's sense data. */
 struct ata_regs {
-	int valid;                  /* 0: the sense carried no registers */
+	int valid; /* 0: the sense carried no registers */
 	uint8_t status;
 	uint8_t error;
 };
 
 /* What ata_secure_erase did, for the caller to record. */
 struct ata_erase_report {
-	int password_set;           /* 1: the drive may still hold password */
+	int password_set; /* 1: the drive may still hold password */
 	char password[ATA_PASSWORD_MAX + 1];
 	int enhanced;
-	uint32_t timeout_ms;        /* given to ERASE UNIT; 0 if not reached */
-	double seconds;             /* ERASE UNIT duration */
-	const char *failed_step;    /* command that failed, NULL if none */
-	struct ata_regs regs;       /* registers of the failing command */
+	uint32_t timeout_ms;     /* given to ERASE UNIT; 0 if not reached */
+	double seconds;          /* ERASE UNIT duration */
+	const char *failed_step; /* command that failed, NULL if none */
+	struct ata_regs regs;    /* registers of the failing command */
 };
 
 /* The one place SG_IO is issued: returns 0 or -errno. Tests replace it. */
@@ -89,8 +89,7 @@ void ata_cdb_security_erase_unit(uint8_t cdb[ATA_CDB_LEN]);
 /* 512-byte security payload: master/user bit, enhanced bit, password NUL
  * padded at bytes 2..33. Returns 0, or -EINVAL when password is NULL or
  * longer than 32 bytes (out is then zeroed). */
-int ata_security_payload(uint8_t out[ATA_SECTOR], const char *password,
-			 int master, int enhanced);
+int ata_security_payload(uint8_t out[ATA_SECTOR], const char *password, int master, int enhanced);
 
 /* Parse IDENTIFY DEVICE data. Returns 0, or -EBADMSG when word 255 carries
  * the A5h signature and the checksum is wrong. */
@@ -107,8 +106,7 @@ int ata_parse_smart(const uint8_t buf[ATA_SECTOR], struct ata_smart *out);
 /* Interpret a completed SG_IO header and its sense buffer. regs gets the
  * ATA status/error when the sense carries them. Returns 0 when the command
  * succeeded, -EIO with a one-line reason in err otherwise. */
-int ata_check_sense(const struct sg_io_hdr *hdr, struct ata_regs *regs,
-		    char *err, size_t len);
+int ata_check_sense(const struct sg_io_hdr *hdr, struct ata_regs *regs, char *err, size_t len);
 
 /* IDENTIFY DEVICE on fd. Returns 0 or -errno (-EIO, -EBADMSG) with err. */
 int ata_identify(int fd, struct ata_identity *out, char *err, size_t len);
@@ -123,7 +121,7 @@ int ata_smart_read(int fd, struct ata_smart *out, char *err, size_t len);
  * frozen, locked or already holding a password; -EINVAL for a bad password;
  * -EIO or -errno on failure. Whenever rep->password_set ends 1, err names
  * the password and the hdparm command that removes it. */
-int ata_secure_erase(int fd, const char *password, int enhanced,
-		     struct ata_erase_report *rep, char *err, size_t len);
+int ata_secure_erase(int fd, const char *password, int enhanced, struct ata_erase_report *rep,
+		     char *err, size_t len);
 
 #endif

@@ -103,8 +103,8 @@ int cfg_errs_finish(struct errs *e, char *err, size_t errlen)
 		qsort(e->v, (size_t)e->n, sizeof(*e->v), errline_cmp);
 	for (int i = 0; i < e->n; i++) {
 		if (err && used + 1 < errlen) {
-			int w = snprintf(err + used, errlen - used, "%s%s",
-					 i ? "\n" : "", e->v[i].text);
+			int w = snprintf(err + used, errlen - used, "%s%s", i ? "\n" : "",
+					 e->v[i].text);
 			used += w > 0 ? (size_t)w : 0;
 		}
 		free(e->v[i].text);
@@ -124,8 +124,8 @@ enum sec_kind { SEC_GLOBAL, SEC_TARGET, SEC_BAD };
 
 struct section {
 	enum sec_kind kind;
-	char label[LABEL_MAX];    /* "[target lab1]", for messages */
-	char name[CFG_NAME_MAX];  /* target name */
+	char label[LABEL_MAX];   /* "[target lab1]", for messages */
+	char name[CFG_NAME_MAX]; /* target name */
 	int line;
 };
 
@@ -135,13 +135,13 @@ struct entry {
 };
 
 struct parser {
-	const char *text;         /* the reader's input */
+	const char *text; /* the reader's input */
 	size_t len, pos;
 	int lineno;
-	int expect_line;          /* a key line inih must hand to on_pair */
-	int handled_line;         /* last line on_pair saw */
-	int cur;                  /* current section, or NO_SECTION/BAD_HEADER */
-	int saw_target;           /* a [target ...] header, even a bad one */
+	int expect_line;  /* a key line inih must hand to on_pair */
+	int handled_line; /* last line on_pair saw */
+	int cur;          /* current section, or NO_SECTION/BAD_HEADER */
+	int saw_target;   /* a [target ...] header, even a bad one */
 	struct section *secs;
 	int nsecs, capsecs;
 	struct entry *ents;
@@ -164,20 +164,24 @@ static int set_target_name(struct parser *p, struct section *s, const char *n)
 	}
 	if (strlen(n) >= CFG_NAME_MAX) {
 		cfg_err_add(p->e, s->line, s->label, "target name is longer than %d characters",
-			CFG_NAME_MAX - 1);
+			    CFG_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	for (const char *c = n; *c; c++) {
 		if (!name_char_ok(*c)) {
-			cfg_err_add(p->e, s->line, s->label, "target name \"%s\" may only hold "
-				"letters, digits, '-', '_' and '.'", n);
+			cfg_err_add(p->e, s->line, s->label,
+				    "target name \"%s\" may only hold "
+				    "letters, digits, '-', '_' and '.'",
+				    n);
 			return -EINVAL;
 		}
 	}
 	for (int i = 0; i < p->nsecs; i++) {
 		if (p->secs[i].kind == SEC_TARGET && strcmp(p->secs[i].name, n) == 0) {
-			cfg_err_add(p->e, s->line, s->label, "duplicate target name "
-				"(first on line %d)", p->secs[i].line);
+			cfg_err_add(p->e, s->line, s->label,
+				    "duplicate target name "
+				    "(first on line %d)",
+				    p->secs[i].line);
 			return -EINVAL;
 		}
 	}
@@ -195,8 +199,10 @@ static enum sec_kind classify_section(struct parser *p, struct section *s, char 
 	if (strcmp(inner, "wearmon") == 0) {
 		for (int i = 0; i < p->nsecs; i++) {
 			if (p->secs[i].kind == SEC_GLOBAL) {
-				cfg_err_add(p->e, s->line, s->label, "duplicate section "
-					"(first on line %d)", p->secs[i].line);
+				cfg_err_add(p->e, s->line, s->label,
+					    "duplicate section "
+					    "(first on line %d)",
+					    p->secs[i].line);
 				return SEC_BAD;
 			}
 		}
@@ -249,7 +255,7 @@ static void check_handled(struct parser *p)
 {
 	if (p->expect_line && p->handled_line != p->expect_line)
 		cfg_err_add(p->e, p->expect_line, "syntax error",
-			"expected \"key = value\", \"[section]\" or a comment");
+			    "expected \"key = value\", \"[section]\" or a comment");
 	p->expect_line = 0;
 }
 
@@ -267,7 +273,8 @@ static void classify_line(struct parser *p, const char *line)
 	}
 	close = find_close(line + 1);
 	if (!close) {
-		cfg_err_add(p->e, p->lineno, "syntax error", "section header without a closing ']'");
+		cfg_err_add(p->e, p->lineno, "syntax error",
+			    "section header without a closing ']'");
 		p->cur = BAD_HEADER;
 		return;
 	}
@@ -299,7 +306,7 @@ static char *read_line(char *str, int num, void *stream)
 		n--;
 	if (n + 2 > (size_t)num) {
 		cfg_err_add(p->e, p->lineno, "syntax error", "line is longer than %d characters",
-			num - 2);
+			    num - 2);
 		n = 0;
 	}
 	memcpy(str, s, n);
@@ -349,10 +356,12 @@ static void unknown_key(struct parser *p, const char *name)
 			best = i, bestd = d;
 	}
 	if (best >= 0)
-		cfg_err_add(p->e, p->lineno, name, "unknown key \"%s\" in %s (did you mean \"%s\"?)",
-			name, section_label(p), cfg_table[best].name);
+		cfg_err_add(p->e, p->lineno, name,
+			    "unknown key \"%s\" in %s (did you mean \"%s\"?)", name,
+			    section_label(p), cfg_table[best].name);
 	else
-		cfg_err_add(p->e, p->lineno, name, "unknown key \"%s\" in %s", name, section_label(p));
+		cfg_err_add(p->e, p->lineno, name, "unknown key \"%s\" in %s", name,
+			    section_label(p));
 }
 
 static const struct entry *find_entry(const struct parser *p, int sec, int key)
@@ -394,8 +403,9 @@ static int on_pair(void *user, const char *section, const char *name, const char
 
 	p->handled_line = p->lineno;
 	if (p->cur == NO_SECTION) {
-		cfg_err_add(p->e, p->lineno, name, "key outside any section (put it under "
-			"[wearmon] or [target NAME])");
+		cfg_err_add(p->e, p->lineno, name,
+			    "key outside any section (put it under "
+			    "[wearmon] or [target NAME])");
 		return 1;
 	}
 	if (p->cur == BAD_HEADER || p->secs[p->cur].kind == SEC_BAD)
@@ -411,13 +421,13 @@ static int on_pair(void *user, const char *section, const char *name, const char
 	}
 	if (cfg_table[k].global && p->secs[p->cur].kind == SEC_TARGET) {
 		cfg_err_add(p->e, p->lineno, name, "only allowed in [wearmon], not in %s",
-			section_label(p));
+			    section_label(p));
 		return 1;
 	}
 	prev = find_entry(p, p->cur, k);
 	if (prev)
 		cfg_err_add(p->e, p->lineno, name, "duplicate key in %s (first set on line %d)",
-			section_label(p), prev->line);
+			    section_label(p), prev->line);
 	else
 		add_entry(p, k, value);
 	return 1;
@@ -436,8 +446,8 @@ static void apply_section(struct parser *p, int sec, struct cfg *c, struct cfg_t
 
 		if (en->section != sec)
 			continue;
-		if (cfg_set_value(k, k->global ? (void *)c : (void *)t, en->value,
-			      msg, sizeof(msg)) < 0) {
+		if (cfg_set_value(k, k->global ? (void *)c : (void *)t, en->value, msg,
+				  sizeof(msg)) < 0) {
 			cfg_err_add(p->e, en->line, k->name, "%s", msg);
 			continue;
 		}
@@ -475,8 +485,9 @@ static void check_required(struct parser *p, int sec, int global, const struct c
 			continue;
 		if (find_entry(p, sec, i) || (global >= 0 && find_entry(p, global, i)))
 			continue;
-		cfg_err_add(p->e, t->section_line, cfg_table[i].name, "required key missing in %s (%s)",
-			p->secs[sec].label, cfg_table[i].help);
+		cfg_err_add(p->e, t->section_line, cfg_table[i].name,
+			    "required key missing in %s (%s)", p->secs[sec].label,
+			    cfg_table[i].help);
 	}
 }
 
@@ -508,8 +519,7 @@ static char *resolved_text(const struct parser *p, const char *label, int global
 
 	if (!f)
 		return NULL;
-	fprintf(f, "; %s, as resolved (every key with its effective value)\n[wearmon]\n",
-		label);
+	fprintf(f, "; %s, as resolved (every key with its effective value)\n[wearmon]\n", label);
 	for (int k = 0; k < K__COUNT; k++)
 		if (cfg_table[k].global)
 			text_key(f, p, global, global, k);
@@ -568,7 +578,8 @@ static int build(struct parser *p, struct cfg *c)
 		return -ENOMEM;
 	}
 	if (!p->saw_target)
-		cfg_err_add(p->e, 0, NULL, "no [target NAME] section (at least one target is required)");
+		cfg_err_add(p->e, 0, NULL,
+			    "no [target NAME] section (at least one target is required)");
 	free(tmpl);
 	return 0;
 }
@@ -582,8 +593,8 @@ static void parser_free(struct parser *p)
 }
 
 /* Parse len bytes of text. Returns 0, -EINVAL or -ENOMEM. */
-static int parse_text(const char *text, size_t len, const char *label,
-		      struct cfg **out, char *err, size_t errlen)
+static int parse_text(const char *text, size_t len, const char *label, struct cfg **out, char *err,
+		      size_t errlen)
 {
 	struct errs e = { .file = label };
 	struct parser p = { .text = text, .len = len, .cur = NO_SECTION, .e = &e };
@@ -632,8 +643,8 @@ int cfg_key_index(const char *name)
 	return -ENOENT;
 }
 
-int cfg_parse_string(const char *text, const char *label, struct cfg **out,
-		     char *err, size_t errlen)
+int cfg_parse_string(const char *text, const char *label, struct cfg **out, char *err,
+		     size_t errlen)
 {
 	return parse_text(text, strlen(text), label, out, err, errlen);
 }
@@ -698,4 +709,3 @@ int cfg_is_set(const struct cfg_target *t, const char *key)
 
 	return k >= 0 && cfg_set_has(&t->set, k);
 }
-

@@ -15,201 +15,223 @@
 #include "workload.h"
 
 static const char *const workload_choice_names[] = {
-	[WL_SEQWRITE] = "seqwrite", [WL_SEQREAD] = "seqread",
-	[WL_RANDWRITE] = "randwrite", [WL_RANDREAD] = "randread",
-	[WL_REWRITE] = "rewrite", [WL_BACKREAD] = "backread",
-	[WL_STRIDEREAD] = "strideread", [WL_RANDRW] = "randrw", [WL_SEQRW] = "seqrw",
-	[WL_DATABASE] = "database", [WL_FILESERVER] = "fileserver",
-	[WL_WEBSERVER] = "webserver", [WL_WORKSTATION] = "workstation",
+	[WL_SEQWRITE] = "seqwrite",
+	[WL_SEQREAD] = "seqread",
+	[WL_RANDWRITE] = "randwrite",
+	[WL_RANDREAD] = "randread",
+	[WL_REWRITE] = "rewrite",
+	[WL_BACKREAD] = "backread",
+	[WL_STRIDEREAD] = "strideread",
+	[WL_RANDRW] = "randrw",
+	[WL_SEQRW] = "seqrw",
+	[WL_DATABASE] = "database",
+	[WL_FILESERVER] = "fileserver",
+	[WL_WEBSERVER] = "webserver",
+	[WL_WORKSTATION] = "workstation",
 	[WL_STREAMING] = "streaming",
 	[WL__COUNT] = NULL,
 };
 static const char *const action_names[] = {
-	[ACT_NONE] = "none", [ACT_TRIM] = "trim", [ACT_FITRIM] = "fitrim",
-	[ACT_SECURE_ERASE] = "secure-erase", [ACT_IDLE] = "idle", [ACT__COUNT] = NULL,
+	[ACT_NONE] = "none",     [ACT_TRIM] = "trim",
+	[ACT_FITRIM] = "fitrim", [ACT_SECURE_ERASE] = "secure-erase",
+	[ACT_IDLE] = "idle",     [ACT__COUNT] = NULL,
 };
 static const char *const filesystem_names[] = {
-	[FS_NONE] = "none", [FS_EXT4] = "ext4", [FS_XFS] = "xfs", NULL,
+	[FS_NONE] = "none",
+	[FS_EXT4] = "ext4",
+	[FS_XFS] = "xfs",
+	NULL,
 };
 static const char *const erase_names[] = {
-	[ERASE_NONE] = "none", [ERASE_ATA] = "ata", [ERASE_ATA_ENHANCED] = "ata-enhanced",
-	[ERASE_NVME_FORMAT] = "nvme-format", [ERASE_NVME_CRYPTO_FORMAT] = "nvme-crypto-format",
+	[ERASE_NONE] = "none",
+	[ERASE_ATA] = "ata",
+	[ERASE_ATA_ENHANCED] = "ata-enhanced",
+	[ERASE_NVME_FORMAT] = "nvme-format",
+	[ERASE_NVME_CRYPTO_FORMAT] = "nvme-crypto-format",
 	[ERASE_NVME_SANITIZE_BLOCK] = "nvme-sanitize-block",
 	[ERASE_NVME_SANITIZE_CRYPTO] = "nvme-sanitize-crypto",
-	[ERASE_BLKSECDISCARD] = "blksecdiscard", [ERASE_DISCARD_ALL] = "discard-all",
-	[ERASE_COMMAND] = "command", [ERASE__COUNT] = NULL,
+	[ERASE_BLKSECDISCARD] = "blksecdiscard",
+	[ERASE_DISCARD_ALL] = "discard-all",
+	[ERASE_COMMAND] = "command",
+	[ERASE__COUNT] = NULL,
 };
 static const char *const on_error_names[] = {
-	[ON_ERROR_STOP] = "stop", [ON_ERROR_CONTINUE] = "continue", NULL,
+	[ON_ERROR_STOP] = "stop",
+	[ON_ERROR_CONTINUE] = "continue",
+	NULL,
 };
 static const char *const verify_names[] = {
-	[VERIFY_NONE] = "none", [VERIFY_CRC32C] = "crc32c", NULL,
+	[VERIFY_NONE] = "none",
+	[VERIFY_CRC32C] = "crc32c",
+	NULL,
 };
 static const char *const ioengine_names[] = {
-	[IOENGINE_LIBAIO] = "libaio", [IOENGINE_NULL] = "null", NULL,
+	[IOENGINE_LIBAIO] = "libaio",
+	[IOENGINE_NULL] = "null",
+	NULL,
 };
 static const char *const steady_names[] = {
-	[STEADY_NONE] = "none", [STEADY_SNIA] = "snia", NULL,
+	[STEADY_NONE] = "none",
+	[STEADY_SNIA] = "snia",
+	NULL,
 };
 static const char *const trim_scope_names[] = {
-	[TRIM_REGION] = "region", [TRIM_DEVICE] = "device", NULL,
+	[TRIM_REGION] = "region",
+	[TRIM_DEVICE] = "device",
+	NULL,
 };
 static const char *const baseline_names[] = {
-	[BASELINE_FIRST] = "first", [BASELINE_BEST] = "best", [BASELINE_PREVIOUS] = "previous",
+	[BASELINE_FIRST] = "first",
+	[BASELINE_BEST] = "best",
+	[BASELINE_PREVIOUS] = "previous",
 	[BASELINE__COUNT] = NULL,
 };
 
-#define TF(f) .offset = offsetof(struct cfg_target, f), \
-	      .size = sizeof(((struct cfg_target *)0)->f)
-#define GF(f) .offset = offsetof(struct cfg, f), \
-	      .size = sizeof(((struct cfg *)0)->f), .global = 1
+#define TF(f) .offset = offsetof(struct cfg_target, f), .size = sizeof(((struct cfg_target *)0)->f)
+#define GF(f) .offset = offsetof(struct cfg, f), .size = sizeof(((struct cfg *)0)->f), .global = 1
 #define BLOCK_RANGE .min = 512, .max = 64 * MIB, .align = 512
 
 const struct cfg_key cfg_table[K__COUNT] = {
-	[K_DATABASE] = { "database", CT_STRING, GF(database),
-		.def = "/var/lib/wearmon/wearmon.db",
-		.help = "SQLite history file; its directory must exist" },
+	[K_DATABASE] = { "database", CT_STRING, GF(database), .def = "/var/lib/wearmon/wearmon.db",
+			 .help = "SQLite history file; its directory must exist" },
 	[K_METRICS_FILE] = { "metrics_file", CT_PATH, GF(metrics_file), .def = "",
-		.help = "Prometheus text file for node_exporter's textfile collector "
-			"(e.g. /var/lib/node_exporter/textfile_collector/wearmon.prom); "
-			"empty = none" },
+			     .help = "Prometheus text file for node_exporter's textfile collector "
+				     "(e.g. /var/lib/node_exporter/textfile_collector/wearmon.prom); "
+				     "empty = none" },
 	[K_DEVICE] = { "device", CT_STRING, TF(device), .required = 1,
-		.help = "the block device or regular file under test" },
+		       .help = "the block device or regular file under test" },
 	[K_FILE_SIZE] = { "file_size", CT_BYTES, TF(file_size), .def = "0",
-		.help = "capacity of a regular-file target; ignored for block devices" },
-	[K_ALLOW_DESTROY] = { "allow_destroy", CT_BOOL, TF(allow_destroy),
-		.def = "no", .help = "required before anything writes to a block device" },
-	[K_ADOPT_NEW_DEVICE] = { "adopt_new_device", CT_BOOL, TF(adopt_new_device),
-		.def = "no", .help = "accept a device whose identity differs from the one "
-		"recorded for this target name: a new campaign starts" },
-	[K_REGION_OFFSET] = { "region_offset", CT_QTY, TF(region_offset),
-		.def = "0", .help = "start of the region under test: bytes or % of capacity" },
-	[K_REGION_SIZE] = { "region_size", CT_QTY, TF(region_size),
-		.def = "100%", .help = "length of the region under test: bytes or % of capacity" },
+			  .help = "capacity of a regular-file target; ignored for block devices" },
+	[K_ALLOW_DESTROY] = { "allow_destroy", CT_BOOL, TF(allow_destroy), .def = "no",
+			      .help = "required before anything writes to a block device" },
+	[K_ADOPT_NEW_DEVICE] = { "adopt_new_device", CT_BOOL, TF(adopt_new_device), .def = "no",
+				 .help = "accept a device whose identity differs from the one "
+					 "recorded for this target name: a new campaign starts" },
+	[K_REGION_OFFSET] = { "region_offset", CT_QTY, TF(region_offset), .def = "0",
+			      .help = "start of the region under test: bytes or % of capacity" },
+	[K_REGION_SIZE] = { "region_size", CT_QTY, TF(region_size), .def = "100%",
+			    .help = "length of the region under test: bytes or % of capacity" },
 	[K_SIZES] = { "sizes", CT_SIZES, TF(sizes), .def = "100%",
-		.help = "growing sizes: start:end:step or a list; % of the region" },
+		      .help = "growing sizes: start:end:step or a list; % of the region" },
 	[K_FILL] = { "fill", CT_BOOL, TF(fill), .def = "yes",
-		.help = "write each whole size sequentially before measuring it" },
-	[K_FILL_BLOCK_SIZE] = { "fill_block_size", CT_BYTES, TF(fill_block_size),
-		.def = "128k", BLOCK_RANGE, .help = "block size of the fill" },
-	[K_FILL_QUEUE_DEPTH] = { "fill_queue_depth", CT_INT, TF(fill_queue_depth),
-		.def = "16", .min = 1, .max = 1024, .help = "I/Os in flight during the fill" },
+		     .help = "write each whole size sequentially before measuring it" },
+	[K_FILL_BLOCK_SIZE] = { "fill_block_size", CT_BYTES, TF(fill_block_size), .def = "128k",
+				BLOCK_RANGE, .help = "block size of the fill" },
+	[K_FILL_QUEUE_DEPTH] = { "fill_queue_depth", CT_INT, TF(fill_queue_depth), .def = "16",
+				 .min = 1, .max = 1024, .help = "I/Os in flight during the fill" },
 	[K_WORKLOAD] = { "workload", CT_ENUM, TF(workload), .def = "randwrite",
-		.choices = workload_choice_names, .help = "access pattern of the measured phase" },
-	[K_BLOCK_SIZE] = { "block_size", CT_BYTES, TF(block_size), .def = "4k",
-		BLOCK_RANGE, .help = "block size of the measured phase" },
-	[K_QUEUE_DEPTH] = { "queue_depth", CT_INT, TF(queue_depth), .def = "32",
-		.min = 1, .max = 1024, .help = "I/Os in flight in the measured phase" },
+			 .choices = workload_choice_names,
+			 .help = "access pattern of the measured phase" },
+	[K_BLOCK_SIZE] = { "block_size", CT_BYTES, TF(block_size), .def = "4k", BLOCK_RANGE,
+			   .help = "block size of the measured phase" },
+	[K_QUEUE_DEPTH] = { "queue_depth", CT_INT, TF(queue_depth), .def = "32", .min = 1,
+			    .max = 1024, .help = "I/Os in flight in the measured phase" },
 	[K_AMOUNT] = { "amount", CT_AMOUNT, TF(amount), .def = "1x",
-		.help = "bytes the measured phase moves: a multiple of the size or bytes" },
+		       .help = "bytes the measured phase moves: a multiple of the size or bytes" },
 	[K_DURATION] = { "duration", CT_DURATION, TF(duration), .def = "0",
-		.help = "time limit of the measured phase (0 = none)" },
-	[K_DEDUPE_PERCENT] = { "dedupe_percent", CT_INT, TF(dedupe_percent),
-		.def = "0", .min = 0, .max = 100,
-		.help = "percent of writes that repeat an earlier block exactly" },
-	[K_COMPRESSIBILITY] = { "compressibility", CT_INT, TF(compressibility),
-		.def = "0", .min = 0, .max = 100,
-		.help = "percent of each block that compresses away" },
-	[K_BETWEEN_CYCLES] = { "between_cycles", CT_ACTION, TF(between_cycles),
-		.def = "none", .choices = action_names,
-		.help = "action after each cycle" },
-	[K_TRIM_SCOPE] = { "trim_scope", CT_ENUM, TF(trim_scope),
-		.def = "region", .choices = trim_scope_names,
-		.help = "what between_cycles = trim discards" },
+			 .help = "time limit of the measured phase (0 = none)" },
+	[K_DEDUPE_PERCENT] = { "dedupe_percent", CT_INT, TF(dedupe_percent), .def = "0", .min = 0,
+			       .max = 100,
+			       .help = "percent of writes that repeat an earlier block exactly" },
+	[K_COMPRESSIBILITY] = { "compressibility", CT_INT, TF(compressibility), .def = "0",
+				.min = 0, .max = 100,
+				.help = "percent of each block that compresses away" },
+	[K_BETWEEN_CYCLES] = { "between_cycles", CT_ACTION, TF(between_cycles), .def = "none",
+			       .choices = action_names, .help = "action after each cycle" },
+	[K_TRIM_SCOPE] = { "trim_scope", CT_ENUM, TF(trim_scope), .def = "region",
+			   .choices = trim_scope_names,
+			   .help = "what between_cycles = trim discards" },
 	[K_CYCLES] = { "cycles", CT_INT, TF(cycles), .def = "0", .min = 0,
-		.help = "cycles to run; 0 = forever" },
-	[K_PAUSE] = { "pause", CT_DURATION, TF(pause), .def = "0s",
-		.help = "wait between cycles" },
-	[K_SAMPLE_INTERVAL] = { "sample_interval", CT_DURATION, TF(sample_interval),
-		.def = "1s", .min = 100, .max = 3600 * 1000,
-		.help = "length of one throughput sample" },
-	[K_ALERT_BELOW] = { "alert_below", CT_PERCENT, TF(alert_below), .def = "50%",
-		.min = 0, .max = 100,
-		.help = "warn when an iteration falls below this % of its baseline" },
-	[K_ALERT_CRITICAL] = { "alert_critical", CT_PERCENT, TF(alert_critical),
-		.def = "25%", .min = 0, .max = 100,
-		.help = "critical when an iteration falls below this % of its baseline" },
+		       .help = "cycles to run; 0 = forever" },
+	[K_PAUSE] = { "pause", CT_DURATION, TF(pause), .def = "0s", .help = "wait between cycles" },
+	[K_SAMPLE_INTERVAL] = { "sample_interval", CT_DURATION, TF(sample_interval), .def = "1s",
+				.min = 100, .max = 3600 * 1000,
+				.help = "length of one throughput sample" },
+	[K_ALERT_BELOW] = { "alert_below", CT_PERCENT, TF(alert_below), .def = "50%", .min = 0,
+			    .max = 100,
+			    .help = "warn when an iteration falls below this % of its baseline" },
+	[K_ALERT_CRITICAL] = { "alert_critical", CT_PERCENT, TF(alert_critical), .def = "25%",
+			       .min = 0, .max = 100,
+			       .help = "critical when an iteration falls below this % of its baseline" },
 	[K_BASELINE] = { "baseline", CT_ENUM, TF(baseline), .def = "first",
-		.choices = baseline_names,
-		.help = "what every iteration is compared with: first, best or previous "
-			 "iteration of the campaign" },
-	[K_SAMPLE_CRASH_BELOW] = { "sample_crash_below", CT_PERCENT,
-		TF(sample_crash_below), .def = "20%", .min = 0, .max = 100,
-		.help = "collapse: 3 samples in a row below this % of the iteration's average" },
-	[K_RECOVERED_ABOVE] = { "recovered_above", CT_PERCENT, TF(recovered_above),
-		.def = "90%", .min = 0, .max = 100,
-		.help = "recovered after an action: back above this % of the baseline" },
+			 .choices = baseline_names,
+			 .help = "what every iteration is compared with: first, best or previous "
+				 "iteration of the campaign" },
+	[K_SAMPLE_CRASH_BELOW] = { "sample_crash_below", CT_PERCENT, TF(sample_crash_below),
+				   .def = "20%", .min = 0, .max = 100,
+				   .help = "collapse: 3 samples in a row below this % of the iteration's average" },
+	[K_RECOVERED_ABOVE] = { "recovered_above", CT_PERCENT, TF(recovered_above), .def = "90%",
+				.min = 0, .max = 100,
+				.help = "recovered after an action: back above this % of the baseline" },
 	[K_ALERT_COMMAND] = { "alert_command", CT_PATH, TF(alert_command), .def = "",
-		.help = "program run per alert with WEARMON_* variables; empty = none" },
+			      .help = "program run per alert with WEARMON_* variables; empty = none" },
 	[K_EXPECT_SERIAL] = { "expect_serial", CT_STRING, TF(expect_serial), .def = "",
-		.help = "refuse the device unless its serial number is this one" },
+			      .help = "refuse the device unless its serial number is this one" },
 	[K_FILESYSTEM] = { "filesystem", CT_ENUM, TF(filesystem), .def = "none",
-		.choices = filesystem_names,
-		.help = "make this filesystem on the device and test a file on it" },
+			   .choices = filesystem_names,
+			   .help = "make this filesystem on the device and test a file on it" },
 	[K_MKFS_OPTIONS] = { "mkfs_options", CT_STRING, TF(mkfs_options), .def = "",
-		.help = "extra arguments for mkfs, split on blanks" },
-	[K_FORMAT_EACH_SIZE] = { "format_each_size", CT_BOOL, TF(format_each_size),
-		.def = "no", .help = "make the filesystem again before every size" },
+			     .help = "extra arguments for mkfs, split on blanks" },
+	[K_FORMAT_EACH_SIZE] = { "format_each_size", CT_BOOL, TF(format_each_size), .def = "no",
+				 .help = "make the filesystem again before every size" },
 	[K_SECURE_ERASE] = { "secure_erase", CT_ENUM, TF(secure_erase), .def = "none",
-		.choices = erase_names, .help = "how between_cycles = secure-erase erases" },
-	[K_SECURE_ERASE_COMMAND] = { "secure_erase_command", CT_STRING,
-		TF(secure_erase_command), .def = "",
-		.help = "program run with the device path for secure_erase = command" },
-	[K_SECURE_ERASE_PASSWORD] = { "secure_erase_password", CT_STRING,
-		TF(secure_erase_password), .def = "wearmon",
-		.help = "ATA security password set for the erase (up to 32 bytes)" },
-	[K_COMMAND_TIMEOUT] = { "command_timeout", CT_DURATION, TF(command_timeout),
-		.def = "1h", .help = "time limit of secure_erase_command and mkfs; their process "
-		"group is killed then; 0 = none" },
+			     .choices = erase_names,
+			     .help = "how between_cycles = secure-erase erases" },
+	[K_SECURE_ERASE_COMMAND] = { "secure_erase_command", CT_STRING, TF(secure_erase_command),
+				     .def = "",
+				     .help = "program run with the device path for secure_erase = command" },
+	[K_SECURE_ERASE_PASSWORD] = { "secure_erase_password", CT_STRING, TF(secure_erase_password),
+				      .def = "wearmon",
+				      .help = "ATA security password set for the erase (up to 32 bytes)" },
+	[K_COMMAND_TIMEOUT] = { "command_timeout", CT_DURATION, TF(command_timeout), .def = "1h",
+				.help = "time limit of secure_erase_command and mkfs; their process "
+					"group is killed then; 0 = none" },
 	[K_IDLE] = { "idle", CT_DURATION, TF(idle), .def = "300s",
-		.help = "wait with no I/O for between_cycles = idle" },
-	[K_ON_ACTION_ERROR] = { "on_action_error", CT_ENUM, TF(on_action_error),
-		.def = "stop", .choices = on_error_names,
-		.help = "stop the target or continue with the next cycle after a failed action" },
+		     .help = "wait with no I/O for between_cycles = idle" },
+	[K_ON_ACTION_ERROR] = { "on_action_error", CT_ENUM, TF(on_action_error), .def = "stop",
+				.choices = on_error_names,
+				.help = "stop the target or continue with the next cycle after a failed action" },
 	[K_BLOCK_SIZES] = { "block_sizes", CT_MIX, TF(block_sizes), .def = "",
-		.help = "weighted block size mix, e.g. 512:10 4k:60 64k:30; empty = block_size" },
-	[K_READ_PERCENT] = { "read_percent", CT_INT, TF(read_percent), .def = "50",
-		.min = 0, .max = 100,
-		.help = "randrw, seqrw and presets: percent of operations that read" },
-	[K_RANDOM_PERCENT] = { "random_percent", CT_INT, TF(random_percent), .def = "100",
-		.min = 0, .max = 100,
-		.help = "randrw, seqrw and presets: percent of operations at random offsets" },
+			    .help = "weighted block size mix, e.g. 512:10 4k:60 64k:30; empty = block_size" },
+	[K_READ_PERCENT] = { "read_percent", CT_INT, TF(read_percent), .def = "50", .min = 0,
+			     .max = 100,
+			     .help = "randrw, seqrw and presets: percent of operations that read" },
+	[K_RANDOM_PERCENT] = { "random_percent", CT_INT, TF(random_percent), .def = "100", .min = 0,
+			       .max = 100,
+			       .help = "randrw, seqrw and presets: percent of operations at random offsets" },
 	[K_STRIDE] = { "stride", CT_INT, TF(stride), .def = "8", .min = 1,
-		.help = "strideread: read every stride-th block" },
-	[K_VERIFY] = { "verify", CT_ENUM, TF(verify), .def = "none",
-		.choices = verify_names,
-		.help = "none or crc32c: headers in written data, checked on every read" },
+		       .help = "strideread: read every stride-th block" },
+	[K_VERIFY] = { "verify", CT_ENUM, TF(verify), .def = "none", .choices = verify_names,
+		       .help = "none or crc32c: headers in written data, checked on every read" },
 	[K_VERIFY_PHASE] = { "verify_phase", CT_BOOL, TF(verify_phase), .def = "no",
-		.help = "read back and check the whole size after its measured phase" },
-	[K_ON_VERIFY_ERROR] = { "on_verify_error", CT_ENUM, TF(on_verify_error),
-		.def = "stop", .choices = on_error_names,
-		.help = "stop the target or continue after a block fails verification" },
+			     .help = "read back and check the whole size after its measured phase" },
+	[K_ON_VERIFY_ERROR] = { "on_verify_error", CT_ENUM, TF(on_verify_error), .def = "stop",
+				.choices = on_error_names,
+				.help = "stop the target or continue after a block fails verification" },
 	[K_MEASURE] = { "measure", CT_PHASES, TF(measure), .def = "",
-		.help = "measured phases of each size, e.g. fill,randwrite,randread; "
-			"empty = workload" },
+			.help = "measured phases of each size, e.g. fill,randwrite,randread; "
+				"empty = workload" },
 	[K_REPEAT] = { "repeat", CT_INT, TF(repeat), .def = "1", .min = 1, .max = 1000,
-		.help = "runs of each measured phase per size (mean and stddev stored)" },
+		       .help = "runs of each measured phase per size (mean and stddev stored)" },
 	[K_STEADY_STATE] = { "steady_state", CT_ENUM, TF(steady_state), .def = "none",
-		.choices = steady_names,
-		.help = "none, or snia: repeat rounds until the last 5 are steady (SNIA PTS)" },
-	[K_MAX_ROUNDS] = { "max_rounds", CT_INT, TF(max_rounds), .def = "25", .min = 5,
-		.max = 1000, .help = "rounds at most per phase with steady_state = snia" },
+			     .choices = steady_names,
+			     .help = "none, or snia: repeat rounds until the last 5 are steady (SNIA PTS)" },
+	[K_MAX_ROUNDS] = { "max_rounds", CT_INT, TF(max_rounds), .def = "25", .min = 5, .max = 1000,
+			   .help = "rounds at most per phase with steady_state = snia" },
 	[K_JOBS] = { "jobs", CT_INT, TF(jobs), .def = "1", .min = 1, .max = ENGINE_MAX_JOBS,
-		.help = "threads per measured workload, each with its own queue; summed" },
+		     .help = "threads per measured workload, each with its own queue; summed" },
 	[K_IOENGINE] = { "ioengine", CT_ENUM, TF(ioengine), .def = "libaio",
-		.choices = ioengine_names,
-		.help = "libaio, or null: every I/O completes at once, the device is "
-			"never read or written (a dry run of the schedule)" },
+			 .choices = ioengine_names,
+			 .help = "libaio, or null: every I/O completes at once, the device is "
+				 "never read or written (a dry run of the schedule)" },
 };
 
 /* ---- value parsers, one per type; each fills msg on error ---- */
 
-typedef int (*value_fn)(const struct cfg_key *k, const char *v, void *field,
-			char *msg, size_t len);
+typedef int (*value_fn)(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len);
 
 /* Copy v into a string field of k->size bytes, refusing to truncate. */
-static int store_string(const struct cfg_key *k, const char *v, void *field,
-			char *msg, size_t len)
+static int store_string(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	if (strlen(v) >= k->size) {
 		snprintf(msg, len, "is longer than %zu characters", k->size - 1);
@@ -219,8 +241,7 @@ static int store_string(const struct cfg_key *k, const char *v, void *field,
 	return 0;
 }
 
-static int parse_string(const struct cfg_key *k, const char *v, void *field,
-			char *msg, size_t len)
+static int parse_string(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	/* Optional strings default to "" and may be set back to it. */
 	if (!*v && !(k->def && !*k->def)) {
@@ -230,8 +251,7 @@ static int parse_string(const struct cfg_key *k, const char *v, void *field,
 	return store_string(k, v, field, msg, len);
 }
 
-static int parse_bool(const struct cfg_key *k, const char *v, void *field,
-		      char *msg, size_t len)
+static int parse_bool(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	if (util_parse_bool(v, field) < 0) {
 		snprintf(msg, len, "\"%s\" is not a boolean (use yes or no)", v);
@@ -253,8 +273,7 @@ const char *cfg_fmt_both(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-static int parse_bytes(const struct cfg_key *k, const char *v, void *field,
-		       char *msg, size_t len)
+static int parse_bytes(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	char lo[48], hi[48];
 	uint64_t b;
@@ -288,8 +307,7 @@ static int parse_bytes(const struct cfg_key *k, const char *v, void *field,
 }
 
 /* Parse one quantity; msg names it with what ("start", "size"). */
-static int qty_or_msg(const char *v, const char *what, struct qty *q,
-		      char *msg, size_t len)
+static int qty_or_msg(const char *v, const char *what, struct qty *q, char *msg, size_t len)
 {
 	int rc = util_parse_qty(v, q);
 
@@ -298,19 +316,19 @@ static int qty_or_msg(const char *v, const char *what, struct qty *q,
 	else if (rc == -ERANGE)
 		snprintf(msg, len, "%s\"%s\" is too large (at most 16 EiB)", what, v);
 	else if (rc < 0)
-		snprintf(msg, len, "%s\"%s\" is not a byte size or percentage "
-			 "(use e.g. 0, 4096, 1G or 80%%)", what, v);
+		snprintf(msg, len,
+			 "%s\"%s\" is not a byte size or percentage "
+			 "(use e.g. 0, 4096, 1G or 80%%)",
+			 what, v);
 	return rc < 0 ? -EINVAL : 0;
 }
 
-static int parse_qty(const struct cfg_key *k, const char *v, void *field,
-		     char *msg, size_t len)
+static int parse_qty(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	return qty_or_msg(v, "", field, msg, len);
 }
 
-static int parse_int(const struct cfg_key *k, const char *v, void *field,
-		     char *msg, size_t len)
+static int parse_int(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	long long max = k->max ? k->max : LLONG_MAX;
 	int rc = util_parse_int(v, k->min, max, field);
@@ -324,8 +342,8 @@ static int parse_int(const struct cfg_key *k, const char *v, void *field,
 	return rc < 0 ? -EINVAL : 0;
 }
 
-static int parse_duration(const struct cfg_key *k, const char *v, void *field,
-			  char *msg, size_t len)
+static int parse_duration(const struct cfg_key *k, const char *v, void *field, char *msg,
+			  size_t len)
 {
 	double s;
 	int rc = util_parse_duration(v, &s);
@@ -335,26 +353,25 @@ static int parse_duration(const struct cfg_key *k, const char *v, void *field,
 		return -EINVAL;
 	}
 	if (rc < 0) {
-		snprintf(msg, len, "\"%s\" is not a duration (use e.g. 0, 30s, 5m, "
-			 "1.5h, 2d, 250ms)", v);
+		snprintf(msg, len,
+			 "\"%s\" is not a duration (use e.g. 0, 30s, 5m, "
+			 "1.5h, 2d, 250ms)",
+			 v);
 		return -EINVAL;
 	}
-	if (s * 1000 < (double)k->min - 1e-6 ||
-	    (k->max && s * 1000 > (double)k->max + 1e-6)) {
-		snprintf(msg, len, "\"%s\" is out of range %gs..%gs", v,
-			 (double)k->min / 1000, (double)k->max / 1000);
+	if (s * 1000 < (double)k->min - 1e-6 || (k->max && s * 1000 > (double)k->max + 1e-6)) {
+		snprintf(msg, len, "\"%s\" is out of range %gs..%gs", v, (double)k->min / 1000,
+			 (double)k->max / 1000);
 		return -EINVAL;
 	}
 	*(double *)field = s;
 	return 0;
 }
 
-static int parse_choice(const struct cfg_key *k, const char *v, void *field,
-			char *msg, size_t len);
+static int parse_choice(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len);
 
 /* A list of actions separated by blanks or commas. */
-static int parse_actions(const struct cfg_key *k, const char *v, void *field,
-			 char *msg, size_t len)
+static int parse_actions(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_actions *out = field, acts = { .n = 0 };
 	char buf[512], *save = NULL;
@@ -378,8 +395,7 @@ static int parse_actions(const struct cfg_key *k, const char *v, void *field,
 	return 0;
 }
 
-static int parse_choice(const struct cfg_key *k, const char *v, void *field,
-			char *msg, size_t len)
+static int parse_choice(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	size_t used;
 
@@ -391,8 +407,8 @@ static int parse_choice(const struct cfg_key *k, const char *v, void *field,
 	}
 	used = (size_t)snprintf(msg, len, "\"%s\" is not one of:", v);
 	for (int i = 0; k->choices[i] && used < len; i++)
-		used += (size_t)snprintf(msg + used, len - used, "%s %s",
-					 i ? "," : "", k->choices[i]);
+		used += (size_t)snprintf(msg + used, len - used, "%s %s", i ? "," : "",
+					 k->choices[i]);
 	return -EINVAL;
 }
 
@@ -407,8 +423,10 @@ static int parse_range(const char *v, struct cfg_sizes *s, char *msg, size_t len
 	for (int i = 0; i < 3; i++) {
 		colon = strchr(part, ':');
 		if ((i < 2) != (colon != NULL)) {
-			snprintf(msg, len, "\"%s\" is not a range (use start:end:step, "
-				 "e.g. 10%%:100%%:10%% or 1G:4G:1G)", v);
+			snprintf(msg, len,
+				 "\"%s\" is not a range (use start:end:step, "
+				 "e.g. 10%%:100%%:10%% or 1G:4G:1G)",
+				 v);
 			return -EINVAL;
 		}
 		if (colon)
@@ -447,8 +465,7 @@ static int parse_list(const char *v, struct cfg_sizes *s, char *msg, size_t len)
 	return 0;
 }
 
-static int parse_sizes(const struct cfg_key *k, const char *v, void *field,
-		       char *msg, size_t len)
+static int parse_sizes(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_sizes *s = calloc(1, sizeof(*s));
 	int rc;
@@ -464,8 +481,7 @@ static int parse_sizes(const struct cfg_key *k, const char *v, void *field,
 	return rc;
 }
 
-static int parse_amount(const struct cfg_key *k, const char *v, void *field,
-			char *msg, size_t len)
+static int parse_amount(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_amount a = { 0 };
 	char buf[LABEL_MAX];
@@ -476,8 +492,7 @@ static int parse_amount(const struct cfg_key *k, const char *v, void *field,
 	if (n > 1 && (buf[n - 1] == 'x' || buf[n - 1] == 'X')) {
 		buf[n - 1] = '\0';
 		a.is_multiple = 1;
-		if (util_parse_double(buf, &a.multiple) < 0 || a.multiple <= 0 ||
-		    a.multiple > 1e6)
+		if (util_parse_double(buf, &a.multiple) < 0 || a.multiple <= 0 || a.multiple > 1e6)
 			goto bad;
 	} else if (util_parse_bytes(buf, &a.bytes) < 0 || a.bytes == 0) {
 		goto bad;
@@ -485,14 +500,15 @@ static int parse_amount(const struct cfg_key *k, const char *v, void *field,
 	*(struct cfg_amount *)field = a;
 	return 0;
 bad:
-	snprintf(msg, len, "\"%s\" is not an amount (use a multiple of the size "
-		 "such as 1x or 2.5x, or bytes such as 64G; more than 0)", v);
+	snprintf(msg, len,
+		 "\"%s\" is not an amount (use a multiple of the size "
+		 "such as 1x or 2.5x, or bytes such as 64G; more than 0)",
+		 v);
 	return -EINVAL;
 }
 
 /* "50%" or "50": a percentage within the key's min..max. */
-static int parse_percent(const struct cfg_key *k, const char *v, void *field,
-			 char *msg, size_t len)
+static int parse_percent(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	char buf[LABEL_MAX];
 	size_t n;
@@ -515,20 +531,20 @@ static int parse_percent(const struct cfg_key *k, const char *v, void *field,
 }
 
 /* An absolute path, or empty for none: run without a shell or PATH search. */
-static int parse_path(const struct cfg_key *k, const char *v, void *field,
-		      char *msg, size_t len)
+static int parse_path(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	if (*v && *v != '/') {
-		snprintf(msg, len, "\"%s\" is not an absolute path (start with /, or "
-			 "leave empty for none)", v);
+		snprintf(msg, len,
+			 "\"%s\" is not an absolute path (start with /, or "
+			 "leave empty for none)",
+			 v);
 		return -EINVAL;
 	}
 	return store_string(k, v, field, msg, len);
 }
 
 /* "512:10 4k:90" (or "4k"); empty: none. */
-static int parse_mix(const struct cfg_key *k, const char *v, void *field,
-		     char *msg, size_t len)
+static int parse_mix(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_mix *out = field;
 	struct workload_spec spec;
@@ -558,8 +574,7 @@ static int phase_of(const char *tok)
 
 /* "fill,randwrite randread": phases separated by blanks or commas; empty:
  * the workload key. */
-static int parse_phases(const struct cfg_key *k, const char *v, void *field,
-			char *msg, size_t len)
+static int parse_phases(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_phases ph = { .n = 0 };
 	char buf[512], *save = NULL;
@@ -576,8 +591,10 @@ static int parse_phases(const struct cfg_key *k, const char *v, void *field,
 			return -EINVAL;
 		}
 		if (w == -EINVAL) {
-			snprintf(msg, len, "\"%s\" is neither fill nor a workload (seqwrite, "
-				 "randwrite, randread, randrw, database, ...)", tok);
+			snprintf(msg, len,
+				 "\"%s\" is neither fill nor a workload (seqwrite, "
+				 "randwrite, randread, randrw, database, ...)",
+				 tok);
 			return -EINVAL;
 		}
 		ph.phase[ph.n++] = w;
@@ -587,18 +604,15 @@ static int parse_phases(const struct cfg_key *k, const char *v, void *field,
 }
 
 static const value_fn parsers[CT__COUNT] = {
-	[CT_STRING] = parse_string,     [CT_BOOL] = parse_bool,
-	[CT_BYTES] = parse_bytes,       [CT_QTY] = parse_qty,
-	[CT_INT] = parse_int,           [CT_DURATION] = parse_duration,
-	[CT_ACTION] = parse_actions,    [CT_SIZES] = parse_sizes,
-	[CT_AMOUNT] = parse_amount,     [CT_ENUM] = parse_choice,
-	[CT_PERCENT] = parse_percent,   [CT_PATH] = parse_path,
-	[CT_MIX] = parse_mix,           [CT_PHASES] = parse_phases,
+	[CT_STRING] = parse_string,  [CT_BOOL] = parse_bool,       [CT_BYTES] = parse_bytes,
+	[CT_QTY] = parse_qty,        [CT_INT] = parse_int,         [CT_DURATION] = parse_duration,
+	[CT_ACTION] = parse_actions, [CT_SIZES] = parse_sizes,     [CT_AMOUNT] = parse_amount,
+	[CT_ENUM] = parse_choice,    [CT_PERCENT] = parse_percent, [CT_PATH] = parse_path,
+	[CT_MIX] = parse_mix,        [CT_PHASES] = parse_phases,
 };
 
 /* Parse v as key k into the struct at base. Returns 0 or -EINVAL / -ENOMEM. */
-int cfg_set_value(const struct cfg_key *k, void *base, const char *v,
-		     char *msg, size_t len)
+int cfg_set_value(const struct cfg_key *k, void *base, const char *v, char *msg, size_t len)
 {
 	return parsers[k->type](k, v, (char *)base + k->offset, msg, len);
 }

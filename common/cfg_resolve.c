@@ -20,7 +20,7 @@ struct resolver {
 	const struct cfg_target *t;
 	struct cfg_layout *out;
 	uint32_t lbs;
-	uint64_t grid;              /* percent sizes align down to it */
+	uint64_t grid; /* percent sizes align down to it */
 };
 
 /* Line for messages about key k: where it was set, else the [target]. */
@@ -36,8 +36,10 @@ static int check_aligned(struct resolver *r, int k, const char *what, uint64_t v
 
 	if (v % r->lbs == 0)
 		return 0;
-	cfg_err_add(&r->e, cfg_key_line(r->t, k), cfg_table[k].name, "%s%s is not a multiple of "
-		"the logical block size %u", what, cfg_fmt_both(v, b, sizeof(b)), r->lbs);
+	cfg_err_add(&r->e, cfg_key_line(r->t, k), cfg_table[k].name,
+		    "%s%s is not a multiple of "
+		    "the logical block size %u",
+		    what, cfg_fmt_both(v, b, sizeof(b)), r->lbs);
 	return -EINVAL;
 }
 
@@ -48,22 +50,25 @@ static void resolve_region(struct resolver *r)
 	char b1[48], b2[48], b3[48], b4[48];
 	uint64_t off = util_qty_resolve(&t->region_offset, o->capacity, r->lbs);
 	uint64_t size = util_qty_resolve(&t->region_size, o->capacity, r->lbs);
-	int blame = off >= o->capacity || !cfg_set_has(&t->set, K_REGION_SIZE) ?
-		K_REGION_OFFSET : K_REGION_SIZE;
+	int blame = off >= o->capacity || !cfg_set_has(&t->set, K_REGION_SIZE) ? K_REGION_OFFSET
+									       : K_REGION_SIZE;
 
 	o->region_offset = off;
 	o->region_size = size;
 	check_aligned(r, K_REGION_OFFSET, "", off);
 	check_aligned(r, K_REGION_SIZE, "", size);
 	if (size == 0)
-		cfg_err_add(&r->e, cfg_key_line(t, K_REGION_SIZE), "region_size", "the region is "
-			"empty (0 bytes of a device of %s)", cfg_fmt_both(o->capacity, b1, sizeof(b1)));
+		cfg_err_add(&r->e, cfg_key_line(t, K_REGION_SIZE), "region_size",
+			    "the region is "
+			    "empty (0 bytes of a device of %s)",
+			    cfg_fmt_both(o->capacity, b1, sizeof(b1)));
 	else if (off > o->capacity || size > o->capacity - off)
-		cfg_err_add(&r->e, cfg_key_line(t, blame), cfg_table[blame].name, "region_offset %s + "
-			"region_size %s ends at %s, past the device end at %s",
-			cfg_fmt_both(off, b1, sizeof(b1)), cfg_fmt_both(size, b2, sizeof(b2)),
-			cfg_fmt_both(off + size, b3, sizeof(b3)),
-			cfg_fmt_both(o->capacity, b4, sizeof(b4)));
+		cfg_err_add(&r->e, cfg_key_line(t, blame), cfg_table[blame].name,
+			    "region_offset %s + "
+			    "region_size %s ends at %s, past the device end at %s",
+			    cfg_fmt_both(off, b1, sizeof(b1)), cfg_fmt_both(size, b2, sizeof(b2)),
+			    cfg_fmt_both(off + size, b3, sizeof(b3)),
+			    cfg_fmt_both(o->capacity, b4, sizeof(b4)));
 }
 
 /* A range of percentages steps in percent space, so 10%:100%:10% gives
@@ -100,8 +105,10 @@ static uint64_t byte_range(struct resolver *r, uint64_t *v)
 
 	if (step == 0 || check_aligned(r, K_SIZES, "step ", step) < 0) {
 		if (step == 0)
-			cfg_err_add(&r->e, cfg_key_line(r->t, K_SIZES), "sizes", "step is 0 bytes "
-				"in a region of %llu bytes", (unsigned long long)region);
+			cfg_err_add(&r->e, cfg_key_line(r->t, K_SIZES), "sizes",
+				    "step is 0 bytes "
+				    "in a region of %llu bytes",
+				    (unsigned long long)region);
 		return UINT64_MAX;
 	}
 	n = a > b ? 0 : (b - a) / step + 1;
@@ -179,7 +186,7 @@ static int expand_sizes(struct resolver *r)
 	}
 	if (n > CFG_MAX_SIZES) {
 		cfg_err_add(&r->e, line, "sizes", "the range gives %llu sizes, more than %d",
-			(unsigned long long)n, CFG_MAX_SIZES);
+			    (unsigned long long)n, CFG_MAX_SIZES);
 		return -EINVAL;
 	}
 	o->nsizes = (int)n;
@@ -197,17 +204,19 @@ static void check_sizes(struct resolver *r)
 
 		if (v == 0)
 			cfg_err_add(&r->e, line, "sizes", "size %d is 0 bytes (the region has %s)",
-				i + 1, cfg_fmt_both(o->region_size, b1, sizeof(b1)));
+				    i + 1, cfg_fmt_both(o->region_size, b1, sizeof(b1)));
 		else if (v > o->region_size)
 			cfg_err_add(&r->e, line, "sizes", "size %s is larger than the region of %s",
-				cfg_fmt_both(v, b1, sizeof(b1)),
-				cfg_fmt_both(o->region_size, b2, sizeof(b2)));
+				    cfg_fmt_both(v, b1, sizeof(b1)),
+				    cfg_fmt_both(o->region_size, b2, sizeof(b2)));
 		else if (check_aligned(r, K_SIZES, "size ", v) < 0)
 			continue;
 		else if (i > 0 && v <= o->sizes[i - 1])
-			cfg_err_add(&r->e, line, "sizes", "sizes must be strictly increasing: %s "
-				"follows %s", cfg_fmt_both(v, b1, sizeof(b1)),
-				cfg_fmt_both(o->sizes[i - 1], b2, sizeof(b2)));
+			cfg_err_add(&r->e, line, "sizes",
+				    "sizes must be strictly increasing: %s "
+				    "follows %s",
+				    cfg_fmt_both(v, b1, sizeof(b1)),
+				    cfg_fmt_both(o->sizes[i - 1], b2, sizeof(b2)));
 	}
 }
 
@@ -219,9 +228,11 @@ static void check_block(struct resolver *r, int k, uint64_t bs)
 	if (check_aligned(r, k, "", bs) < 0 || r->out->nsizes == 0)
 		return;
 	if (bs > r->out->sizes[0])
-		cfg_err_add(&r->e, cfg_key_line(r->t, k), cfg_table[k].name, "%s is larger than the "
-			"smallest size %s", cfg_fmt_both(bs, b1, sizeof(b1)),
-			cfg_fmt_both(r->out->sizes[0], b2, sizeof(b2)));
+		cfg_err_add(&r->e, cfg_key_line(r->t, k), cfg_table[k].name,
+			    "%s is larger than the "
+			    "smallest size %s",
+			    cfg_fmt_both(bs, b1, sizeof(b1)),
+			    cfg_fmt_both(r->out->sizes[0], b2, sizeof(b2)));
 }
 
 /* The critical threshold lies under the warning one (0 turns either off). */
@@ -230,9 +241,10 @@ static void check_alerts(struct resolver *r)
 	const struct cfg_target *t = r->t;
 
 	if (t->alert_critical > 0 && t->alert_below > 0 && t->alert_critical > t->alert_below)
-		cfg_err_add(&r->e, cfg_key_line(t, K_ALERT_CRITICAL), "alert_critical", "%g%% is above "
-			"alert_below %g%%; the critical threshold must be the lower one",
-			t->alert_critical, t->alert_below);
+		cfg_err_add(&r->e, cfg_key_line(t, K_ALERT_CRITICAL), "alert_critical",
+			    "%g%% is above "
+			    "alert_below %g%%; the critical threshold must be the lower one",
+			    t->alert_critical, t->alert_below);
 }
 
 /* Actions and filesystem mode: keys that only make sense together. */
@@ -242,28 +254,35 @@ static void check_actions(struct resolver *r)
 	int fs = t->filesystem != FS_NONE;
 
 	if (cfg_has_action(t, ACT_SECURE_ERASE) && t->secure_erase == ERASE_NONE)
-		cfg_err_add(&r->e, cfg_key_line(t, K_SECURE_ERASE), "secure_erase", "between_cycles = "
-			"secure-erase needs a method: ata, ata-enhanced, nvme-format, "
-			"nvme-crypto-format, nvme-sanitize-block, nvme-sanitize-crypto, "
-			"blksecdiscard, discard-all or command");
+		cfg_err_add(&r->e, cfg_key_line(t, K_SECURE_ERASE), "secure_erase",
+			    "between_cycles = "
+			    "secure-erase needs a method: ata, ata-enhanced, nvme-format, "
+			    "nvme-crypto-format, nvme-sanitize-block, nvme-sanitize-crypto, "
+			    "blksecdiscard, discard-all or command");
 	if (t->secure_erase == ERASE_COMMAND && !t->secure_erase_command[0])
 		cfg_err_add(&r->e, cfg_key_line(t, K_SECURE_ERASE_COMMAND), "secure_erase_command",
-			"secure_erase = command needs the program to run");
+			    "secure_erase = command needs the program to run");
 	if (cfg_has_action(t, ACT_FITRIM) && !fs)
-		cfg_err_add(&r->e, cfg_key_line(t, K_BETWEEN_CYCLES), "between_cycles", "fitrim needs "
+		cfg_err_add(
+			&r->e, cfg_key_line(t, K_BETWEEN_CYCLES), "between_cycles",
+			"fitrim needs "
 			"a filesystem: set filesystem = ext4 or xfs (or use trim on the raw device)");
 	if (cfg_has_action(t, ACT_TRIM) && fs)
-		cfg_err_add(&r->e, cfg_key_line(t, K_BETWEEN_CYCLES), "between_cycles", "trim would "
-			"discard under the mounted filesystem; use fitrim in filesystem mode");
+		cfg_err_add(&r->e, cfg_key_line(t, K_BETWEEN_CYCLES), "between_cycles",
+			    "trim would "
+			    "discard under the mounted filesystem; use fitrim in filesystem mode");
 	if (t->format_each_size && !fs)
-		cfg_err_add(&r->e, cfg_key_line(t, K_FORMAT_EACH_SIZE), "format_each_size", "needs "
-			"filesystem = ext4 or xfs");
+		cfg_err_add(&r->e, cfg_key_line(t, K_FORMAT_EACH_SIZE), "format_each_size",
+			    "needs "
+			    "filesystem = ext4 or xfs");
 	if (fs && r->out->region_offset)
-		cfg_err_add(&r->e, cfg_key_line(t, K_REGION_OFFSET), "region_offset", "must be 0 in "
-			"filesystem mode: the sizes are of the test file");
+		cfg_err_add(&r->e, cfg_key_line(t, K_REGION_OFFSET), "region_offset",
+			    "must be 0 in "
+			    "filesystem mode: the sizes are of the test file");
 	if (fs && !cfg_workload_is_write(t->workload) && !t->fill)
-		cfg_err_add(&r->e, cfg_key_line(t, K_FILL), "fill", "a read workload on a new file "
-			"needs fill = yes in filesystem mode");
+		cfg_err_add(&r->e, cfg_key_line(t, K_FILL), "fill",
+			    "a read workload on a new file "
+			    "needs fill = yes in filesystem mode");
 }
 
 static const struct workload_preset *named_workload(enum cfg_workload w)
@@ -296,8 +315,10 @@ static void check_workload(struct resolver *r)
 		return;
 	uint64_t blocks = r->out->sizes[0] / workload_max_bs(&spec);
 	if ((uint64_t)t->stride > blocks)
-		cfg_err_add(&r->e, cfg_key_line(t, K_STRIDE), "stride", "%lld is larger than the "
-			"%llu blocks of the smallest size", t->stride, (unsigned long long)blocks);
+		cfg_err_add(&r->e, cfg_key_line(t, K_STRIDE), "stride",
+			    "%lld is larger than the "
+			    "%llu blocks of the smallest size",
+			    t->stride, (unsigned long long)blocks);
 }
 
 /* Every phase of the measure list against every size: the workload's own
@@ -316,10 +337,11 @@ static void check_phases(struct resolver *r)
 	for (int i = 0; filled && t->fill_block_size > 0 && i < r->out->nsizes; i++) {
 		if (r->out->sizes[i] % (uint64_t)t->fill_block_size == 0)
 			continue;
-		cfg_err_add(&r->e, cfg_key_line(t, K_FILL_BLOCK_SIZE), "fill_block_size", "size %d "
-			"(%s) is not a multiple of the fill block size %s: the fill cannot run",
-			i + 1, cfg_fmt_both(r->out->sizes[i], b1, sizeof(b1)),
-			cfg_fmt_both((uint64_t)t->fill_block_size, msg, sizeof(msg)));
+		cfg_err_add(&r->e, cfg_key_line(t, K_FILL_BLOCK_SIZE), "fill_block_size",
+			    "size %d "
+			    "(%s) is not a multiple of the fill block size %s: the fill cannot run",
+			    i + 1, cfg_fmt_both(r->out->sizes[i], b1, sizeof(b1)),
+			    cfg_fmt_both((uint64_t)t->fill_block_size, msg, sizeof(msg)));
 		break;
 	}
 	for (int p = 0; p < n; p++) {
@@ -331,16 +353,19 @@ static void check_phases(struct resolver *r)
 			uint64_t size = r->out->sizes[i];
 			int bad = workload_check(&spec, size, msg, sizeof(msg)) != 0;
 			if (!bad && size % workload_max_bs(&spec)) {
-				snprintf(msg, sizeof(msg), "the size is not a multiple of its "
-					 "largest block size %u", workload_max_bs(&spec));
+				snprintf(msg, sizeof(msg),
+					 "the size is not a multiple of its "
+					 "largest block size %u",
+					 workload_max_bs(&spec));
 				bad = 1;
 			}
 			if (!bad)
 				continue;
 			cfg_err_add(&r->e, cfg_key_line(t, t->measure.n ? K_MEASURE : K_WORKLOAD),
-				    t->measure.n ? "measure" : "workload", "phase %s cannot run "
-				    "at size %d (%s): %s", name, i + 1,
-				    cfg_fmt_both(size, b1, sizeof(b1)), msg);
+				    t->measure.n ? "measure" : "workload",
+				    "phase %s cannot run "
+				    "at size %d (%s): %s",
+				    name, i + 1, cfg_fmt_both(size, b1, sizeof(b1)), msg);
 			break;
 		}
 	}
@@ -352,18 +377,20 @@ static void check_method(struct resolver *r)
 	const struct cfg_target *t = r->t;
 
 	if (t->steady_state == STEADY_SNIA && t->repeat > 1)
-		cfg_err_add(&r->e, cfg_key_line(t, K_REPEAT), "repeat", "%lld with steady_state = "
-			"snia: rounds already repeat each phase; use one or the other",
-			t->repeat);
+		cfg_err_add(&r->e, cfg_key_line(t, K_REPEAT), "repeat",
+			    "%lld with steady_state = "
+			    "snia: rounds already repeat each phase; use one or the other",
+			    t->repeat);
 	if (t->dedupe_percent > 0 && t->verify != VERIFY_NONE)
-		cfg_err_add(&r->e, cfg_key_line(t, K_DEDUPE_PERCENT), "dedupe_percent", "%lld%% "
-			"with verify: a repeated block would carry another offset in its "
-			"header; use one or the other", t->dedupe_percent);
+		cfg_err_add(&r->e, cfg_key_line(t, K_DEDUPE_PERCENT), "dedupe_percent",
+			    "%lld%% "
+			    "with verify: a repeated block would carry another offset in its "
+			    "header; use one or the other",
+			    t->dedupe_percent);
 }
 
-int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
-		uint64_t capacity, uint32_t lbs, struct cfg_layout *out,
-		char *err, size_t errlen)
+int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,
+		struct cfg_layout *out, char *err, size_t errlen)
 {
 	struct resolver r = { .e = { .file = c->path }, .t = t, .out = out, .lbs = lbs };
 
@@ -371,9 +398,10 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t,
 	out->capacity = capacity;
 	out->logical_block_size = lbs;
 	if (lbs < 512 || (lbs & (lbs - 1)) || capacity == 0) {
-		cfg_err_add(&r.e, t->section_line, "device", "device reports capacity %llu and "
-			"logical block size %u; need a capacity and a power of two >= 512",
-			(unsigned long long)capacity, lbs);
+		cfg_err_add(&r.e, t->section_line, "device",
+			    "device reports capacity %llu and "
+			    "logical block size %u; need a capacity and a power of two >= 512",
+			    (unsigned long long)capacity, lbs);
 		return cfg_errs_finish(&r.e, err, errlen);
 	}
 	resolve_region(&r);

@@ -22,8 +22,10 @@
 #define POLL_MS 50
 
 static const char *const end_names[] = {
-	[CMD_EXITED] = "exited", [CMD_SIGNALED] = "signaled",
-	[CMD_TIMED_OUT] = "timed out", [CMD_STOPPED] = "stopped",
+	[CMD_EXITED] = "exited",
+	[CMD_SIGNALED] = "signaled",
+	[CMD_TIMED_OUT] = "timed out",
+	[CMD_STOPPED] = "stopped",
 };
 
 const char *cmd_end_name(enum cmd_end e)
@@ -35,7 +37,8 @@ char *const *cmd_min_env(void)
 {
 	static char *const env[] = {
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-		"LANG=C.UTF-8", NULL,
+		"LANG=C.UTF-8",
+		NULL,
 	};
 	return env;
 }
@@ -59,7 +62,7 @@ int cmd_attrs(posix_spawnattr_t *at, posix_spawn_file_actions_t *fa)
 		return rc;
 	}
 	rc = posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-					  POSIX_SPAWN_SETPGROUP);
+						  POSIX_SPAWN_SETPGROUP);
 	if (!rc)
 		rc = posix_spawnattr_setsigmask(at, &none);
 	if (!rc)
@@ -150,9 +153,9 @@ static int start(const struct cmd_req *rq, int out_fd, pid_t *pid)
 	if (!rc)
 		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
 	if (!rc)
-		rc = strchr(rq->argv[0], '/') ?
-		     posix_spawn(pid, rq->argv[0], &fa, &at, rq->argv, cmd_min_env()) :
-		     posix_spawnp(pid, rq->argv[0], &fa, &at, rq->argv, cmd_min_env());
+		rc = strchr(rq->argv[0], '/')
+			     ? posix_spawn(pid, rq->argv[0], &fa, &at, rq->argv, cmd_min_env())
+			     : posix_spawnp(pid, rq->argv[0], &fa, &at, rq->argv, cmd_min_env());
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	return rc;
@@ -181,18 +184,19 @@ static int kill_group(pid_t pid, int fd, struct outbuf *o)
 	if (!reap_within(pid, TERM_GRACE_S, fd, o, &status)) {
 		kill(-pid, SIGKILL);
 		if (!reap_within(pid, KILL_WAIT_S, fd, o, &status)) {
-			log_msg(LOG_WARNING, "%s: pid %d still in uninterruptible I/O %.1f s after "
-				"SIGKILL; not waiting for it", o->tag, (int)pid, KILL_WAIT_S);
-			return SIGKILL;   /* as a wait status: killed by SIGKILL */
+			log_msg(LOG_WARNING,
+				"%s: pid %d still in uninterruptible I/O %.1f s after "
+				"SIGKILL; not waiting for it",
+				o->tag, (int)pid, KILL_WAIT_S);
+			return SIGKILL; /* as a wait status: killed by SIGKILL */
 		}
 	}
-	kill(-pid, SIGKILL);   /* what the leader left behind in its group */
+	kill(-pid, SIGKILL); /* what the leader left behind in its group */
 	return status;
 }
 
 /* Wait for the leader, pumping output; kill on stop or time limit. */
-static int wait_child(const struct cmd_req *rq, int fd, struct outbuf *o,
-		      struct cmd_result *r)
+static int wait_child(const struct cmd_req *rq, int fd, struct outbuf *o, struct cmd_result *r)
 {
 	double t0 = util_now();
 	int status = 0;
@@ -207,19 +211,20 @@ static int wait_child(const struct cmd_req *rq, int fd, struct outbuf *o,
 			return kill_group(r->pid, fd, o);
 		}
 		if (!pump(fd, o, POLL_MS))
-			fd = -1;   /* EOF: the command closed its output; keep waiting */
+			fd = -1; /* EOF: the command closed its output; keep waiting */
 	}
 	if (got < 0)
 		return -1;
 	while (fd >= 0 && pump(fd, o, 0) > 0)
-		;   /* what is already in the pipe (not waiting for grandchildren) */
+		; /* what is already in the pipe (not waiting for grandchildren) */
 	r->end = WIFEXITED(status) ? CMD_EXITED : CMD_SIGNALED;
 	return status;
 }
 
 int cmd_run(const struct cmd_req *rq, struct cmd_result *r)
 {
-	struct outbuf o = { .tag = rq->tag ? rq->tag : rq->argv[0], .tail = r->output,
+	struct outbuf o = { .tag = rq->tag ? rq->tag : rq->argv[0],
+			    .tail = r->output,
 			    .tailsize = sizeof(r->output) };
 	int pfd[2];
 	memset(r, 0, sizeof(*r));

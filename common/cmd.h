@@ -11,27 +11,27 @@
 
 /* How a command ended. */
 enum cmd_end {
-	CMD_EXITED,     /* exited by itself (status = exit status) */
-	CMD_SIGNALED,   /* killed by a signal we did not send (status = signal) */
-	CMD_TIMED_OUT,  /* killed (whole group) at the time limit */
-	CMD_STOPPED,    /* killed (whole group) because a stop was requested */
+	CMD_EXITED,    /* exited by itself (status = exit status) */
+	CMD_SIGNALED,  /* killed by a signal we did not send (status = signal) */
+	CMD_TIMED_OUT, /* killed (whole group) at the time limit */
+	CMD_STOPPED,   /* killed (whole group) because a stop was requested */
 };
 
 /* A command to run. */
 struct cmd_req {
-	char *const *argv;          /* argv[0]: program (searched in PATH unless it has a '/') */
-	double timeout;             /* seconds; <= 0: no limit */
-	const atomic_int *stop;     /* nonzero: kill the group and return; may be NULL */
-	const char *tag;            /* prefix of the logged output lines, e.g. "target t1: mkfs" */
+	char *const *argv;      /* argv[0]: program (searched in PATH unless it has a '/') */
+	double timeout;         /* seconds; <= 0: no limit */
+	const atomic_int *stop; /* nonzero: kill the group and return; may be NULL */
+	const char *tag;        /* prefix of the logged output lines, e.g. "target t1: mkfs" */
 };
 
 /* What happened. */
 struct cmd_result {
 	enum cmd_end end;
-	int status;                 /* exit status or signal number */
+	int status; /* exit status or signal number */
 	double seconds;
-	pid_t pid;                  /* also the process group id */
-	char output[512];           /* last output lines (blanks for newlines) */
+	pid_t pid;        /* also the process group id */
+	char output[512]; /* last output lines (blanks for newlines) */
 };
 
 /* Spawn attributes: empty signal mask, default disposition of the signals

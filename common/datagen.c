@@ -15,17 +15,17 @@ typedef uint64_t v4u64 __attribute__((vector_size(32)));
  * words, for half the work per byte. The low bits are linear over GF(2)
  * (as xoshiro256+'s are), which no compressor or deduplicator can use: the
  * output is incompressible to zstd and zlib (tests/unit/test_datagen.c). */
-#define XO_STEP(a, b, c, d, r, q)                                              \
-	do {                                                                   \
-		v4u64 t_ = (b) << 17;                                          \
-		(r) = (a) + (d);                                               \
-		(q) = (b) + (c);                                               \
-		(c) ^= (a);                                                    \
-		(d) ^= (b);                                                    \
-		(b) ^= (c);                                                    \
-		(a) ^= (d);                                                    \
-		(c) ^= t_;                                                     \
-		(d) = ROTL((d), 45);                                           \
+#define XO_STEP(a, b, c, d, r, q)                                                                  \
+	do {                                                                                       \
+		v4u64 t_ = (b) << 17;                                                              \
+		(r) = (a) + (d);                                                                   \
+		(q) = (b) + (c);                                                                   \
+		(c) ^= (a);                                                                        \
+		(d) ^= (b);                                                                        \
+		(b) ^= (c);                                                                        \
+		(a) ^= (d);                                                                        \
+		(c) ^= t_;                                                                         \
+		(d) = ROTL((d), 45);                                                               \
 	} while (0)
 
 static uint64_t splitmix(uint64_t *x)
@@ -56,7 +56,8 @@ static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t seed)
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(DATAGEN_NO_CLONES)
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void lanes_fill(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
+static void
+lanes_fill(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
 {
 	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, r0, r1, q0, q1;
 	memcpy(&a0, st[0], 32);

@@ -23,8 +23,8 @@
  * picked at random), the others fresh. Fresh units never repeat (each is
  * generated from its own 64-bit id). */
 #define DATAGEN_PAGE 4096
-#define DATAGEN_LANES 8       /* xoshiro256+ streams run side by side */
-#define DATAGEN_RING 1024     /* fresh units a repeat may copy */
+#define DATAGEN_LANES 8   /* xoshiro256+ streams run side by side */
+#define DATAGEN_RING 1024 /* fresh units a repeat may copy */
 
 struct datagen_unit {
 	uint64_t id;
@@ -32,16 +32,16 @@ struct datagen_unit {
 };
 
 struct datagen {
-	unsigned compress_pct;           /* 0..100 */
-	unsigned dedupe_pct;             /* 0..100 */
-	uint64_t lanes[4][DATAGEN_LANES];   /* xoshiro256+ state, one per lane */
-	uint64_t rng[4];                 /* xoshiro256** for decisions */
-	uint64_t salt;                   /* per-stream constant */
-	uint64_t pos;                    /* bytes generated so far */
-	uint64_t next_id;                /* fresh units issued (dedupe mode) */
-	uint64_t repeats;                /* units that were repeats */
-	uint64_t units;                  /* units generated */
-	unsigned dedupe_acc;             /* error diffusion of the repeats */
+	unsigned compress_pct;            /* 0..100 */
+	unsigned dedupe_pct;              /* 0..100 */
+	uint64_t lanes[4][DATAGEN_LANES]; /* xoshiro256+ state, one per lane */
+	uint64_t rng[4];                  /* xoshiro256** for decisions */
+	uint64_t salt;                    /* per-stream constant */
+	uint64_t pos;                     /* bytes generated so far */
+	uint64_t next_id;                 /* fresh units issued (dedupe mode) */
+	uint64_t repeats;                 /* units that were repeats */
+	uint64_t units;                   /* units generated */
+	unsigned dedupe_acc;              /* error diffusion of the repeats */
 	unsigned ring_n, ring_head;
 	struct datagen_unit ring[DATAGEN_RING];
 };

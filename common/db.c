@@ -22,10 +22,6 @@
 
 #define BUSY_TIMEOUT_MS 10000
 
-
-
-
-
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -43,30 +39,21 @@ int db_map_rc(int rc, int sys)
 	switch (rc & 0xff) {
 	case SQLITE_OK:
 	case SQLITE_DONE:
-	case SQLITE_ROW:
-		return 0;
+	case SQLITE_ROW: return 0;
 	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_READONLY:
-		return -EROFS;
-	case SQLITE_NOTADB:
-		return -EINVAL;
-	case SQLITE_CANTOPEN:
-		return (sys == EACCES || sys == EPERM) ? -EACCES : -ENOENT;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_RANGE:
-		return -ERANGE;
+	case SQLITE_LOCKED: return -EBUSY;
+	case SQLITE_FULL: return -ENOSPC;
+	case SQLITE_READONLY: return -EROFS;
+	case SQLITE_NOTADB: return -EINVAL;
+	case SQLITE_CANTOPEN: return (sys == EACCES || sys == EPERM) ? -EACCES : -ENOENT;
+	case SQLITE_NOMEM: return -ENOMEM;
+	case SQLITE_RANGE: return -ERANGE;
 	case SQLITE_CONSTRAINT:
 		/* a duplicate is "exists"; CHECK, NOT NULL, FOREIGN KEY: bad input */
 		if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
 			return -EEXIST;
 		return -EINVAL;
-	default:
-		return -EIO;
+	default: return -EIO;
 	}
 }
 
@@ -104,7 +91,9 @@ void db_leave(struct db *db)
 }
 
 static const char *const status_names[DB_STATUS__COUNT] = {
-	[DB_RUNNING] = "running", [DB_DONE] = "done", [DB_INTERRUPTED] = "interrupted",
+	[DB_RUNNING] = "running",
+	[DB_DONE] = "done",
+	[DB_INTERRUPTED] = "interrupted",
 	[DB_FAILED] = "failed",
 };
 
@@ -114,7 +103,9 @@ const char *db_status_name(enum db_status s)
 }
 
 static const char *const phase_names[DB_PHASE__COUNT] = {
-	[DB_PHASE_UNKNOWN] = NULL, [DB_PHASE_FILL] = "fill", [DB_PHASE_MEASURE] = "measure",
+	[DB_PHASE_UNKNOWN] = NULL,
+	[DB_PHASE_FILL] = "fill",
+	[DB_PHASE_MEASURE] = "measure",
 	[DB_PHASE_VERIFY] = "verify",
 };
 
@@ -128,11 +119,9 @@ static int is_final_status(enum db_status s)
 	switch (s) {
 	case DB_DONE:
 	case DB_INTERRUPTED:
-	case DB_FAILED:
-		return 1;
+	case DB_FAILED: return 1;
 	case DB_RUNNING:
-	case DB_STATUS__COUNT:
-		break;
+	case DB_STATUS__COUNT: break;
 	}
 	return 0;
 }
@@ -141,8 +130,7 @@ static int is_final_status(enum db_status s)
 
 /* Runs a one-value query; text results are copied to buf when given.
  * Returns a SQLite result code. */
-static int query_value(sqlite3 *conn, const char *sql, int *ival, char *buf,
-		       size_t len)
+static int query_value(sqlite3 *conn, const char *sql, int *ival, char *buf, size_t len)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(conn, sql, -1, &st, NULL);
@@ -162,8 +150,8 @@ static int query_value(sqlite3 *conn, const char *sql, int *ival, char *buf,
 
 static int open_conn(struct db *db, char *err, size_t errlen)
 {
-	int flags = db->readonly ? SQLITE_OPEN_READONLY :
-				   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int flags =
+		db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	int rc = sqlite3_open_v2(db->path, &db->conn, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	int ret;
 
@@ -174,7 +162,7 @@ static int open_conn(struct db *db, char *err, size_t errlen)
 	}
 	ret = db_map_rc(rc, db->conn ? sqlite3_system_errno(db->conn) : 0);
 	db_seterr(err, errlen, "cannot open database %s: %s (%s)", db->path,
-	       db->conn ? sqlite3_errmsg(db->conn) : sqlite3_errstr(rc), strerror(-ret));
+		  db->conn ? sqlite3_errmsg(db->conn) : sqlite3_errstr(rc), strerror(-ret));
 	return ret;
 }
 
@@ -184,11 +172,13 @@ static int check_app_id(struct db *db, char *err, size_t errlen)
 {
 	int id = 0;
 
-	if (query_value(db->conn, "PRAGMA application_id", &id, NULL, 0) != SQLITE_OK ||
-	    id == 0 || id == DB_APPLICATION_ID)
+	if (query_value(db->conn, "PRAGMA application_id", &id, NULL, 0) != SQLITE_OK || id == 0 ||
+	    id == DB_APPLICATION_ID)
 		return 0;
-	db_seterr(err, errlen, "%s is not a wearmon database (SQLite application_id %d, "
-		  "wearmon's is %d)", db->path, id, DB_APPLICATION_ID);
+	db_seterr(err, errlen,
+		  "%s is not a wearmon database (SQLite application_id %d, "
+		  "wearmon's is %d)",
+		  db->path, id, DB_APPLICATION_ID);
 	return -EINVAL;
 }
 
@@ -201,9 +191,10 @@ static int check_pages(struct db *db, char *err, size_t errlen)
 
 	if (rc == SQLITE_OK && !strcmp(res, "ok"))
 		return 0;
-	db_seterr(err, errlen, "database %s is damaged (PRAGMA quick_check: %s); move it "
-		  "aside or restore a copy, then start again", db->path,
-		  rc == SQLITE_OK ? res : sqlite3_errmsg(db->conn));
+	db_seterr(err, errlen,
+		  "database %s is damaged (PRAGMA quick_check: %s); move it "
+		  "aside or restore a copy, then start again",
+		  db->path, rc == SQLITE_OK ? res : sqlite3_errmsg(db->conn));
 	return -EINVAL;
 }
 
@@ -218,9 +209,12 @@ static int check_file_type(const char *path, char *err, size_t errlen)
 	if (S_ISREG(st.st_mode))
 		return 0;
 	db_seterr(err, errlen, "database %s is not a regular file (%s)", path,
-		  S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-		  S_ISSOCK(st.st_mode) ? "a socket" : S_ISBLK(st.st_mode) ? "a block device" :
-		  S_ISCHR(st.st_mode) ? "a character device" : "not a file");
+		  S_ISDIR(st.st_mode)    ? "a directory"
+		  : S_ISFIFO(st.st_mode) ? "a FIFO"
+		  : S_ISSOCK(st.st_mode) ? "a socket"
+		  : S_ISBLK(st.st_mode)  ? "a block device"
+		  : S_ISCHR(st.st_mode)  ? "a character device"
+					 : "not a file");
 	return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 }
 
@@ -236,24 +230,24 @@ static int check_schema(struct db *db, int *version, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (rc == SQLITE_OK && *version == 0)
-		rc = query_value(db->conn, "SELECT count(*) FROM sqlite_master",
-				 &objects, NULL, 0);
+		rc = query_value(db->conn, "SELECT count(*) FROM sqlite_master", &objects, NULL, 0);
 	if (rc != SQLITE_OK) {
 		db_seterr(err, errlen, "cannot read database %s: %s", db->path,
-		       sqlite3_errmsg(db->conn));
+			  sqlite3_errmsg(db->conn));
 		return db_map_rc(rc, sqlite3_system_errno(db->conn));
 	}
 	if (*version > DB_SCHEMA_VERSION) {
-		db_seterr(err, errlen, "database %s has schema version %d, newer than "
-		       "version %d that this wearmon knows; use a newer wearmon",
-		       db->path, *version, DB_SCHEMA_VERSION);
+		db_seterr(err, errlen,
+			  "database %s has schema version %d, newer than "
+			  "version %d that this wearmon knows; use a newer wearmon",
+			  db->path, *version, DB_SCHEMA_VERSION);
 		return -ENOTSUP;
 	}
 	if (rc == SQLITE_OK && *version > 0 && check_app_id(db, err, errlen))
 		return -EINVAL;
 	if (*version == 0 && (objects > 0 || db->readonly)) {
 		db_seterr(err, errlen, "%s is not a wearmon database (%s)", db->path,
-		       objects > 0 ? "tables but no schema version" : "empty");
+			  objects > 0 ? "tables but no schema version" : "empty");
 		return -EINVAL;
 	}
 	return 0;
@@ -278,8 +272,10 @@ static int migrate(struct db *db, char *err, size_t errlen)
 		rc = sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		return 0;
-	db_seterr(err, errlen, "database %s: schema update from version %d to %d "
-	       "failed: %s", db->path, v, DB_SCHEMA_VERSION, sqlite3_errmsg(db->conn));
+	db_seterr(err, errlen,
+		  "database %s: schema update from version %d to %d "
+		  "failed: %s",
+		  db->path, v, DB_SCHEMA_VERSION, sqlite3_errmsg(db->conn));
 	if (!sqlite3_get_autocommit(db->conn))
 		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
 	return db_map_rc(rc, sqlite3_system_errno(db->conn));
@@ -298,20 +294,23 @@ static int setup_writer(struct db *db, int version, char *err, size_t errlen)
 {
 	char mode[16] = "";
 	int on = 1;
-	int rc = query_value(db->conn, "PRAGMA journal_mode = WAL", NULL, mode,
-			     sizeof(mode));
+	int rc = query_value(db->conn, "PRAGMA journal_mode = WAL", NULL, mode, sizeof(mode));
 
 	if (rc == SQLITE_OK && strcmp(mode, "wal") != 0) {
-		db_seterr(err, errlen, "database %s: cannot use WAL journal mode "
-		       "(got '%s'); is it on a network filesystem?", db->path, mode);
+		db_seterr(err, errlen,
+			  "database %s: cannot use WAL journal mode "
+			  "(got '%s'); is it on a network filesystem?",
+			  db->path, mode);
 		return -EIO;
 	}
 	if (rc == SQLITE_OK)
 		rc = sqlite3_file_control(db->conn, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db->conn, "PRAGMA synchronous = FULL;"
+		rc = sqlite3_exec(db->conn,
+				  "PRAGMA synchronous = FULL;"
 				  "PRAGMA journal_size_limit = 16777216;"
-				  "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+				  "PRAGMA foreign_keys = ON",
+				  NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
 		return db_map_rc(rc, sqlite3_system_errno(db->conn));
@@ -396,12 +395,11 @@ int db_check_path(const char *path, char *err, size_t errlen)
 	} else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
 		ret = -EACCES;
 		db_seterr(err, errlen, "database directory %s is not writable: %s", dir,
-		       strerror(errno));
+			  strerror(errno));
 	} else if (faccessat(AT_FDCWD, path, F_OK, 0) == 0 &&
 		   faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) != 0) {
 		ret = -EACCES;
-		db_seterr(err, errlen, "database %s is not writable: %s", path,
-		       strerror(errno));
+		db_seterr(err, errlen, "database %s is not writable: %s", path, strerror(errno));
 	}
 	free(copy);
 	return ret;
@@ -605,8 +603,7 @@ static int campaign_start(struct db *db, int64_t target_id, struct db_resume *r)
  * 4. Campaign: cycles numbered from targets.campaign_first_cycle on belong to
  *    the current campaign; when a new cycle would start and cycles_limit > 0
  *    done cycles are already in it, the new cycle starts the next campaign. */
-int db_resume_point(struct db *db, int64_t target_id, long cycles_limit,
-		    struct db_resume *out)
+int db_resume_point(struct db *db, int64_t target_id, long cycles_limit, struct db_resume *out)
 {
 	int ret = db_enter(db);
 
@@ -632,8 +629,7 @@ out:
 
 /* ---- cycles ------------------------------------------------------------- */
 
-int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
-		   int64_t *cycle_id)
+int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number, int64_t *cycle_id)
 {
 	struct db_bind b;
 	int ret = db_enter(db);
@@ -795,9 +791,10 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 	int ret;
 
 	if (stats_rate_bound(&f))
-		log_msg(LOG_WARNING, "iteration %lld: min %.3f avg %.3f max %.3f MiB/s out of "
-			"order, stored bounded", (long long)id, it->mibps_min, it->mibps_avg,
-			it->mibps_max);
+		log_msg(LOG_WARNING,
+			"iteration %lld: min %.3f avg %.3f max %.3f MiB/s out of "
+			"order, stored bounded",
+			(long long)id, it->mibps_min, it->mibps_avg, it->mibps_max);
 	db_bind_start(db, ST_IT_END, &b);
 	db_bind_opt_text(&b, it->ended_at);
 	db_bind_u64(&b, it->bytes);

@@ -19,7 +19,7 @@
 #include "tgt.h"
 
 #define DB_SCHEMA_VERSION 14
-#define DB_APPLICATION_ID 1464814926   /* 'WMON', PRAGMA application_id */
+#define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
 
@@ -29,10 +29,10 @@ struct db_target_info {
 	enum tgt_kind kind;
 	uint64_t capacity_bytes;
 	uint32_t logical_block_size;
-	const char *serial;           /* may be NULL */
-	const char *model;            /* may be NULL */
-	const char *firmware;         /* may be NULL */
-	const char *backing_file;     /* loop devices; may be NULL */
+	const char *serial;       /* may be NULL */
+	const char *model;        /* may be NULL */
+	const char *firmware;     /* may be NULL */
+	const char *backing_file; /* loop devices; may be NULL */
 };
 
 /* State of a cycle or an iteration row, stored as text (db_status_name). */
@@ -40,22 +40,27 @@ enum db_status { DB_RUNNING, DB_DONE, DB_INTERRUPTED, DB_FAILED, DB_STATUS__COUN
 
 /* What an iteration row or a sample measured, stored as text
  * (db_phase_name); DB_PHASE_UNKNOWN is stored as NULL. */
-enum db_phase { DB_PHASE_UNKNOWN, DB_PHASE_FILL, DB_PHASE_MEASURE, DB_PHASE_VERIFY,
-		DB_PHASE__COUNT };
+enum db_phase {
+	DB_PHASE_UNKNOWN,
+	DB_PHASE_FILL,
+	DB_PHASE_MEASURE,
+	DB_PHASE_VERIFY,
+	DB_PHASE__COUNT
+};
 
 /* Text of a phase ("fill", "measure", "verify"), NULL for DB_PHASE_UNKNOWN. */
 const char *db_phase_name(enum db_phase p);
 
 /* Where a target continues after a (re)start. */
 struct db_resume {
-	int resume;                   /* 1: an unfinished cycle continues */
-	int64_t cycle_id;             /* when resume */
-	long cycle_number;            /* cycle to continue, or the next new one */
-	int next_size_index;          /* first size not measured (when resume) */
-	long next_iteration;          /* iteration number to use next */
-	long campaign_first_cycle;    /* first cycle of the current campaign */
-	long campaign_cycles_done;    /* cycles finished since then */
-	long interrupted_marked;      /* 'running' rows turned 'interrupted' */
+	int resume;                /* 1: an unfinished cycle continues */
+	int64_t cycle_id;          /* when resume */
+	long cycle_number;         /* cycle to continue, or the next new one */
+	int next_size_index;       /* first size not measured (when resume) */
+	long next_iteration;       /* iteration number to use next */
+	long campaign_first_cycle; /* first cycle of the current campaign */
+	long campaign_cycles_done; /* cycles finished since then */
+	long interrupted_marked;   /* 'running' rows turned 'interrupted' */
 };
 
 /* One iteration row. Strings are borrowed. */
@@ -78,75 +83,75 @@ struct db_iteration {
 	 * phase shorter than two samples; everything of an interrupted row). */
 	double mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg;
 	double lat_mean_us;
-	struct lat_qos lat_us;        /* p50 p90 p99 p99.9 p99.99 max */
+	struct lat_qos lat_us; /* p50 p90 p99 p99.9 p99.99 max */
 	double fill_mibps, fill_seconds;
 	uint64_t fill_bytes;
 	enum db_status status;
-	const char *error;            /* NULL when none */
+	const char *error; /* NULL when none */
 	/* methodology (schema 4) */
 	enum db_phase phase;
-	int repeat_index;             /* 1..repeat; 0: NULL */
-	int more_rows;                /* further rows of this size follow */
-	const char *block_sizes;      /* the mix, NULL for one block size */
-	int read_percent, random_percent;   /* < 0: NULL */
-	enum cfg_verify verify;       /* stored as its name */
-	uint64_t verify_errors;       /* bad sectors (NULL unless verifying) */
-	int repeat_summary;           /* last run of a repeated phase: the four
+	int repeat_index;                 /* 1..repeat; 0: NULL */
+	int more_rows;                    /* further rows of this size follow */
+	const char *block_sizes;          /* the mix, NULL for one block size */
+	int read_percent, random_percent; /* < 0: NULL */
+	enum cfg_verify verify;           /* stored as its name */
+	uint64_t verify_errors;           /* bad sectors (NULL unless verifying) */
+	int repeat_summary;               /* last run of a repeated phase: the four
 					 figures below hold for all its runs */
 	double mibps_repeat_mean, mibps_repeat_stddev;
 	double iops_repeat_mean, iops_repeat_stddev;
 	/* steady state (schema 5) */
-	int round_index;              /* 1..max_rounds; 0: NULL (steady_state = none) */
-	int steady_summary;           /* last round of a phase: the verdict below */
-	int steady_reached;           /* both SNIA criteria held */
-	int steady_round;             /* the round they first held; 0: NULL */
-	double steady_mean_mibps;     /* the window of the last 5 rounds: mean, */
+	int round_index;          /* 1..max_rounds; 0: NULL (steady_state = none) */
+	int steady_summary;       /* last round of a phase: the verdict below */
+	int steady_reached;       /* both SNIA criteria held */
+	int steady_round;         /* the round they first held; 0: NULL */
+	double steady_mean_mibps; /* the window of the last 5 rounds: mean, */
 	double steady_range_mibps, steady_range_pct;         /* max - min, */
 	double steady_excursion_mibps, steady_excursion_pct; /* |slope| * (n - 1) */
-	unsigned jobs;                /* threads summed into the row; 0: NULL */
+	unsigned jobs; /* threads summed into the row; 0: NULL */
 	/* the I/O the engine completed (schema 8); all NULL unless io_counted */
 	int io_counted;
-	uint64_t reads, writes;       /* completed reads and writes */
-	uint64_t random_ios;          /* completed I/Os that did not continue
+	uint64_t reads, writes; /* completed reads and writes */
+	uint64_t random_ios;    /* completed I/Os that did not continue
 					 their job's previous one (engine_run) */
 	/* the baseline (schema 8), chosen when the row starts: by
 	 * alert_baseline_of, the one the alerts compare with */
-	const char *baseline;         /* "first", "best", "previous"; NULL: none */
-	int64_t baseline_iteration_id;        /* 0: no baseline yet (NULL) */
-	double baseline_mibps;        /* its mibps_avg; not stored, < 0: none */
+	const char *baseline;          /* "first", "best", "previous"; NULL: none */
+	int64_t baseline_iteration_id; /* 0: no baseline yet (NULL) */
+	double baseline_mibps;         /* its mibps_avg; not stored, < 0: none */
 };
 
 /* One sample (sample_interval of one phase). */
 struct db_sample {
-	enum db_phase phase;          /* fill or measure */
-	int64_t t_ms;                 /* end of the sample since phase start */
+	enum db_phase phase; /* fill or measure */
+	int64_t t_ms;        /* end of the sample since phase start */
 	double mibps, iops;
 	struct lat_qos lat_us;
-	double mibps_min_1s;          /* slowest 1-second window; < 0: NULL */
-	double seconds;               /* its real length (the last one may be short) */
-	uint64_t bytes;               /* moved in it */
+	double mibps_min_1s; /* slowest 1-second window; < 0: NULL */
+	double seconds;      /* its real length (the last one may be short) */
+	uint64_t bytes;      /* moved in it */
 };
 
 /* An action between cycles. */
 struct db_action {
-	enum cfg_action kind;         /* stored as cfg_action_name() */
+	enum cfg_action kind; /* stored as cfg_action_name() */
 	char started_at[32];
 	double seconds;
 	uint64_t bytes;
-	enum act_outcome outcome;     /* stored as act_outcome_name() */
-	const char *error;            /* NULL when none */
+	enum act_outcome outcome; /* stored as act_outcome_name() */
+	const char *error;        /* NULL when none */
 };
 
 /* An event or alert. */
 struct db_event {
-	int64_t target_id;            /* 0: not tied to a target */
-	int64_t run_id, cycle_id, iteration_id;   /* 0: not set */
-	const char *severity;         /* crit, err, warning, notice, info */
-	const char *kind;             /* short name, e.g. "throughput-crash" */
-	const char *message_id;       /* 32 hex digits or NULL */
+	int64_t target_id;                      /* 0: not tied to a target */
+	int64_t run_id, cycle_id, iteration_id; /* 0: not set */
+	const char *severity;                   /* crit, err, warning, notice, info */
+	const char *kind;                       /* short name, e.g. "throughput-crash" */
+	const char *message_id;                 /* 32 hex digits or NULL */
 	const char *message;
-	double value, baseline;       /* figures; < 0 when not set */
-	const char *data;             /* JSON text or NULL */
+	double value, baseline; /* figures; < 0 when not set */
+	const char *data;       /* JSON text or NULL */
 };
 
 /* Open (creating and migrating when writable). readonly opens without
@@ -178,8 +183,7 @@ int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *tar
 /* Find where target continues; marks stale 'running' iterations interrupted.
  * cycles_limit is the configured cycles (0 = forever): a finished campaign
  * starts a new one. Returns 0 or -errno. */
-int db_resume_point(struct db *db, int64_t target_id, long cycles_limit,
-		    struct db_resume *out);
+int db_resume_point(struct db *db, int64_t target_id, long cycles_limit, struct db_resume *out);
 
 /* Start a cycle row (status running). Returns 0 or -errno. */
 int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
@@ -227,8 +231,7 @@ int db_file_check(struct db *db, char *why, size_t len);
 
 /* Compare t's identity with the row recorded under t->name. Returns 0 (same,
  * or not recorded yet), 1 with what differs in diff, or -errno. */
-int db_target_identity(struct db *db, const struct db_target_info *t, char *diff,
-		       size_t len);
+int db_target_identity(struct db *db, const struct db_target_info *t, char *diff, size_t len);
 
 /* After the upsert of an adopted device: unfinished cycles of the old one
  * fail, a new campaign starts, a device-replaced event records diff.
@@ -254,14 +257,13 @@ struct db_value {
 
 /* Called with each result row (n columns and their names). Return 0 to go
  * on; anything else stops the query and becomes db_query's result. */
-typedef int (*db_row_fn)(void *arg, int n, const struct db_value *v,
-			 const char *const *names);
+typedef int (*db_row_fn)(void *arg, int n, const struct db_value *v, const char *const *names);
 
 /* Run one read-only SQL statement with params bound to its ? in order,
  * calling fn per row. A statement that would write is refused (-EPERM).
  * Returns 0, fn's first nonzero value, or -errno with a message in err. */
-int db_query(struct db *db, const char *sql, const struct db_value *params,
-	     int nparams, db_row_fn fn, void *arg, char *err, size_t errlen);
+int db_query(struct db *db, const char *sql, const struct db_value *params, int nparams,
+	     db_row_fn fn, void *arg, char *err, size_t errlen);
 
 /* Run nstmts writing statements (sqls[k] with nparams[k] params[k]) in one
  * transaction: all or nothing. Returns 0 or -errno with a message in err. */
@@ -273,12 +275,12 @@ struct db_progress {
 	long cycle, iteration;
 	uint64_t size_bytes;
 	const char *phase;
-	double mibps;                 /* last sample of the phase; < 0: NULL */
-	uint64_t phase_bytes;         /* moved so far in the phase */
-	int nsizes;                   /* sizes per cycle as configured (v8) */
-	long cycles;                  /* cycles configured, 0 = forever */
-	double phase_seconds;         /* time in the phase so far; < 0: NULL */
-	double duration;              /* measured phase's duration, 0 = none */
+	double mibps;         /* last sample of the phase; < 0: NULL */
+	uint64_t phase_bytes; /* moved so far in the phase */
+	int nsizes;           /* sizes per cycle as configured (v8) */
+	long cycles;          /* cycles configured, 0 = forever */
+	double phase_seconds; /* time in the phase so far; < 0: NULL */
+	double duration;      /* measured phase's duration, 0 = none */
 };
 
 /* Replace the target's progress row. Returns 0 or -errno. */
@@ -288,9 +290,9 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p);
 
 /* What one merge brought. */
 struct db_merge_result {
-	char host[256];               /* the source's host name (latest run) */
-	int targets;                  /* targets copied, each as HOST/NAME */
-	long cycles, iterations;      /* rows they now have here */
+	char host[256];          /* the source's host name (latest run) */
+	int targets;             /* targets copied, each as HOST/NAME */
+	long cycles, iterations; /* rows they now have here */
 };
 
 /* Copy every target of the database at src_path into db (open for
@@ -312,8 +314,8 @@ struct db_baseline_key {
 	uint64_t size_bytes;
 	const char *workload;
 	uint32_t block_size;
-	int64_t before_id;            /* INT64_MAX: every iteration so far */
-	enum cfg_baseline rule;       /* BASELINE_FIRST: the earliest; BASELINE_BEST:
+	int64_t before_id;      /* INT64_MAX: every iteration so far */
+	enum cfg_baseline rule; /* BASELINE_FIRST: the earliest; BASELINE_BEST:
 					 the highest mibps_avg (earliest on a tie);
 					 BASELINE_PREVIOUS: the latest */
 };
@@ -325,8 +327,8 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 
 /* The kind of the target's most recent event among kind_a and kind_b,
  * copied to kind. Returns 0, -ENOENT when it has neither, or -errno. */
-int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
-		    const char *kind_b, char *kind, size_t len);
+int db_event_latest(struct db *db, int64_t target_id, const char *kind_a, const char *kind_b,
+		    char *kind, size_t len);
 
 /* Called with each alert raised in a target's latest cycle: its kind,
  * severity (as stored) and cycle number. Return 0 to go on. */
@@ -360,19 +362,18 @@ typedef int (*db_extent_fn)(void *arg, uint64_t start, uint64_t end);
 
 /* Load the target's extents (through fn) and host counters. Returns 0 or
  * -errno. */
-int db_wear_load(struct db *db, int64_t target_id, db_extent_fn fn, void *arg,
-		 uint64_t *host_total, uint64_t *host_since_erase);
+int db_wear_load(struct db *db, int64_t target_id, db_extent_fn fn, void *arg, uint64_t *host_total,
+		 uint64_t *host_since_erase);
 
 /* Called with each iteration not yet accounted for: its bytes filled and
  * measured and its workload (an enum cfg_workload, or -1 for a fill or
  * verify row). Return 0 to go on. */
-typedef int (*db_pending_fn)(void *arg, int64_t iteration_id, uint64_t fill_bytes,
-			     uint64_t bytes, int workload);
+typedef int (*db_pending_fn)(void *arg, int64_t iteration_id, uint64_t fill_bytes, uint64_t bytes,
+			     int workload);
 
 /* The finished iterations of (cycle_id, size_index) without a wear row, in
  * id order. Returns 0 or -errno. */
-int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn,
-		    void *arg);
+int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn, void *arg);
 
 /* Replace the target's extents and counters with s and add rows, in one
  * transaction. Returns 0 or -errno (nothing written) with a message
@@ -382,21 +383,31 @@ int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_
 
 /* The counters of a health snapshot, in health's column order. */
 enum db_health_counter {
-	DB_H_SECTORS_READ, DB_H_SECTORS_WRITTEN, DB_H_PCT_USED, DB_H_DU_READ, DB_H_DU_WRITTEN,
-	DB_H_MEDIA_ERRORS, DB_H_SPARE, DB_H_TEMP, DB_H_CRIT, DB_H_POH, DB_H_NAND, DB_H_HOST,
+	DB_H_SECTORS_READ,
+	DB_H_SECTORS_WRITTEN,
+	DB_H_PCT_USED,
+	DB_H_DU_READ,
+	DB_H_DU_WRITTEN,
+	DB_H_MEDIA_ERRORS,
+	DB_H_SPARE,
+	DB_H_TEMP,
+	DB_H_CRIT,
+	DB_H_POH,
+	DB_H_NAND,
+	DB_H_HOST,
 	DB_H__COUNT
 };
 
 /* One health row. */
 struct db_health {
-	int64_t target_id, cycle_id;  /* cycle_id 0: NULL */
-	const char *source;           /* "sysfs", "nvme", "ata", "file", ... */
-	int has[DB_H__COUNT];         /* 0: the counter is NULL */
+	int64_t target_id, cycle_id; /* cycle_id 0: NULL */
+	const char *source;          /* "sysfs", "nvme", "ata", "file", ... */
+	int has[DB_H__COUNT];        /* 0: the counter is NULL */
 	int64_t val[DB_H__COUNT];
-	double write_amplification;   /* < 0: NULL */
-	const char *data;             /* JSON */
-	const char *point;            /* wear_point_name(); NULL: NULL */
-	int64_t host_bytes_delta, nand_bytes_delta;   /* < 0: NULL */
+	double write_amplification;                 /* < 0: NULL */
+	const char *data;                           /* JSON */
+	const char *point;                          /* wear_point_name(); NULL: NULL */
+	int64_t host_bytes_delta, nand_bytes_delta; /* < 0: NULL */
 	uint64_t mapped_bytes;
 	int has_op_effective;
 	double op_effective;

@@ -13,8 +13,8 @@
 /* Logs what failed with SQLite's text. Returns the errno for rc. */
 static int report(struct db *db, int rc, const char *what)
 {
-	const char *msg = sqlite3_extended_errcode(db->conn) == rc ?
-		sqlite3_errmsg(db->conn) : sqlite3_errstr(rc);
+	const char *msg = sqlite3_extended_errcode(db->conn) == rc ? sqlite3_errmsg(db->conn)
+								   : sqlite3_errstr(rc);
 
 	log_msg(LOG_ERR, "database %s: %s: %s", db->path, what, msg);
 	snprintf(db->last_err, sizeof(db->last_err), "%s: %s", what, msg);
@@ -128,8 +128,8 @@ static int counted(struct db_bind *b, const char *what)
 		return 0;
 	ret = db_bind_count_check(b->st, b->i, what);
 	if (!ret && b->i != db_stmts[b->id].nparams) {
-		log_msg(LOG_ERR, "database: %s: %d values bound, the statement table says %d",
-			what, b->i, db_stmts[b->id].nparams);
+		log_msg(LOG_ERR, "database: %s: %d values bound, the statement table says %d", what,
+			b->i, db_stmts[b->id].nparams);
 		ret = -EINVAL;
 	}
 	if (ret) {
@@ -171,8 +171,7 @@ int db_changed(struct db *db, int64_t id, const char *what)
 {
 	if (sqlite3_changes(db->conn) > 0)
 		return 0;
-	log_msg(LOG_ERR, "database %s: %s: no row with id %lld", db->path, what,
-		(long long)id);
+	log_msg(LOG_ERR, "database %s: %s: no row with id %lld", db->path, what, (long long)id);
 	return -ENOENT;
 }
 

@@ -49,10 +49,11 @@ int db_lock_take(const char *db_path, int *fd_out, char *err, size_t errlen)
 	if (fcntl(fd, F_SETLK, &fl) != 0) {
 		ret = (errno == EAGAIN || errno == EACCES) ? -EBUSY : -errno;
 		if (ret == -EBUSY)
-			db_seterr(err, errlen, "database %s is in use by wearmond pid %ld "
+			db_seterr(err, errlen,
+				  "database %s is in use by wearmond pid %ld "
 				  "(lock %s); one daemon per database: stop it, or give this "
-				  "configuration another database", db_path,
-				  (long)lock_owner(fd), path);
+				  "configuration another database",
+				  db_path, (long)lock_owner(fd), path);
 		else
 			db_seterr(err, errlen, "database lock %s: %s", path, strerror(-ret));
 		close(fd);
@@ -110,8 +111,8 @@ int db_file_check(struct db *db, char *why, size_t len)
 		return 0;
 	int gone = stat(db->path, &path_st) != 0;
 	if (gone && errno != ENOENT) {
-		db_seterr(why, len, "database %s is no longer reachable at its path: %s",
-			  db->path, strerror(errno));
+		db_seterr(why, len, "database %s is no longer reachable at its path: %s", db->path,
+			  strerror(errno));
 		return -ESTALE;
 	}
 	if (!gone && (path_st.st_dev != open_st.st_dev || path_st.st_ino != open_st.st_ino)) {
@@ -120,8 +121,10 @@ int db_file_check(struct db *db, char *why, size_t len)
 		return -ESTALE;
 	}
 	if (gone || open_st.st_nlink == 0) {
-		db_seterr(why, len, "database %s was deleted while in use; the history "
-			  "written since is lost with it", db->path);
+		db_seterr(why, len,
+			  "database %s was deleted while in use; the history "
+			  "written since is lost with it",
+			  db->path);
 		return -ESTALE;
 	}
 	return 0;
@@ -165,8 +168,8 @@ static const char *nz(const char *s)
 
 /* Appends "what: old -> new" to out when they differ. Empty values count
  * as unknown (a serial that cannot be read) unless both_required. */
-static void differ(char *out, size_t len, const char *what, const char *old,
-		   const char *now, int both_required)
+static void differ(char *out, size_t len, const char *what, const char *old, const char *now,
+		   int both_required)
 {
 	size_t used = strlen(out);
 
@@ -179,8 +182,7 @@ static void differ(char *out, size_t len, const char *what, const char *old,
 /* The identity that decides "same device": kind, serial, model, capacity,
  * the backing file of a loop device, the path of a regular file. The node
  * name of a block device (sdb, loop3) may change between boots. */
-static void compare(const struct known *k, const struct db_target_info *t, char *diff,
-		    size_t len)
+static void compare(const struct known *k, const struct db_target_info *t, char *diff, size_t len)
 {
 	char a[32], b[32];
 
@@ -239,8 +241,7 @@ int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char
 	/* the old device's wear state (counters, extents) says nothing about
 	 * the new one */
 	static const enum stmt_id steps[] = { ST_ADOPT_FAIL_CYCLES, ST_ADOPT_STALE,
-					      ST_ADOPT_CAMPAIGN, ST_ADOPT_WEAR,
-					      ST_EXTENTS_DELETE };
+					      ST_ADOPT_CAMPAIGN, ST_ADOPT_WEAR, ST_EXTENTS_DELETE };
 	struct db_bind b;
 	char msg[1024];
 	int ret = db_enter(db);
@@ -248,8 +249,10 @@ int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char
 	if (ret)
 		return ret;
 	db->last_err[0] = '\0';
-	snprintf(msg, sizeof(msg), "a new device was adopted (adopt_new_device = yes): %s; "
-		 "a new campaign starts", diff);
+	snprintf(msg, sizeof(msg),
+		 "a new device was adopted (adopt_new_device = yes): %s; "
+		 "a new campaign starts",
+		 diff);
 	ret = db_tx_begin(db);
 	for (size_t i = 0; !ret && i < ARRAY_SIZE(steps); i++)
 		ret = by_target(db, steps[i], target_id, "record the adopted device");

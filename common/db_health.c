@@ -59,9 +59,10 @@ int db_health_last_counters(struct db *db, int64_t target_id, int64_t *host, int
 	struct db_value p = { .type = DB_INT, .i = target_id };
 	int64_t c[2] = { -1, -1 };
 	char err[512];
-	int ret = db_query(db, "SELECT host_bytes_written, nand_bytes_written FROM health"
-			   " WHERE target_id = ? ORDER BY id DESC LIMIT 1", &p, 1, last_counters, c,
-			   err, sizeof(err));
+	int ret = db_query(db,
+			   "SELECT host_bytes_written, nand_bytes_written FROM health"
+			   " WHERE target_id = ? ORDER BY id DESC LIMIT 1",
+			   &p, 1, last_counters, c, err, sizeof(err));
 	if (ret)
 		log_msg(LOG_ERR, "loading wear state: %s", err);
 	*host = c[0];
@@ -90,8 +91,9 @@ int db_health_firmware(struct db *db, int64_t target_id, char *buf, size_t len)
 	int ret;
 
 	buf[0] = 0;
-	ret = db_query(db, "SELECT json_extract(data, '$.firmware') FROM health"
-		       " WHERE target_id = ? ORDER BY id DESC LIMIT 1", &p, 1, keep_text, &out,
-		       err, sizeof(err));
+	ret = db_query(db,
+		       "SELECT json_extract(data, '$.firmware') FROM health"
+		       " WHERE target_id = ? ORDER BY id DESC LIMIT 1",
+		       &p, 1, keep_text, &out, err, sizeof(err));
 	return ret < 0 ? ret : 0;
 }

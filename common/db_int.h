@@ -71,10 +71,10 @@ struct db {
 	pthread_mutex_t lock;
 	int readonly;
 	char *path;
-	sqlite3_stmt *st[ST__COUNT];   /* prepared on first use, kept until close */
-	int watch_fd;                  /* writers: our own descriptor of the file,
+	sqlite3_stmt *st[ST__COUNT]; /* prepared on first use, kept until close */
+	int watch_fd;                /* writers: our own descriptor of the file,
 					  to notice it deleted or replaced; -1 */
-	char last_err[256];            /* SQLite's text for the last failure */
+	char last_err[256];          /* SQLite's text for the last failure */
 };
 
 /* A statement being bound: placeholders are numbered in call order and the

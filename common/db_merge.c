@@ -14,7 +14,7 @@
 #include "util.h"
 
 #define SQL_MAX 8192
-#define NAME_MAX_LEN 512       /* a target name, HOST/NAME */
+#define NAME_MAX_LEN 512 /* a target name, HOST/NAME */
 
 /* Run one statement built with printf. Returns 0 or -errno (err set). */
 static int execf(sqlite3 *c, char *err, size_t len, const char *fmt, ...)
@@ -58,8 +58,10 @@ static int one_value(sqlite3 *c, const char *sql, const char *param, int64_t *i,
 	if (!ret && i)
 		*i = sqlite3_column_int64(st, 0);
 	if (!ret && buf)
-		util_strlcpy(buf, sqlite3_column_text(st, 0) ?
-			     (const char *)sqlite3_column_text(st, 0) : "", len);
+		util_strlcpy(buf,
+			     sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0)
+							: "",
+			     len);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -71,9 +73,11 @@ static int common_cols(sqlite3 *c, const char *table, const char *skip, char *sr
 {
 	sqlite3_stmt *st = NULL;
 	size_t a = 0, b = 0;
-	int rc = sqlite3_prepare_v2(c, "SELECT m.name FROM pragma_table_info(?1, 'main') m"
+	int rc = sqlite3_prepare_v2(c,
+				    "SELECT m.name FROM pragma_table_info(?1, 'main') m"
 				    " JOIN pragma_table_info(?1, 'src') s ON s.name = m.name"
-				    " ORDER BY m.cid", -1, &st, NULL);
+				    " ORDER BY m.cid",
+				    -1, &st, NULL);
 
 	src_list[0] = dst_list[0] = '\0';
 	if (rc == SQLITE_OK)
@@ -108,7 +112,7 @@ static int copy_rows(sqlite3 *c, const char *table, const char *skip, const char
 		db_seterr(err, len, "merge: columns of %s: %s", table, strerror(-ret));
 		return ret;
 	}
-	int bare = !fixed_dst[0];   /* the lists start with ", " */
+	int bare = !fixed_dst[0]; /* the lists start with ", " */
 	return execf(c, err, len, "INSERT INTO main.\"%s\" (%s%s) SELECT %s%s FROM src.\"%s\" x %s",
 		     table, fixed_dst, d + (bare && d[0] ? 2 : 0), fixed_src,
 		     s + (bare && s[0] ? 2 : 0), table, tail);
@@ -119,7 +123,8 @@ static int clear_target(sqlite3 *c, int64_t id, char *err, size_t len)
 {
 	/* children first: the daemon's foreign keys stay satisfied */
 	static const char *const table[] = { "events", "health", "mapped_extents", "progress" };
-	int ret = execf(c, err, len, "DELETE FROM samples WHERE iteration_id IN (SELECT id FROM"
+	int ret = execf(c, err, len,
+			"DELETE FROM samples WHERE iteration_id IN (SELECT id FROM"
 			" iterations WHERE target_id = %lld); DELETE FROM wear WHERE iteration_id"
 			" IN (SELECT id FROM iterations WHERE target_id = %lld)",
 			(long long)id, (long long)id);
@@ -127,7 +132,8 @@ static int clear_target(sqlite3 *c, int64_t id, char *err, size_t len)
 		ret = execf(c, err, len, "DELETE FROM %s WHERE target_id = %lld", table[i],
 			    (long long)id);
 	if (!ret)
-		ret = execf(c, err, len, "DELETE FROM iterations WHERE target_id = %lld;"
+		ret = execf(c, err, len,
+			    "DELETE FROM iterations WHERE target_id = %lld;"
 			    " DELETE FROM cycles WHERE target_id = %lld;"
 			    " DELETE FROM targets WHERE id = %lld",
 			    (long long)id, (long long)id, (long long)id);
@@ -143,16 +149,21 @@ static int merge_runs(sqlite3 *c, char *err, size_t len)
 	int ret = copy_rows(c, "runs", ",id,", "", "",
 			    "WHERE NOT EXISTS (SELECT 1 FROM main.runs m WHERE m.started_at ="
 			    " x.started_at AND m.pid = x.pid AND m.hostname IS x.hostname)"
-			    " ORDER BY x.id", err, len);
+			    " ORDER BY x.id",
+			    err, len);
 	if (!ret)
-		ret = execf(c, err, len, "UPDATE main.runs AS m SET ended_at = x.ended_at,"
+		ret = execf(c, err, len,
+			    "UPDATE main.runs AS m SET ended_at = x.ended_at,"
 			    " exit_status = x.exit_status, exit_reason = x.exit_reason"
-			    " FROM src.runs x WHERE %s AND m.ended_at IS NULL", match);
+			    " FROM src.runs x WHERE %s AND m.ended_at IS NULL",
+			    match);
 	if (!ret)
-		ret = execf(c, err, len, "DROP TABLE IF EXISTS temp.run_map;"
+		ret = execf(c, err, len,
+			    "DROP TABLE IF EXISTS temp.run_map;"
 			    " CREATE TEMP TABLE run_map (src INTEGER PRIMARY KEY, dst INTEGER);"
 			    " INSERT INTO temp.run_map SELECT x.id, m.id FROM src.runs x"
-			    " JOIN main.runs m ON %s", match);
+			    " JOIN main.runs m ON %s",
+			    match);
 	return ret;
 }
 
@@ -167,26 +178,30 @@ static int copy_history(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 
 	snprintf(where, sizeof(where), "WHERE x.target_id = %lld ORDER BY x.id", (long long)s);
 	snprintf(fx, sizeof(fx), "%lld, " MAP("run_map", "run_id"), (long long)d);
-	ret = copy_rows(c, "cycles", ",id,target_id,run_id,", "target_id, run_id", fx, where,
-			err, len);
+	ret = copy_rows(c, "cycles", ",id,target_id,run_id,", "target_id, run_id", fx, where, err,
+			len);
 	if (!ret)
-		ret = execf(c, err, len, "DROP TABLE IF EXISTS temp.cycle_map;"
+		ret = execf(c, err, len,
+			    "DROP TABLE IF EXISTS temp.cycle_map;"
 			    " CREATE TEMP TABLE cycle_map (src INTEGER PRIMARY KEY, dst INTEGER);"
 			    " INSERT INTO temp.cycle_map SELECT x.id, m.id FROM src.cycles x"
 			    " JOIN main.cycles m ON m.target_id = %lld AND m.number = x.number"
-			    " WHERE x.target_id = %lld", (long long)d, (long long)s);
-	snprintf(fx, sizeof(fx), MAP("cycle_map", "cycle_id") ", " MAP("run_map", "run_id")
-		 ", %lld", (long long)d);
+			    " WHERE x.target_id = %lld",
+			    (long long)d, (long long)s);
+	snprintf(fx, sizeof(fx),
+		 MAP("cycle_map", "cycle_id") ", " MAP("run_map", "run_id") ", %lld", (long long)d);
 	if (!ret)
 		ret = copy_rows(c, "iterations", ",id,cycle_id,run_id,target_id,",
 				"cycle_id, run_id, target_id", fx, where, err, len);
 	if (!ret)
-		ret = execf(c, err, len, "DROP TABLE IF EXISTS temp.it_map;"
+		ret = execf(c, err, len,
+			    "DROP TABLE IF EXISTS temp.it_map;"
 			    " CREATE TEMP TABLE it_map (src INTEGER PRIMARY KEY, dst INTEGER);"
 			    " INSERT INTO temp.it_map SELECT x.id, m.id FROM src.iterations x"
 			    " JOIN temp.cycle_map cm ON cm.src = x.cycle_id"
 			    " JOIN main.iterations m ON m.cycle_id = cm.dst AND m.number = x.number"
-			    " WHERE x.target_id = %lld", (long long)s);
+			    " WHERE x.target_id = %lld",
+			    (long long)s);
 	snprintf(its, sizeof(its), "WHERE x.iteration_id IN (SELECT src FROM temp.it_map)");
 	if (!ret)
 		ret = copy_rows(c, "samples", ",iteration_id,", "iteration_id",
@@ -204,8 +219,10 @@ static int copy_state(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 	int ret;
 
 	snprintf(where, sizeof(where), "WHERE x.target_id = %lld ORDER BY x.id", (long long)s);
-	snprintf(fx, sizeof(fx), "%lld, " MAP("run_map", "run_id") ", " MAP("cycle_map", "cycle_id")
-		 ", " MAP("it_map", "iteration_id"), (long long)d);
+	snprintf(fx, sizeof(fx),
+		 "%lld, " MAP("run_map", "run_id") ", " MAP("cycle_map", "cycle_id") ", " MAP(
+			 "it_map", "iteration_id"),
+		 (long long)d);
 	ret = copy_rows(c, "events", ",id,target_id,run_id,cycle_id,iteration_id,",
 			"target_id, run_id, cycle_id, iteration_id", fx, where, err, len);
 	snprintf(fx, sizeof(fx), "%lld, " MAP("cycle_map", "cycle_id"), (long long)d);
@@ -214,7 +231,7 @@ static int copy_state(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 				where, err, len);
 	snprintf(fx, sizeof(fx), "%lld", (long long)d);
 	snprintf(where, sizeof(where), "WHERE x.target_id = %lld", (long long)s);
-	if (!ret)   /* WITHOUT ROWID, no id */
+	if (!ret) /* WITHOUT ROWID, no id */
 		ret = copy_rows(c, "mapped_extents", ",target_id,", "target_id", fx, where, err,
 				len);
 	return ret;
@@ -241,7 +258,7 @@ static int merge_target(sqlite3 *c, int64_t s, const char *name, const char *hos
 	ret = one_value(c, "SELECT id FROM main.targets WHERE name = ?1", local, &d, NULL, 0);
 	if (ret && ret != -ENOENT)
 		return ret;
-	if (!ret)   /* merged before: replaced whole, keeping its id */
+	if (!ret) /* merged before: replaced whole, keeping its id */
 		ret = clear_target(c, d, err, len);
 	else
 		ret = one_value(c, "SELECT coalesce(max(id), 0) + 1 FROM main.targets", NULL, &d,
@@ -254,11 +271,16 @@ static int merge_target(sqlite3 *c, int64_t s, const char *name, const char *hos
 	char sql[SQL_MAX], sc[SQL_MAX / 2], dc[SQL_MAX / 2];
 	ret = common_cols(c, "targets", ",id,name,", sc, dc, sizeof(sc));
 	if (!ret) {
-		snprintf(sql, sizeof(sql), "INSERT INTO main.targets (id, name%s) SELECT %s%s"
-			 " FROM src.targets x %s", dc, fx, sc, where);
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO main.targets (id, name%s) SELECT %s%s"
+			 " FROM src.targets x %s",
+			 dc, fx, sc, where);
 		ret = sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK &&
-		      sqlite3_bind_text(st, 1, local, -1, SQLITE_STATIC) == SQLITE_OK &&
-		      sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+				      sqlite3_bind_text(st, 1, local, -1, SQLITE_STATIC) ==
+					      SQLITE_OK &&
+				      sqlite3_step(st) == SQLITE_DONE
+			      ? 0
+			      : -EIO;
 		if (ret)
 			db_seterr(err, len, "merge: target %s: %s", local, sqlite3_errmsg(c));
 		sqlite3_finalize(st);
@@ -271,7 +293,8 @@ static int merge_target(sqlite3 *c, int64_t s, const char *name, const char *hos
 		r->targets++;
 		int64_t n = 0;
 		char q[160];
-		snprintf(q, sizeof(q), "SELECT count(*) FROM main.iterations WHERE target_id = %lld",
+		snprintf(q, sizeof(q),
+			 "SELECT count(*) FROM main.iterations WHERE target_id = %lld",
 			 (long long)d);
 		if (!one_value(c, q, NULL, &n, NULL, 0))
 			r->iterations += n;
@@ -290,15 +313,17 @@ static int check_source(sqlite3 *c, const char *path, char *err, size_t len)
 	int ret = one_value(c, "PRAGMA src.user_version", NULL, &v, NULL, 0);
 
 	if (!ret && v > DB_SCHEMA_VERSION) {
-		db_seterr(err, len, "%s: schema version %lld is newer than this wearmon knows "
-			  "(%d); merge it with a newer wearmon", path, (long long)v,
-			  DB_SCHEMA_VERSION);
+		db_seterr(err, len,
+			  "%s: schema version %lld is newer than this wearmon knows "
+			  "(%d); merge it with a newer wearmon",
+			  path, (long long)v, DB_SCHEMA_VERSION);
 		return -ENOTSUP;
 	}
 	if (!ret)
-		ret = one_value(c, "SELECT count(*) FROM src.sqlite_master WHERE type = 'table'"
-				" AND name IN ('targets', 'runs', 'cycles', 'iterations')", NULL,
-				&t, NULL, 0);
+		ret = one_value(c,
+				"SELECT count(*) FROM src.sqlite_master WHERE type = 'table'"
+				" AND name IN ('targets', 'runs', 'cycles', 'iterations')",
+				NULL, &t, NULL, 0);
 	if (ret || v < 1 || t != 4) {
 		db_seterr(err, len, "%s: not a wearmon database (schema version %lld)", path,
 			  (long long)v);
@@ -322,8 +347,8 @@ static int source_targets(sqlite3 *c, struct src_target **out, size_t *n)
 	int ret = 0;
 
 	*n = 0;
-	if (sqlite3_prepare_v2(c, "SELECT id, name FROM src.targets ORDER BY id", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(c, "SELECT id, name FROM src.targets ORDER BY id", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return -EIO;
 	while (!ret && sqlite3_step(st) == SQLITE_ROW) {
 		grown = realloc(t, (*n + 1) * sizeof(*t));
@@ -346,9 +371,10 @@ static int merge_targets(sqlite3 *c, struct db_merge_result *r, char *err, size_
 {
 	struct src_target *t = NULL;
 	size_t n = 0;
-	int ret = one_value(c, "SELECT coalesce((SELECT hostname FROM src.runs WHERE hostname"
-			    " IS NOT NULL ORDER BY id DESC LIMIT 1), 'unknown-host')", NULL, NULL,
-			    r->host, sizeof(r->host));
+	int ret = one_value(c,
+			    "SELECT coalesce((SELECT hostname FROM src.runs WHERE hostname"
+			    " IS NOT NULL ORDER BY id DESC LIMIT 1), 'unknown-host')",
+			    NULL, NULL, r->host, sizeof(r->host));
 	if (!ret)
 		ret = merge_runs(c, err, len);
 	if (!ret)
@@ -384,7 +410,8 @@ int db_merge(struct db *db, const char *src_path, struct db_merge_result *r, cha
 		ret = merge_targets(db->conn, r, err, errlen);
 		execf(db->conn, NULL, 0, ret ? "ROLLBACK" : "COMMIT");
 	}
-	execf(db->conn, NULL, 0, "DROP TABLE IF EXISTS temp.run_map; DROP TABLE IF EXISTS"
+	execf(db->conn, NULL, 0,
+	      "DROP TABLE IF EXISTS temp.run_map; DROP TABLE IF EXISTS"
 	      " temp.cycle_map; DROP TABLE IF EXISTS temp.it_map; DETACH DATABASE src");
 	db_leave(db);
 	return ret;

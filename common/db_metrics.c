@@ -19,7 +19,7 @@
 struct row_map {
 	double *dst[MAX_COLS];
 	double scale[MAX_COLS];
-	int text_col;               /* -1: none */
+	int text_col; /* -1: none */
 	char *text;
 	size_t textlen;
 	int found;
@@ -37,7 +37,7 @@ static int fill_row(void *arg, int n, const struct db_value *v, const char *cons
 		else if (m->dst[c])
 			*m->dst[c] = v[c].r * (m->scale[c] ? m->scale[c] : 1);
 	}
-	return 1;   /* one row is all we want */
+	return 1; /* one row is all we want */
 }
 
 /* Run sql (one ? = target_id) and map its first row. Returns 0 or -errno. */
@@ -60,18 +60,20 @@ static int one_row(struct db *db, const char *sql, int64_t target_id, struct row
  * degradation view and the CLI compare it with). */
 static int last_iteration(struct db *db, int64_t target_id, struct metrics_target *t)
 {
-	static const char sql[] =
-		"SELECT workload, mibps_avg, iops_avg, lat_p99_us, " UNIX("ended_at") ","
-		" (julianday(ended_at) - julianday(started_at)) * 86400.0, size_bytes,"
-		" (SELECT b.mibps_avg FROM iterations b WHERE b.id = i.baseline_iteration_id)"
-		" FROM iterations i WHERE target_id = ? AND status = 'done'"
-		" AND (phase IS NULL OR phase <> 'verify') ORDER BY id DESC LIMIT 1";
+	static const char sql[] = "SELECT workload, mibps_avg, iops_avg, lat_p99_us, " UNIX(
+		"ended_at") ","
+			    " (julianday(ended_at) - julianday(started_at)) * 86400.0, size_bytes,"
+			    " (SELECT b.mibps_avg FROM iterations b WHERE b.id = i.baseline_iteration_id)"
+			    " FROM iterations i WHERE target_id = ? AND status = 'done'"
+			    " AND (phase IS NULL OR phase <> 'verify') ORDER BY id DESC LIMIT 1";
 	double base = NAN;
 	struct row_map m = {
-		.dst = { NULL, &t->last_bps, &t->last_iops, &t->last_p99_seconds,
-			 &t->last_end_unix, &t->last_seconds, &t->last_size_bytes, &base },
+		.dst = { NULL, &t->last_bps, &t->last_iops, &t->last_p99_seconds, &t->last_end_unix,
+			 &t->last_seconds, &t->last_size_bytes, &base },
 		.scale = { 0, 1048576.0, 1, 1e-6 },
-		.text_col = 0, .text = t->last_workload, .textlen = sizeof(t->last_workload),
+		.text_col = 0,
+		.text = t->last_workload,
+		.textlen = sizeof(t->last_workload),
 	};
 	int ret = one_row(db, sql, target_id, &m);
 	if (ret || !m.found || isnan(t->last_bps))

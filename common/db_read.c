@@ -15,15 +15,12 @@
 static int bind_value(sqlite3_stmt *st, int i, const struct db_value *v)
 {
 	switch (v->type) {
-	case DB_INT:
-		return sqlite3_bind_int64(st, i, v->i);
-	case DB_REAL:
-		return sqlite3_bind_double(st, i, v->r);
+	case DB_INT: return sqlite3_bind_int64(st, i, v->i);
+	case DB_REAL: return sqlite3_bind_double(st, i, v->r);
 	case DB_TEXT:
-		return v->s ? sqlite3_bind_text(st, i, v->s, -1, SQLITE_STATIC) :
-			      sqlite3_bind_null(st, i);
-	case DB_NULL:
-		break;
+		return v->s ? sqlite3_bind_text(st, i, v->s, -1, SQLITE_STATIC)
+			    : sqlite3_bind_null(st, i);
+	case DB_NULL: break;
 	}
 	return sqlite3_bind_null(st, i);
 }
@@ -44,9 +41,7 @@ static void column_value(sqlite3_stmt *st, int col, struct db_value *v)
 		v->r = sqlite3_column_double(st, col);
 		v->i = (int64_t)v->r;
 		break;
-	case SQLITE_NULL:
-		v->type = DB_NULL;
-		break;
+	case SQLITE_NULL: v->type = DB_NULL; break;
 	default:
 		v->type = DB_TEXT;
 		v->s = (const char *)sqlite3_column_text(st, col);
@@ -82,8 +77,8 @@ out:
 	return ret;
 }
 
-int db_query(struct db *db, const char *sql, const struct db_value *params,
-	     int nparams, db_row_fn fn, void *arg, char *err, size_t errlen)
+int db_query(struct db *db, const char *sql, const struct db_value *params, int nparams,
+	     db_row_fn fn, void *arg, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, ret = 0;
@@ -96,14 +91,14 @@ int db_query(struct db *db, const char *sql, const struct db_value *params,
 	pthread_mutex_lock(&db->lock);
 	rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
 	if (rc == SQLITE_OK && st && !sqlite3_stmt_readonly(st)) {
-		db_seterr(err, errlen, "database %s: refusing a statement that writes",
-		       db->path);
+		db_seterr(err, errlen, "database %s: refusing a statement that writes", db->path);
 		ret = -EPERM;
 		goto out;
 	}
 	if (rc == SQLITE_OK && st && db_bind_count_check(st, nparams, "query")) {
-		db_seterr(err, errlen, "database %s: %d values for a statement with %d placeholders",
-			  db->path, nparams, sqlite3_bind_parameter_count(st));
+		db_seterr(err, errlen,
+			  "database %s: %d values for a statement with %d placeholders", db->path,
+			  nparams, sqlite3_bind_parameter_count(st));
 		ret = -EINVAL;
 		goto out;
 	}
@@ -145,9 +140,10 @@ int db_write(struct db *db, const char *const *sqls, const struct db_value *cons
 		sqlite3_stmt *st = NULL;
 		int rc = sqlite3_prepare_v2(db->conn, sqls[k], -1, &st, NULL);
 		if (rc == SQLITE_OK && st && db_bind_count_check(st, nparams[k], "write")) {
-			db_seterr(err, errlen, "database %s: %d values for a statement with %d"
-				  " placeholders", db->path, nparams[k],
-				  sqlite3_bind_parameter_count(st));
+			db_seterr(err, errlen,
+				  "database %s: %d values for a statement with %d"
+				  " placeholders",
+				  db->path, nparams[k], sqlite3_bind_parameter_count(st));
 			ret = -EINVAL;
 		}
 		for (int i = 0; rc == SQLITE_OK && i < nparams[k]; i++)
@@ -155,7 +151,8 @@ int db_write(struct db *db, const char *const *sqls, const struct db_value *cons
 		while (!ret && rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
 			rc = SQLITE_OK;
 		if (!ret && rc != SQLITE_DONE && rc != SQLITE_OK) {
-			db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
+			db_seterr(err, errlen, "database %s: %s", db->path,
+				  sqlite3_errmsg(db->conn));
 			ret = db_map_rc(rc, sqlite3_system_errno(db->conn));
 			if (ret == 0)
 				ret = -EIO;
@@ -241,12 +238,11 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 	return 0;
 }
 
-int db_event_latest(struct db *db, int64_t target_id, const char *kind_a,
-		    const char *kind_b, char *kind, size_t len)
+int db_event_latest(struct db *db, int64_t target_id, const char *kind_a, const char *kind_b,
+		    char *kind, size_t len)
 {
-	static const char sql[] =
-		"SELECT kind FROM events WHERE target_id = ? AND kind IN (?, ?)"
-		" ORDER BY id DESC LIMIT 1";
+	static const char sql[] = "SELECT kind FROM events WHERE target_id = ? AND kind IN (?, ?)"
+				  " ORDER BY id DESC LIMIT 1";
 	struct db_value p[] = {
 		{ .type = DB_INT, .i = target_id },
 		{ .type = DB_TEXT, .s = kind_a },
@@ -279,11 +275,10 @@ static int each_raised(void *arg, int n, const struct db_value *v, const char *c
 
 int db_alerts_raised(struct db *db, int64_t target_id, db_raised_fn fn, void *arg)
 {
-	static const char sql[] =
-		"SELECT e.kind, e.severity, c.number FROM events e"
-		" JOIN cycles c ON c.id = e.cycle_id WHERE e.target_id = ?1"
-		" AND e.message_id IS NOT NULL AND c.number ="
-		" (SELECT max(number) FROM cycles WHERE target_id = ?1)";
+	static const char sql[] = "SELECT e.kind, e.severity, c.number FROM events e"
+				  " JOIN cycles c ON c.id = e.cycle_id WHERE e.target_id = ?1"
+				  " AND e.message_id IS NOT NULL AND c.number ="
+				  " (SELECT max(number) FROM cycles WHERE target_id = ?1)";
 	struct db_value p = { .type = DB_INT, .i = target_id };
 	struct raised_arg r = { fn, arg };
 	char err[256];

@@ -16,32 +16,32 @@
  * degradation view and the CLI read, and the same view made TEMP for a
  * reader of a database from schema 9 to 13. Released text: a change needs a
  * new migration. */
-#define ITERATION_BASELINE_14 \
-	"  SELECT i.id AS iteration_id, b.id AS baseline_iteration_id,\n" \
-	"         b.number AS baseline_iteration, b.mibps_avg AS baseline_mibps,\n" \
-	"         bc.number AS baseline_cycle\n" \
-	"  FROM iterations i\n" \
-	"  JOIN iterations b ON b.id = i.baseline_iteration_id\n" \
+#define ITERATION_BASELINE_14                                                                      \
+	"  SELECT i.id AS iteration_id, b.id AS baseline_iteration_id,\n"                          \
+	"         b.number AS baseline_iteration, b.mibps_avg AS baseline_mibps,\n"                \
+	"         bc.number AS baseline_cycle\n"                                                   \
+	"  FROM iterations i\n"                                                                    \
+	"  JOIN iterations b ON b.id = i.baseline_iteration_id\n"                                  \
 	"  JOIN cycles bc ON bc.id = b.cycle_id"
 
 /* Before schema 9 no row stored its baseline: readers (which never
  * migrate) choose the one migration 9 stores, the "first" rule with the
  * cycles before the current campaign as one earlier campaign. */
-#define ITERATION_BASELINE_BEFORE_9 \
-	"  SELECT i.id AS iteration_id, b.id AS baseline_iteration_id,\n" \
-	"         b.number AS baseline_iteration, b.mibps_avg AS baseline_mibps,\n" \
-	"         bc.number AS baseline_cycle\n" \
-	"  FROM iterations i\n" \
-	"  JOIN iterations b ON b.id = (SELECT y.id FROM iterations y\n" \
-	"    JOIN cycles yc ON yc.id = y.cycle_id\n" \
-	"    JOIN targets yt ON yt.id = y.target_id\n" \
-	"    JOIN cycles ic ON ic.id = i.cycle_id\n" \
-	"    WHERE y.target_id = i.target_id AND y.size_bytes = i.size_bytes\n" \
-	"      AND y.workload = i.workload AND y.block_size = i.block_size\n" \
-	"      AND y.id < i.id AND y.status = 'done' AND y.mibps_avg > 0\n" \
-	"      AND (yc.number >= yt.campaign_first_cycle)\n" \
-	"        = (ic.number >= yt.campaign_first_cycle)\n" \
-	"    ORDER BY yc.number, y.id LIMIT 1)\n" \
+#define ITERATION_BASELINE_BEFORE_9                                                                \
+	"  SELECT i.id AS iteration_id, b.id AS baseline_iteration_id,\n"                          \
+	"         b.number AS baseline_iteration, b.mibps_avg AS baseline_mibps,\n"                \
+	"         bc.number AS baseline_cycle\n"                                                   \
+	"  FROM iterations i\n"                                                                    \
+	"  JOIN iterations b ON b.id = (SELECT y.id FROM iterations y\n"                           \
+	"    JOIN cycles yc ON yc.id = y.cycle_id\n"                                               \
+	"    JOIN targets yt ON yt.id = y.target_id\n"                                             \
+	"    JOIN cycles ic ON ic.id = i.cycle_id\n"                                               \
+	"    WHERE y.target_id = i.target_id AND y.size_bytes = i.size_bytes\n"                    \
+	"      AND y.workload = i.workload AND y.block_size = i.block_size\n"                      \
+	"      AND y.id < i.id AND y.status = 'done' AND y.mibps_avg > 0\n"                        \
+	"      AND (yc.number >= yt.campaign_first_cycle)\n"                                       \
+	"        = (ic.number >= yt.campaign_first_cycle)\n"                                       \
+	"    ORDER BY yc.number, y.id LIMIT 1)\n"                                                  \
 	"  JOIN cycles bc ON bc.id = b.cycle_id"
 
 /* clang-format off */

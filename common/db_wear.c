@@ -28,19 +28,23 @@ static int counters(void *arg, int n, const struct db_value *v, const char *cons
 	return 0;
 }
 
-int db_wear_load(struct db *db, int64_t target_id, db_extent_fn fn, void *arg,
-		 uint64_t *host_total, uint64_t *host_since_erase)
+int db_wear_load(struct db *db, int64_t target_id, db_extent_fn fn, void *arg, uint64_t *host_total,
+		 uint64_t *host_since_erase)
 {
 	struct db_value p = { .type = DB_INT, .i = target_id };
 	struct extents_arg e = { fn, arg };
 	uint64_t c[2] = { 0, 0 };
 	char err[512];
-	int ret = db_query(db, "SELECT start_byte, end_byte FROM mapped_extents WHERE target_id = ?"
-			   " ORDER BY start_byte", &p, 1, each_extent, &e, err, sizeof(err));
+	int ret = db_query(db,
+			   "SELECT start_byte, end_byte FROM mapped_extents WHERE target_id = ?"
+			   " ORDER BY start_byte",
+			   &p, 1, each_extent, &e, err, sizeof(err));
 
 	if (!ret)
-		ret = db_query(db, "SELECT host_bytes_total, host_bytes_since_erase FROM targets"
-			       " WHERE id = ?", &p, 1, counters, c, err, sizeof(err));
+		ret = db_query(db,
+			       "SELECT host_bytes_total, host_bytes_since_erase FROM targets"
+			       " WHERE id = ?",
+			       &p, 1, counters, c, err, sizeof(err));
 	if (ret)
 		log_msg(LOG_ERR, "loading wear state: %s", err);
 	*host_total = c[0];
@@ -70,18 +74,18 @@ static int each_pending(void *arg, int n, const struct db_value *v, const char *
 		     workload_of(v[3].type == DB_TEXT ? v[3].s : NULL));
 }
 
-int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn,
-		    void *arg)
+int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn, void *arg)
 {
 	struct db_value q[] = { { .type = DB_INT, .i = cycle_id },
 				{ .type = DB_INT, .i = size_index } };
 	struct pending_arg p = { fn, arg };
 	char err[512];
-	int ret = db_query(db, "SELECT i.id, coalesce(i.fill_bytes, 0), coalesce(i.bytes, 0),"
+	int ret = db_query(db,
+			   "SELECT i.id, coalesce(i.fill_bytes, 0), coalesce(i.bytes, 0),"
 			   " i.workload FROM iterations i LEFT JOIN wear x ON x.iteration_id = i.id"
 			   " WHERE i.cycle_id = ? AND i.size_index = ? AND x.iteration_id IS NULL"
-			   " AND i.status != 'running' ORDER BY i.id", q, 2, each_pending, &p, err,
-			   sizeof(err));
+			   " AND i.status != 'running' ORDER BY i.id",
+			   q, 2, each_pending, &p, err, sizeof(err));
 	if (ret < 0)
 		log_msg(LOG_ERR, "reading iterations for wear: %s", err);
 	return ret;

@@ -17,8 +17,8 @@
 
 #define AIO_RING_MAGIC 0xa10a10a1u
 #define REAP_TIMEOUT_NS (100 * 1000 * 1000)
-#define WINDOW_NS 1000000000ull     /* mibps_min_1s windows */
-#define BATCH_MAX 8                 /* submit/reap batch cap (fio's tuned 8) */
+#define WINDOW_NS 1000000000ull /* mibps_min_1s windows */
+#define BATCH_MAX 8             /* submit/reap batch cap (fio's tuned 8) */
 
 /* The completion ring the kernel maps at the io_context_t address. */
 struct aio_ring {
@@ -30,9 +30,9 @@ struct aio_ring {
 struct slot {
 	struct iocb iocb;
 	uint64_t t_submit;
-	int is_random;              /* does not continue the job's previous I/O */
-	void *buf;                  /* write data, generated afresh per write */
-	void *rbuf;                 /* reads land here: buf, or its own buffer
+	int is_random; /* does not continue the job's previous I/O */
+	void *buf;     /* write data, generated afresh per write */
+	void *rbuf;    /* reads land here: buf, or its own buffer
 				       in mixed runs so write data stays intact */
 };
 
@@ -41,17 +41,17 @@ struct engine_ctx {
 	unsigned max_qd;
 	uint32_t max_bs;
 	void *mem;
-	void *rmem;                 /* read buffers, allocated by the first mix */
+	void *rmem; /* read buffers, allocated by the first mix */
 	struct slot *slots;
 	unsigned *free_idx;
 	unsigned nfree;
 	struct io_event *events;
 	struct iocb **batch;
 	struct hist sample_lat;
-	int null;                   /* the null engine: no aio context, no buffers */
-	double null_ns_per_byte;    /* its simulated device speed */
-	uint64_t clock;             /* its simulated time, in ns */
-	unsigned npend;             /* its completions waiting in events */
+	int null;                /* the null engine: no aio context, no buffers */
+	double null_ns_per_byte; /* its simulated device speed */
+	uint64_t clock;          /* its simulated time, in ns */
+	unsigned npend;          /* its completions waiting in events */
 };
 
 /* Per-run state kept out of the public result. */
@@ -62,18 +62,17 @@ struct run {
 	struct workload_gen gen;
 	struct datagen data;
 	uint64_t amount, issued_bytes, writes_issued;
-	uint64_t prev_off, prev_end;    /* the job's previous I/O, for random_ios */
+	uint64_t prev_off, prev_end; /* the job's previous I/O, for random_ios */
 	unsigned inflight;
-	unsigned batch;                 /* I/Os per io_submit while running */
+	unsigned batch; /* I/Os per io_submit while running */
 	uint64_t t0, next_sample, last_sample;
 	uint64_t s_bytes, s_ops;
 	uint64_t interval_ns;
-	uint64_t win_next, win_bytes;   /* 1-second windows, when interval > 1 s */
-	double win_min;                 /* lowest window of the sample; < 0 none */
+	uint64_t win_next, win_bytes; /* 1-second windows, when interval > 1 s */
+	double win_min;               /* lowest window of the sample; < 0 none */
 	struct wstat mibps;
 	int stopping;
 };
-
 
 /* The parts both engines share: slots, free list, events, batch. */
 static struct engine_ctx *ctx_alloc(unsigned max_qd, uint32_t max_bs)
@@ -182,7 +181,7 @@ static unsigned ring_reap(struct engine_ctx *c, unsigned max)
  * each one. Returns the count (0 on timeout) or -errno. */
 static int reap(struct engine_ctx *c, unsigned min, unsigned max)
 {
-	if (c->null) {              /* everything submitted is complete */
+	if (c->null) { /* everything submitted is complete */
 		unsigned got = c->npend;
 		c->npend = 0;
 		return (int)got;
@@ -222,14 +221,20 @@ static int check_phase(const struct engine_ctx *c, const struct engine_phase *p,
 	if (workload_check(spec, p->span_len, why, len))
 		return -EINVAL;
 	if (max_bs > c->max_bs)
-		snprintf(why, len, "block size %u is above the %u bytes the engine was "
-			 "sized for", max_bs, c->max_bs);
+		snprintf(why, len,
+			 "block size %u is above the %u bytes the engine was "
+			 "sized for",
+			 max_bs, c->max_bs);
 	else if (!p->queue_depth || p->queue_depth > c->max_qd)
-		snprintf(why, len, "queue depth %u is 0 or above the %u the engine was "
-			 "sized for", p->queue_depth, c->max_qd);
+		snprintf(why, len,
+			 "queue depth %u is 0 or above the %u the engine was "
+			 "sized for",
+			 p->queue_depth, c->max_qd);
 	else if (p->span_len % max_bs)
-		snprintf(why, len, "the span of %llu bytes is not a multiple of the block "
-			 "size %u", (unsigned long long)p->span_len, max_bs);
+		snprintf(why, len,
+			 "the span of %llu bytes is not a multiple of the block "
+			 "size %u",
+			 (unsigned long long)p->span_len, max_bs);
 	else if (p->span_offset % 512)
 		snprintf(why, len, "the span offset %llu is not a multiple of 512",
 			 (unsigned long long)p->span_offset);
@@ -246,13 +251,12 @@ static int check_phase(const struct engine_ctx *c, const struct engine_phase *p,
 static int use_read_buffers(struct engine_ctx *c, int mixed)
 {
 	if (c->null)
-		return 0;           /* no data moves */
-	if (mixed && !c->rmem &&
-	    posix_memalign(&c->rmem, 4096, (size_t)c->max_qd * c->max_bs))
+		return 0; /* no data moves */
+	if (mixed && !c->rmem && posix_memalign(&c->rmem, 4096, (size_t)c->max_qd * c->max_bs))
 		return -ENOMEM;
 	for (unsigned i = 0; i < c->max_qd; i++)
-		c->slots[i].rbuf = mixed ? (char *)c->rmem + (size_t)i * c->max_bs
-					 : c->slots[i].buf;
+		c->slots[i].rbuf =
+			mixed ? (char *)c->rmem + (size_t)i * c->max_bs : c->slots[i].buf;
 	return 0;
 }
 
@@ -369,7 +373,8 @@ static void submit(struct engine_ctx *c, struct run *s)
 			/* Fresh contents for every write (datagen.h: layout, dedupe). */
 			datagen_block(&s->data, sl->buf, op.len);
 			if (p->verify)
-				verify_stamp(sl->buf, op.len, op.offset, ++s->writes_issued, p->seed);
+				verify_stamp(sl->buf, op.len, op.offset, ++s->writes_issued,
+					     p->seed);
 			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
 		} else {
 			io_prep_pread(&sl->iocb, p->fd, sl->rbuf, op.len, (long long)op.offset);
@@ -393,9 +398,8 @@ static void submit(struct engine_ctx *c, struct run *s)
 		int ret = io_submit(c->io, (long)(n - done), c->batch + done);
 		if (ret <= 0) {
 			if (ret == -EAGAIN && s->inflight + done > 0)
-				break;   /* retry after some completions */
-			record_error(s, ret ? -ret : EIO,
-				     (uint64_t)c->batch[done]->u.c.offset);
+				break; /* retry after some completions */
+			record_error(s, ret ? -ret : EIO, (uint64_t)c->batch[done]->u.c.offset);
 			break;
 		}
 		done += (unsigned)ret;
@@ -414,7 +418,7 @@ static void check_read(struct run *s, const struct slot *sl)
 	uint64_t bad;
 	enum verify_reason why;
 	unsigned n = verify_check(sl->rbuf, sl->iocb.u.c.nbytes, (uint64_t)sl->iocb.u.c.offset,
-			       &bad, &why);
+				  &bad, &why);
 	if (!n)
 		return;
 	record_bad(s->r, bad, n, (int)why);
@@ -446,7 +450,8 @@ static int complete(struct engine_ctx *c, struct run *s)
 	unsigned room = s->p->queue_depth - s->inflight;
 	/* enough for the next batch; while draining, one is enough */
 	unsigned want = s->stopping || s->issued_bytes >= s->amount || room >= s->batch
-			? 1 : s->batch - room;
+				? 1
+				: s->batch - room;
 	int got = reap(c, want, s->inflight);
 	if (got < 0)
 		return got;
@@ -456,7 +461,7 @@ static int complete(struct engine_ctx *c, struct run *s)
 		struct slot *sl = ev->data;
 		long res = (long)ev->res;
 		int is_write = sl->iocb.aio_lio_opcode == IO_CMD_PWRITE;
-		if (c->null)        /* one I/O after the other at the simulated speed */
+		if (c->null) /* one I/O after the other at the simulated speed */
 			t = c->clock += (uint64_t)((double)res * c->null_ns_per_byte) + 1;
 		if (res != (long)sl->iocb.u.c.nbytes) {
 			record_error(s, res < 0 ? (int)-res : EIO, (uint64_t)sl->iocb.u.c.offset);
@@ -480,8 +485,8 @@ static int complete(struct engine_ctx *c, struct run *s)
 	return 0;
 }
 
-static void run_init(struct engine_ctx *c, const struct engine_phase *p,
-		     struct engine_result *r, struct run *s)
+static void run_init(struct engine_ctx *c, const struct engine_phase *p, struct engine_result *r,
+		     struct run *s)
 {
 	memset(r, 0, sizeof(*r));
 	hist_reset(&r->lat);
@@ -557,7 +562,7 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 
 /* ---- several jobs: threads summed into one result ---- */
 
-#define PENDING 8                   /* intervals merged at once */
+#define PENDING 8 /* intervals merged at once */
 
 /* One interval's samples from the jobs, until every job has given it. */
 struct pend {
@@ -571,11 +576,11 @@ struct pend {
 /* The jobs' samples, combined per interval and passed on in order. */
 struct merge {
 	pthread_mutex_t lock;
-	const struct engine_phase *p;  /* the caller's: on_sample, arg */
+	const struct engine_phase *p; /* the caller's: on_sample, arg */
 	unsigned njobs;
 	unsigned reported[ENGINE_MAX_JOBS]; /* samples each job has given */
 	int finished[ENGINE_MAX_JOBS];
-	unsigned next;              /* first interval not passed on */
+	unsigned next; /* first interval not passed on */
 	double last_t;
 	unsigned nsamples;
 	struct wstat mibps;
@@ -732,7 +737,7 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 }
 
 int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct engine_phase *p,
-		 struct engine_result *r)
+		    struct engine_result *r)
 {
 	struct workload_spec spec;
 	struct merge *m;
@@ -775,7 +780,7 @@ int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct 
 	}
 	pthread_mutex_lock(&m->lock);
 	for (unsigned j = started; j < njobs; j++)
-		m->finished[j] = 1;         /* never started: nothing to wait for */
+		m->finished[j] = 1; /* never started: nothing to wait for */
 	pthread_mutex_unlock(&m->lock);
 	for (unsigned j = 0; j < started; j++)
 		pthread_join(jobs[j].thread, NULL);

@@ -13,36 +13,36 @@
 #include "stats.h"
 #include "workload.h"
 
-#define ENGINE_BAD_MAX 16              /* bad sectors remembered per phase */
-#define ENGINE_MAX_JOBS 64             /* threads of one phase at most */
-#define ENGINE_NULL_MIBPS 1000.0       /* speed of ioengine = null */
+#define ENGINE_BAD_MAX 16        /* bad sectors remembered per phase */
+#define ENGINE_MAX_JOBS 64       /* threads of one phase at most */
+#define ENGINE_NULL_MIBPS 1000.0 /* speed of ioengine = null */
 
 struct engine_ctx;
 struct engine_sample;
 
 /* What one phase does. */
 struct engine_phase {
-	int fd;                     /* opened O_DIRECT, read-write for writes */
-	uint64_t span_offset;       /* first byte of the span */
-	uint64_t span_len;          /* bytes; at least the largest block size */
+	int fd;                           /* opened O_DIRECT, read-write for writes */
+	uint64_t span_offset;             /* first byte of the span */
+	uint64_t span_len;                /* bytes; at least the largest block size */
 	const struct workload_spec *spec; /* the workload; NULL: the three fields below */
-	uint32_t block_size;        /* with spec NULL: one block size, */
-	int is_write;               /* writes only or reads only, */
-	int is_random;              /* uniform offsets over the span, else sequential */
+	uint32_t block_size;              /* with spec NULL: one block size, */
+	int is_write;                     /* writes only or reads only, */
+	int is_random;                    /* uniform offsets over the span, else sequential */
 	unsigned queue_depth;
-	uint64_t amount;            /* bytes to transfer (the last I/O may pass it) */
-	int verify;                 /* stamp CRC-32C sector headers, check reads */
-	int verify_stop;            /* stop at the first bad sector */
-	double duration;            /* seconds, 0 = until amount is done */
-	unsigned compressibility;   /* 0..100, writes only */
-	unsigned dedupe_pct;        /* 0..100: 4 KiB units repeating earlier ones */
-	uint64_t seed;              /* offsets and data */
-	uint64_t start;             /* bytes into the span where sequential and
+	uint64_t amount;          /* bytes to transfer (the last I/O may pass it) */
+	int verify;               /* stamp CRC-32C sector headers, check reads */
+	int verify_stop;          /* stop at the first bad sector */
+	double duration;          /* seconds, 0 = until amount is done */
+	unsigned compressibility; /* 0..100, writes only */
+	unsigned dedupe_pct;      /* 0..100: 4 KiB units repeating earlier ones */
+	uint64_t seed;            /* offsets and data */
+	uint64_t start;           /* bytes into the span where sequential and
 				       backward orders begin (0: its start) */
-	uint64_t t0;                /* util_now_ns() time samples count from,
+	uint64_t t0;              /* util_now_ns() time samples count from,
 				       so jobs share intervals; 0: the start */
-	double sample_interval;     /* seconds */
-	const atomic_int *stop;     /* nonzero: drain and return */
+	double sample_interval;   /* seconds */
+	const atomic_int *stop;   /* nonzero: drain and return */
 	/* Called at the end of every sample interval and once more for the
 	 * final partial one, with its real length: every byte the phase moved
 	 * is in exactly one sample. */
@@ -52,21 +52,21 @@ struct engine_phase {
 
 /* One sample interval. */
 struct engine_sample {
-	double t;                   /* seconds since phase start, at its end */
-	double seconds;             /* length of this sample */
+	double t;       /* seconds since phase start, at its end */
+	double seconds; /* length of this sample */
 	uint64_t bytes, ops;
 	double mibps, iops;
-	double mibps_min_1s;        /* lowest 1-second window ending in the sample
+	double mibps_min_1s;    /* lowest 1-second window ending in the sample
 				       (sample_interval > 1 s), else -1 */
-	struct lat_qos lat_us;      /* latency of the I/Os completed in it */
-	unsigned index;             /* interval it ends in: 0, 1, ... from t0 */
-	const struct hist *lat;     /* its I/Os; valid during the callback only */
+	struct lat_qos lat_us;  /* latency of the I/Os completed in it */
+	unsigned index;         /* interval it ends in: 0, 1, ... from t0 */
+	const struct hist *lat; /* its I/Os; valid during the callback only */
 };
 
 /* A sector that failed verification. */
 struct engine_bad {
-	uint64_t offset;            /* device byte offset of the sector */
-	int reason;                 /* enum verify_reason */
+	uint64_t offset; /* device byte offset of the sector */
+	int reason;      /* enum verify_reason */
 };
 
 /* What a phase did. */
@@ -78,18 +78,18 @@ struct engine_result {
 						      their length; -1 (unknown) with
 						      fewer than two full samples */
 	unsigned nsamples;
-	struct hist lat;                           /* every completed I/O */
-	int interrupted;                           /* stop flag seen */
-	int first_errno;                           /* 0 when none */
+	struct hist lat; /* every completed I/O */
+	int interrupted; /* stop flag seen */
+	int first_errno; /* 0 when none */
 	uint64_t first_error_offset;
-	uint64_t reads, writes;                    /* completed operations */
-	uint64_t random_ios;                       /* completed operations that did
+	uint64_t reads, writes;                /* completed operations */
+	uint64_t random_ios;                   /* completed operations that did
 						      not continue their job's
 						      previous I/O (see engine_run) */
-	uint64_t verify_errors;                    /* bad sectors read */
-	unsigned nbad;                             /* entries in bad */
-	struct engine_bad bad[ENGINE_BAD_MAX];           /* the first bad sectors */
-	char refused[160];                         /* why engine_run refused the phase
+	uint64_t verify_errors;                /* bad sectors read */
+	unsigned nbad;                         /* entries in bad */
+	struct engine_bad bad[ENGINE_BAD_MAX]; /* the first bad sectors */
+	char refused[160];                     /* why engine_run refused the phase
 						      (-EINVAL); "" otherwise */
 };
 
@@ -130,6 +130,6 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
  * start). njobs = 1 is engine_run on ctx[0]. Returns as engine_run; the first
  * job's failure wins. */
 int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct engine_phase *p,
-		 struct engine_result *r);
+		    struct engine_result *r);
 
 #endif

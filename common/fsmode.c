@@ -20,7 +20,7 @@
 #define MAX_ARGS 64
 
 int fsmode_mkfs_argv(const struct cfg_target *t, const char *dev, char *buf, size_t buflen,
-		 char **argv, int max)
+		     char **argv, int max)
 {
 	int n = 0;
 	if (max < 5)
@@ -51,8 +51,9 @@ static int run_mkfs(char **argv, const struct cfg_target *t, const atomic_int *s
 		    size_t errlen)
 {
 	char tag[160];
-	struct cmd_req rq = { .argv = argv, .timeout = t->command_timeout, .stop = stop,
-				.tag = tag };
+	struct cmd_req rq = {
+		.argv = argv, .timeout = t->command_timeout, .stop = stop, .tag = tag
+	};
 	struct cmd_result r = { 0 };
 	snprintf(tag, sizeof(tag), "target %s: %s", t->name, argv[0]);
 	int ret = cmd_run(&rq, &r);
@@ -64,7 +65,8 @@ static int run_mkfs(char **argv, const struct cfg_target *t, const atomic_int *s
 	case CMD_EXITED:
 		if (!r.status)
 			return 0;
-		snprintf(err, errlen, "%s failed (exit status %d): %s", argv[0], r.status, r.output);
+		snprintf(err, errlen, "%s failed (exit status %d): %s", argv[0], r.status,
+			 r.output);
 		return -EIO;
 	case CMD_SIGNALED:
 		snprintf(err, errlen, "%s failed (signal %d): %s", argv[0], r.status, r.output);
@@ -88,7 +90,8 @@ static int make_mountpoint(struct fsmode *fs, const char *name, char *err, size_
 	snprintf(fs->mnt, sizeof(fs->mnt), "%s/wearmon-%s-XXXXXX", base, name);
 	if (!mkdtemp(fs->mnt)) {
 		int ret = -errno;
-		snprintf(err, errlen, "cannot create a mount point in %s: %s", base, strerror(-ret));
+		snprintf(err, errlen, "cannot create a mount point in %s: %s", base,
+			 strerror(-ret));
 		fs->mnt[0] = 0;
 		return ret;
 	}
@@ -96,13 +99,13 @@ static int make_mountpoint(struct fsmode *fs, const char *name, char *err, size_
 }
 
 int fsmode_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
-	     const atomic_int *stop, char *err, size_t errlen)
+		 const atomic_int *stop, char *err, size_t errlen)
 {
 	char buf[sizeof(t->mkfs_options)];
 	char *argv[MAX_ARGS];
 	int ret;
 
-	tgt_close(tg);          /* mkfs opens the device exclusively itself */
+	tgt_close(tg); /* mkfs opens the device exclusively itself */
 	if (fsmode_mkfs_argv(t, tg->real_path, buf, sizeof(buf), argv, MAX_ARGS) < 0) {
 		snprintf(err, errlen, "mkfs_options: too many arguments");
 		return -E2BIG;
@@ -114,7 +117,8 @@ int fsmode_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 		return ret;
 	if (mount(tg->real_path, fs->mnt, cfg_filesystem_name(t->filesystem), MS_NOATIME, NULL)) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot mount %s on %s: %s", tg->path, fs->mnt, strerror(-ret));
+		snprintf(err, errlen, "cannot mount %s on %s: %s", tg->path, fs->mnt,
+			 strerror(-ret));
 		return ret;
 	}
 	fs->mounted = 1;

@@ -24,7 +24,7 @@
 static atomic_int sink = LOG_SINK_STDERR;
 static atomic_int max_prio = LOG_INFO;
 static atomic_int echo_errors;
-static int stderr_journal;  /* stderr is the journal's stream (log_init) */
+static int stderr_journal; /* stderr is the journal's stream (log_init) */
 
 /* systemd.exec(5): a service whose stderr goes to the journal gets
  * JOURNAL_STREAM=DEVICE:INODE of that stream. It is inherited by children
@@ -63,10 +63,9 @@ void log_echo_errors(int on)
 const char *log_prio_name(int priority)
 {
 	static const char *const names[] = {
-		[LOG_EMERG] = "emerg",   [LOG_ALERT] = "alert",
-		[LOG_CRIT] = "crit",     [LOG_ERR] = "err",
-		[LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
-		[LOG_INFO] = "info",     [LOG_DEBUG] = "debug",
+		[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",     [LOG_CRIT] = "crit",
+		[LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+		[LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
 	};
 
 	if (priority < 0 || (size_t)priority >= ARRAY_SIZE(names))
@@ -152,11 +151,10 @@ static int to_journal(int priority, const struct log_fields *f, const char *msg)
 	return rc < 0 ? rc : 0;
 }
 
-static void vlog(int priority, const struct log_fields *f, const char *fmt,
-		 va_list ap) __attribute__((format(printf, 3, 0)));
+static void vlog(int priority, const struct log_fields *f, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
-static void vlog(int priority, const struct log_fields *f, const char *fmt,
-		 va_list ap)
+static void vlog(int priority, const struct log_fields *f, const char *fmt, va_list ap)
 {
 	char msg[MSG_MAX];
 	size_t n;

@@ -12,15 +12,18 @@ struct log_fields {
 	const char *target;
 	const char *device;
 	const char *serial;
-	const char *message_id;  /* 32 hex digits, alerts only */
-	long cycle;              /* < 0: not set */
-	long iteration;          /* < 0: not set */
-	int64_t size_bytes;      /* < 0: not set */
-	double mibps;            /* < 0: not set */
-	double baseline_mibps;   /* < 0: not set */
+	const char *message_id; /* 32 hex digits, alerts only */
+	long cycle;             /* < 0: not set */
+	long iteration;         /* < 0: not set */
+	int64_t size_bytes;     /* < 0: not set */
+	double mibps;           /* < 0: not set */
+	double baseline_mibps;  /* < 0: not set */
 };
 
-#define LOG_FIELDS_INIT { NULL, NULL, NULL, NULL, -1, -1, -1, -1.0, -1.0 }
+#define LOG_FIELDS_INIT                                                                            \
+	{                                                                                          \
+		NULL, NULL, NULL, NULL, -1, -1, -1, -1.0, -1.0                                     \
+	}
 
 /* LOG_SINK_AUTO: the journal (structured fields) when stderr is the
  * journal stream systemd gave the service (JOURNAL_STREAM, systemd.exec(5)),
@@ -37,8 +40,7 @@ void log_init(enum log_sink sink, int max_priority);
 void log_echo_errors(int on);
 
 /* Log a plain message. */
-void log_msg(int priority, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Log a message with structured fields (may be NULL). */
 void log_fields(int priority, const struct log_fields *f, const char *fmt, ...)

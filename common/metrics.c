@@ -20,7 +20,9 @@
  * sees the first alert of a kind as a change from 0 rather than a new
  * series. Others found in the database follow them. */
 static const char *const target_states[METRICS_STATE__COUNT] = {
-	[METRICS_RUNNING] = "running", [METRICS_DONE] = "done", [METRICS_STOPPED] = "stopped",
+	[METRICS_RUNNING] = "running",
+	[METRICS_DONE] = "done",
+	[METRICS_STOPPED] = "stopped",
 	[METRICS_FAILED] = "failed",
 };
 
@@ -29,7 +31,7 @@ enum labels { L_TARGET, L_WORKLOAD, L_LAST_WORKLOAD };
 
 struct family {
 	const char *name, *type, *help;
-	size_t off;                 /* of the double in struct metrics_target */
+	size_t off; /* of the double in struct metrics_target */
 	enum labels labels;
 };
 
@@ -37,51 +39,51 @@ struct family {
 
 static const struct family families[] = {
 	{ "wearmon_throughput_bytes_per_second", "gauge",
-	  "Throughput of the last sample of the current fill or measured phase.",
-	  F(throughput_bps), L_WORKLOAD },
+	  "Throughput of the last sample of the current fill or measured phase.", F(throughput_bps),
+	  L_WORKLOAD },
 	{ "wearmon_throughput_baseline_ratio", "gauge",
 	  "Current measured-phase throughput over the baseline of the same size (1 = as fast).",
 	  F(throughput_ratio), L_WORKLOAD },
 	{ "wearmon_last_iteration_throughput_bytes_per_second", "gauge",
 	  "Average throughput of the last finished iteration.", F(last_bps), L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_iops", "gauge",
-	  "Average I/O operations per second of the last finished iteration.",
-	  F(last_iops), L_LAST_WORKLOAD },
+	  "Average I/O operations per second of the last finished iteration.", F(last_iops),
+	  L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_latency_p99_seconds", "gauge",
-	  "99th percentile completion latency of the last finished iteration.",
-	  F(last_p99_seconds), L_LAST_WORKLOAD },
+	  "99th percentile completion latency of the last finished iteration.", F(last_p99_seconds),
+	  L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_baseline_ratio", "gauge",
 	  "Last finished iteration's throughput over its baseline (same size, workload, block size).",
 	  F(last_ratio), L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_duration_seconds", "gauge",
-	  "Wall time of the last finished iteration, fill included.",
-	  F(last_seconds), L_LAST_WORKLOAD },
+	  "Wall time of the last finished iteration, fill included.", F(last_seconds),
+	  L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_size_bytes", "gauge",
 	  "Size measured by the last finished iteration.", F(last_size_bytes), L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_end_timestamp_seconds", "gauge",
-	  "When the last iteration finished, in seconds since the epoch.",
-	  F(last_end_unix), L_TARGET },
-	{ "wearmon_cycle", "gauge", "Cycle number in progress (or the last one).",
-	  F(cycle), L_TARGET },
+	  "When the last iteration finished, in seconds since the epoch.", F(last_end_unix),
+	  L_TARGET },
+	{ "wearmon_cycle", "gauge", "Cycle number in progress (or the last one).", F(cycle),
+	  L_TARGET },
 	{ "wearmon_iteration", "gauge", "Iteration number within the cycle in progress.",
 	  F(iteration), L_TARGET },
-	{ "wearmon_size_index", "gauge", "Position of the size in progress, from 0.",
-	  F(size_index), L_TARGET },
+	{ "wearmon_size_index", "gauge", "Position of the size in progress, from 0.", F(size_index),
+	  L_TARGET },
 	{ "wearmon_sizes_configured", "gauge", "Number of sizes a cycle measures.",
 	  F(sizes_configured), L_TARGET },
 	{ "wearmon_size_bytes", "gauge", "Size in progress.", F(size_bytes), L_TARGET },
-	{ "wearmon_host_written_bytes_total", "counter",
-	  "Bytes wearmond ever wrote to the target.", F(host_written_bytes), L_TARGET },
+	{ "wearmon_host_written_bytes_total", "counter", "Bytes wearmond ever wrote to the target.",
+	  F(host_written_bytes), L_TARGET },
 	{ "wearmon_overprovisioning_effective_ratio", "gauge",
 	  "1 - bytes written and not since trimmed / capacity.", F(op_effective), L_TARGET },
-	{ "wearmon_overprovisioning_configured_ratio", "gauge",
-	  "1 - region under test / capacity.", F(op_configured), L_TARGET },
+	{ "wearmon_overprovisioning_configured_ratio", "gauge", "1 - region under test / capacity.",
+	  F(op_configured), L_TARGET },
 	{ "wearmon_drive_life_used_ratio", "gauge",
 	  "Drive's estimate of its rated life used (NVMe percentage used / 100).",
 	  F(life_used_ratio), L_TARGET },
 	{ "wearmon_drive_available_spare_ratio", "gauge",
-	  "Drive's remaining spare capacity (NVMe available spare / 100).",
-	  F(spare_ratio), L_TARGET },
+	  "Drive's remaining spare capacity (NVMe available spare / 100).", F(spare_ratio),
+	  L_TARGET },
 	{ "wearmon_drive_media_errors_total", "counter",
 	  "Media and data integrity errors the drive reports.", F(media_errors), L_TARGET },
 	{ "wearmon_drive_temperature_celsius", "gauge", "Drive temperature.",
@@ -89,12 +91,12 @@ static const struct family families[] = {
 	{ "wearmon_drive_nand_written_bytes_total", "counter",
 	  "Flash bytes written as the drive counts them.", F(nand_written_bytes), L_TARGET },
 	{ "wearmon_drive_write_amplification_ratio", "gauge",
-	  "Flash bytes over host bytes written, over all health snapshots.",
-	  F(write_amplification), L_TARGET },
-	{ "wearmon_io_errors_total", "counter", "I/O errors of all iterations.",
-	  F(io_errors), L_TARGET },
-	{ "wearmon_verify_errors_total", "counter",
-	  "Sectors that failed data verification.", F(verify_errors), L_TARGET },
+	  "Flash bytes over host bytes written, over all health snapshots.", F(write_amplification),
+	  L_TARGET },
+	{ "wearmon_io_errors_total", "counter", "I/O errors of all iterations.", F(io_errors),
+	  L_TARGET },
+	{ "wearmon_verify_errors_total", "counter", "Sectors that failed data verification.",
+	  F(verify_errors), L_TARGET },
 };
 
 #undef F
@@ -114,7 +116,7 @@ void metrics_target_init(struct metrics_target *t)
 		memcpy((char *)t + families[i].off, &nan, sizeof(nan));
 	}
 	t->state = METRICS_RUNNING;
-	for (int k = 0; k < ALERT_KIND__COUNT; k++)   /* every known kind, from 0 */
+	for (int k = 0; k < ALERT_KIND__COUNT; k++) /* every known kind, from 0 */
 		metrics_add_alert(t, alert_kind_name((enum alert_kind)k), 0);
 }
 
@@ -173,8 +175,8 @@ static void put_value(FILE *f, double v)
 }
 
 /* name{target=..,device=..,serial=..[,extra=value]} v */
-static void put_sample(FILE *f, const char *name, const struct metrics_target *t,
-		       const char *extra, const char *extra_value, double v)
+static void put_sample(FILE *f, const char *name, const struct metrics_target *t, const char *extra,
+		       const char *extra_value, double v)
 {
 	fputs(name, f);
 	fputc('{', f);
@@ -249,8 +251,7 @@ static void put_daemon(FILE *f, const struct metrics *m)
 	fputs("wearmon_build_info{", f);
 	put_label(f, "version", m->version ? m->version : "", 1);
 	fputs("} 1\n", f);
-	put_head(f, "wearmon_daemon_state", "gauge",
-		 "State of the daemon: 1 for the current one.");
+	put_head(f, "wearmon_daemon_state", "gauge", "State of the daemon: 1 for the current one.");
 	fprintf(f, "wearmon_daemon_state{state=\"running\"} %d\n", !m->stopping);
 	fprintf(f, "wearmon_daemon_state{state=\"stopping\"} %d\n", !!m->stopping);
 	put_head(f, "wearmon_daemon_start_time_seconds", "gauge",
@@ -307,8 +308,8 @@ int metrics_write_file(const char *path, const char *text, size_t len)
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
 	int ret = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", dirlen, path,
-		     slash ? slash + 1 : path) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path) >=
+	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
@@ -331,8 +332,7 @@ int metrics_remove_stale(const char *path)
 	const char *slash = strrchr(path, '/');
 	int n = 0;
 
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1,
-		 slash ? path : ".");
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
 	snprintf(prefix, sizeof(prefix), ".%s.", slash ? slash + 1 : path);
 	DIR *d = opendir(dir);
 	if (!d)
@@ -340,7 +340,7 @@ int metrics_remove_stale(const char *path)
 	for (struct dirent *e; (e = readdir(d));) {
 		size_t len = strlen(e->d_name);
 		if (len != strlen(prefix) + 6 || strncmp(e->d_name, prefix, strlen(prefix)))
-			continue;   /* only NAME's own temporaries: mkostemp's 6 characters */
+			continue; /* only NAME's own temporaries: mkostemp's 6 characters */
 		snprintf(full, sizeof(full), "%s%s%s", dir, slash ? "" : "/", e->d_name);
 		n += unlink(full) == 0;
 	}

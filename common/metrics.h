@@ -18,19 +18,24 @@ struct metrics_alert {
 };
 
 /* State of a target's thread (label state of wearmon_target_state). */
-enum metrics_state { METRICS_RUNNING, METRICS_DONE, METRICS_STOPPED, METRICS_FAILED,
-		     METRICS_STATE__COUNT };
+enum metrics_state {
+	METRICS_RUNNING,
+	METRICS_DONE,
+	METRICS_STOPPED,
+	METRICS_FAILED,
+	METRICS_STATE__COUNT
+};
 
 /* Every figure of one target. A double that is NaN is not known and its
  * sample is left out; strings may be empty. */
 struct metrics_target {
 	char name[64], device[METRICS_STR], serial[128], workload[32];
 	enum metrics_state state;
-	char phase[32];             /* what it does now; "" when not running */
+	char phase[32]; /* what it does now; "" when not running */
 	/* now */
 	double cycle, iteration, size_index, sizes_configured, size_bytes;
-	double throughput_bps;      /* last sample of the current phase */
-	double throughput_ratio;    /* that / the baseline (measure phase only) */
+	double throughput_bps;   /* last sample of the current phase */
+	double throughput_ratio; /* that / the baseline (measure phase only) */
 	/* the last finished iteration (done) */
 	char last_workload[32];
 	double last_bps, last_iops, last_p99_seconds, last_ratio;
@@ -49,9 +54,9 @@ struct metrics_target {
 /* The whole exposition. */
 struct metrics {
 	const char *version;
-	double start_unix;          /* when the daemon started */
-	double updated_unix;        /* when these figures were taken */
-	int stopping;               /* 1 once a stop was asked for */
+	double start_unix;   /* when the daemon started */
+	double updated_unix; /* when these figures were taken */
+	int stopping;        /* 1 once a stop was asked for */
 	const struct metrics_target *t;
 	int n;
 };

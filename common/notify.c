@@ -11,7 +11,7 @@
 #include "util.h"
 
 #define PART_MAX 256
-#define MORE_RESERVE 16   /* room kept for " (+NNN more)" */
+#define MORE_RESERVE 16 /* room kept for " (+NNN more)" */
 
 int notify_enabled(void)
 {
@@ -46,7 +46,8 @@ int notify_reloading(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(buf, sizeof(buf), "RELOADING=1\nMONOTONIC_USEC=%llu",
-		 (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
+		 (unsigned long long)ts.tv_sec * 1000000ULL +
+			 (unsigned long long)ts.tv_nsec / 1000);
 	return send_state(buf);
 }
 

@@ -34,15 +34,15 @@ uint64_t notify_watchdog_usec(void);
 /* One target in the STATUS= line. */
 struct notify_target {
 	const char *name;
-	const char *state;          /* NULL while running, else "done", "failed", ... */
-	const char *phase;          /* "start", "fill", "measure", "trim", ...: printed */
-	int measuring;              /* the phase is a measured one: the ratio to the
+	const char *state;      /* NULL while running, else "done", "failed", ... */
+	const char *phase;      /* "start", "fill", "measure", "trim", ...: printed */
+	int measuring;          /* the phase is a measured one: the ratio to the
 				       baseline is shown */
-	long cycle;                 /* < 1: no cycle yet */
-	int size_index, nsizes;     /* size_index counts from 0 */
+	long cycle;             /* < 1: no cycle yet */
+	int size_index, nsizes; /* size_index counts from 0 */
 	uint64_t size_bytes;
-	double mibps;               /* <= 0: not shown */
-	double baseline_mibps;      /* <= 0: no ratio shown */
+	double mibps;          /* <= 0: not shown */
+	double baseline_mibps; /* <= 0: no ratio shown */
 };
 
 /* Format the STATUS= text for n targets, "; " between them, e.g.

@@ -32,8 +32,7 @@ nvme_ioctl_t nvme_ioctl_fn = nvme_ioctl_default;
 
 static void sleep_ms(unsigned ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000,
-			       .tv_nsec = (long)(ms % 1000) * 1000000L };
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
@@ -48,8 +47,8 @@ int nvme_ioctl_default(int fd, unsigned long req, struct nvme_admin_cmd *cmd)
 
 /* ---- builders --------------------------------------------------------- */
 
-static void cmd_init(struct nvme_admin_cmd *c, uint8_t opcode, uint32_t nsid,
-		     uint32_t cdw10, void *buf, uint32_t len)
+static void cmd_init(struct nvme_admin_cmd *c, uint8_t opcode, uint32_t nsid, uint32_t cdw10,
+		     void *buf, uint32_t len)
 {
 	memset(c, 0, sizeof(*c));
 	c->opcode = opcode;
@@ -72,18 +71,15 @@ void nvme_cmd_identify_ns(struct nvme_admin_cmd *c, uint32_t nsid, void *buf)
 
 void nvme_cmd_smart_log(struct nvme_admin_cmd *c, void *buf)
 {
-	cmd_init(c, OP_GET_LOG, NVME_NSID_ALL, LOG_CDW10(LID_HEALTH), buf,
-		 NVME_LOG_LEN);
+	cmd_init(c, OP_GET_LOG, NVME_NSID_ALL, LOG_CDW10(LID_HEALTH), buf, NVME_LOG_LEN);
 }
 
 void nvme_cmd_sanitize_log(struct nvme_admin_cmd *c, void *buf)
 {
-	cmd_init(c, OP_GET_LOG, NVME_NSID_ALL, LOG_CDW10(LID_SANITIZE), buf,
-		 NVME_LOG_LEN);
+	cmd_init(c, OP_GET_LOG, NVME_NSID_ALL, LOG_CDW10(LID_SANITIZE), buf, NVME_LOG_LEN);
 }
 
-void nvme_cmd_format(struct nvme_admin_cmd *c, uint32_t nsid, enum nvme_ses ses,
-		     unsigned lbaf)
+void nvme_cmd_format(struct nvme_admin_cmd *c, uint32_t nsid, enum nvme_ses ses, unsigned lbaf)
 {
 	cmd_init(c, OP_FORMAT, nsid, ((uint32_t)ses << 9) | (lbaf & 0xf), NULL, 0);
 	c->timeout_ms = NVME_FORMAT_TIMEOUT_MS;
@@ -108,8 +104,7 @@ static uint64_t le(const uint8_t *p, unsigned n)
 static void id_string(const uint8_t *p, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
-		out[i] = (p[i] >= 0x20 && p[i] <= 0x7e) ? (char)p[i]
-			 : p[i] ? '?' : ' ';
+		out[i] = (p[i] >= 0x20 && p[i] <= 0x7e) ? (char)p[i] : p[i] ? '?' : ' ';
 	while (n > 0 && out[n - 1] == ' ')
 		n--;
 	out[n] = '\0';
@@ -196,7 +191,7 @@ int nvme_parse_sanitize(const uint8_t buf[NVME_LOG_LEN], struct nvme_sanitize_in
 /* ---- status ----------------------------------------------------------- */
 
 struct code_name {
-	uint16_t code;              /* SCT << 8 | SC */
+	uint16_t code; /* SCT << 8 | SC */
 	const char *name;
 };
 
@@ -229,14 +224,13 @@ static const struct code_name status_names[] = {
 };
 
 static const char *const sct_names[8] = {
-	"Generic", "Command Specific", "Media and Data Integrity", "Path Related",
-	"Reserved", "Reserved", "Reserved", "Vendor Specific",
+	"Generic",  "Command Specific", "Media and Data Integrity", "Path Related", "Reserved",
+	"Reserved", "Reserved",         "Vendor Specific",
 };
 
 int nvme_status_unsupported(int status)
 {
-	return status > 0 && NVME_STATUS_SCT(status) == 0 &&
-	       NVME_STATUS_SC(status) == 0x01;
+	return status > 0 && NVME_STATUS_SCT(status) == 0 && NVME_STATUS_SC(status) == 0x01;
 }
 
 char *nvme_status_text(int status, char *buf, size_t len)
@@ -274,8 +268,8 @@ static double now_s(void)
 
 /* Submit an admin command. Returns 0, -EIO (status in *status, text in
  * err) or -errno. */
-static int submit(int fd, struct nvme_admin_cmd *c, const char *what,
-		  int *status, char *err, size_t len)
+static int submit(int fd, struct nvme_admin_cmd *c, const char *what, int *status, char *err,
+		  size_t len)
 {
 	char why[160];
 	int rc = nvme_ioctl_fn(fd, NVME_IOCTL_ADMIN_CMD, c);
@@ -307,8 +301,7 @@ int nvme_identify_ctrl(int fd, struct nvme_ctrl_info *out, char *err, size_t len
 	return rc < 0 ? rc : nvme_parse_ctrl(buf, out);
 }
 
-int nvme_identify_ns(int fd, uint32_t nsid, struct nvme_ns_info *out, char *err,
-		     size_t len)
+int nvme_identify_ns(int fd, uint32_t nsid, struct nvme_ns_info *out, char *err, size_t len)
 {
 	uint8_t buf[NVME_IDENTIFY_LEN] = { 0 };
 	struct nvme_admin_cmd c;
@@ -326,8 +319,7 @@ int nvme_smart_log(int fd, struct nvme_health *out, char *err, size_t len)
 	return rc < 0 ? rc : nvme_parse_health(buf, out);
 }
 
-int nvme_sanitize_status(int fd, struct nvme_sanitize_info *out, char *err,
-			 size_t len)
+int nvme_sanitize_status(int fd, struct nvme_sanitize_info *out, char *err, size_t len)
 {
 	uint8_t buf[NVME_LOG_LEN] = { 0 };
 	struct nvme_admin_cmd c;
@@ -339,16 +331,14 @@ int nvme_sanitize_status(int fd, struct nvme_sanitize_info *out, char *err,
 /* Close a result: outcome from the return code. Returns rc. */
 static int finish(struct nvme_result *res, int rc)
 {
-	res->outcome = rc == 0 ? NVME_OK
-		       : rc == -EOPNOTSUPP ? NVME_UNSUPPORTED : NVME_FAILED;
+	res->outcome = rc == 0 ? NVME_OK : rc == -EOPNOTSUPP ? NVME_UNSUPPORTED : NVME_FAILED;
 	if (rc == 0)
 		res->text[0] = '\0';
 	return rc;
 }
 
 /* Submit a destructive command; an Invalid Opcode becomes -EOPNOTSUPP. */
-static int submit_erase(int fd, struct nvme_admin_cmd *c, const char *what,
-			struct nvme_result *res)
+static int submit_erase(int fd, struct nvme_admin_cmd *c, const char *what, struct nvme_result *res)
 {
 	double t0 = now_s();
 	int rc = submit(fd, c, what, &res->status, res->text, sizeof(res->text));
@@ -367,14 +357,18 @@ static int format_check(int fd, int crypto, struct nvme_result *res)
 	if (rc < 0)
 		return rc;
 	if (!ci.format_supported) {
-		snprintf(res->text, sizeof(res->text), "NVMe Format NVM not "
-			 "supported by this drive (OACS 0x%04x)", ci.oacs);
+		snprintf(res->text, sizeof(res->text),
+			 "NVMe Format NVM not "
+			 "supported by this drive (OACS 0x%04x)",
+			 ci.oacs);
 		return -EOPNOTSUPP;
 	}
 	if (crypto && !ci.crypto_erase_supported) {
-		snprintf(res->text, sizeof(res->text), "NVMe cryptographic erase "
+		snprintf(res->text, sizeof(res->text),
+			 "NVMe cryptographic erase "
 			 "not supported by this drive (FNA 0x%02x); use "
-			 "secure_erase = nvme-format", ci.fna);
+			 "secure_erase = nvme-format",
+			 ci.fna);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -387,13 +381,15 @@ int nvme_format(int fd, uint32_t nsid, int crypto, struct nvme_result *res)
 	memset(res, 0, sizeof(*res));
 	int rc = 0;
 	if (nsid == 0 && (rc = nvme_get_nsid(fd, &nsid)) < 0) {
-		snprintf(res->text, sizeof(res->text), "NVMe format: cannot get "
+		snprintf(res->text, sizeof(res->text),
+			 "NVMe format: cannot get "
 			 "the namespace id (%s); not formatting all namespaces",
 			 strerror(-rc));
 		return finish(res, rc);
 	}
 	if (nsid == NVME_NSID_ALL) {
-		snprintf(res->text, sizeof(res->text), "NVMe format: refusing to "
+		snprintf(res->text, sizeof(res->text),
+			 "NVMe format: refusing to "
 			 "format all namespaces");
 		return finish(res, -EINVAL);
 	}
@@ -403,26 +399,29 @@ int nvme_format(int fd, uint32_t nsid, int crypto, struct nvme_result *res)
 	if (rc < 0)
 		return finish(res, rc);
 	nvme_cmd_format(&c, nsid, crypto ? NVME_SES_CRYPTO : NVME_SES_USER, ns.lbaf);
-	rc = submit_erase(fd, &c, crypto ? "Format NVM (crypto erase)"
-					 : "Format NVM (user-data erase)", res);
+	rc = submit_erase(
+		fd, &c, crypto ? "Format NVM (crypto erase)" : "Format NVM (user-data erase)", res);
 	return finish(res, rc);
 }
 
 /* Poll the sanitize status log until the operation ends. */
-static int sanitize_wait(int fd, const atomic_int *stop,
-			 unsigned timeout_s, struct nvme_result *res)
+static int sanitize_wait(int fd, const atomic_int *stop, unsigned timeout_s,
+			 struct nvme_result *res)
 {
 	struct nvme_sanitize_info si;
 	for (unsigned waited = 0;; waited++) {
 		if (stop && atomic_load(stop)) {
-			snprintf(res->text, sizeof(res->text), "NVMe sanitize: "
+			snprintf(res->text, sizeof(res->text),
+				 "NVMe sanitize: "
 				 "stopped while in progress; the drive finishes it "
 				 "on its own (even across a power cycle)");
 			return -EINTR;
 		}
 		if (waited >= timeout_s) {
-			snprintf(res->text, sizeof(res->text), "NVMe sanitize: still "
-				 "in progress after %u s", timeout_s);
+			snprintf(res->text, sizeof(res->text),
+				 "NVMe sanitize: still "
+				 "in progress after %u s",
+				 timeout_s);
 			return -ETIMEDOUT;
 		}
 		nvme_sleep_fn(1000);
@@ -433,15 +432,17 @@ static int sanitize_wait(int fd, const atomic_int *stop,
 			continue;
 		if (si.state == NVME_SSTAT_DONE || si.state == NVME_SSTAT_DONE_NO_DEALLOC)
 			return 0;
-		snprintf(res->text, sizeof(res->text), "NVMe sanitize %s (SSTAT "
-			 "0x%04x)", si.state == NVME_SSTAT_FAILED ? "failed"
-				    : "ended without a result", si.sstat);
+		snprintf(res->text, sizeof(res->text),
+			 "NVMe sanitize %s (SSTAT "
+			 "0x%04x)",
+			 si.state == NVME_SSTAT_FAILED ? "failed" : "ended without a result",
+			 si.sstat);
 		return -EIO;
 	}
 }
 
-int nvme_sanitize(int fd, int crypto, const atomic_int *stop,
-		  unsigned timeout_s, struct nvme_result *res)
+int nvme_sanitize(int fd, int crypto, const atomic_int *stop, unsigned timeout_s,
+		  struct nvme_result *res)
 {
 	struct nvme_ctrl_info ci;
 	struct nvme_admin_cmd c;
@@ -450,18 +451,18 @@ int nvme_sanitize(int fd, int crypto, const atomic_int *stop,
 	if (rc < 0)
 		return finish(res, rc);
 	if (crypto ? !ci.sanitize_crypto : !ci.sanitize_block) {
-		snprintf(res->text, sizeof(res->text), "NVMe sanitize %s not "
+		snprintf(res->text, sizeof(res->text),
+			 "NVMe sanitize %s not "
 			 "supported by this drive (SANICAP 0x%08x)",
 			 crypto ? "crypto erase" : "block erase", ci.sanicap);
 		return finish(res, -EOPNOTSUPP);
 	}
 	nvme_cmd_sanitize(&c, crypto ? NVME_SANACT_CRYPTO : NVME_SANACT_BLOCK);
 	double t0 = now_s();
-	rc = submit_erase(fd, &c, crypto ? "Sanitize (crypto erase)"
-					 : "Sanitize (block erase)", res);
+	rc = submit_erase(fd, &c, crypto ? "Sanitize (crypto erase)" : "Sanitize (block erase)",
+			  res);
 	if (rc == 0)
-		rc = sanitize_wait(fd, stop, timeout_s ? timeout_s
-						       : NVME_SANITIZE_TIMEOUT_S, res);
+		rc = sanitize_wait(fd, stop, timeout_s ? timeout_s : NVME_SANITIZE_TIMEOUT_S, res);
 	res->seconds = now_s() - t0;
 	return finish(res, rc);
 }

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <sys/ioctl.h>             /* _IO macros the request codes need */
+#include <sys/ioctl.h> /* _IO macros the request codes need */
 
 #include <linux/nvme_ioctl.h>
 
@@ -26,7 +26,7 @@
 /* Status as the ioctl returns it: SC bits 7:0, SCT 10:8, DNR bit 14. */
 #define NVME_STATUS_DNR 0x4000
 #define NVME_STATUS_SCT(s) (((s) >> 8) & 0x7)
-#define NVME_STATUS_SC(s) ((s) & 0xff)
+#define NVME_STATUS_SC(s) ((s)&0xff)
 
 /* Format NVM secure erase settings (cdw10 bits 11:9). */
 enum nvme_ses { NVME_SES_NONE = 0, NVME_SES_USER = 1, NVME_SES_CRYPTO = 2 };
@@ -49,15 +49,15 @@ enum nvme_sstat {
 
 /* What Identify Controller says. */
 struct nvme_ctrl_info {
-	char serial[21];            /* bytes 4-23, trimmed */
-	char model[41];             /* bytes 24-63, trimmed */
-	char firmware[9];           /* bytes 64-71, trimmed */
+	char serial[21];  /* bytes 4-23, trimmed */
+	char model[41];   /* bytes 24-63, trimmed */
+	char firmware[9]; /* bytes 64-71, trimmed */
 	uint16_t oacs;
-	int format_supported;       /* OACS bit 1 */
+	int format_supported; /* OACS bit 1 */
 	uint32_t sanicap;
-	int sanitize_crypto;        /* SANICAP bit 0 */
-	int sanitize_block;         /* SANICAP bit 1 */
-	int sanitize_overwrite;     /* SANICAP bit 2 */
+	int sanitize_crypto;    /* SANICAP bit 0 */
+	int sanitize_block;     /* SANICAP bit 1 */
+	int sanitize_overwrite; /* SANICAP bit 2 */
 	uint8_t fna;
 	int format_all_ns;          /* FNA bit 0: any format hits every namespace */
 	int erase_all_ns;           /* FNA bit 1: any secure erase does */
@@ -66,10 +66,10 @@ struct nvme_ctrl_info {
 
 /* What Identify Namespace says. */
 struct nvme_ns_info {
-	uint64_t nsze;              /* size in logical blocks */
+	uint64_t nsze; /* size in logical blocks */
 	uint8_t flbas;
-	unsigned lbaf;              /* current format, FLBAS bits 3:0 */
-	uint32_t lba_size;          /* bytes, from the current LBA format */
+	unsigned lbaf;     /* current format, FLBAS bits 3:0 */
+	uint32_t lba_size; /* bytes, from the current LBA format */
 };
 
 /* SMART / Health Information log. 128-bit counters are kept as uint64
@@ -82,9 +82,9 @@ struct nvme_health {
 	uint8_t avail_spare;
 	uint8_t spare_thresh;
 	uint8_t percent_used;
-	uint64_t data_units_read;   /* units of 512 000 bytes */
+	uint64_t data_units_read; /* units of 512 000 bytes */
 	uint64_t data_units_written;
-	double bytes_read;          /* data_units_read * 512000 */
+	double bytes_read; /* data_units_read * 512000 */
 	double bytes_written;
 	uint64_t host_reads;
 	uint64_t host_writes;
@@ -92,14 +92,14 @@ struct nvme_health {
 	uint64_t unsafe_shutdowns;
 	uint64_t media_errors;
 	uint64_t error_log_entries;
-	int wide;                   /* a counter exceeded 64 bits */
+	int wide; /* a counter exceeded 64 bits */
 };
 
 /* Sanitize Status log. */
 struct nvme_sanitize_info {
-	uint16_t sprog;             /* progress / 65536; 0xFFFF = not running */
+	uint16_t sprog; /* progress / 65536; 0xFFFF = not running */
 	uint16_t sstat;
-	unsigned state;             /* enum nvme_sstat */
+	unsigned state; /* enum nvme_sstat */
 };
 
 enum nvme_outcome { NVME_OK, NVME_UNSUPPORTED, NVME_FAILED };
@@ -107,8 +107,8 @@ enum nvme_outcome { NVME_OK, NVME_UNSUPPORTED, NVME_FAILED };
 /* Result of a destructive command, for the caller to record. */
 struct nvme_result {
 	enum nvme_outcome outcome;
-	int status;                 /* NVMe status from the ioctl, 0 if none */
-	char text[256];             /* empty on success */
+	int status;     /* NVMe status from the ioctl, 0 if none */
+	char text[256]; /* empty on success */
 	double seconds;
 };
 
@@ -130,8 +130,7 @@ void nvme_cmd_identify_ctrl(struct nvme_admin_cmd *c, void *buf);
 void nvme_cmd_identify_ns(struct nvme_admin_cmd *c, uint32_t nsid, void *buf);
 void nvme_cmd_smart_log(struct nvme_admin_cmd *c, void *buf);
 void nvme_cmd_sanitize_log(struct nvme_admin_cmd *c, void *buf);
-void nvme_cmd_format(struct nvme_admin_cmd *c, uint32_t nsid, enum nvme_ses ses,
-		     unsigned lbaf);
+void nvme_cmd_format(struct nvme_admin_cmd *c, uint32_t nsid, enum nvme_ses ses, unsigned lbaf);
 void nvme_cmd_sanitize(struct nvme_admin_cmd *c, enum nvme_sanact action);
 
 /* Parsers of the data those commands return. Each returns 0. */
@@ -153,11 +152,9 @@ int nvme_get_nsid(int fd, uint32_t *nsid);
 /* Issuers. Each returns 0, -EIO with the NVMe status described in err, or
  * -errno from the ioctl. */
 int nvme_identify_ctrl(int fd, struct nvme_ctrl_info *out, char *err, size_t len);
-int nvme_identify_ns(int fd, uint32_t nsid, struct nvme_ns_info *out, char *err,
-		     size_t len);
+int nvme_identify_ns(int fd, uint32_t nsid, struct nvme_ns_info *out, char *err, size_t len);
 int nvme_smart_log(int fd, struct nvme_health *out, char *err, size_t len);
-int nvme_sanitize_status(int fd, struct nvme_sanitize_info *out, char *err,
-			 size_t len);
+int nvme_sanitize_status(int fd, struct nvme_sanitize_info *out, char *err, size_t len);
 
 /* Format NVM of one namespace (nsid 0: the namespace fd is; never all
  * namespaces) keeping its current LBA format, user-data or crypto erase.
@@ -172,7 +169,7 @@ int nvme_format(int fd, uint32_t nsid, int crypto, struct nvme_result *res);
  * a second until done, *stop is set or timeout_s (0: NVME_SANITIZE_TIMEOUT_S)
  * passes. Returns 0, -EOPNOTSUPP, -EINTR (stopped; the drive carries on),
  * -ETIMEDOUT, -EIO or -errno; res says why. */
-int nvme_sanitize(int fd, int crypto, const atomic_int *stop,
-		  unsigned timeout_s, struct nvme_result *res);
+int nvme_sanitize(int fd, int crypto, const atomic_int *stop, unsigned timeout_s,
+		  struct nvme_result *res);
 
 #endif

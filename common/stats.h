@@ -25,7 +25,7 @@ double stats_run_stddev(const struct runstat *r);
 /* Time-weighted statistics of a rate sampled over intervals of unequal
  * length (weighted Welford): a sample of weight w counts as w samples. */
 struct wstat {
-	unsigned n, nfull;          /* samples, and those of full length */
+	unsigned n, nfull; /* samples, and those of full length */
 	double w, mean, m2, min, max;
 };
 

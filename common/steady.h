@@ -6,20 +6,20 @@
 
 #include <stddef.h>
 
-#define STEADY_WINDOW 5             /* rounds in the measurement window */
-#define STEADY_RANGE_PCT 20.0       /* max - min, % of the window's mean */
-#define STEADY_EXCURSION_PCT 10.0   /* |slope| * (n - 1), % of the mean */
+#define STEADY_WINDOW 5           /* rounds in the measurement window */
+#define STEADY_RANGE_PCT 20.0     /* max - min, % of the window's mean */
+#define STEADY_EXCURSION_PCT 10.0 /* |slope| * (n - 1), % of the mean */
 
 /* The measurement window of a series and how it fares. */
 struct steady_window {
-	unsigned n;                 /* rounds in the window (< STEADY_WINDOW:
+	unsigned n; /* rounds in the window (< STEADY_WINDOW:
 				       too few, never steady) */
 	double mean;
-	double range, range_pct;    /* max - min, and as % of mean */
-	double slope;               /* least-squares slope, y units per round */
+	double range, range_pct;         /* max - min, and as % of mean */
+	double slope;                    /* least-squares slope, y units per round */
 	double excursion, excursion_pct; /* |slope| * (n - 1), and % of mean */
-	int range_ok, excursion_ok; /* each criterion, limits inclusive */
-	int steady;                 /* both, over a full window */
+	int range_ok, excursion_ok;      /* each criterion, limits inclusive */
+	int steady;                      /* both, over a full window */
 };
 
 /* Judge the window of the last STEADY_WINDOW values of y[0..n) (all of them

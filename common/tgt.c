@@ -29,10 +29,8 @@ static const char *proc_root = "/proc";
 const char *tgt_kind_name(enum tgt_kind k)
 {
 	switch (k) {
-	case TGT_BLOCK:
-		return "block";
-	case TGT_FILE:
-		return "file";
+	case TGT_BLOCK: return "block";
+	case TGT_FILE: return "file";
 	}
 	return "?";
 }
@@ -50,12 +48,11 @@ struct devset {
 	int n;
 };
 
-static int seterr(char *err, size_t len, int ret, const struct cfg *c,
-		  const struct cfg_target *t, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
+static int seterr(char *err, size_t len, int ret, const struct cfg *c, const struct cfg_target *t,
+		  const char *key, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-static int seterr(char *err, size_t len, int ret, const struct cfg *c,
-		  const struct cfg_target *t, const char *key, const char *fmt, ...)
+static int seterr(char *err, size_t len, int ret, const struct cfg *c, const struct cfg_target *t,
+		  const char *key, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -250,11 +247,15 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
 		snprintf(why, len, "/dev/%s is in use as swap; swapoff it or choose another device",
 			 part);
 	else if (find_holder(s, part, sizeof(part), where, sizeof(where)))
-		snprintf(why, len, "/dev/%s is held by %s (md/dm/LVM); release it or choose another "
-			 "device", part, where);
+		snprintf(why, len,
+			 "/dev/%s is held by %s (md/dm/LVM); release it or choose another "
+			 "device",
+			 part, where);
 	else if (fs_on_set(s, dirname(dbdir)))
-		snprintf(why, len, "it holds the filesystem of the database %s; set database in "
-			 "[wearmon] elsewhere", db_path);
+		snprintf(why, len,
+			 "it holds the filesystem of the database %s; set database in "
+			 "[wearmon] elsewhere",
+			 db_path);
 	else if (fs_on_set(s, "/"))
 		snprintf(why, len, "it holds the root filesystem");
 	else
@@ -274,8 +275,8 @@ static int block_refusals(const struct cfg *c, const struct cfg_target *t, struc
 	return ret;
 }
 
-static void sysfs_identity(const char *sysname, char *serial, size_t slen, char *model,
-			   size_t mlen, char *firmware, size_t flen)
+static void sysfs_identity(const char *sysname, char *serial, size_t slen, char *model, size_t mlen,
+			   char *firmware, size_t flen)
 {
 	char buf[PATH_MAX];
 	if (!tgt_sysfs_read(sysname, "device/serial", buf, sizeof(buf)) ||
@@ -289,8 +290,8 @@ static void sysfs_identity(const char *sysname, char *serial, size_t slen, char 
 		util_strlcpy(firmware, buf, flen);
 }
 
-int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model,
-		      size_t mlen, char *firmware, size_t flen)
+int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
+		      char *firmware, size_t flen)
 {
 	char err[256];
 	serial[0] = model[0] = firmware[0] = 0;
@@ -350,9 +351,10 @@ static void probe_signature(const char *path, char *out, size_t len)
 	if (blkid_do_safeprobe(pr) == 0) {
 		if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
 			blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
-			snprintf(out, len, "%s %s", type, usage && !strcmp(usage, "raid") ?
-				 "RAID member" : usage && !strcmp(usage, "crypto") ?
-				 "encrypted volume" : "filesystem");
+			snprintf(out, len, "%s %s", type,
+				 usage && !strcmp(usage, "raid")     ? "RAID member"
+				 : usage && !strcmp(usage, "crypto") ? "encrypted volume"
+								     : "filesystem");
 		} else if (!blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL)) {
 			snprintf(out, len, "%s partition table", type);
 		}
@@ -366,15 +368,17 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 	int ret;
 	probe_signature(tg->real_path, tg->signature, sizeof(tg->signature));
 	if (!t->allow_destroy && tg->signature[0])
-		return seterr(err, len, -EPERM, c, t, "allow_destroy",
-			      "refusing to write to block device %s: it holds a %s that would be "
-			      "destroyed; set allow_destroy = yes in [target %s] if that is intended",
-			      tg->path, tg->signature, t->name);
+		return seterr(
+			err, len, -EPERM, c, t, "allow_destroy",
+			"refusing to write to block device %s: it holds a %s that would be "
+			"destroyed; set allow_destroy = yes in [target %s] if that is intended",
+			tg->path, tg->signature, t->name);
 	if (!t->allow_destroy)
-		return seterr(err, len, -EPERM, c, t, "allow_destroy",
-			      "refusing to write to block device %s: everything on it is destroyed; "
-			      "set allow_destroy = yes in [target %s] if that is intended",
-			      tg->path, t->name);
+		return seterr(
+			err, len, -EPERM, c, t, "allow_destroy",
+			"refusing to write to block device %s: everything on it is destroyed; "
+			"set allow_destroy = yes in [target %s] if that is intended",
+			tg->path, t->name);
 	if ((ret = dev_sysname(tg->rdev, tg->sysname, sizeof(tg->sysname))))
 		return seterr(err, len, ret, c, t, "device", "%s: not found in /sys/dev/block: %s",
 			      tg->path, strerror(-ret));
@@ -385,10 +389,12 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 	if (tg->fd < 0) {
 		ret = -errno;
 		if (ret == -EBUSY)
-			return seterr(err, len, ret, c, t, "device",
-				      "refusing %s: busy (opened exclusively by another program, mounted or held by md/dm)",
-				      tg->path);
-		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path, strerror(-ret));
+			return seterr(
+				err, len, ret, c, t, "device",
+				"refusing %s: busy (opened exclusively by another program, mounted or held by md/dm)",
+				tg->path);
+		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
+			      strerror(-ret));
 	}
 	int lbs = 0;
 	if (ioctl(tg->fd, BLKGETSIZE64, &tg->capacity) || ioctl(tg->fd, BLKSSZGET, &lbs)) {
@@ -411,20 +417,22 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 static uint32_t file_dio_align(int fd)
 {
 	struct statx sx;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN))
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+	    (sx.stx_mask & STATX_DIOALIGN))
 		return sx.stx_dio_offset_align;
 	return 512;
 }
 
-static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
-		     int exists, int check_only, char *err, size_t len)
+static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt *tg, int exists,
+		     int check_only, char *err, size_t len)
 {
 	struct stat st;
 	int ret;
 	if (!exists && !t->file_size)
-		return seterr(err, len, -EINVAL, c, t, "file_size",
-			      "%s does not exist; set file_size to create it as a regular-file target",
-			      tg->path);
+		return seterr(
+			err, len, -EINVAL, c, t, "file_size",
+			"%s does not exist; set file_size to create it as a regular-file target",
+			tg->path);
 	if (!exists && check_only) {
 		tg->capacity = t->file_size;
 		tg->logical_block_size = 512;
@@ -439,7 +447,8 @@ static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt
 		if (ret == -EINVAL)
 			return seterr(err, len, ret, c, t, "device",
 				      "%s: its filesystem does not support O_DIRECT", tg->path);
-		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path, strerror(-ret));
+		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
+			      strerror(-ret));
 	}
 	tg->created = !exists;
 	if (fstat(tg->fd, &st))
@@ -448,9 +457,11 @@ static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt
 	if (!tg->capacity)
 		return seterr(err, len, -EINVAL, c, t, "file_size",
 			      "%s is empty; set file_size to the capacity to test", tg->path);
-	if (!check_only && (uint64_t)st.st_size < tg->capacity && ftruncate(tg->fd, (off_t)tg->capacity))
-		return seterr(err, len, -errno, c, t, "file_size", "cannot extend %s to %llu bytes: %s",
-			      tg->path, (unsigned long long)tg->capacity, strerror(errno));
+	if (!check_only && (uint64_t)st.st_size < tg->capacity &&
+	    ftruncate(tg->fd, (off_t)tg->capacity))
+		return seterr(err, len, -errno, c, t, "file_size",
+			      "cannot extend %s to %llu bytes: %s", tg->path,
+			      (unsigned long long)tg->capacity, strerror(errno));
 	tg->logical_block_size = file_dio_align(tg->fd);
 	if (tg->logical_block_size < 512)
 		tg->logical_block_size = 512;
@@ -460,8 +471,8 @@ static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt
 	return 0;
 }
 
-int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path,
-	     int check_only, struct tgt *tg, char *err, size_t len)
+int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path, int check_only,
+	     struct tgt *tg, char *err, size_t len)
 {
 	struct stat st;
 	memset(tg, 0, sizeof(*tg));
@@ -469,12 +480,15 @@ int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_pat
 	util_strlcpy(tg->name, t->name, sizeof(tg->name));
 	util_strlcpy(tg->path, t->device, sizeof(tg->path));
 	if (!t->device[0])
-		return seterr(err, len, -EINVAL, c, t, "device", "missing: set device = /dev/... or a file path");
+		return seterr(err, len, -EINVAL, c, t, "device",
+			      "missing: set device = /dev/... or a file path");
 	int exists = stat(t->device, &st) == 0;
 	if (!exists && errno != ENOENT)
-		return seterr(err, len, -errno, c, t, "device", "cannot access %s: %s", t->device, strerror(errno));
+		return seterr(err, len, -errno, c, t, "device", "cannot access %s: %s", t->device,
+			      strerror(errno));
 	if (exists && !realpath(t->device, tg->real_path))
-		return seterr(err, len, -errno, c, t, "device", "cannot resolve %s: %s", t->device, strerror(errno));
+		return seterr(err, len, -errno, c, t, "device", "cannot resolve %s: %s", t->device,
+			      strerror(errno));
 	/* Never create files under /dev: a missing device there is a typo or a
 	 * drive that moved, not a request for a file target. */
 	if (!exists && !strncmp(t->device, "/dev/", 5))
@@ -492,9 +506,10 @@ int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_pat
 			char dir[PATH_MAX];
 			util_strlcpy(dir, t->device, sizeof(dir));
 			if (access(dirname(dir), W_OK | X_OK))
-				return seterr(err, len, -errno, c, t, "device",
-					      "%s does not exist and its directory is not writable: %s",
-					      t->device, strerror(errno));
+				return seterr(
+					err, len, -errno, c, t, "device",
+					"%s does not exist and its directory is not writable: %s",
+					t->device, strerror(errno));
 		}
 		ret = open_file(c, t, tg, exists, check_only, err, len);
 	} else {
@@ -516,17 +531,18 @@ int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const st
 	if (stat(tg->real_path, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)
 		return seterr(err, len, -ENODEV, c, t, "device",
 			      "refusing %s: the device node no longer names the device opened at "
-			      "start (%u:%u); it was removed or replaced", tg->path,
-			      major(tg->rdev), minor(tg->rdev));
+			      "start (%u:%u); it was removed or replaced",
+			      tg->path, major(tg->rdev), minor(tg->rdev));
 	tgt_read_identity(tg, serial, sizeof(serial), model, sizeof(model), fw, sizeof(fw));
 	if (t->expect_serial[0] && strcmp(t->expect_serial, serial))
 		return seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
 			      "refusing %s: it now reports serial \"%s\", expected \"%s\"",
 			      tg->path, serial, t->expect_serial);
 	if (strcmp(serial, tg->serial))
-		return seterr(err, len, -EMEDIUMTYPE, c, t, "device",
-			      "refusing %s: its serial changed from \"%s\" to \"%s\" during the run",
-			      tg->path, tg->serial, serial);
+		return seterr(
+			err, len, -EMEDIUMTYPE, c, t, "device",
+			"refusing %s: its serial changed from \"%s\" to \"%s\" during the run",
+			tg->path, tg->serial, serial);
 	return 0;
 }
 

@@ -19,23 +19,23 @@ const char *tgt_kind_name(enum tgt_kind k);
 
 struct tgt {
 	char name[CFG_NAME_MAX];
-	char path[PATH_MAX];        /* as configured */
-	char real_path[PATH_MAX];   /* symlinks resolved */
-	char sysname[64];           /* e.g. "loop0", "nvme0n1"; "" for files */
-	int fd;                     /* -1 when closed */
+	char path[PATH_MAX];      /* as configured */
+	char real_path[PATH_MAX]; /* symlinks resolved */
+	char sysname[64];         /* e.g. "loop0", "nvme0n1"; "" for files */
+	int fd;                   /* -1 when closed */
 	int is_block;
-	dev_t rdev;                 /* block devices */
+	dev_t rdev; /* block devices */
 	uint64_t capacity;
 	uint32_t logical_block_size;
-	uint64_t discard_granularity;  /* 0: cannot discard */
+	uint64_t discard_granularity; /* 0: cannot discard */
 	uint64_t discard_max_bytes;
-	enum tgt_kind kind;         /* stored as text by tgt_kind_name */
+	enum tgt_kind kind; /* stored as text by tgt_kind_name */
 	char serial[128];
 	char model[128];
 	char firmware[64];
-	char backing_file[PATH_MAX];   /* loop devices */
-	char signature[96];         /* libblkid: "ext4 filesystem", "" = none */
-	int created;                /* regular file created by us */
+	char backing_file[PATH_MAX]; /* loop devices */
+	char signature[96];          /* libblkid: "ext4 filesystem", "" = none */
+	int created;                 /* regular file created by us */
 };
 
 /* Open t's device for the run: block devices need allow_destroy, are
@@ -44,14 +44,14 @@ struct tgt {
  * check_only opens read-only and creates nothing. db_path is the database
  * (its filesystem must not be on the target). Returns 0, or -errno with a
  * one-line error in err naming the device, the reason and the key. */
-int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path,
-	     int check_only, struct tgt *out, char *err, size_t errlen);
+int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path, int check_only,
+	     struct tgt *out, char *err, size_t errlen);
 
 /* Read serial, model and firmware again (NVMe Identify Controller, ATA
  * IDENTIFY, sysfs) into the given buffers, from the device now at
  * tg->real_path. Returns 0 or -errno. */
-int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model,
-		      size_t mlen, char *firmware, size_t flen);
+int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
+		      char *firmware, size_t flen);
 
 /* Before a cycle or a destructive action: the node still names the same
  * device, and it still reports the serial it had (and expect_serial).

@@ -25,11 +25,21 @@ struct unit {
 static const struct unit byte_units[] = {
 	{ "", 1 },
 	{ "b", 1 },
-	{ "k", 1ULL << 10 },  { "kib", 1ULL << 10 },  { "kb", 1000ULL },
-	{ "m", 1ULL << 20 },  { "mib", 1ULL << 20 },  { "mb", 1000000ULL },
-	{ "g", 1ULL << 30 },  { "gib", 1ULL << 30 },  { "gb", 1000000000ULL },
-	{ "t", 1ULL << 40 },  { "tib", 1ULL << 40 },  { "tb", 1000000000000ULL },
-	{ "p", 1ULL << 50 },  { "pib", 1ULL << 50 },  { "pb", 1000000000000000ULL },
+	{ "k", 1ULL << 10 },
+	{ "kib", 1ULL << 10 },
+	{ "kb", 1000ULL },
+	{ "m", 1ULL << 20 },
+	{ "mib", 1ULL << 20 },
+	{ "mb", 1000000ULL },
+	{ "g", 1ULL << 30 },
+	{ "gib", 1ULL << 30 },
+	{ "gb", 1000000000ULL },
+	{ "t", 1ULL << 40 },
+	{ "tib", 1ULL << 40 },
+	{ "tb", 1000000000000ULL },
+	{ "p", 1ULL << 50 },
+	{ "pib", 1ULL << 50 },
+	{ "pb", 1000000000000000ULL },
 };
 
 struct dur_unit {
@@ -38,10 +48,8 @@ struct dur_unit {
 };
 
 static const struct dur_unit dur_units[] = {
-	{ "", 1 },        { "s", 1 },      { "sec", 1 },
-	{ "ms", 1e-3 },   { "us", 1e-6 },
-	{ "m", 60 },      { "min", 60 },
-	{ "h", 3600 },    { "d", 86400 },
+	{ "", 1 },   { "s", 1 },    { "sec", 1 },  { "ms", 1e-3 }, { "us", 1e-6 },
+	{ "m", 60 }, { "min", 60 }, { "h", 3600 }, { "d", 86400 },
 };
 
 /* A decimal number split into its parts; text is not NUL-terminated. */
@@ -50,7 +58,7 @@ struct decimal {
 	size_t int_len;
 	const char *frac_start;
 	size_t frac_len;
-	const char *end;        /* first character after the number */
+	const char *end; /* first character after the number */
 };
 
 static const char *skip_space(const char *s)
@@ -144,8 +152,7 @@ int util_parse_bytes(const char *s, uint64_t *out)
 
 	if (!s || scan_decimal(skip_space(s), &d) < 0)
 		return -EINVAL;
-	if (scan_suffix(d.end, suffix, sizeof(suffix)) < 0 ||
-	    find_byte_unit(suffix, &mult) < 0)
+	if (scan_suffix(d.end, suffix, sizeof(suffix)) < 0 || find_byte_unit(suffix, &mult) < 0)
 		return -EINVAL;
 	return decimal_times(&d, mult, out);
 }
@@ -285,8 +292,7 @@ int util_parse_double(const char *s, double *out)
 
 char *util_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB",
-					     "TiB", "PiB", "EiB" };
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double v = (double)bytes;
 	size_t u = 0;
 

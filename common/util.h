@@ -15,8 +15,8 @@
 
 /* A byte quantity that may be relative to a capacity ("80%"). */
 struct qty {
-	uint64_t bytes;   /* absolute value when !is_percent */
-	double percent;   /* 0..100 when is_percent */
+	uint64_t bytes; /* absolute value when !is_percent */
+	double percent; /* 0..100 when is_percent */
 	int is_percent;
 };
 

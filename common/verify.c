@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#define POLY 0x82f63b78u              /* Castagnoli, reflected */
+#define POLY 0x82f63b78u /* Castagnoli, reflected */
 
 static uint32_t table[8][256];
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
@@ -34,10 +34,9 @@ static uint32_t crc_raw(uint32_t c, const unsigned char *p, size_t len)
 		uint64_t w;
 		memcpy(&w, p, 8);
 		w ^= c;
-		c = table[7][w & 0xff] ^ table[6][(w >> 8) & 0xff] ^
-		    table[5][(w >> 16) & 0xff] ^ table[4][(w >> 24) & 0xff] ^
-		    table[3][(w >> 32) & 0xff] ^ table[2][(w >> 40) & 0xff] ^
-		    table[1][(w >> 48) & 0xff] ^ table[0][w >> 56];
+		c = table[7][w & 0xff] ^ table[6][(w >> 8) & 0xff] ^ table[5][(w >> 16) & 0xff] ^
+		    table[4][(w >> 24) & 0xff] ^ table[3][(w >> 32) & 0xff] ^
+		    table[2][(w >> 40) & 0xff] ^ table[1][(w >> 48) & 0xff] ^ table[0][w >> 56];
 		p += 8;
 		len -= 8;
 	}
@@ -73,7 +72,7 @@ void verify_stamp(void *buf, size_t len, uint64_t offset, uint64_t generation, u
 }
 
 unsigned verify_check(const void *buf, size_t len, uint64_t offset, uint64_t *bad,
-		   enum verify_reason *why)
+		      enum verify_reason *why)
 {
 	const unsigned char *p = buf;
 	unsigned nbad = 0;
@@ -100,14 +99,10 @@ unsigned verify_check(const void *buf, size_t len, uint64_t offset, uint64_t *ba
 const char *verify_reason_name(enum verify_reason r)
 {
 	switch (r) {
-	case VERIFY_OK:
-		return "ok";
-	case VERIFY_BAD_MAGIC:
-		return "no wearmon header (never written by wearmond, or lost)";
-	case VERIFY_BAD_OFFSET:
-		return "header names another offset (misplaced write)";
-	case VERIFY_BAD_CRC:
-		return "checksum mismatch (corrupted data)";
+	case VERIFY_OK: return "ok";
+	case VERIFY_BAD_MAGIC: return "no wearmon header (never written by wearmond, or lost)";
+	case VERIFY_BAD_OFFSET: return "header names another offset (misplaced write)";
+	case VERIFY_BAD_CRC: return "checksum mismatch (corrupted data)";
 	}
 	return "?";
 }

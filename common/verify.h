@@ -9,16 +9,16 @@
 #include <stdint.h>
 
 #define VERIFY_SECTOR 512u
-#define VERIFY_MAGIC 0x31564d57u         /* "WMV1" little-endian */
+#define VERIFY_MAGIC 0x31564d57u /* "WMV1" little-endian */
 
 /* The header at the start of every sector (32 bytes, little-endian). The
  * checksum covers the whole sector with the crc field taken as zero. */
 struct verify_header {
 	uint32_t magic;
-	uint32_t crc;                 /* CRC-32C of the sector */
-	uint64_t offset;              /* device byte offset of this sector */
-	uint64_t generation;          /* which write of the phase stored it */
-	uint64_t seed;                /* the phase that stored it */
+	uint32_t crc;        /* CRC-32C of the sector */
+	uint64_t offset;     /* device byte offset of this sector */
+	uint64_t generation; /* which write of the phase stored it */
+	uint64_t seed;       /* the phase that stored it */
 };
 
 /* Why a sector failed. */
@@ -35,7 +35,7 @@ void verify_stamp(void *buf, size_t len, uint64_t offset, uint64_t generation, u
 /* Check every sector of buf read from device offset. Returns the number of
  * bad sectors; the first one's offset and reason go to *bad / *why. */
 unsigned verify_check(const void *buf, size_t len, uint64_t offset, uint64_t *bad,
-		   enum verify_reason *why);
+		      enum verify_reason *why);
 
 /* "bad magic (not written by wearmond, or lost)", ... */
 const char *verify_reason_name(enum verify_reason r);

@@ -61,7 +61,7 @@ int wear_ext_remove(struct wear_extents *e, uint64_t start, uint64_t end)
 		uint64_t a = e->v[i][0], b = e->v[i][1];
 		if (b <= start || a >= end)
 			continue;
-		if (a < start && b > end) {     /* split in two */
+		if (a < start && b > end) { /* split in two */
 			if (ext_reserve(e, e->n + 1))
 				return -ENOMEM;
 			memmove(&e->v[i + 2], &e->v[i + 1], (e->n - i - 1) * sizeof(*e->v));
@@ -75,7 +75,7 @@ int wear_ext_remove(struct wear_extents *e, uint64_t start, uint64_t end)
 			e->v[i][1] = start;
 		} else if (b > end) {
 			e->v[i][0] = end;
-		} else {                        /* covered: drop it */
+		} else { /* covered: drop it */
 			memmove(&e->v[i], &e->v[i + 1], (e->n - i - 1) * sizeof(*e->v));
 			e->n--;
 			i--;
@@ -109,8 +109,7 @@ double wear_write_fraction(enum cfg_workload w)
 	case WL_SEQREAD:
 	case WL_RANDREAD:
 	case WL_BACKREAD:
-	case WL_STRIDEREAD:
-		return 0.0;
+	case WL_STRIDEREAD: return 0.0;
 	case WL_SEQWRITE:
 	case WL_RANDWRITE:
 	case WL_REWRITE:
@@ -121,8 +120,7 @@ double wear_write_fraction(enum cfg_workload w)
 	case WL_WEBSERVER:
 	case WL_WORKSTATION:
 	case WL_STREAMING:
-	case WL__COUNT:
-		break;
+	case WL__COUNT: break;
 	}
 	return 1.0;
 }
@@ -155,12 +153,13 @@ void wear_free(struct wear_state *w)
 }
 
 /* Store the state with rows. Returns 0 or -errno. */
-static int commit(struct wear_state *w, const struct db_wear_row *rows, size_t n,
-		  const char *what)
+static int commit(struct wear_state *w, const struct db_wear_row *rows, size_t n, const char *what)
 {
 	struct db_wear_state s = {
-		.target_id = w->target_id, .ext = (const uint64_t(*)[2])w->ext.v,
-		.next = w->ext.n, .host_total = w->host_total,
+		.target_id = w->target_id,
+		.ext = (const uint64_t(*)[2])w->ext.v,
+		.next = w->ext.n,
+		.host_total = w->host_total,
 		.host_since_erase = w->host_since_erase,
 	};
 	char err[512];
@@ -189,9 +188,8 @@ static int collect(void *arg, int64_t id, uint64_t fill_bytes, uint64_t bytes, i
 	return 0;
 }
 
-int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index,
-		    uint64_t span_offset, uint64_t span_len, uint64_t capacity,
-		    uint64_t region_bytes, int64_t fs_mapped)
+int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint64_t span_offset,
+		    uint64_t span_len, uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped)
 {
 	struct pending p = { .n = 0 };
 	struct db_wear_row rows[ARRAY_SIZE(p.id)];
@@ -205,7 +203,8 @@ int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index,
 		w->host_since_erase += p.written[i];
 		uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&w->ext);
 		rows[i] = (struct db_wear_row){
-			.iteration_id = p.id[i], .capacity_bytes = capacity,
+			.iteration_id = p.id[i],
+			.capacity_bytes = capacity,
 			.region_bytes = region_bytes,
 			.op_configured = 1.0 - (double)region_bytes / (double)capacity,
 			.mapped_bytes = mapped,

@@ -40,10 +40,10 @@ struct wear_state {
 	int64_t target_id;
 	struct wear_extents ext;
 	uint64_t host_total, host_since_erase;
-	int64_t last_nand, last_host;  /* previous health counters, < 0 unknown */
-	const atomic_int *stop;        /* nonzero: abandon a snapshot the device
+	int64_t last_nand, last_host; /* previous health counters, < 0 unknown */
+	const atomic_int *stop;       /* nonzero: abandon a snapshot the device
 					  holds (NULL: wait for it) */
-	double stop_seen;              /* util_now() when a snapshot first saw it */
+	double stop_seen;             /* util_now() when a snapshot first saw it */
 };
 
 /* Load extents and counters of a target. Returns 0 or -errno. */
@@ -61,9 +61,8 @@ double wear_write_fraction(enum cfg_workload w);
  * bytes, and store a wear row per iteration plus the new state, in one
  * transaction. fs_mapped >= 0 replaces the extents' total (filesystem
  * mode: the test file's allocation). Returns 0 or -errno. */
-int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index,
-		    uint64_t span_offset, uint64_t span_len, uint64_t capacity,
-		    uint64_t region_bytes, int64_t fs_mapped);
+int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint64_t span_offset,
+		    uint64_t span_len, uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped);
 
 /* The host discarded [start, end): drop it from the mapped extents.
  * Returns 0 or -errno. */
@@ -76,9 +75,9 @@ int wear_erased(struct wear_state *w);
 /* Health snapshot points, stored in health.point as "cycle-start",
  * "cycle-end", "after-action" (wear_point_name). */
 enum wear_point {
-	WEAR_CYCLE_START,             /* before the cycle's first iteration */
-	WEAR_CYCLE_END,               /* after its last, before the action */
-	WEAR_AFTER_ACTION,            /* after the action between cycles */
+	WEAR_CYCLE_START,  /* before the cycle's first iteration */
+	WEAR_CYCLE_END,    /* after its last, before the action */
+	WEAR_AFTER_ACTION, /* after the action between cycles */
 	WEAR_POINT__COUNT
 };
 
@@ -94,7 +93,7 @@ const char *wear_point_name(enum wear_point p);
  * source WEAR_COUNTERS_SOURCE and a write amplification. Nothing else in
  * wearmond knows about the simulator. */
 #define WEAR_COUNTERS_FILE "stats"
-#define WEAR_COUNTERS_SOURCE "simssd"   /* stored in health.source */
+#define WEAR_COUNTERS_SOURCE "simssd" /* stored in health.source */
 
 /* Seconds a snapshot may still take once a stop is requested (counted
  * from the first snapshot that saw it); then it is abandoned. */
@@ -109,15 +108,15 @@ const char *wear_point_name(enum wear_point p);
  * when *w->stop is set and the reads have not ended within WEAR_STOP_GRACE,
  * the snapshot is abandoned (nothing stored). Returns 0, -EINTR when
  * abandoned, or -errno. */
-int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
-		enum wear_point point, int64_t fs_mapped);
+int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id, enum wear_point point,
+		int64_t fs_mapped);
 
 /* The drive's host and NAND counters now (< 0: not reported): the bytes
  * since the previous snapshot into *d_host, *d_nand (-1 unknown) and
  * their ratio, the write amplification, into *wa (-1 when no host bytes
  * were written); the counters become the previous ones. */
-void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_host,
-		 int64_t *d_nand, double *wa);
+void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_host, int64_t *d_nand,
+		 double *wa);
 
 /* Whether the drive's firmware differs from the one its latest health
  * snapshot recorded (unknown on either side counts as no change); the old

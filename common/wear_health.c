@@ -101,7 +101,8 @@ static void read_nvme(int fd, struct snapshot *s)
 	set(s, DB_H_CRIT, h.critical_warning);
 	set(s, DB_H_POH, (int64_t)h.power_on_hours);
 	set(s, DB_H_HOST, (int64_t)h.bytes_written);
-	json(s, "\"nvme\":{\"critical_warning\":%u,\"temperature_k\":%u,\"available_spare\":%u,"
+	json(s,
+	     "\"nvme\":{\"critical_warning\":%u,\"temperature_k\":%u,\"available_spare\":%u,"
 	     "\"spare_threshold\":%u,\"percentage_used\":%u,\"data_units_read\":%" PRIu64 ","
 	     "\"data_units_written\":%" PRIu64 ",\"host_read_commands\":%" PRIu64 ","
 	     "\"host_write_commands\":%" PRIu64 ",\"power_on_hours\":%" PRIu64 ","
@@ -122,7 +123,8 @@ static void read_ata(int fd, struct snapshot *s)
 	json(s, "\"ata\":{\"checksum_ok\":%s,\"attributes\":[", sm.checksum_ok ? "true" : "false");
 	for (unsigned i = 0; i < sm.count; i++) {
 		const struct ata_smart_attr *a = &sm.attr[i];
-		json(s, "%s{\"id\":%u,\"flags\":%u,\"current\":%u,\"worst\":%u,\"raw\":%" PRIu64 "}",
+		json(s,
+		     "%s{\"id\":%u,\"flags\":%u,\"current\":%u,\"worst\":%u,\"raw\":%" PRIu64 "}",
 		     i ? "," : "", a->id, a->flags, a->current, a->worst, a->raw);
 		if (a->id == 9)
 			set(s, DB_H_POH, (int64_t)(a->raw & 0xffffffffu));
@@ -155,8 +157,8 @@ static void read_counters_file(const struct tgt *tg, struct snapshot *s)
 		s->source = WEAR_COUNTERS_SOURCE;
 }
 
-void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_host,
-		 int64_t *d_nand, double *wa)
+void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_host, int64_t *d_nand,
+		 double *wa)
 {
 	*d_host = host >= 0 && w->last_host >= 0 && host >= w->last_host ? host - w->last_host : -1;
 	*d_nand = nand >= 0 && w->last_nand >= 0 && nand >= w->last_nand ? nand - w->last_nand : -1;
@@ -172,9 +174,9 @@ void wear_deltas(struct wear_state *w, int64_t host, int64_t nand, int64_t *d_ho
  * last frees it). */
 struct job {
 	pthread_mutex_t lock;
-	pthread_cond_t cv;          /* CLOCK_MONOTONIC */
+	pthread_cond_t cv; /* CLOCK_MONOTONIC */
 	int done, abandoned;
-	struct tgt tg;              /* copies: the caller's may be gone */
+	struct tgt tg; /* copies: the caller's may be gone */
 	uint64_t host_total;
 	struct snapshot s;
 };
@@ -271,7 +273,7 @@ static int collect_stoppable(struct wear_state *w, struct job *j)
 		ret = pthread_create(&t, &a, job_main, j);
 		pthread_attr_destroy(&a);
 	}
-	if (ret) {   /* no stop to watch, or no thread: read here */
+	if (ret) { /* no stop to watch, or no thread: read here */
 		collect(j);
 		return 0;
 	}
@@ -280,7 +282,7 @@ static int collect_stoppable(struct wear_state *w, struct job *j)
 		struct timespec ts;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 50 * 1000 * 1000;   /* the stop flag is polled */
+		ts.tv_nsec += 50 * 1000 * 1000; /* the stop flag is polled */
 		ts.tv_sec += ts.tv_nsec / 1000000000;
 		ts.tv_nsec %= 1000000000;
 		pthread_cond_timedwait(&j->cv, &j->lock, &ts);
@@ -292,7 +294,8 @@ static int collect_stoppable(struct wear_state *w, struct job *j)
 }
 
 static const char *const point_names[WEAR_POINT__COUNT] = {
-	[WEAR_CYCLE_START] = "cycle-start", [WEAR_CYCLE_END] = "cycle-end",
+	[WEAR_CYCLE_START] = "cycle-start",
+	[WEAR_CYCLE_END] = "cycle-end",
 	[WEAR_AFTER_ACTION] = "after-action",
 };
 
@@ -301,8 +304,8 @@ const char *wear_point_name(enum wear_point p)
 	return (unsigned)p < WEAR_POINT__COUNT ? point_names[p] : "?";
 }
 
-int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
-		enum wear_point point, int64_t fs_mapped)
+int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id, enum wear_point point,
+		int64_t fs_mapped)
 {
 	struct job *j = job_new(w, tg);
 	struct snapshot *s = j ? &j->s : NULL;
@@ -312,7 +315,8 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 	if (!j)
 		return -ENOMEM;
 	if (collect_stoppable(w, j)) {
-		log_msg(LOG_NOTICE, "target %s: stop requested: abandoned the %s health snapshot "
+		log_msg(LOG_NOTICE,
+			"target %s: stop requested: abandoned the %s health snapshot "
 			"of %s after %.1f s without an answer from the device (nothing stored; a "
 			"request already sent to it ends when the device answers or at exit)",
 			tg->name, wear_point_name(point), tg->path, util_now() - t0);
@@ -321,10 +325,16 @@ int wear_health(struct wear_state *w, const struct tgt *tg, int64_t cycle_id,
 	wear_deltas(w, s->has[DB_H_HOST] ? s->val[DB_H_HOST] : -1,
 		    s->has[DB_H_NAND] ? s->val[DB_H_NAND] : -1, &s->d_host, &s->d_nand, &s->wa);
 	struct db_health h = {
-		.target_id = w->target_id, .cycle_id = cycle_id, .source = s->source,
-		.write_amplification = s->wa, .data = s->data, .point = wear_point_name(point),
-		.host_bytes_delta = s->d_host, .nand_bytes_delta = s->d_nand,
-		.mapped_bytes = mapped, .has_op_effective = tg->capacity != 0,
+		.target_id = w->target_id,
+		.cycle_id = cycle_id,
+		.source = s->source,
+		.write_amplification = s->wa,
+		.data = s->data,
+		.point = wear_point_name(point),
+		.host_bytes_delta = s->d_host,
+		.nand_bytes_delta = s->d_nand,
+		.mapped_bytes = mapped,
+		.has_op_effective = tg->capacity != 0,
 		.op_effective = tg->capacity ? 1.0 - (double)mapped / (double)tg->capacity : 0,
 	};
 	memcpy(h.has, s->has, sizeof(h.has));

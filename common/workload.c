@@ -28,12 +28,34 @@ static const struct workload_preset named[] = {
 	{ "randrw", WO_RANDOM, 50, 100, 0, { { 0, 0 } } },
 	{ "seqrw", WO_SEQ, 50, 0, 0, { { 0, 0 } } },
 	{ "database", WO_RANDOM, 67, 100, 1, { { 8 * K, 1 } } },
-	{ "fileserver", WO_RANDOM, 80, 100, 8,
-	  { { 512, 10 }, { 1 * K, 5 }, { 2 * K, 5 }, { 4 * K, 60 }, { 8 * K, 2 },
-	    { 16 * K, 4 }, { 32 * K, 4 }, { 64 * K, 10 } } },
-	{ "webserver", WO_RANDOM, 100, 100, 10,
-	  { { 512, 22 }, { 1 * K, 15 }, { 2 * K, 8 }, { 4 * K, 23 }, { 8 * K, 15 },
-	    { 16 * K, 2 }, { 32 * K, 6 }, { 64 * K, 7 }, { 128 * K, 1 }, { 512 * K, 1 } } },
+	{ "fileserver",
+	  WO_RANDOM,
+	  80,
+	  100,
+	  8,
+	  { { 512, 10 },
+	    { 1 * K, 5 },
+	    { 2 * K, 5 },
+	    { 4 * K, 60 },
+	    { 8 * K, 2 },
+	    { 16 * K, 4 },
+	    { 32 * K, 4 },
+	    { 64 * K, 10 } } },
+	{ "webserver",
+	  WO_RANDOM,
+	  100,
+	  100,
+	  10,
+	  { { 512, 22 },
+	    { 1 * K, 15 },
+	    { 2 * K, 8 },
+	    { 4 * K, 23 },
+	    { 8 * K, 15 },
+	    { 16 * K, 2 },
+	    { 32 * K, 6 },
+	    { 64 * K, 7 },
+	    { 128 * K, 1 },
+	    { 512 * K, 1 } } },
 	{ "workstation", WO_RANDOM, 80, 80, 1, { { 8 * K, 1 } } },
 	{ "streaming", WO_SEQ, 100, 0, 3, { { 64 * K, 34 }, { 128 * K, 33 }, { 256 * K, 33 } } },
 	{ NULL, WO_SEQ, 0, 0, 0, { { 0, 0 } } },
@@ -119,11 +141,8 @@ static void mixed_next(struct workload_gen *g, struct workload_op *op, uint32_t 
 }
 
 static const order_fn orders[WO__COUNT] = {
-	[WO_SEQ] = seq_next,
-	[WO_RANDOM] = random_next,
-	[WO_BACKWARD] = backward_next,
-	[WO_STRIDE] = stride_next,
-	[WO_RECORD] = record_next,
+	[WO_SEQ] = seq_next,       [WO_RANDOM] = random_next, [WO_BACKWARD] = backward_next,
+	[WO_STRIDE] = stride_next, [WO_RECORD] = record_next,
 };
 
 static inline uint32_t pick_len(struct workload_gen *g)
@@ -170,7 +189,7 @@ static order_fn choose_order(const struct workload_spec *s)
 }
 
 void workload_init(struct workload_gen *g, const struct workload_spec *s, uint64_t span_offset,
-	     uint64_t span_len, uint64_t seed)
+		   uint64_t span_len, uint64_t seed)
 {
 	uint64_t total = 0, cum = 0;
 
@@ -190,8 +209,8 @@ void workload_init(struct workload_gen *g, const struct workload_spec *s, uint64
 	for (unsigned i = 0; i < s->nbs; i++) {
 		cum += s->bs[i].weight;
 		g->bs_size[i] = s->bs[i].size;
-		g->bs_thr[i] = cum >= total ? UINT32_MAX
-					    : (uint32_t)((double)cum / (double)total * TWO32);
+		g->bs_thr[i] =
+			cum >= total ? UINT32_MAX : (uint32_t)((double)cum / (double)total * TWO32);
 	}
 	g->grid = workload_max_bs(s);
 	g->grid_n = span_len / g->grid;
@@ -258,15 +277,16 @@ static int parse_entry(char *tok, struct workload_bs *e, char *msg, size_t len)
 	if (colon) {
 		*colon = '\0';
 		if (util_parse_int(colon + 1, 1, WEIGHT_MAX, &w) < 0) {
-			snprintf(msg, len, "weight \"%s\" of %s is not an integer 1..%u",
-				 colon + 1, tok, WEIGHT_MAX);
+			snprintf(msg, len, "weight \"%s\" of %s is not an integer 1..%u", colon + 1,
+				 tok, WEIGHT_MAX);
 			return -EINVAL;
 		}
 	}
-	if (util_parse_bytes(tok, &size) < 0 || size < BS_MIN || size > BS_MAX ||
-	    size % BS_MIN) {
-		snprintf(msg, len, "\"%s\" is not a block size of 512 bytes..64 MiB, "
-			 "a multiple of 512", tok);
+	if (util_parse_bytes(tok, &size) < 0 || size < BS_MIN || size > BS_MAX || size % BS_MIN) {
+		snprintf(msg, len,
+			 "\"%s\" is not a block size of 512 bytes..64 MiB, "
+			 "a multiple of 512",
+			 tok);
 		return -EINVAL;
 	}
 	e->size = (uint32_t)size;

@@ -11,35 +11,35 @@
 
 /* How offsets follow each other (one generator each). */
 enum workload_order {
-	WO_SEQ,        /* ascending and contiguous, wrapping to the span start */
-	WO_RANDOM,     /* uniform, aligned to the chosen block size */
-	WO_BACKWARD,   /* descending and contiguous, wrapping to the span end */
-	WO_STRIDE,     /* every stride-th grid block, then the next start */
-	WO_RECORD,     /* the same record again and again (IOzone rewrite) */
+	WO_SEQ,      /* ascending and contiguous, wrapping to the span start */
+	WO_RANDOM,   /* uniform, aligned to the chosen block size */
+	WO_BACKWARD, /* descending and contiguous, wrapping to the span end */
+	WO_STRIDE,   /* every stride-th grid block, then the next start */
+	WO_RECORD,   /* the same record again and again (IOzone rewrite) */
 	WO__COUNT
 };
 
 /* One entry of a block size mix. */
 struct workload_bs {
-	uint32_t size;                /* bytes, a multiple of 512 */
-	unsigned weight;              /* relative share of operations */
+	uint32_t size;   /* bytes, a multiple of 512 */
+	unsigned weight; /* relative share of operations */
 };
 
 /* What a phase does. */
 struct workload_spec {
 	enum workload_order order;
-	unsigned read_pct;            /* 0..100: share of operations that read */
-	unsigned random_pct;          /* WO_SEQ only: share of operations at a
+	unsigned read_pct;   /* 0..100: share of operations that read */
+	unsigned random_pct; /* WO_SEQ only: share of operations at a
 					 random offset (IOMeter); 100 = WO_RANDOM */
-	uint64_t stride;              /* WO_STRIDE: distance in grid blocks, >= 1 */
-	unsigned nbs;                 /* entries in bs, 1..WORKLOAD_MAX_BS */
+	uint64_t stride;     /* WO_STRIDE: distance in grid blocks, >= 1 */
+	unsigned nbs;        /* entries in bs, 1..WORKLOAD_MAX_BS */
 	struct workload_bs bs[WORKLOAD_MAX_BS];
 };
 
 /* One operation. */
 struct workload_op {
-	uint64_t offset;              /* bytes from the device start */
-	uint32_t len;                 /* bytes */
+	uint64_t offset; /* bytes from the device start */
+	uint32_t len;    /* bytes */
 	int is_write;
 };
 
@@ -48,12 +48,12 @@ struct workload_gen {
 	void (*next)(struct workload_gen *g, struct workload_op *op);
 	void (*order_next)(struct workload_gen *g, struct workload_op *op, uint32_t len);
 	uint64_t span_offset, span_len;
-	uint64_t cursor;              /* bytes into the span (seq, backward) */
-	uint64_t grid, grid_n;        /* stride and record: unit and count */
+	uint64_t cursor;       /* bytes into the span (seq, backward) */
+	uint64_t grid, grid_n; /* stride and record: unit and count */
 	uint64_t stride, stride_start, stride_k;
 	uint64_t rng;
-	uint32_t read_thr, random_thr; /* out of 2^32 */
-	uint32_t bs_thr[WORKLOAD_MAX_BS];   /* cumulative, out of 2^32 */
+	uint32_t read_thr, random_thr;    /* out of 2^32 */
+	uint32_t bs_thr[WORKLOAD_MAX_BS]; /* cumulative, out of 2^32 */
 	uint32_t bs_size[WORKLOAD_MAX_BS];
 	unsigned nbs;
 	int read_all, write_all;
@@ -64,8 +64,8 @@ struct workload_preset {
 	const char *name;
 	enum workload_order order;
 	unsigned read_pct, random_pct;
-	unsigned nbs;                 /* entries of bs; 0: the block_size key */
-	struct workload_bs bs[WORKLOAD_MAX_BS];   /* a preset's block size mix */
+	unsigned nbs;                           /* entries of bs; 0: the block_size key */
+	struct workload_bs bs[WORKLOAD_MAX_BS]; /* a preset's block size mix */
 };
 
 /* Named workloads (the workload key), NULL-terminated by name; *n = count. */
@@ -85,7 +85,7 @@ int workload_check(const struct workload_spec *spec, uint64_t span_len, char *ms
 /* Start a generator over [span_offset, span_offset + span_len). The spec
  * must pass workload_check. seed selects the random sequence. */
 void workload_init(struct workload_gen *g, const struct workload_spec *spec, uint64_t span_offset,
-	     uint64_t span_len, uint64_t seed);
+		   uint64_t span_len, uint64_t seed);
 
 /* Begin sequential and backward orders (and IOMeter's sequential runs) at
  * at bytes into the span, on the grid of the largest block size, instead

@@ -26,23 +26,23 @@ struct iter_ctx {
 
 /* The rounds of one phase under steady_state = snia. */
 struct rounds {
-	double *y;                   /* MiB/s of each round done */
+	double *y; /* MiB/s of each round done */
 	unsigned n, max;
-	int more_after;              /* rows of the size follow the phase */
-	int done;                    /* steady, or max rounds passed */
+	int more_after; /* rows of the size follow the phase */
+	int done;       /* steady, or max rounds passed */
 };
 
 /* What one row measures. */
 struct row {
-	enum iter_phase kind;        /* the fill as a row, a workload, the read-back */
-	enum cfg_workload workload;  /* kind ITER_MEASURE */
-	int repeat_index;            /* 1..repeat */
-	int more;                    /* further rows of the size follow */
-	int precondition;            /* run the fill = yes fill first */
-	int summary;                 /* last of several runs: store mean and stddev */
+	enum iter_phase kind;         /* the fill as a row, a workload, the read-back */
+	enum cfg_workload workload;   /* kind ITER_MEASURE */
+	int repeat_index;             /* 1..repeat */
+	int more;                     /* further rows of the size follow */
+	int precondition;             /* run the fill = yes fill first */
+	int summary;                  /* last of several runs: store mean and stddev */
 	struct runstat *mibps, *iops; /* runs of this phase so far */
-	int round_index;             /* 1..max_rounds; 0 without rounds */
-	struct rounds *rounds;       /* NULL without rounds */
+	int round_index;              /* 1..max_rounds; 0 without rounds */
+	struct rounds *rounds;        /* NULL without rounds */
 };
 
 /* Largest block any phase of t uses: the engines' buffers. */
@@ -55,7 +55,8 @@ static uint64_t largest_block(const struct cfg_target *t)
 
 	for (int i = 0; i < n; i++) {
 		struct workload_spec s;
-		if (ph[i] >= 0 && !cfg_workload_spec(t, (enum cfg_workload)ph[i], &s, msg, sizeof(msg)) &&
+		if (ph[i] >= 0 &&
+		    !cfg_workload_spec(t, (enum cfg_workload)ph[i], &s, msg, sizeof(msg)) &&
 		    workload_max_bs(&s) > m)
 			m = workload_max_bs(&s);
 	}
@@ -65,7 +66,7 @@ static uint64_t largest_block(const struct cfg_target *t)
 void iter_limits_of(const struct cfg_target *t, struct iter_limits *l)
 {
 	l->max_qd = (unsigned)(t->queue_depth > t->fill_queue_depth ? t->queue_depth
-								: t->fill_queue_depth);
+								    : t->fill_queue_depth);
 	l->max_bs = largest_block(t);
 	l->jobs = (unsigned)t->jobs;
 	l->engine = t->ioengine;
@@ -85,8 +86,7 @@ static int engine_for(const struct iter_limits *l, struct engine_ctx **out)
 	switch (l->engine) {
 	case IOENGINE_NULL:
 		return engine_create_null(l->max_qd, (uint32_t)l->max_bs, l->null_mibps, out);
-	case IOENGINE_LIBAIO:
-		break;
+	case IOENGINE_LIBAIO: break;
 	}
 	return engine_create(l->max_qd, (uint32_t)l->max_bs, out);
 }
@@ -127,8 +127,8 @@ struct samples {
 	const struct iter_env *e;
 	struct db_sample *v;
 	size_t n, cap;
-	enum iter_phase phase;       /* of the samples coming */
-	enum iter_phase last;        /* of v[n - 1] */
+	enum iter_phase phase; /* of the samples coming */
+	enum iter_phase last;  /* of v[n - 1] */
 	int oom;
 };
 
@@ -136,12 +136,9 @@ struct samples {
 static enum db_phase phase_stored(enum iter_phase p)
 {
 	switch (p) {
-	case ITER_FILL:
-		return DB_PHASE_FILL;
-	case ITER_MEASURE:
-		return DB_PHASE_MEASURE;
-	case ITER_VERIFY:
-		return DB_PHASE_VERIFY;
+	case ITER_FILL: return DB_PHASE_FILL;
+	case ITER_MEASURE: return DB_PHASE_MEASURE;
+	case ITER_VERIFY: return DB_PHASE_VERIFY;
 	}
 	return DB_PHASE_UNKNOWN;
 }
@@ -191,8 +188,8 @@ static void on_sample(void *arg, const struct engine_sample *s)
 	d->mibps_min_1s = s->mibps_min_1s;
 }
 
-static void fields_for(const struct iter_env *e, struct log_fields *f, long cycle,
-		       long it, uint64_t size)
+static void fields_for(const struct iter_env *e, struct log_fields *f, long cycle, long it,
+		       uint64_t size)
 {
 	struct log_fields z = LOG_FIELDS_INIT;
 	*f = z;
@@ -290,7 +287,8 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 
 /* The engine phase of a row; spec is filled for measured workloads. */
 static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t size,
-		      const struct db_iteration *it, struct workload_spec *spec, struct engine_phase *p)
+		      const struct db_iteration *it, struct workload_spec *spec,
+		      struct engine_phase *p)
 {
 	const struct cfg_target *t = e->t;
 	char msg[256];
@@ -369,7 +367,8 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 		describe_error(r, it->workload, err, elen);
 		status = IT_FAILED;
 	} else if (r->verify_errors && p.verify_stop) {
-		snprintf(err, elen, "%s: data integrity: %llu bad sector(s), first at offset %llu: %s",
+		snprintf(err, elen,
+			 "%s: data integrity: %llu bad sector(s), first at offset %llu: %s",
 			 it->workload, (unsigned long long)r->verify_errors,
 			 (unsigned long long)r->bad[0].offset,
 			 verify_reason_name((enum verify_reason)r->bad[0].reason));
@@ -388,8 +387,9 @@ static void integrity_event(const struct iter_env *e, int64_t it_id, uint64_t of
 			    const char *what, uint64_t count)
 {
 	char msg[512], data[256];
-	snprintf(msg, sizeof(msg), "target %s: data integrity: cycle %ld: sector at offset %llu: %s",
-		 e->t->name, e->cycle, (unsigned long long)offset, what);
+	snprintf(msg, sizeof(msg),
+		 "target %s: data integrity: cycle %ld: sector at offset %llu: %s", e->t->name,
+		 e->cycle, (unsigned long long)offset, what);
 	snprintf(data, sizeof(data), "{\"offset\":%llu,\"bad_sectors\":%llu}",
 		 (unsigned long long)offset, (unsigned long long)count);
 	if (alert_integrity(e->alert, e->cycle, e->cycle_id, it_id, offset, msg, data))
@@ -402,26 +402,33 @@ static void integrity_event(const struct iter_env *e, int64_t it_id, uint64_t of
 	f.cycle = e->cycle;
 	log_fields(LOG_ERR, &f, "%s", msg);
 	struct db_event ev = {
-		.target_id = e->target_id, .run_id = e->run_id, .cycle_id = e->cycle_id,
-		.iteration_id = it_id, .severity = "err", .kind = alert_kind_name(ALERT_DATA_INTEGRITY),
+		.target_id = e->target_id,
+		.run_id = e->run_id,
+		.cycle_id = e->cycle_id,
+		.iteration_id = it_id,
+		.severity = "err",
+		.kind = alert_kind_name(ALERT_DATA_INTEGRITY),
 		.message_id = f.message_id,
-		.message = msg, .value = (double)offset, .baseline = -1, .data = data,
+		.message = msg,
+		.value = (double)offset,
+		.baseline = -1,
+		.data = data,
 	};
 	int ret = db_event(e->db, &ev, NULL);
 	if (ret)
-		log_msg(LOG_ERR, "target %s: cannot store a data-integrity event: %s",
-			e->t->name, strerror(-ret));
+		log_msg(LOG_ERR, "target %s: cannot store a data-integrity event: %s", e->t->name,
+			strerror(-ret));
 }
 
 /* Every bad sector remembered by the engine, and a read error under
  * verification, becomes a data-integrity event naming its offset. */
-static void report_integrity(const struct iter_env *e, int64_t it_id,
-			     const struct engine_result *r)
+static void report_integrity(const struct iter_env *e, int64_t it_id, const struct engine_result *r)
 {
 	char what[160];
 	for (unsigned i = 0; i < r->nbad; i++)
 		integrity_event(e, it_id, r->bad[i].offset,
-				verify_reason_name((enum verify_reason)r->bad[i].reason), r->verify_errors);
+				verify_reason_name((enum verify_reason)r->bad[i].reason),
+				r->verify_errors);
 	if (r->errors) {
 		snprintf(what, sizeof(what), "I/O error: %s", strerror(r->first_errno));
 		integrity_event(e, it_id, r->first_error_offset, what, r->errors);
@@ -445,33 +452,32 @@ static void log_iteration(const struct iter_env *e, const struct db_iteration *i
 		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
 	fields_for(e, &f, e->cycle, it->number, it->size_bytes);
 	if (it->mibps_avg < 0)
-		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)", db_status_name(it->status),
-			 it->seconds, util_fmt_bytes(it->bytes, b[0], sizeof(b[0])));
+		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)",
+			 db_status_name(it->status), it->seconds,
+			 util_fmt_bytes(it->bytes, b[0], sizeof(b[0])));
 	else
-		snprintf(figs, sizeof(figs), "%.1f MiB/s (min %s max %s sd %s) %.0f IOPS "
-			 "p99 %.0f us p99.99 %.0f us fill %s MiB/s", it->mibps_avg,
-			 log_fig(it->mibps_min, b[0], sizeof(b[0])),
+		snprintf(figs, sizeof(figs),
+			 "%.1f MiB/s (min %s max %s sd %s) %.0f IOPS "
+			 "p99 %.0f us p99.99 %.0f us fill %s MiB/s",
+			 it->mibps_avg, log_fig(it->mibps_min, b[0], sizeof(b[0])),
 			 log_fig(it->mibps_max, b[1], sizeof(b[1])),
 			 log_fig(it->mibps_stddev, b[2], sizeof(b[2])), it->iops_avg,
 			 it->lat_us.p99, it->lat_us.p9999,
 			 log_fig(it->fill_bytes ? it->fill_mibps : -1, b[3], sizeof(b[3])));
 	f.mibps = it->mibps_avg;
 	log_fields(it->status != DB_DONE ? LOG_WARNING : LOG_INFO, &f,
-		   "target %s: cycle %ld iteration %ld size %s %s%s: %s [%s]%s%s",
-		   e->t->name, e->cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
-		   it->workload, rnd, figs, db_status_name(it->status),
-		   it->error ? ": " : "", it->error ? it->error : "");
+		   "target %s: cycle %ld iteration %ld size %s %s%s: %s [%s]%s%s", e->t->name,
+		   e->cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
+		   it->workload, rnd, figs, db_status_name(it->status), it->error ? ": " : "",
+		   it->error ? it->error : "");
 }
 
 enum db_status iter_db_status(enum it_status s)
 {
 	switch (s) {
-	case IT_DONE:
-		return DB_DONE;
-	case IT_INTERRUPTED:
-		return DB_INTERRUPTED;
-	case IT_FAILED:
-		break;
+	case IT_DONE: return DB_DONE;
+	case IT_INTERRUPTED: return DB_INTERRUPTED;
+	case IT_FAILED: break;
 	}
 	return DB_FAILED;
 }
@@ -498,7 +504,7 @@ static void row_describe(const struct iter_env *e, const struct row *rw, uint64_
 	it->verify = t->verify;
 	it->repeat_index = rw->repeat_index;
 	it->round_index = rw->round_index;
-	it->jobs = 1;                /* fill and read-back: one job */
+	it->jobs = 1; /* fill and read-back: one job */
 	it->more_rows = rw->more;
 	if (rw->kind != ITER_MEASURE) {
 		int fill = rw->kind == ITER_FILL;
@@ -521,14 +527,17 @@ static void row_describe(const struct iter_env *e, const struct row *rw, uint64_
 	it->amount_bytes = measure_amount(t, size, it->block_size);
 	it->read_percent = (int)spec.read_pct;
 	/* random_pct shapes the sequential and random orders only */
-	it->random_percent = spec.order == WO_RANDOM || spec.order == WO_SEQ ?
-		(int)spec.random_pct : 0;
+	it->random_percent =
+		spec.order == WO_RANDOM || spec.order == WO_SEQ ? (int)spec.random_pct : 0;
 }
 
 static void publish(const struct iter_env *e, long number, int size_index, uint64_t size)
 {
 	struct iter_progress p = {
-		.what = ITER_ROW, .iteration = number, .size_index = size_index, .size_bytes = size,
+		.what = ITER_ROW,
+		.iteration = number,
+		.size_index = size_index,
+		.size_bytes = size,
 	};
 	report(e, &p);
 }
@@ -550,8 +559,7 @@ static void repeat_figures(const struct row *rw, struct db_iteration *it)
 /* A round done: judge the window. The phase ends when it is steady or at
  * max_rounds; only then does the row learn that no more rounds follow, and
  * it carries the verdict (reached or not, honestly) and the window. */
-static void round_figures(const struct iter_env *e, const struct row *rw,
-			  struct db_iteration *it)
+static void round_figures(const struct iter_env *e, const struct row *rw, struct db_iteration *it)
 {
 	struct rounds *rd = rw->rounds;
 	struct steady_window w;
@@ -571,7 +579,8 @@ static void round_figures(const struct iter_env *e, const struct row *rw,
 	it->steady_range_pct = w.range_pct;
 	it->steady_excursion_mibps = w.excursion;
 	it->steady_excursion_pct = w.excursion_pct;
-	log_msg(LOG_INFO, "target %s: cycle %ld size %s %s: steady state %s %u rounds: "
+	log_msg(LOG_INFO,
+		"target %s: cycle %ld size %s %s: steady state %s %u rounds: "
 		"window mean %.1f MiB/s, range %.1f%%, excursion %.1f%% (limits %.0f%%, %.0f%%)",
 		e->t->name, e->cycle, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload,
 		steady ? "reached after" : "NOT reached in", rd->n, w.mean, w.range_pct,
@@ -611,7 +620,8 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	alert_baseline_of(e->alert, &it);
 	int ret = db_iteration_begin(e->db, &it, &id);
 	if (ret) {
-		snprintf(e->error, e->error_len, "cannot record iteration start: %s", strerror(-ret));
+		snprintf(e->error, e->error_len, "cannot record iteration start: %s",
+			 strerror(-ret));
 		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, 0, e->error);
 		free(r);
 		return IT_FAILED;
@@ -634,7 +644,8 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	ret = db_retry_end(e, id, &it, &sm);
 	log_iteration(e, &it);
 	if (ret) {
-		snprintf(e->error, e->error_len, "cannot store iteration %ld: %s", number, strerror(-ret));
+		snprintf(e->error, e->error_len, "cannot store iteration %ld: %s", number,
+			 strerror(-ret));
 		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, id, e->error);
 		free(sm.v);
 		return IT_FAILED;
@@ -644,8 +655,8 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	free(sm.v);
 	if (status == IT_FAILED) {
 		snprintf(e->error, e->error_len, "iteration %ld failed: %s", number, err);
-		alert_failure(e->alert, it.errors ? ALERT_IO_ERROR : ALERT_ITERATION_FAILED, LOG_ERR,
-			      e->cycle, id, e->error);
+		alert_failure(e->alert, it.errors ? ALERT_IO_ERROR : ALERT_ITERATION_FAILED,
+			      LOG_ERR, e->cycle, id, e->error);
 	}
 	return status;
 }
@@ -664,13 +675,13 @@ static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, 
 		return IT_FAILED;
 	}
 	rw->rounds = &rd;
-	rw->more = 1;                /* until a round ends the phase */
+	rw->more = 1; /* until a round ends the phase */
 	for (unsigned k = 1; k <= rd.max && !rd.done && s == IT_DONE; k++) {
 		rw->round_index = (int)k;
 		s = run_row(e, ic, size_index, next, rw);
 		rw->precondition = 0;
 	}
-	rw->rounds = NULL;           /* rd dies here */
+	rw->rounds = NULL; /* rd dies here */
 	free(rd.y);
 	return s;
 }
@@ -678,8 +689,7 @@ static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, 
 /* Every row of one size of one cycle, in order: each measured phase
  * (repeat times, or in rounds), then the read-back. The first failure or interruption
  * ends the size; resume then measures the whole size again. */
-enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index,
-			long *next)
+enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next)
 {
 	const struct cfg_target *t = e->t;
 	int ph[CFG_MAX_PHASES];
@@ -703,15 +713,18 @@ enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_
 			struct row rw = {
 				.kind = ph[i] == CFG_PHASE_FILL ? ITER_FILL : ITER_MEASURE,
 				.workload = ph[i] == CFG_PHASE_FILL ? t->workload
-								     : (enum cfg_workload)ph[i],
-				.repeat_index = k, .precondition = pre,
-				.more = readback || i + 1 < n || k < (int)t->repeat,
-				.summary = t->repeat > 1 && k == (int)t->repeat,
-				.mibps = &mibps, .iops = &iops,
+								    : (enum cfg_workload)ph[i],
+				.repeat_index = k,
+				.precondition = pre,
+				.more = readback || i + 1 < n ||
+					k<(int)t->repeat, .summary = t->repeat> 1 &&
+						k == (int)t->repeat,
+				.mibps = &mibps,
+				.iops = &iops,
 			};
-			enum it_status s = t->steady_state == STEADY_SNIA ?
-				run_rounds(e, ic, size_index, next, &rw) :
-				run_row(e, ic, size_index, next, &rw);
+			enum it_status s = t->steady_state == STEADY_SNIA
+						   ? run_rounds(e, ic, size_index, next, &rw)
+						   : run_row(e, ic, size_index, next, &rw);
 			if (s != IT_DONE)
 				return s;
 			pre = 0;

@@ -25,19 +25,19 @@ enum iter_phase { ITER_FILL, ITER_MEASURE, ITER_VERIFY };
 
 /* One report. */
 enum iter_report {
-	ITER_ROW,                   /* a row begins: iteration, size_index, size_bytes */
-	ITER_PHASE,                 /* a phase begins: phase (rate and bytes restart) */
-	ITER_SAMPLE,                /* a sample ended: mibps, bytes */
+	ITER_ROW,    /* a row begins: iteration, size_index, size_bytes */
+	ITER_PHASE,  /* a phase begins: phase (rate and bytes restart) */
+	ITER_SAMPLE, /* a sample ended: mibps, bytes */
 };
 
 struct iter_progress {
 	enum iter_report what;
-	long iteration;             /* ITER_ROW: its number in the cycle */
-	int size_index;             /* ITER_ROW */
-	uint64_t size_bytes;        /* ITER_ROW */
-	enum iter_phase phase;      /* ITER_PHASE */
-	double mibps;               /* ITER_SAMPLE: the sample's MiB/s */
-	uint64_t bytes;             /* ITER_SAMPLE: the sample's bytes */
+	long iteration;        /* ITER_ROW: its number in the cycle */
+	int size_index;        /* ITER_ROW */
+	uint64_t size_bytes;   /* ITER_ROW */
+	enum iter_phase phase; /* ITER_PHASE */
+	double mibps;          /* ITER_SAMPLE: the sample's MiB/s */
+	uint64_t bytes;        /* ITER_SAMPLE: the sample's bytes */
 };
 
 /* Called from the target's thread; with jobs > 1 the samples come from
@@ -51,13 +51,13 @@ struct iter_env {
 	const struct cfg_layout *layout; /* region and sizes */
 	struct db *db;
 	int64_t run_id, target_id;
-	int64_t cycle_id;                /* the cycle's row */
-	long cycle;                      /* its number */
+	int64_t cycle_id; /* the cycle's row */
+	long cycle;       /* its number */
 	struct alert_ctx *alert;
-	const atomic_int *stop;          /* nonzero: end the phase, row interrupted */
-	iter_progress_fn progress;       /* NULL: none */
-	void *arg;                       /* for progress */
-	char *error;                     /* why iter_run failed */
+	const atomic_int *stop;    /* nonzero: end the phase, row interrupted */
+	iter_progress_fn progress; /* NULL: none */
+	void *arg;                 /* for progress */
+	char *error;               /* why iter_run failed */
 	size_t error_len;
 };
 
@@ -65,11 +65,11 @@ struct iter_ctx;
 
 /* What the engines of a target are: fixed for the process. */
 struct iter_limits {
-	unsigned max_qd;            /* deepest queue of any phase */
-	uint64_t max_bs;            /* largest block of any phase */
-	unsigned jobs;              /* engines (threads) per measured phase */
-	enum cfg_ioengine engine;   /* libaio or null */
-	double null_mibps;          /* speed of the null engine */
+	unsigned max_qd;          /* deepest queue of any phase */
+	uint64_t max_bs;          /* largest block of any phase */
+	unsigned jobs;            /* engines (threads) per measured phase */
+	enum cfg_ioengine engine; /* libaio or null */
+	double null_mibps;        /* speed of the null engine */
 };
 
 /* The limits a configuration needs (null_mibps: ENGINE_NULL_MIBPS). */
@@ -87,7 +87,6 @@ void iter_fini(struct iter_ctx *ic);
 /* Measure size number size_index of cycle e->cycle; rows are numbered from
  * *next on and *next is advanced past the last row used. Returns how the
  * size ended (IT_FAILED: reason in e->error). */
-enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index,
-			long *next);
+enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next);
 
 #endif

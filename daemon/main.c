@@ -24,19 +24,19 @@
 #define EXIT_OK 0
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
-#define EXIT_CONFIG 78   /* EX_CONFIG: systemd does not restart on it */
+#define EXIT_CONFIG 78 /* EX_CONFIG: systemd does not restart on it */
 
 #define LOOP_NAP_NS (50 * 1000 * 1000)
-#define STATUS_EVERY 1.0        /* seconds between STATUS= updates */
+#define STATUS_EVERY 1.0 /* seconds between STATUS= updates */
 #define STATUS_MAX 1024
-#define COMMAND_GRACE 1.0       /* seconds alert commands get at exit */
+#define COMMAND_GRACE 1.0 /* seconds alert commands get at exit */
 
 struct opts {
 	const char *config;
 	int check;
 	int foreground;
 	int journal;
-	int debug;                  /* log LOG_DEBUG messages too */
+	int debug; /* log LOG_DEBUG messages too */
 };
 
 /* The running process: its targets and every configuration loaded. While
@@ -44,53 +44,48 @@ struct opts {
  * st[i].t moves to a reloaded configuration under the thread's feet). */
 struct daemon {
 	const struct opts *o;
-	struct sched_target *st;    /* one per target of the first configuration */
+	struct sched_target *st; /* one per target of the first configuration */
 	int nst, started;
-	struct cfg **cfgs;          /* all loaded, freed at exit: threads may
+	struct cfg **cfgs; /* all loaded, freed at exit: threads may
 				       still point into any of them */
 	int ncfgs;
-	double wd_every;            /* seconds between WATCHDOG=1, 0 = none */
+	double wd_every; /* seconds between WATCHDOG=1, 0 = none */
 	double next_wd, next_status;
 	int stopping;
-	int db_lost;                /* the database file was deleted or replaced */
-	int lock_fd;                /* one daemon per database; -1 */
-	struct publish pub;         /* metrics_file */
+	int db_lost;        /* the database file was deleted or replaced */
+	int lock_fd;        /* one daemon per database; -1 */
+	struct publish pub; /* metrics_file */
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: wearmond -c FILE [--check] [--foreground | --journal]\n"
-		"Fill and rewrite SSD regions over growing sizes, measure every pass and\n"
-		"record the history in SQLite.\n\n"
-		"  -c, --config FILE  configuration (see wearmon.conf(5))\n"
-		"  -n, --check        validate the configuration and targets, write nothing\n"
-		"  -f, --foreground   log to stderr, even under systemd\n"
-		"  -j, --journal      log to the journal, even from a terminal (errors at\n"
-		"                     start-up are printed on stderr too)\n"
-		"  -d, --debug        also log debug messages (e.g. the time each iteration's\n"
-		"                     database write took)\n"
-		"By default messages go to the journal when stderr is systemd's journal\n"
-		"stream (JOURNAL_STREAM), else to stderr.\n"
-		"  -h, --help         this text\n"
-		"  -V, --version      print the version\n\n"
-		"Signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration (applied at\n"
-		"each target's next cycle; a configuration with errors is refused).\n\n"
-		"Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure,\n"
-		"2 usage error, 78 configuration or target error.\n");
+	fprintf(f, "Usage: wearmond -c FILE [--check] [--foreground | --journal]\n"
+		   "Fill and rewrite SSD regions over growing sizes, measure every pass and\n"
+		   "record the history in SQLite.\n\n"
+		   "  -c, --config FILE  configuration (see wearmon.conf(5))\n"
+		   "  -n, --check        validate the configuration and targets, write nothing\n"
+		   "  -f, --foreground   log to stderr, even under systemd\n"
+		   "  -j, --journal      log to the journal, even from a terminal (errors at\n"
+		   "                     start-up are printed on stderr too)\n"
+		   "  -d, --debug        also log debug messages (e.g. the time each iteration's\n"
+		   "                     database write took)\n"
+		   "By default messages go to the journal when stderr is systemd's journal\n"
+		   "stream (JOURNAL_STREAM), else to stderr.\n"
+		   "  -h, --help         this text\n"
+		   "  -V, --version      print the version\n\n"
+		   "Signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration (applied at\n"
+		   "each target's next cycle; a configuration with errors is refused).\n\n"
+		   "Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure,\n"
+		   "2 usage error, 78 configuration or target error.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check", no_argument, NULL, 'n' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "journal", no_argument, NULL, 'j' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "config", required_argument, NULL, 'c' }, { "check", no_argument, NULL, 'n' },
+		{ "foreground", no_argument, NULL, 'f' },   { "journal", no_argument, NULL, 'j' },
+		{ "debug", no_argument, NULL, 'd' },        { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
 	};
 	int ch;
 	memset(o, 0, sizeof(*o));
@@ -158,28 +153,32 @@ static int check_command(const struct cfg *c, const struct cfg_target *t, char *
  * a device another wearmond has open is that daemon's. holder_db is the
  * pid holding our own database (its devices are not "another's"). Returns
  * 0 or -EBUSY (errors logged). */
-static int check_devices(const struct cfg *c, const struct sched_target *st,
-			 pid_t holder_db)
+static int check_devices(const struct cfg *c, const struct sched_target *st, pid_t holder_db)
 {
 	int bad = 0;
 	for (int i = 0; i < c->ntargets; i++) {
 		for (int j = 0; j < i; j++) {
 			if (!guard_same_device(&st[i].tg, &st[j].tg))
 				continue;
-			log_msg(LOG_ERR, "%s:%d: device: target %s is on the same device as "
+			log_msg(LOG_ERR,
+				"%s:%d: device: target %s is on the same device as "
 				"target %s (%s and %s); give each target its own device",
-				c->path, cfg_line(st[i].t, "device"), st[i].t->name,
-				st[j].t->name, st[i].tg.path, st[j].tg.path);
+				c->path, cfg_line(st[i].t, "device"), st[i].t->name, st[j].t->name,
+				st[i].tg.path, st[j].tg.path);
 			bad = 1;
 		}
 		pid_t pid = guard_holder(&st[i].tg);
 		if (pid && pid == holder_db) {
-			log_msg(LOG_NOTICE, "target %s: %s is in use by wearmond pid %ld, which "
-				"runs this database", st[i].t->name, st[i].tg.path, (long)pid);
+			log_msg(LOG_NOTICE,
+				"target %s: %s is in use by wearmond pid %ld, which "
+				"runs this database",
+				st[i].t->name, st[i].tg.path, (long)pid);
 		} else if (pid) {
-			log_msg(LOG_ERR, "%s:%d: device: target %s: %s is held by another "
-				"wearmond (pid %ld); stop it first", c->path,
-				cfg_line(st[i].t, "device"), st[i].t->name, st[i].tg.path, (long)pid);
+			log_msg(LOG_ERR,
+				"%s:%d: device: target %s: %s is held by another "
+				"wearmond (pid %ld); stop it first",
+				c->path, cfg_line(st[i].t, "device"), st[i].t->name, st[i].tg.path,
+				(long)pid);
 			bad = 1;
 		}
 	}
@@ -195,10 +194,12 @@ static int open_targets(const struct cfg *c, int check_only, struct sched_target
 		st[i].cfg = c;
 		st[i].t = &c->targets[i];
 		st[i].tg.fd = -1;
-		int ret = tgt_open(c, st[i].t, c->database, check_only, &st[i].tg, err, sizeof(err));
+		int ret =
+			tgt_open(c, st[i].t, c->database, check_only, &st[i].tg, err, sizeof(err));
 		if (!ret)
-			ret = cfg_resolve(c, st[i].t, st[i].tg.capacity, st[i].tg.logical_block_size,
-					  &st[i].layout, err, sizeof(err));
+			ret = cfg_resolve(c, st[i].t, st[i].tg.capacity,
+					  st[i].tg.logical_block_size, &st[i].layout, err,
+					  sizeof(err));
 		if (!ret)
 			ret = check_command(c, st[i].t, err, sizeof(err));
 		if (ret) {
@@ -207,8 +208,10 @@ static int open_targets(const struct cfg *c, int check_only, struct sched_target
 		}
 		pid_t pid = ret == -EBUSY && st[i].tg.is_block ? guard_holder(&st[i].tg) : 0;
 		if (pid)
-			log_msg(LOG_ERR, "target %s: %s is held by another wearmond (pid %ld); "
-				"stop it first", st[i].t->name, st[i].tg.path, (long)pid);
+			log_msg(LOG_ERR,
+				"target %s: %s is held by another wearmond (pid %ld); "
+				"stop it first",
+				st[i].t->name, st[i].tg.path, (long)pid);
 	}
 	return bad ? -EINVAL : 0;
 }
@@ -244,8 +247,11 @@ static void print_check(const struct cfg *c, const struct sched_target *st)
 static void target_info(const struct tgt *tg, struct db_target_info *info)
 {
 	*info = (struct db_target_info){
-		.name = tg->name, .device = tg->path, .kind = tg->kind,
-		.capacity_bytes = tg->capacity, .logical_block_size = tg->logical_block_size,
+		.name = tg->name,
+		.device = tg->path,
+		.kind = tg->kind,
+		.capacity_bytes = tg->capacity,
+		.logical_block_size = tg->logical_block_size,
 		.serial = tg->serial[0] ? tg->serial : NULL,
 		.model = tg->model[0] ? tg->model : NULL,
 		.firmware = tg->firmware[0] ? tg->firmware : NULL,
@@ -268,17 +274,21 @@ static int check_identity(struct db *db, const struct cfg *c, const struct sched
 		return ret;
 	if (st->t->adopt_new_device) {
 		if (!quiet)
-			log_msg(LOG_NOTICE, "target %s: adopting a different device (%s); a new "
-			"campaign starts", st->t->name, diff);
+			log_msg(LOG_NOTICE,
+				"target %s: adopting a different device (%s); a new "
+				"campaign starts",
+				st->t->name, diff);
 		*adopt = 1;
 		return 0;
 	}
 	if (!quiet)
-		log_msg(LOG_ERR, "%s:%d: device: target %s is recorded in %s with another device "
-		"(%s). To measure the new device, give it a new target name, or set "
-		"adopt_new_device = yes in [target %s] to adopt it (a new campaign starts "
-		"and an event records the change)", c->path, cfg_line(st->t, "device"),
-		st->t->name, c->database, diff, st->t->name);
+		log_msg(LOG_ERR,
+			"%s:%d: device: target %s is recorded in %s with another device "
+			"(%s). To measure the new device, give it a new target name, or set "
+			"adopt_new_device = yes in [target %s] to adopt it (a new campaign starts "
+			"and an event records the change)",
+			c->path, cfg_line(st->t, "device"), st->t->name, c->database, diff,
+			st->t->name);
 	return -EMEDIUMTYPE;
 }
 
@@ -376,9 +386,16 @@ static void send_status(struct daemon *d, int ready)
 			 alert_baseline(st->alert, p.size_bytes, &base))
 			base = -1;
 		v[i] = (struct notify_target){
-			.name = st->tg.name, .state = target_state(st), .phase = sched_phase_name(&p),
-			.measuring = p.phase == PH_MEASURE, .cycle = p.cycle, .size_index = p.size_index, .nsizes = p.nsizes,
-			.size_bytes = p.size_bytes, .mibps = p.mibps, .baseline_mibps = base,
+			.name = st->tg.name,
+			.state = target_state(st),
+			.phase = sched_phase_name(&p),
+			.measuring = p.phase == PH_MEASURE,
+			.cycle = p.cycle,
+			.size_index = p.size_index,
+			.nsizes = p.nsizes,
+			.size_bytes = p.size_bytes,
+			.mibps = p.mibps,
+			.baseline_mibps = base,
 		};
 	}
 	notify_format_status(line, sizeof(line), v, n);
@@ -414,20 +431,24 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 		if (!st)
 			continue;
 		if (strcmp(t->device, st->tg.path)) {
-			snprintf(one, sizeof(one), "%s:%d: device: target %s runs on %s; changing "
-				 "its device to %s needs a restart", c->path, cfg_line(t, "device"),
-				 t->name, st->tg.path, t->device);
+			snprintf(one, sizeof(one),
+				 "%s:%d: device: target %s runs on %s; changing "
+				 "its device to %s needs a restart",
+				 c->path, cfg_line(t, "device"), t->name, st->tg.path, t->device);
 			ret = -EINVAL;
 		}
 		if (!ret && t->ioengine != st->limits.engine) {
-			snprintf(one, sizeof(one), "%s:%d: ioengine: target %s runs on the %s engine; "
-				 "changing it to %s needs a restart", c->path, cfg_line(t, "ioengine"),
-				 t->name, cfg_ioengine_name(st->limits.engine),
+			snprintf(one, sizeof(one),
+				 "%s:%d: ioengine: target %s runs on the %s engine; "
+				 "changing it to %s needs a restart",
+				 c->path, cfg_line(t, "ioengine"), t->name,
+				 cfg_ioengine_name(st->limits.engine),
 				 cfg_ioengine_name(t->ioengine));
 			ret = -EINVAL;
 		}
 		if (!ret && !iter_within(&st->limits, t)) {
-			snprintf(one, sizeof(one), "%s:%d: queue_depth: target %s: a queue depth, "
+			snprintf(one, sizeof(one),
+				 "%s:%d: queue_depth: target %s: a queue depth, "
 				 "block size or jobs above what this process allocated at start "
 				 "(queue depth %u, block %llu bytes, %u jobs) needs a restart",
 				 c->path, t->section_line, t->name, st->limits.max_qd,
@@ -435,12 +456,13 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 			ret = -EINVAL;
 		}
 		if (!ret)
-			ret = cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l,
-					  one, sizeof(one));
+			ret = cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l, one,
+					  sizeof(one));
 		if (!ret)
 			ret = check_command(c, t, one, sizeof(one));
 		if (ret) {
-			used += (size_t)snprintf(err + used, len - used, "%s%s", bad ? "\n" : "", one);
+			used += (size_t)snprintf(err + used, len - used, "%s%s", bad ? "\n" : "",
+						 one);
 			bad = 1;
 		}
 	}
@@ -450,31 +472,36 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 /* Offer an accepted configuration to the targets; say what needs a restart. */
 static void apply_reload(struct daemon *d, const struct cfg *c)
 {
-	const struct cfg *running = d->cfgs[0];   /* its database stays open */
+	const struct cfg *running = d->cfgs[0]; /* its database stays open */
 
 	for (int i = 0; i < c->ntargets; i++) {
 		struct sched_target *st = find_target(d, c->targets[i].name);
 		if (st)
 			sched_offer_config(st, c, &c->targets[i]);
 		else
-			log_msg(LOG_WARNING, "reload: target %s is new; it starts at the next "
-				"restart", c->targets[i].name);
+			log_msg(LOG_WARNING,
+				"reload: target %s is new; it starts at the next "
+				"restart",
+				c->targets[i].name);
 	}
 	for (int i = 0; i < d->started; i++) {
 		int kept = 0;
 		for (int j = 0; j < c->ntargets && !kept; j++)
 			kept = !strcmp(c->targets[j].name, d->st[i].tg.name);
 		if (!kept)
-			log_msg(LOG_WARNING, "reload: target %s is no longer configured; it runs "
-				"on until the next restart", d->st[i].tg.name);
+			log_msg(LOG_WARNING,
+				"reload: target %s is no longer configured; it runs "
+				"on until the next restart",
+				d->st[i].tg.name);
 	}
 	if (strcmp(c->database, running->database))
-		log_msg(LOG_WARNING, "reload: database %s takes effect at the next restart; "
-			"still writing %s", c->database, running->database);
+		log_msg(LOG_WARNING,
+			"reload: database %s takes effect at the next restart; "
+			"still writing %s",
+			c->database, running->database);
 	if (strcmp(c->metrics_file, running->metrics_file))
 		log_msg(LOG_WARNING, "reload: metrics_file takes effect at the next restart");
-	log_msg(LOG_INFO, "reload: %s accepted; targets adopt it at their next cycle",
-		c->path);
+	log_msg(LOG_INFO, "reload: %s accepted; targets adopt it at their next cycle", c->path);
 }
 
 static void sweep_cfgs(struct daemon *d);
@@ -567,9 +594,14 @@ static void publish_progress(struct daemon *d)
 		if (!p.cycle)
 			continue;
 		struct db_progress row = {
-			.cycle = p.cycle, .iteration = p.iteration, .size_bytes = p.size_bytes,
-			.phase = sched_phase_name(&p), .mibps = p.phase_bytes ? p.mibps : -1,
-			.phase_bytes = p.phase_bytes, .nsizes = p.nsizes, .cycles = p.cycles,
+			.cycle = p.cycle,
+			.iteration = p.iteration,
+			.size_bytes = p.size_bytes,
+			.phase = sched_phase_name(&p),
+			.mibps = p.phase_bytes ? p.mibps : -1,
+			.phase_bytes = p.phase_bytes,
+			.nsizes = p.nsizes,
+			.cycles = p.cycles,
 			.phase_seconds = p.phase_started > 0 ? util_now() - p.phase_started : -1,
 			.duration = p.duration,
 		};
@@ -684,8 +716,10 @@ static int run(struct daemon *d)
 		if (check_identities(c, d->st))
 			goto out;
 		if (holder)
-			log_msg(LOG_NOTICE, "database %s is in use by wearmond pid %ld; a second "
-				"daemon on it would be refused", c->database, (long)holder);
+			log_msg(LOG_NOTICE,
+				"database %s is in use by wearmond pid %ld; a second "
+				"daemon on it would be refused",
+				c->database, (long)holder);
 		print_check(c, d->st);
 		status = EXIT_OK;
 		goto out;
@@ -708,8 +742,10 @@ static int run(struct daemon *d)
 	log_echo_errors(0);
 	publish_init(&d->pub, c);
 	status = run_targets(d);
-	const char *why = d->db_lost ? "database lost" : signals_stop ? "signal" :
-			  status ? "failure" : "cycles done";
+	const char *why = d->db_lost     ? "database lost"
+			  : signals_stop ? "signal"
+			  : status       ? "failure"
+					 : "cycles done";
 	db_run_end(db, run_id, status, why);
 	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d", why, status);
 out:
@@ -731,8 +767,10 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o))
 		return EXIT_USAGE;
-	log_init(o.foreground || o.check ? LOG_SINK_STDERR :
-		 o.journal ? LOG_SINK_JOURNAL : LOG_SINK_AUTO, o.debug ? LOG_DEBUG : LOG_INFO);
+	log_init(o.foreground || o.check ? LOG_SINK_STDERR
+		 : o.journal             ? LOG_SINK_JOURNAL
+					 : LOG_SINK_AUTO,
+		 o.debug ? LOG_DEBUG : LOG_INFO);
 	log_echo_errors(1);
 	if (guard_trust("configuration", o.config, err, sizeof(err)) == -EPERM) {
 		log_msg(LOG_ERR, "%s", err);

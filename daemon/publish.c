@@ -59,14 +59,10 @@ static const struct cfg_target *find_cfg(const struct cfg *c, const char *name)
 static enum metrics_state metrics_state_of(enum sched_state s)
 {
 	switch (s) {
-	case SCHED_RUNNING:
-		return METRICS_RUNNING;
-	case SCHED_DONE:
-		return METRICS_DONE;
-	case SCHED_STOPPED:
-		return METRICS_STOPPED;
-	case SCHED_FAILED:
-		return METRICS_FAILED;
+	case SCHED_RUNNING: return METRICS_RUNNING;
+	case SCHED_DONE: return METRICS_DONE;
+	case SCHED_STOPPED: return METRICS_STOPPED;
+	case SCHED_FAILED: return METRICS_FAILED;
 	}
 	return METRICS_FAILED;
 }
@@ -104,8 +100,7 @@ static void live_figures(struct sched_target *st, const struct cfg_target *t,
 		util_strlcpy(m->workload, cfg_workload_name(t->workload), sizeof(m->workload));
 }
 
-static void gather(const struct cfg *c, struct sched_target *st,
-		   struct metrics_target *m)
+static void gather(const struct cfg *c, struct sched_target *st, struct metrics_target *m)
 {
 	const struct cfg_target *t = find_cfg(c, st->tg.name);
 
@@ -132,8 +127,12 @@ static int write_now(struct publish *p, const struct cfg *c, struct sched_target
 {
 	struct metrics_target *mt = calloc((size_t)(n ? n : 1), sizeof(*mt));
 	struct metrics m = {
-		.version = WEARMON_VERSION, .start_unix = p->start_unix,
-		.updated_unix = wall_now(), .stopping = stopping, .t = mt, .n = n,
+		.version = WEARMON_VERSION,
+		.start_unix = p->start_unix,
+		.updated_unix = wall_now(),
+		.stopping = stopping,
+		.t = mt,
+		.n = n,
 	};
 	char *text = NULL;
 	size_t len = 0;

@@ -9,14 +9,14 @@
 #include "cfg.h"
 #include "sched.h"
 
-#define PUBLISH_EVERY 5.0       /* seconds between rewrites at the latest */
+#define PUBLISH_EVERY 5.0 /* seconds between rewrites at the latest */
 #define PUBLISH_MAX_TARGETS 64
 
 struct publish {
-	char path[PATH_MAX];        /* "" = off */
+	char path[PATH_MAX]; /* "" = off */
 	double start_unix, next_at;
-	int64_t last_done[PUBLISH_MAX_TARGETS];   /* newest done iteration seen */
-	int failed;                 /* a write failed (logged once) */
+	int64_t last_done[PUBLISH_MAX_TARGETS]; /* newest done iteration seen */
+	int failed;                             /* a write failed (logged once) */
 };
 
 /* Set up from the configuration (c->metrics_file; off when empty). */

@@ -26,8 +26,8 @@ const char *sched_state_name(enum sched_state s)
 }
 
 static const char *const phase_names[] = {
-	[PH_START] = "start", [PH_FORMAT] = "format", [PH_HEALTH] = "health",
-	[PH_FILL] = "fill", [PH_MEASURE] = "measure", [PH_VERIFY] = "verify",
+	[PH_START] = "start",   [PH_FORMAT] = "format",   [PH_HEALTH] = "health",
+	[PH_FILL] = "fill",     [PH_MEASURE] = "measure", [PH_VERIFY] = "verify",
 	[PH_ACTION] = "action", [PH_PAUSE] = "pause",
 };
 
@@ -57,12 +57,9 @@ static void sched_set_phase(struct sched_target *st, enum sched_phase phase)
 static enum sched_phase phase_of(enum iter_phase p)
 {
 	switch (p) {
-	case ITER_FILL:
-		return PH_FILL;
-	case ITER_MEASURE:
-		return PH_MEASURE;
-	case ITER_VERIFY:
-		return PH_VERIFY;
+	case ITER_FILL: return PH_FILL;
+	case ITER_MEASURE: return PH_MEASURE;
+	case ITER_VERIFY: return PH_VERIFY;
 	}
 	return PH_MEASURE;
 }
@@ -72,9 +69,7 @@ static void progress_cb(void *arg, const struct iter_progress *p)
 {
 	struct sched_target *st = arg;
 	switch (p->what) {
-	case ITER_PHASE:
-		sched_set_phase(st, phase_of(p->phase));
-		break;
+	case ITER_PHASE: sched_set_phase(st, phase_of(p->phase)); break;
 	case ITER_ROW:
 		pthread_mutex_lock(&st->lock);
 		st->prog.iteration = p->iteration;
@@ -186,19 +181,13 @@ static int fs_release(struct sched_target *st, long cycle)
 	return ret;
 }
 
-static void record_effect(struct sched_target *st, enum cfg_action act,
-			  const struct act_env *env)
+static void record_effect(struct sched_target *st, enum cfg_action act, const struct act_env *env)
 {
 	uint64_t a = 0, b = 0;
 	switch (act_effect(act, env, &a, &b)) {
-	case EFFECT_TRIMMED:
-		wear_trimmed(&st->wear, a, b);
-		break;
-	case EFFECT_ERASED:
-		wear_erased(&st->wear);
-		break;
-	case EFFECT_NONE:
-		break;
+	case EFFECT_TRIMMED: wear_trimmed(&st->wear, a, b); break;
+	case EFFECT_ERASED: wear_erased(&st->wear); break;
+	case EFFECT_NONE: break;
 	}
 }
 
@@ -217,21 +206,28 @@ static int is_destructive(enum cfg_action a)
 
 /* Log, store and alert an action's outcome. Returns 0, or -1 when it could
  * not be stored (st->error says so). */
-static int record_action(struct sched_target *st, int64_t cycle_id, long cycle,
-			 enum cfg_action act, const struct act_result *r, int effective)
+static int record_action(struct sched_target *st, int64_t cycle_id, long cycle, enum cfg_action act,
+			 const struct act_result *r, int effective)
 {
 	struct db_action a = {
-		.kind = act, .seconds = r->seconds, .bytes = r->bytes,
-		.outcome = r->outcome, .error = r->error[0] ? r->error : NULL,
+		.kind = act,
+		.seconds = r->seconds,
+		.bytes = r->bytes,
+		.outcome = r->outcome,
+		.error = r->error[0] ? r->error : NULL,
 	};
 	memcpy(a.started_at, r->started_at, sizeof(a.started_at));
 	int prio = effective ? LOG_INFO : r->outcome == ACT_OUT_INTERRUPTED ? LOG_NOTICE : LOG_ERR;
 	if (act == ACT_FITRIM && effective)
-		log_msg(LOG_INFO, "target %s: cycle %ld: fitrim: emptied the test file (%llu bytes "
-			"allocated) first", st->t->name, cycle, (unsigned long long)r->freed);
+		log_msg(LOG_INFO,
+			"target %s: cycle %ld: fitrim: emptied the test file (%llu bytes "
+			"allocated) first",
+			st->t->name, cycle, (unsigned long long)r->freed);
 	if (act != ACT_NONE)
-		log_msg(prio, "target %s: cycle %ld: %s: %s, %llu bytes in "
-			"%.2f s%s%s", st->t->name, cycle, cfg_action_name(act), act_outcome_name(r->outcome),
+		log_msg(prio,
+			"target %s: cycle %ld: %s: %s, %llu bytes in "
+			"%.2f s%s%s",
+			st->t->name, cycle, cfg_action_name(act), act_outcome_name(r->outcome),
 			(unsigned long long)a.bytes, a.seconds, a.error ? ": " : "",
 			a.error ? a.error : "");
 	if (db_cycle_action(st->db, cycle_id, &a)) {
@@ -253,8 +249,10 @@ static enum sched_state action_failed(struct sched_target *st, long cycle, enum 
 		 act_outcome_name(r->outcome), r->error[0] ? ": " : "", r->error);
 	alert_failure(st->alert, ALERT_ACTION_FAILED, LOG_ERR, cycle, 0, msg);
 	if (st->t->on_action_error == ON_ERROR_CONTINUE) {
-		log_msg(LOG_WARNING, "target %s: on_action_error = continue: going on with the next "
-			"cycle", st->t->name);
+		log_msg(LOG_WARNING,
+			"target %s: on_action_error = continue: going on with the next "
+			"cycle",
+			st->t->name);
 		return SCHED_RUNNING;
 	}
 	util_strlcpy(st->error, msg, sizeof(st->error));
@@ -266,13 +264,11 @@ static int outcome_effective(enum act_outcome o)
 {
 	switch (o) {
 	case ACT_OUT_OK:
-	case ACT_OUT_SKIPPED:
-		return 1;
+	case ACT_OUT_SKIPPED: return 1;
 	case ACT_OUT_UNSUPPORTED:
 	case ACT_OUT_FAILED:
 	case ACT_OUT_INTERRUPTED:
-	case ACT_OUT__COUNT:
-		break;
+	case ACT_OUT__COUNT: break;
 	}
 	return 0;
 }
@@ -285,8 +281,11 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 	enum cfg_action act = cfg_action_after(st->t, cycle);
 	int fsmode = st->t->filesystem != FS_NONE;
 	struct act_env env = {
-		.tg = &st->tg, .t = st->t, .region_offset = st->layout.region_offset,
-		.region_size = st->layout.region_size, .stop = st->stop,
+		.tg = &st->tg,
+		.t = st->t,
+		.region_offset = st->layout.region_offset,
+		.region_size = st->layout.region_size,
+		.stop = st->stop,
 		.mountpoint = st->fs.mounted ? st->fs.mnt : NULL,
 		.test_file = st->fs.mounted ? st->fs.file : NULL,
 		.command_timeout = st->t->command_timeout,
@@ -308,7 +307,7 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 		health(st, cycle_id, WEAR_AFTER_ACTION);
 	}
 	if (r.outcome == ACT_OUT_INTERRUPTED)
-		return SCHED_STOPPED;   /* filesystem mode: target_setup makes it again */
+		return SCHED_STOPPED; /* filesystem mode: target_setup makes it again */
 	if (act == ACT_SECURE_ERASE && fsmode && (ret = fs_prepare(st, cycle)))
 		return ret == -EINTR ? SCHED_STOPPED : SCHED_FAILED;
 	return effective ? SCHED_RUNNING : action_failed(st, cycle, act, &r);
@@ -333,16 +332,26 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 	if (fsmode && st->t->format_each_size && (ret = fs_prepare(st, cycle)))
 		return ret == -EINTR ? IT_INTERRUPTED : IT_FAILED;
 	struct iter_env env = {
-		.t = st->t, .tg = &st->tg, .layout = &st->layout, .db = st->db,
-		.run_id = st->run_id, .target_id = st->target_id, .cycle_id = cycle_id,
-		.cycle = cycle, .alert = st->alert, .stop = st->stop,
-		.progress = progress_cb, .arg = st, .error = st->error,
+		.t = st->t,
+		.tg = &st->tg,
+		.layout = &st->layout,
+		.db = st->db,
+		.run_id = st->run_id,
+		.target_id = st->target_id,
+		.cycle_id = cycle_id,
+		.cycle = cycle,
+		.alert = st->alert,
+		.stop = st->stop,
+		.progress = progress_cb,
+		.arg = st,
+		.error = st->error,
 		.error_len = sizeof(st->error),
 	};
 	publish_cycle(st, cycle);
 	enum it_status s = iter_run(&env, ic, i, number);
 	wear_after_size(&st->wear, cycle_id, i, st->layout.region_offset, st->layout.sizes[i],
-			st->tg.capacity, st->layout.region_size, fsmode ? fsmode_allocated(&st->fs) : -1);
+			st->tg.capacity, st->layout.region_size,
+			fsmode ? fsmode_allocated(&st->fs) : -1);
 	return s;
 }
 
@@ -384,7 +393,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 	sched_set_phase(st, PH_HEALTH);
 	health(st, cycle_id, WEAR_CYCLE_END);
 	if (atomic_load(st->stop)) {
-		db_cycle_end(st->db, cycle_id, DB_INTERRUPTED);   /* the action runs on restart */
+		db_cycle_end(st->db, cycle_id, DB_INTERRUPTED); /* the action runs on restart */
 		return SCHED_STOPPED;
 	}
 	enum sched_state s = between_cycles(st, cycle_id, cycle);
@@ -418,14 +427,18 @@ static void adopt_locked(struct sched_target *st)
 		return;
 	}
 	if (!iter_within(&st->limits, t)) {
-		log_msg(LOG_ERR, "target %s: reload changes the I/O engine or raises queue depth, "
+		log_msg(LOG_ERR,
+			"target %s: reload changes the I/O engine or raises queue depth, "
 			"block size or jobs beyond what this process allocated; keeping the old "
-			"configuration until restart", t->name);
+			"configuration until restart",
+			t->name);
 		return;
 	}
 	if (cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l, err, sizeof(err))) {
-		log_msg(LOG_ERR, "target %s: reloaded configuration does not fit the device, keeping "
-			"the old one: %s", t->name, err);
+		log_msg(LOG_ERR,
+			"target %s: reloaded configuration does not fit the device, keeping "
+			"the old one: %s",
+			t->name, err);
 		return;
 	}
 	st->cfg = c;
@@ -447,17 +460,20 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 	struct db_resume res;
 	int ret = db_resume_point(st->db, st->target_id, (long)st->t->cycles, &res);
 	if (ret) {
-		snprintf(st->error, sizeof(st->error), "cannot read resume point: %s", strerror(-ret));
+		snprintf(st->error, sizeof(st->error), "cannot read resume point: %s",
+			 strerror(-ret));
 		return SCHED_FAILED;
 	}
 	if (res.interrupted_marked)
-		log_msg(LOG_NOTICE, "target %s: %ld iteration(s) left running by an earlier process marked interrupted",
+		log_msg(LOG_NOTICE,
+			"target %s: %ld iteration(s) left running by an earlier process marked interrupted",
 			st->t->name, res.interrupted_marked);
 	if (res.resume && res.next_size_index >= st->layout.nsizes)
 		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at its between-cycles action",
 			st->t->name, res.cycle_number);
 	else if (res.resume)
-		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at size %d of %d (iteration %ld)",
+		log_msg(LOG_NOTICE,
+			"target %s: resuming cycle %ld at size %d of %d (iteration %ld)",
 			st->t->name, res.cycle_number, res.next_size_index + 1, st->layout.nsizes,
 			res.next_iteration);
 	long cycle = res.cycle_number, done = res.campaign_cycles_done;
@@ -475,8 +491,10 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 			start = res.next_size_index;
 			number = res.next_iteration;
 			res.resume = 0;
-		} else if ((ret = db_cycle_begin(st->db, st->target_id, st->run_id, cycle, &cycle_id))) {
-			snprintf(st->error, sizeof(st->error), "cannot record cycle %ld: %s", cycle, strerror(-ret));
+		} else if ((ret = db_cycle_begin(st->db, st->target_id, st->run_id, cycle,
+						 &cycle_id))) {
+			snprintf(st->error, sizeof(st->error), "cannot record cycle %ld: %s", cycle,
+				 strerror(-ret));
 			return SCHED_FAILED;
 		}
 		enum sched_state s = run_cycle(st, ic, cycle_id, cycle, start, number);
@@ -495,8 +513,13 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 static void note(struct sched_target *st, int prio, const char *kind, const char *msg)
 {
 	struct db_event e = {
-		.target_id = st->target_id, .run_id = st->run_id, .severity = log_prio_name(prio),
-		.kind = kind, .message = msg, .value = -1, .baseline = -1,
+		.target_id = st->target_id,
+		.run_id = st->run_id,
+		.severity = log_prio_name(prio),
+		.kind = kind,
+		.message = msg,
+		.value = -1,
+		.baseline = -1,
 	};
 	log_msg(prio, "target %s: %s", st->t->name, msg);
 	db_event(st->db, &e, NULL);
@@ -510,31 +533,38 @@ static int target_setup(struct sched_target *st)
 		fail(st, ALERT_DB_WRITE, LOG_CRIT, 0, "cannot load the wear state");
 		return -1;
 	}
-	st->wear.stop = &signals_stop;   /* a stop abandons a snapshot the device holds */
+	st->wear.stop = &signals_stop; /* a stop abandons a snapshot the device holds */
 	if (wear_firmware_changed(&st->wear, st->tg.firmware, fw, sizeof(fw)) == 1) {
-		snprintf(msg, sizeof(msg), "firmware changed from %s to %s since the last snapshot "
-			 "(results before and after may differ)", fw, st->tg.firmware);
+		snprintf(msg, sizeof(msg),
+			 "firmware changed from %s to %s since the last snapshot "
+			 "(results before and after may differ)",
+			 fw, st->tg.firmware);
 		note(st, LOG_NOTICE, "firmware-changed", msg);
 	}
 	if (st->t->ioengine == IOENGINE_NULL) {
-		snprintf(msg, sizeof(msg), "ioengine = null: no I/O reaches %s; the figures of this "
-			 "run are simulated (%.0f MiB/s)", st->tg.path, st->limits.null_mibps);
+		snprintf(msg, sizeof(msg),
+			 "ioengine = null: no I/O reaches %s; the figures of this "
+			 "run are simulated (%.0f MiB/s)",
+			 st->tg.path, st->limits.null_mibps);
 		note(st, LOG_NOTICE, "null-engine", msg);
 	}
 	if (st->tg.signature[0]) {
-		snprintf(msg, sizeof(msg), "%s held a %s; allow_destroy = yes, so it is being "
-			 "overwritten", st->tg.path, st->tg.signature);
+		snprintf(msg, sizeof(msg),
+			 "%s held a %s; allow_destroy = yes, so it is being "
+			 "overwritten",
+			 st->tg.path, st->tg.signature);
 		note(st, LOG_WARNING, "signature-overwritten", msg);
 	}
 	if (st->t->filesystem != FS_NONE && !st->t->format_each_size && fs_prepare(st, 0))
-		return -1;   /* a stop during mkfs too: target_main tells them apart */
+		return -1; /* a stop during mkfs too: target_main tells them apart */
 	return 0;
 }
 
 static void target_cleanup(struct sched_target *st)
 {
 	char err[512];
-	if ((st->fs.mounted || st->fs.mnt[0]) && fsmode_teardown(&st->fs, &st->tg, err, sizeof(err)))
+	if ((st->fs.mounted || st->fs.mnt[0]) &&
+	    fsmode_teardown(&st->fs, &st->tg, err, sizeof(err)))
 		log_msg(LOG_ERR, "target %s: %s", st->t->name, err);
 	wear_free(&st->wear);
 }
@@ -546,8 +576,10 @@ static void *target_main(void *arg)
 
 	signals_block_in_thread();
 	if (target_setup(st) || iter_init(&st->limits, st->error, sizeof(st->error), &ic))
-		__atomic_store_n(&st->state, atomic_load(st->stop) && !st->error[0] ? SCHED_STOPPED
-							: SCHED_FAILED, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&st->state,
+				 atomic_load(st->stop) && !st->error[0] ? SCHED_STOPPED
+									: SCHED_FAILED,
+				 __ATOMIC_SEQ_CST);
 	else
 		__atomic_store_n(&st->state, cycles_loop(st, ic), __ATOMIC_SEQ_CST);
 	iter_fini(ic);
@@ -562,9 +594,12 @@ static void *target_main(void *arg)
 int sched_start(struct sched_target *st)
 {
 	struct alert_target who = {
-		.name = st->t->name, .device = st->tg.path,
-		.serial = st->tg.serial[0] ? st->tg.serial : NULL, .db = st->db,
-		.target_id = st->target_id, .run_id = st->run_id,
+		.name = st->t->name,
+		.device = st->tg.path,
+		.serial = st->tg.serial[0] ? st->tg.serial : NULL,
+		.db = st->db,
+		.target_id = st->target_id,
+		.run_id = st->run_id,
 	};
 	int ret = alert_init(&who, st->t, &st->alert);
 	if (ret)

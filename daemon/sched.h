@@ -23,13 +23,13 @@ enum sched_state { SCHED_RUNNING, SCHED_DONE, SCHED_STOPPED, SCHED_FAILED };
 /* The phase a target is in; text (sched_phase_name) only for STATUS= and
  * the progress table. */
 enum sched_phase {
-	PH_START,                   /* opening, before the first cycle */
-	PH_FORMAT,                  /* mkfs (filesystem mode) */
-	PH_HEALTH,                  /* the health snapshot at a cycle's start */
+	PH_START,  /* opening, before the first cycle */
+	PH_FORMAT, /* mkfs (filesystem mode) */
+	PH_HEALTH, /* the health snapshot at a cycle's start */
 	PH_FILL,
 	PH_MEASURE,
-	PH_VERIFY,                  /* the read-back row of verify_phase */
-	PH_ACTION,                  /* the between-cycles action (see action) */
+	PH_VERIFY, /* the read-back row of verify_phase */
+	PH_ACTION, /* the between-cycles action (see action) */
 	PH_PAUSE,
 };
 
@@ -39,13 +39,13 @@ struct sched_progress {
 	int size_index, nsizes;
 	uint64_t size_bytes;
 	enum sched_phase phase;
-	enum cfg_action action;     /* when phase is PH_ACTION */
-	double mibps;               /* last sample of the current phase */
-	uint64_t phase_bytes;       /* moved so far in the current phase */
-	double baseline_mibps;      /* < 0: none yet */
-	double phase_started;       /* util_now() when the phase began */
-	long cycles;                /* configured cycles (0 = forever) */
-	double duration;            /* configured duration of a measured phase */
+	enum cfg_action action; /* when phase is PH_ACTION */
+	double mibps;           /* last sample of the current phase */
+	uint64_t phase_bytes;   /* moved so far in the current phase */
+	double baseline_mibps;  /* < 0: none yet */
+	double phase_started;   /* util_now() when the phase began */
+	long cycles;            /* configured cycles (0 = forever) */
+	double duration;        /* configured duration of a measured phase */
 };
 
 struct sched_target {
@@ -57,19 +57,19 @@ struct sched_target {
 	int64_t run_id, target_id;
 	pthread_t thread;
 	int started;
-	enum sched_state state;     /* __atomic_store_n by the thread, __atomic_load_n
+	enum sched_state state; /* __atomic_store_n by the thread, __atomic_load_n
 				       by main at any time (STATUS=, exit) */
 	char error[1024];
 	struct alert_ctx *alert;
-	pthread_mutex_t lock;       /* guards prog and the pending config */
+	pthread_mutex_t lock; /* guards prog and the pending config */
 	struct sched_progress prog;
-	atomic_int *stop;           /* stop flag; NULL at sched_start: signals_stop */
-	iter_progress_fn tap;       /* NULL, or told each report of iter once it is
+	atomic_int *stop;     /* stop flag; NULL at sched_start: signals_stop */
+	iter_progress_fn tap; /* NULL, or told each report of iter once it is
 				       in prog (tests stop a run at a chosen point) */
 	void *tap_arg;
-	struct iter_limits limits;  /* what the engines are sized for (start) */
-	struct wear_state wear;     /* mapped extents, host bytes */
-	struct fsmode fs;           /* filesystem mode state */
+	struct iter_limits limits; /* what the engines are sized for (start) */
+	struct wear_state wear;    /* mapped extents, host bytes */
+	struct fsmode fs;          /* filesystem mode state */
 	const struct cfg *pending_cfg;
 	const struct cfg_target *pending_t;
 };
@@ -90,8 +90,7 @@ void sched_progress_get(struct sched_target *st, struct sched_progress *out);
 /* Offer a reloaded configuration for this target; the thread adopts it at
  * its next cycle boundary (and keeps the old one if it does not fit the
  * device). c must stay valid until the process ends. */
-void sched_offer_config(struct sched_target *st, const struct cfg *c,
-			const struct cfg_target *t);
+void sched_offer_config(struct sched_target *st, const struct cfg *c, const struct cfg_target *t);
 
 /* Whether the target still holds c, as its configuration or the one
  * offered (thread-safe). Returns 1 or 0. */

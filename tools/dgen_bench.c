@@ -29,7 +29,7 @@ static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, double secs, 
 
 	if (!mem)
 		return -1;
-	memset(mem, 0, bs * qd);   /* fault the pages in before timing */
+	memset(mem, 0, bs * qd); /* fault the pages in before timing */
 	datagen_init(&g, p, d, 1);
 	t0 = now(CLOCK_MONOTONIC);
 	c0 = now(CLOCK_THREAD_CPUTIME_ID);
@@ -46,7 +46,11 @@ static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, double secs, 
 
 int main(int argc, char **argv)
 {
-	static const struct { unsigned p, d; size_t bs; unsigned qd; } cases[] = {
+	static const struct {
+		unsigned p, d;
+		size_t bs;
+		unsigned qd;
+	} cases[] = {
 		{ 0, 0, 1 << 20, 8 }, { 50, 0, 1 << 20, 8 }, { 98, 0, 1 << 20, 8 },
 		{ 0, 0, 4096, 32 },   { 50, 0, 4096, 32 },   { 0, 20, 1 << 20, 8 },
 	};

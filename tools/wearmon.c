@@ -16,41 +16,40 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: wearmon [-d DB] COMMAND [OPTIONS]\n"
-		"Read the history that wearmond records (read-only; safe while it runs).\n"
-		"\n"
-		"Commands:\n"
-		"  status [--target T] [--format table|json]\n"
-		"                              what each target is doing now\n"
-		"  history [--target T] [--cycle N] [--since TIME] [--format table|csv|json]\n"
-		"                              one row per iteration\n"
-		"  show ITERATION [--format table|json]\n"
-		"                              everything about one iteration (its ID)\n"
-		"  alerts [--target T] [--since TIME] [--format table|csv|json]\n"
-		"                              alerts: severity notice and above\n"
-		"  plot --kind sizes|cycles|samples|wear|latency -o FILE.svg\n"
-		"       [--target T[,T...]]    draw an SVG chart (samples needs --iteration;\n"
-		"       [--iteration ID]       latency with one: over time; several targets\n"
-		"                              in one chart: --target a,b)\n"
-		"  report -o FILE.html [--target T] [--campaign N]\n"
-		"                              one self-contained HTML report of a campaign\n"
-		"  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
-		"                              every row of a table or view (default csv)\n"
-		"  merge OUT.db IN.db...       gather many machines' databases into OUT.db\n"
-		"                              (targets become HOST/NAME; the only command\n"
-		"                              that writes, and only OUT.db)\n"
-		"\n"
-		"Options (also accepted after COMMAND):\n"
-		"  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
-		"  -h, --help         this text\n"
-		"  -V, --version      print the version\n"
-		"\n"
-		"TIME is UTC: 2026-12-01, 2026-12-01T08:00[:SS[.mmm]][Z], today, yesterday,\n"
-		"or an age such as 90m, 12h, 7d.\n"
-		"Exit status: 0 success (also when there is nothing to show yet),\n"
-		"1 runtime error (database missing or unreadable, no such target or\n"
-		"iteration), 2 usage error. See wearmon(1).\n");
+	fprintf(f, "Usage: wearmon [-d DB] COMMAND [OPTIONS]\n"
+		   "Read the history that wearmond records (read-only; safe while it runs).\n"
+		   "\n"
+		   "Commands:\n"
+		   "  status [--target T] [--format table|json]\n"
+		   "                              what each target is doing now\n"
+		   "  history [--target T] [--cycle N] [--since TIME] [--format table|csv|json]\n"
+		   "                              one row per iteration\n"
+		   "  show ITERATION [--format table|json]\n"
+		   "                              everything about one iteration (its ID)\n"
+		   "  alerts [--target T] [--since TIME] [--format table|csv|json]\n"
+		   "                              alerts: severity notice and above\n"
+		   "  plot --kind sizes|cycles|samples|wear|latency -o FILE.svg\n"
+		   "       [--target T[,T...]]    draw an SVG chart (samples needs --iteration;\n"
+		   "       [--iteration ID]       latency with one: over time; several targets\n"
+		   "                              in one chart: --target a,b)\n"
+		   "  report -o FILE.html [--target T] [--campaign N]\n"
+		   "                              one self-contained HTML report of a campaign\n"
+		   "  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
+		   "                              every row of a table or view (default csv)\n"
+		   "  merge OUT.db IN.db...       gather many machines' databases into OUT.db\n"
+		   "                              (targets become HOST/NAME; the only command\n"
+		   "                              that writes, and only OUT.db)\n"
+		   "\n"
+		   "Options (also accepted after COMMAND):\n"
+		   "  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
+		   "  -h, --help         this text\n"
+		   "  -V, --version      print the version\n"
+		   "\n"
+		   "TIME is UTC: 2026-12-01, 2026-12-01T08:00[:SS[.mmm]][Z], today, yesterday,\n"
+		   "or an age such as 90m, 12h, 7d.\n"
+		   "Exit status: 0 success (also when there is nothing to show yet),\n"
+		   "1 runtime error (database missing or unreadable, no such target or\n"
+		   "iteration), 2 usage error. See wearmon(1).\n");
 }
 
 void wm_err(const char *fmt, ...)
@@ -87,7 +86,8 @@ int wm_open(struct wm *wm)
 	if (stat(wm->db_path, &st) != 0) {
 		if (errno == ENOENT)
 			wm_err("database %s does not exist (wearmond creates it; "
-			       "choose another with -d DB)", wm->db_path);
+			       "choose another with -d DB)",
+			       wm->db_path);
 		else
 			wm_err("database %s: %s", wm->db_path, strerror(errno));
 		return WM_EXIT_ERROR;
@@ -157,8 +157,7 @@ static int add_row(void *arg, int n, const struct db_value *v, const char *const
 	return 0;
 }
 
-int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql,
-	     const struct db_value *p, int np)
+int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np)
 {
 	char err[1024] = "";
 	int ret;
@@ -214,7 +213,8 @@ const char *wm_str(const struct wm_table *t, int row, const char *name)
 int wm_target_id(struct wm *wm, const char *name, int64_t *id)
 {
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(wm, &t, "SELECT id, (SELECT group_concat(name, ', ') FROM"
+	int ret = wm_fetch(wm, &t,
+			   "SELECT id, (SELECT group_concat(name, ', ') FROM"
 			   " (SELECT name FROM targets ORDER BY name)) AS known"
 			   " FROM (SELECT 1) LEFT JOIN targets ON name = ?",
 			   (struct db_value[]){ WM_TEXT(name) }, 1);
@@ -255,9 +255,10 @@ int wm_columns(struct wm *wm, const char *table, struct wm_table *t)
 int wm_has_column(struct wm *wm, const char *table, const char *column)
 {
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(wm, &t, "SELECT count(*) AS n FROM pragma_table_info(?)"
-			   " WHERE name = ?", (struct db_value[]){ WM_TEXT(table),
-			   WM_TEXT(column) }, 2);
+	int ret = wm_fetch(wm, &t,
+			   "SELECT count(*) AS n FROM pragma_table_info(?)"
+			   " WHERE name = ?",
+			   (struct db_value[]){ WM_TEXT(table), WM_TEXT(column) }, 2);
 
 	if (ret)
 		return -1;
@@ -272,9 +273,7 @@ int wm_has_column(struct wm *wm, const char *table, const char *column)
 static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 {
 	switch (ch) {
-	case 't':
-		a->target = val;
-		break;
+	case 't': a->target = val; break;
 	case 'c':
 		if (wm_parse_id(val, &a->cycle))
 			return wm_usage_error("%s: --cycle wants a cycle number >= 1, not '%s'",
@@ -288,8 +287,8 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 		break;
 	case 'f':
 		if (wm_parse_format(val, &a->format))
-			return wm_usage_error("%s: --format is table, csv or json, not '%s'",
-					      cmd, val);
+			return wm_usage_error("%s: --format is table, csv or json, not '%s'", cmd,
+					      val);
 		a->format_given = 1;
 		break;
 	case 'i':
@@ -297,23 +296,18 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 			return wm_usage_error("%s: --iteration wants an iteration ID, not '%s'",
 					      cmd, val);
 		break;
-	case 'k':
-		a->kind = val;
-		break;
-	case 'o':
-		a->output = val;
-		break;
+	case 'k': a->kind = val; break;
+	case 'o': a->output = val; break;
 	case 'n':
 		if (wm_parse_id(val, &a->campaign))
-			return wm_usage_error("%s: --campaign wants a campaign number >= 1, not '%s'",
-					      cmd, val);
+			return wm_usage_error(
+				"%s: --campaign wants a campaign number >= 1, not '%s'", cmd, val);
 		break;
 	}
 	return -1;
 }
 
-int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed,
-		  struct wm_args *a)
+int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, struct wm_args *a)
 {
 	static const struct option longopts[] = {
 		{ "target", required_argument, NULL, 't' },
@@ -332,7 +326,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed,
 	int ch, ret;
 
 	memset(a, 0, sizeof(*a));
-	optind = 0;      /* glibc: start afresh on the new argv */
+	optind = 0; /* glibc: start afresh on the new argv */
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:d:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
@@ -362,14 +356,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "status", wm_cmd_status },
-	{ "history", wm_cmd_history },
-	{ "show", wm_cmd_show },
-	{ "alerts", wm_cmd_alerts },
-	{ "plot", wm_cmd_plot },
-	{ "report", wm_cmd_report },
-	{ "export", wm_cmd_export },
-	{ "merge", wm_cmd_merge },
+	{ "status", wm_cmd_status }, { "history", wm_cmd_history }, { "show", wm_cmd_show },
+	{ "alerts", wm_cmd_alerts }, { "plot", wm_cmd_plot },       { "report", wm_cmd_report },
+	{ "export", wm_cmd_export }, { "merge", wm_cmd_merge },
 };
 
 /* Global options, up to the command name. Returns -1 to go on, or an
@@ -390,8 +379,7 @@ static int parse_global(int argc, char **argv, struct wm *wm)
 		case 'd': wm->db_path = optarg; break;
 		case 'h': usage(stdout); return WM_EXIT_OK;
 		case 'V': printf("wearmon %s\n", WEARMON_VERSION); return WM_EXIT_OK;
-		case ':': return wm_usage_error("option '%s' needs an argument",
-						argv[optind - 1]);
+		case ':': return wm_usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default: return wm_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -407,8 +395,9 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (optind >= argc)
-		return wm_usage_error("missing COMMAND (status, history, show, alerts, plot, report, "
-				      "export, merge)");
+		return wm_usage_error(
+			"missing COMMAND (status, history, show, alerts, plot, report, "
+			"export, merge)");
 	name = argv[optind];
 	if (!strcmp(name, "help")) {
 		usage(stdout);

@@ -24,7 +24,7 @@
 struct wm {
 	const char *db_path;
 	struct db *db;
-	int64_t cycle_lo, cycle_hi;   /* charts: only these cycles (0, 0: all) */
+	int64_t cycle_lo, cycle_hi; /* charts: only these cycles (0, 0: all) */
 };
 
 /* One fetched value; s is owned by the table. */
@@ -39,21 +39,21 @@ struct wm_cell {
 struct wm_table {
 	int ncols, nrows, cap;
 	char **names;
-	struct wm_cell *cells;        /* nrows * ncols, row-major */
+	struct wm_cell *cells; /* nrows * ncols, row-major */
 };
 
 enum wm_format { WM_TABLE, WM_CSV, WM_JSON };
 
 /* How a column prints: raw values in csv/json, formatted in a table. */
 enum wm_kind {
-	K_TEXT,      /* as is */
-	K_INT,       /* integer */
-	K_BYTES,     /* table: "16.0 MiB" */
-	K_MIBPS,     /* table: one decimal */
-	K_US,        /* table: whole microseconds */
-	K_SECONDS,   /* table: one decimal */
-	K_RATIO,     /* table: percent, "59%" */
-	K_TIME,      /* table: "2026-12-02 14:36:23" (UTC) */
+	K_TEXT,    /* as is */
+	K_INT,     /* integer */
+	K_BYTES,   /* table: "16.0 MiB" */
+	K_MIBPS,   /* table: one decimal */
+	K_US,      /* table: whole microseconds */
+	K_SECONDS, /* table: one decimal */
+	K_RATIO,   /* table: percent, "59%" */
+	K_TIME,    /* table: "2026-12-02 14:36:23" (UTC) */
 };
 
 /* A printed column: name = result column (and csv/json key). A table
@@ -61,7 +61,7 @@ enum wm_kind {
  * column holding the same value in every row. */
 struct wm_col {
 	const char *name;
-	const char *head;             /* table header */
+	const char *head; /* table header */
 	enum wm_kind kind;
 	int quiet;
 };
@@ -75,16 +75,16 @@ struct wm_col {
 
 /* Options of the subcommands; each accepts a subset. */
 struct wm_args {
-	const char *target;           /* --target T */
-	int64_t cycle;                /* --cycle N (0: not given) */
-	char since[40];               /* --since TIME as ISO text ("" not given) */
-	enum wm_format format;        /* --format */
-	int format_given;             /* --format was on the command line */
-	int64_t iteration;            /* --iteration ID (0: not given) */
-	const char *kind;             /* --kind */
-	const char *output;           /* -o FILE */
-	int64_t campaign;             /* --campaign N (0: not given) */
-	char **pos;                   /* positional arguments */
+	const char *target;    /* --target T */
+	int64_t cycle;         /* --cycle N (0: not given) */
+	char since[40];        /* --since TIME as ISO text ("" not given) */
+	enum wm_format format; /* --format */
+	int format_given;      /* --format was on the command line */
+	int64_t iteration;     /* --iteration ID (0: not given) */
+	const char *kind;      /* --kind */
+	const char *output;    /* -o FILE */
+	int64_t campaign;      /* --campaign N (0: not given) */
+	char **pos;            /* positional arguments */
 	int npos;
 };
 
@@ -93,9 +93,7 @@ struct wm_args {
 /* Parse a subcommand's options (argv[0] is its name); allowed lists the
  * short letters it takes ("tcsf" ...; -d and -h always). Returns -1 to go
  * on, or an exit status (usage error, or 0 after --help). */
-int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed,
-		  struct wm_args *a);
-
+int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, struct wm_args *a);
 
 /* Open wm->db_path read-only with a clear message on failure.
  * Returns 0 or WM_EXIT_ERROR (message printed). */
@@ -103,8 +101,7 @@ int wm_open(struct wm *wm);
 
 /* Run sql with params into t (emptied first). Returns 0 or WM_EXIT_ERROR
  * (message printed). */
-int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql,
-	     const struct db_value *p, int np);
+int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np);
 
 /* Free a table's rows and names (the struct itself is the caller's). */
 void wm_table_free(struct wm_table *t);
@@ -173,8 +170,8 @@ char *wm_fmt_duration(double seconds, char *buf, size_t len);
 
 /* Print rows of t in the chosen format with the given columns.
  * Returns 0 or WM_EXIT_ERROR. */
-int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t,
-	     const struct wm_col *cols, int ncols);
+int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t, const struct wm_col *cols,
+	     int ncols);
 
 /* Row r of t as a JSON object, every column (numbers exact, NULL null). */
 void wm_json_row(FILE *f, const struct wm_table *t, int r);
@@ -194,9 +191,9 @@ struct chart_series {
 	const char *label;
 	const double *x, *y;
 	size_t n;
-	int lines;                    /* 1: join the points; 0: dots only */
-	int style;                    /* marker and dash: 0 by position, else style - 1 */
-	const char *color;            /* NULL: from the palette */
+	int lines;         /* 1: join the points; 0: dots only */
+	int style;         /* marker and dash: 0 by position, else style - 1 */
+	const char *color; /* NULL: from the palette */
 };
 
 /* A reference line: vertical at x = at (an action), or horizontal at y.
@@ -205,10 +202,10 @@ struct chart_series {
 struct chart_mark {
 	int vertical;
 	double at;
-	const char *label;            /* NULL: none */
-	const char *color;            /* NULL: grey */
-	const char *dash;             /* stroke-dasharray, NULL: the default */
-	const char *legend;           /* vertical: the legend entry the marks with
+	const char *label;  /* NULL: none */
+	const char *color;  /* NULL: grey */
+	const char *dash;   /* stroke-dasharray, NULL: the default */
+	const char *legend; /* vertical: the legend entry the marks with
 				       * this text share; NULL: marks_legend's */
 };
 
@@ -225,15 +222,15 @@ struct chart {
 	size_t nseries;
 	const struct chart_mark *marks;
 	size_t nmarks;
-	const char *marks_legend;     /* legend of the vertical marks without their own */
-	const char *band_legend;      /* legend text for the band, NULL: none */
+	const char *marks_legend; /* legend of the vertical marks without their own */
+	const char *band_legend;  /* legend text for the band, NULL: none */
 	struct chart_band band;
-	int x_integer;                /* whole-number x (cycles): ticks on integers */
-	int x_from_zero;              /* x axis starts at 0 */
-	int ordered;                  /* many series get a colour ramp, not a palette */
-	int y_log;                    /* logarithmic y axis (values <= 0 sit on its floor) */
-	int break_at_marks;           /* lines do not cross a vertical mark */
-	int fragment;                 /* no XML declaration: for inlining in HTML */
+	int x_integer;      /* whole-number x (cycles): ticks on integers */
+	int x_from_zero;    /* x axis starts at 0 */
+	int ordered;        /* many series get a colour ramp, not a palette */
+	int y_log;          /* logarithmic y axis (values <= 0 sit on its floor) */
+	int break_at_marks; /* lines do not cross a vertical mark */
+	int fragment;       /* no XML declaration: for inlining in HTML */
 };
 
 /* Colour i of the charts' palette (Okabe-Ito), cycling. */
@@ -259,8 +256,7 @@ int wm_written_sql(struct wm *wm, char *buf, size_t len);
 /* Draw chart kind ("sizes", "cycles", "samples", "wear", "latency") of
  * target tid (iteration it for samples) to f; fragment: inline SVG for
  * HTML. Returns 0, 1 when there is nothing to draw, or WM_EXIT_ERROR. */
-int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t it,
-		 int fragment);
+int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t it, int fragment);
 
 /* ---- subcommands: each parses its own options, returns an exit status ---- */
 

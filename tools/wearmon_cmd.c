@@ -20,8 +20,7 @@
 static const char *const history_lead[] = { "id", "target", "cycle", "iteration" };
 static const char *const history_tail[] = { "baseline_mibps", "baseline_cycle", "ratio" };
 /* iterations columns already in the lead under another name, or ids */
-static const char *const history_skip[] = { "id", "number", "cycle_id", "run_id",
-					    "target_id" };
+static const char *const history_skip[] = { "id", "number", "cycle_id", "run_id", "target_id" };
 
 static int listed(const char *const *v, size_t n, const char *s)
 {
@@ -33,22 +32,31 @@ static int listed(const char *const *v, size_t n, const char *s)
 
 /* What fits a terminal. */
 static const struct wm_col history_table[] = {
-	{ "id", "ID", K_INT, 0 }, { "target", "TARGET", K_TEXT, 0 },
-	{ "cycle", "CYCLE", K_INT, 0 }, { "iteration", "IT", K_INT, 0 },
-	{ "size_bytes", "SIZE", K_BYTES, 0 }, { "workload", "WORKLOAD", K_TEXT, 0 },
-	{ "phase", "PHASE", K_TEXT, 1 }, { "repeat_index", "REP", K_INT, 1 },
-	{ "block_size", "BS", K_BYTES, 0 }, { "status", "STATUS", K_TEXT, 0 },
-	{ "started_at", "STARTED (UTC)", K_TIME, 0 }, { "seconds", "SECONDS", K_SECONDS, 0 },
-	{ "mibps_avg", "MiB/s", K_MIBPS, 0 }, { "mibps_min", "MIN", K_MIBPS, 0 },
-	{ "mibps_max", "MAX", K_MIBPS, 0 }, { "iops_avg", "IOPS", K_US, 0 },
-	{ "lat_p99_us", "P99 µs", K_US, 0 }, { "fill_mibps", "FILL MiB/s", K_MIBPS, 0 },
+	{ "id", "ID", K_INT, 0 },
+	{ "target", "TARGET", K_TEXT, 0 },
+	{ "cycle", "CYCLE", K_INT, 0 },
+	{ "iteration", "IT", K_INT, 0 },
+	{ "size_bytes", "SIZE", K_BYTES, 0 },
+	{ "workload", "WORKLOAD", K_TEXT, 0 },
+	{ "phase", "PHASE", K_TEXT, 1 },
+	{ "repeat_index", "REP", K_INT, 1 },
+	{ "block_size", "BS", K_BYTES, 0 },
+	{ "status", "STATUS", K_TEXT, 0 },
+	{ "started_at", "STARTED (UTC)", K_TIME, 0 },
+	{ "seconds", "SECONDS", K_SECONDS, 0 },
+	{ "mibps_avg", "MiB/s", K_MIBPS, 0 },
+	{ "mibps_min", "MIN", K_MIBPS, 0 },
+	{ "mibps_max", "MAX", K_MIBPS, 0 },
+	{ "iops_avg", "IOPS", K_US, 0 },
+	{ "lat_p99_us", "P99 µs", K_US, 0 },
+	{ "fill_mibps", "FILL MiB/s", K_MIBPS, 0 },
 	{ "ratio", "VS BASE", K_RATIO, 0 },
 };
 
 /* Builds the query and its csv/json columns from the live schema; names
  * in *raw point into names. Returns 0 or WM_EXIT_ERROR. */
-static int history_query(struct wm *wm, struct wm_table *names, char **sql,
-			 struct wm_col **raw, int *nraw)
+static int history_query(struct wm *wm, struct wm_table *names, char **sql, struct wm_col **raw,
+			 int *nraw)
 {
 	size_t len = 0;
 	FILE *f;
@@ -56,8 +64,8 @@ static int history_query(struct wm *wm, struct wm_table *names, char **sql,
 
 	if (wm_columns(wm, "iterations", names))
 		return WM_EXIT_ERROR;
-	*raw = calloc(ARRAY_SIZE(history_lead) + ARRAY_SIZE(history_tail) +
-		      (size_t)names->nrows, sizeof(**raw));
+	*raw = calloc(ARRAY_SIZE(history_lead) + ARRAY_SIZE(history_tail) + (size_t)names->nrows,
+		      sizeof(**raw));
 	f = open_memstream(sql, &len);
 	if (!*raw || !f) {
 		wm_err("out of memory");
@@ -73,7 +81,7 @@ static int history_query(struct wm *wm, struct wm_table *names, char **sql,
 
 		if (listed(history_skip, ARRAY_SIZE(history_skip), col))
 			continue;
-		fprintf(f, ", i.\"%s\"", col);   /* names from sqlite_master */
+		fprintf(f, ", i.\"%s\"", col); /* names from sqlite_master */
 		(*raw)[n++] = (struct wm_col){ col, "", K_TEXT, 0 };
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(history_tail); k++)
@@ -82,10 +90,12 @@ static int history_query(struct wm *wm, struct wm_table *names, char **sql,
 	      " CASE WHEN i.status = 'done' THEN b.baseline_cycle END AS baseline_cycle,"
 	      " CASE WHEN i.status = 'done' THEN i.mibps_avg / b.baseline_mibps END AS ratio"
 	      " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-	      " JOIN targets t ON t.id = i.target_id" WM_SQL_BASELINE_JOIN, f);
+	      " JOIN targets t ON t.id = i.target_id" WM_SQL_BASELINE_JOIN,
+	      f);
 	fputs(" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR c.number = ?2)"
 	      " AND (?3 IS NULL OR i.started_at >= ?3)"
-	      " ORDER BY t.name, c.number, i.number", f);
+	      " ORDER BY t.name, c.number, i.number",
+	      f);
 	*nraw = n;
 	if (fclose(f) != 0) {
 		wm_err("out of memory");
@@ -122,9 +132,11 @@ int wm_cmd_history(struct wm *wm, int argc, char **argv)
 		return ret;
 	ret = history_query(wm, &names, &sql, &raw, &nraw);
 	if (!ret)
-		ret = wm_fetch(wm, &t, sql, (struct db_value[]){
-			WM_TEXT(a.target), a.cycle ? WM_INT(a.cycle) : WM_NULLV,
-			WM_TEXT(a.since[0] ? a.since : NULL) }, 3);
+		ret = wm_fetch(wm, &t, sql,
+			       (struct db_value[]){ WM_TEXT(a.target),
+						    a.cycle ? WM_INT(a.cycle) : WM_NULLV,
+						    WM_TEXT(a.since[0] ? a.since : NULL) },
+			       3);
 	if (ret == 0 && t.nrows == 0 && a.format == WM_TABLE)
 		ret = say_empty(wm, "no iterations match");
 	else if (ret == 0 && a.format == WM_TABLE)
@@ -153,19 +165,19 @@ static const char alerts_sql[] =
 	" ORDER BY e.at, e.id";
 
 static const struct wm_col alerts_raw[] = {
-	{ "id", "", K_INT, 0 }, { "at", "", K_TEXT, 0 }, { "target", "", K_TEXT, 0 },
-	{ "severity", "", K_TEXT, 0 }, { "kind", "", K_TEXT, 0 }, { "cycle", "", K_INT, 0 },
+	{ "id", "", K_INT, 0 },        { "at", "", K_TEXT, 0 },
+	{ "target", "", K_TEXT, 0 },   { "severity", "", K_TEXT, 0 },
+	{ "kind", "", K_TEXT, 0 },     { "cycle", "", K_INT, 0 },
 	{ "iteration", "", K_INT, 0 }, { "iteration_id", "", K_INT, 0 },
-	{ "value", "", K_MIBPS, 0 },
-	{ "baseline", "", K_MIBPS, 0 }, { "message", "", K_TEXT, 0 },
-	{ "message_id", "", K_TEXT, 0 },
+	{ "value", "", K_MIBPS, 0 },   { "baseline", "", K_MIBPS, 0 },
+	{ "message", "", K_TEXT, 0 },  { "message_id", "", K_TEXT, 0 },
 };
 
 static const struct wm_col alerts_table[] = {
-	{ "at", "TIME (UTC)", K_TIME, 0 }, { "target", "TARGET", K_TEXT, 0 },
+	{ "at", "TIME (UTC)", K_TIME, 0 },     { "target", "TARGET", K_TEXT, 0 },
 	{ "severity", "SEVERITY", K_TEXT, 0 }, { "kind", "KIND", K_TEXT, 0 },
-	{ "cycle", "CYCLE", K_INT, 0 }, { "iteration", "IT", K_INT, 0 },
-	{ "iteration_id", "ID", K_INT, 0 }, { "message", "MESSAGE", K_TEXT, 0 },
+	{ "cycle", "CYCLE", K_INT, 0 },        { "iteration", "IT", K_INT, 0 },
+	{ "iteration_id", "ID", K_INT, 0 },    { "message", "MESSAGE", K_TEXT, 0 },
 };
 
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv)
@@ -181,15 +193,16 @@ int wm_cmd_alerts(struct wm *wm, int argc, char **argv)
 		return wm_usage_error("alerts: unexpected argument '%s'", a.pos[0]);
 	if ((ret = wm_open(wm)) || (a.target && (ret = wm_target_id(wm, a.target, &tid))))
 		return ret;
-	ret = wm_fetch(wm, &t, alerts_sql, (struct db_value[]){
-		WM_TEXT(a.target), WM_TEXT(a.since[0] ? a.since : NULL) }, 2);
+	ret = wm_fetch(
+		wm, &t, alerts_sql,
+		(struct db_value[]){ WM_TEXT(a.target), WM_TEXT(a.since[0] ? a.since : NULL) }, 2);
 	if (ret == 0 && t.nrows == 0 && a.format == WM_TABLE)
 		ret = say_empty(wm, a.since[0] ? "no alerts in that time" : "no alerts");
 	else if (ret == 0)
 		ret = wm_print(stdout, a.format, &t,
 			       a.format == WM_TABLE ? alerts_table : alerts_raw,
-			       a.format == WM_TABLE ? (int)ARRAY_SIZE(alerts_table) :
-						      (int)ARRAY_SIZE(alerts_raw));
+			       a.format == WM_TABLE ? (int)ARRAY_SIZE(alerts_table)
+						    : (int)ARRAY_SIZE(alerts_raw));
 	wm_table_free(&t);
 	return ret;
 }
@@ -203,20 +216,21 @@ static const char show_sql[] =
 	"  AS nsizes"
 	" FROM iterations i"
 	" JOIN cycles c ON c.id = i.cycle_id"
-	" JOIN targets t ON t.id = i.target_id"
-	WM_SQL_BASELINE_JOIN
-	" WHERE i.id = ?";
+	" JOIN targets t ON t.id = i.target_id" WM_SQL_BASELINE_JOIN " WHERE i.id = ?";
 
 /* Columns show prints in its own words; others go under "more". */
 static const char *const shown_cols[] = {
-	"id", "cycle_id", "run_id", "target_id", "number", "size_index", "size_bytes",
-	"region_offset", "workload", "block_size", "queue_depth", "compressibility",
-	"amount_bytes", "started_at", "ended_at", "bytes", "ops", "seconds",
-	"mibps_avg", "mibps_min", "mibps_max", "mibps_stddev", "iops_avg",
-	"lat_mean_us", "lat_p50_us", "lat_p99_us", "lat_p999_us", "lat_max_us",
-	"fill_mibps", "fill_seconds", "fill_bytes", "errors", "status", "error",
-	"target", "device", "device_kind", "cycle", "baseline_mibps",
-	"baseline_cycle", "nsizes",
+	"id",           "cycle_id",     "run_id",         "target_id",
+	"number",       "size_index",   "size_bytes",     "region_offset",
+	"workload",     "block_size",   "queue_depth",    "compressibility",
+	"amount_bytes", "started_at",   "ended_at",       "bytes",
+	"ops",          "seconds",      "mibps_avg",      "mibps_min",
+	"mibps_max",    "mibps_stddev", "iops_avg",       "lat_mean_us",
+	"lat_p50_us",   "lat_p99_us",   "lat_p999_us",    "lat_max_us",
+	"fill_mibps",   "fill_seconds", "fill_bytes",     "errors",
+	"status",       "error",        "target",         "device",
+	"device_kind",  "cycle",        "baseline_mibps", "baseline_cycle",
+	"nsizes",
 };
 
 /* v with the given decimals, or "-" for NULL; eight results may be alive
@@ -259,10 +273,8 @@ static void show_head(const struct wm_table *t)
 	printf("iteration %lld: target %s, cycle %lld, iteration %lld (size %lld of %lld)\n",
 	       (long long)wm_int(t, 0, "id", 0), wm_str(t, 0, "target"),
 	       (long long)wm_int(t, 0, "cycle", 0), (long long)wm_int(t, 0, "number", 0),
-	       (long long)wm_int(t, 0, "size_index", 0) + 1,
-	       (long long)wm_int(t, 0, "nsizes", 0));
-	printf("  status      %s%s%s\n", wm_str(t, 0, "status"), err ? ": " : "",
-	       err ? err : "");
+	       (long long)wm_int(t, 0, "size_index", 0) + 1, (long long)wm_int(t, 0, "nsizes", 0));
+	printf("  status      %s%s%s\n", wm_str(t, 0, "status"), err ? ": " : "", err ? err : "");
 	printf("  time        %s UTC to %s, measured %s s\n",
 	       wm_fmt_time(wm_str(t, 0, "started_at"), a, sizeof(a)),
 	       wm_fmt_time(wm_str(t, 0, "ended_at"), b, sizeof(b)),
@@ -286,10 +298,8 @@ static void show_head(const struct wm_table *t)
 	       fig(figure(t, "lat_p99_us"), 0), fig(figure(t, "lat_p999_us"), 0),
 	       fig(figure(t, "lat_max_us"), 0));
 	if (!isnan(wm_num(t, 0, "fill_bytes")))
-		printf("  fill        %s MiB/s, %s in %s s\n",
-		       fig(wm_num(t, 0, "fill_mibps"), 1),
-		       bytes_of(wm_num(t, 0, "fill_bytes")),
-		       fig(wm_num(t, 0, "fill_seconds"), 1));
+		printf("  fill        %s MiB/s, %s in %s s\n", fig(wm_num(t, 0, "fill_mibps"), 1),
+		       bytes_of(wm_num(t, 0, "fill_bytes")), fig(wm_num(t, 0, "fill_seconds"), 1));
 	else
 		printf("  fill        none\n");
 	if (!isnan(base))
@@ -332,14 +342,17 @@ static void sparkline(const struct wm_table *s, const char *phase, double max)
 static int show_samples(struct wm *wm, int64_t id)
 {
 	struct wm_table g = { 0 }, s = { 0 };
-	int ret = wm_fetch(wm, &g, "SELECT phase, count(*) AS n, max(t_ms) AS t_ms,"
+	int ret = wm_fetch(wm, &g,
+			   "SELECT phase, count(*) AS n, max(t_ms) AS t_ms,"
 			   " min(mibps) AS lo, avg(mibps) AS mean, max(mibps) AS hi,"
 			   " avg(iops) AS iops, max(lat_p99_us) AS p99"
 			   " FROM samples WHERE iteration_id = ? GROUP BY phase"
-			   " ORDER BY phase = 'measure'", (struct db_value[]){ WM_INT(id) }, 1);
+			   " ORDER BY phase = 'measure'",
+			   (struct db_value[]){ WM_INT(id) }, 1);
 
 	if (!ret)
-		ret = wm_fetch(wm, &s, "SELECT phase, t_ms, mibps FROM samples"
+		ret = wm_fetch(wm, &s,
+			       "SELECT phase, t_ms, mibps FROM samples"
 			       " WHERE iteration_id = ? ORDER BY phase = 'measure', t_ms",
 			       (struct db_value[]){ WM_INT(id) }, 1);
 	if (ret)
@@ -349,11 +362,11 @@ static int show_samples(struct wm *wm, int64_t id)
 		printf("  none (they are stored when the iteration ends)\n");
 	for (int r = 0; r < g.nrows; r++) {
 		printf("  %-10s  %lld over %.1f s: MiB/s min %s, avg %s, max %s;"
-		       " %s IOPS; worst p99 %s µs\n", wm_str(&g, r, "phase"),
-		       (long long)wm_int(&g, r, "n", 0), wm_num(&g, r, "t_ms") / 1000,
-		       fig(wm_num(&g, r, "lo"), 1), fig(wm_num(&g, r, "mean"), 1),
-		       fig(wm_num(&g, r, "hi"), 1), fig(wm_num(&g, r, "iops"), 0),
-		       fig(wm_num(&g, r, "p99"), 0));
+		       " %s IOPS; worst p99 %s µs\n",
+		       wm_str(&g, r, "phase"), (long long)wm_int(&g, r, "n", 0),
+		       wm_num(&g, r, "t_ms") / 1000, fig(wm_num(&g, r, "lo"), 1),
+		       fig(wm_num(&g, r, "mean"), 1), fig(wm_num(&g, r, "hi"), 1),
+		       fig(wm_num(&g, r, "iops"), 0), fig(wm_num(&g, r, "p99"), 0));
 		sparkline(&s, wm_str(&g, r, "phase"), wm_num(&g, r, "hi"));
 	}
 out:
@@ -363,12 +376,11 @@ out:
 }
 
 /* Prints every non-NULL cell of row r except ids, as "name value". */
-static void print_cells(const struct wm_table *t, int r, const char *const *skip,
-			size_t nskip)
+static void print_cells(const struct wm_table *t, int r, const char *const *skip, size_t nskip)
 {
 	char buf[64];
 
-	for (int c = 0; c < t->ncols; c++) {   /* text whole: health data is JSON */
+	for (int c = 0; c < t->ncols; c++) { /* text whole: health data is JSON */
 		const struct wm_cell *v = &t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
 		size_t k = 0;
 
@@ -395,10 +407,12 @@ static int show_health(struct wm *wm, int64_t id, int64_t cycle_id)
 	static const char *const ids[] = { "id", "target_id", "run_id", "cycle_id",
 					   "iteration_id" };
 	struct wm_table cols = { 0 }, h = { 0 };
-	int ret = wm_fetch(wm, &cols, "SELECT (SELECT count(*) FROM pragma_table_info('health')"
+	int ret = wm_fetch(wm, &cols,
+			   "SELECT (SELECT count(*) FROM pragma_table_info('health')"
 			   " WHERE name = 'iteration_id') AS by_it,"
 			   " (SELECT count(*) FROM pragma_table_info('health')"
-			   " WHERE name = 'cycle_id') AS by_cycle", NULL, 0);
+			   " WHERE name = 'cycle_id') AS by_cycle",
+			   NULL, 0);
 
 	if (ret)
 		return ret;
@@ -422,7 +436,8 @@ static int show_events(struct wm *wm, int64_t id, int64_t cycle_id)
 {
 	struct wm_table e = { 0 };
 	char at[32];
-	int ret = wm_fetch(wm, &e, "SELECT at, severity, kind, message,"
+	int ret = wm_fetch(wm, &e,
+			   "SELECT at, severity, kind, message,"
 			   " iteration_id IS NULL AS of_cycle FROM events"
 			   " WHERE iteration_id = ?1 OR (cycle_id = ?2 AND iteration_id IS NULL)"
 			   " ORDER BY at, id",
@@ -436,8 +451,7 @@ static int show_events(struct wm *wm, int64_t id, int64_t cycle_id)
 	for (int r = 0; r < e.nrows; r++)
 		printf("  %s %s %s%s: %s\n", wm_fmt_time(wm_str(&e, r, "at"), at, sizeof(at)),
 		       wm_str(&e, r, "severity"), wm_str(&e, r, "kind"),
-		       wm_int(&e, r, "of_cycle", 0) ? " (cycle)" : "",
-		       wm_str(&e, r, "message"));
+		       wm_int(&e, r, "of_cycle", 0) ? " (cycle)" : "", wm_str(&e, r, "message"));
 	wm_table_free(&e);
 	return 0;
 }
@@ -464,13 +478,16 @@ static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
 {
 	struct wm_table s = { 0 }, h = { 0 }, e = { 0 };
 	int64_t cycle_id = wm_int(t, 0, "cycle_id", 0);
-	int ret = wm_fetch(wm, &s, "SELECT * FROM samples WHERE iteration_id = ?"
-			   " ORDER BY phase = 'measure', t_ms", (struct db_value[]){ WM_INT(id) }, 1);
+	int ret = wm_fetch(wm, &s,
+			   "SELECT * FROM samples WHERE iteration_id = ?"
+			   " ORDER BY phase = 'measure', t_ms",
+			   (struct db_value[]){ WM_INT(id) }, 1);
 
 	if (!ret)
 		ret = health_rows(wm, id, cycle_id, &h);
 	if (!ret)
-		ret = wm_fetch(wm, &e, "SELECT * FROM events WHERE iteration_id = ?1"
+		ret = wm_fetch(wm, &e,
+			       "SELECT * FROM events WHERE iteration_id = ?1"
 			       " OR (cycle_id = ?2 AND iteration_id IS NULL) ORDER BY at, id",
 			       (struct db_value[]){ WM_INT(id), WM_INT(cycle_id) }, 2);
 	if (!ret) {
@@ -506,9 +523,10 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv)
 				      "'wearmon history')");
 	if (wm_parse_id(a.pos[0], &id))
 		return wm_usage_error("show: ITERATION is an iteration ID (a number >= 1), "
-				      "not '%s'", a.pos[0]);
-	if ((ret = wm_open(wm)) || (ret = wm_fetch(wm, &t, show_sql,
-						  (struct db_value[]){ WM_INT(id) }, 1)))
+				      "not '%s'",
+				      a.pos[0]);
+	if ((ret = wm_open(wm)) ||
+	    (ret = wm_fetch(wm, &t, show_sql, (struct db_value[]){ WM_INT(id) }, 1)))
 		return ret;
 	if (t.nrows == 0) {
 		int any = wm_has_iterations(wm);

@@ -25,8 +25,8 @@ static int check_name(struct wm *wm, const char *name)
 	for (int r = 0; r < t.nrows; r++)
 		if (!strcmp(wm_str(&t, r, "name"), name))
 			goto out;
-	fprintf(stderr, "wearmon: export: %s has no table or view named '%s'; it has:",
-		wm->db_path, name);
+	fprintf(stderr, "wearmon: export: %s has no table or view named '%s'; it has:", wm->db_path,
+		name);
 	for (int r = 0; r < t.nrows; r++)
 		fprintf(stderr, "%s%s", r ? ", " : " ", wm_str(&t, r, "name"));
 	fputc('\n', stderr);

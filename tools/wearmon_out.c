@@ -61,8 +61,7 @@ static int parse_iso(const char *s, char *out, size_t len)
 	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
 		return -EINVAL;
 	p = s + n;
-	if ((*p == 'T' || *p == ' ') &&
-	    sscanf(p + 1, "%2d:%2d%n", &h, &mi, &n) == 2 && n == 5) {
+	if ((*p == 'T' || *p == ' ') && sscanf(p + 1, "%2d:%2d%n", &h, &mi, &n) == 2 && n == 5) {
 		p += 1 + n;
 		if (*p == ':' && sscanf(p + 1, "%2d%n", &sec, &n) == 1 && n == 2)
 			p += 1 + n;
@@ -87,8 +86,7 @@ static int parse_iso(const char *s, char *out, size_t len)
 	tm.tm_min = mi;
 	tm.tm_sec = sec;
 	t = timegm(&tm);
-	if (t == (time_t)-1 || !gmtime_r(&t, &back) || back.tm_mday != d ||
-	    back.tm_mon != mo - 1)
+	if (t == (time_t)-1 || !gmtime_r(&t, &back) || back.tm_mday != d || back.tm_mon != mo - 1)
 		return -EINVAL;
 	iso_of(t, ms, out, len);
 	return 0;
@@ -236,7 +234,7 @@ static void human_cell(const struct wm_cell *c, enum wm_kind k, char *buf, size_
 	case K_RATIO: snprintf(buf, len, "%.0f%%", v * 100); break;
 	case K_INT: snprintf(buf, len, "%lld", (long long)c->i); break;
 	case K_TEXT:
-	case K_TIME: raw_cell(c, buf, len); break;   /* a number where text was expected */
+	case K_TIME: raw_cell(c, buf, len); break; /* a number where text was expected */
 	}
 }
 
@@ -286,8 +284,8 @@ void wm_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void print_csv(FILE *f, const struct wm_table *t, const struct wm_col *cols,
-		      const int *idx, int ncols)
+static void print_csv(FILE *f, const struct wm_table *t, const struct wm_col *cols, const int *idx,
+		      int ncols)
 {
 	char buf[CELL_MAX];
 
@@ -345,8 +343,8 @@ void wm_json_rows(FILE *f, const struct wm_table *t)
 	fputs(t->nrows ? "\n]" : "]", f);
 }
 
-static void print_json(FILE *f, const struct wm_table *t, const struct wm_col *cols,
-		       const int *idx, int ncols)
+static void print_json(FILE *f, const struct wm_table *t, const struct wm_col *cols, const int *idx,
+		       int ncols)
 {
 	char buf[CELL_MAX];
 
@@ -394,8 +392,8 @@ static int uniform(const struct wm_table *t, int col, enum wm_kind k)
 	return 1;
 }
 
-static int print_table(FILE *f, const struct wm_table *t, const struct wm_col *cols,
-		       int *idx, int ncols)
+static int print_table(FILE *f, const struct wm_table *t, const struct wm_col *cols, int *idx,
+		       int ncols)
 {
 	size_t *w = calloc((size_t)ncols, sizeof(*w));
 	char buf[CELL_MAX];
@@ -420,12 +418,12 @@ static int print_table(FILE *f, const struct wm_table *t, const struct wm_col *c
 			const char *s = buf;
 
 			if (idx[c] < 0)
-				continue;   /* not in this schema, or says nothing */
+				continue; /* not in this schema, or says nothing */
 			if (r < 0)
 				s = cols[c].head;
 			else if (last && cols[c].kind == K_TEXT &&
 				 cell_at(t, r, idx[c])->type == DB_TEXT)
-				s = cell_at(t, r, idx[c])->s;   /* whole: nothing follows it */
+				s = cell_at(t, r, idx[c])->s; /* whole: nothing follows it */
 			else
 				human_cell(cell_at(t, r, idx[c]), cols[c].kind, buf, sizeof(buf));
 			if (left_aligned(cols[c].kind))
@@ -440,8 +438,8 @@ static int print_table(FILE *f, const struct wm_table *t, const struct wm_col *c
 	return 0;
 }
 
-int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t,
-	     const struct wm_col *cols, int ncols)
+int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t, const struct wm_col *cols,
+	     int ncols)
 {
 	int *idx = calloc((size_t)ncols + 1, sizeof(*idx));
 	int ret = 0;

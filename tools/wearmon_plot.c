@@ -15,24 +15,25 @@
 /* Queries of a target's charts take the target as their first "?" and
  * keep to the cycles of wm->cycle_lo..cycle_hi (a report's campaign). */
 #define SCOPE(number) " AND " number " BETWEEN ?2 AND ?3"
-#define SCOPED(wm, tid)                                                        \
-	(struct db_value[]){ WM_INT(tid), WM_INT((wm)->cycle_hi ? (wm)->cycle_lo : 0), \
-			     WM_INT((wm)->cycle_hi ? (wm)->cycle_hi : INT64_MAX) }, 3
+#define SCOPED(wm, tid)                                                                            \
+	(struct db_value[]){ WM_INT(tid), WM_INT((wm)->cycle_hi ? (wm)->cycle_lo : 0),             \
+			     WM_INT((wm)->cycle_hi ? (wm)->cycle_hi : INT64_MAX) },                \
+		3
 #define LABEL_MAX 64
 
 /* Everything one chart needs; rows of t become points, in series order. */
 struct plot {
 	struct wm_table t;
-	double *x, *y;                /* one point per row */
+	double *x, *y; /* one point per row */
 	struct chart_series *s;
 	char (*label)[LABEL_MAX];
 	size_t ns;
 	struct chart_mark *m;
 	char (*mlabel)[LABEL_MAX];
 	size_t nm;
-	double *bx, *blo, *bhi;       /* band, for cycles */
-	double xscale, yscale;        /* bytes per x unit, µs per y unit (0: none) */
-	int mixed;                    /* rows hold several workloads / block sizes */
+	double *bx, *blo, *bhi; /* band, for cycles */
+	double xscale, yscale;  /* bytes per x unit, µs per y unit (0: none) */
+	int mixed;              /* rows hold several workloads / block sizes */
 	struct chart ch;
 	char title[192], subtitle[320], xlabel[64];
 };
@@ -75,8 +76,8 @@ typedef void (*labeler)(const struct plot *p, int row, char *buf, size_t len);
 
 /* Cuts rows into series where a key column changes; x and y come from the
  * columns xcol (divided by xscale) and ycol. */
-static void split_series(struct plot *p, const char *const *key, size_t nkey,
-			 const char *xcol, double xscale, const char *ycol, labeler name)
+static void split_series(struct plot *p, const char *const *key, size_t nkey, const char *xcol,
+			 double xscale, const char *ycol, labeler name)
 {
 	for (int r = 0; r < p->t.nrows; r++) {
 		int same = r > 0;
@@ -85,15 +86,16 @@ static void split_series(struct plot *p, const char *const *key, size_t nkey,
 			const struct wm_cell *a = wm_cell(&p->t, r, key[k]);
 			const struct wm_cell *b = wm_cell(&p->t, r - 1, key[k]);
 
-			same = a->type == b->type && (a->type == DB_TEXT ? !strcmp(a->s, b->s) :
-						      a->r == b->r);
+			same = a->type == b->type &&
+			       (a->type == DB_TEXT ? !strcmp(a->s, b->s) : a->r == b->r);
 		}
 		if (!same) {
 			struct chart_series *s = &p->s[p->ns];
 
 			name(p, r, p->label[p->ns], LABEL_MAX);
-			*s = (struct chart_series){ .label = p->label[p->ns], .x = p->x + r,
-						    .y = p->y + r, .lines = 1 };
+			*s = (struct chart_series){
+				.label = p->label[p->ns], .x = p->x + r, .y = p->y + r, .lines = 1
+			};
 			p->ns++;
 		}
 		p->x[r] = wm_num(&p->t, r, xcol) / xscale;
@@ -168,13 +170,15 @@ static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 	const char *unit;
 	double scale, max = 0;
 	/* repeats of a size (schema 4) average into one point */
-	int ret = wm_fetch(wm, &p->t, "SELECT c.number AS cycle, i.size_bytes, i.workload,"
-			   " i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"
-			   " JOIN cycles c ON c.id = i.cycle_id"
-			   " WHERE i.target_id = ? AND i.status = 'done'" SCOPE("c.number")
-			   " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"
-			   " ORDER BY i.workload, i.block_size, c.number, i.size_bytes",
-			   SCOPED(wm, tid));
+	int ret = wm_fetch(
+		wm, &p->t,
+		"SELECT c.number AS cycle, i.size_bytes, i.workload,"
+		" i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"
+		" JOIN cycles c ON c.id = i.cycle_id"
+		" WHERE i.target_id = ? AND i.status = 'done'" SCOPE(
+			"c.number") " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"
+				    " ORDER BY i.workload, i.block_size, c.number, i.size_bytes",
+		SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
 		return ret;
@@ -207,7 +211,8 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 	static const char *const key[] = { "series" };
 	size_t nb = 0;
 	/* three series (max, avg, min) of one row per cycle, for split_series */
-	int ret = wm_fetch(wm, &p->t, "SELECT s.series, s.ord, c.cycle, CASE s.ord"
+	int ret = wm_fetch(wm, &p->t,
+			   "SELECT s.series, s.ord, c.cycle, CASE s.ord"
 			   " WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"
 			   " FROM (SELECT 'max 1-second sample' AS series, 0 AS ord UNION ALL"
 			   " SELECT 'average of the sizes', 1 UNION ALL"
@@ -217,8 +222,8 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 			   "  avg(i.mibps_avg) AS mean,"
 			   "  max(coalesce(i.mibps_max, i.mibps_avg)) AS hi"
 			   "  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"
-			   "  AND i.status = 'done' WHERE cy.target_id = ?" SCOPE("cy.number")
-			   "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle",
+			   "  AND i.status = 'done' WHERE cy.target_id = ?" SCOPE(
+				   "cy.number") "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle",
 			   SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
@@ -226,7 +231,7 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 	split_series(p, key, ARRAY_SIZE(key), "cycle", 1, "mibps", label_column);
 	for (size_t s = 0; s < p->ns; s++) {
 		static const char *const colors[] = { "#009E73", "#0072B2", "#D55E00" };
-		static const int styles[] = { 3, 1, 5 };   /* triangle up, circle, down */
+		static const int styles[] = { 3, 1, 5 }; /* triangle up, circle, down */
 
 		p->s[s].style = styles[s % 3];
 		p->s[s].color = colors[s % 3];
@@ -249,9 +254,10 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 {
 	struct wm_table a = { 0 };
-	int ret = wm_fetch(wm, &a, "SELECT number, action, action_outcome FROM cycles"
-			   " WHERE target_id = ? AND action IS NOT NULL AND action != 'none'"
-			   SCOPE("number") " ORDER BY number",
+	int ret = wm_fetch(wm, &a,
+			   "SELECT number, action, action_outcome FROM cycles"
+			   " WHERE target_id = ? AND action IS NOT NULL AND action != 'none'" SCOPE(
+				   "number") " ORDER BY number",
 			   SCOPED(wm, tid));
 
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
@@ -260,7 +266,8 @@ static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 		snprintf(p->mlabel[r], LABEL_MAX, "%s%s%s", wm_str(&a, r, "action"),
 			 out && strcmp(out, "ok") ? ": " : "", out && strcmp(out, "ok") ? out : "");
 		p->m[p->nm++] = (struct chart_mark){ .vertical = 1,
-			.at = (double)wm_int(&a, r, "number", 0) + 0.5, .label = p->mlabel[r] };
+						     .at = (double)wm_int(&a, r, "number", 0) + 0.5,
+						     .label = p->mlabel[r] };
 	}
 	p->ch.marks = p->m;
 	p->ch.nmarks = p->nm;
@@ -287,22 +294,25 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 	static const char *const key[] = { "phase" };
 	char sz[32], bs[32];
 	/* the measured phase follows the fill on one time axis */
-	int ret = wm_fetch(wm, &p->t, "SELECT s.phase, s.mibps,"
-			   " (s.t_ms + CASE s.phase WHEN 'measure' THEN coalesce((SELECT"
-			   "  max(t_ms) FROM samples WHERE iteration_id = s.iteration_id"
-			   "  AND phase = 'fill'), 0) ELSE 0 END) AS t_ms,"
-			   " i.mibps_avg, i.size_bytes, i.workload, i.block_size, i.queue_depth,"
-			   " i.status, i.number, c.number AS cycle, t.device"
-			   " FROM samples s JOIN iterations i ON i.id = s.iteration_id"
-			   " JOIN cycles c ON c.id = i.cycle_id JOIN targets t ON t.id = i.target_id"
-			   " WHERE s.iteration_id = ? ORDER BY s.phase = 'measure', s.t_ms",
-			   (struct db_value[]){ WM_INT(it) }, 1);
+	int ret =
+		wm_fetch(wm, &p->t,
+			 "SELECT s.phase, s.mibps,"
+			 " (s.t_ms + CASE s.phase WHEN 'measure' THEN coalesce((SELECT"
+			 "  max(t_ms) FROM samples WHERE iteration_id = s.iteration_id"
+			 "  AND phase = 'fill'), 0) ELSE 0 END) AS t_ms,"
+			 " i.mibps_avg, i.size_bytes, i.workload, i.block_size, i.queue_depth,"
+			 " i.status, i.number, c.number AS cycle, t.device"
+			 " FROM samples s JOIN iterations i ON i.id = s.iteration_id"
+			 " JOIN cycles c ON c.id = i.cycle_id JOIN targets t ON t.id = i.target_id"
+			 " WHERE s.iteration_id = ? ORDER BY s.phase = 'measure', s.t_ms",
+			 (struct db_value[]){ WM_INT(it) }, 1);
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 1)))
 		return ret;
-	snprintf(p->subtitle, sizeof(p->subtitle), "cycle %lld, iteration %lld, size %s,"
-		 " %s %s QD%lld, %s; %s", (long long)wm_int(&p->t, 0, "cycle", 0),
-		 (long long)wm_int(&p->t, 0, "number", 0),
+	snprintf(p->subtitle, sizeof(p->subtitle),
+		 "cycle %lld, iteration %lld, size %s,"
+		 " %s %s QD%lld, %s; %s",
+		 (long long)wm_int(&p->t, 0, "cycle", 0), (long long)wm_int(&p->t, 0, "number", 0),
 		 wm_fmt_bytes(wm_num(&p->t, 0, "size_bytes"), sz, sizeof(sz)),
 		 wm_str(&p->t, 0, "workload"),
 		 wm_fmt_bytes(wm_num(&p->t, 0, "block_size"), bs, sizeof(bs)),
@@ -323,7 +333,8 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 		snprintf(p->mlabel[0], LABEL_MAX, "measured average %.1f MiB/s",
 			 wm_num(&p->t, 0, "mibps_avg"));
 		p->m[p->nm++] = (struct chart_mark){ .at = wm_num(&p->t, 0, "mibps_avg"),
-			.label = p->mlabel[0], .color = "#0072B2" };
+						     .label = p->mlabel[0],
+						     .color = "#0072B2" };
 	}
 	p->ch.marks = p->m;
 	p->ch.nmarks = p->nm;
@@ -335,7 +346,8 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 
 /* Host bytes an iteration wrote: its fill, plus what its workload wrote:
  * by read_percent where the schema has it (4), else by the name. */
-#define WRITTEN_BY_NAME "CASE WHEN i.workload = 'fill' OR i.workload LIKE '%write%'" \
+#define WRITTEN_BY_NAME                                                                            \
+	"CASE WHEN i.workload = 'fill' OR i.workload LIKE '%write%'"                               \
 	" THEN 1.0 ELSE 0.0 END"
 #define WRITTEN_SQL "coalesce(i.fill_bytes, 0) + coalesce(i.bytes, 0) * %s"
 
@@ -345,24 +357,27 @@ int wm_written_sql(struct wm *wm, char *buf, size_t len)
 
 	if (pct < 0)
 		return WM_EXIT_ERROR;
-	snprintf(buf, len, WRITTEN_SQL, pct ? "coalesce((100 - i.read_percent) / 100.0, "
-		 WRITTEN_BY_NAME ")" : WRITTEN_BY_NAME);
+	snprintf(buf, len, WRITTEN_SQL,
+		 pct ? "coalesce((100 - i.read_percent) / 100.0, " WRITTEN_BY_NAME ")"
+		     : WRITTEN_BY_NAME);
 	return 0;
 }
 
 /* A dashed line where each action ran, at the bytes written by then. */
-static int wear_marks(struct wm *wm, int64_t tid, const char *written, double scale,
-		      struct plot *p)
+static int wear_marks(struct wm *wm, int64_t tid, const char *written, double scale, struct plot *p)
 {
 	struct wm_table a = { 0 };
 	char sql[1024];
 	int ret;
 
-	snprintf(sql, sizeof(sql), "SELECT c.number, c.action, (SELECT sum(%s)"
-		 " FROM iterations i WHERE i.target_id = c.target_id AND i.id <="
-		 " (SELECT max(id) FROM iterations WHERE cycle_id = c.id)) AS written"
-		 " FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL AND c.action != 'none'"
-		 SCOPE("c.number") " ORDER BY c.number", written);
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT c.number, c.action, (SELECT sum(%s)"
+		" FROM iterations i WHERE i.target_id = c.target_id AND i.id <="
+		" (SELECT max(id) FROM iterations WHERE cycle_id = c.id)) AS written"
+		" FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL AND c.action != 'none'" SCOPE(
+			"c.number") " ORDER BY c.number",
+		written);
 	ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		if (isnan(wm_num(&a, r, "written")))
@@ -370,7 +385,8 @@ static int wear_marks(struct wm *wm, int64_t tid, const char *written, double sc
 		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
 			 wm_str(&a, r, "action"), (long long)wm_int(&a, r, "number", 0));
 		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
-			.at = wm_num(&a, r, "written") / scale, .label = p->mlabel[p->nm] };
+						   .at = wm_num(&a, r, "written") / scale,
+						   .label = p->mlabel[p->nm] };
 		p->nm++;
 	}
 	p->ch.marks = p->m;
@@ -392,12 +408,14 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 		return ret;
 	/* the running sum over every row (interrupted ones wrote too), then
 	 * the done rows as points */
-	snprintf(sql, sizeof(sql), "SELECT * FROM (SELECT i.id, i.status, i.size_bytes,"
+	snprintf(sql, sizeof(sql),
+		 "SELECT * FROM (SELECT i.id, i.status, i.size_bytes,"
 		 " i.workload, i.block_size, i.mibps_avg, sum(%s) OVER (ORDER BY i.id)"
 		 " AS written, (SELECT number FROM cycles WHERE id = i.cycle_id) AS cycle"
 		 " FROM iterations i WHERE i.target_id = ?)"
-		 " WHERE status = 'done'" SCOPE("cycle")
-		 " ORDER BY workload, block_size, size_bytes, id", written);
+		 " WHERE status = 'done'" SCOPE(
+			 "cycle") " ORDER BY workload, block_size, size_bytes, id",
+		 written);
 	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
@@ -411,7 +429,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	p->ch.xlabel = p->xlabel;
 	p->ch.ylabel = "average MiB/s of the measured phase";
 	p->ch.x_from_zero = 1;
-	p->ch.break_at_marks = 1;   /* an action is a jump, not a trend */
+	p->ch.break_at_marks = 1; /* an action is a jump, not a trend */
 	return wear_marks(wm, tid, written, scale, p);
 }
 
@@ -420,19 +438,23 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 {
 	struct wm_table a = { 0 };
-	int ret = wm_fetch(wm, &a, "SELECT c.number, c.action, (SELECT count(*) FROM"
-			   " iterations i JOIN cycles n ON n.id = i.cycle_id"
-			   " WHERE i.target_id = c.target_id AND i.status = 'done'"
-			   " AND i.id <= (SELECT max(id) FROM iterations WHERE cycle_id = c.id)"
-			   SCOPE("n.number") ") AS seq FROM cycles c WHERE c.target_id = ?1"
-			   " AND c.action IS NOT NULL AND c.action != 'none'" SCOPE("c.number")
-			   " ORDER BY c.number", SCOPED(wm, tid));
+	int ret = wm_fetch(
+		wm, &a,
+		"SELECT c.number, c.action, (SELECT count(*) FROM"
+		" iterations i JOIN cycles n ON n.id = i.cycle_id"
+		" WHERE i.target_id = c.target_id AND i.status = 'done'"
+		" AND i.id <= (SELECT max(id) FROM iterations WHERE cycle_id = c.id)" SCOPE(
+			"n.number") ") AS seq FROM cycles c WHERE c.target_id = ?1"
+				    " AND c.action IS NOT NULL AND c.action != 'none'" SCOPE(
+					    "c.number") " ORDER BY c.number",
+		SCOPED(wm, tid));
 
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
 			 wm_str(&a, r, "action"), (long long)wm_int(&a, r, "number", 0));
 		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
-			.at = wm_num(&a, r, "seq") + 0.5, .label = p->mlabel[p->nm] };
+						   .at = wm_num(&a, r, "seq") + 0.5,
+						   .label = p->mlabel[p->nm] };
 		p->nm++;
 	}
 	p->ch.marks = p->m;
@@ -453,16 +475,18 @@ static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 
 	if (v4 < 0)
 		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql), "SELECT s.series, s.ord, i.seq, CASE s.ord WHEN 0 THEN"
-		 " i.p50 WHEN 1 THEN i.p99 WHEN 2 THEN i.p999 ELSE i.p9999 END AS us"
-		 " FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
-		 " UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
-		 " (SELECT row_number() OVER (ORDER BY id) AS seq, lat_p50_us AS p50,"
-		 "  lat_p99_us AS p99, lat_p999_us AS p999, %s AS p9999 FROM iterations"
-		 "  WHERE target_id = ? AND status = 'done'"
-		 SCOPE("(SELECT number FROM cycles WHERE id = cycle_id)") ") i"
-		 " WHERE s.ord < 3 OR i.p9999 IS NOT NULL ORDER BY s.ord, i.seq",
-		 v4 ? "lat_p9999_us" : "NULL");
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT s.series, s.ord, i.seq, CASE s.ord WHEN 0 THEN"
+		" i.p50 WHEN 1 THEN i.p99 WHEN 2 THEN i.p999 ELSE i.p9999 END AS us"
+		" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
+		" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
+		" (SELECT row_number() OVER (ORDER BY id) AS seq, lat_p50_us AS p50,"
+		"  lat_p99_us AS p99, lat_p999_us AS p999, %s AS p9999 FROM iterations"
+		"  WHERE target_id = ? AND status = 'done'" SCOPE(
+			"(SELECT number FROM cycles WHERE id = cycle_id)") ") i"
+									   " WHERE s.ord < 3 OR i.p9999 IS NOT NULL ORDER BY s.ord, i.seq",
+		v4 ? "lat_p9999_us" : "NULL");
 	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
@@ -470,7 +494,7 @@ static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 	for (int r = 0; r < p->t.nrows; r++)
 		max = fmax(max, p->y[r]);
 	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
-		p->y[r] /= 1000;   /* milliseconds read better than 6-digit µs */
+		p->y[r] /= 1000; /* milliseconds read better than 6-digit µs */
 	p->yscale = max >= 20000 ? 1000 : 1;
 	p->ch.xlabel = "done iteration, in the order measured";
 	p->ch.ylabel = max >= 20000 ? "completion latency (ms)" : "completion latency (µs)";
@@ -491,7 +515,8 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 
 	if (v4 < 0)
 		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql), "SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"
+	snprintf(sql, sizeof(sql),
+		 "SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"
 		 " x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"
 		 " FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
 		 " UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
@@ -509,8 +534,8 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
 		p->y[r] /= 1000;
 	p->ch.xlabel = "time since the measured phase started (s)";
-	p->ch.ylabel = max >= 20000 ? "completion latency per sample (ms)" :
-				      "completion latency per sample (µs)";
+	p->ch.ylabel = max >= 20000 ? "completion latency per sample (ms)"
+				    : "completion latency per sample (µs)";
 	p->ch.x_from_zero = 1;
 	p->ch.y_log = 1;
 	return 0;
@@ -530,11 +555,15 @@ static void campaign_x_sql(const char *kind, const char *written, char *buf, siz
 	if (!strcmp(kind, "cycles"))
 		snprintf(buf, len, "b.f - 0.5");
 	else if (!strcmp(kind, "wear"))
-		snprintf(buf, len, "(SELECT coalesce(sum(%s), 0) FROM iterations i"
-			 " WHERE i.target_id = ?1 AND i.id < %s)", written, first);
+		snprintf(buf, len,
+			 "(SELECT coalesce(sum(%s), 0) FROM iterations i"
+			 " WHERE i.target_id = ?1 AND i.id < %s)",
+			 written, first);
 	else
-		snprintf(buf, len, "(SELECT count(*) FROM iterations i WHERE i.target_id = ?1"
-			 " AND i.status = 'done' AND i.id < %s) + 0.5", first);
+		snprintf(buf, len,
+			 "(SELECT count(*) FROM iterations i WHERE i.target_id = ?1"
+			 " AND i.status = 'done' AND i.id < %s) + 0.5",
+			 first);
 }
 
 /* Room for extra more marks; mark i keeps its label in mlabel[i]. Returns
@@ -563,12 +592,12 @@ static int marks_grow(struct plot *p, size_t extra)
 /* The campaign starts of target ?1 after its first cycle, numbered from 2
  * (the campaigns the report counts), kept to the cycles ?2..?3 (a report's
  * campaign has none inside). */
-#define CAMPAIGN_SQL                                                           \
-	"SELECT n, x FROM (SELECT b.f, %s AS x, row_number() OVER (ORDER BY b.f) + 1" \
-	" AS n FROM (SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1" \
-	"  AND campaign_first_cycle IS NOT NULL"                               \
-	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1) b"    \
-	" WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1))" \
+#define CAMPAIGN_SQL                                                                               \
+	"SELECT n, x FROM (SELECT b.f, %s AS x, row_number() OVER (ORDER BY b.f) + 1"              \
+	" AS n FROM (SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1"            \
+	"  AND campaign_first_cycle IS NOT NULL"                                                   \
+	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1) b"                        \
+	" WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1))"                      \
 	" WHERE f > ?2 AND f <= ?3 ORDER BY f"
 
 /* A mark "PREFIXcampaign N" where each later campaign of target tid
@@ -591,10 +620,13 @@ static int campaign_marks(struct wm *wm, const char *kind, int64_t tid, const ch
 	for (int r = 0; !ret && r < a.nrows; r++, p->nm++) {
 		snprintf(p->mlabel[p->nm], LABEL_MAX, "%scampaign %lld", prefix,
 			 (long long)wm_int(&a, r, "n", 0));
-		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
-			.at = wm_num(&a, r, "x") / (xscale > 0 ? xscale : 1),
-			.label = p->mlabel[p->nm], .color = col, .dash = "10 4",
-			.legend = "start of a campaign" };
+		p->m[p->nm] =
+			(struct chart_mark){ .vertical = 1,
+					     .at = wm_num(&a, r, "x") / (xscale > 0 ? xscale : 1),
+					     .label = p->mlabel[p->nm],
+					     .color = col,
+					     .dash = "10 4",
+					     .legend = "start of a campaign" };
 	}
 	p->ch.nmarks = p->nm;
 	wm_table_free(&a);
@@ -614,7 +646,9 @@ static int has_campaign_axis(const char *kind, int64_t it)
 
 static const char *kind_title(const char *kind)
 {
-	static const struct { const char *kind, *title; } names[] = {
+	static const struct {
+		const char *kind, *title;
+	} names[] = {
 		{ "sizes", "MiB/s by size, one line per cycle" },
 		{ "cycles", "min / average / max MiB/s per cycle" },
 		{ "samples", "trace of iteration" },
@@ -636,15 +670,15 @@ static void titles(struct wm *wm, struct plot *p, const char *kind, const struct
 
 	if (it)
 		snprintf(id, sizeof(id), " %lld", (long long)it);
-	snprintf(p->title, sizeof(p->title), "%s: %s%s", wm_str(tg, 0, "name"),
-		 kind_title(kind), id);
+	snprintf(p->title, sizeof(p->title), "%s: %s%s", wm_str(tg, 0, "name"), kind_title(kind),
+		 id);
 	if (wm_str(tg, 0, "workload"))
 		snprintf(wl, sizeof(wl), "%s QD%lld, ", workload_text(tg, 0, cap, sizeof(cap)),
 			 (long long)wm_int(tg, 0, "queue_depth", 0));
 	if (p->subtitle[0])
-		goto out;   /* the chart made its own */
-	snprintf(p->subtitle, sizeof(p->subtitle), "%s%s (%s), cycles %lld-%lld; %s",
-		 wl, wm_str(tg, 0, "device"),
+		goto out; /* the chart made its own */
+	snprintf(p->subtitle, sizeof(p->subtitle), "%s%s (%s), cycles %lld-%lld; %s", wl,
+		 wm_str(tg, 0, "device"),
 		 wm_fmt_bytes(wm_num(tg, 0, "capacity_bytes"), cap, sizeof(cap)),
 		 (long long)(wm->cycle_hi ? wm->cycle_lo : wm_int(tg, 0, "first_cycle", 0)),
 		 (long long)(wm->cycle_hi ? wm->cycle_hi : wm_int(tg, 0, "last_cycle", 0)),
@@ -656,28 +690,29 @@ out:
 
 /* What the titles say of a target; ?1 name, ?2 iteration, ?3 id (NULL:
  * any). */
-#define TARGET_SQL                                                              \
-	"SELECT t.id, t.name, t.device, t.capacity_bytes,"                     \
-	" (SELECT min(number) FROM cycles WHERE target_id = t.id) AS first_cycle," \
-	" (SELECT max(number) FROM cycles WHERE target_id = t.id) AS last_cycle," \
-	" l.workload, l.block_size, l.queue_depth,"                            \
-	" (SELECT group_concat(name, ', ') FROM targets) AS names"            \
-	" FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"     \
-	"  FROM iterations WHERE target_id = t.id)"                           \
-	" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="         \
-	"  (SELECT target_id FROM iterations WHERE id = ?2))"                 \
+#define TARGET_SQL                                                                                 \
+	"SELECT t.id, t.name, t.device, t.capacity_bytes,"                                         \
+	" (SELECT min(number) FROM cycles WHERE target_id = t.id) AS first_cycle,"                 \
+	" (SELECT max(number) FROM cycles WHERE target_id = t.id) AS last_cycle,"                  \
+	" l.workload, l.block_size, l.queue_depth,"                                                \
+	" (SELECT group_concat(name, ', ') FROM targets) AS names"                                 \
+	" FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"                         \
+	"  FROM iterations WHERE target_id = t.id)"                                                \
+	" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="                             \
+	"  (SELECT target_id FROM iterations WHERE id = ?2))"                                      \
 	" AND (?3 IS NULL OR t.id = ?3) ORDER BY t.name"
 
 /* The target to plot: the iteration's, the named one, or the only one.
  * *none is set when the database has no target yet. Returns 0 or an exit
  * status (message printed). */
-static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *tg,
-		       int *none)
+static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *tg, int *none)
 {
 	int64_t id;
 	int ret = wm_fetch(wm, tg, TARGET_SQL,
 			   (struct db_value[]){ WM_TEXT(a->target),
-				a->iteration ? WM_INT(a->iteration) : WM_NULLV, WM_NULLV }, 3);
+						a->iteration ? WM_INT(a->iteration) : WM_NULLV,
+						WM_NULLV },
+			   3);
 
 	*none = 0;
 	if (ret || tg->nrows == 1)
@@ -694,11 +729,11 @@ static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *
 		return 0;
 	}
 	return wm_usage_error("plot: %s holds several targets (%s): choose one with "
-			      "--target", wm->db_path, wm_str(tg, 0, "names"));
+			      "--target",
+			      wm->db_path, wm_str(tg, 0, "names"));
 }
 
-static int build_kind(struct wm *wm, const char *kind, int64_t tid, int64_t it,
-		      struct plot *p)
+static int build_kind(struct wm *wm, const char *kind, int64_t tid, int64_t it, struct plot *p)
 {
 	if (!strcmp(kind, "sizes"))
 		return plot_sizes(wm, tid, p);
@@ -711,8 +746,7 @@ static int build_kind(struct wm *wm, const char *kind, int64_t tid, int64_t it,
 	return plot_wear(wm, tid, p);
 }
 
-int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t it,
-		 int fragment)
+int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t it, int fragment)
 {
 	struct plot p = { 0 };
 	struct wm_table tg = { 0 };
@@ -737,11 +771,10 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 	return ret;
 }
 
-
 /* ---- several targets in one chart -------------------------------------- */
 
 #define MULTI_MAX 16
-#define NSTYLES 6                     /* marker and dash styles of wearmon_svg */
+#define NSTYLES 6 /* marker and dash styles of wearmon_svg */
 
 /* The charts of each named target, merged into one: series relabelled
  * "NAME: ...", coloured by target; campaign starts marked. */
@@ -764,8 +797,9 @@ static int multi_targets(struct wm *wm, const char *arg, struct multi *m)
 		size_t len = strcspn(s, ",");
 
 		if (len == 0 || len >= LABEL_MAX || m->n == MULTI_MAX)
-			return wm_usage_error("plot: --target '%s': %s", arg, m->n == MULTI_MAX ?
-					      "at most 16 targets" : "empty or too long name");
+			return wm_usage_error("plot: --target '%s': %s", arg,
+					      m->n == MULTI_MAX ? "at most 16 targets"
+								: "empty or too long name");
 		snprintf(m->name[m->n], LABEL_MAX, "%.*s", (int)len, s);
 		if (wm_target_id(wm, m->name[m->n], &m->tid[m->n]))
 			return WM_EXIT_ERROR;
@@ -818,15 +852,14 @@ static void multi_series(struct multi *m, size_t i)
 	}
 }
 
-static void multi_titles(struct wm *wm, const char *kind, struct multi *m, size_t xref,
-			 size_t yref)
+static void multi_titles(struct wm *wm, const char *kind, struct multi *m, size_t xref, size_t yref)
 {
 	struct plot *p = &m->all;
 	size_t at = 0;
 
 	for (size_t i = 0; i < m->n; i++)
-		at += (size_t)snprintf(m->list + at, sizeof(m->list) - at, "%s%s",
-				       i ? ", " : "", m->name[i]);
+		at += (size_t)snprintf(m->list + at, sizeof(m->list) - at, "%s%s", i ? ", " : "",
+				       m->name[i]);
 	snprintf(p->subtitle, sizeof(p->subtitle), "targets %s; %s", m->list, wm->db_path);
 	snprintf(p->title, sizeof(p->title), "%s: %s", m->list, kind_title(kind));
 	p->ch.title = p->title;
@@ -835,7 +868,6 @@ static void multi_titles(struct wm *wm, const char *kind, struct multi *m, size_
 	p->ch.xlabel = p->xlabel;
 	p->ch.ylabel = m->sub[yref].ch.ylabel;
 }
-
 
 /* Builds each target's chart and merges them. Returns 0, 1 (nothing to
  * draw) or WM_EXIT_ERROR. */
@@ -897,8 +929,7 @@ static int multi_draw(struct wm *wm, FILE *f, const struct wm_args *a, struct mu
 /* Draws the chart to path ("-": stdout) through a temporary file, so a
  * reader never sees half a picture. Returns 0, 1 (nothing to draw, no
  * file left) or WM_EXIT_ERROR. */
-static int draw(struct wm *wm, FILE *f, const struct wm_args *a, int64_t tid,
-		struct multi *m)
+static int draw(struct wm *wm, FILE *f, const struct wm_args *a, int64_t tid, struct multi *m)
 {
 	return m ? multi_draw(wm, f, a, m) : wm_plot_draw(wm, f, a->kind, tid, a->iteration, 0);
 }
@@ -942,7 +973,8 @@ static int check_plot_args(const struct wm_args *a)
 		k++;
 	if (k == ARRAY_SIZE(kinds))
 		return wm_usage_error("plot: --kind is sizes, cycles, samples, wear or latency,"
-				      " not '%s'", a->kind);
+				      " not '%s'",
+				      a->kind);
 	if (!a->output)
 		return wm_usage_error("plot: missing -o FILE.svg");
 	if (!strcmp(a->kind, "samples") && !a->iteration)
@@ -966,8 +998,8 @@ static int plot_multi(struct wm *wm, const struct wm_args *a)
 				     " cycles, wear or latency, without --iteration");
 	else if (!(ret = multi_targets(wm, a->target, m)) &&
 		 (ret = write_chart(wm, a, 0, m)) == 1) {
-		printf("%s: nothing to plot for targets %s (no finished iteration yet)\n",
-		       a->kind, a->target);
+		printf("%s: nothing to plot for targets %s (no finished iteration yet)\n", a->kind,
+		       a->target);
 		ret = 0;
 	}
 	free(m);
@@ -995,8 +1027,8 @@ int wm_cmd_plot(struct wm *wm, int argc, char **argv)
 		printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
 	else if (ret == 1)
 		printf("%s: nothing to plot for target %s (%s)\n", a.kind, wm_str(&tg, 0, "name"),
-		       a.iteration ? "this iteration has no samples yet" :
-				     "no finished iteration yet");
+		       a.iteration ? "this iteration has no samples yet"
+				   : "no finished iteration yet");
 	if (ret == 1)
 		ret = 0;
 out:

@@ -152,10 +152,12 @@ static int pick_campaign(struct rep *r, int64_t want)
 
 	if (has < 0)
 		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql), "SELECT %s AS first, min(number) AS lo, max(number) AS hi"
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s AS first, min(number) AS lo, max(number) AS hi"
 		 " FROM cycles WHERE target_id = ?1 GROUP BY 1 ORDER BY 2",
 		 has ? "coalesce(campaign_first_cycle, (SELECT min(number) FROM cycles"
-		 " WHERE target_id = ?1))" : "1");
+		       " WHERE target_id = ?1))"
+		     : "1");
 	ret = wm_fetch(r->wm, &c, sql, (struct db_value[]){ WM_INT(r->tid) }, 1);
 	if (ret)
 		return ret;
@@ -185,21 +187,22 @@ static int load_iterations(struct rep *r)
 
 	if (v4 < 0 || wm_written_sql(r->wm, written, sizeof(written)))
 		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql), "SELECT i.id, c.number AS cycle, i.number AS iteration,"
-		 " i.size_bytes, i.workload, i.block_size, i.queue_depth, i.status, i.error,"
-		 " i.started_at, i.seconds, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,"
-		 " i.fill_mibps, i.lat_p50_us, i.lat_p99_us, i.lat_p999_us, %s AS lat_p9999_us,"
-		 " b.baseline_mibps AS baseline, b.baseline_cycle,"
-		 " i.mibps_avg / b.baseline_mibps AS ratio, w.written, (SELECT count(*) FROM samples s"
-		 "  WHERE s.iteration_id = i.id AND s.phase = 'measure') AS nsamples"
-		 " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-		 " JOIN (SELECT i.id, sum(%s) OVER (ORDER BY i.id) AS written FROM iterations i"
-		 "  WHERE i.target_id = ?1) w ON w.id = i.id"
-		 WM_SQL_BASELINE_JOIN
-		 " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 ORDER BY i.id",
-		 v4 ? "i.lat_p9999_us" : "NULL", written);
-	return wm_fetch(r->wm, &r->it, sql, (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo),
-			WM_INT(r->hi) }, 3);
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT i.id, c.number AS cycle, i.number AS iteration,"
+		" i.size_bytes, i.workload, i.block_size, i.queue_depth, i.status, i.error,"
+		" i.started_at, i.seconds, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,"
+		" i.fill_mibps, i.lat_p50_us, i.lat_p99_us, i.lat_p999_us, %s AS lat_p9999_us,"
+		" b.baseline_mibps AS baseline, b.baseline_cycle,"
+		" i.mibps_avg / b.baseline_mibps AS ratio, w.written, (SELECT count(*) FROM samples s"
+		"  WHERE s.iteration_id = i.id AND s.phase = 'measure') AS nsamples"
+		" FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+		" JOIN (SELECT i.id, sum(%s) OVER (ORDER BY i.id) AS written FROM iterations i"
+		"  WHERE i.target_id = ?1) w ON w.id = i.id" WM_SQL_BASELINE_JOIN
+		" WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 ORDER BY i.id",
+		v4 ? "i.lat_p9999_us" : "NULL", written);
+	return wm_fetch(r->wm, &r->it, sql,
+			(struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
 }
 
 /* Cycles with min / avg / max, the mean ratio to baseline of their done
@@ -208,20 +211,21 @@ static int load_cycles(struct rep *r)
 {
 	char sql[3072];
 
-	snprintf(sql, sizeof(sql), "SELECT c.id, c.number AS cycle, c.status, c.started_at,"
-		 " c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"
-		 " c.action_error, sum(i.status = 'done') AS done,"
-		 " sum(i.status IN ('interrupted', 'failed')) AS cut,"
-		 " min(CASE WHEN i.status = 'done' THEN i.mibps_min END) AS lo,"
-		 " avg(CASE WHEN i.status = 'done' THEN i.mibps_avg END) AS mean,"
-		 " max(CASE WHEN i.status = 'done' THEN i.mibps_max END) AS hi,"
-		 " avg(CASE WHEN i.status = 'done' THEN i.mibps_avg / b.baseline_mibps END) AS ratio"
-		 " FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id"
-		 WM_SQL_BASELINE_JOIN
-		 " WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"
-		 " GROUP BY c.id ORDER BY c.number");
-	return wm_fetch(r->wm, &r->cy, sql, (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo),
-			WM_INT(r->hi) }, 3);
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT c.id, c.number AS cycle, c.status, c.started_at,"
+		" c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"
+		" c.action_error, sum(i.status = 'done') AS done,"
+		" sum(i.status IN ('interrupted', 'failed')) AS cut,"
+		" min(CASE WHEN i.status = 'done' THEN i.mibps_min END) AS lo,"
+		" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg END) AS mean,"
+		" max(CASE WHEN i.status = 'done' THEN i.mibps_max END) AS hi,"
+		" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg / b.baseline_mibps END) AS ratio"
+		" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" WM_SQL_BASELINE_JOIN
+		" WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"
+		" GROUP BY c.id ORDER BY c.number");
+	return wm_fetch(r->wm, &r->cy, sql,
+			(struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
 }
 
 /* The first done iteration with a trace worth drawing (3 samples; else
@@ -288,12 +292,16 @@ static int write_head(struct rep *r)
 	time_t t = time(NULL);
 
 	strftime(now, sizeof(now), "%Y-%m-%d %H:%M UTC", gmtime(&t));
-	fprintf(r->f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		"<meta name=\"generator\" content=\"wearmon %s\">\n<title>", WEARMON_VERSION);
+	fprintf(r->f,
+		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<meta name=\"generator\" content=\"wearmon %s\">\n<title>",
+		WEARMON_VERSION);
 	fputs("wearmon report: ", r->f);
 	rep_esc(r, wm_str(&r->tg, 0, "name"));
-	fprintf(r->f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>"
-		"Endurance and recovery report: ", css);
+	fprintf(r->f,
+		"</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>"
+		"Endurance and recovery report: ",
+		css);
 	rep_esc(r, wm_str(&r->tg, 0, "name"));
 	fprintf(r->f, "</h1>\n<p class=\"sub\">Campaign %lld of %lld (cycles %lld–%lld), ",
 		(long long)r->campaign, (long long)r->ncampaigns, (long long)r->lo,
@@ -314,7 +322,8 @@ static int write_head(struct rep *r)
 	      "<li><a href=\"#latency\">Latency</a></li>"
 	      "<li><a href=\"#steady\">Steady state</a></li>"
 	      "<li><a href=\"#events\">Alerts and events</a></li>"
-	      "<li><a href=\"#data\">Data</a></li></ol></nav>\n", r->f);
+	      "<li><a href=\"#data\">Data</a></li></ol></nav>\n",
+	      r->f);
 	return 0;
 }
 
@@ -332,10 +341,13 @@ static void summary_actions(struct rep *r, FILE *m)
 			continue;
 		any = 1;
 		fprintf(m, " After the %s that followed cycle %lld (%s), ", act,
-			(long long)wm_int(&r->cy, c, "cycle", 0), out ? out : "no outcome recorded");
+			(long long)wm_int(&r->cy, c, "cycle", 0),
+			out ? out : "no outcome recorded");
 		if (c + 1 < r->cy.nrows && !isnan(wm_num(&r->cy, c + 1, "ratio")))
-			fprintf(m, "cycle %lld ran at %s of baseline on average, against %s"
-				" in cycle %lld.", (long long)wm_int(&r->cy, c + 1, "cycle", 0),
+			fprintf(m,
+				"cycle %lld ran at %s of baseline on average, against %s"
+				" in cycle %lld.",
+				(long long)wm_int(&r->cy, c + 1, "cycle", 0),
 				rep_pct(wm_num(&r->cy, c + 1, "ratio"), a, sizeof(a)),
 				rep_pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)),
 				(long long)wm_int(&r->cy, c, "cycle", 0));
@@ -350,16 +362,16 @@ static void summary_actions(struct rep *r, FILE *m)
  * from schema 9, else the last one the drive reported), its alerts by
  * severity and its steady-state phases (%s: their counts, or zeros before
  * schema 5); ?1 target, ?2..?3 cycles. */
-#define SUMMARY_SQL                                                            \
-	"SELECT %s AS wa,"                                                     \
-	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"   \
-	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"          \
-	"  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"           \
-	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"   \
-	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"          \
-	"  e.severity = 'warning') AS warn,"                                   \
-	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"   \
-	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"          \
+#define SUMMARY_SQL                                                                                \
+	"SELECT %s AS wa,"                                                                         \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
+	"  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"                               \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
+	"  e.severity = 'warning') AS warn,"                                                       \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
 	"  e.severity = 'notice') AS notice, %s"
 
 /* Write amplification and alerts of the campaign, one sentence each. */
@@ -373,35 +385,40 @@ static int summary_tail(struct rep *r, FILE *m)
 
 	if (steady < 0 || deltas < 0)
 		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql), SUMMARY_SQL,
-		 deltas ? "(SELECT sum(h.nand_bytes_delta) * 1.0 / sum(h.host_bytes_delta)"
-		 " FROM health h JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1"
-		 " AND c.number BETWEEN ?2 AND ?3 AND h.nand_bytes_delta IS NOT NULL"
-		 " AND h.host_bytes_delta IS NOT NULL)" :
-		 "(SELECT h.write_amplification FROM health h JOIN cycles c ON c.id = h.cycle_id"
-		 " WHERE h.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-		 " h.write_amplification IS NOT NULL ORDER BY h.at DESC LIMIT 1)",
-		 steady ? "(SELECT count(*) FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-		 " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-		 " i.steady_reached IS NOT NULL) AS phases, (SELECT count(*) FROM iterations i"
-		 " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1 AND c.number"
-		 " BETWEEN ?2 AND ?3 AND i.steady_reached = 1) AS steady" :
-		 "0 AS phases, 0 AS steady");
-	ret = wm_fetch(r->wm, &t, sql, (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo),
-		       WM_INT(r->hi) }, 3);
+	snprintf(
+		sql, sizeof(sql), SUMMARY_SQL,
+		deltas ? "(SELECT sum(h.nand_bytes_delta) * 1.0 / sum(h.host_bytes_delta)"
+			 " FROM health h JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1"
+			 " AND c.number BETWEEN ?2 AND ?3 AND h.nand_bytes_delta IS NOT NULL"
+			 " AND h.host_bytes_delta IS NOT NULL)"
+		       : "(SELECT h.write_amplification FROM health h JOIN cycles c ON c.id = h.cycle_id"
+			 " WHERE h.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+			 " h.write_amplification IS NOT NULL ORDER BY h.at DESC LIMIT 1)",
+		steady ? "(SELECT count(*) FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+			 " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+			 " i.steady_reached IS NOT NULL) AS phases, (SELECT count(*) FROM iterations i"
+			 " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1 AND c.number"
+			 " BETWEEN ?2 AND ?3 AND i.steady_reached = 1) AS steady"
+		       : "0 AS phases, 0 AS steady");
+	ret = wm_fetch(r->wm, &t, sql,
+		       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
 	if (ret)
 		return ret;
 	if (wm_int(&t, 0, "phases", 0) > 0)
-		fprintf(m, " SNIA steady state was reached in %lld of %lld phases measured in"
-			" rounds.", (long long)wm_int(&t, 0, "steady", 0),
+		fprintf(m,
+			" SNIA steady state was reached in %lld of %lld phases measured in"
+			" rounds.",
+			(long long)wm_int(&t, 0, "steady", 0),
 			(long long)wm_int(&t, 0, "phases", 0));
 	if (isnan(wm_num(&t, 0, "wa")))
 		fprintf(m, " The drive did not report flash writes, so its write amplification"
-			" is unknown.");
+			   " is unknown.");
 	else
-		fprintf(m, " %s was %.2f.", deltas ? "Write amplification over the campaign (flash"
-			" bytes over host bytes, from the drive's counters)" :
-			"The last write amplification the drive reported", wm_num(&t, 0, "wa"));
+		fprintf(m, " %s was %.2f.",
+			deltas ? "Write amplification over the campaign (flash"
+				 " bytes over host bytes, from the drive's counters)"
+			       : "The last write amplification the drive reported",
+			wm_num(&t, 0, "wa"));
 	fprintf(m, " Alerts: %lld critical or error, %lld warning, %lld notice.",
 		(long long)wm_int(&t, 0, "bad", 0), (long long)wm_int(&t, 0, "warn", 0),
 		(long long)wm_int(&t, 0, "notice", 0));
@@ -426,11 +443,12 @@ static int write_summary(struct rep *r)
 	fprintf(m, "Over %d cycle%s, %d iteration%s finished", r->cy.nrows,
 		r->cy.nrows == 1 ? "" : "s", done, done == 1 ? "" : "s");
 	if (cut)
-		fprintf(m, " and %d %s cut short (interrupted or failed, measured again)",
-			cut, cut == 1 ? "was" : "were");
+		fprintf(m, " and %d %s cut short (interrupted or failed, measured again)", cut,
+			cut == 1 ? "was" : "were");
 	fprintf(m, ".");
 	if (w >= 0)
-		fprintf(m, " The worst drop against the baseline was to %s: %s MiB/s at size %s"
+		fprintf(m,
+			" The worst drop against the baseline was to %s: %s MiB/s at size %s"
 			" in cycle %lld, against %s MiB/s in cycle %lld.",
 			rep_pct(wm_num(&r->it, w, "ratio"), d, sizeof(d)),
 			rep_num(wm_num(&r->it, w, "mibps_avg"), 1, a, sizeof(a)),
@@ -452,7 +470,8 @@ static int write_summary(struct rep *r)
 	      " <code>first</code>, the earliest done iteration of the same size, workload and"
 	      " block size in this campaign; <code>best</code>, the fastest; <code>previous</code>,"
 	      " the latest). The first measurement of each in a campaign has none."
-	      " Percentages are MiB/s against that baseline.</p>\n</section>\n", r->f);
+	      " Percentages are MiB/s against that baseline.</p>\n</section>\n",
+	      r->f);
 	free(text);
 	return 0;
 }
@@ -471,7 +490,8 @@ static int device_region(struct rep *r)
 {
 	struct wm_table t = { 0 };
 	char a[48], b[48], line[160];
-	int ret = wm_fetch(r->wm, &t, "SELECT w.region_bytes, w.op_configured,"
+	int ret = wm_fetch(r->wm, &t,
+			   "SELECT w.region_bytes, w.op_configured,"
 			   " min(w.op_effective) AS op_min, max(w.op_effective) AS op_max"
 			   " FROM wear w JOIN iterations i ON i.id = w.iteration_id"
 			   " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1"
@@ -489,8 +509,10 @@ static int device_region(struct rep *r)
 	if (!strcmp(a, b))
 		snprintf(line, sizeof(line), "%s of the capacity not mapped by host writes", a);
 	else
-		snprintf(line, sizeof(line), "%s to %s of the capacity not mapped by host writes"
-			 " (lowest and highest after an iteration)", a, b);
+		snprintf(line, sizeof(line),
+			 "%s to %s of the capacity not mapped by host writes"
+			 " (lowest and highest after an iteration)",
+			 a, b);
 	kv(r, "Over-provisioning, effective", isnan(wm_num(&t, 0, "op_min")) ? NULL : line);
 	wm_table_free(&t);
 	return 0;
@@ -499,12 +521,14 @@ static int device_region(struct rep *r)
 /* Health snapshots at the campaign's start and end, side by side. */
 static int device_health(struct rep *r)
 {
-	static const char *const cols[] = { "source", "sectors_read", "sectors_written",
-		"percentage_used", "available_spare",
-		"media_errors", "critical_warning", "temperature_c", "power_on_hours",
-		"host_bytes_written", "nand_bytes_written", "write_amplification" };
+	static const char *const cols[] = {
+		"source",          "sectors_read",       "sectors_written",    "percentage_used",
+		"available_spare", "media_errors",       "critical_warning",   "temperature_c",
+		"power_on_hours",  "host_bytes_written", "nand_bytes_written", "write_amplification"
+	};
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t, "SELECT h.*, c.number AS cycle FROM health h JOIN cycles c ON"
+	int ret = wm_fetch(r->wm, &t,
+			   "SELECT h.*, c.number AS cycle FROM health h JOIN cycles c ON"
 			   " c.id = h.cycle_id WHERE h.target_id = ?1 AND c.number BETWEEN ?2"
 			   " AND ?3 AND h.id IN ((SELECT min(x.id) FROM health x JOIN cycles y"
 			   " ON y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"
@@ -522,15 +546,16 @@ static int device_health(struct rep *r)
 	fputs("<table><caption>Health snapshots: the first and the last of the campaign"
 	      " (taken at the start and end of every cycle and after its action); fields the"
 	      " drive does not report are left out</caption><thead><tr><th class=\"l\">field"
-	      "</th>", r->f);
+	      "</th>",
+	      r->f);
 	for (int i = 0; i < t.nrows; i++) {
 		char b[48];
-		const char *point = wm_str(&t, i, "point") ?
-				    wm_str(&t, i, "point") : "cycle-start";
+		const char *point = wm_str(&t, i, "point") ? wm_str(&t, i, "point") : "cycle-start";
 
 		fprintf(r->f, "<th>%s of cycle %lld<br>%s</th>",
-			!strcmp(point, "cycle-end") ? "end" :
-			!strcmp(point, "after-action") ? "after the action" : "start",
+			!strcmp(point, "cycle-end")      ? "end"
+			: !strcmp(point, "after-action") ? "after the action"
+							 : "start",
 			(long long)wm_int(&t, i, "cycle", 0),
 			wm_fmt_time(wm_str(&t, i, "at"), b, sizeof(b)));
 	}
@@ -598,20 +623,21 @@ static int write_conditions(struct rep *r)
 
 	if (cfg < 0)
 		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql), "SELECT r.id, r.started_at, r.ended_at, r.version,"
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.id, r.started_at, r.ended_at, r.version,"
 		 " r.hostname, r.config_path, r.exit_reason, %s FROM runs r WHERE r.id IN"
 		 " (SELECT i.run_id FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
 		 "  WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 UNION"
 		 "  SELECT c.run_id FROM cycles c WHERE c.target_id = ?1 AND c.number"
-		 "  BETWEEN ?2 AND ?3) ORDER BY r.id", cfg ? "r.kernel, r.config" :
-		 "NULL AS kernel, NULL AS config");
-	ret = wm_fetch(r->wm, &t, sql, (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo),
-		       WM_INT(r->hi) }, 3);
+		 "  BETWEEN ?2 AND ?3) ORDER BY r.id",
+		 cfg ? "r.kernel, r.config" : "NULL AS kernel, NULL AS config");
+	ret = wm_fetch(r->wm, &t, sql,
+		       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
 	if (ret)
 		return ret;
 	rep_section(r, "conditions", "Test conditions");
 	rep_thead(r, "Daemon runs that measured this campaign",
-	      "run|<started (UTC)|<ended (UTC)|<wearmon|<host|<kernel|<stopped because");
+		  "run|<started (UTC)|<ended (UTC)|<wearmon|<host|<kernel|<stopped because");
 	for (int i = 0; i < t.nrows; i++) {
 		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&t, i, "id", 0));
 		rep_td_time(r, wm_str(&t, i, "started_at"));
@@ -627,9 +653,10 @@ static int write_conditions(struct rep *r)
 	rep_tend(r);
 	if (last < 0) {
 		rep_para(r, "The database does not hold the configuration (runs before schema"
-		     " version 8 did not store it).");
+			    " version 8 did not store it).");
 	} else {
-		fprintf(r->f, "<h3>Configuration of run %lld, as resolved</h3>\n<pre class=\"cfg\">",
+		fprintf(r->f,
+			"<h3>Configuration of run %lld, as resolved</h3>\n<pre class=\"cfg\">",
 			(long long)wm_int(&t, last, "id", 0));
 		rep_esc(r, wm_str(&t, last, "config"));
 		fputs("</pre>\n", r->f);
@@ -661,8 +688,10 @@ static int write_cycles(struct rep *r)
 	char b[64];
 
 	rep_section(r, "cycles", "Results per cycle");
-	rep_thead(r, NULL, "cycle|<status|<started (UTC)|done|cut short|min MiB/s|avg MiB/s|"
-	      "max MiB/s|avg vs baseline|<action after|<outcome|action s|<effect on the next cycle");
+	rep_thead(
+		r, NULL,
+		"cycle|<status|<started (UTC)|done|cut short|min MiB/s|avg MiB/s|"
+		"max MiB/s|avg vs baseline|<action after|<outcome|action s|<effect on the next cycle");
 	for (int c = 0; c < r->cy.nrows; c++) {
 		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&r->cy, c, "cycle", 0));
 		rep_td_text(r, &r->cy, c, "status");
@@ -686,7 +715,8 @@ static int write_cycles(struct rep *r)
 	      " cycle's finished iterations; avg is the mean of their averages (every size"
 	      " counts once); avg vs baseline is the mean of their ratios to baseline.</p>\n",
 	      r->f);
-	figure(r, "cycles", 0, "Per cycle: the lowest and highest 1-second sample and the"
+	figure(r, "cycles", 0,
+	       "Per cycle: the lowest and highest 1-second sample and the"
 	       " average of the sizes; dashed lines after cycles that ended with an action.");
 	fputs("</section>\n", r->f);
 	return 0;
@@ -698,18 +728,22 @@ static int write_charts(struct rep *r)
 	int ret;
 
 	rep_section(r, "sizes", "Throughput against size");
-	ret = figure(r, "sizes", 0, "Average MiB/s of the measured phase at each size, one line"
+	ret = figure(r, "sizes", 0,
+		     "Average MiB/s of the measured phase at each size, one line"
 		     " (marker and dash) per cycle.");
 	fputs("</section>\n", r->f);
 	rep_section(r, "wear", "Wear: throughput against host bytes written");
 	if (!ret)
-		ret = figure(r, "wear", 0, "Each finished iteration's average MiB/s against the host"
-			     " bytes written to the target by its end, one line per size; lines stop"
-			     " at actions.");
+		ret = figure(
+			r, "wear", 0,
+			"Each finished iteration's average MiB/s against the host"
+			" bytes written to the target by its end, one line per size; lines stop"
+			" at actions.");
 	fputs("</section>\n", r->f);
 	rep_section(r, "latency", "Latency");
 	if (!ret)
-		ret = figure(r, "latency", 0, "Completion latency percentiles of every finished"
+		ret = figure(r, "latency", 0,
+			     "Completion latency percentiles of every finished"
 			     " iteration, in the order measured (logarithmic axis).");
 	for (int k = 0; !ret && k < 2; k++) {
 		int64_t id = k ? r->worst_it : r->first_it;
@@ -717,11 +751,13 @@ static int write_charts(struct rep *r)
 		if (!id || (k && r->worst_it == r->first_it))
 			continue;
 		snprintf(cap, sizeof(cap), "Samples of iteration %lld, %s.", (long long)id,
-			 k ? "the one furthest below its baseline" :
-			 "the first finished one with a trace of three samples or more");
+			 k ? "the one furthest below its baseline"
+			   : "the first finished one with a trace of three samples or more");
 		ret = figure(r, "samples", id, cap);
-		snprintf(cap, sizeof(cap), "Latency percentiles of every sample of iteration %lld's"
-			 " measured phase (logarithmic axis).", (long long)id);
+		snprintf(cap, sizeof(cap),
+			 "Latency percentiles of every sample of iteration %lld's"
+			 " measured phase (logarithmic axis).",
+			 (long long)id);
 		if (!ret)
 			ret = figure(r, "latency", id, cap);
 	}
@@ -753,7 +789,8 @@ static int write_report(struct rep *r)
 		ret = rep_write_data(r);
 	fputs("<footer><p class=\"note\">Produced by wearmon report; the database holds every"
 	      " figure (see wearmon(1) and the schema in common/schema.md).</p></footer>\n"
-	      "</body>\n</html>\n", r->f);
+	      "</body>\n</html>\n",
+	      r->f);
 	return ret;
 }
 
@@ -761,9 +798,11 @@ static int write_report(struct rep *r)
  * (message printed). */
 static int report_target(struct rep *r, const char *name)
 {
-	int ret = wm_fetch(r->wm, &r->tg, "SELECT t.*, (SELECT group_concat(name, ', ')"
+	int ret = wm_fetch(r->wm, &r->tg,
+			   "SELECT t.*, (SELECT group_concat(name, ', ')"
 			   " FROM targets) AS names FROM targets t WHERE ?1 IS NULL OR t.name = ?1"
-			   " ORDER BY t.name", (struct db_value[]){ WM_TEXT(name) }, 1);
+			   " ORDER BY t.name",
+			   (struct db_value[]){ WM_TEXT(name) }, 1);
 	int64_t id;
 
 	if (ret || r->tg.nrows == 1) {
@@ -777,7 +816,8 @@ static int report_target(struct rep *r, const char *name)
 		return WM_EXIT_OK;
 	}
 	return wm_usage_error("report: %s holds several targets (%s): choose one with"
-			      " --target", r->wm->db_path, wm_str(&r->tg, 0, "names"));
+			      " --target",
+			      r->wm->db_path, wm_str(&r->tg, 0, "names"));
 }
 
 /* Writes through a temporary file renamed at the end ("-": stdout). */

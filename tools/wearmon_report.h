@@ -14,12 +14,12 @@ struct rep {
 	struct wm *wm;
 	FILE *f;
 	int64_t tid;
-	int64_t lo, hi;                   /* cycle numbers of the campaign */
+	int64_t lo, hi; /* cycle numbers of the campaign */
 	int64_t campaign, ncampaigns;
-	struct wm_table tg;               /* the target row */
-	struct wm_table it;               /* iterations of the campaign, with figures */
-	struct wm_table cy;               /* cycles of the campaign, with figures */
-	int64_t first_it, worst_it;       /* iterations whose samples are shown */
+	struct wm_table tg;         /* the target row */
+	struct wm_table it;         /* iterations of the campaign, with figures */
+	struct wm_table cy;         /* cycles of the campaign, with figures */
+	int64_t first_it, worst_it; /* iterations whose samples are shown */
 };
 
 /* ---- HTML helpers (wearmon_report.c) ---- */

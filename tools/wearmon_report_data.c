@@ -9,10 +9,10 @@
 #include "wearmon.h"
 #include "wearmon_report.h"
 
-#define MAX_STEADY_CHARTS 6           /* steady-state phases drawn (all tabulated) */
-#define MAX_SAMPLE_ROWS 400           /* sample rows per iteration in the data table */
-#define MAX_EVENTS 300                /* events listed */
-#define WINDOW 5                      /* SNIA PTS measurement window, rounds */
+#define MAX_STEADY_CHARTS 6 /* steady-state phases drawn (all tabulated) */
+#define MAX_SAMPLE_ROWS 400 /* sample rows per iteration in the data table */
+#define MAX_EVENTS 300      /* events listed */
+#define WINDOW 5            /* SNIA PTS measurement window, rounds */
 
 /* ---- steady state ------------------------------------------------------- */
 
@@ -32,15 +32,15 @@ static double ls_slope(const double *x, const double *y, int n)
 	return sxx > 0 ? sxy / sxx : 0;
 }
 
-#define MAX_ROUNDS 1000              /* max_rounds' upper limit */
+#define MAX_ROUNDS 1000 /* max_rounds' upper limit */
 
 /* The rounds of one phase and its window's fit, for the chart. */
 struct steady {
-	double x[MAX_ROUNDS], y[MAX_ROUNDS];  /* round index, its MiB/s */
-	int n, w0, end;                       /* rounds; window [w0, end) */
-	double mean;                          /* of the window */
-	double fx[2], fy[2];                  /* least-squares line at its ends */
-	double bx[2], lo[2], hi[2];           /* mean ± 10% over the window */
+	double x[MAX_ROUNDS], y[MAX_ROUNDS]; /* round index, its MiB/s */
+	int n, w0, end;                      /* rounds; window [w0, end) */
+	double mean;                         /* of the window */
+	double fx[2], fy[2];                 /* least-squares line at its ends */
+	double bx[2], lo[2], hi[2];          /* mean ± 10% over the window */
 };
 
 /* The rounds of the phase whose verdict row is id: the done rows of its
@@ -50,7 +50,8 @@ struct steady {
 static int steady_rounds(struct rep *r, int64_t id, struct steady *st)
 {
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t, "SELECT round_index, mibps_avg FROM iterations WHERE"
+	int ret = wm_fetch(r->wm, &t,
+			   "SELECT round_index, mibps_avg FROM iterations WHERE"
 			   " cycle_id = (SELECT cycle_id FROM iterations WHERE id = ?1) AND"
 			   " size_index = (SELECT size_index FROM iterations WHERE id = ?1) AND"
 			   " workload = (SELECT workload FROM iterations WHERE id = ?1) AND"
@@ -101,17 +102,30 @@ static int steady_fit(struct steady *st, int64_t steady_round)
  * WM_EXIT_ERROR. */
 static int steady_chart(struct rep *r, const struct wm_table *v, int row)
 {
-	static struct steady st;      /* large; the report is single-threaded */
+	static struct steady st; /* large; the report is single-threaded */
 	char title[160], sub[200], mlabel[80], sz[32];
 	struct chart_series s[2] = {
 		{ .label = "MiB/s of each round", .x = st.x, .y = st.y, .lines = 1 },
-		{ .label = "least-squares line over the window", .x = st.fx, .y = st.fy, .n = 2,
-		  .lines = 1, .style = 2, .color = "#D55E00" },
+		{ .label = "least-squares line over the window",
+		  .x = st.fx,
+		  .y = st.fy,
+		  .n = 2,
+		  .lines = 1,
+		  .style = 2,
+		  .color = "#D55E00" },
 	};
 	struct chart_mark mk = { .label = mlabel, .color = "#555" };
-	struct chart c = { .title = title, .subtitle = sub, .xlabel = "round", .ylabel = "MiB/s",
-			   .series = s, .nseries = 2, .marks = &mk, .nmarks = 1, .x_integer = 1,
-			   .fragment = 1, .band = { st.bx, st.lo, st.hi, 2, "#009E73" },
+	struct chart c = { .title = title,
+			   .subtitle = sub,
+			   .xlabel = "round",
+			   .ylabel = "MiB/s",
+			   .series = s,
+			   .nseries = 2,
+			   .marks = &mk,
+			   .nmarks = 1,
+			   .x_integer = 1,
+			   .fragment = 1,
+			   .band = { st.bx, st.lo, st.hi, 2, "#009E73" },
 			   .band_legend = "mean ± 10% (range limit 20%)" };
 	int ret = steady_rounds(r, wm_int(v, row, "id", 0), &st);
 
@@ -121,17 +135,21 @@ static int steady_chart(struct rep *r, const struct wm_table *v, int row)
 	mk.at = st.mean;
 	snprintf(title, sizeof(title), "Steady state: cycle %lld, size %s, %s",
 		 (long long)wm_int(v, row, "cycle", 0),
-		 rep_bytes(wm_num(v, row, "size_bytes"), sz, sizeof(sz)), wm_str(v, row, "workload"));
-	snprintf(sub, sizeof(sub), "window: rounds %.0f-%.0f; range %.1f%%, excursion %.1f%% of"
-		 " the mean; steady state %s", st.x[st.w0], st.x[st.end - 1],
-		 wm_num(v, row, "steady_range_pct"), wm_num(v, row, "steady_excursion_pct"),
+		 rep_bytes(wm_num(v, row, "size_bytes"), sz, sizeof(sz)),
+		 wm_str(v, row, "workload"));
+	snprintf(sub, sizeof(sub),
+		 "window: rounds %.0f-%.0f; range %.1f%%, excursion %.1f%% of"
+		 " the mean; steady state %s",
+		 st.x[st.w0], st.x[st.end - 1], wm_num(v, row, "steady_range_pct"),
+		 wm_num(v, row, "steady_excursion_pct"),
 		 wm_int(v, row, "steady_reached", 0) ? "reached" : "NOT reached");
 	snprintf(mlabel, sizeof(mlabel), "window mean %.1f MiB/s", st.mean);
 	fputs("<figure>\n", r->f);
 	ret = chart_svg(r->f, &c) ? WM_EXIT_ERROR : 0;
 	fputs("<figcaption>SNIA PTS steady state: over the window, (a) max − min ≤ 20%"
 	      " of the mean (the band spans ±10%) and (b) the least-squares line"
-	      " changes by ≤ 10% of the mean.</figcaption>\n</figure>\n", r->f);
+	      " changes by ≤ 10% of the mean.</figcaption>\n</figure>\n",
+	      r->f);
 	return ret;
 }
 
@@ -155,33 +173,39 @@ int rep_write_steady(struct rep *r)
 	if (has < 0)
 		return WM_EXIT_ERROR;
 	if (has)
-		ret = wm_fetch(r->wm, &v, "SELECT i.id, c.number AS cycle, i.size_bytes,"
+		ret = wm_fetch(r->wm, &v,
+			       "SELECT i.id, c.number AS cycle, i.size_bytes,"
 			       " i.workload, i.round_index, i.steady_reached, i.steady_round,"
 			       " i.steady_mean_mibps, i.steady_range_pct, i.steady_excursion_pct"
 			       " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
 			       " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
 			       " i.steady_reached IS NOT NULL ORDER BY i.id",
-			       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+			       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) },
+			       3);
 	if (ret || v.nrows == 0) {
 		if (!ret)
 			rep_para(r, "No phase of this campaign was measured in rounds"
-			     " (steady_state = snia), so there is no convergence to show.");
+				    " (steady_state = snia), so there is no convergence to show.");
 		goto out;
 	}
-	rep_thead(r, NULL, "cycle|size|<workload|rounds|<verdict|window|mean MiB/s|"
-	      "<(a) range ≤ 20% of mean|<(b) excursion ≤ 10% of mean");
+	rep_thead(r, NULL,
+		  "cycle|size|<workload|rounds|<verdict|window|mean MiB/s|"
+		  "<(a) range ≤ 20% of mean|<(b) excursion ≤ 10% of mean");
 	for (int i = 0; i < v.nrows; i++) {
 		int64_t sr = wm_int(&v, i, "steady_round", 0);
-		double rg = wm_num(&v, i, "steady_range_pct"), ex = wm_num(&v, i, "steady_excursion_pct");
+		double rg = wm_num(&v, i, "steady_range_pct"),
+		       ex = wm_num(&v, i, "steady_excursion_pct");
 
 		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&v, i, "cycle", 0));
 		rep_td_bytes(r, wm_num(&v, i, "size_bytes"));
 		rep_td_text(r, &v, i, "workload");
 		rep_td_num(r, wm_num(&v, i, "round_index"), 0);
-		fprintf(r->f, "<td class=\"l%s\">%s</td>", wm_int(&v, i, "steady_reached", 0) ?
-			"" : " bad", wm_int(&v, i, "steady_reached", 0) ? "reached" : "NOT reached");
+		fprintf(r->f, "<td class=\"l%s\">%s</td>",
+			wm_int(&v, i, "steady_reached", 0) ? "" : " bad",
+			wm_int(&v, i, "steady_reached", 0) ? "reached" : "NOT reached");
 		if (sr)
-			snprintf(b, sizeof(b), "%lld–%lld", (long long)(sr - WINDOW + 1), (long long)sr);
+			snprintf(b, sizeof(b), "%lld–%lld", (long long)(sr - WINDOW + 1),
+				 (long long)sr);
 		else
 			snprintf(b, sizeof(b), "last %d", WINDOW);
 		fprintf(r->f, "<td>%s</td>", b);
@@ -194,8 +218,10 @@ int rep_write_steady(struct rep *r)
 	for (int i = 0; !ret && i < v.nrows && i < MAX_STEADY_CHARTS; i++)
 		ret = steady_chart(r, &v, i);
 	if (v.nrows > MAX_STEADY_CHARTS)
-		fprintf(r->f, "<p class=\"note\">The first %d phases are drawn; the table lists all"
-			" %d.</p>\n", MAX_STEADY_CHARTS, v.nrows);
+		fprintf(r->f,
+			"<p class=\"note\">The first %d phases are drawn; the table lists all"
+			" %d.</p>\n",
+			MAX_STEADY_CHARTS, v.nrows);
 out:
 	fputs("</section>\n", r->f);
 	wm_table_free(&v);
@@ -207,7 +233,8 @@ out:
 int rep_write_events(struct rep *r)
 {
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t, "SELECT e.at, e.severity, e.kind, c.number AS cycle,"
+	int ret = wm_fetch(r->wm, &t,
+			   "SELECT e.at, e.severity, e.kind, c.number AS cycle,"
 			   " e.message FROM events e LEFT JOIN cycles c ON c.id = e.cycle_id"
 			   " WHERE e.target_id = ?1 AND ((c.number BETWEEN ?2 AND ?3) OR"
 			   " (e.cycle_id IS NULL AND e.at >= (SELECT min(started_at) FROM cycles"
@@ -242,8 +269,10 @@ int rep_write_events(struct rep *r)
 	if (t.nrows)
 		rep_tend(r);
 	if (t.nrows > MAX_EVENTS)
-		fprintf(r->f, "<p class=\"note\">%d more events are in the database"
-			" (wearmon alerts).</p>\n", t.nrows - MAX_EVENTS);
+		fprintf(r->f,
+			"<p class=\"note\">%d more events are in the database"
+			" (wearmon alerts).</p>\n",
+			t.nrows - MAX_EVENTS);
 	fputs("</section>\n", r->f);
 	wm_table_free(&t);
 	return 0;
@@ -255,11 +284,12 @@ static int write_iteration_table(struct rep *r)
 	const char *u;
 
 	rep_thead(r, "Every iteration (the figures of the sizes, wear and latency charts)",
-	      "ID|cycle|it|size|<workload|QD|<status|MiB/s|min|max|baseline|ratio|fill MiB/s|"
-	      "host written|p50 µs|p99 µs|p99.9 µs|p99.99 µs");
+		  "ID|cycle|it|size|<workload|QD|<status|MiB/s|min|max|baseline|ratio|fill MiB/s|"
+		  "host written|p50 µs|p99 µs|p99.9 µs|p99.99 µs");
 	for (int i = 0; i < r->it.nrows; i++) {
 		fprintf(r->f, "<tr><td>%lld</td><td>%lld</td><td>%lld</td>",
-			(long long)wm_int(&r->it, i, "id", 0), (long long)wm_int(&r->it, i, "cycle", 0),
+			(long long)wm_int(&r->it, i, "id", 0),
+			(long long)wm_int(&r->it, i, "cycle", 0),
 			(long long)wm_int(&r->it, i, "iteration", 0));
 		rep_td_bytes(r, wm_num(&r->it, i, "size_bytes"));
 		snprintf(b, sizeof(b), "%s ", wm_str(&r->it, i, "workload"));
@@ -297,7 +327,8 @@ static int write_samples_table(struct rep *r, int64_t id)
 
 	if (v4 < 0)
 		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql), "SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, %s"
+	snprintf(sql, sizeof(sql),
+		 "SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, %s"
 		 " FROM samples WHERE iteration_id = ? ORDER BY phase = 'measure', t_ms",
 		 v4 ? "lat_p999_us, lat_p9999_us" : "NULL AS lat_p999_us, NULL AS lat_p9999_us");
 	ret = wm_fetch(r->wm, &t, sql, (struct db_value[]){ WM_INT(id) }, 1);
@@ -332,7 +363,7 @@ int rep_write_data(struct rep *r)
 
 	fputs("<section id=\"data\" class=\"newpage\">\n<h2>Data</h2>\n", r->f);
 	rep_para(r, "Every figure the charts above show, as numbers. The per-cycle figures are"
-	     " in the table of results per cycle, the steady-state figures in theirs.");
+		    " in the table of results per cycle, the steady-state figures in theirs.");
 	ret = write_iteration_table(r);
 	if (!ret && r->first_it)
 		ret = write_samples_table(r, r->first_it);

@@ -12,12 +12,12 @@
 #include "util.h"
 #include "wearmon.h"
 
-#define JUST_STARTED 5.0        /* seconds: an iteration with no figures yet */
+#define JUST_STARTED 5.0 /* seconds: an iteration with no figures yet */
 
 enum daemon_state { D_RUNNING, D_STOPPED, D_GONE, D_ELSEWHERE, D_NEVER };
 
 static const char *const state_names[] = {
-	[D_RUNNING] = "running", [D_STOPPED] = "stopped", [D_GONE] = "gone",
+	[D_RUNNING] = "running",     [D_STOPPED] = "stopped", [D_GONE] = "gone",
 	[D_ELSEWHERE] = "elsewhere", [D_NEVER] = "never",
 };
 
@@ -53,7 +53,7 @@ static const char runs_sql[] =
 struct daemons {
 	struct wm_table runs;
 	enum daemon_state state;
-	int live[16], nlive;          /* rows of runs alive now */
+	int live[16], nlive; /* rows of runs alive now */
 };
 
 static int load_daemons(struct wm *wm, struct daemons *d)
@@ -79,9 +79,7 @@ static void print_daemon(const struct wm *wm, const struct daemons *d)
 	wm_fmt_time(wm_str(run, 0, "started_at"), a, sizeof(a));
 	wm_fmt_time(wm_str(run, 0, "ended_at"), b, sizeof(b));
 	switch (d->state) {
-	case D_NEVER:
-		printf("wearmond: has not run on %s yet\n", wm->db_path);
-		break;
+	case D_NEVER: printf("wearmond: has not run on %s yet\n", wm->db_path); break;
 	case D_STOPPED:
 		printf("wearmond: stopped %s UTC (exit status %lld: %s); database %s\n", b,
 		       (long long)wm_int(run, 0, "exit_status", -1),
@@ -96,13 +94,13 @@ static void print_daemon(const struct wm *wm, const struct daemons *d)
 		break;
 	case D_GONE:
 		printf("wearmond: not running; its run of %s UTC (pid %lld) recorded no stop "
-		       "(crash, kill or power loss); database %s\n", a,
-		       (long long)wm_int(run, 0, "pid", 0), wm->db_path);
+		       "(crash, kill or power loss); database %s\n",
+		       a, (long long)wm_int(run, 0, "pid", 0), wm->db_path);
 		break;
 	case D_ELSEWHERE:
 		printf("wearmond: started %s UTC on %s (pid %lld), no stop recorded; "
-		       "database %s\n", a, wm_str(run, 0, "hostname") ?
-		       wm_str(run, 0, "hostname") : "another host",
+		       "database %s\n",
+		       a, wm_str(run, 0, "hostname") ? wm_str(run, 0, "hostname") : "another host",
 		       (long long)wm_int(run, 0, "pid", 0), wm->db_path);
 		break;
 	}
@@ -111,13 +109,13 @@ static void print_daemon(const struct wm *wm, const struct daemons *d)
 /* ---- progress of a running iteration ------------------------------------ */
 
 struct progress {
-	const char *phase;            /* "fill", "measure", ...; NULL unknown */
-	int estimated;                /* from an earlier iteration, not the daemon */
-	long long from_cycle;         /* when estimated */
-	double fraction;              /* of the phase (live) or iteration; NAN */
-	double eta;                   /* seconds; NAN unknown */
-	double current;               /* MiB/s of the last sample; NAN */
-	double elapsed;               /* seconds since the iteration started */
+	const char *phase;    /* "fill", "measure", ...; NULL unknown */
+	int estimated;        /* from an earlier iteration, not the daemon */
+	long long from_cycle; /* when estimated */
+	double fraction;      /* of the phase (live) or iteration; NAN */
+	double eta;           /* seconds; NAN unknown */
+	double current;       /* MiB/s of the last sample; NAN */
+	double elapsed;       /* seconds since the iteration started */
 };
 
 /* Fraction and ETA of a phase that ends when goal bytes are moved or, with
@@ -127,16 +125,17 @@ static void phase_figures(struct progress *p, double done, double goal, double s
 {
 	double by_bytes = goal > 0 ? done / goal : NAN;
 	double by_time = duration > 0 && secs >= 0 ? secs / duration : NAN;
-	double eta_bytes = p->current > 0 && goal > done ? (goal - done) / (p->current * MIB)
-							  : NAN;
+	double eta_bytes = p->current > 0 && goal > done ? (goal - done) / (p->current * MIB) : NAN;
 	double eta_time = duration > 0 && secs >= 0 ? fmax(0, duration - secs) : NAN;
 
-	p->fraction = isnan(by_time) ? by_bytes : isnan(by_bytes) ? by_time :
-		      fmax(by_bytes, by_time);
+	p->fraction = isnan(by_time)    ? by_bytes
+		      : isnan(by_bytes) ? by_time
+					: fmax(by_bytes, by_time);
 	if (!isnan(p->fraction))
 		p->fraction = fmin(p->fraction, 0.99);
-	p->eta = isnan(eta_time) ? eta_bytes : isnan(eta_bytes) ? eta_time :
-		 fmin(eta_bytes, eta_time);
+	p->eta = isnan(eta_time)    ? eta_bytes
+		 : isnan(eta_bytes) ? eta_time
+				    : fmin(eta_bytes, eta_time);
 }
 
 /* Whether the database has the progress table (v7) and its plan columns
@@ -151,24 +150,25 @@ static int progress_version(struct wm *wm)
 
 /* From the progress row the daemon rewrites every second: returns 1 when
  * it is fresh and about this iteration. */
-static int progress_from_table(struct wm *wm, const struct wm_table *it, int pv,
-			       struct progress *p)
+static int progress_from_table(struct wm *wm, const struct wm_table *it, int pv, struct progress *p)
 {
 	struct wm_table r = { 0 };
 	int found = 0, ret;
 
 	if (!pv)
 		return 0;
-	ret = wm_fetch(wm, &r, pv >= 8 ?
-		       "SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds"
-		       " FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?"
-		       " AND julianday('now') - julianday(updated_at) < 10.0 / 86400" :
-		       "SELECT phase, mibps, phase_bytes FROM progress"
-		       " WHERE target_id = ? AND iteration = ? AND cycle = ?"
-		       " AND julianday('now') - julianday(updated_at) < 10.0 / 86400",
-		       (struct db_value[]){ WM_INT(wm_int(it, 0, "target_id", 0)),
-			WM_INT(wm_int(it, 0, "number", 0)),
-			WM_INT(wm_int(it, 0, "cycle", 0)) }, 3);
+	ret = wm_fetch(
+		wm, &r,
+		pv >= 8 ? "SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds"
+			  " FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?"
+			  " AND julianday('now') - julianday(updated_at) < 10.0 / 86400"
+			: "SELECT phase, mibps, phase_bytes FROM progress"
+			  " WHERE target_id = ? AND iteration = ? AND cycle = ?"
+			  " AND julianday('now') - julianday(updated_at) < 10.0 / 86400",
+		(struct db_value[]){ WM_INT(wm_int(it, 0, "target_id", 0)),
+				     WM_INT(wm_int(it, 0, "number", 0)),
+				     WM_INT(wm_int(it, 0, "cycle", 0)) },
+		3);
 	if (ret == 0 && r.nrows == 1 && wm_str(&r, 0, "phase")) {
 		const char *phase = wm_str(&r, 0, "phase");
 		int fill = !strcmp(phase, "fill"), measure = !fill && strcmp(phase, "start");
@@ -192,16 +192,18 @@ static int progress_estimate(struct wm *wm, const struct wm_table *it, struct pr
 {
 	struct wm_table prev = { 0 };
 	double wall, fill;
-	int ret = wm_fetch(wm, &prev, "SELECT (julianday(ended_at) - julianday(started_at))"
+	int ret = wm_fetch(wm, &prev,
+			   "SELECT (julianday(ended_at) - julianday(started_at))"
 			   " * 86400 AS wall, fill_seconds, cycle_id,"
 			   " (SELECT number FROM cycles WHERE id = cycle_id) AS cycle"
 			   " FROM iterations WHERE target_id = ? AND size_bytes = ?"
 			   " AND workload = ? AND block_size = ? AND status = 'done'"
 			   " AND ended_at IS NOT NULL ORDER BY id DESC LIMIT 1",
 			   (struct db_value[]){ WM_INT(wm_int(it, 0, "target_id", 0)),
-				WM_INT(wm_int(it, 0, "size_bytes", 0)),
-				WM_TEXT(wm_str(it, 0, "workload")),
-				WM_INT(wm_int(it, 0, "block_size", 0)) }, 4);
+						WM_INT(wm_int(it, 0, "size_bytes", 0)),
+						WM_TEXT(wm_str(it, 0, "workload")),
+						WM_INT(wm_int(it, 0, "block_size", 0)) },
+			   4);
 
 	if (ret || prev.nrows == 0)
 		goto out;
@@ -237,8 +239,7 @@ static int get_progress(struct wm *wm, const struct wm_table *it, int pv, struct
 	return progress_estimate(wm, it, p);
 }
 
-static void print_running(const struct wm_table *it, const struct progress *p,
-			  enum daemon_state ds)
+static void print_running(const struct wm_table *it, const struct progress *p, enum daemon_state ds)
 {
 	double base = wm_num(it, 0, "baseline_mibps");
 	char e1[32], e2[32];
@@ -247,27 +248,31 @@ static void print_running(const struct wm_table *it, const struct progress *p,
 	if (ds == D_GONE)
 		printf("  state       stalled: wearmond stopped during this iteration; "
 		       "the next start marks it interrupted and measures the size again\n");
-	printf("  phase       %s%s, running for %s\n", p->phase ? p->phase : p->elapsed <
-	       JUST_STARTED ? "starting" : "unknown",
+	printf("  phase       %s%s, running for %s\n",
+	       p->phase                    ? p->phase
+	       : p->elapsed < JUST_STARTED ? "starting"
+					   : "unknown",
 	       p->estimated ? " (estimated)" : "", wm_fmt_duration(p->elapsed, e1, sizeof(e1)));
 	if (isnan(p->fraction))
-		printf("  progress    %s\n", p->phase || p->elapsed < JUST_STARTED ?
-		       "the first figures are due within seconds" :
-		       "not known (no earlier run of this size to compare with)");
+		printf("  progress    %s\n",
+		       p->phase || p->elapsed < JUST_STARTED
+			       ? "the first figures are due within seconds"
+			       : "not known (no earlier run of this size to compare with)");
 	else if (p->estimated)
 		printf("  progress    ~%.0f%% by the time cycle %lld took, ETA %s\n",
 		       p->fraction * 100, p->from_cycle,
 		       p->eta < 0 ? "overdue" : wm_fmt_duration(p->eta, e2, sizeof(e2)));
 	else
 		printf("  progress    %.0f%% of the %s phase, ETA %s\n", p->fraction * 100,
-		       p->phase, isnan(p->eta) ? "after the first sample" :
-		       wm_fmt_duration(p->eta, e2, sizeof(e2)));
+		       p->phase,
+		       isnan(p->eta) ? "after the first sample"
+				     : wm_fmt_duration(p->eta, e2, sizeof(e2)));
 	if (isnan(p->current))
-		printf("  MiB/s       now: %s", p->elapsed < JUST_STARTED ?
-		       "no sample yet, the iteration has just started" :
-		       p->estimated || !p->phase ?
-		       "not published (is the daemon still writing progress?)" :
-		       "waiting for the first sample");
+		printf("  MiB/s       now: %s",
+		       p->elapsed < JUST_STARTED ? "no sample yet, the iteration has just started"
+		       : p->estimated || !p->phase
+			       ? "not published (is the daemon still writing progress?)"
+			       : "waiting for the first sample");
 	else
 		printf("  MiB/s       now %.1f (last %s sample)", p->current, p->phase);
 	if (isnan(base))
@@ -285,30 +290,32 @@ static void print_running(const struct wm_table *it, const struct progress *p,
 /* How far the cycle and the campaign are, estimated from the last cycle
  * that ran to the end: its wall time for each cycle still to come. */
 struct plan {
-	long long cycles;             /* configured; 0 forever, -1 unknown */
-	double cycle_wall;            /* last done cycle's wall time; NAN none */
+	long long cycles;  /* configured; 0 forever, -1 unknown */
+	double cycle_wall; /* last done cycle's wall time; NAN none */
 	long long from_cycle;
 	double cycle_elapsed;
-	double cycle_eta, campaign_eta;   /* seconds; NAN unknown */
+	double cycle_eta, campaign_eta; /* seconds; NAN unknown */
 };
 
-static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, int pv,
-		    struct plan *pl)
+static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, int pv, struct plan *pl)
 {
 	struct wm_table c = { 0 };
 	int ret;
 
-	*pl = (struct plan){ .cycles = -1, .cycle_wall = NAN, .cycle_eta = NAN,
-			     .campaign_eta = NAN, .cycle_elapsed = NAN };
+	*pl = (struct plan){ .cycles = -1,
+			     .cycle_wall = NAN,
+			     .cycle_eta = NAN,
+			     .campaign_eta = NAN,
+			     .cycle_elapsed = NAN };
 	if (pv >= 8)
 		pl->cycles = wm_int(it, 0, "cycles_cfg", -1);
-	ret = wm_fetch(wm, &c, "SELECT number, (julianday(ended_at) - julianday(started_at))"
+	ret = wm_fetch(wm, &c,
+		       "SELECT number, (julianday(ended_at) - julianday(started_at))"
 		       " * 86400 AS wall, (julianday('now') - julianday((SELECT started_at"
 		       " FROM cycles WHERE id = ?2))) * 86400 AS elapsed FROM cycles"
 		       " WHERE target_id = ?1 AND status = 'done' AND ended_at IS NOT NULL"
 		       " ORDER BY number DESC LIMIT 1",
-		       (struct db_value[]){ WM_INT(tid), WM_INT(wm_int(it, 0, "cycle_id", 0)) },
-		       2);
+		       (struct db_value[]){ WM_INT(tid), WM_INT(wm_int(it, 0, "cycle_id", 0)) }, 2);
 	if (ret || c.nrows == 0)
 		goto out;
 	pl->cycle_wall = wm_num(&c, 0, "wall");
@@ -317,8 +324,9 @@ static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, int p
 	if (!strcmp(wm_str(it, 0, "cycle_status"), "running") && !isnan(pl->cycle_elapsed)) {
 		pl->cycle_eta = fmax(0, pl->cycle_wall - pl->cycle_elapsed);
 		if (pl->cycles > 0)
-			pl->campaign_eta = pl->cycle_eta + pl->cycle_wall *
-				(double)(pl->cycles - wm_int(it, 0, "cycle", 0));
+			pl->campaign_eta =
+				pl->cycle_eta +
+				pl->cycle_wall * (double)(pl->cycles - wm_int(it, 0, "cycle", 0));
 	}
 out:
 	wm_table_free(&c);
@@ -353,15 +361,14 @@ static char *last_it_sql(int pv)
 		     " b.baseline_mibps, b.baseline_cycle,"
 		     " %s AS nsizes, %s AS cycles_cfg"
 		     " FROM iterations i"
-		     " JOIN cycles c ON c.id = i.cycle_id"
-		     WM_SQL_BASELINE_JOIN
+		     " JOIN cycles c ON c.id = i.cycle_id" WM_SQL_BASELINE_JOIN
 		     " WHERE i.target_id = ?1 AND (?2 IS NULL OR i.status = ?2)"
 		     " ORDER BY i.id DESC LIMIT 1",
-		     pv >= 8 ? "(SELECT nsizes FROM progress WHERE target_id = i.target_id)" :
-			       "(SELECT max(size_index) + 1 FROM iterations"
+		     pv >= 8 ? "(SELECT nsizes FROM progress WHERE target_id = i.target_id)"
+			     : "(SELECT max(size_index) + 1 FROM iterations"
 			       " WHERE target_id = i.target_id)",
-		     pv >= 8 ? "(SELECT cycles FROM progress WHERE target_id = i.target_id)" :
-			       "NULL") < 0)
+		     pv >= 8 ? "(SELECT cycles FROM progress WHERE target_id = i.target_id)"
+			     : "NULL") < 0)
 		return NULL;
 	return sql;
 }
@@ -373,7 +380,7 @@ static void print_position(const struct wm_table *it)
 
 	if (cycles > 0)
 		snprintf(of, sizeof(of), " of %lld", cycles);
-	if (wm_int(it, 0, "nsizes", 0) > 0)   /* unknown until the daemon's first second */
+	if (wm_int(it, 0, "nsizes", 0) > 0) /* unknown until the daemon's first second */
 		snprintf(n, sizeof(n), "%lld", (long long)wm_int(it, 0, "nsizes", 0));
 	printf("  %-11s cycle %lld%s, size %lld of %s (%s), iteration %lld, %s %s QD%lld\n",
 	       !strcmp(wm_str(it, 0, "status"), "running") ? "now" : "last",
@@ -393,13 +400,13 @@ static void print_last_done(const struct wm_table *d)
 	if (d->nrows == 0)
 		return;
 	printf("  last done   %.1f MiB/s at %s, cycle %lld iteration %lld, ended %s UTC",
-	       wm_num(d, 0, "mibps_avg"), wm_fmt_bytes(wm_num(d, 0, "size_bytes"), sz,
-						       sizeof(sz)),
+	       wm_num(d, 0, "mibps_avg"), wm_fmt_bytes(wm_num(d, 0, "size_bytes"), sz, sizeof(sz)),
 	       (long long)wm_int(d, 0, "cycle", 0), (long long)wm_int(d, 0, "number", 0),
 	       wm_fmt_time(wm_str(d, 0, "ended_at"), at, sizeof(at)));
 	if (base > 0)
-		printf("; %.0f%% of baseline %.1f (cycle %lld)", 100 * wm_num(d, 0, "mibps_avg") /
-		       base, base, (long long)wm_int(d, 0, "baseline_cycle", 0));
+		printf("; %.0f%% of baseline %.1f (cycle %lld)",
+		       100 * wm_num(d, 0, "mibps_avg") / base, base,
+		       (long long)wm_int(d, 0, "baseline_cycle", 0));
 	putchar('\n');
 }
 
@@ -415,9 +422,8 @@ static void print_cycle_and_alert(const struct wm_table *c, const struct wm_tabl
 		       wm_str(c, 0, "action_outcome") ? wm_str(c, 0, "action_outcome") : "");
 	if (e->nrows > 0)
 		printf("  last alert  %s UTC %s %s: %s\n",
-		       wm_fmt_time(wm_str(e, 0, "at"), at, sizeof(at)),
-		       wm_str(e, 0, "severity"), wm_str(e, 0, "kind"),
-		       wm_str(e, 0, "message"));
+		       wm_fmt_time(wm_str(e, 0, "at"), at, sizeof(at)), wm_str(e, 0, "severity"),
+		       wm_str(e, 0, "kind"), wm_str(e, 0, "message"));
 	else
 		printf("  last alert  none\n");
 }
@@ -425,7 +431,7 @@ static void print_cycle_and_alert(const struct wm_table *c, const struct wm_tabl
 /* Everything status says about one target. */
 struct target_status {
 	struct wm_table it, done, cyc, ev;
-	int running;                  /* it is running and a daemon may be on it */
+	int running; /* it is running and a daemon may be on it */
 	struct progress p;
 	struct plan pl;
 };
@@ -450,15 +456,17 @@ static int load_target(struct wm *wm, int64_t tid, enum daemon_state ds, int pv,
 	}
 	ret = wm_fetch(wm, &ts->it, sql, (struct db_value[]){ WM_INT(tid), WM_NULLV }, 2);
 	if (!ret)
-		ret = wm_fetch(wm, &ts->done, sql, (struct db_value[]){ WM_INT(tid),
-			       WM_STR("done") }, 2);
+		ret = wm_fetch(wm, &ts->done, sql,
+			       (struct db_value[]){ WM_INT(tid), WM_STR("done") }, 2);
 	free(sql);
 	if (!ret)
-		ret = wm_fetch(wm, &ts->cyc, "SELECT number, status, action, action_outcome"
+		ret = wm_fetch(wm, &ts->cyc,
+			       "SELECT number, status, action, action_outcome"
 			       " FROM cycles WHERE target_id = ? ORDER BY number DESC LIMIT 1",
 			       (struct db_value[]){ WM_INT(tid) }, 1);
 	if (!ret)
-		ret = wm_fetch(wm, &ts->ev, "SELECT e.at, e.severity, e.kind, e.message,"
+		ret = wm_fetch(wm, &ts->ev,
+			       "SELECT e.at, e.severity, e.kind, e.message,"
 			       " c.number AS cycle, i.number AS iteration, e.iteration_id"
 			       " FROM events e LEFT JOIN cycles c ON c.id = e.cycle_id"
 			       " LEFT JOIN iterations i ON i.id = e.iteration_id"
@@ -484,8 +492,8 @@ static void print_target(const struct wm_table *tg, int r, const struct target_s
 	char cap[32];
 
 	printf("%s  %s (%s, %s)\n", wm_str(tg, r, "name"), wm_str(tg, r, "device"),
-	       wm_str(tg, r, "kind"), wm_fmt_bytes(wm_num(tg, r, "capacity_bytes"), cap,
-						    sizeof(cap)));
+	       wm_str(tg, r, "kind"),
+	       wm_fmt_bytes(wm_num(tg, r, "capacity_bytes"), cap, sizeof(cap)));
 	if (it->nrows == 0) {
 		printf("  %s\n", WM_NO_ITERATIONS);
 		return;
@@ -578,8 +586,7 @@ static void json_daemon(const struct wm *wm, const struct daemons *d)
 	printf("}, \"targets\": [");
 }
 
-static void json_target(const struct wm_table *tg, int r, const struct target_status *ts,
-			int k)
+static void json_target(const struct wm_table *tg, int r, const struct target_status *ts, int k)
 {
 	int first = 1;
 
@@ -655,7 +662,8 @@ int wm_cmd_status(struct wm *wm, int argc, char **argv)
 		json_daemon(wm, &d);
 	else
 		print_daemon(wm, &d);
-	ret = wm_fetch(wm, &tg, "SELECT id, name, device, kind, capacity_bytes FROM targets"
+	ret = wm_fetch(wm, &tg,
+		       "SELECT id, name, device, kind, capacity_bytes FROM targets"
 		       " WHERE ?1 IS NULL OR name = ?1 ORDER BY name",
 		       (struct db_value[]){ WM_TEXT(a.target) }, 1);
 	if (!ret)

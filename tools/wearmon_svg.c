@@ -13,15 +13,15 @@
 #define W 960
 #define H 560
 #define LEFT 84
-#define RIGHT (W - 210)               /* legend to the right of this */
-#define TOP 96                        /* two rows of mark labels above this */
+#define RIGHT (W - 210) /* legend to the right of this */
+#define TOP 96          /* two rows of mark labels above this */
 #define BOTTOM (H - 62)
-#define MAX_MARKERS 120               /* points per series drawn with markers */
-#define LEGEND_MAX 16                 /* entries before the legend abridges */
+#define MAX_MARKERS 120 /* points per series drawn with markers */
+#define LEGEND_MAX 16   /* entries before the legend abridges */
 #define MAX_TICKS 40
-#define CHAR_W 6.2                    /* rough width of a 10 px character */
-#define LEGEND_CHARS 24               /* legend text wraps after this */
-#define LOG_RATIO 5                   /* a 5x smaller trace gets < 20% of the height */
+#define CHAR_W 6.2      /* rough width of a 10 px character */
+#define LEGEND_CHARS 24 /* legend text wraps after this */
+#define LOG_RATIO 5     /* a 5x smaller trace gets < 20% of the height */
 
 struct axis {
 	double lo, hi, step;
@@ -43,7 +43,7 @@ const char *chart_palette(size_t i)
 /* Dash patterns by style: solid first. */
 static const char *const dashes[] = { NULL, "8 4", "2 3", "10 3 2 3", "5 2", "1 2" };
 
-#define NSTYLES 6                     /* marker shapes, as draw_marker knows them */
+#define NSTYLES 6 /* marker shapes, as draw_marker knows them */
 
 /* Viridis stops, without its pale yellow end that vanishes on white. */
 static const double ramp[][3] = {
@@ -89,8 +89,7 @@ static void series_color(const struct chart *c, size_t i, char *buf, size_t len)
 	pos = t * (double)(nstops - 1);
 	k = (size_t)pos < nstops - 1 ? (size_t)pos : nstops - 2;
 	w = pos - (double)k;
-	snprintf(buf, len, "#%02x%02x%02x",
-		 (int)lround(ramp[k][0] * (1 - w) + ramp[k + 1][0] * w),
+	snprintf(buf, len, "#%02x%02x%02x", (int)lround(ramp[k][0] * (1 - w) + ramp[k + 1][0] * w),
 		 (int)lround(ramp[k][1] * (1 - w) + ramp[k + 1][1] * w),
 		 (int)lround(ramp[k][2] * (1 - w) + ramp[k + 1][2] * w));
 }
@@ -184,7 +183,7 @@ static int axis_ticks(const struct axis *a, double *out, int max)
 			double v = d * m;
 
 			if (m > 1 && log10(a->hi / a->lo) > 3.01)
-				break;   /* decades only */
+				break; /* decades only */
 			if (v >= a->lo * 0.9999 && v <= a->hi * 1.0001)
 				out[n++] = v;
 		}
@@ -267,8 +266,7 @@ static void draw_grid(FILE *f, const struct axis *ax, const struct axis *ay)
 	(void)ax;
 }
 
-static void draw_axes(FILE *f, const struct chart *c, const struct axis *ax,
-		      const struct axis *ay)
+static void draw_axes(FILE *f, const struct chart *c, const struct axis *ax, const struct axis *ay)
 {
 	double t[MAX_TICKS];
 	int n;
@@ -279,25 +277,29 @@ static void draw_axes(FILE *f, const struct chart *c, const struct axis *ax,
 		BOTTOM, RIGHT);
 	n = axis_ticks(ay, t, MAX_TICKS);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>"
-			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LEFT - 5, py(ay, t[i]),
-			LEFT, py(ay, t[i]), LEFT - 8, py(ay, t[i]) + 4);
+		fprintf(f,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#333\"/>"
+			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+			LEFT - 5, py(ay, t[i]), LEFT, py(ay, t[i]), LEFT - 8, py(ay, t[i]) + 4);
 		tick_text(f, ay, t[i]);
 		fprintf(f, "</text>\n");
 	}
 	n = axis_ticks(ax, t, MAX_TICKS);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>"
-			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", px(ax, t[i]), BOTTOM,
-			px(ax, t[i]), BOTTOM + 5, px(ax, t[i]), BOTTOM + 19);
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>"
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+			px(ax, t[i]), BOTTOM, px(ax, t[i]), BOTTOM + 5, px(ax, t[i]), BOTTOM + 19);
 		tick_text(f, ax, t[i]);
 		fprintf(f, "</text>\n");
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"13\">",
 		(LEFT + RIGHT) / 2, BOTTOM + 44);
 	wm_xml_text(f, c->xlabel);
-	fprintf(f, "</text>\n<text transform=\"translate(%d %d) rotate(-90)\""
-		" text-anchor=\"middle\" font-size=\"13\">", 24, (TOP + BOTTOM) / 2);
+	fprintf(f,
+		"</text>\n<text transform=\"translate(%d %d) rotate(-90)\""
+		" text-anchor=\"middle\" font-size=\"13\">",
+		24, (TOP + BOTTOM) / 2);
 	wm_xml_text(f, c->ylabel);
 	if (ay->log)
 		fputs(" (log scale)", f);
@@ -325,8 +327,7 @@ static void mark_label(FILE *f, const struct chart_mark *k, double x, double *en
 	fprintf(f, "</text>\n");
 }
 
-static void draw_marks(FILE *f, const struct chart *c, const struct axis *ax,
-		       const struct axis *ay)
+static void draw_marks(FILE *f, const struct chart *c, const struct axis *ax, const struct axis *ay)
 {
 	int labels = c->nmarks <= 24;
 	double end[2] = { -1e9, -1e9 };
@@ -338,23 +339,24 @@ static void draw_marks(FILE *f, const struct chart *c, const struct axis *ax,
 
 		if (k->vertical) {
 			/* data-at: the mark's place in the data's units, for tests */
-			fprintf(f, "<line data-at=\"%g\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\""
-				" y2=\"%d\" stroke=\"%s\" stroke-dasharray=\"%s\"/>\n", k->at,
-				px(ax, k->at), TOP, px(ax, k->at), BOTTOM, col,
+			fprintf(f,
+				"<line data-at=\"%g\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\""
+				" y2=\"%d\" stroke=\"%s\" stroke-dasharray=\"%s\"/>\n",
+				k->at, px(ax, k->at), TOP, px(ax, k->at), BOTTOM, col,
 				k->dash ? k->dash : "4 3");
 			if (labels && k->label)
 				mark_label(f, k, px(ax, k->at), end);
 		} else {
-			fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\""
-				" stroke-dasharray=\"6 4\"/>\n", LEFT, py(ay, k->at), RIGHT,
-				py(ay, k->at), col);
+			fprintf(f,
+				"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\""
+				" stroke-dasharray=\"6 4\"/>\n",
+				LEFT, py(ay, k->at), RIGHT, py(ay, k->at), col);
 		}
 	}
 	fprintf(f, "</g>\n");
 }
 
-static void draw_band(FILE *f, const struct chart *c, const struct axis *ax,
-		      const struct axis *ay)
+static void draw_band(FILE *f, const struct chart *c, const struct axis *ax, const struct axis *ay)
 {
 	const struct chart_band *b = &c->band;
 
@@ -378,7 +380,8 @@ static void draw_marker(FILE *f, size_t k, double x, double y, double r)
 		fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>\n", x, y, r);
 		break;
 	case 1:
-		fprintf(f, "<rect class=\"pt\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+		fprintf(f,
+			"<rect class=\"pt\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
 			x - r, y - r, 2 * r, 2 * r);
 		break;
 	case 2:
@@ -386,15 +389,18 @@ static void draw_marker(FILE *f, size_t k, double x, double y, double r)
 		double d = k == 2 ? 1 : -1;
 
 		fprintf(f, "<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n", x,
-			y - d * r * 1.3, x + r * 1.2, y + d * r * 0.8, x - r * 1.2, y + d * r * 0.8);
+			y - d * r * 1.3, x + r * 1.2, y + d * r * 0.8, x - r * 1.2,
+			y + d * r * 0.8);
 		break;
 	}
 	case 3:
-		fprintf(f, "<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n",
+		fprintf(f,
+			"<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n",
 			x, y - r * 1.4, x + r * 1.4, y, x, y + r * 1.4, x - r * 1.4, y);
 		break;
 	default:
-		fprintf(f, "<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f M%.1f %.1f L%.1f %.1f\"/>\n",
+		fprintf(f,
+			"<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f M%.1f %.1f L%.1f %.1f\"/>\n",
 			x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r);
 		break;
 	}
@@ -425,7 +431,7 @@ static void draw_line(FILE *f, const struct chart *c, size_t s, const struct axi
 	fprintf(f, " d=\"");
 	for (size_t i = 0; i < se->n; i++) {
 		if (isnan(se->x[i]) || isnan(se->y[i])) {
-			pen = 0;   /* a gap: lift the pen */
+			pen = 0; /* a gap: lift the pen */
 			continue;
 		}
 		if (pen && mark_between(c, last, se->x[i]))
@@ -498,8 +504,10 @@ static int legend_entry(FILE *f, const struct chart *c, size_t s, int y)
 	series_color(c, s, col, sizeof(col));
 	fprintf(f, "<g data-legend=\"");
 	wm_xml_text(f, c->series[s].label);
-	fprintf(f, "\" stroke=\"%s\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\""
-		" stroke-width=\"2\"", col, RIGHT + 14, y, RIGHT + 46, y);
+	fprintf(f,
+		"\" stroke=\"%s\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\""
+		" stroke-width=\"2\"",
+		col, RIGHT + 14, y, RIGHT + 46, y);
 	if (dash && c->series[s].lines)
 		fprintf(f, " stroke-dasharray=\"%s\"", dash);
 	fprintf(f, "/><g fill=\"#ffffff\" stroke-width=\"1.5\">");
@@ -512,16 +520,20 @@ static int legend_entry(FILE *f, const struct chart *c, size_t s, int y)
 
 /* A legend line for a reference mark or the band. Returns the extra
  * height. */
-static int legend_extra(FILE *f, const char *text, const char *col, const char *dash,
-			 int band, int y)
+static int legend_extra(FILE *f, const char *text, const char *col, const char *dash, int band,
+			int y)
 {
 	fprintf(f, "<g data-legend-mark=\"1\">");
 	if (band)
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"32\" height=\"10\" fill=\"%s\""
-			" fill-opacity=\"0.2\"/>", RIGHT + 14, y - 5, col);
+		fprintf(f,
+			"<rect x=\"%d\" y=\"%d\" width=\"32\" height=\"10\" fill=\"%s\""
+			" fill-opacity=\"0.2\"/>",
+			RIGHT + 14, y - 5, col);
 	else
-		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\""
-			" stroke-dasharray=\"%s\"/>", RIGHT + 14, y, RIGHT + 46, y, col, dash);
+		fprintf(f,
+			"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\""
+			" stroke-dasharray=\"%s\"/>",
+			RIGHT + 14, y, RIGHT + 46, y, col, dash);
 	y = legend_text(f, RIGHT + 54, y, text);
 	fprintf(f, "</g>\n");
 	return y;
@@ -582,12 +594,13 @@ static void draw_legend(FILE *f, const struct chart *c)
 		y += legend_entry(f, c, s, y);
 	}
 	if (c->band.n > 1 && c->band_legend)
-		y += 20 + legend_extra(f, c->band_legend, c->band.color ? c->band.color :
-				       palette[0], NULL, 1, y);
+		y += 20 + legend_extra(f, c->band_legend,
+				       c->band.color ? c->band.color : palette[0], NULL, 1, y);
 	for (size_t m = 0; m < c->nmarks; m++)
 		if (!c->marks[m].vertical && c->marks[m].label)
-			y += 20 + legend_extra(f, c->marks[m].label, c->marks[m].color ?
-					       c->marks[m].color : "#888", "6 4", 0, y);
+			y += 20 + legend_extra(f, c->marks[m].label,
+					       c->marks[m].color ? c->marks[m].color : "#888",
+					       "6 4", 0, y);
 	if (c->marks_legend)
 		y += 20 + legend_extra(f, c->marks_legend, "#888", "4 3", 0, y);
 	legend_mark_kinds(f, c, y);
@@ -598,14 +611,20 @@ static void draw_head(FILE *f, const struct chart *c)
 {
 	if (!c->fragment)
 		fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
 		" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial,"
-		" sans-serif\" role=\"img\">\n<title>", W, H, W, H);
+		" sans-serif\" role=\"img\">\n<title>",
+		W, H, W, H);
 	wm_xml_text(f, c->title);
-	fprintf(f, "</title>\n<desc>Drawn by wearmon %s from its history database.</desc>\n"
-		"<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", WEARMON_VERSION, W, H);
-	fprintf(f, "<text x=\"%d\" y=\"30\" font-size=\"17\" font-weight=\"bold\""
-		" fill=\"#111\">", LEFT);
+	fprintf(f,
+		"</title>\n<desc>Drawn by wearmon %s from its history database.</desc>\n"
+		"<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
+		WEARMON_VERSION, W, H);
+	fprintf(f,
+		"<text x=\"%d\" y=\"30\" font-size=\"17\" font-weight=\"bold\""
+		" fill=\"#111\">",
+		LEFT);
 	wm_xml_text(f, c->title);
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"52\" font-size=\"12\" fill=\"#555\">", LEFT);
 	wm_xml_text(f, c->subtitle);

@@ -45,8 +45,11 @@ static int setup(void **state)
 	f->tg.capacity = FILE_BYTES;
 	f->tg.discard_granularity = 4096;
 	snprintf(f->t.name, sizeof(f->t.name), "unit");
-	f->env = (struct act_env){ .tg = &f->tg, .t = &f->t, .region_size = FILE_BYTES,
-				   .stop = &f->stop, .command_timeout = 10 };
+	f->env = (struct act_env){ .tg = &f->tg,
+				   .t = &f->t,
+				   .region_size = FILE_BYTES,
+				   .stop = &f->stop,
+				   .command_timeout = 10 };
 	*state = f;
 	return 0;
 }
@@ -69,10 +72,10 @@ static void test_discard_alignment(void **state)
 		int ret;
 	} cases[] = {
 		{ 0, 1 << 20, 4096, 0, 1 << 20, 0 },
-		{ 100, 8192, 4096, 4096, 4096, 0 },      /* start rounded up, end down */
-		{ 4096, 4095, 4096, 0, 0, -EINVAL },     /* nothing aligned inside */
+		{ 100, 8192, 4096, 4096, 4096, 0 },  /* start rounded up, end down */
+		{ 4096, 4095, 4096, 0, 0, -EINVAL }, /* nothing aligned inside */
 		{ 1 << 20, 3 << 20, 1 << 20, 1 << 20, 3 << 20, 0 },
-		{ 512, 1024, 0, 512, 1024, 0 },          /* granularity 0: sectors */
+		{ 512, 1024, 0, 512, 1024, 0 }, /* granularity 0: sectors */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t o = 0, l = 0;
@@ -125,7 +128,7 @@ static void test_trim_in_pieces_and_stopped(void **state)
 	assert_int_equal(act_run(ACT_TRIM, &f->env, &r), 0);
 	assert_int_equal(r.outcome, ACT_OUT_INTERRUPTED);
 	assert_string_equal(r.error, "");
-	assert_true(allocated(f) >= FILE_BYTES);     /* nothing discarded */
+	assert_true(allocated(f) >= FILE_BYTES); /* nothing discarded */
 	atomic_store(&f->stop, 0);
 	assert_int_equal(act_run(ACT_TRIM, &f->env, &r), 0);
 	assert_int_equal(r.outcome, ACT_OUT_OK);

@@ -27,18 +27,18 @@ static void test_crash_table(void **state)
 		int want;
 	} c[] = {
 		{ 100, 100, 50, 25, ALERT_NONE },
-		{ 50, 100, 50, 25, ALERT_NONE },       /* at the threshold: not below */
+		{ 50, 100, 50, 25, ALERT_NONE }, /* at the threshold: not below */
 		{ 49.9, 100, 50, 25, LOG_WARNING },
 		{ 25, 100, 50, 25, LOG_WARNING },
 		{ 24.9, 100, 50, 25, LOG_CRIT },
 		{ 0, 100, 50, 25, LOG_CRIT },
-		{ 10, 100, 0, 25, LOG_CRIT },          /* warnings off, critical on */
+		{ 10, 100, 0, 25, LOG_CRIT }, /* warnings off, critical on */
 		{ 30, 100, 0, 25, ALERT_NONE },
-		{ 10, 100, 50, 0, LOG_WARNING },       /* critical off */
-		{ 10, 100, 0, 0, ALERT_NONE },         /* both off */
-		{ 10, 0, 50, 25, ALERT_NONE },         /* no baseline */
+		{ 10, 100, 50, 0, LOG_WARNING }, /* critical off */
+		{ 10, 100, 0, 0, ALERT_NONE },   /* both off */
+		{ 10, 0, 50, 25, ALERT_NONE },   /* no baseline */
 		{ 10, -1, 50, 25, ALERT_NONE },
-		{ 200, 100, 100, 25, ALERT_NONE },     /* faster than the baseline */
+		{ 200, 100, 100, 25, ALERT_NONE }, /* faster than the baseline */
 		{ 99, 100, 100, 25, LOG_WARNING },
 	};
 
@@ -57,7 +57,7 @@ static void test_recovery_table(void **state)
 		int want;
 	} c[] = {
 		{ 90, 100, 90, 1 }, { 89.9, 100, 90, 0 }, { 150, 100, 90, 1 },
-		{ 0, 100, 0, 1 }, { 50, 0, 90, 0 }, { 50, -1, 0, 0 },
+		{ 0, 100, 0, 1 },   { 50, 0, 90, 0 },     { 50, -1, 0, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
@@ -82,16 +82,49 @@ static void test_collapse_table(void **state)
 		long want;
 		double low;
 	} c[] = {
-		{ "three low in a row", { M(200), M(10), M(12), M(11), M(200) }, 5, 100, 20, 1, 10 },
-		{ "two low are not enough", { M(200), M(10), M(12), M(200), M(10) }, 5, 100, 20, -1, 0 },
+		{ "three low in a row",
+		  { M(200), M(10), M(12), M(11), M(200) },
+		  5,
+		  100,
+		  20,
+		  1,
+		  10 },
+		{ "two low are not enough",
+		  { M(200), M(10), M(12), M(200), M(10) },
+		  5,
+		  100,
+		  20,
+		  -1,
+		  0 },
 		{ "at the limit is not below", { M(20), M(20), M(20) }, 3, 100, 20, -1, 0 },
-		{ "the first run counts", { M(1), M(2), M(3), M(100), M(0), M(0), M(0) }, 7, 100, 20,
-		  0, 1 },
-		{ "longer run: lowest of the first three", { M(100), M(19), M(5), M(18), M(1) }, 5, 100,
-		  20, 1, 5 },
-		{ "fill samples are skipped", { F(1), F(1), F(1), M(100), M(100) }, 5, 100, 20, -1, 0 },
+		{ "the first run counts",
+		  { M(1), M(2), M(3), M(100), M(0), M(0), M(0) },
+		  7,
+		  100,
+		  20,
+		  0,
+		  1 },
+		{ "longer run: lowest of the first three",
+		  { M(100), M(19), M(5), M(18), M(1) },
+		  5,
+		  100,
+		  20,
+		  1,
+		  5 },
+		{ "fill samples are skipped",
+		  { F(1), F(1), F(1), M(100), M(100) },
+		  5,
+		  100,
+		  20,
+		  -1,
+		  0 },
 		{ "fill between measure samples does not break a run",
-		  { M(1), F(500), M(1), M(1) }, 4, 100, 20, 0, 1 },
+		  { M(1), F(500), M(1), M(1) },
+		  4,
+		  100,
+		  20,
+		  0,
+		  1 },
 		{ "off at 0%", { M(0), M(0), M(0) }, 3, 100, 0, -1, 0 },
 		{ "no average", { M(0), M(0), M(0) }, 3, 0, 20, -1, 0 },
 		{ "no samples", { M(0) }, 0, 100, 20, -1, 0 },
@@ -125,9 +158,10 @@ static char *read_text(const char *path)
 static void test_kinds_and_catalog(void **state)
 {
 	static const char *const needed[] = {
-		"throughput-crash", "throughput-collapse", "throughput-recovered", "io-error",
-		"device-gone", "identity-mismatch", "action-failed", "db-write-failed",
-		"iteration-failed", "data-integrity",
+		"throughput-crash", "throughput-collapse", "throughput-recovered",
+		"io-error",         "device-gone",         "identity-mismatch",
+		"action-failed",    "db-write-failed",     "iteration-failed",
+		"data-integrity",
 	};
 	size_t n;
 	const struct alert_kind_info *k = alert_kinds(&n);
@@ -185,17 +219,24 @@ static int setup_fx(void **state)
 	snprintf(fx->script, sizeof(fx->script), "%s/alert.sh", fx->dir);
 	FILE *f = fopen(fx->script, "we");
 	assert_non_null(f);
-	fprintf(f, "#!/bin/sh\nenv | grep '^WEARMON_' | sort >> %s\necho \"ARG=$1\" >> %s\n"
-		"echo --- >> %s\n", fx->out, fx->out, fx->out);
+	fprintf(f,
+		"#!/bin/sh\nenv | grep '^WEARMON_' | sort >> %s\necho \"ARG=$1\" >> %s\n"
+		"echo --- >> %s\n",
+		fx->out, fx->out, fx->out);
 	fclose(f);
 	chmod(fx->script, 0755);
-	snprintf(conf, sizeof(conf), "[wearmon]\ndatabase = %s\n[target lab1]\ndevice = /dev/null\n"
-		 "alert_command = %s\n", fx->db_path, fx->script);
+	snprintf(conf, sizeof(conf),
+		 "[wearmon]\ndatabase = %s\n[target lab1]\ndevice = /dev/null\n"
+		 "alert_command = %s\n",
+		 fx->db_path, fx->script);
 	assert_int_equal(cfg_parse_string(conf, "t.conf", &fx->c, err, sizeof(err)), 0);
 	assert_int_equal(db_open(fx->db_path, 0, &fx->db, err, sizeof(err)), 0);
 	assert_int_equal(db_run_begin(fx->db, "t.conf", &fx->run_id), 0);
-	struct db_target_info ti = { .name = "lab1", .device = "/dev/null", .kind = TGT_BLOCK,
-				     .capacity_bytes = 1 << 30, .logical_block_size = 512,
+	struct db_target_info ti = { .name = "lab1",
+				     .device = "/dev/null",
+				     .kind = TGT_BLOCK,
+				     .capacity_bytes = 1 << 30,
+				     .logical_block_size = 512,
 				     .serial = "SN123" };
 	assert_int_equal(db_target_upsert(fx->db, &ti, &fx->target_id), 0);
 	*state = fx;
@@ -220,8 +261,12 @@ static int teardown_fx(void **state)
 
 static void start_alerts(struct fx *fx)
 {
-	struct alert_target who = { .name = "lab1", .device = "/dev/null", .serial = "SN123",
-				    .db = fx->db, .target_id = fx->target_id, .run_id = fx->run_id };
+	struct alert_target who = { .name = "lab1",
+				    .device = "/dev/null",
+				    .serial = "SN123",
+				    .db = fx->db,
+				    .target_id = fx->target_id,
+				    .run_id = fx->run_id };
 	alert_free(fx->a);
 	fx->a = NULL;
 	assert_int_equal(alert_init(&who, &fx->c->targets[0], &fx->a), 0);
@@ -230,8 +275,8 @@ static void start_alerts(struct fx *fx)
 static void new_cycle(struct fx *fx)
 {
 	fx->cycle++;
-	assert_int_equal(db_cycle_begin(fx->db, fx->target_id, fx->run_id, fx->cycle,
-					&fx->cycle_id), 0);
+	assert_int_equal(
+		db_cycle_begin(fx->db, fx->target_id, fx->run_id, fx->cycle, &fx->cycle_id), 0);
 }
 
 /* Store a done iteration of size MiB at mibps and let the alerts see it;
@@ -240,10 +285,17 @@ static void iteration(struct fx *fx, long number, uint64_t size, double mibps,
 		      const struct db_sample *s, size_t ns)
 {
 	struct db_iteration it = {
-		.cycle_id = fx->cycle_id, .run_id = fx->run_id, .target_id = fx->target_id,
-		.number = number, .size_index = 0, .size_bytes = size * MiB,
-		.workload = "randwrite", .block_size = 4096, .queue_depth = 32,
-		.amount_bytes = size * MiB, .status = DB_RUNNING,
+		.cycle_id = fx->cycle_id,
+		.run_id = fx->run_id,
+		.target_id = fx->target_id,
+		.number = number,
+		.size_index = 0,
+		.size_bytes = size * MiB,
+		.workload = "randwrite",
+		.block_size = 4096,
+		.queue_depth = 32,
+		.amount_bytes = size * MiB,
+		.status = DB_RUNNING,
 	};
 	int64_t id;
 
@@ -276,13 +328,14 @@ static int collect(void *arg, int n, const struct db_value *v, const char *const
 	for (int i = 0; i < n; i++) {
 		const char *sep = i ? "|" : "";
 		if (v[i].type == DB_TEXT)
-			used += (size_t)snprintf(e->text + used, sizeof(e->text) - used, "%s%s", sep,
-						 v[i].s);
+			used += (size_t)snprintf(e->text + used, sizeof(e->text) - used, "%s%s",
+						 sep, v[i].s);
 		else if (v[i].type == DB_NULL)
-			used += (size_t)snprintf(e->text + used, sizeof(e->text) - used, "%s-", sep);
+			used += (size_t)snprintf(e->text + used, sizeof(e->text) - used, "%s-",
+						 sep);
 		else
-			used += (size_t)snprintf(e->text + used, sizeof(e->text) - used, "%s%lld", sep,
-						 (long long)v[i].i);
+			used += (size_t)snprintf(e->text + used, sizeof(e->text) - used, "%s%lld",
+						 sep, (long long)v[i].i);
 	}
 	snprintf(e->text + used, sizeof(e->text) - used, "\n");
 	e->n++;
@@ -295,10 +348,14 @@ static void events(struct fx *fx, struct ev *e)
 	char err[256];
 
 	memset(e, 0, sizeof(*e));
-	assert_int_equal(db_query(fx->db, "SELECT kind, severity, length(message_id),"
-				  " CAST(round(value) AS INTEGER), CAST(round(baseline) AS INTEGER),"
-				  " (SELECT number FROM cycles WHERE id = cycle_id)"
-				  " FROM events ORDER BY id", NULL, 0, collect, e, err, sizeof(err)), 0);
+	assert_int_equal(
+		db_query(fx->db,
+			 "SELECT kind, severity, length(message_id),"
+			 " CAST(round(value) AS INTEGER), CAST(round(baseline) AS INTEGER),"
+			 " (SELECT number FROM cycles WHERE id = cycle_id)"
+			 " FROM events ORDER BY id",
+			 NULL, 0, collect, e, err, sizeof(err)),
+		0);
 }
 
 static void test_crash_dedup_and_recovery(void **state)
@@ -307,28 +364,27 @@ static void test_crash_dedup_and_recovery(void **state)
 	struct ev e;
 
 	start_alerts(fx);
-	new_cycle(fx);                       /* cycle 1: the baseline */
+	new_cycle(fx); /* cycle 1: the baseline */
 	iteration(fx, 1, 8, 400, NULL, 0);
 	iteration(fx, 2, 16, 300, NULL, 0);
 	end_cycle(fx, ACT_NONE, 1);
-	new_cycle(fx);                       /* cycle 2: a warning, then critical, once each */
+	new_cycle(fx); /* cycle 2: a warning, then critical, once each */
 	iteration(fx, 1, 8, 150, NULL, 0);
-	iteration(fx, 2, 16, 140, NULL, 0);   /* 47%: a second warning this cycle: quiet */
-	iteration(fx, 3, 8, 40, NULL, 0);     /* 10%: critical follows the warning */
-	iteration(fx, 4, 8, 30, NULL, 0);     /* critical again: quiet */
+	iteration(fx, 2, 16, 140, NULL, 0); /* 47%: a second warning this cycle: quiet */
+	iteration(fx, 3, 8, 40, NULL, 0);   /* 10%: critical follows the warning */
+	iteration(fx, 4, 8, 30, NULL, 0);   /* critical again: quiet */
 	end_cycle(fx, ACT_TRIM, 1);
-	new_cycle(fx);                       /* cycle 3: recovered after trim */
+	new_cycle(fx); /* cycle 3: recovered after trim */
 	iteration(fx, 1, 8, 380, NULL, 0);
-	iteration(fx, 2, 16, 100, NULL, 0);   /* a new crash in a new cycle */
+	iteration(fx, 2, 16, 100, NULL, 0); /* a new crash in a new cycle */
 	end_cycle(fx, ACT_TRIM, 0);
-	new_cycle(fx);                       /* cycle 4: fast again but no ok action */
+	new_cycle(fx); /* cycle 4: fast again but no ok action */
 	iteration(fx, 1, 8, 400, NULL, 0);
 	events(fx, &e);
-	assert_string_equal(e.text,
-			    "throughput-crash|warning|32|150|400|2\n"
-			    "throughput-crash|crit|32|40|400|2\n"
-			    "throughput-recovered|notice|32|380|400|3\n"
-			    "throughput-crash|warning|32|100|300|3\n");
+	assert_string_equal(e.text, "throughput-crash|warning|32|150|400|2\n"
+				    "throughput-crash|crit|32|40|400|2\n"
+				    "throughput-recovered|notice|32|380|400|3\n"
+				    "throughput-crash|warning|32|100|300|3\n");
 }
 
 static void test_best_baseline(void **state)
@@ -341,9 +397,9 @@ static void test_best_baseline(void **state)
 	new_cycle(fx);
 	iteration(fx, 1, 8, 100, NULL, 0);
 	new_cycle(fx);
-	iteration(fx, 1, 8, 400, NULL, 0);    /* above the first: no alert, the new best */
+	iteration(fx, 1, 8, 400, NULL, 0); /* above the first: no alert, the new best */
 	new_cycle(fx);
-	iteration(fx, 1, 8, 150, NULL, 0);    /* 37% of the best, 150% of the first */
+	iteration(fx, 1, 8, 150, NULL, 0); /* 37% of the best, 150% of the first */
 	events(fx, &e);
 	assert_string_equal(e.text, "throughput-crash|warning|32|150|400|3\n");
 }
@@ -361,22 +417,27 @@ static void test_previous_baseline(void **state)
 	new_cycle(fx);
 	iteration(fx, 1, 8, 400, NULL, 0);
 	new_cycle(fx);
-	iteration(fx, 1, 8, 300, NULL, 0);    /* 75% of the previous: no alert */
+	iteration(fx, 1, 8, 300, NULL, 0); /* 75% of the previous: no alert */
 	new_cycle(fx);
-	iteration(fx, 1, 8, 140, NULL, 0);    /* 47% of the previous, 35% of the first */
+	iteration(fx, 1, 8, 140, NULL, 0); /* 47% of the previous, 35% of the first */
 	events(fx, &e);
 	assert_string_equal(e.text, "throughput-crash|warning|32|140|300|3\n");
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(db_query(fx->db, "SELECT cycle, baseline, baseline_cycle,"
+	assert_int_equal(db_query(fx->db,
+				  "SELECT cycle, baseline, baseline_cycle,"
 				  " CAST(round(baseline_mibps) AS INTEGER),"
 				  " CAST(round(100 * ratio) AS INTEGER) FROM degradation"
-				  " ORDER BY iteration_id", NULL, 0, collect, &e, err, sizeof(err)), 0);
+				  " ORDER BY iteration_id",
+				  NULL, 0, collect, &e, err, sizeof(err)),
+			 0);
 	assert_string_equal(e.text, "1|previous|-|-|-\n2|previous|1|400|75\n3|previous|2|300|47\n");
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(db_query(fx->db, "SELECT count(*) FROM events e JOIN iterations i"
+	assert_int_equal(db_query(fx->db,
+				  "SELECT count(*) FROM events e JOIN iterations i"
 				  " ON i.id = e.iteration_id WHERE json_extract(e.data,"
-				  " '$.baseline_iteration_id') = i.baseline_iteration_id", NULL, 0,
-				  collect, &e, err, sizeof(err)), 0);
+				  " '$.baseline_iteration_id') = i.baseline_iteration_id",
+				  NULL, 0, collect, &e, err, sizeof(err)),
+			 0);
 	assert_string_equal(e.text, "1\n");
 }
 
@@ -391,9 +452,9 @@ static void test_baseline_key_and_restart(void **state)
 	new_cycle(fx);
 	iteration(fx, 1, 8, 400, NULL, 0);
 	new_cycle(fx);
-	iteration(fx, 1, 8, 90, NULL, 0);     /* crash */
+	iteration(fx, 1, 8, 90, NULL, 0); /* crash */
 	end_cycle(fx, ACT_TRIM, 1);
-	start_alerts(fx);                    /* "restart" */
+	start_alerts(fx); /* "restart" */
 	double b = 0;
 	assert_int_equal(alert_baseline(fx->a, 8 * MiB, &b), 0);
 	assert_true(b == 400);
@@ -408,7 +469,7 @@ static void test_baseline_key_and_restart(void **state)
 	iteration(fx, 1, 8, 390, NULL, 0);
 	events(fx, &e);
 	assert_string_equal(e.text, "throughput-crash|crit|32|90|400|2\n"
-			    "throughput-recovered|notice|32|390|400|3\n");
+				    "throughput-recovered|notice|32|390|400|3\n");
 }
 
 /* A restart in the middle of a cycle does not raise that cycle's alerts
@@ -422,20 +483,19 @@ static void test_restart_mid_cycle_keeps_dedup(void **state)
 	new_cycle(fx);
 	iteration(fx, 1, 8, 400, NULL, 0);
 	new_cycle(fx);
-	iteration(fx, 1, 8, 150, NULL, 0);   /* warning */
-	start_alerts(fx);                    /* "restart" inside cycle 2 */
-	iteration(fx, 2, 8, 160, NULL, 0);   /* a second warning this cycle: quiet */
-	iteration(fx, 3, 8, 40, NULL, 0);    /* critical follows */
+	iteration(fx, 1, 8, 150, NULL, 0); /* warning */
+	start_alerts(fx);                  /* "restart" inside cycle 2 */
+	iteration(fx, 2, 8, 160, NULL, 0); /* a second warning this cycle: quiet */
+	iteration(fx, 3, 8, 40, NULL, 0);  /* critical follows */
 	start_alerts(fx);
-	iteration(fx, 4, 8, 30, NULL, 0);    /* critical again: quiet */
+	iteration(fx, 4, 8, 30, NULL, 0); /* critical again: quiet */
 	end_cycle(fx, ACT_NONE, 0);
 	new_cycle(fx);
-	iteration(fx, 1, 8, 150, NULL, 0);   /* a new cycle: warning again */
+	iteration(fx, 1, 8, 150, NULL, 0); /* a new cycle: warning again */
 	events(fx, &e);
-	assert_string_equal(e.text,
-			    "throughput-crash|warning|32|150|400|2\n"
-			    "throughput-crash|crit|32|40|400|2\n"
-			    "throughput-crash|warning|32|150|400|3\n");
+	assert_string_equal(e.text, "throughput-crash|warning|32|150|400|2\n"
+				    "throughput-crash|crit|32|40|400|2\n"
+				    "throughput-crash|warning|32|150|400|3\n");
 }
 
 static void test_collapse_alert(void **state)
@@ -446,7 +506,9 @@ static void test_collapse_alert(void **state)
 	struct ev e;
 
 	for (int i = 0; i < 6; i++)
-		s[i] = (struct db_sample){ .phase = DB_PHASE_MEASURE, .t_ms = 1000 * (i + 1), .mibps = v[i] };
+		s[i] = (struct db_sample){ .phase = DB_PHASE_MEASURE,
+					   .t_ms = 1000 * (i + 1),
+					   .mibps = v[i] };
 	start_alerts(fx);
 	new_cycle(fx);
 	iteration(fx, 1, 8, 255, s, 6);
@@ -464,20 +526,28 @@ static void test_failure_and_command(void **state)
 	new_cycle(fx);
 	iteration(fx, 1, 8, 400, NULL, 0);
 	alert_failure(fx->a, ALERT_IO_ERROR, LOG_ERR, fx->cycle, 0, "write at offset 0: EIO");
-	alert_failure(fx->a, ALERT_IO_ERROR, LOG_ERR, fx->cycle, 0, "again");   /* same cycle */
+	alert_failure(fx->a, ALERT_IO_ERROR, LOG_ERR, fx->cycle, 0, "again"); /* same cycle */
 	alert_failure(fx->a, ALERT_DB_WRITE, LOG_CRIT, fx->cycle, 0, "disk full");
 	events(fx, &e);
 	assert_string_equal(e.text, "io-error|err|32|-|-|1\ndb-write-failed|crit|32|-|-|1\n");
 	assert_int_equal(alert_finish(10), 0);
 	char *out = read_text(fx->out);
 	const char *want[] = {
-		"WEARMON_TARGET=lab1\n", "WEARMON_DEVICE=/dev/null\n", "WEARMON_SERIAL=SN123\n",
-		"WEARMON_KIND=io-error\n", "WEARMON_SEVERITY=err\n",
+		"WEARMON_TARGET=lab1\n",
+		"WEARMON_DEVICE=/dev/null\n",
+		"WEARMON_SERIAL=SN123\n",
+		"WEARMON_KIND=io-error\n",
+		"WEARMON_SEVERITY=err\n",
 		"WEARMON_MESSAGE_ID=a0e3fce57568460c9dfc870b061b4224\n",
 		"WEARMON_MESSAGE=target lab1: io-error: write at offset 0: EIO\n",
-		"WEARMON_CYCLE=1\n", "WEARMON_ITERATION=\n", "WEARMON_SIZE_BYTES=\n",
-		"WEARMON_MIBPS=\n", "WEARMON_BASELINE_MIBPS=\n", "ARG=io-error\n",
-		"WEARMON_KIND=db-write-failed\n", "WEARMON_SEVERITY=crit\n",
+		"WEARMON_CYCLE=1\n",
+		"WEARMON_ITERATION=\n",
+		"WEARMON_SIZE_BYTES=\n",
+		"WEARMON_MIBPS=\n",
+		"WEARMON_BASELINE_MIBPS=\n",
+		"ARG=io-error\n",
+		"WEARMON_KIND=db-write-failed\n",
+		"WEARMON_SEVERITY=crit\n",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(out, want[i]))
@@ -493,10 +563,12 @@ int main(void)
 		cmocka_unit_test(test_recovery_table),
 		cmocka_unit_test(test_collapse_table),
 		cmocka_unit_test(test_kinds_and_catalog),
-		cmocka_unit_test_setup_teardown(test_crash_dedup_and_recovery, setup_fx, teardown_fx),
+		cmocka_unit_test_setup_teardown(test_crash_dedup_and_recovery, setup_fx,
+						teardown_fx),
 		cmocka_unit_test_setup_teardown(test_best_baseline, setup_fx, teardown_fx),
 		cmocka_unit_test_setup_teardown(test_previous_baseline, setup_fx, teardown_fx),
-		cmocka_unit_test_setup_teardown(test_baseline_key_and_restart, setup_fx, teardown_fx),
+		cmocka_unit_test_setup_teardown(test_baseline_key_and_restart, setup_fx,
+						teardown_fx),
 		cmocka_unit_test_setup_teardown(test_collapse_alert, setup_fx, teardown_fx),
 		cmocka_unit_test_setup_teardown(test_restart_mid_cycle_keeps_dedup, setup_fx,
 						teardown_fx),

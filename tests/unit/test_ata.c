@@ -34,7 +34,7 @@ static void put_string(uint8_t *buf, unsigned first, unsigned words, const char 
 struct id_spec {
 	const char *serial, *firmware, *model;
 	uint16_t security, w89, w90;
-	uint64_t lba48;             /* 0: no 48-bit feature set */
+	uint64_t lba48; /* 0: no 48-bit feature set */
 	uint32_t lba28;
 };
 
@@ -75,15 +75,20 @@ struct cdb_case {
 };
 
 static const struct cdb_case cdb_cases[] = {
-	{ "IDENTIFY DEVICE", ata_cdb_identify,
+	{ "IDENTIFY DEVICE",
+	  ata_cdb_identify,
 	  { 0x85, 0x08, 0x0E, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0x40, 0xEC, 0 } },
-	{ "SMART READ DATA", ata_cdb_smart_read_data,
+	{ "SMART READ DATA",
+	  ata_cdb_smart_read_data,
 	  { 0x85, 0x08, 0x0E, 0, 0xD0, 0, 0x01, 0, 0, 0, 0x4F, 0, 0xC2, 0, 0xB0, 0 } },
-	{ "SECURITY SET PASSWORD", ata_cdb_security_set_password,
+	{ "SECURITY SET PASSWORD",
+	  ata_cdb_security_set_password,
 	  { 0x85, 0x0A, 0x06, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0x40, 0xF1, 0 } },
-	{ "SECURITY ERASE PREPARE", ata_cdb_security_erase_prepare,
+	{ "SECURITY ERASE PREPARE",
+	  ata_cdb_security_erase_prepare,
 	  { 0x85, 0x06, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0xF3, 0 } },
-	{ "SECURITY ERASE UNIT", ata_cdb_security_erase_unit,
+	{ "SECURITY ERASE UNIT",
+	  ata_cdb_security_erase_unit,
 	  { 0x85, 0x0A, 0x06, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0x40, 0xF4, 0 } },
 };
 
@@ -111,7 +116,7 @@ static const struct payload_case payload_cases[] = {
 	{ "wearmon", 1, 1, 0x03 },
 	{ "", 0, 0, 0x00 },
 	{ "0123456789abcdef0123456789ABCDEF", 0, 1, 0x02 }, /* exactly 32 */
-	{ "AbCd", 0, 0, 0x00 },     /* not byte-swapped */
+	{ "AbCd", 0, 0, 0x00 },                             /* not byte-swapped */
 };
 
 static void test_payloads(void **state)
@@ -122,8 +127,7 @@ static void test_payloads(void **state)
 		memset(out, 0xEE, sizeof(out));
 		want[0] = c->byte0;
 		memcpy(want + 2, c->password, strlen(c->password));
-		assert_int_equal(ata_security_payload(out, c->password, c->master,
-						      c->enhanced), 0);
+		assert_int_equal(ata_security_payload(out, c->password, c->master, c->enhanced), 0);
 		assert_memory_equal(out, want, ATA_SECTOR);
 	}
 }
@@ -132,8 +136,8 @@ static void test_payload_rejects(void **state)
 {
 	uint8_t out[ATA_SECTOR], zero[ATA_SECTOR] = { 0 };
 	memset(out, 0xEE, sizeof(out));
-	assert_int_equal(ata_security_payload(out, "0123456789abcdef0123456789ABCDEFx",
-					      0, 0), -EINVAL);
+	assert_int_equal(ata_security_payload(out, "0123456789abcdef0123456789ABCDEFx", 0, 0),
+			 -EINVAL);
 	assert_memory_equal(out, zero, ATA_SECTOR);
 	assert_int_equal(ata_security_payload(out, NULL, 0, 0), -EINVAL);
 }
@@ -144,7 +148,8 @@ static void test_identify_strings(void **state)
 {
 	uint8_t buf[ATA_SECTOR];
 	struct ata_identity id;
-	struct id_spec s = { .serial = "  S3Z9NB0K123456", .firmware = "RVT04B6Q",
+	struct id_spec s = { .serial = "  S3Z9NB0K123456",
+			     .firmware = "RVT04B6Q",
 			     .model = "Samsung SSD 860 EVO 500GB" };
 	build_identify(buf, &s);
 	/* The serial's first pair "  " then "S3": 'S' sits in the high byte. */
@@ -226,14 +231,11 @@ struct time_case {
 };
 
 static const struct time_case time_cases[] = {
-	{ 0x0000, 0 },              /* not reported */
-	{ 0x0001, 2 },
-	{ 0x001E, 60 },
-	{ 0x00FF, 510 },            /* 8-bit form maximum (> 508 min) */
-	{ 0x7F05, 10 },             /* bit 15 clear: only bits 7:0 count */
-	{ 0x8005, 10 },             /* extended form */
-	{ 0x8100, 512 },
-	{ 0xFFFF, 65534 },          /* extended form maximum */
+	{ 0x0000, 0 },                                       /* not reported */
+	{ 0x0001, 2 },   { 0x001E, 60 },    { 0x00FF, 510 }, /* 8-bit form maximum (> 508 min) */
+	{ 0x7F05, 10 },                                      /* bit 15 clear: only bits 7:0 count */
+	{ 0x8005, 10 },                                      /* extended form */
+	{ 0x8100, 512 }, { 0xFFFF, 65534 },                  /* extended form maximum */
 	{ 0x8000, 0 },
 };
 
@@ -242,8 +244,7 @@ static void test_identify_erase_times(void **state)
 	for (size_t i = 0; i < N(time_cases); i++) {
 		uint8_t buf[ATA_SECTOR];
 		struct ata_identity id;
-		struct id_spec s = { .w89 = time_cases[i].word,
-				     .w90 = time_cases[i].word };
+		struct id_spec s = { .w89 = time_cases[i].word, .w90 = time_cases[i].word };
 		build_identify(buf, &s);
 		assert_int_equal(ata_parse_identify(buf, &id), 0);
 		assert_int_equal(id.erase_minutes, time_cases[i].minutes);
@@ -260,7 +261,7 @@ static void test_identify_checksum(void **state)
 	seal_identify(buf);
 	assert_int_equal(ata_parse_identify(buf, &id), 0);
 	assert_true(id.sec_enhanced);
-	buf[2 * 128] ^= 0x08;       /* a bit flipped in transit */
+	buf[2 * 128] ^= 0x08; /* a bit flipped in transit */
 	assert_int_equal(ata_parse_identify(buf, &id), -EBADMSG);
 }
 
@@ -300,8 +301,8 @@ static void test_erase_timeout(void **state)
 
 /* ---- SMART -------------------------------------------------------------------- */
 
-static void put_attr(uint8_t *buf, unsigned slot, uint8_t id, uint16_t flags,
-		     uint8_t cur, uint8_t worst, uint64_t raw)
+static void put_attr(uint8_t *buf, unsigned slot, uint8_t id, uint16_t flags, uint8_t cur,
+		     uint8_t worst, uint64_t raw)
 {
 	uint8_t *e = buf + 2 + 12 * slot;
 	e[0] = id;
@@ -311,7 +312,7 @@ static void put_attr(uint8_t *buf, unsigned slot, uint8_t id, uint16_t flags,
 	e[4] = worst;
 	for (unsigned b = 0; b < 6; b++)
 		e[5 + b] = (uint8_t)(raw >> (8 * b));
-	e[11] = 0x77;               /* reserved byte must not leak into raw */
+	e[11] = 0x77; /* reserved byte must not leak into raw */
 }
 
 static void seal_smart(uint8_t buf[ATA_SECTOR])
@@ -387,41 +388,101 @@ struct sense_case {
 	unsigned sense_len;
 	int rc, regs_valid;
 	uint8_t ata_status, ata_error;
-	const char *text;           /* substring of the error, NULL when ok */
+	const char *text; /* substring of the error, NULL when ok */
 };
 
 /* Descriptor sense with the ATA Status Return descriptor at byte 8. */
-#define DESC_SENSE(key, asc, ascq, err, st)                                   \
-	{ 0x72, key, asc, ascq, 0, 0, 0, 14, 0x09, 0x0C, 0, err, 0, 1, 0, 0, \
-	  0, 0, 0, 0, 0x40, st }
+#define DESC_SENSE(key, asc, ascq, err, st)                                                        \
+	{                                                                                          \
+		0x72, key, asc, ascq, 0, 0, 0, 14, 0x09, 0x0C, 0, err, 0, 1, 0, 0, 0, 0, 0, 0,     \
+			0x40, st                                                                   \
+	}
 
 static const struct sense_case sense_cases[] = {
 	{ "good, no sense", 0, 0, 0, { 0 }, 0, 0, 0, 0, 0, NULL },
-	{ "descriptor 00/1D good", 0x02, 0, 0x08, DESC_SENSE(0x01, 0, 0x1D, 0, 0x50),
-	  22, 0, 1, 0x50, 0x00, NULL },
-	{ "descriptor ABRT", 0x02, 0, 0x08, DESC_SENSE(0x0B, 0, 0, 0x04, 0x51), 22,
-	  -EIO, 1, 0x51, 0x04, "ATA command aborted (status 0x51 error 0x04)" },
-	{ "descriptor DRQ", 0x02, 0, 0x08, DESC_SENSE(0x01, 0, 0x1D, 0, 0x58), 22,
-	  -EIO, 1, 0x58, 0x00, "ATA command failed (status 0x58 error 0x00)" },
-	{ "descriptor after another descriptor", 0x02, 0, 0x08,
-	  { 0x72, 0x01, 0, 0x1D, 0, 0, 0, 22, 0x02, 0x06, 0, 0, 0, 0, 0, 0,
-	    0x09, 0x0C, 0, 0x04, 0, 1, 0, 0, 0, 0, 0, 0, 0x40, 0x51 },
-	  30, -EIO, 1, 0x51, 0x04, "aborted" },
-	{ "fixed 00/1D good", 0x02, 0, 0x08,
-	  { 0x70, 0, 0x01, 0x00, 0x50, 0x40, 0x01, 10, 0, 0, 0, 0, 0x00, 0x1D }, 18,
-	  0, 1, 0x50, 0x00, NULL },
-	{ "fixed ABRT as QEMU/libata", 0x02, 0, 0x08,
-	  { 0x70, 0, 0x0B, 0x04, 0x41, 0x40, 0x01, 10, 0, 0, 0, 0, 0x00, 0x00 }, 18,
-	  -EIO, 1, 0x41, 0x04, "ATA command aborted (status 0x41 error 0x04)" },
-	{ "fixed with VALID bit", 0x02, 0, 0x08,
-	  { 0xF0, 0, 0x0B, 0x04, 0x51, 0x40, 0x01, 10, 0, 0, 0, 0, 0x00, 0x00 }, 18,
-	  -EIO, 1, 0x51, 0x04, "aborted (status 0x51 error 0x04)" },
-	{ "fixed illegal request (no pass-through)", 0x02, 0, 0x08,
-	  { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x00 }, 18, -EIO, 0, 0,
-	  0, "sense key 0x5 ASC/ASCQ 0x24/0x00" },
-	{ "check condition without sense", 0x02, 0, 0, { 0 }, 0, -EIO, 0, 0, 0,
+	{ "descriptor 00/1D good", 0x02, 0, 0x08, DESC_SENSE(0x01, 0, 0x1D, 0, 0x50), 22, 0, 1,
+	  0x50, 0x00, NULL },
+	{ "descriptor ABRT", 0x02, 0, 0x08, DESC_SENSE(0x0B, 0, 0, 0x04, 0x51), 22, -EIO, 1, 0x51,
+	  0x04, "ATA command aborted (status 0x51 error 0x04)" },
+	{ "descriptor DRQ", 0x02, 0, 0x08, DESC_SENSE(0x01, 0, 0x1D, 0, 0x58), 22, -EIO, 1, 0x58,
+	  0x00, "ATA command failed (status 0x58 error 0x00)" },
+	{ "descriptor after another descriptor",
+	  0x02,
+	  0,
+	  0x08,
+	  { 0x72, 0x01, 0,    0x1D, 0,    0, 0, 22, 0x02, 0x06, 0, 0, 0, 0,    0,
+	    0,    0x09, 0x0C, 0,    0x04, 0, 1, 0,  0,    0,    0, 0, 0, 0x40, 0x51 },
+	  30,
+	  -EIO,
+	  1,
+	  0x51,
+	  0x04,
+	  "aborted" },
+	{ "fixed 00/1D good",
+	  0x02,
+	  0,
+	  0x08,
+	  { 0x70, 0, 0x01, 0x00, 0x50, 0x40, 0x01, 10, 0, 0, 0, 0, 0x00, 0x1D },
+	  18,
+	  0,
+	  1,
+	  0x50,
+	  0x00,
+	  NULL },
+	{ "fixed ABRT as QEMU/libata",
+	  0x02,
+	  0,
+	  0x08,
+	  { 0x70, 0, 0x0B, 0x04, 0x41, 0x40, 0x01, 10, 0, 0, 0, 0, 0x00, 0x00 },
+	  18,
+	  -EIO,
+	  1,
+	  0x41,
+	  0x04,
+	  "ATA command aborted (status 0x41 error 0x04)" },
+	{ "fixed with VALID bit",
+	  0x02,
+	  0,
+	  0x08,
+	  { 0xF0, 0, 0x0B, 0x04, 0x51, 0x40, 0x01, 10, 0, 0, 0, 0, 0x00, 0x00 },
+	  18,
+	  -EIO,
+	  1,
+	  0x51,
+	  0x04,
+	  "aborted (status 0x51 error 0x04)" },
+	{ "fixed illegal request (no pass-through)",
+	  0x02,
+	  0,
+	  0x08,
+	  { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x00 },
+	  18,
+	  -EIO,
+	  0,
+	  0,
+	  0,
+	  "sense key 0x5 ASC/ASCQ 0x24/0x00" },
+	{ "check condition without sense",
+	  0x02,
+	  0,
+	  0,
+	  { 0 },
+	  0,
+	  -EIO,
+	  0,
+	  0,
+	  0,
 	  "without usable sense" },
-	{ "host error", 0, 0x07, 0, { 0 }, 0, -EIO, 0, 0, 0,
+	{ "host error",
+	  0,
+	  0x07,
+	  0,
+	  { 0 },
+	  0,
+	  -EIO,
+	  0,
+	  0,
+	  0,
 	  "SG_IO failed (scsi status 0x00 host 0x7 driver 0x0)" },
 	{ "driver error", 0, 0, 0x06, { 0 }, 0, -EIO, 0, 0, 0, "driver 0x6" },
 	{ "busy scsi status", 0x08, 0, 0, { 0 }, 0, -EIO, 0, 0, 0, "scsi status 0x08" },
@@ -461,14 +522,14 @@ struct step {
 	uint8_t cdb[ATA_CDB_LEN];
 	int dir;
 	unsigned len;
-	uint32_t timeout;           /* 0: not checked */
+	uint32_t timeout;            /* 0: not checked */
 	uint8_t payload[ATA_SECTOR]; /* expected data to the device */
-	uint8_t reply[ATA_SECTOR];  /* data from the device */
+	uint8_t reply[ATA_SECTOR];   /* data from the device */
 	uint8_t sense[ATA_SENSE_LEN];
 	unsigned sense_len;
 	uint8_t status;
 	uint16_t driver;
-	int rc;                     /* what the ioctl returns */
+	int rc; /* what the ioctl returns */
 };
 
 static struct step script[8];
@@ -564,8 +625,7 @@ static void add_erase_unit(const char *pw, int enhanced, uint32_t timeout)
 static void fail_last(int fixed, uint8_t status, uint8_t error)
 {
 	struct step *st = &script[script_len - 1];
-	static const uint8_t fx[] = { 0x70, 0, 0x0B, 0, 0, 0x40, 0x01, 10, 0, 0,
-				      0, 0, 0, 0 };
+	static const uint8_t fx[] = { 0x70, 0, 0x0B, 0, 0, 0x40, 0x01, 10, 0, 0, 0, 0, 0, 0 };
 	uint8_t ds[] = DESC_SENSE(0x0B, 0, 0, 0, 0);
 	memset(st->sense, 0, sizeof(st->sense));
 	if (fixed) {
@@ -585,8 +645,9 @@ static void fail_last(int fixed, uint8_t status, uint8_t error)
 
 #define PW "wearmon-pw"
 /* 30 minutes reported, small disk: (60 + 60) min. */
-static const struct id_spec erasable = { .security = 0x21, .w89 = 30,
-					 .w90 = 0x8000 | 45, .lba48 = 61440 };
+static const struct id_spec erasable = {
+	.security = 0x21, .w89 = 30, .w90 = 0x8000 | 45, .lba48 = 61440
+};
 static const struct id_spec after_erase = { .security = 0x21, .lba48 = 61440 };
 
 static void test_erase_success(void **state)
@@ -649,8 +710,8 @@ static void test_erase_refusals(void **state)
 		setup_script(state);
 		add_identify(&s);
 		print_message("  %s\n", c->name);
-		assert_int_equal(ata_secure_erase(42, PW, c->enhanced, &rep, err,
-						  sizeof(err)), c->rc);
+		assert_int_equal(ata_secure_erase(42, PW, c->enhanced, &rep, err, sizeof(err)),
+				 c->rc);
 		assert_int_equal(script_pos, 1); /* nothing after IDENTIFY */
 		assert_int_equal(rep.password_set, 0);
 		assert_non_null(strstr(err, c->text));
@@ -662,8 +723,8 @@ static void test_erase_refusals(void **state)
 static void assert_unlock_hint(const char *err, const char *pw_word)
 {
 	char want[160];
-	snprintf(want, sizeof(want),
-		 "hdparm --user-master u --security-disable %s DEVICE'", pw_word);
+	snprintf(want, sizeof(want), "hdparm --user-master u --security-disable %s DEVICE'",
+		 pw_word);
 	assert_non_null(strstr(err, want));
 }
 
@@ -712,8 +773,7 @@ static void test_erase_unit_ioctl_error(void **state)
 	add_prepare();
 	add_erase_unit(PW, 0, 0);
 	script[3].rc = -ETIMEDOUT;
-	assert_int_equal(ata_secure_erase(42, PW, 0, &rep, err, sizeof(err)),
-			 -ETIMEDOUT);
+	assert_int_equal(ata_secure_erase(42, PW, 0, &rep, err, sizeof(err)), -ETIMEDOUT);
 	assert_int_equal(rep.password_set, 1);
 	assert_unlock_hint(err, PW);
 }
@@ -746,8 +806,7 @@ static void test_erase_set_password_aborted_like_qemu(void **state)
 	add_set_password(PW);
 	fail_last(1, 0x41, 0x04);
 	add_identify(&s);
-	assert_int_equal(ata_secure_erase(42, PW, 0, &rep, err, sizeof(err)),
-			 -EOPNOTSUPP);
+	assert_int_equal(ata_secure_erase(42, PW, 0, &rep, err, sizeof(err)), -EOPNOTSUPP);
 	assert_int_equal(script_pos, 3); /* no PREPARE, no ERASE UNIT */
 	assert_int_equal(rep.password_set, 0);
 	assert_string_equal(rep.failed_step, "SECURITY SET PASSWORD");
@@ -783,8 +842,7 @@ static void test_erase_password_quoted(void **state)
 	add_prepare();
 	add_erase_unit("it's me", 0, 0);
 	fail_last(0, 0x51, 0x04);
-	assert_int_equal(ata_secure_erase(42, "it's me", 0, &rep, err, sizeof(err)),
-			 -EIO);
+	assert_int_equal(ata_secure_erase(42, "it's me", 0, &rep, err, sizeof(err)), -EIO);
 	assert_unlock_hint(err, "'it'\\''s me'");
 }
 
@@ -799,8 +857,7 @@ static void test_erase_hint_names_device(void **state)
 	add_set_password(PW);
 	add_prepare();
 	fail_last(1, 0x51, 0x04);
-	assert_int_equal(ata_secure_erase(script_fd, PW, 0, &rep, err, sizeof(err)),
-			 -EIO);
+	assert_int_equal(ata_secure_erase(script_fd, PW, 0, &rep, err, sizeof(err)), -EIO);
 	close(script_fd);
 	assert_non_null(strstr(err, "--security-disable " PW " /dev/null'"));
 	assert_non_null(strstr(err, "--security-unlock " PW " /dev/null'"));
@@ -810,10 +867,10 @@ static void test_erase_bad_password(void **state)
 {
 	struct ata_erase_report rep;
 	char err[512] = "";
-	assert_int_equal(ata_secure_erase(42, "0123456789abcdef0123456789ABCDEF!",
-					  0, &rep, err, sizeof(err)), -EINVAL);
-	assert_int_equal(ata_secure_erase(42, NULL, 0, &rep, err, sizeof(err)),
+	assert_int_equal(ata_secure_erase(42, "0123456789abcdef0123456789ABCDEF!", 0, &rep, err,
+					  sizeof(err)),
 			 -EINVAL);
+	assert_int_equal(ata_secure_erase(42, NULL, 0, &rep, err, sizeof(err)), -EINVAL);
 	assert_int_equal(script_pos, 0);
 	assert_int_equal(rep.password_set, 0);
 }
@@ -824,8 +881,9 @@ static void test_identify_issuer(void **state)
 {
 	struct ata_identity id;
 	char err[256] = "";
-	struct id_spec s = { .serial = "QM00001", .model = "QEMU HARDDISK",
-			     .firmware = "2.5+", .lba48 = 2097152 };
+	struct id_spec s = {
+		.serial = "QM00001", .model = "QEMU HARDDISK", .firmware = "2.5+", .lba48 = 2097152
+	};
 	add_identify(&s);
 	assert_int_equal(ata_identify(42, &id, err, sizeof(err)), 0);
 	assert_string_equal(id.serial, "QM00001");

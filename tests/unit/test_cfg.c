@@ -16,10 +16,10 @@
 #define GiB (1ULL << 30)
 #define MiB (1ULL << 20)
 
-#define EXPECT(cond, ...)                       \
-	do {                                    \
-		if (!(cond))                    \
-			fail_msg(__VA_ARGS__);  \
+#define EXPECT(cond, ...)                                                                          \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			fail_msg(__VA_ARGS__);                                                     \
 	} while (0)
 
 static struct cfg *parse_ok(const char *text)
@@ -54,32 +54,31 @@ static int count_lines(const char *err)
 
 /* ---- good input ---- */
 
-static const char full_conf[] =
-	"; a full configuration\n"
-	"[wearmon]\n"
-	"database = /tmp/wm.db\n"
-	"\n"
-	"[target lab1]\n"
-	"device = /dev/loop7\n"
-	"file_size = 2G\n"
-	"allow_destroy = yes\n"
-	"region_offset = 1M\n"
-	"region_size = 80%\n"
-	"sizes = 10%:100%:10%\n"
-	"fill = no\n"
-	"fill_block_size = 1M\n"
-	"fill_queue_depth = 8\n"
-	"workload = seqread\n"
-	"block_size = 64KiB\n"
-	"queue_depth = 1024\n"
-	"amount = 2.5x\n"
-	"duration = 5m\n"
-	"compressibility = 75\n"
-	"between_cycles = trim\n"
-	"trim_scope = device\n"
-	"cycles = 3\n"
-	"pause = 1.5h\n"
-	"sample_interval = 250ms\n";
+static const char full_conf[] = "; a full configuration\n"
+				"[wearmon]\n"
+				"database = /tmp/wm.db\n"
+				"\n"
+				"[target lab1]\n"
+				"device = /dev/loop7\n"
+				"file_size = 2G\n"
+				"allow_destroy = yes\n"
+				"region_offset = 1M\n"
+				"region_size = 80%\n"
+				"sizes = 10%:100%:10%\n"
+				"fill = no\n"
+				"fill_block_size = 1M\n"
+				"fill_queue_depth = 8\n"
+				"workload = seqread\n"
+				"block_size = 64KiB\n"
+				"queue_depth = 1024\n"
+				"amount = 2.5x\n"
+				"duration = 5m\n"
+				"compressibility = 75\n"
+				"between_cycles = trim\n"
+				"trim_scope = device\n"
+				"cycles = 3\n"
+				"pause = 1.5h\n"
+				"sample_interval = 250ms\n";
 
 static void test_full_config(void **state)
 {
@@ -159,7 +158,7 @@ static void test_defaults(void **state)
 
 	assert_string_equal(c->database, "/var/lib/wearmon/wearmon.db");
 	assert_int_equal(c->database_line, 0);
-	assert_string_equal(c->metrics_file, "");   /* off by default */
+	assert_string_equal(c->metrics_file, ""); /* off by default */
 	assert_int_equal(c->section_line, 0);
 	assert_int_equal(t->file_size, 0);
 	assert_int_equal(t->allow_destroy, 0);
@@ -189,8 +188,8 @@ static void test_defaults(void **state)
 	assert_true(t->sample_crash_below == 20 && t->recovered_above == 90);
 	assert_string_equal(t->alert_command, "");
 	for (size_t i = 0; i < n; i++)
-		EXPECT(t->lines[i] == (strcmp(k[i].name, "device") == 0 ? 2 : 0),
-		       "%s: line %d", k[i].name, t->lines[i]);
+		EXPECT(t->lines[i] == (strcmp(k[i].name, "device") == 0 ? 2 : 0), "%s: line %d",
+		       k[i].name, t->lines[i]);
 	cfg_free(c);
 }
 
@@ -262,7 +261,7 @@ static void test_resolved_text(void **state)
 struct syntax_case {
 	const char *name;
 	const char *text;
-	uint64_t bytes0;          /* sizes.list[0] expected */
+	uint64_t bytes0; /* sizes.list[0] expected */
 	int nsizes;
 };
 
@@ -290,8 +289,8 @@ static void test_syntax_variants(void **state)
 
 		EXPECT(rc == 0, "%s: rc %d: %s", sc->name, rc, err);
 		EXPECT(strcmp(c->targets[0].name, "t") == 0, "%s: name", sc->name);
-		EXPECT(strcmp(c->targets[0].device, "/d") == 0, "%s: device \"%s\"",
-		       sc->name, c->targets[0].device);
+		EXPECT(strcmp(c->targets[0].device, "/d") == 0, "%s: device \"%s\"", sc->name,
+		       c->targets[0].device);
 		EXPECT(c->targets[0].sizes.n == sc->nsizes, "%s: %d sizes", sc->name,
 		       c->targets[0].sizes.n);
 		EXPECT(c->targets[0].sizes.list[0].bytes == sc->bytes0, "%s: size", sc->name);
@@ -304,11 +303,11 @@ static void test_syntax_variants(void **state)
 struct bad_case {
 	const char *name;
 	const char *text;
-	const char *want;         /* a line of err starts with this */
-	int nerr;                 /* lines in err */
+	const char *want; /* a line of err starts with this */
+	int nerr;         /* lines in err */
 };
 
-#define T "[target lab1]\ndevice = /dev/x\n"   /* lines 1-2 */
+#define T "[target lab1]\ndevice = /dev/x\n" /* lines 1-2 */
 
 static const struct bad_case bad_cases[] = {
 	{ "unknown key", T "blocksize = 4k\n",
@@ -319,14 +318,15 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:3: [targets x]: unknown section (use [wearmon] or [target NAME])", 1 },
 	{ "bad unit", T "block_size = 12Q\n",
 	  "t.conf:3: block_size: \"12Q\" is not a byte size (use e.g. 4096, 4k, 128KiB, 1G)", 1 },
-	{ "negative bytes", T "file_size = -1\n",
-	  "t.conf:3: file_size: \"-1\" is not a byte size", 1 },
+	{ "negative bytes", T "file_size = -1\n", "t.conf:3: file_size: \"-1\" is not a byte size",
+	  1 },
 	{ "empty bytes", T "fill_block_size =\n",
 	  "t.conf:3: fill_block_size: \"\" is not a byte size", 1 },
 	{ "bytes overflow", T "file_size = 99999999999999999999\n",
 	  "t.conf:3: file_size: \"99999999999999999999\" is too large", 1 },
 	{ "block_size below range", T "block_size = 256\n",
-	  "t.conf:3: block_size: \"256\" is out of range 512 bytes..67108864 bytes (64.00 MiB)", 1 },
+	  "t.conf:3: block_size: \"256\" is out of range 512 bytes..67108864 bytes (64.00 MiB)",
+	  1 },
 	{ "block_size above range", T "block_size = 128M\n",
 	  "t.conf:3: block_size: \"128M\" is out of range 512 bytes..", 1 },
 	{ "block_size not multiple of 512", T "block_size = 1000\n",
@@ -351,18 +351,19 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:3: fill: \"maybe\" is not a boolean (use yes or no)", 1 },
 	{ "bad workload", T "workload = randomwrite\n",
 	  "t.conf:3: workload: \"randomwrite\" is not one of: seqwrite, seqread, "
-	  "randwrite, randread", 1 },
+	  "randwrite, randread",
+	  1 },
 	{ "bad action", T "between_cycles = erase\n",
 	  "t.conf:3: between_cycles: \"erase\" is not one of: none, trim", 1 },
 	{ "bad action in a list", T "between_cycles = none, bogus\n",
 	  "t.conf:3: between_cycles: \"bogus\" is not one of: none, trim", 1 },
-	{ "too many actions", T "between_cycles = none none none none none none none none "
-	  "none none none none none none none none none\n",
+	{ "too many actions",
+	  T "between_cycles = none none none none none none none none "
+	    "none none none none none none none none none\n",
 	  "t.conf:3: between_cycles: more than 16 actions", 1 },
 	{ "bad trim_scope", T "trim_scope = all\n",
 	  "t.conf:3: trim_scope: \"all\" is not one of: region, device", 1 },
-	{ "bad amount", T "amount = lots\n",
-	  "t.conf:3: amount: \"lots\" is not an amount", 1 },
+	{ "bad amount", T "amount = lots\n", "t.conf:3: amount: \"lots\" is not an amount", 1 },
 	{ "zero amount", T "amount = 0x\n", "t.conf:3: amount: \"0x\" is not an amount", 1 },
 	{ "percent over 100", T "region_size = 120%\n",
 	  "t.conf:3: region_size: \"120%\" is out of range 0%..100%", 1 },
@@ -388,8 +389,7 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:2: [wearmon]: duplicate section (first on line 1)", 1 },
 	{ "missing device", "[target lab1]\nqueue_depth = 4\n",
 	  "t.conf:1: device: required key missing in [target lab1]", 1 },
-	{ "empty device", T "[target lab2]\ndevice =\n",
-	  "t.conf:4: device: must not be empty", 1 },
+	{ "empty device", T "[target lab2]\ndevice =\n", "t.conf:4: device: must not be empty", 1 },
 	{ "no target", "[wearmon]\ndatabase = /tmp/x.db\n",
 	  "t.conf: no [target NAME] section (at least one target is required)", 1 },
 	{ "empty file", "", "t.conf: no [target NAME] section", 1 },
@@ -404,8 +404,8 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:1: queue_depth: key outside any section", 1 },
 	{ "global key in target", T "database = /x.db\n",
 	  "t.conf:3: database: only allowed in [wearmon], not in [target lab1]", 1 },
-	{ "empty database", "[wearmon]\ndatabase =\n" T,
-	  "t.conf:2: database: must not be empty", 1 },
+	{ "empty database", "[wearmon]\ndatabase =\n" T, "t.conf:2: database: must not be empty",
+	  1 },
 	{ "target without name", "[target]\ndevice = /d\n",
 	  "t.conf:1: [target]: missing target name (use [target NAME])", 1 },
 	{ "bad target name", "[target lab 1]\ndevice = /d\n",
@@ -414,11 +414,13 @@ static const struct bad_case bad_cases[] = {
 	  "[target a123456789012345678901234567890123456789012345678901234567890123]\n"
 	  "device = /d\n",
 	  "t.conf:1: [target a12345678901234567890123456789012345678901234567890123456789"
-	  "0123]: target name is longer than 63 characters", 1 },
-	{ "line too long", T "device_comment = "
-	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	  "0123]: target name is longer than 63 characters",
+	  1 },
+	{ "line too long",
+	  T "device_comment = "
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
 	  "t.conf:3: syntax error: line is longer than", 1 },
 	{ "alert_below over 100%", T "alert_below = 150%\n",
 	  "t.conf:3: alert_below: \"150%\" is out of range 0%..100%", 1 },
@@ -451,26 +453,25 @@ static void test_bad_input(void **state)
 		EXPECT(c == NULL, "%s: *out not NULL", bc->name);
 		EXPECT(count_prefix(err, bc->want) == 1, "%s: want a line \"%s\", got:\n%s",
 		       bc->name, bc->want, err);
-		EXPECT(count_lines(err) == bc->nerr, "%s: want %d error lines, got:\n%s",
-		       bc->name, bc->nerr, err);
+		EXPECT(count_lines(err) == bc->nerr, "%s: want %d error lines, got:\n%s", bc->name,
+		       bc->nerr, err);
 	}
 }
 
 /* All problems are reported, one per line, in line order. */
 static void test_all_errors(void **state)
 {
-	static const char text[] =
-		"[target a]\n"            /* 1: no device */
-		"queue_depth = 0\n"       /* 2 */
-		"[bogus]\n"               /* 3 */
-		"[wearmon]\n"             /* 4 */
-		"fill = perhaps\n"        /* 5 */
-		"[target b]\n"            /* 6 */
-		"device = /d\n"           /* 7 */
-		"workload = write\n";     /* 8 */
+	static const char text[] = "[target a]\n"        /* 1: no device */
+				   "queue_depth = 0\n"   /* 2 */
+				   "[bogus]\n"           /* 3 */
+				   "[wearmon]\n"         /* 4 */
+				   "fill = perhaps\n"    /* 5 */
+				   "[target b]\n"        /* 6 */
+				   "device = /d\n"       /* 7 */
+				   "workload = write\n"; /* 8 */
 	static const char *const want[] = {
 		"t.conf:1: device: ", "t.conf:2: queue_depth: ", "t.conf:3: [bogus]: ",
-		"t.conf:5: fill: ", "t.conf:8: workload: ",
+		"t.conf:5: fill: ",   "t.conf:8: workload: ",
 	};
 	char err[CFG_ERR_MAX];
 	struct cfg *c;
@@ -502,95 +503,97 @@ static void test_err_truncated(void **state)
 
 struct resolve_case {
 	const char *name;
-	const char *keys;         /* lines 3.. of a [target r] section */
+	const char *keys; /* lines 3.. of a [target r] section */
 	uint64_t capacity;
 	uint32_t lbs;
 	int rc;
-	uint64_t offset, region;  /* when rc == 0 */
+	uint64_t offset, region; /* when rc == 0 */
 	int nsizes;
 	uint64_t first, last;
-	const char *want;         /* when rc != 0: a line of err starts so */
+	const char *want; /* when rc != 0: a line of err starts so */
 };
 
 static const struct resolve_case resolve_cases[] = {
 	{ "defaults", "", 100 * GiB, 4096, 0, 0, 100 * GiB, 1, 100 * GiB, 100 * GiB, NULL },
-	{ "10%:100%:10% gives 10 sizes", "sizes = 10%:100%:10%\n", 100 * GiB, 4096, 0,
-	  0, 100 * GiB, 10, 10 * GiB, 100 * GiB, NULL },
-	{ "percent region and offset", "region_offset = 10%\nregion_size = 80%\n"
-	  "sizes = 25%:100%:25%\n", 100 * GiB, 4096, 0,
-	  10 * GiB - (10 * GiB) % 4096, 80 * GiB - (80 * GiB) % 4096, 4,
-	  (80 * GiB - (80 * GiB) % 4096) / 4 / 4096 * 4096,
-	  80 * GiB - (80 * GiB) % 4096, NULL },
-	{ "percent sizes align down", "sizes = 33% 66%\nfill = no\n", 1000 * 4096, 4096, 0,
-	  0, 1000 * 4096, 2, 330 * 4096, 660 * 4096, NULL },
-	{ "percent sizes align to the fill block", "sizes = 33% 66%\n", 1000 * 4096, 4096,
-	  0, 0, 1000 * 4096, 2, 10 * 128 * 1024, 20 * 128 * 1024, NULL },
+	{ "10%:100%:10% gives 10 sizes", "sizes = 10%:100%:10%\n", 100 * GiB, 4096, 0, 0, 100 * GiB,
+	  10, 10 * GiB, 100 * GiB, NULL },
+	{ "percent region and offset",
+	  "region_offset = 10%\nregion_size = 80%\n"
+	  "sizes = 25%:100%:25%\n",
+	  100 * GiB, 4096, 0, 10 * GiB - (10 * GiB) % 4096, 80 * GiB - (80 * GiB) % 4096, 4,
+	  (80 * GiB - (80 * GiB) % 4096) / 4 / 4096 * 4096, 80 * GiB - (80 * GiB) % 4096, NULL },
+	{ "percent sizes align down", "sizes = 33% 66%\nfill = no\n", 1000 * 4096, 4096, 0, 0,
+	  1000 * 4096, 2, 330 * 4096, 660 * 4096, NULL },
+	{ "percent sizes align to the fill block", "sizes = 33% 66%\n", 1000 * 4096, 4096, 0, 0,
+	  1000 * 4096, 2, 10 * 128 * 1024, 20 * 128 * 1024, NULL },
 	{ "percent sizes align to the largest measured block",
-	  "sizes = 33% 66%\nfill = no\nmeasure = randwrite,streaming\n", 1000 * 4096, 4096,
-	  0, 0, 1000 * 4096, 2, 5 * 256 * 1024, 10 * 256 * 1024, NULL },
+	  "sizes = 33% 66%\nfill = no\nmeasure = randwrite,streaming\n", 1000 * 4096, 4096, 0, 0,
+	  1000 * 4096, 2, 5 * 256 * 1024, 10 * 256 * 1024, NULL },
 	{ "byte sizes off the fill grid refused", "sizes = 1536k 3M\nfill_block_size = 1M\n",
 	  64 * 1048576ULL, 512, -EINVAL, .want = "t.conf:4: fill_block_size: size 1 " },
 	{ "a phase whose block does not fit refused",
 	  "sizes = 128k\nmeasure = randwrite,streaming\n", 64 * 1048576ULL, 512, -EINVAL,
 	  .want = "t.conf:4: measure: phase streaming cannot run at size 1" },
-	{ "byte range inclusive", "sizes = 1G:4G:1G\n", 4 * GiB, 512, 0,
-	  0, 4 * GiB, 4, GiB, 4 * GiB, NULL },
-	{ "byte range end not reached", "sizes = 1G:3.5G:1G\n", 4 * GiB, 512, 0,
-	  0, 4 * GiB, 3, GiB, 3 * GiB, NULL },
-	{ "mixed range", "sizes = 1G:100%:1G\n", 4 * GiB, 4096, 0,
-	  0, 4 * GiB, 4, GiB, 4 * GiB, NULL },
-	{ "mixed list", "region_size = 8G\nsizes = 1G 50% 8G\n", 10 * GiB, 4096, 0,
-	  0, 8 * GiB, 3, GiB, 8 * GiB, NULL },
+	{ "byte range inclusive", "sizes = 1G:4G:1G\n", 4 * GiB, 512, 0, 0, 4 * GiB, 4, GiB,
+	  4 * GiB, NULL },
+	{ "byte range end not reached", "sizes = 1G:3.5G:1G\n", 4 * GiB, 512, 0, 0, 4 * GiB, 3, GiB,
+	  3 * GiB, NULL },
+	{ "mixed range", "sizes = 1G:100%:1G\n", 4 * GiB, 4096, 0, 0, 4 * GiB, 4, GiB, 4 * GiB,
+	  NULL },
+	{ "mixed list", "region_size = 8G\nsizes = 1G 50% 8G\n", 10 * GiB, 4096, 0, 0, 8 * GiB, 3,
+	  GiB, 8 * GiB, NULL },
 	{ "region past the end", "region_offset = 60%\nregion_size = 50%\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:4: region_size: region_offset 64424509440 bytes "
-	  "(60.00 GiB) + region_size 53687091200 bytes (50.00 GiB) ends at 118111600640 "
-	  "bytes (110.00 GiB), past the device end at 107374182400 bytes (100.00 GiB)" },
-	{ "offset past the end", "region_offset = 200G\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: region_offset: region_offset 214748364800 bytes" },
-	{ "region_size 0", "region_size = 0\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: region_size: the region is empty" },
-	{ "region_size rounds to 0", "region_size = 1%\n", 100 * 512, 4096,
-	  -EINVAL, .want = "t.conf:3: region_size: the region is empty" },
-	{ "misaligned offset", "region_offset = 4608\nregion_size = 1G\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: region_offset: 4608 bytes (4.50 KiB) is not a "
-	  "multiple of the logical block size 4096" },
-	{ "misaligned region_size", "region_size = 1000000000\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: region_size: 1000000000 bytes" },
-	{ "misaligned size", "sizes = 1G 1000\n", 100 * GiB, 512,
-	  -EINVAL, .want = "t.conf:3: sizes: size 1000 bytes is not a multiple of the "
-	  "logical block size 512" },
-	{ "misaligned step", "sizes = 1G:2G:1000\n", 100 * GiB, 512,
-	  -EINVAL, .want = "t.conf:3: sizes: step 1000 bytes is not a multiple" },
-	{ "size larger than region", "region_size = 4G\nsizes = 1G 8G\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:4: sizes: size 8589934592 bytes (8.00 GiB) is larger "
-	  "than the region of 4294967296 bytes (4.00 GiB)" },
-	{ "sizes decreasing", "sizes = 2G 1G\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: sizes: sizes must be strictly increasing: "
-	  "1073741824 bytes (1.00 GiB) follows 2147483648 bytes (2.00 GiB)" },
-	{ "sizes equal", "sizes = 1G 1G\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: sizes: sizes must be strictly increasing" },
-	{ "size of 0", "sizes = 0%:100%:50%\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: sizes: size 1 is 0 bytes" },
-	{ "range start after end", "sizes = 4G:1G:1G\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: sizes: the range is empty" },
-	{ "too many sizes", "sizes = 1M:1G:1M\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:3: sizes: the range gives 1024 sizes, more than 256" },
+	  -EINVAL,
+	  .want = "t.conf:4: region_size: region_offset 64424509440 bytes "
+		  "(60.00 GiB) + region_size 53687091200 bytes (50.00 GiB) ends at 118111600640 "
+		  "bytes (110.00 GiB), past the device end at 107374182400 bytes (100.00 GiB)" },
+	{ "offset past the end", "region_offset = 200G\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: region_offset: region_offset 214748364800 bytes" },
+	{ "region_size 0", "region_size = 0\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: region_size: the region is empty" },
+	{ "region_size rounds to 0", "region_size = 1%\n", 100 * 512, 4096, -EINVAL,
+	  .want = "t.conf:3: region_size: the region is empty" },
+	{ "misaligned offset", "region_offset = 4608\nregion_size = 1G\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: region_offset: 4608 bytes (4.50 KiB) is not a "
+		  "multiple of the logical block size 4096" },
+	{ "misaligned region_size", "region_size = 1000000000\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: region_size: 1000000000 bytes" },
+	{ "misaligned size", "sizes = 1G 1000\n", 100 * GiB, 512, -EINVAL,
+	  .want = "t.conf:3: sizes: size 1000 bytes is not a multiple of the "
+		  "logical block size 512" },
+	{ "misaligned step", "sizes = 1G:2G:1000\n", 100 * GiB, 512, -EINVAL,
+	  .want = "t.conf:3: sizes: step 1000 bytes is not a multiple" },
+	{ "size larger than region", "region_size = 4G\nsizes = 1G 8G\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:4: sizes: size 8589934592 bytes (8.00 GiB) is larger "
+		  "than the region of 4294967296 bytes (4.00 GiB)" },
+	{ "sizes decreasing", "sizes = 2G 1G\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: sizes: sizes must be strictly increasing: "
+		  "1073741824 bytes (1.00 GiB) follows 2147483648 bytes (2.00 GiB)" },
+	{ "sizes equal", "sizes = 1G 1G\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: sizes: sizes must be strictly increasing" },
+	{ "size of 0", "sizes = 0%:100%:50%\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: sizes: size 1 is 0 bytes" },
+	{ "range start after end", "sizes = 4G:1G:1G\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: sizes: the range is empty" },
+	{ "too many sizes", "sizes = 1M:1G:1M\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:3: sizes: the range gives 1024 sizes, more than 256" },
 	{ "alert_critical above alert_below", "alert_below = 30%\nalert_critical = 40%\n",
-	  100 * GiB, 4096, -EINVAL, .want = "t.conf:4: alert_critical: 40% is above "
-	  "alert_below 30%; the critical threshold must be the lower one" },
+	  100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:4: alert_critical: 40% is above "
+		  "alert_below 30%; the critical threshold must be the lower one" },
 	{ "alert_critical above a disabled alert_below", "alert_below = 0\nalert_critical = 40%\n",
 	  100 * GiB, 4096, 0, 0, 100 * GiB, 1, 100 * GiB, 100 * GiB, NULL },
-	{ "block_size larger than smallest size",
-	  "fill = no\nsizes = 64k 1M\nblock_size = 128k\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:5: block_size: 131072 bytes (128.00 KiB) is larger "
-	  "than the smallest size 65536 bytes (64.00 KiB)" },
-	{ "fill_block_size larger than smallest size", "sizes = 64k 1M\n", 100 * GiB, 4096,
-	  -EINVAL, .want = "t.conf:1: fill_block_size: 131072 bytes (128.00 KiB) is larger" },
-	{ "default block_size misaligned (header line)", "", 100 * GiB, 8192,
-	  -EINVAL, .want = "t.conf:1: block_size: 4096 bytes (4.00 KiB) is not a multiple "
-	  "of the logical block size 8192" },
-	{ "bad logical block size", "", 100 * GiB, 1000,
-	  -EINVAL, .want = "t.conf:1: device: device reports capacity" },
+	{ "block_size larger than smallest size", "fill = no\nsizes = 64k 1M\nblock_size = 128k\n",
+	  100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:5: block_size: 131072 bytes (128.00 KiB) is larger "
+		  "than the smallest size 65536 bytes (64.00 KiB)" },
+	{ "fill_block_size larger than smallest size", "sizes = 64k 1M\n", 100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:1: fill_block_size: 131072 bytes (128.00 KiB) is larger" },
+	{ "default block_size misaligned (header line)", "", 100 * GiB, 8192, -EINVAL,
+	  .want = "t.conf:1: block_size: 4096 bytes (4.00 KiB) is not a multiple "
+		  "of the logical block size 8192" },
+	{ "bad logical block size", "", 100 * GiB, 1000, -EINVAL,
+	  .want = "t.conf:1: device: device reports capacity" },
 };
 
 static void test_resolve(void **state)
@@ -628,7 +631,8 @@ static void test_resolve(void **state)
 /* Every size of 10%:100%:10% is exactly n/10 of the region, aligned. */
 static void test_resolve_range_values(void **state)
 {
-	struct cfg *c = parse_ok("[target r]\ndevice = /d\nsizes = 10%:100%:10%\nblock_size = 512\nfill = no\n");
+	struct cfg *c = parse_ok(
+		"[target r]\ndevice = /d\nsizes = 10%:100%:10%\nblock_size = 512\nfill = no\n");
 	uint64_t region = 1000003ULL * 512;
 	struct cfg_layout l;
 	char err[CFG_ERR_MAX];
@@ -721,8 +725,7 @@ static void test_example_conf(void **state)
 	for (size_t i = 0; i < n; i++) {
 		char doc[80];
 
-		EXPECT(sets_key(text, k[i].name), "%s: key %s is not set", EXAMPLE_CONF,
-		       k[i].name);
+		EXPECT(sets_key(text, k[i].name), "%s: key %s is not set", EXAMPLE_CONF, k[i].name);
 		snprintf(doc, sizeof(doc), "; %s:", k[i].name);
 		EXPECT(strstr(text, doc), "%s: key %s has no comment \"%s\"", EXAMPLE_CONF,
 		       k[i].name, doc);
@@ -751,8 +754,8 @@ static void test_example_keeps_presets(void **state)
 			memcpy(want.bs, named[w].bs, sizeof(want.bs));
 			want.nbs = named[w].nbs;
 		}
-		print_message("  %s: read %u%% random %u%% %u sizes\n", named[w].name,
-			      s.read_pct, s.random_pct, s.nbs);
+		print_message("  %s: read %u%% random %u%% %u sizes\n", named[w].name, s.read_pct,
+			      s.random_pct, s.nbs);
 		EXPECT(s.read_pct == named[w].read_pct && s.random_pct == named[w].random_pct,
 		       "%s: read %u%% random %u%%, the workload says %u%% %u%%", named[w].name,
 		       s.read_pct, s.random_pct, named[w].read_pct, named[w].random_pct);
@@ -824,7 +827,8 @@ static void test_typed_lists(void **state)
 	cfg_free(c);
 	/* jobs is bounded by what the engine can run. */
 	assert_int_equal(cfg_parse_string("[target a]\ndevice = /dev/a\njobs = 65\n", "t.conf",
-					  &bad, err, sizeof(err)), -EINVAL);
+					  &bad, err, sizeof(err)),
+			 -EINVAL);
 	assert_string_equal(err, "t.conf:3: jobs: \"65\" is out of range 1..64");
 }
 
@@ -835,7 +839,8 @@ static void test_load_missing(void **state)
 
 	assert_int_equal(cfg_load("/nonexistent/wearmon.conf", &c, err, sizeof(err)), -ENOENT);
 	assert_null(c);
-	assert_string_equal(err, "/nonexistent/wearmon.conf: cannot read: No such file or directory");
+	assert_string_equal(err,
+			    "/nonexistent/wearmon.conf: cannot read: No such file or directory");
 	cfg_free(NULL);
 }
 

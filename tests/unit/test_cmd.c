@@ -11,8 +11,7 @@
 
 #include "cmd.h"
 
-static int run_sh(const char *script, double timeout, const atomic_int *stop,
-		  struct cmd_result *r)
+static int run_sh(const char *script, double timeout, const atomic_int *stop, struct cmd_result *r)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
 	struct cmd_req rq = { .argv = argv, .timeout = timeout, .stop = stop, .tag = "test" };
@@ -41,7 +40,8 @@ static void test_mask_is_empty_even_when_caller_blocks(void **state)
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	/* the shell's own mask, read by the shell itself */
 	int ret = run_sh("while read k v r; do [ \"$k\" = SigBlk: ] && echo $v; done "
-			 "< /proc/$$/status; true", 10, NULL, &r);
+			 "< /proc/$$/status; true",
+			 10, NULL, &r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	assert_int_equal(ret, 0);
 	assert_int_equal(r.status, 0);
@@ -78,7 +78,7 @@ static void test_stop_kills(void **state)
 	struct cmd_result r;
 	assert_int_equal(run_sh("trap '' TERM; sleep 30", 0, &stop, &r), 0);
 	assert_int_equal(r.end, CMD_STOPPED);
-	assert_true(r.seconds < 3);       /* TERM ignored: SIGKILL after the grace */
+	assert_true(r.seconds < 3); /* TERM ignored: SIGKILL after the grace */
 }
 
 static void test_missing_program(void **state)

@@ -24,7 +24,7 @@ static unsigned char *make_stream(unsigned p, unsigned d, size_t bs, size_t len,
 	struct datagen g;
 	unsigned char *s = malloc(len);
 	assert_non_null(s);
-	memset(s, 0xa5, len);     /* nothing of this may survive */
+	memset(s, 0xa5, len); /* nothing of this may survive */
 	datagen_init(&g, p, d, seed);
 	for (size_t off = 0; off < len; off += bs)
 		datagen_block(&g, s + off, bs);
@@ -90,8 +90,8 @@ static void check(const char *what, unsigned p, size_t bs, double got, double to
 {
 	print_message("  %7zu B %3u%% %-12s %7.2f%%\n", bs, p, what, got);
 	if (got > (double)p + 1.0 || got < (double)p - tol)
-		fail_msg("compressibility %u%% at %zu-byte blocks: %s removed %.2f%%", p, bs,
-			 what, got);
+		fail_msg("compressibility %u%% at %zu-byte blocks: %s removed %.2f%%", p, bs, what,
+			 got);
 }
 
 /* Whole stream: zstd -3 and zstd --long=27 remove p% within 1 point at
@@ -129,10 +129,12 @@ static void test_per_block(void **state)
 		for (size_t l = 0; l < NLEVELS; l++) {
 			size_t len = stream_len(sizes[s]);
 			if (len > (8u << 20))
-				len = sizes[s];   /* one 16 MiB block is enough per block */
+				len = sizes[s]; /* one 16 MiB block is enough per block */
 			unsigned char *st = make_stream(levels[l], 0, sizes[s], len, 7 + l);
-			check("zstd/block", levels[l], sizes[s], per_block(st, len, sizes[s], -1), tol);
-			check("zlib/block", levels[l], sizes[s], per_block(st, len, sizes[s], 6), tol);
+			check("zstd/block", levels[l], sizes[s], per_block(st, len, sizes[s], -1),
+			      tol);
+			check("zlib/block", levels[l], sizes[s], per_block(st, len, sizes[s], 6),
+			      tol);
 			free(st);
 		}
 	}
@@ -157,7 +159,7 @@ static void test_layout_per_unit(void **state)
 					size_t z0 = n < DATAGEN_PAGE && unit % 2 ? 0 : r;
 					for (size_t i = z0; i < z0 + n - r; i++)
 						assert_int_equal(x[i], 0);
-					x += z0 ? 0 : n - r;   /* the random bytes */
+					x += z0 ? 0 : n - r; /* the random bytes */
 					/* random bytes: about one in 256 is zero */
 					size_t z = 0;
 					for (size_t i = 0; i < r; i++)
@@ -234,12 +236,14 @@ static void test_dedupe_share(void **state)
 			unsigned p = ds[k] ? ps[(b + k) % 3] : 100;
 			size_t unit = bss[b] < DATAGEN_PAGE && ds[k] ? bss[b] : DATAGEN_PAGE;
 			unsigned char *st = make_stream(p, ds[k], bss[b], LEN, 11 + k);
-			double share = 100.0 * (double)count_repeats(st, LEN, unit) /
-				       (double)(LEN / unit);
+			double share =
+				100.0 * (double)count_repeats(st, LEN, unit) / (double)(LEN / unit);
 			print_message("  dedupe %2u%% at %7zu B, p %3u%%: %6.2f%% of %zu-byte "
-				      "units repeat\n", ds[k], bss[b], p, share, unit);
+				      "units repeat\n",
+				      ds[k], bss[b], p, share, unit);
 			if (fabs(share - ds[k]) > 2.0)
-				fail_msg("dedupe %u%% at %zu B: %.2f%% repeat", ds[k], bss[b], share);
+				fail_msg("dedupe %u%% at %zu B: %.2f%% repeat", ds[k], bss[b],
+					 share);
 			if (!ds[k])
 				assert_int_equal(count_repeats(st, LEN, DATAGEN_PAGE), 0);
 			free(st);
@@ -261,7 +265,8 @@ static void test_dedupe_mixed_sizes(void **state)
 		datagen_block(&g, a + i * A, A);
 		datagen_block(&g, b + i * B, B);
 	}
-	size_t rep = count_repeats(a, (size_t)N / 2 * A, A) + count_repeats(b, (size_t)N / 2 * B, B);
+	size_t rep =
+		count_repeats(a, (size_t)N / 2 * A, A) + count_repeats(b, (size_t)N / 2 * B, B);
 	double share = 100.0 * (double)rep / N;
 	print_message("  dedupe 30%% at 512 B and 1536 B blocks: %.2f%% repeat\n", share);
 	assert_true(fabs(share - 30) <= 2.0);

@@ -127,8 +127,7 @@ static int64_t q(const struct fx *fx, const char *sql, char *buf, size_t len)
 	return v;
 }
 
-static int64_t qi(const struct fx *fx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int64_t qi(const struct fx *fx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int64_t qi(const struct fx *fx, const char *fmt, ...)
 {
@@ -161,9 +160,14 @@ static const char *qs(const struct fx *fx, char *buf, size_t len, const char *fm
 static int64_t mk_target(struct db *db, const char *name, const char *firmware)
 {
 	struct db_target_info t = {
-		.name = name, .device = "/dev/loop7", .kind = TGT_BLOCK,
-		.capacity_bytes = 1ull << 30, .logical_block_size = 512,
-		.serial = "S123", .model = "Loop SSD", .firmware = firmware,
+		.name = name,
+		.device = "/dev/loop7",
+		.kind = TGT_BLOCK,
+		.capacity_bytes = 1ull << 30,
+		.logical_block_size = 512,
+		.serial = "S123",
+		.model = "Loop SSD",
+		.firmware = firmware,
 		.backing_file = "/dev/shm/lab.img",
 	};
 	int64_t id = 0;
@@ -173,16 +177,24 @@ static int64_t mk_target(struct db *db, const char *name, const char *firmware)
 	return id;
 }
 
-static struct db_iteration it_new(const struct fx *fx, int64_t tgt, int64_t cyc,
-				  long number, int size_index)
+static struct db_iteration it_new(const struct fx *fx, int64_t tgt, int64_t cyc, long number,
+				  int size_index)
 {
 	struct db_iteration it = {
-		.cycle_id = cyc, .run_id = fx->run_id, .target_id = tgt,
-		.number = number, .size_index = size_index,
-		.size_bytes = (uint64_t)(size_index + 1) << 20, .region_offset = 0,
-		.workload = "randwrite", .block_size = 4096, .queue_depth = 32,
-		.compressibility = 0, .amount_bytes = (uint64_t)(size_index + 1) << 20,
-		.started_at = "2026-12-02T14:25:50.123Z", .status = DB_RUNNING,
+		.cycle_id = cyc,
+		.run_id = fx->run_id,
+		.target_id = tgt,
+		.number = number,
+		.size_index = size_index,
+		.size_bytes = (uint64_t)(size_index + 1) << 20,
+		.region_offset = 0,
+		.workload = "randwrite",
+		.block_size = 4096,
+		.queue_depth = 32,
+		.compressibility = 0,
+		.amount_bytes = (uint64_t)(size_index + 1) << 20,
+		.started_at = "2026-12-02T14:25:50.123Z",
+		.status = DB_RUNNING,
 	};
 	return it;
 }
@@ -210,9 +222,40 @@ static void it_results(struct db_iteration *it, enum db_status status)
 }
 
 static const struct db_sample three_samples[] = {
-	{ DB_PHASE_FILL, 1000, 1800.0, 14400.0, { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 }, -1, 1.0, 1887436800 },
-	{ DB_PHASE_MEASURE, 1000, 410.0, 104960.0, { .p50 = 240.0, .p90 = 500.0, .p99 = 880.0, .p999 = 1200.0, .p9999 = 3000.0, .max = 3900.0 }, -1, 1.0, 429916160 },
-	{ DB_PHASE_MEASURE, 2000, 391.0, 100096.0, { .p50 = 260.0, .p90 = 510.0, .p99 = 920.0, .p999 = 1300.0, .p9999 = 3100.0, .max = 4000.0 }, 380.5, 1.0, 409993216 },
+	{ DB_PHASE_FILL,
+	  1000,
+	  1800.0,
+	  14400.0,
+	  { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 },
+	  -1,
+	  1.0,
+	  1887436800 },
+	{ DB_PHASE_MEASURE,
+	  1000,
+	  410.0,
+	  104960.0,
+	  { .p50 = 240.0,
+	    .p90 = 500.0,
+	    .p99 = 880.0,
+	    .p999 = 1200.0,
+	    .p9999 = 3000.0,
+	    .max = 3900.0 },
+	  -1,
+	  1.0,
+	  429916160 },
+	{ DB_PHASE_MEASURE,
+	  2000,
+	  391.0,
+	  100096.0,
+	  { .p50 = 260.0,
+	    .p90 = 510.0,
+	    .p99 = 920.0,
+	    .p999 = 1300.0,
+	    .p9999 = 3100.0,
+	    .max = 4000.0 },
+	  380.5,
+	  1.0,
+	  409993216 },
 };
 
 /* ---- schema and opening ------------------------------------------------- */
@@ -225,16 +268,22 @@ static void test_schema_created(void **state)
 	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
 	assert_string_equal(qs(fx, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-			 " AND name IN ('targets', 'runs', 'cycles', 'iterations',"
-			 " 'samples', 'events')"), 6);
+				" AND name IN ('targets', 'runs', 'cycles', 'iterations',"
+				" 'samples', 'events')"),
+			 6);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"
-			 " AND name = 'history'"), 1);
+				" AND name = 'history'"),
+			 1);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-			 " AND name IN ('iterations_target_status',"
-			 " 'iterations_target_started', 'events_target_at', 'events_at')"), 4);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM runs WHERE pid = %d AND"
-			 " config_path = '/etc/wearmon/test.conf' AND ended_at IS NULL"
-			 " AND started_at LIKE '____-__-__T__:__:__.___Z'", (int)getpid()), 1);
+				" AND name IN ('iterations_target_status',"
+				" 'iterations_target_started', 'events_target_at', 'events_at')"),
+			 4);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM runs WHERE pid = %d AND"
+			    " config_path = '/etc/wearmon/test.conf' AND ended_at IS NULL"
+			    " AND started_at LIKE '____-__-__T__:__:__.___Z'",
+			    (int)getpid()),
+			 1);
 }
 
 static void test_foreign_keys_enforced(void **state)
@@ -319,17 +368,19 @@ static void test_migration_8_campaigns(void **state)
 	for (int v = 1; v <= 7; v++)
 		raw_exec(fx, db_migrations[v]);
 	raw_exec(fx, "INSERT INTO runs (id, pid, version) VALUES (1, 1, 'old');"
-		 "INSERT INTO targets (id, name, device, kind, capacity_bytes,"
-		 " logical_block_size, campaign_first_cycle) VALUES (1, 't', '/d', 'file',"
-		 " 1048576, 512, 3);"
-		 "INSERT INTO cycles (target_id, run_id, number, status) VALUES"
-		 " (1, 1, 1, 'done'), (1, 1, 2, 'done'), (1, 1, 3, 'done'), (1, 1, 4, 'done');"
-		 "PRAGMA user_version = 7");
+		     "INSERT INTO targets (id, name, device, kind, capacity_bytes,"
+		     " logical_block_size, campaign_first_cycle) VALUES (1, 't', '/d', 'file',"
+		     " 1048576, 512, 3);"
+		     "INSERT INTO cycles (target_id, run_id, number, status) VALUES"
+		     " (1, 1, 1, 'done'), (1, 1, 2, 'done'), (1, 1, 3, 'done'), (1, 1, 4, 'done');"
+		     "PRAGMA user_version = 7");
 	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE number < 3 AND"
-			    " campaign_first_cycle IS NULL"), 2);
+				" campaign_first_cycle IS NULL"),
+			 2);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE number >= 3 AND"
-			    " campaign_first_cycle = 3"), 2);
+				" campaign_first_cycle = 3"),
+			 2);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM runs WHERE config IS NULL"), 1);
 	assert_int_equal(db_run_begin(fx->db, "t.conf", &fx->run_id), 0);
 	assert_int_equal(db_cycle_begin(fx->db, 1, fx->run_id, 5, &id), 0);
@@ -372,11 +423,13 @@ static int check_path_unprivileged(const char *path, const char *dir)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (geteuid() == 0 && (setgid(pw ? pw->pw_gid : 65534) != 0 ||
-				       setuid(pw ? pw->pw_uid : 65534) != 0))
+		if (geteuid() == 0 &&
+		    (setgid(pw ? pw->pw_gid : 65534) != 0 || setuid(pw ? pw->pw_uid : 65534) != 0))
 			_exit(2);
-		_exit(db_check_path(path, err, sizeof(err)) == -EACCES &&
-		      strstr(err, dir) && strstr(err, "not writable") ? 0 : 1);
+		_exit(db_check_path(path, err, sizeof(err)) == -EACCES && strstr(err, dir) &&
+				      strstr(err, "not writable")
+			      ? 0
+			      : 1);
 	}
 	assert_true(pid > 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -422,12 +475,18 @@ static void test_check_path(void **state)
 /* Stores one cycle of one iteration with samples, an event and an action. */
 static void store_cycle(struct fx *fx, int64_t *tgt_out, int64_t *it_out)
 {
-	struct db_action act = { .kind = ACT_TRIM, .started_at = "2026-12-02T14:27:00.000Z",
-				 .seconds = 1.5, .bytes = 1ull << 30, .outcome = ACT_OUT_OK };
-	struct db_event ev = { .severity = "warning", .kind = "throughput-crash",
+	struct db_action act = { .kind = ACT_TRIM,
+				 .started_at = "2026-12-02T14:27:00.000Z",
+				 .seconds = 1.5,
+				 .bytes = 1ull << 30,
+				 .outcome = ACT_OUT_OK };
+	struct db_event ev = { .severity = "warning",
+			       .kind = "throughput-crash",
 			       .message_id = "5f1c0e3b9d2a4c6e8f0a1b2c3d4e5f60",
-			       .message = "lab1: 100 MiB/s is 25% of 400", .value = 100.0,
-			       .baseline = 400.0, .data = "{\"ratio\":0.25}" };
+			       .message = "lab1: 100 MiB/s is 25% of 400",
+			       .value = 100.0,
+			       .baseline = 400.0,
+			       .data = "{\"ratio\":0.25}" };
 	int64_t tgt = mk_target(fx->db, "lab1", "FW1"), cyc = 0, it_id = 0, ev_id = 0;
 	struct db_iteration it;
 
@@ -452,8 +511,11 @@ static void store_cycle(struct fx *fx, int64_t *tgt_out, int64_t *it_out)
 static void test_full_cycle(void **state)
 {
 	struct fx *fx = *state;
-	struct db_event bare = { .severity = "err", .kind = "db-test", .message = "no target",
-				 .value = -1, .baseline = -1 };
+	struct db_event bare = { .severity = "err",
+				 .kind = "db-test",
+				 .message = "no target",
+				 .value = -1,
+				 .baseline = -1 };
 	int64_t tgt, it_id;
 	char buf[128];
 
@@ -462,32 +524,45 @@ static void test_full_cycle(void **state)
 	assert_int_equal(db_run_end(fx->db, fx->run_id, 0, "all cycles done"), 0);
 	assert_int_equal(db_run_config(fx->db, fx->run_id, "[wearmon]\ndatabase = x\n"), 0);
 	assert_string_equal(qs(fx, buf, sizeof(buf), "SELECT config FROM runs WHERE id = %lld",
-			       (long long)fx->run_id), "[wearmon]\ndatabase = x\n");
+			       (long long)fx->run_id),
+			    "[wearmon]\ndatabase = x\n");
 	assert_int_equal(qi(fx, "SELECT count(*) FROM runs WHERE kernel LIKE 'Linux %%'"), 1);
 	assert_int_equal(db_run_config(fx->db, fx->run_id + 100, "x"), -ENOENT);
 
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
-			 " status = 'done' AND mibps_avg = 400.5 AND mibps_min = 100.25 AND"
-			 " lat_p99_us = 900 AND fill_bytes = size_bytes AND bytes = 1048576"
-			 " AND started_at = '2026-12-02T14:25:50.123Z' AND error IS NULL AND"
-			 " ended_at = '2026-12-02T14:26:50.456Z'", (long long)it_id), 1);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM samples WHERE iteration_id = %lld",
-			    (long long)it_id), 3);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			    " status = 'done' AND mibps_avg = 400.5 AND mibps_min = 100.25 AND"
+			    " lat_p99_us = 900 AND fill_bytes = size_bytes AND bytes = 1048576"
+			    " AND started_at = '2026-12-02T14:25:50.123Z' AND error IS NULL AND"
+			    " ended_at = '2026-12-02T14:26:50.456Z'",
+			    (long long)it_id),
+			 1);
+	assert_int_equal(
+		qi(fx, "SELECT count(*) FROM samples WHERE iteration_id = %lld", (long long)it_id),
+		3);
 	assert_int_equal(qi(fx, "SELECT sum(t_ms) FROM samples WHERE phase = 'measure'"), 3000);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE status = 'done' AND"
-			 " action = 'trim' AND action_outcome = 'ok' AND action_bytes = %llu"
-			 " AND action_seconds = 1.5 AND ended_at >= started_at AND"
-			 " action_error IS NULL", 1ull << 30), 1);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM events WHERE target_id = %lld AND"
-			 " iteration_id = %lld AND value = 100 AND baseline = 400 AND"
-			 " json_extract(data, '$.ratio') = 0.25", (long long)tgt,
-			 (long long)it_id), 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM cycles WHERE status = 'done' AND"
+			    " action = 'trim' AND action_outcome = 'ok' AND action_bytes = %llu"
+			    " AND action_seconds = 1.5 AND ended_at >= started_at AND"
+			    " action_error IS NULL",
+			    1ull << 30),
+			 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM events WHERE target_id = %lld AND"
+			    " iteration_id = %lld AND value = 100 AND baseline = 400 AND"
+			    " json_extract(data, '$.ratio') = 0.25",
+			    (long long)tgt, (long long)it_id),
+			 1);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM events WHERE kind = 'db-test' AND"
-			 " target_id IS NULL AND cycle_id IS NULL AND value IS NULL AND"
-			 " baseline IS NULL AND at LIKE '____-__-__T__:__:__.___Z'"), 1);
+				" target_id IS NULL AND cycle_id IS NULL AND value IS NULL AND"
+				" baseline IS NULL AND at LIKE '____-__-__T__:__:__.___Z'"),
+			 1);
 	assert_int_equal(qi(fx, "SELECT exit_status FROM runs WHERE ended_at IS NOT NULL"
-			 " AND exit_reason = 'all cycles done'"), 0);
-	assert_string_equal(qs(fx, buf, sizeof(buf), "SELECT target || ' ' || cycle || ' '"
+				" AND exit_reason = 'all cycles done'"),
+			 0);
+	assert_string_equal(qs(fx, buf, sizeof(buf),
+			       "SELECT target || ' ' || cycle || ' '"
 			       " || iteration || ' ' || status || ' ' || workload FROM history"),
 			    "lab1 1 1 done randwrite");
 }
@@ -495,17 +570,16 @@ static void test_full_cycle(void **state)
 static void test_history_columns(void **state)
 {
 	static const char *const want[] = {
-		"target", "cycle", "iteration", "size_bytes", "mibps_avg", "mibps_min",
-		"mibps_max", "iops_avg", "lat_p99_us", "status", "workload",
-		"block_size", "fill_mibps", "started_at", "iteration_id",
+		"target",    "cycle",      "iteration",  "size_bytes", "mibps_avg",
+		"mibps_min", "mibps_max",  "iops_avg",   "lat_p99_us", "status",
+		"workload",  "block_size", "fill_mibps", "started_at", "iteration_id",
 	};
 	struct fx *fx = *state;
 	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READONLY);
 	sqlite3_stmt *st = NULL;
 	int n = (int)(sizeof(want) / sizeof(want[0]));
 
-	assert_int_equal(sqlite3_prepare_v2(c, "SELECT * FROM history", -1, &st, NULL),
-			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(c, "SELECT * FROM history", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_column_count(st), n);
 	for (int i = 0; i < n; i++)
 		assert_string_equal(sqlite3_column_name(st, i), want[i]);
@@ -527,58 +601,104 @@ static void test_errors_mapped(void **state)
 	assert_int_equal(db_run_end(fx->db, fx->run_id + 100, 1, "x"), -ENOENT);
 	assert_int_equal(db_cycle_action(fx->db, cyc, &act), 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE action_started_at"
-			 " LIKE '____-__-__T__:__:__.___Z'"), 1);
+				" LIKE '____-__-__T__:__:__.___Z'"),
+			 1);
 }
 
 /* ---- resume ------------------------------------------------------------- */
 
 struct resume_case {
 	const char *name;
-	long campaign_first;          /* stored before the call; 0: default */
+	long campaign_first; /* stored before the call; 0: default */
 	struct {
-		enum db_status status;   /* cycle status; DB_RUNNING = left open */
-		const char *iters;    /* "0D 1R": size_index and D/I/F/R status;
+		enum db_status status; /* cycle status; DB_RUNNING = left open */
+		const char *iters;     /* "0D 1R": size_index and D/I/F/R status;
 					 d: done, more rows of the size follow */
 	} cycles[4];
 	long limit;
-	struct db_resume want;        /* cycle_id is checked separately */
+	struct db_resume want; /* cycle_id is checked separately */
 };
 
 static const struct resume_case resume_cases[] = {
-	{ "fresh target", 0, { { DB_RUNNING, NULL } }, 0,
+	{ "fresh target",
+	  0,
+	  { { DB_RUNNING, NULL } },
+	  0,
 	  { .cycle_number = 1, .next_iteration = 1, .campaign_first_cycle = 1 } },
-	{ "mid-cycle, two sizes done", 0, { { DB_RUNNING, "0D 1D" } }, 0,
+	{ "mid-cycle, two sizes done",
+	  0,
+	  { { DB_RUNNING, "0D 1D" } },
+	  0,
 	  { 1, 0, 1, 2, 3, 1, 0, 0 } },
-	{ "crash left a running iteration", 0, { { DB_RUNNING, "0D 1R" } }, 0,
+	{ "crash left a running iteration",
+	  0,
+	  { { DB_RUNNING, "0D 1R" } },
+	  0,
 	  { 1, 0, 1, 1, 3, 1, 0, 1 } },
-	{ "second crash after a resume", 0, { { DB_RUNNING, "0D 1I 1D 2R" } }, 0,
+	{ "second crash after a resume",
+	  0,
+	  { { DB_RUNNING, "0D 1I 1D 2R" } },
+	  0,
 	  { 1, 0, 1, 2, 5, 1, 0, 1 } },
-	{ "open cycle without iterations", 0, { { DB_RUNNING, "" } }, 0,
+	{ "open cycle without iterations",
+	  0,
+	  { { DB_RUNNING, "" } },
+	  0,
 	  { 1, 0, 1, 0, 1, 1, 0, 0 } },
-	{ "cycle ended interrupted", 0, { { DB_DONE, "0D 1D" }, { DB_INTERRUPTED, "0D 1I" } }, 0,
+	{ "cycle ended interrupted",
+	  0,
+	  { { DB_DONE, "0D 1D" }, { DB_INTERRUPTED, "0D 1I" } },
+	  0,
 	  { 1, 0, 2, 1, 3, 1, 1, 0 } },
-	{ "campaign finished, cycles=2", 0, { { DB_DONE, "0D" }, { DB_DONE, "0D" } }, 2,
+	{ "campaign finished, cycles=2",
+	  0,
+	  { { DB_DONE, "0D" }, { DB_DONE, "0D" } },
+	  2,
 	  { 0, 0, 3, 0, 1, 3, 0, 0 } },
-	{ "cycles=0 continues numbering", 0, { { DB_DONE, "0D" }, { DB_DONE, "0D" } }, 0,
+	{ "cycles=0 continues numbering",
+	  0,
+	  { { DB_DONE, "0D" }, { DB_DONE, "0D" } },
+	  0,
 	  { 0, 0, 3, 0, 1, 1, 2, 0 } },
-	{ "campaign not finished, cycles=3", 0, { { DB_DONE, "0D" }, { DB_DONE, "0D" } }, 3,
+	{ "campaign not finished, cycles=3",
+	  0,
+	  { { DB_DONE, "0D" }, { DB_DONE, "0D" } },
+	  3,
 	  { 0, 0, 3, 0, 1, 1, 2, 0 } },
-	{ "second campaign under way", 3,
-	  { { DB_DONE, "0D" }, { DB_DONE, "0D" }, { DB_DONE, "0D" } }, 2,
+	{ "second campaign under way",
+	  3,
+	  { { DB_DONE, "0D" }, { DB_DONE, "0D" }, { DB_DONE, "0D" } },
+	  2,
 	  { 0, 0, 4, 0, 1, 3, 1, 0 } },
-	{ "failed cycle does not count", 0, { { DB_DONE, "0D" }, { DB_FAILED, "0D 1F" } }, 2,
+	{ "failed cycle does not count",
+	  0,
+	  { { DB_DONE, "0D" }, { DB_FAILED, "0D 1F" } },
+	  2,
 	  { 0, 0, 3, 0, 1, 1, 1, 0 } },
-	{ "several rows per size, all done", 0, { { DB_RUNNING, "0d 0d 0D 1d 1D" } }, 0,
+	{ "several rows per size, all done",
+	  0,
+	  { { DB_RUNNING, "0d 0d 0D 1d 1D" } },
+	  0,
 	  { 1, 0, 1, 2, 6, 1, 0, 0 } },
-	{ "size cut short after its first row", 0, { { DB_RUNNING, "0d 0D 1d 1I" } }, 0,
+	{ "size cut short after its first row",
+	  0,
+	  { { DB_RUNNING, "0d 0D 1d 1I" } },
+	  0,
 	  { 1, 0, 1, 1, 5, 1, 0, 0 } },
-	{ "crash in the last row of a size", 0, { { DB_RUNNING, "0d 0D 1d 1R" } }, 0,
+	{ "crash in the last row of a size",
+	  0,
+	  { { DB_RUNNING, "0d 0D 1d 1R" } },
+	  0,
 	  { 1, 0, 1, 1, 5, 1, 0, 1 } },
-	{ "size measured again after an interruption", 0,
-	  { { DB_RUNNING, "0d 0D 1d 1I 1d 1D" } }, 0,
+	{ "size measured again after an interruption",
+	  0,
+	  { { DB_RUNNING, "0d 0D 1d 1I 1d 1D" } },
+	  0,
 	  { 1, 0, 1, 2, 7, 1, 0, 0 } },
-	{ "resume wins over a new campaign", 0,
-	  { { DB_DONE, "0D" }, { DB_DONE, "0D" }, { DB_RUNNING, "0D" } }, 2,
+	{ "resume wins over a new campaign",
+	  0,
+	  { { DB_DONE, "0D" }, { DB_DONE, "0D" }, { DB_RUNNING, "0D" } },
+	  2,
 	  { 1, 0, 3, 1, 2, 1, 2, 0 } },
 };
 
@@ -600,8 +720,9 @@ static int64_t build_cycle(struct fx *fx, int64_t tgt, long number, enum db_stat
 		assert_int_equal(db_iteration_begin(fx->db, &it, &it_id), 0);
 		if (st == 'R')
 			continue;
-		it_results(&it, st == 'D' || st == 'd' ? DB_DONE : st == 'I' ? DB_INTERRUPTED
-								   : DB_FAILED);
+		it_results(&it, st == 'D' || st == 'd' ? DB_DONE
+				: st == 'I'            ? DB_INTERRUPTED
+						       : DB_FAILED);
 		assert_int_equal(db_iteration_end(fx->db, it_id, &it, three_samples, 3), 0);
 	}
 	if (status != DB_RUNNING)
@@ -634,8 +755,10 @@ static void run_resume_case(struct fx *fx, const struct resume_case *c, int idx)
 	if (c->campaign_first) {
 		char sql[128];
 
-		snprintf(sql, sizeof(sql), "UPDATE targets SET campaign_first_cycle = %ld"
-			 " WHERE id = %lld", c->campaign_first, (long long)tgt);
+		snprintf(sql, sizeof(sql),
+			 "UPDATE targets SET campaign_first_cycle = %ld"
+			 " WHERE id = %lld",
+			 c->campaign_first, (long long)tgt);
 		raw_exec(fx, sql);
 	}
 	for (; n < 4 && c->cycles[n].iters; n++)
@@ -643,16 +766,25 @@ static void run_resume_case(struct fx *fx, const struct resume_case *c, int idx)
 	assert_int_equal(db_resume_point(fx->db, tgt, c->limit, &got), 0);
 	check_resume(c, &got, cyc);
 	assert_int_equal(got.interrupted_marked, c->want.interrupted_marked);
-	assert_int_equal(qi(fx, "SELECT campaign_first_cycle FROM targets WHERE id = %lld",
-			    (long long)tgt), c->want.campaign_first_cycle);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE target_id = %lld"
-			 " AND status = 'running'", (long long)tgt), 0);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE target_id = %lld AND"
-			 " error = 'daemon stopped without finishing (crash or kill)'",
-			 (long long)tgt), c->want.interrupted_marked);
+	assert_int_equal(
+		qi(fx, "SELECT campaign_first_cycle FROM targets WHERE id = %lld", (long long)tgt),
+		c->want.campaign_first_cycle);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE target_id = %lld"
+			    " AND status = 'running'",
+			    (long long)tgt),
+			 0);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE target_id = %lld AND"
+			    " error = 'daemon stopped without finishing (crash or kill)'",
+			    (long long)tgt),
+			 c->want.interrupted_marked);
 	if (c->want.resume)
-		assert_int_equal(qi(fx, "SELECT status = 'running' AND ended_at IS NULL FROM"
-				 " cycles WHERE id = %lld", (long long)cyc), 1);
+		assert_int_equal(qi(fx,
+				    "SELECT status = 'running' AND ended_at IS NULL FROM"
+				    " cycles WHERE id = %lld",
+				    (long long)cyc),
+				 1);
 	/* asking again changes nothing */
 	assert_int_equal(db_resume_point(fx->db, tgt, c->limit, &again), 0);
 	check_resume(c, &again, cyc);
@@ -681,8 +813,22 @@ static void test_resume_unknown_target(void **state)
 static void test_iteration_end_rollback(void **state)
 {
 	static const struct db_sample dup[] = {
-		{ DB_PHASE_MEASURE, 1000, 400.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
-		{ DB_PHASE_MEASURE, 1000, 401.0, 1.0, { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 }, -1, 1.0, 419430400 },
+		{ DB_PHASE_MEASURE,
+		  1000,
+		  400.0,
+		  1.0,
+		  { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 },
+		  -1,
+		  1.0,
+		  419430400 },
+		{ DB_PHASE_MEASURE,
+		  1000,
+		  401.0,
+		  1.0,
+		  { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 },
+		  -1,
+		  1.0,
+		  419430400 },
 	};
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
@@ -693,9 +839,11 @@ static void test_iteration_end_rollback(void **state)
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
 	it_results(&it, DB_DONE);
 	assert_int_equal(db_iteration_end(fx->db, id, &it, dup, 2), -EEXIST);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
-			 " status = 'running' AND mibps_avg IS NULL AND ended_at IS NULL",
-			 (long long)id), 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			    " status = 'running' AND mibps_avg IS NULL AND ended_at IS NULL",
+			    (long long)id),
+			 1);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM samples"), 0);
 	assert_int_equal(db_iteration_end(fx->db, id + 1, &it, three_samples, 3), -ENOENT);
 	it.status = DB_RUNNING;
@@ -703,8 +851,8 @@ static void test_iteration_end_rollback(void **state)
 	assert_int_equal(qi(fx, "SELECT count(*) FROM samples"), 0);
 	it.status = DB_DONE;
 	assert_int_equal(db_iteration_end(fx->db, id, &it, three_samples, 3), 0);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM samples WHERE iteration_id = %lld",
-			    (long long)id), 3);
+	assert_int_equal(
+		qi(fx, "SELECT count(*) FROM samples WHERE iteration_id = %lld", (long long)id), 3);
 }
 
 static void test_iteration_without_fill(void **state)
@@ -722,10 +870,12 @@ static void test_iteration_without_fill(void **state)
 	it.ended_at[0] = '\0';
 	it.error = "I/O error at offset 4096";
 	assert_int_equal(db_iteration_end(fx->db, id, &it, NULL, 0), 0);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE fill_mibps IS NULL"
-			 " AND fill_bytes IS NULL AND status = 'failed' AND error LIKE 'I/O%%'"
-			 " AND started_at LIKE '____-__-__T__:__:__.___Z' AND ended_at >="
-			 " started_at"), 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE fill_mibps IS NULL"
+			    " AND fill_bytes IS NULL AND status = 'failed' AND error LIKE 'I/O%%'"
+			    " AND started_at LIKE '____-__-__T__:__:__.___Z' AND ended_at >="
+			    " started_at"),
+			 1);
 }
 
 /* The engine's I/O counts are stored with the results; a row without them
@@ -749,10 +899,16 @@ static void test_iteration_io_counts(void **state)
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id2), 0);
 	it_results(&it, DB_DONE);
 	assert_int_equal(db_iteration_end(fx->db, id2, &it, NULL, 0), 0);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE reads = 670 AND"
-			 " writes = 330 AND random_ios = 999 AND id = %lld", (long long)id), 1);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE reads IS NULL AND"
-			 " writes IS NULL AND random_ios IS NULL AND id = %lld", (long long)id2), 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE reads = 670 AND"
+			    " writes = 330 AND random_ios = 999 AND id = %lld",
+			    (long long)id),
+			 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE reads IS NULL AND"
+			    " writes IS NULL AND random_ios IS NULL AND id = %lld",
+			    (long long)id2),
+			 1);
 }
 
 /* Unknown figures (< 0) are NULL: a phase too short for a spread, and an
@@ -769,11 +925,17 @@ static void test_unknown_figures_null(void **state)
 	it_results(&it, DB_DONE);
 	it.mibps_min = it.mibps_max = it.mibps_stddev = -1;
 	assert_int_equal(db_iteration_end(fx->db, id1, &it, three_samples, 3), 0);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
-			 " mibps_avg = 400.5 AND mibps_min IS NULL AND mibps_max IS NULL"
-			 " AND mibps_stddev IS NULL", (long long)id1), 1);
-	assert_int_equal(qi(fx, "SELECT sum(bytes) FROM samples WHERE iteration_id = %lld"
-			 " AND phase = 'measure'", (long long)id1), 429916160 + 409993216);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			    " mibps_avg = 400.5 AND mibps_min IS NULL AND mibps_max IS NULL"
+			    " AND mibps_stddev IS NULL",
+			    (long long)id1),
+			 1);
+	assert_int_equal(qi(fx,
+			    "SELECT sum(bytes) FROM samples WHERE iteration_id = %lld"
+			    " AND phase = 'measure'",
+			    (long long)id1),
+			 429916160 + 409993216);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM samples WHERE duration_ms = 1000"), 3);
 
 	it = it_new(fx, tgt, cyc, 2, 1);
@@ -783,11 +945,14 @@ static void test_unknown_figures_null(void **state)
 	it.iops_avg = it.lat_mean_us = it.fill_mibps = -1;
 	it.lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
 	assert_int_equal(db_iteration_end(fx->db, id2, &it, NULL, 0), 0);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = %lld AND"
-			 " coalesce(mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg,"
-			 " lat_mean_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us,"
-			 " lat_p9999_us, lat_max_us, fill_mibps) IS NULL AND bytes > 0"
-			 " AND status = 'interrupted'", (long long)id2), 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE id = %lld AND"
+			    " coalesce(mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg,"
+			    " lat_mean_us, lat_p50_us, lat_p90_us, lat_p99_us, lat_p999_us,"
+			    " lat_p9999_us, lat_max_us, fill_mibps) IS NULL AND bytes > 0"
+			    " AND status = 'interrupted'",
+			    (long long)id2),
+			 1);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM history WHERE mibps_avg IS NULL"), 1);
 }
 
@@ -803,22 +968,25 @@ static void test_rate_bounds_enforced(void **state)
 	it = it_new(fx, tgt, cyc, 1, 0);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
 	it_results(&it, DB_DONE);
-	it.mibps_avg = 327.3;           /* the figures of issue 13.2 */
+	it.mibps_avg = 327.3; /* the figures of issue 13.2 */
 	it.mibps_min = 346.2;
 	it.mibps_max = 346.8;
 	assert_int_equal(db_iteration_end(fx->db, id, &it, NULL, 0), 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE mibps_min = 327.3"
-			 " AND mibps_avg = 327.3 AND mibps_max = 346.8"), 1);
+				" AND mibps_avg = 327.3 AND mibps_max = 346.8"),
+			 1);
 
 	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READWRITE);
 	char *msg = NULL;
 	assert_int_not_equal(sqlite3_exec(c, "UPDATE iterations SET mibps_max = mibps_avg - 1",
-					  NULL, NULL, &msg), SQLITE_OK);
+					  NULL, NULL, &msg),
+			     SQLITE_OK);
 	assert_non_null(msg);
 	assert_non_null(strstr(msg, "mibps_min <= mibps_avg <= mibps_max"));
 	sqlite3_free(msg);
-	assert_int_equal(sqlite3_exec(c, "UPDATE iterations SET mibps_max = mibps_avg + 1",
-				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, "UPDATE iterations SET mibps_max = mibps_avg + 1", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
 	sqlite3_close(c);
 }
 
@@ -835,7 +1003,8 @@ static void test_migrate_v7_figures(void **state)
 
 	for (int v = 1; v <= 7; v++)
 		raw_exec(fx, db_migrations[v]);
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = 7;"
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA user_version = 7;"
 		 " INSERT INTO targets (name, device, kind, capacity_bytes, logical_block_size)"
 		 "  VALUES ('old', '/dev/sdz', 'block', 1073741824, 512);"
 		 " INSERT INTO runs (pid, version) VALUES (1, '0.1.0');"
@@ -854,15 +1023,20 @@ static void test_migrate_v7_figures(void **state)
 	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
 	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 1 AND"
-			 " coalesce(mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg,"
-			 " lat_p50_us, lat_p99_us) IS NULL"), 1);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 2 AND"
-			 " mibps_avg = 327.3 AND coalesce(mibps_min, mibps_max, mibps_stddev)"
-			 " IS NULL AND iops_avg = 5"), 1);
+				" coalesce(mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg,"
+				" lat_p50_us, lat_p99_us) IS NULL"),
+			 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE number = 2 AND"
+			    " mibps_avg = 327.3 AND coalesce(mibps_min, mibps_max, mibps_stddev)"
+			    " IS NULL AND iops_avg = 5"),
+			 1);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 3 AND"
-			 " mibps_min = 290 AND mibps_max = 310 AND mibps_stddev = 4"), 1);
+				" mibps_min = 290 AND mibps_max = 310 AND mibps_stddev = 4"),
+			 1);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM cycle_summary WHERE mibps_min = 290"
-			 " AND mibps_max = 327.3"), 1);
+				" AND mibps_max = 327.3"),
+			 1);
 }
 
 /* ---- concurrency -------------------------------------------------------- */
@@ -902,8 +1076,9 @@ static pid_t writer_process(const struct fx *fx, int *ready, int *go)
 static void test_readonly_beside_writer(void **state)
 {
 	struct fx *fx = *state;
-	struct db_event ev = { .severity = "info", .kind = "t", .message = "m",
-			       .value = -1, .baseline = -1 };
+	struct db_event ev = {
+		.severity = "info", .kind = "t", .message = "m", .value = -1, .baseline = -1
+	};
 	int64_t tgt, it_id;
 	int ready, go, status = 0;
 	struct db *ro = NULL;
@@ -940,8 +1115,8 @@ static int open_unprivileged(const char *path)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (geteuid() == 0 && (setgid(pw ? pw->pw_gid : 65534) != 0 ||
-				       setuid(pw ? pw->pw_uid : 65534) != 0))
+		if (geteuid() == 0 &&
+		    (setgid(pw ? pw->pw_gid : 65534) != 0 || setuid(pw ? pw->pw_uid : 65534) != 0))
 			_exit(2);
 		ret = db_open(path, 1, &db, err, sizeof(err));
 		if (ret)
@@ -976,8 +1151,9 @@ static void test_reader_after_writer_closed(void **state)
 static void *event_writer(void *arg)
 {
 	struct db *db = arg;
-	struct db_event ev = { .severity = "info", .kind = "thread", .message = "m",
-			       .value = 1, .baseline = -1 };
+	struct db_event ev = {
+		.severity = "info", .kind = "thread", .message = "m", .value = 1, .baseline = -1
+	};
 	intptr_t failures = 0;
 
 	for (int i = 0; i < EVENTS_PER_THREAD; i++)
@@ -1013,8 +1189,10 @@ static void test_write_error_when_locked(void **state)
 static void test_write_error_at_commit(void **state)
 {
 	struct fx *fx = *state;
-	const char *sqls[] = { "PRAGMA defer_foreign_keys = ON",
-			       "INSERT INTO cycles (target_id, run_id, number) VALUES (999, 1, 1)" };
+	const char *sqls[] = {
+		"PRAGMA defer_foreign_keys = ON",
+		"INSERT INTO cycles (target_id, run_id, number) VALUES (999, 1, 1)"
+	};
 	const struct db_value *params[] = { NULL, NULL };
 	int np[] = { 0, 0 };
 	char err[256];
@@ -1084,8 +1262,9 @@ static void test_lock_one_holder(void **state)
 		snprintf(want, sizeof(want), "in use by wearmond pid %ld", (long)getppid());
 		if (r != -EBUSY || !strstr(cerr, want))
 			fprintf(stderr, "second lock: %d %s\n", r, cerr);
-		_exit(r == -EBUSY && strstr(cerr, want) &&
-		      db_lock_holder(fx->path) == getppid() ? 0 : 1);
+		_exit(r == -EBUSY && strstr(cerr, want) && db_lock_holder(fx->path) == getppid()
+			      ? 0
+			      : 1);
 	}
 	int status = 0;
 	waitpid(pid, &status, 0);
@@ -1177,7 +1356,8 @@ static void test_schema_doc(void **state)
 	fclose(f);
 	doc[n] = '\0';
 	store_cycle(fx, &tgt, &it_id);
-	qs(fx, raw, sizeof(raw), "SELECT group_concat(sql || ';', ' ') FROM"
+	qs(fx, raw, sizeof(raw),
+	   "SELECT group_concat(sql || ';', ' ') FROM"
 	   " (SELECT sql FROM sqlite_master WHERE sql NOT NULL ORDER BY rowid)");
 	squash(raw, schema, sizeof(schema));
 	assert_true(check_doc_blocks(fx, doc, schema) >= 7);
@@ -1243,8 +1423,9 @@ static void test_bind_count_refused(void **state)
 	db_bind_i64(&b, fx->run_id);
 	assert_int_equal(db_bind_run(&b, "right binding"), 0);
 	assert_int_equal(q(fx, "SELECT count(*) FROM runs WHERE kernel = 'Linux'", NULL, 0), 1);
-	assert_int_equal(db_query(fx->db, "SELECT id FROM runs WHERE id = ?", p, 2, NULL, NULL,
-				  err, sizeof(err)), -EINVAL);
+	assert_int_equal(db_query(fx->db, "SELECT id FROM runs WHERE id = ?", p, 2, NULL, NULL, err,
+				  sizeof(err)),
+			 -EINVAL);
 	assert_non_null(strstr(err, "placeholders"));
 	assert_int_equal(db_write(fx->db, sqls, params, np, 1, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "placeholders"));
@@ -1276,8 +1457,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_v7_figures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_io_counts, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_beside_writer, setup_open, teardown),
-		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open, teardown),
-		cmocka_unit_test_setup_teardown(test_threads_share_connection, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_threads_share_connection, setup_open,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_write_error_when_locked, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_write_error_at_commit, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_write_error_readonly, setup_open, teardown),

@@ -80,8 +80,11 @@ static int64_t count(const char *path, const char *sql)
  * samples and an event each. */
 static void make_source(const char *path, int ncycles)
 {
-	struct db_target_info t = { .name = "lab1", .device = "/dev/sdx", .kind = TGT_BLOCK,
-				    .capacity_bytes = 1ull << 30, .logical_block_size = 512,
+	struct db_target_info t = { .name = "lab1",
+				    .device = "/dev/sdx",
+				    .kind = TGT_BLOCK,
+				    .capacity_bytes = 1ull << 30,
+				    .logical_block_size = 512,
 				    .serial = "SN42" };
 	struct db *db = NULL;
 	int64_t run, tgt, cyc, it;
@@ -90,15 +93,26 @@ static void make_source(const char *path, int ncycles)
 	assert_int_equal(db_run_begin(db, "/x.conf", &run), 0);
 	assert_int_equal(db_target_upsert(db, &t, &tgt), 0);
 	for (int n = 1; n <= ncycles; n++) {
-		struct db_iteration r = { .run_id = run, .target_id = tgt, .number = 1,
-					  .size_bytes = 1 << 20, .workload = "randwrite",
-					  .block_size = 4096, .queue_depth = 4,
-					  .amount_bytes = 1 << 20, .status = DB_RUNNING };
-		struct db_sample s[2] = { { .phase = DB_PHASE_MEASURE, .t_ms = 500, .mibps = 10 },
-					  { .phase = DB_PHASE_MEASURE, .t_ms = 1000, .mibps = 20 } };
-		struct db_event e = { .target_id = tgt, .run_id = run, .severity = "warning",
-				      .kind = "throughput-crash", .message = "slow",
-				      .value = -1, .baseline = -1 };
+		struct db_iteration r = { .run_id = run,
+					  .target_id = tgt,
+					  .number = 1,
+					  .size_bytes = 1 << 20,
+					  .workload = "randwrite",
+					  .block_size = 4096,
+					  .queue_depth = 4,
+					  .amount_bytes = 1 << 20,
+					  .status = DB_RUNNING };
+		struct db_sample s[2] = {
+			{ .phase = DB_PHASE_MEASURE, .t_ms = 500, .mibps = 10 },
+			{ .phase = DB_PHASE_MEASURE, .t_ms = 1000, .mibps = 20 }
+		};
+		struct db_event e = { .target_id = tgt,
+				      .run_id = run,
+				      .severity = "warning",
+				      .kind = "throughput-crash",
+				      .message = "slow",
+				      .value = -1,
+				      .baseline = -1 };
 		assert_int_equal(db_cycle_begin(db, tgt, run, n, &cyc), 0);
 		r.cycle_id = cyc;
 		assert_int_equal(db_iteration_begin(db, &r, &it), 0);
@@ -117,8 +131,7 @@ static void make_source(const char *path, int ncycles)
 	raw(path, "UPDATE runs SET hostname = 'm7'");
 }
 
-static int merge(const char *out, const char *src, struct db_merge_result *r, char *err,
-		 size_t len)
+static int merge(const char *out, const char *src, struct db_merge_result *r, char *err, size_t len)
 {
 	struct db *db = NULL;
 	assert_int_equal(db_open(out, 0, &db, err, len), 0);
@@ -140,14 +153,18 @@ static void test_merge_and_again(void **state)
 	assert_int_equal(r.cycles, 2);
 	assert_int_equal(r.iterations, 2);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets WHERE name = 'm7/lab1'"
-			       " AND serial = 'SN42' AND device = '/dev/sdx'"), 1);
+					" AND serial = 'SN42' AND device = '/dev/sdx'"),
+			 1);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM samples"), 4);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM events WHERE iteration_id IN"
-			       " (SELECT id FROM iterations)"), 2);
+					" (SELECT id FROM iterations)"),
+			 2);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM runs WHERE hostname = 'm7'"
-			       " AND ended_at IS NOT NULL"), 1);
+					" AND ended_at IS NOT NULL"),
+			 1);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM history WHERE target = 'm7/lab1'"
-			       " AND mibps_avg = 10.0 * cycle"), 2);
+					" AND mibps_avg = 10.0 * cycle"),
+			 2);
 	/* again: the same rows, no more */
 	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM iterations"), 2);

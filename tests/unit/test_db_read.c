@@ -23,15 +23,18 @@ struct fx {
 	char path[128];
 	struct db *db;
 	int64_t run_id, tgt;
-	int has_rule;                 /* mk_it stores a baseline under rule */
+	int has_rule; /* mk_it stores a baseline under rule */
 	enum cfg_baseline rule;
 };
 
 static int setup(void **state)
 {
 	struct db_target_info t = {
-		.name = "lab1", .device = "/dev/loop7", .kind = TGT_BLOCK,
-		.capacity_bytes = 1ull << 30, .logical_block_size = 512,
+		.name = "lab1",
+		.device = "/dev/loop7",
+		.kind = TGT_BLOCK,
+		.capacity_bytes = 1ull << 30,
+		.logical_block_size = 512,
 	};
 	struct fx *fx = calloc(1, sizeof(*fx));
 	char err[512];
@@ -80,9 +83,9 @@ static void raw_exec(const struct fx *fx, const char *sql)
 	sqlite3 *c = NULL;
 	char *msg = NULL;
 
-	assert_int_equal(sqlite3_open_v2(fx->path, &c, SQLITE_OPEN_READWRITE |
-					 SQLITE_OPEN_CREATE, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+		sqlite3_open_v2(fx->path, &c, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
+		SQLITE_OK);
 	sqlite3_busy_timeout(c, 5000);
 	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK)
 		fail_msg("%s: %s", sql, msg);
@@ -100,7 +103,7 @@ struct rows {
 	char cell[MAXROWS][MAXCOLS][64];
 	char name[MAXCOLS][32];
 	enum db_type type[MAXROWS][MAXCOLS];
-	int stop_after;               /* > 0: return 7 after that many rows */
+	int stop_after; /* > 0: return 7 after that many rows */
 };
 
 static int collect(void *arg, int n, const struct db_value *v, const char *const *names)
@@ -163,20 +166,29 @@ static int64_t mk_cycle(struct fx *fx, long number)
 }
 
 /* An iteration with the given figures (avg < 0: left running). */
-static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size,
-		     const char *workload, double min, double avg, double max,
-		     enum db_status status)
+static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size, const char *workload,
+		     double min, double avg, double max, enum db_status status)
 {
 	struct db_iteration it = {
-		.cycle_id = cyc, .run_id = fx->run_id, .target_id = fx->tgt,
-		.number = number, .size_index = (int)number - 1, .size_bytes = size,
-		.workload = workload, .block_size = 4096, .queue_depth = 32,
-		.amount_bytes = size, .status = DB_RUNNING,
+		.cycle_id = cyc,
+		.run_id = fx->run_id,
+		.target_id = fx->tgt,
+		.number = number,
+		.size_index = (int)number - 1,
+		.size_bytes = size,
+		.workload = workload,
+		.block_size = 4096,
+		.queue_depth = 32,
+		.amount_bytes = size,
+		.status = DB_RUNNING,
 	};
 	int64_t id = 0;
-	struct db_baseline_key k = { .target_id = fx->tgt, .size_bytes = size,
-				     .workload = workload, .block_size = 4096,
-				     .before_id = INT64_MAX, .rule = fx->rule };
+	struct db_baseline_key k = { .target_id = fx->tgt,
+				     .size_bytes = size,
+				     .workload = workload,
+				     .block_size = 4096,
+				     .before_id = INT64_MAX,
+				     .rule = fx->rule };
 
 	it.baseline = fx->has_rule ? cfg_baseline_name(fx->rule) : NULL;
 	if (fx->has_rule && db_baseline(fx->db, &k, &it.baseline_mibps, &it.baseline_iteration_id))
@@ -196,8 +208,9 @@ static int64_t mk_it(struct fx *fx, int64_t cyc, long number, uint64_t size,
 
 static void end_cycle(struct fx *fx, int64_t cyc, enum cfg_action action, enum act_outcome outcome)
 {
-	struct db_action a = { .kind = action, .seconds = 2.5, .bytes = 1 << 20,
-			       .outcome = outcome };
+	struct db_action a = {
+		.kind = action, .seconds = 2.5, .bytes = 1 << 20, .outcome = outcome
+	};
 
 	if (action != ACT_NONE)
 		assert_int_equal(db_cycle_action(fx->db, cyc, &a), 0);
@@ -219,9 +232,11 @@ static void test_query_params_and_types(void **state)
 	char err[512];
 
 	memset(&r, 0, sizeof(r));
-	assert_int_equal(db_query(fx->db, "SELECT ? + 1 AS a, (SELECT name FROM targets"
+	assert_int_equal(db_query(fx->db,
+				  "SELECT ? + 1 AS a, (SELECT name FROM targets"
 				  " WHERE name = ?) AS b, ? * 2 AS c, ? IS NULL AS d",
-				  p, 4, collect, &r, err, sizeof(err)), 0);
+				  p, 4, collect, &r, err, sizeof(err)),
+			 0);
 	assert_int_equal(r.n, 1);
 	assert_string_equal(row_text(&r, 0), "42|lab1|5|1");
 	assert_string_equal(r.name[1], "b");
@@ -237,12 +252,14 @@ static void test_query_no_rows_and_stop(void **state)
 	char err[512];
 
 	memset(&r, 0, sizeof(r));
-	assert_int_equal(db_query(fx->db, "SELECT * FROM iterations", NULL, 0, collect,
-				  &r, err, sizeof(err)), 0);
+	assert_int_equal(db_query(fx->db, "SELECT * FROM iterations", NULL, 0, collect, &r, err,
+				  sizeof(err)),
+			 0);
 	assert_int_equal(r.n, 0);
 	r.stop_after = 2;
-	assert_int_equal(db_query(fx->db, "SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3",
-				  NULL, 0, collect, &r, err, sizeof(err)), 7);
+	assert_int_equal(db_query(fx->db, "SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3", NULL, 0,
+				  collect, &r, err, sizeof(err)),
+			 7);
 	assert_int_equal(r.n, 2);
 }
 
@@ -258,8 +275,8 @@ static void test_query_refuses_writes(void **state)
 	char err[512];
 
 	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
-		assert_int_equal(db_query(fx->db, writes[i], NULL, 0, NULL, NULL, err,
-					  sizeof(err)), -EPERM);
+		assert_int_equal(db_query(fx->db, writes[i], NULL, 0, NULL, NULL, err, sizeof(err)),
+				 -EPERM);
 		assert_non_null(strstr(err, fx->path));
 	}
 	assert_string_equal(row_text(rows_of(fx, "SELECT name FROM targets"), 0), "lab1");
@@ -269,8 +286,8 @@ static void test_query_errors_named(void **state)
 {
 	struct fx *fx = *state;
 	char err[512];
-	int ret = db_query(fx->db, "SELECT * FROM no_such_table", NULL, 0, NULL, NULL,
-			   err, sizeof(err));
+	int ret = db_query(fx->db, "SELECT * FROM no_such_table", NULL, 0, NULL, NULL, err,
+			   sizeof(err));
 
 	assert_true(ret < 0);
 	assert_non_null(strstr(err, fx->path));
@@ -289,8 +306,9 @@ static void test_query_on_readonly_handle(void **state)
 	mk_it(fx, mk_cycle(fx, 1), 1, 1 << 20, "randwrite", 90, 100, 110, DB_DONE);
 	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
 	memset(&r, 0, sizeof(r));
-	assert_int_equal(db_query(ro, "SELECT target, mibps_avg FROM history", NULL, 0,
-				  collect, &r, err, sizeof(err)), 0);
+	assert_int_equal(db_query(ro, "SELECT target, mibps_avg FROM history", NULL, 0, collect, &r,
+				  err, sizeof(err)),
+			 0);
 	assert_string_equal(row_text(&r, 0), "lab1|100");
 	db_close(ro);
 }
@@ -311,8 +329,8 @@ static void test_cycle_summary(void **state)
 	mk_it(fx, c2, 1, 1 << 20, "randwrite", -1, -1, -1, DB_RUNNING);
 
 	r = rows_of(fx, "SELECT target, cycle, status, iterations, mibps_min, mibps_avg,"
-		    " mibps_max, action, action_outcome, action_seconds, action_bytes"
-		    " FROM cycle_summary ORDER BY cycle");
+			" mibps_max, action, action_outcome, action_seconds, action_bytes"
+			" FROM cycle_summary ORDER BY cycle");
 	assert_int_equal(r->n, 2);
 	/* the interrupted iteration counts for nothing */
 	assert_string_equal(row_text(r, 0), "lab1|1|done|2|40|75|300|trim|ok|2.5|1.04858e+06");
@@ -340,7 +358,8 @@ static void test_degradation(void **state)
 	mk_it(fx, c3, 3, 2 << 20, "seqwrite", 0, 500, 0, DB_DONE);
 	mk_it(fx, c3, 4, 2 << 20, "seqwrite", 0, 300, 0, DB_DONE);
 
-	r = rows_of(fx, "SELECT cycle, size_bytes, workload, mibps_avg, baseline_mibps,"
+	r = rows_of(fx,
+		    "SELECT cycle, size_bytes, workload, mibps_avg, baseline_mibps,"
 		    " baseline_cycle, ratio, baseline FROM degradation ORDER BY cycle, iteration");
 	assert_int_equal(r->n, 7);
 	/* the first measurement has nothing earlier to compare with */
@@ -359,7 +378,8 @@ static void test_degradation(void **state)
 	fx->rule = BASELINE_BEST;
 	mk_it(fx, c3, 5, 1 << 20, "randwrite", 0, 50, 0, DB_DONE);
 	assert_string_equal(row_text(rows_of(fx, "SELECT baseline_mibps, baseline_cycle, baseline"
-					     " FROM degradation WHERE iteration = 5"), 0),
+						 " FROM degradation WHERE iteration = 5"),
+				     0),
 			    "200|1|best");
 }
 
@@ -371,9 +391,11 @@ static void baseline_lines(struct db *db, char *out, size_t len)
 	size_t n = 0;
 
 	memset(&r, 0, sizeof(r));
-	if (db_query(db, "SELECT i.id, b.baseline_mibps, b.baseline_cycle, b.baseline_iteration_id"
+	if (db_query(db,
+		     "SELECT i.id, b.baseline_mibps, b.baseline_cycle, b.baseline_iteration_id"
 		     " FROM iterations i LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
-		     " ORDER BY i.id", NULL, 0, collect, &r, err, sizeof(err)))
+		     " ORDER BY i.id",
+		     NULL, 0, collect, &r, err, sizeof(err)))
 		fail_msg("%s", err);
 	out[0] = '\0';
 	for (int i = 0; i < r.n; i++)
@@ -402,21 +424,22 @@ static void test_iteration_baseline_for_every_schema(void **state)
 	baseline_lines(fx->db, now, sizeof(now));
 	assert_string_equal(now, "1|NULL|NULL|NULL;2|NULL|NULL|NULL;3|200|1|1;4|90|1|2;");
 	assert_string_equal(row_text(rows_of(fx, "SELECT group_concat(iteration_id || '|' ||"
-					     " baseline_mibps || '|' || baseline_cycle, ';')"
-					     " FROM degradation WHERE ratio IS NOT NULL"), 0),
+						 " baseline_mibps || '|' || baseline_cycle, ';')"
+						 " FROM degradation WHERE ratio IS NOT NULL"),
+				     0),
 			    "3|200.0|1;4|90.0|1");
 	db_close(fx->db);
 	fx->db = NULL;
 	/* schema 13: the view did not exist */
 	raw_exec(fx, "DROP VIEW degradation; DROP VIEW iteration_baseline;"
-		 " PRAGMA user_version = 13;");
+		     " PRAGMA user_version = 13;");
 	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
 	baseline_lines(ro, old, sizeof(old));
 	assert_string_equal(old, now);
 	db_close(ro);
 	/* schema 8: nothing stored, the reader picks what migration 9 would */
 	raw_exec(fx, "ALTER TABLE iterations DROP COLUMN baseline_iteration_id;"
-		 " PRAGMA user_version = 8;");
+		     " PRAGMA user_version = 8;");
 	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
 	baseline_lines(ro, old, sizeof(old));
 	assert_string_equal(old, now);
@@ -430,8 +453,8 @@ static void test_iteration_baseline_for_every_schema(void **state)
 
 static void test_alerts_view(void **state)
 {
-	static const char *const sev[] = { "info", "crit", "debug", "notice", "warning",
-					   "err", "emerg", "alert" };
+	static const char *const sev[] = { "info",    "crit", "debug", "notice",
+					   "warning", "err",  "emerg", "alert" };
 	struct fx *fx = *state;
 	int64_t c1 = mk_cycle(fx, 1);
 	struct rows *r;
@@ -439,20 +462,24 @@ static void test_alerts_view(void **state)
 
 	for (size_t i = 0; i < sizeof(sev) / sizeof(sev[0]); i++) {
 		struct db_event e = { .target_id = i % 2 ? fx->tgt : 0,
-				      .cycle_id = i % 2 ? c1 : 0, .severity = sev[i],
-				      .kind = "test", .message = sev[i], .value = -1,
+				      .cycle_id = i % 2 ? c1 : 0,
+				      .severity = sev[i],
+				      .kind = "test",
+				      .message = sev[i],
+				      .value = -1,
 				      .baseline = -1 };
 		int64_t id = 0;
 
 		assert_int_equal(db_event(fx->db, &e, &id), 0);
 		/* times run backwards, so the view must sort */
-		snprintf(sql, sizeof(sql), "UPDATE events SET at ="
+		snprintf(sql, sizeof(sql),
+			 "UPDATE events SET at ="
 			 " '2026-12-02T10:00:0%zu.000Z' WHERE id = %lld",
 			 9 - i, (long long)id);
 		raw_exec(fx, sql);
 	}
 	r = rows_of(fx, "SELECT severity, coalesce(target, '-'), coalesce(cycle, '-')"
-		    " FROM alerts");
+			" FROM alerts");
 	assert_int_equal(r->n, 6);
 	assert_string_equal(row_text(r, 0), "alert|lab1|1");
 	assert_string_equal(row_text(r, 1), "emerg|-|-");
@@ -486,7 +513,8 @@ static void test_migration_from_v1(void **state)
 	fx->db = NULL;
 	remove_db(fx);
 	raw_exec(fx, v1);
-	raw_exec(fx, "PRAGMA user_version = 1;"
+	raw_exec(fx,
+		 "PRAGMA user_version = 1;"
 		 "INSERT INTO targets (name, device, kind, capacity_bytes, logical_block_size)"
 		 " VALUES ('old', '/dev/loop9', 'block', 1073741824, 512);"
 		 "INSERT INTO runs (pid, version) VALUES (1, '0.1.0');"
@@ -506,9 +534,11 @@ static void test_migration_from_v1(void **state)
 
 	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
 	memset(&r, 0, sizeof(r));
-	assert_int_equal(db_query(ro, "SELECT (SELECT user_version FROM pragma_user_version),"
+	assert_int_equal(db_query(ro,
+				  "SELECT (SELECT user_version FROM pragma_user_version),"
 				  " group_concat(name) FROM sqlite_master WHERE type = 'view'",
-				  NULL, 0, collect, &r, err, sizeof(err)), 0);
+				  NULL, 0, collect, &r, err, sizeof(err)),
+			 0);
 	assert_string_equal(row_text(&r, 0), "1|history");
 	db_close(ro);
 
@@ -516,14 +546,17 @@ static void test_migration_from_v1(void **state)
 	r = *rows_of(fx, "PRAGMA user_version");
 	assert_int_equal(atoi(r.cell[0][0]), DB_SCHEMA_VERSION);
 	assert_string_equal(row_text(rows_of(fx, "SELECT count(*) FROM sqlite_master WHERE"
-					     " type = 'view' AND name IN ('cycle_summary',"
-					     " 'degradation', 'alerts')"), 0), "3");
+						 " type = 'view' AND name IN ('cycle_summary',"
+						 " 'degradation', 'alerts')"),
+				     0),
+			    "3");
 	assert_string_equal(row_text(rows_of(fx, "SELECT target, cycle, iterations,"
-					     " mibps_avg, action FROM cycle_summary"), 0),
+						 " mibps_avg, action FROM cycle_summary"),
+				     0),
 			    "old|1|1|100|trim");
 	/* rows from before schema 9 get the "first" baseline of their history */
 	r = *rows_of(fx, "SELECT cycle, baseline_cycle, ratio, baseline FROM degradation"
-		     " ORDER BY cycle");
+			 " ORDER BY cycle");
 	assert_string_equal(row_text(&r, 0), "1|NULL|NULL|first");
 	assert_string_equal(row_text(&r, 1), "2|1|0.5|first");
 }

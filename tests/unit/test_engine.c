@@ -85,7 +85,7 @@ static void test_seq_write_covers_span(void **state)
 	assert_int_equal(r.bytes, SPAN);
 	assert_int_equal(r.ops, SPAN / 4096);
 	assert_int_equal(r.lat.count, SPAN / 4096);
-	assert_int_equal(r.random_ios, 1);  /* the first I/O continues nothing */
+	assert_int_equal(r.random_ios, 1); /* the first I/O continues nothing */
 	assert_true(r.nsamples >= 1);
 	assert_int_equal((int)r.nsamples, f->nsamples);
 	assert_true(r.mibps > 0 && r.mibps_min <= r.mibps_max);
@@ -126,13 +126,21 @@ static void test_random_read_uniform(void **state)
 static void test_random_ios(void **state)
 {
 	struct fixture *f = *state;
-	static const struct { enum workload_order order; unsigned random_pct; } cases[] = {
-		{ WO_SEQ, 30 }, { WO_SEQ, 80 }, { WO_BACKWARD, 0 }, { WO_RECORD, 0 },
+	static const struct {
+		enum workload_order order;
+		unsigned random_pct;
+	} cases[] = {
+		{ WO_SEQ, 30 },
+		{ WO_SEQ, 80 },
+		{ WO_BACKWARD, 0 },
+		{ WO_RECORD, 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct workload_spec spec = { .order = cases[i].order, .read_pct = 100,
-					.random_pct = cases[i].random_pct, .nbs = 1,
-					.bs = { { 4096, 1 } } };
+		struct workload_spec spec = { .order = cases[i].order,
+					      .read_pct = 100,
+					      .random_pct = cases[i].random_pct,
+					      .nbs = 1,
+					      .bs = { { 4096, 1 } } };
 		struct engine_phase p;
 		static struct engine_result r;
 		base_phase(f, &p);
@@ -196,11 +204,11 @@ static void test_bad_phase(void **state)
 	struct engine_phase p;
 	static struct engine_result r;
 	base_phase(f, &p);
-	p.queue_depth = 17;     /* more than the context holds */
+	p.queue_depth = 17; /* more than the context holds */
 	assert_int_equal(engine_run(f->eng, &p, &r), -EINVAL);
 	assert_non_null(strstr(r.refused, "queue depth 17"));
 	base_phase(f, &p);
-	p.block_size = 1000;    /* not a multiple of 512 */
+	p.block_size = 1000; /* not a multiple of 512 */
 	assert_int_equal(engine_run(f->eng, &p, &r), -EINVAL);
 	assert_non_null(strstr(r.refused, "block size 1000 is not a multiple of 512"));
 	base_phase(f, &p);
@@ -208,7 +216,7 @@ static void test_bad_phase(void **state)
 	assert_int_equal(engine_run(f->eng, &p, &r), -EINVAL);
 	assert_non_null(strstr(r.refused, "is not a multiple of the block size 4096"));
 	base_phase(f, &p);
-	p.span_len = 2048;      /* workload_check's own reason reaches the caller */
+	p.span_len = 2048; /* workload_check's own reason reaches the caller */
 	assert_int_equal(engine_run(f->eng, &p, &r), -EINVAL);
 	assert_non_null(strstr(r.refused, "smaller than the block size 4096"));
 	base_phase(f, &p);
@@ -223,8 +231,11 @@ static void test_mixed_workload(void **state)
 	struct fixture *f = *state;
 	struct engine_phase p;
 	static struct engine_result r;
-	struct workload_spec spec = { .order = WO_RANDOM, .read_pct = 70, .random_pct = 100,
-				.nbs = 3, .bs = { { 4096, 60 }, { 16384, 30 }, { 65536, 10 } } };
+	struct workload_spec spec = { .order = WO_RANDOM,
+				      .read_pct = 70,
+				      .random_pct = 100,
+				      .nbs = 3,
+				      .bs = { { 4096, 60 }, { 16384, 30 }, { 65536, 10 } } };
 	base_phase(f, &p);
 	p.spec = &spec;
 	p.amount = 8 * SPAN;
@@ -287,7 +298,7 @@ static double last_min_1s = -2, last_p9999, last_p50, last_max;
 static void keep_sample(void *arg, const struct engine_sample *s)
 {
 	if (s->index)
-		return;             /* the first (full) sample */
+		return; /* the first (full) sample */
 	last_min_1s = s->mibps_min_1s;
 	last_p50 = s->lat_us.p50;
 	last_p9999 = s->lat_us.p9999;
@@ -315,7 +326,7 @@ static void test_sample_min_1s(void **state)
 	base_phase(f, &p);
 	p.on_sample = keep_sample;
 	assert_int_equal(engine_run(f->eng, &p, &r), 0);
-	assert_true(last_min_1s < 0);   /* not applicable to short samples */
+	assert_true(last_min_1s < 0); /* not applicable to short samples */
 }
 
 /* Every sample of a phase, to check that they add up. */
@@ -324,7 +335,7 @@ struct trace {
 	uint64_t bytes;
 	double seconds, last_seconds;
 	double interval;
-	int full_before_last;     /* every sample but the last is a full interval */
+	int full_before_last; /* every sample but the last is a full interval */
 };
 
 static void trace_sample(void *arg, const struct engine_sample *s)
@@ -359,8 +370,9 @@ static void test_partial_last_sample(void **state)
 	p.arg = &t;
 	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	print_message("  %u samples, last %.4f s, phase %.4f s, %.1f MiB/s (min %.1f max %.1f "
-		      "sd %.1f)\n", t.n, t.last_seconds, r.seconds, r.mibps, r.mibps_min,
-		      r.mibps_max, r.mibps_stddev);
+		      "sd %.1f)\n",
+		      t.n, t.last_seconds, r.seconds, r.mibps, r.mibps_min, r.mibps_max,
+		      r.mibps_stddev);
 	assert_int_equal(t.n, 3);
 	assert_int_equal((int)r.nsamples, 3);
 	assert_true(t.full_before_last);
@@ -435,7 +447,7 @@ static void test_jobs_sum_and_cover(void **state)
 	assert_int_equal(r.bytes, SPAN);
 	assert_int_equal(r.ops, SPAN / 4096);
 	assert_int_equal(r.writes, SPAN / 4096);
-	assert_int_equal(r.random_ios, 4);  /* each job's first I/O */
+	assert_int_equal(r.random_ios, 4); /* each job's first I/O */
 	assert_int_equal(r.lat.count, SPAN / 4096);
 	assert_true(m.ordered);
 	assert_int_equal((int)r.nsamples, (int)m.n);
@@ -477,7 +489,7 @@ static void test_jobs_sum_and_cover(void **state)
 static void null_phase(struct engine_phase *p, int is_write, uint32_t bs, uint64_t amount)
 {
 	memset(p, 0, sizeof(*p));
-	p->fd = -1;                 /* never used: no I/O reaches a device */
+	p->fd = -1; /* never used: no I/O reaches a device */
 	p->span_len = SPAN;
 	p->block_size = bs;
 	p->is_write = is_write;
@@ -564,7 +576,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_seq_write_covers_span, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_read_uniform, setup, teardown),
-cmocka_unit_test_setup_teardown(test_random_ios, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_ios, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duration_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_recorded, setup, teardown),

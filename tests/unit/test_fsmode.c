@@ -15,7 +15,8 @@ static void test_mkfs_argv(void **state)
 	strcpy(t.mkfs_options, " -E  nodiscard -b 4096 ");
 	int n = fsmode_mkfs_argv(&t, "/dev/loop7", buf, sizeof(buf), argv, 16);
 	assert_int_equal(n, 8);
-	const char *want[] = { "mkfs.ext4", "-F", "-q", "-E", "nodiscard", "-b", "4096", "/dev/loop7" };
+	const char *want[] = { "mkfs.ext4", "-F", "-q",   "-E",
+			       "nodiscard", "-b", "4096", "/dev/loop7" };
 	for (int i = 0; i < n; i++)
 		assert_string_equal(argv[i], want[i]);
 	assert_null(argv[n]);

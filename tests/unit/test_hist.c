@@ -83,11 +83,11 @@ static void test_qos_percentiles_vs_exact(void **state)
 		srand(11 + dist);
 		for (int i = 0; i < N; i++) {
 			double u = (double)rand() / RAND_MAX;
-			if (dist == 0)          /* 80..120 us */
+			if (dist == 0) /* 80..120 us */
 				v[i] = 80000 + (uint64_t)(u * 40000);
-			else if (dist == 1)     /* log-uniform 1 us .. 60 s */
+			else if (dist == 1) /* log-uniform 1 us .. 60 s */
 				v[i] = (uint64_t)pow(10.0, 3.0 + u * log10(60e9 / 1e3));
-			else                    /* body at 20 us, 0.5% at 5..50 ms */
+			else /* body at 20 us, 0.5% at 5..50 ms */
 				v[i] = i % 200 ? 20000 + (uint64_t)(u * 2000)
 					       : 5000000 + (uint64_t)(u * 45e6);
 			hist_add(h, v[i]);

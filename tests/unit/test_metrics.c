@@ -39,10 +39,13 @@ static const char *from(const char *text, const char *start)
 
 static void test_daemon_head(void **state)
 {
-	struct metrics m = { .version = "1.2.3", .start_unix = 1796300465,
-			     .updated_unix = 1796300470.25, .stopping = 0 };
+	struct metrics m = { .version = "1.2.3",
+			     .start_unix = 1796300465,
+			     .updated_unix = 1796300470.25,
+			     .stopping = 0 };
 	char *text = render(&m);
-	assert_string_equal(text,
+	assert_string_equal(
+		text,
 		"# HELP wearmon_build_info Version of the running wearmond.\n"
 		"# TYPE wearmon_build_info gauge\n"
 		"wearmon_build_info{version=\"1.2.3\"} 1\n"
@@ -151,7 +154,7 @@ static void test_two_targets(void **state)
 				     "serial=\"S1X\",kind=\"io-error\"} 0\n"));
 	assert_non_null(strstr(rest, "wearmon_alerts_total{target=\"lab2\",device=\"/srv/f.img\","
 				     "serial=\"\",kind=\"throughput-crash\"} 0\n"));
-	assert_null(strstr(text, "wearmon_iteration{"));   /* not known: left out */
+	assert_null(strstr(text, "wearmon_iteration{")); /* not known: left out */
 	assert_null(strstr(text, "wearmon_phase_info{target=\"lab2\""));
 	free(text);
 }
@@ -181,10 +184,16 @@ struct value_case {
 static void test_values(void **state)
 {
 	static const struct value_case cases[] = {
-		{ 0, " 0\n" }, { 7, " 7\n" }, { -3, " -3\n" },
-		{ 18014398509481988.0, " 18014398509481988\n" }, { 123456789012, " 123456789012\n" },
-		{ 0.5, " 0.5\n" }, { 1.0 / 3, " 0.33333333333333331\n" }, { 0.07, " 0.07\n" },
-		{ 1796300470.25, " 1796300470.25\n" }, { 1e-7, " 1e-07\n" },
+		{ 0, " 0\n" },
+		{ 7, " 7\n" },
+		{ -3, " -3\n" },
+		{ 18014398509481988.0, " 18014398509481988\n" },
+		{ 123456789012, " 123456789012\n" },
+		{ 0.5, " 0.5\n" },
+		{ 1.0 / 3, " 0.33333333333333331\n" },
+		{ 0.07, " 0.07\n" },
+		{ 1796300470.25, " 1796300470.25\n" },
+		{ 1e-7, " 1e-07\n" },
 		{ INFINITY, " +Inf\n" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -195,8 +204,10 @@ static void test_values(void **state)
 		struct metrics m = { .t = &t, .n = 1 };
 		char *text = render(&m);
 		char want[160];
-		snprintf(want, sizeof(want), "wearmon_drive_temperature_celsius{target=\"x\","
-			 "device=\"\",serial=\"\"}%s", cases[i].want);
+		snprintf(want, sizeof(want),
+			 "wearmon_drive_temperature_celsius{target=\"x\","
+			 "device=\"\",serial=\"\"}%s",
+			 cases[i].want);
 		if (!strstr(text, want))
 			fail_msg("value %g: want \"%s\" in:\n%s", cases[i].v, want, text);
 		free(text);
@@ -255,7 +266,7 @@ static void test_write_file(void **state)
 	struct stat sb;
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0644);
-	assert_int_equal(count_entries(dir), 1);   /* no temporary left */
+	assert_int_equal(count_entries(dir), 1); /* no temporary left */
 	char missing[160];
 	snprintf(missing, sizeof(missing), "%s/no/such/dir/w.prom", dir);
 	assert_int_equal(metrics_write_file(missing, "a 1\n", 4), -ENOENT);
@@ -273,8 +284,8 @@ static void test_write_file(void **state)
 static void test_remove_stale(void **state)
 {
 	char dir[] = "/tmp/wearmon-test-stale.XXXXXX", p[160];
-	static const char *const files[] = { "w.prom", ".w.prom.a1B2c3", ".w.prom.zzzzzz",
-					     ".w.prom.short", "x.prom", ".x.prom.a1B2c3" };
+	static const char *const files[] = { "w.prom",        ".w.prom.a1B2c3", ".w.prom.zzzzzz",
+					     ".w.prom.short", "x.prom",         ".x.prom.a1B2c3" };
 	assert_non_null(mkdtemp(dir));
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
@@ -305,8 +316,11 @@ struct dbfx {
 
 static void open_db(struct dbfx *fx)
 {
-	struct db_target_info t = { .name = "lab1", .device = "/dev/loop7", .kind = TGT_BLOCK,
-				    .capacity_bytes = 1ull << 30, .logical_block_size = 512 };
+	struct db_target_info t = { .name = "lab1",
+				    .device = "/dev/loop7",
+				    .kind = TGT_BLOCK,
+				    .capacity_bytes = 1ull << 30,
+				    .logical_block_size = 512 };
 	char err[512];
 	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wearmon-test-mdb.XXXXXX");
 	assert_non_null(mkdtemp(fx->dir));
@@ -332,10 +346,18 @@ static int64_t add_iteration(struct dbfx *fx, int64_t cyc, long number, double m
 			     uint64_t errors, int64_t baseline_id)
 {
 	struct db_iteration it = {
-		.cycle_id = cyc, .run_id = fx->run, .target_id = fx->tgt, .number = number,
-		.size_bytes = 64 * MiB, .workload = "randwrite", .block_size = 4096,
-		.queue_depth = 32, .amount_bytes = 64 * MiB, .status = DB_RUNNING,
-		.baseline = baseline_id ? "first" : NULL, .baseline_iteration_id = baseline_id,
+		.cycle_id = cyc,
+		.run_id = fx->run,
+		.target_id = fx->tgt,
+		.number = number,
+		.size_bytes = 64 * MiB,
+		.workload = "randwrite",
+		.block_size = 4096,
+		.queue_depth = 32,
+		.amount_bytes = 64 * MiB,
+		.status = DB_RUNNING,
+		.baseline = baseline_id ? "first" : NULL,
+		.baseline_iteration_id = baseline_id,
 	};
 	int64_t id = 0;
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
@@ -368,12 +390,17 @@ static void test_collect_from_db(void **state)
 	int64_t first = add_iteration(&fx, c1, 1, 200, 0, 0);
 	assert_int_equal(db_cycle_begin(fx.db, fx.tgt, fx.run, 2, &c2), 0);
 	int64_t id = add_iteration(&fx, c2, 1, 50, 3, first);
-	struct db_event e = { .target_id = fx.tgt, .run_id = fx.run, .cycle_id = c2,
-			      .severity = "warning", .kind = "throughput-crash",
-			      .message = "crash", .value = 50, .baseline = 200 };
+	struct db_event e = { .target_id = fx.tgt,
+			      .run_id = fx.run,
+			      .cycle_id = c2,
+			      .severity = "warning",
+			      .kind = "throughput-crash",
+			      .message = "crash",
+			      .value = 50,
+			      .baseline = 200 };
 	assert_int_equal(db_event(fx.db, &e, NULL), 0);
 	e.severity = "info";
-	e.kind = "throughput-crash";   /* below notice: not an alert */
+	e.kind = "throughput-crash"; /* below notice: not an alert */
 	assert_int_equal(db_event(fx.db, &e, NULL), 0);
 	e.severity = "err";
 	e.kind = "novel-kind";
@@ -387,7 +414,7 @@ static void test_collect_from_db(void **state)
 	assert_true(t.last_bps == 50 * 1048576.0);
 	assert_true(t.last_iops == 50 * 256);
 	assert_true(fabs(t.last_p99_seconds - 0.0015) < 1e-12);
-	assert_true(fabs(t.last_ratio - 0.25) < 1e-12);        /* 50 / first 200 */
+	assert_true(fabs(t.last_ratio - 0.25) < 1e-12); /* 50 / first 200 */
 	assert_true(t.last_size_bytes == 64 * MiB);
 	assert_true(fabs(t.last_end_unix - (double)time(NULL)) < 60);
 	assert_true(t.last_seconds >= 0 && t.last_seconds < 60);
@@ -406,14 +433,10 @@ static void test_collect_from_db(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_daemon_head),
-		cmocka_unit_test(test_two_targets),
-		cmocka_unit_test(test_label_escaping),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_add_alert),
-		cmocka_unit_test(test_write_file),
-		cmocka_unit_test(test_remove_stale),
-		cmocka_unit_test(test_collect_from_db),
+		cmocka_unit_test(test_daemon_head),    cmocka_unit_test(test_two_targets),
+		cmocka_unit_test(test_label_escaping), cmocka_unit_test(test_values),
+		cmocka_unit_test(test_add_alert),      cmocka_unit_test(test_write_file),
+		cmocka_unit_test(test_remove_stale),   cmocka_unit_test(test_collect_from_db),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,16 +15,46 @@
 
 static uint8_t scratch[NVME_IDENTIFY_LEN];
 
-static void b_id_ctrl(struct nvme_admin_cmd *c) { nvme_cmd_identify_ctrl(c, scratch); }
-static void b_id_ns(struct nvme_admin_cmd *c) { nvme_cmd_identify_ns(c, 7, scratch); }
-static void b_smart(struct nvme_admin_cmd *c) { nvme_cmd_smart_log(c, scratch); }
-static void b_san_log(struct nvme_admin_cmd *c) { nvme_cmd_sanitize_log(c, scratch); }
-static void b_fmt_user(struct nvme_admin_cmd *c) { nvme_cmd_format(c, 1, NVME_SES_USER, 0); }
-static void b_fmt_user_lbaf3(struct nvme_admin_cmd *c) { nvme_cmd_format(c, 2, NVME_SES_USER, 3); }
-static void b_fmt_crypto(struct nvme_admin_cmd *c) { nvme_cmd_format(c, 1, NVME_SES_CRYPTO, 1); }
-static void b_fmt_mask(struct nvme_admin_cmd *c) { nvme_cmd_format(c, 1, NVME_SES_CRYPTO, 0x1F); }
-static void b_san_block(struct nvme_admin_cmd *c) { nvme_cmd_sanitize(c, NVME_SANACT_BLOCK); }
-static void b_san_crypto(struct nvme_admin_cmd *c) { nvme_cmd_sanitize(c, NVME_SANACT_CRYPTO); }
+static void b_id_ctrl(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_identify_ctrl(c, scratch);
+}
+static void b_id_ns(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_identify_ns(c, 7, scratch);
+}
+static void b_smart(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_smart_log(c, scratch);
+}
+static void b_san_log(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_sanitize_log(c, scratch);
+}
+static void b_fmt_user(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_format(c, 1, NVME_SES_USER, 0);
+}
+static void b_fmt_user_lbaf3(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_format(c, 2, NVME_SES_USER, 3);
+}
+static void b_fmt_crypto(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_format(c, 1, NVME_SES_CRYPTO, 1);
+}
+static void b_fmt_mask(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_format(c, 1, NVME_SES_CRYPTO, 0x1F);
+}
+static void b_san_block(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_sanitize(c, NVME_SANACT_BLOCK);
+}
+static void b_san_crypto(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_sanitize(c, NVME_SANACT_CRYPTO);
+}
 
 struct build_case {
 	const char *name;
@@ -60,8 +90,8 @@ static void test_builders(void **state)
 		assert_int_equal(c.flags, 0);
 		assert_int_equal(c.rsvd1, 0);
 		assert_int_equal(c.nsid, b->nsid);
-		assert_int_equal(c.cdw2 | c.cdw3 | c.cdw11 | c.cdw12 | c.cdw13 |
-				 c.cdw14 | c.cdw15, 0);
+		assert_int_equal(c.cdw2 | c.cdw3 | c.cdw11 | c.cdw12 | c.cdw13 | c.cdw14 | c.cdw15,
+				 0);
 		assert_int_equal(c.metadata | c.metadata_len, 0);
 		assert_int_equal(c.cdw10, b->cdw10);
 		assert_int_equal(c.data_len, b->data_len);
@@ -107,7 +137,7 @@ static void build_ns(uint8_t *buf, uint64_t nsze, uint8_t flbas)
 {
 	memset(buf, 0, NVME_IDENTIFY_LEN);
 	put_le(buf, nsze, 8);
-	buf[25] = 3;                /* NLBAF: 4 formats */
+	buf[25] = 3; /* NLBAF: 4 formats */
 	buf[26] = flbas;
 	static const uint8_t lbads[] = { 9, 9, 12, 12 };
 	for (unsigned i = 0; i < 4; i++)
@@ -156,7 +186,10 @@ static void test_parse_ns(void **state)
 		unsigned lbaf;
 		uint32_t lba_size;
 	} cases[] = {
-		{ 0x00, 0, 512 }, { 0x02, 2, 4096 }, { 0x12, 2, 4096 }, { 0x01, 1, 512 },
+		{ 0x00, 0, 512 },
+		{ 0x02, 2, 4096 },
+		{ 0x12, 2, 4096 },
+		{ 0x01, 1, 512 },
 	};
 	for (size_t i = 0; i < N(cases); i++) {
 		uint8_t buf[NVME_IDENTIFY_LEN];
@@ -173,8 +206,8 @@ static void test_parse_ns(void **state)
 static void build_health(uint8_t *buf)
 {
 	memset(buf, 0, NVME_LOG_LEN);
-	buf[0] = 0x04;              /* reliability degraded */
-	put_le(buf + 1, 321, 2);    /* 321 K = 48 C */
+	buf[0] = 0x04;           /* reliability degraded */
+	put_le(buf + 1, 321, 2); /* 321 K = 48 C */
 	buf[3] = 97;
 	buf[4] = 10;
 	buf[5] = 3;
@@ -220,7 +253,7 @@ static void test_parse_health_wide(void **state)
 	struct nvme_health h;
 	build_health(buf);
 	put_le(buf + 48, 0, 8);
-	put_le(buf + 56, 1, 8);     /* 2^64 units written */
+	put_le(buf + 56, 1, 8); /* 2^64 units written */
 	assert_int_equal(nvme_parse_health(buf, &h), 0);
 	assert_true(h.wide);
 	assert_int_equal(h.data_units_written, UINT64_MAX);
@@ -236,7 +269,7 @@ static void test_parse_sanitize(void **state)
 	} cases[] = {
 		{ 0xFFFF, 0x0000, NVME_SSTAT_NEVER },
 		{ 0x8000, 0x0002, NVME_SSTAT_IN_PROGRESS },
-		{ 0xFFFF, 0x0101, NVME_SSTAT_DONE },  /* global data erased bit */
+		{ 0xFFFF, 0x0101, NVME_SSTAT_DONE }, /* global data erased bit */
 		{ 0xFFFF, 0x0003, NVME_SSTAT_FAILED },
 		{ 0xFFFF, 0x00FC, NVME_SSTAT_DONE_NO_DEALLOC }, /* pass count bits */
 	};
@@ -293,7 +326,7 @@ struct nstep {
 	uint8_t opcode;
 	uint32_t nsid, cdw10;
 	uint8_t reply[NVME_IDENTIFY_LEN];
-	int rc;                     /* ioctl result: 0, status > 0, -errno, nsid */
+	int rc; /* ioctl result: 0, status > 0, -errno, nsid */
 };
 
 static struct nstep script[10];
@@ -482,7 +515,7 @@ static void test_format_device_status(void **state)
 static void test_format_needs_namespace(void **state)
 {
 	struct nvme_result r;
-	expect_nsid(-ENOTTY);       /* e.g. the controller's char device */
+	expect_nsid(-ENOTTY); /* e.g. the controller's char device */
 	assert_int_equal(nvme_format(7, 0, 0, &r), -ENOTTY);
 	assert_int_equal(script_pos, 1);
 	assert_int_equal(r.outcome, NVME_FAILED);

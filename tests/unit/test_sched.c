@@ -199,8 +199,8 @@ static void test_cycles_over_sizes(void **state)
 			    "6\n");
 	/* the run says its figures are simulated */
 	char sql[256];
-	snprintf(sql, sizeof(sql), "SELECT severity, kind, replace(message, '%s', 'DIR') FROM events",
-		 fx->dir);
+	snprintf(sql, sizeof(sql),
+		 "SELECT severity, kind, replace(message, '%s', 'DIR') FROM events", fx->dir);
 	assert_string_equal(q(fx, sql), "notice|null-engine|ioengine = null: no I/O reaches "
 					"DIR/target.img; the figures of this run are simulated "
 					"(1000 MiB/s)\n");

@@ -64,7 +64,10 @@ static void test_wstat_full_is_sample_stddev(void **state)
 /* Fewer than two full samples: min, max and stddev unknown (-1). */
 static void test_rate_figs_too_short(void **state)
 {
-	static const struct { double x[2], w[2]; unsigned n; } cases[] = {
+	static const struct {
+		double x[2], w[2];
+		unsigned n;
+	} cases[] = {
 		{ { 0 }, { 0 }, 0 },
 		{ { 300 }, { 1 }, 1 },
 		{ { 300, 100 }, { 1, 0.5 }, 2 },

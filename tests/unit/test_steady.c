@@ -11,9 +11,9 @@ struct ss_case {
 	const char *name;
 	double y[NMAX];
 	size_t n;
-	int steady;                  /* steady_check over all n */
+	int steady; /* steady_check over all n */
 	int range_ok, excursion_ok;
-	size_t first;                /* steady_first */
+	size_t first; /* steady_first */
 };
 
 static const struct ss_case cases[] = {
@@ -41,9 +41,19 @@ static const struct ss_case cases[] = {
 	/* a fresh drive falling to its steady level: windows ending at rounds
 	 * 5..8 fail, the one ending at round 9 (90 100 100 100 100) holds */
 	{ "steady only at round 9",
-	  { 400, 300, 200, 120, 90, 100, 100, 100, 100, 100, 100 }, 11, 1, 1, 1, 9 },
+	  { 400, 300, 200, 120, 90, 100, 100, 100, 100, 100, 100 },
+	  11,
+	  1,
+	  1,
+	  1,
+	  9 },
 	{ "never steady (saw tooth)",
-	  { 50, 150, 50, 150, 50, 150, 50, 150, 50, 150 }, 10, 0, 0, 1, 0 },
+	  { 50, 150, 50, 150, 50, 150, 50, 150, 50, 150 },
+	  10,
+	  0,
+	  0,
+	  1,
+	  0 },
 };
 
 static void test_table(void **state)
@@ -55,9 +65,9 @@ static void test_table(void **state)
 		if (got != c->steady || w.range_ok != c->range_ok ||
 		    w.excursion_ok != c->excursion_ok)
 			fail_msg("%s: steady %d range_ok %d excursion_ok %d (range %.3f%% "
-				 "excursion %.3f%%), want %d %d %d", c->name, got, w.range_ok,
-				 w.excursion_ok, w.range_pct, w.excursion_pct, c->steady,
-				 c->range_ok, c->excursion_ok);
+				 "excursion %.3f%%), want %d %d %d",
+				 c->name, got, w.range_ok, w.excursion_ok, w.range_pct,
+				 w.excursion_pct, c->steady, c->range_ok, c->excursion_ok);
 		size_t first = steady_first(c->y, c->n, &w);
 		if (first != c->first)
 			fail_msg("%s: first steady round %zu, want %zu", c->name, first, c->first);

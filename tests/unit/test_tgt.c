@@ -67,8 +67,7 @@ static int setup(void **state)
 	sub(f, "sys/class/block/sdz/holders");
 	sub(f, "sys/class/block/sdz1/holders");
 	sub(f, "sys/class/block/sdz2/holders");
-	put(f, "proc/self/mountinfo",
-	    "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n");
+	put(f, "proc/self/mountinfo", "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n");
 	put(f, "proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n");
 	tgt_set_roots(f->sys, f->proc);
 	*state = f;
@@ -105,7 +104,7 @@ static void test_holder_on_a_partition(void **state)
 	sub(f, "sys/class/block/sdz2/holders/md127");
 	assert_int_equal(in_use(why, sizeof(why)), -EBUSY);
 	assert_string_equal(why, "/dev/sdz2 is held by md127 (md/dm/LVM); release it or choose "
-			    "another device");
+				 "another device");
 }
 
 static void test_holder_on_the_disk(void **state)
@@ -126,7 +125,7 @@ static void test_mounted_partition(void **state)
 	    "40 22 8:241 / /srv/data rw,relatime shared:9 - xfs /dev/sdz1 rw\n");
 	assert_int_equal(in_use(why, sizeof(why)), -EBUSY);
 	assert_string_equal(why, "/dev/sdz1 is mounted on /srv/data; unmount it or choose "
-			    "another device");
+				 "another device");
 }
 
 /* A mount of another disk whose minor merely starts alike is no match. */
@@ -134,7 +133,8 @@ static void test_other_disk_mounted(void **state)
 {
 	struct fx *f = *state;
 	char why[512] = "";
-	put(f, "proc/self/mountinfo", "40 22 8:24 / /mnt rw - ext4 /dev/sdb8 rw\n"
+	put(f, "proc/self/mountinfo",
+	    "40 22 8:24 / /mnt rw - ext4 /dev/sdb8 rw\n"
 	    "41 22 65:240 / /mnt2 rw - ext4 /dev/sdbz rw\n");
 	assert_int_equal(in_use(why, sizeof(why)), 0);
 }

@@ -10,10 +10,10 @@
 #include "util.h"
 
 /* Fail naming the case, since one test walks a whole table. */
-#define EXPECT(cond, ...)                       \
-	do {                                    \
-		if (!(cond))                    \
-			fail_msg(__VA_ARGS__);  \
+#define EXPECT(cond, ...)                                                                          \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			fail_msg(__VA_ARGS__);                                                     \
 	} while (0)
 
 struct bytes_case {
@@ -55,11 +55,11 @@ static const struct bytes_case bytes_cases[] = {
 	{ "1..5k", -EINVAL, 0 },
 	{ "1e3", -EINVAL, 0 },
 	{ "0x10", -EINVAL, 0 },
-	{ "1.1k", -EINVAL, 0 },            /* 1126.4 bytes: not whole */
+	{ "1.1k", -EINVAL, 0 }, /* 1126.4 bytes: not whole */
 	{ "10%", -EINVAL, 0 },
 	{ "18446744073709551616", -ERANGE, 0 },
 	{ "99999999999999999999999", -ERANGE, 0 },
-	{ "16384P", -ERANGE, 0 },          /* 2^64 */
+	{ "16384P", -ERANGE, 0 }, /* 2^64 */
 };
 
 static void test_parse_bytes(void **state)
@@ -70,8 +70,8 @@ static void test_parse_bytes(void **state)
 		int rc = util_parse_bytes(c->in, &v);
 
 		EXPECT(rc == c->rc, "\"%s\": rc %d, want %d", c->in, rc, c->rc);
-		EXPECT(v == (rc == 0 ? c->want : 12345), "\"%s\": %llu, want %llu",
-		       c->in, (unsigned long long)v, (unsigned long long)c->want);
+		EXPECT(v == (rc == 0 ? c->want : 12345), "\"%s\": %llu, want %llu", c->in,
+		       (unsigned long long)v, (unsigned long long)c->want);
 	}
 }
 
@@ -84,20 +84,11 @@ struct qty_case {
 };
 
 static const struct qty_case qty_cases[] = {
-	{ "10%", 0, 1, 10.0, 0 },
-	{ "12.5%", 0, 1, 12.5, 0 },
-	{ "0%", 0, 1, 0.0, 0 },
-	{ "100%", 0, 1, 100.0, 0 },
-	{ " 80 % ", 0, 1, 80.0, 0 },
-	{ "1G", 0, 0, 0, 1ULL << 30 },
-	{ "4096", 0, 0, 0, 4096 },
-	{ "101%", -ERANGE, 0, 0, 0 },
-	{ "-5%", -EINVAL, 0, 0, 0 },
-	{ "%", -EINVAL, 0, 0, 0 },
-	{ "5%%", -EINVAL, 0, 0, 0 },
-	{ "1G%", -EINVAL, 0, 0, 0 },
-	{ "abc", -EINVAL, 0, 0, 0 },
-	{ "", -EINVAL, 0, 0, 0 },
+	{ "10%", 0, 1, 10.0, 0 },    { "12.5%", 0, 1, 12.5, 0 },   { "0%", 0, 1, 0.0, 0 },
+	{ "100%", 0, 1, 100.0, 0 },  { " 80 % ", 0, 1, 80.0, 0 },  { "1G", 0, 0, 0, 1ULL << 30 },
+	{ "4096", 0, 0, 0, 4096 },   { "101%", -ERANGE, 0, 0, 0 }, { "-5%", -EINVAL, 0, 0, 0 },
+	{ "%", -EINVAL, 0, 0, 0 },   { "5%%", -EINVAL, 0, 0, 0 },  { "1G%", -EINVAL, 0, 0, 0 },
+	{ "abc", -EINVAL, 0, 0, 0 }, { "", -EINVAL, 0, 0, 0 },
 };
 
 static void test_parse_qty(void **state)
@@ -112,8 +103,7 @@ static void test_parse_qty(void **state)
 			continue;
 		EXPECT(q.is_percent == c->is_percent, "\"%s\": is_percent", c->in);
 		EXPECT(fabs(q.percent - c->percent) < 1e-9 && q.bytes == c->bytes,
-		       "\"%s\": %g%% %llu bytes", c->in, q.percent,
-		       (unsigned long long)q.bytes);
+		       "\"%s\": %g%% %llu bytes", c->in, q.percent, (unsigned long long)q.bytes);
 	}
 }
 
@@ -123,7 +113,7 @@ struct resolve_case {
 };
 
 static const struct resolve_case resolve_cases[] = {
-	{ { .bytes = 1000 }, 1ULL << 30, 4096, 1000 },     /* bytes untouched */
+	{ { .bytes = 1000 }, 1ULL << 30, 4096, 1000 }, /* bytes untouched */
 	{ { .percent = 50, .is_percent = 1 }, 1ULL << 30, 4096, 1ULL << 29 },
 	{ { .percent = 100, .is_percent = 1 }, 1000000, 512, 999936 },
 	{ { .percent = 10, .is_percent = 1 }, 10000, 512, 512 },
@@ -140,8 +130,8 @@ static void test_qty_resolve(void **state)
 
 		uint64_t v = util_qty_resolve(&c->q, c->capacity, c->align);
 
-		EXPECT(v == c->want, "case %zu: %llu, want %llu", i,
-		       (unsigned long long)v, (unsigned long long)c->want);
+		EXPECT(v == c->want, "case %zu: %llu, want %llu", i, (unsigned long long)v,
+		       (unsigned long long)c->want);
 	}
 }
 
@@ -181,8 +171,7 @@ static void test_parse_duration(void **state)
 		int rc = util_parse_duration(c->in, &v);
 
 		EXPECT(rc == c->rc, "\"%s\": rc %d, want %d", c->in, rc, c->rc);
-		EXPECT(rc || fabs(v - c->want) < 1e-9, "\"%s\": %g, want %g", c->in,
-		       v, c->want);
+		EXPECT(rc || fabs(v - c->want) < 1e-9, "\"%s\": %g, want %g", c->in, v, c->want);
 	}
 }
 
@@ -192,11 +181,14 @@ struct bool_case {
 };
 
 static const struct bool_case bool_cases[] = {
-	{ "yes", 0, 1 },  { "no", 0, 0 },    { "true", 0, 1 }, { "false", 0, 0 },
-	{ "on", 0, 1 },   { "off", 0, 0 },   { "1", 0, 1 },    { "0", 0, 0 },
-	{ "YES", 0, 1 },  { " No ", 0, 0 },
-	{ "maybe", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "2", -EINVAL, 0 },
-	{ "yes please", -EINVAL, 0 }, { "y", -EINVAL, 0 },
+	{ "yes", 0, 1 },         { "no", 0, 0 },
+	{ "true", 0, 1 },        { "false", 0, 0 },
+	{ "on", 0, 1 },          { "off", 0, 0 },
+	{ "1", 0, 1 },           { "0", 0, 0 },
+	{ "YES", 0, 1 },         { " No ", 0, 0 },
+	{ "maybe", -EINVAL, 0 }, { "", -EINVAL, 0 },
+	{ "2", -EINVAL, 0 },     { "yes please", -EINVAL, 0 },
+	{ "y", -EINVAL, 0 },
 };
 
 static void test_parse_bool(void **state)
@@ -219,18 +211,12 @@ struct int_case {
 };
 
 static const struct int_case int_cases[] = {
-	{ "32", 1, 1024, 0, 32 },
-	{ "1", 1, 1024, 0, 1 },
-	{ "1024", 1, 1024, 0, 1024 },
-	{ " 7 ", 0, 10, 0, 7 },
-	{ "-3", -5, 5, 0, -3 },
-	{ "0", 1, 1024, -ERANGE, 0 },
-	{ "1025", 1, 1024, -ERANGE, 0 },
-	{ "99999999999999999999", 0, LLONG_MAX, -ERANGE, 0 },
-	{ "abc", 0, 10, -EINVAL, 0 },
-	{ "", 0, 10, -EINVAL, 0 },
-	{ "12x", 0, 100, -EINVAL, 0 },
-	{ "1.5", 0, 100, -EINVAL, 0 },
+	{ "32", 1, 1024, 0, 32 },        { "1", 1, 1024, 0, 1 },
+	{ "1024", 1, 1024, 0, 1024 },    { " 7 ", 0, 10, 0, 7 },
+	{ "-3", -5, 5, 0, -3 },          { "0", 1, 1024, -ERANGE, 0 },
+	{ "1025", 1, 1024, -ERANGE, 0 }, { "99999999999999999999", 0, LLONG_MAX, -ERANGE, 0 },
+	{ "abc", 0, 10, -EINVAL, 0 },    { "", 0, 10, -EINVAL, 0 },
+	{ "12x", 0, 100, -EINVAL, 0 },   { "1.5", 0, 100, -EINVAL, 0 },
 	{ "4k", 0, 100000, -EINVAL, 0 },
 };
 
@@ -253,11 +239,11 @@ struct double_case {
 };
 
 static const struct double_case double_cases[] = {
-	{ "2.5", 0, 2.5 }, { "1", 0, 1 }, { "-0.5", 0, -0.5 }, { "1e3", 0, 1000 },
-	{ " 3 ", 0, 3 },
-	{ "", -EINVAL, 0 }, { "inf", -EINVAL, 0 }, { "nan", -EINVAL, 0 },
-	{ "0x10", -EINVAL, 0 }, { "1.5x", -EINVAL, 0 }, { "1e999", -EINVAL, 0 },
-	{ "e", -EINVAL, 0 }, { "1 2", -EINVAL, 0 },
+	{ "2.5", 0, 2.5 },      { "1", 0, 1 },           { "-0.5", 0, -0.5 },
+	{ "1e3", 0, 1000 },     { " 3 ", 0, 3 },         { "", -EINVAL, 0 },
+	{ "inf", -EINVAL, 0 },  { "nan", -EINVAL, 0 },   { "0x10", -EINVAL, 0 },
+	{ "1.5x", -EINVAL, 0 }, { "1e999", -EINVAL, 0 }, { "e", -EINVAL, 0 },
+	{ "1 2", -EINVAL, 0 },
 };
 
 static void test_parse_double(void **state)
@@ -268,8 +254,7 @@ static void test_parse_double(void **state)
 		int rc = util_parse_double(c->in, &v);
 
 		EXPECT(rc == c->rc, "\"%s\": rc %d, want %d", c->in, rc, c->rc);
-		EXPECT(rc || fabs(v - c->want) < 1e-12, "\"%s\": %g, want %g", c->in,
-		       v, c->want);
+		EXPECT(rc || fabs(v - c->want) < 1e-12, "\"%s\": %g, want %g", c->in, v, c->want);
 	}
 }
 
@@ -291,8 +276,7 @@ static void test_fmt_bytes(void **state)
 	char buf[32];
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-		assert_string_equal(util_fmt_bytes(cases[i].in, buf, sizeof(buf)),
-				    cases[i].want);
+		assert_string_equal(util_fmt_bytes(cases[i].in, buf, sizeof(buf)), cases[i].want);
 }
 
 static void test_iso_now(void **state)
@@ -303,8 +287,8 @@ static void test_iso_now(void **state)
 
 	assert_ptr_equal(util_iso_now(buf, sizeof(buf)), buf);
 	assert_int_equal(strlen(buf), 24);
-	assert_int_equal(sscanf(buf, "%4d-%2d-%2dT%2d:%2d:%2d.%3d%c", &y, &mo, &d,
-				&h, &mi, &s, &ms, &z), 8);
+	assert_int_equal(
+		sscanf(buf, "%4d-%2d-%2dT%2d:%2d:%2d.%3d%c", &y, &mo, &d, &h, &mi, &s, &ms, &z), 8);
 	assert_true(y >= 2024);
 	assert_int_equal(z, 'Z');
 }
@@ -339,8 +323,8 @@ static void test_strip(void **state)
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
-		{ "  a b  ", "a b" }, { "\tx\n", "x" }, { "", "" }, { "   ", "" },
-		{ "plain", "plain" },
+		{ "  a b  ", "a b" }, { "\tx\n", "x" },     { "", "" },
+		{ "   ", "" },        { "plain", "plain" },
 	};
 	char buf[32];
 
@@ -354,18 +338,12 @@ static void test_strip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_bytes),
-		cmocka_unit_test(test_parse_qty),
-		cmocka_unit_test(test_qty_resolve),
-		cmocka_unit_test(test_parse_duration),
-		cmocka_unit_test(test_parse_bool),
-		cmocka_unit_test(test_parse_int),
-		cmocka_unit_test(test_parse_double),
-		cmocka_unit_test(test_fmt_bytes),
-		cmocka_unit_test(test_iso_now),
-		cmocka_unit_test(test_clocks),
-		cmocka_unit_test(test_strlcpy),
-		cmocka_unit_test(test_strip),
+		cmocka_unit_test(test_parse_bytes),  cmocka_unit_test(test_parse_qty),
+		cmocka_unit_test(test_qty_resolve),  cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_bool),   cmocka_unit_test(test_parse_int),
+		cmocka_unit_test(test_parse_double), cmocka_unit_test(test_fmt_bytes),
+		cmocka_unit_test(test_iso_now),      cmocka_unit_test(test_clocks),
+		cmocka_unit_test(test_strlcpy),      cmocka_unit_test(test_strip),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

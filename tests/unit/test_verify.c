@@ -32,8 +32,8 @@ static void test_crc32c_incremental(void **state)
 		uint32_t c = verify_crc32c(0, buf, cut);
 		assert_int_equal(verify_crc32c(c, buf + cut, sizeof(buf) - cut), whole);
 	}
-	assert_int_equal(verify_crc32c(0, buf + 3, 997), verify_crc32c(verify_crc32c(0, buf + 3, 500),
-								  buf + 503, 497));
+	assert_int_equal(verify_crc32c(0, buf + 3, 997),
+			 verify_crc32c(verify_crc32c(0, buf + 3, 500), buf + 503, 497));
 }
 
 static unsigned char *stamped(size_t len, uint64_t off)
@@ -67,8 +67,8 @@ static void test_stamp_then_check(void **state)
 
 struct damage {
 	const char *name;
-	size_t at;                    /* byte flipped, or SIZE_MAX: read elsewhere */
-	uint64_t read_off;            /* offset the check assumes */
+	size_t at;         /* byte flipped, or SIZE_MAX: read elsewhere */
+	uint64_t read_off; /* offset the check assumes */
 	unsigned nbad;
 	uint64_t bad;
 	enum verify_reason why;

@@ -15,9 +15,9 @@
 
 struct ext_case {
 	const char *name;
-	int add;                 /* 1 add, 0 remove */
+	int add; /* 1 add, 0 remove */
 	uint64_t a, b;
-	size_t n;                /* extents after */
+	size_t n; /* extents after */
 	uint64_t total;
 };
 
@@ -47,7 +47,7 @@ static void test_extents_table(void **state)
 			fail_msg("%s: %zu extents, %llu bytes", c->name, e.n,
 				 (unsigned long long)wear_ext_total(&e));
 		for (size_t k = 1; k < e.n; k++)
-			assert_true(e.v[k - 1][1] < e.v[k][0]);   /* sorted, not touching */
+			assert_true(e.v[k - 1][1] < e.v[k][0]); /* sorted, not touching */
 	}
 	wear_ext_free(&e);
 }
@@ -60,13 +60,13 @@ static void test_health_deltas(void **state)
 		int64_t host, nand, d_host, d_nand;
 		double wa;
 	} c[] = {
-		{ 1000, 1000, -1, -1, -1 },        /* the first: nothing before */
-		{ 5000, 9000, 4000, 8000, 2.0 },   /* a cycle: WA 2 */
-		{ 5000, 9500, 0, 500, -1 },        /* an action: no host bytes, GC */
+		{ 1000, 1000, -1, -1, -1 },      /* the first: nothing before */
+		{ 5000, 9000, 4000, 8000, 2.0 }, /* a cycle: WA 2 */
+		{ 5000, 9500, 0, 500, -1 },      /* an action: no host bytes, GC */
 		{ 6000, 10500, 1000, 1000, 1.0 },
-		{ -1, -1, -1, -1, -1 },            /* counters not readable */
-		{ 7000, 12500, 1000, 2000, 2.0 },  /* against the last known ones */
-		{ 100, 200, -1, -1, -1 },          /* counters went back (new drive) */
+		{ -1, -1, -1, -1, -1 },           /* counters not readable */
+		{ 7000, 12500, 1000, 2000, 2.0 }, /* against the last known ones */
+		{ 100, 200, -1, -1, -1 },         /* counters went back (new drive) */
 	};
 	struct wear_state w = { .last_host = -1, .last_nand = -1 };
 
@@ -90,7 +90,7 @@ static void test_write_fraction(void **state)
 	assert_true(wear_write_fraction(WL_BACKREAD) == 0.0);
 	assert_true(wear_write_fraction(WL_STRIDEREAD) == 0.0);
 	assert_true(wear_write_fraction(WL_SEQREAD) == 0.0);
-	assert_true(wear_write_fraction(WL_RANDRW) == 1.0);      /* mixed: an upper bound */
+	assert_true(wear_write_fraction(WL_RANDRW) == 1.0); /* mixed: an upper bound */
 	assert_true(wear_write_fraction(WL_DATABASE) == 1.0);
 }
 
@@ -114,8 +114,11 @@ static int db_setup(void **state)
 {
 	struct dbfx *f = calloc(1, sizeof(*f));
 	char err[256];
-	struct db_target_info t = { .name = "t1", .device = "/dev/loop9", .kind = TGT_BLOCK,
-				    .capacity_bytes = 1 << 30, .logical_block_size = 512 };
+	struct db_target_info t = { .name = "t1",
+				    .device = "/dev/loop9",
+				    .kind = TGT_BLOCK,
+				    .capacity_bytes = 1 << 30,
+				    .logical_block_size = 512 };
 	snprintf(f->dir, sizeof(f->dir), "/tmp/wearmon-test-wear.XXXXXX");
 	if (!mkdtemp(f->dir))
 		return -1;
@@ -144,8 +147,11 @@ static int db_teardown(void **state)
 
 static void insert_firmware(struct dbfx *f, const char *json)
 {
-	const char *sql[] = { "INSERT INTO health (target_id, source, data) VALUES (?, 'sysfs', ?)" };
-	struct db_value v[] = { { .type = DB_INT, .i = f->target_id }, { .type = DB_TEXT, .s = json } };
+	const char *sql[] = {
+		"INSERT INTO health (target_id, source, data) VALUES (?, 'sysfs', ?)"
+	};
+	struct db_value v[] = { { .type = DB_INT, .i = f->target_id },
+				{ .type = DB_TEXT, .s = json } };
 	const struct db_value *params[] = { v };
 	int np[] = { 2 };
 	char err[256];
@@ -181,7 +187,7 @@ static void test_state_persists(void **state)
 	assert_int_equal(wear_ext_add(&w.ext, 0, 1 << 20), 0);
 	w.host_total = 5 << 20;
 	w.host_since_erase = 3 << 20;
-	assert_int_equal(wear_trimmed(&w, 0, 4096), 0);   /* saves the state */
+	assert_int_equal(wear_trimmed(&w, 0, 4096), 0); /* saves the state */
 	wear_free(&w);
 
 	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
@@ -208,9 +214,11 @@ static int64_t health_rows(struct dbfx *f)
 {
 	int64_t n = -1;
 	char err[256];
-	assert_int_equal(db_query(f->db, "SELECT count(*) FROM health WHERE json_valid(data)"
-				  " AND source = 'simssd'", NULL, 0, count_row, &n, err,
-				  sizeof(err)), 0);
+	assert_int_equal(db_query(f->db,
+				  "SELECT count(*) FROM health WHERE json_valid(data)"
+				  " AND source = 'simssd'",
+				  NULL, 0, count_row, &n, err, sizeof(err)),
+			 0);
 	return n;
 }
 
@@ -221,7 +229,9 @@ static int64_t health_rows(struct dbfx *f)
 static void test_health_abandoned_on_stop(void **state)
 {
 	struct dbfx *f = *state;
-	struct tgt tg = { .name = "t1", .path = "/dev/loop9", .is_block = 1,
+	struct tgt tg = { .name = "t1",
+			  .path = "/dev/loop9",
+			  .is_block = 1,
 			  .real_path = "/nonexistent/wearmon-test" };
 	static const char counters[] = "flash_bytes_written 8192\nhost_bytes_written 4096\n";
 	struct wear_state w;
@@ -263,7 +273,8 @@ int main(void)
 		cmocka_unit_test(test_health_deltas),
 		cmocka_unit_test_setup_teardown(test_firmware_changed, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_state_persists, db_setup, db_teardown),
-		cmocka_unit_test_setup_teardown(test_health_abandoned_on_stop, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_health_abandoned_on_stop, db_setup,
+						db_teardown),
 	};
 	return cmocka_run_group_tests_name("wear", tests, NULL, NULL);
 }

@@ -31,9 +31,12 @@ static const struct workload_preset *find(const char *name)
 static struct workload_spec spec_of(const char *name)
 {
 	const struct workload_preset *w = find(name);
-	struct workload_spec s = { .order = w->order, .read_pct = w->read_pct,
-			     .random_pct = w->random_pct, .stride = 8, .nbs = 1,
-			     .bs = { { BS, 1 } } };
+	struct workload_spec s = { .order = w->order,
+				   .read_pct = w->read_pct,
+				   .random_pct = w->random_pct,
+				   .stride = 8,
+				   .nbs = 1,
+				   .bs = { { BS, 1 } } };
 	char msg[256];
 	if (w->nbs) {
 		memcpy(s.bs, w->bs, sizeof(s.bs));
@@ -98,9 +101,9 @@ static void test_backread_descending(void **state)
 		workload_next(&g, &op);
 		assert_false(op.is_write);
 		if (k % NBLK == 0)
-			assert_int_equal(blk(&op), NBLK - 1);   /* (re)starts at the top */
+			assert_int_equal(blk(&op), NBLK - 1); /* (re)starts at the top */
 		else
-			assert_int_equal(blk(&op), prev - 1);   /* strictly descending */
+			assert_int_equal(blk(&op), prev - 1); /* strictly descending */
 		prev = blk(&op);
 	}
 }
@@ -124,7 +127,7 @@ static void test_strideread(void **state)
 	for (unsigned b = 0; b < NBLK; b++)
 		assert_int_equal(seen[b], 1);
 	workload_next(&g, &op);
-	assert_int_equal(blk(&op), 0);   /* then all over again */
+	assert_int_equal(blk(&op), 0); /* then all over again */
 }
 
 static void test_rewrite_same_record(void **state)
@@ -167,16 +170,16 @@ static void test_random_coverage(void **state)
 
 struct share_case {
 	const char *name;
-	unsigned read_pct;      /* expected */
+	unsigned read_pct; /* expected */
 };
 
 /* Read share within 2 points over 10 000 operations. */
 static void test_read_fraction(void **state)
 {
 	static const struct share_case cases[] = {
-		{ "randrw", 50 }, { "seqrw", 50 }, { "database", 67 }, { "fileserver", 80 },
-		{ "webserver", 100 }, { "workstation", 80 }, { "randwrite", 0 },
-		{ "seqread", 100 },
+		{ "randrw", 50 },     { "seqrw", 50 },      { "database", 67 },
+		{ "fileserver", 80 }, { "webserver", 100 }, { "workstation", 80 },
+		{ "randwrite", 0 },   { "seqread", 100 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct workload_spec s = spec_of(cases[i].name);
@@ -293,7 +296,7 @@ struct parse_case {
 	unsigned n;
 	uint32_t first;
 	unsigned first_weight;
-	const char *msg;        /* part of the message on error */
+	const char *msg; /* part of the message on error */
 };
 
 static void test_parse_block_sizes(void **state)
@@ -377,7 +380,7 @@ static struct cfg *parse(const char *body, char *err, size_t len)
 
 struct spec_case {
 	const char *body;
-	int phase;               /* workload asked of cfg_workload_spec */
+	int phase; /* workload asked of cfg_workload_spec */
 	unsigned read_pct, random_pct, nbs;
 	uint32_t bs0;
 };
@@ -403,8 +406,8 @@ static void test_cfg_spec(void **state)
 		struct cfg *c = parse(cases[i].body, err, sizeof(err));
 		struct workload_spec s;
 		print_message("  %s / %s\n", cases[i].body, cfg_workload_name(cases[i].phase));
-		assert_int_equal(cfg_workload_spec(&c->targets[0], cases[i].phase, &s, msg,
-						   sizeof(msg)), 0);
+		assert_int_equal(
+			cfg_workload_spec(&c->targets[0], cases[i].phase, &s, msg, sizeof(msg)), 0);
 		assert_int_equal(s.read_pct, cases[i].read_pct);
 		assert_int_equal(s.random_pct, cases[i].random_pct);
 		assert_int_equal(s.nbs, cases[i].nbs);
@@ -432,13 +435,14 @@ static void test_cfg_measure_phases(void **state)
 	assert_null(try_parse("measure = fill,a,b,c,d,e,f,g,h", err, sizeof(err)));
 	assert_non_null(strstr(err, "w.conf:3: measure: \"a\" is neither fill nor a workload"));
 	assert_null(try_parse("measure = fill seqread seqread seqread seqread seqread seqread "
-			      "seqread seqread", err, sizeof(err)));
+			      "seqread seqread",
+			      err, sizeof(err)));
 	assert_non_null(strstr(err, "w.conf:3: measure: more than 8 phases"));
 }
 
 struct resolve_case {
 	const char *body;
-	const char *want;        /* NULL: resolves; else part of the message */
+	const char *want; /* NULL: resolves; else part of the message */
 };
 
 /* cfg_resolve names FILE:LINE: key for what only a device can decide. */
@@ -446,9 +450,11 @@ static void test_cfg_resolve(void **state)
 {
 	static const struct resolve_case cases[] = {
 		{ "sizes = 1M\nblock_sizes = 4k:9 64k:1", NULL },
-		{ "sizes = 1M\nblock_sizes = 4k:9 2k:1", "w.conf:4: block_sizes: 2048 bytes "
+		{ "sizes = 1M\nblock_sizes = 4k:9 2k:1",
+		  "w.conf:4: block_sizes: 2048 bytes "
 		  "(2.00 KiB) is not a multiple of the logical block size 4096" },
-		{ "sizes = 1M\nblock_sizes = 4k 2M", "w.conf:4: block_sizes: 2097152 bytes "
+		{ "sizes = 1M\nblock_sizes = 4k 2M",
+		  "w.conf:4: block_sizes: 2097152 bytes "
 		  "(2.00 MiB) is larger than the smallest size" },
 		{ "sizes = 1M\nblock_sizes = 4k:x", "w.conf:4: block_sizes: weight" },
 		{ "sizes = 1M\nworkload = strideread\nstride = 256", NULL },

@@ -21,7 +21,7 @@ static void free_ctx(void *p)
 static void make_key(void)
 {
 	if (pthread_key_create(&ctx_key, free_ctx) != 0)
-		abort();   /* only when the process is out of keys: our bug */
+		abort(); /* only when the process is out of keys: our bug */
 }
 
 /* FUSE workers come and go; the key's destructor frees their contexts. */

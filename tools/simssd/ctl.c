@@ -120,9 +120,7 @@ int ctl_apply(struct ctl_faults *f, const struct ctl_cmd *cmd)
 		f->stats_latency_ns = cmd->latency_ns;
 		f->stats_latency_left = cmd->count ? cmd->count : UINT64_MAX;
 		return 0;
-	case CTL_VANISH:
-		f->vanished = 1;
-		return 0;
+	case CTL_VANISH: f->vanished = 1; return 0;
 	case CTL_CLEAR:
 		f->nio = 0;
 		f->latency_ns = 0;
@@ -131,14 +129,13 @@ int ctl_apply(struct ctl_faults *f, const struct ctl_cmd *cmd)
 		f->stats_latency_left = 0;
 		f->vanished = 0;
 		return 0;
-	case CTL_SECURE_ERASE:
-		break;
+	case CTL_SECURE_ERASE: break;
 	}
 	return -EINVAL;
 }
 
-int ctl_check_io(struct ctl_faults *f, enum ctl_op op, uint64_t off,
-		 uint64_t len, uint64_t *delay_ns)
+int ctl_check_io(struct ctl_faults *f, enum ctl_op op, uint64_t off, uint64_t len,
+		 uint64_t *delay_ns)
 {
 	unsigned i;
 
@@ -190,8 +187,7 @@ static void put(char *buf, size_t size, size_t *pos, const char *fmt, ...)
 		*pos = *pos + (size_t)n < size ? *pos + (size_t)n : size - 1;
 }
 
-static void put_config(const struct ftl_config *c, int compress, char *buf,
-		       size_t size, size_t *p)
+static void put_config(const struct ftl_config *c, int compress, char *buf, size_t size, size_t *p)
 {
 	put(buf, size, p, "capacity %llu\n", (unsigned long long)c->capacity);
 	put(buf, size, p, "page %u\nerase_block %u\n", c->page, c->erase_block);
@@ -199,18 +195,18 @@ static void put_config(const struct ftl_config *c, int compress, char *buf,
 	put(buf, size, p, "t_prog_ns %llu\nt_read_ns %llu\nt_erase_ns %llu\n",
 	    (unsigned long long)c->t_prog, (unsigned long long)c->t_read,
 	    (unsigned long long)c->t_erase);
-	put(buf, size, p, "cache %llu\ngc_free %u\ncompress %d\n",
-	    (unsigned long long)c->cache, c->gc_free, compress);
+	put(buf, size, p, "cache %llu\ngc_free %u\ncompress %d\n", (unsigned long long)c->cache,
+	    c->gc_free, compress);
 	put(buf, size, p, "fresh_write_bytes_per_s %.0f\n", ftl_fresh_write_rate(c));
 }
 
 size_t ctl_format_stats(const struct ftl_config *cfg, const struct ftl_stats *s,
-			const struct ctl_faults *f, int compress, char *buf,
-			size_t size)
+			const struct ctl_faults *f, int compress, char *buf, size_t size)
 {
 	size_t p = 0;
-	double wa = s->host_bytes_written ?
-		(double)s->flash_bytes_written / (double)s->host_bytes_written : 0;
+	double wa = s->host_bytes_written
+			    ? (double)s->flash_bytes_written / (double)s->host_bytes_written
+			    : 0;
 
 	if (size == 0)
 		return 0;
@@ -229,11 +225,12 @@ size_t ctl_format_stats(const struct ftl_config *cfg, const struct ftl_stats *s,
 	put(buf, size, &p, "free_blocks %llu\nvalid_pages %llu\nvalid_bytes_flash %llu\n",
 	    (unsigned long long)s->free_blocks, (unsigned long long)s->valid_pages,
 	    (unsigned long long)s->valid_bytes_flash);
-	put(buf, size, &p, "erases %llu\nerase_count_min %llu\nerase_count_avg %.3f\n"
-	    "erase_count_max %llu\n", (unsigned long long)s->erases,
-	    (unsigned long long)s->erase_min, s->erase_avg, (unsigned long long)s->erase_max);
-	put(buf, size, &p, "fault_vanished %d\nfault_ioerror_ranges %u\n",
-	    f->vanished, f->nio);
+	put(buf, size, &p,
+	    "erases %llu\nerase_count_min %llu\nerase_count_avg %.3f\n"
+	    "erase_count_max %llu\n",
+	    (unsigned long long)s->erases, (unsigned long long)s->erase_min, s->erase_avg,
+	    (unsigned long long)s->erase_max);
+	put(buf, size, &p, "fault_vanished %d\nfault_ioerror_ranges %u\n", f->vanished, f->nio);
 	put(buf, size, &p, "fault_latency_ns %llu\nfault_errors %llu\nfault_delayed %llu\n",
 	    (unsigned long long)(f->latency_left ? f->latency_ns : 0),
 	    (unsigned long long)f->errors, (unsigned long long)f->delayed);

@@ -17,32 +17,32 @@ enum blk_state { BLK_FREE, BLK_OPEN, BLK_FULL };
 enum stream { STREAM_HOST, STREAM_GC, STREAM__COUNT };
 
 struct blk {
-	uint32_t wp;      /* units programmed since the last erase */
-	uint32_t valid;   /* units still holding current data */
+	uint32_t wp;    /* units programmed since the last erase */
+	uint32_t valid; /* units still holding current data */
 	uint32_t erases;
 	uint8_t state;
 };
 
 struct chan {
-	uint64_t busy;                 /* virtual time the channel goes idle */
-	uint32_t *free;                /* erased blocks (unordered) */
+	uint64_t busy;  /* virtual time the channel goes idle */
+	uint32_t *free; /* erased blocks (unordered) */
 	uint32_t nfree;
-	uint32_t open[STREAM__COUNT];  /* block being filled, or NONE */
+	uint32_t open[STREAM__COUNT]; /* block being filled, or NONE */
 };
 
 struct ftl {
 	struct ftl_config cfg;
-	uint32_t upp;        /* units per page */
-	uint32_t upb;        /* units per block */
-	uint64_t npages;     /* host pages */
-	uint32_t nblocks;    /* a multiple of channels; block b is on b % channels */
-	uint32_t *map;       /* lpn -> first unit address, NONE when unmapped */
-	uint8_t *len;        /* lpn -> units it occupies */
-	uint32_t *rmap;      /* unit address -> lpn starting there, or NONE */
+	uint32_t upp;     /* units per page */
+	uint32_t upb;     /* units per block */
+	uint64_t npages;  /* host pages */
+	uint32_t nblocks; /* a multiple of channels; block b is on b % channels */
+	uint32_t *map;    /* lpn -> first unit address, NONE when unmapped */
+	uint8_t *len;     /* lpn -> units it occupies */
+	uint32_t *rmap;   /* unit address -> lpn starting there, or NONE */
 	struct blk *blk;
 	struct chan *chan;
-	uint64_t cache_ns;   /* how far ahead of flash writes are acknowledged */
-	uint64_t mapped;     /* host pages mapped */
+	uint64_t cache_ns; /* how far ahead of flash writes are acknowledged */
+	uint64_t mapped;   /* host pages mapped */
 	uint64_t valid_units;
 	struct ftl_stats st; /* counters only; state fields filled on demand */
 };
@@ -67,8 +67,7 @@ int ftl_config_check(const struct ftl_config *c, const char **why)
 		*why = "erase_block must be a multiple of page";
 	else if (c->channels < 1 || c->channels > MAX_CHANNELS)
 		*why = "channels must be 1..64";
-	else if (c->capacity == 0 || c->capacity % c->page ||
-		 c->capacity > MAX_CAPACITY)
+	else if (c->capacity == 0 || c->capacity % c->page || c->capacity > MAX_CAPACITY)
 		*why = "capacity must be a multiple of page, at most 64 GiB";
 	else if (c->spare_pct < 0 || c->spare_pct > 400)
 		*why = "spare must be 0..400 percent";
@@ -151,9 +150,9 @@ int ftl_create(const struct ftl_config *cfg, struct ftl **out)
 		free(f);
 		return -EINVAL;
 	}
-	f->cache_ns = cfg->t_prog == 0 ? 0 :
-		(uint64_t)((double)cfg->cache * (double)cfg->t_prog /
-			   ((double)cfg->page * cfg->channels));
+	f->cache_ns = cfg->t_prog == 0 ? 0
+				       : (uint64_t)((double)cfg->cache * (double)cfg->t_prog /
+						    ((double)cfg->page * cfg->channels));
 	r = alloc_arrays(f);
 	if (r < 0) {
 		ftl_destroy(f);
@@ -290,8 +289,8 @@ static void gc(struct ftl *f, uint32_t c, uint64_t now);
 /* Room for units in stream s on channel c; host writes run GC first when
  * free blocks are low and never take the last one (GC needs it). Returns 0
  * and the unit address, or -ENOSPC. */
-static int alloc_units(struct ftl *f, uint32_t c, enum stream s, uint32_t units,
-		       uint64_t now, uint32_t *addr)
+static int alloc_units(struct ftl *f, uint32_t c, enum stream s, uint32_t units, uint64_t now,
+		       uint32_t *addr)
 {
 	struct chan *ch = &f->chan[c];
 	uint32_t b = ch->open[s];
@@ -392,8 +391,7 @@ static uint32_t pick_channel(const struct ftl *f, uint64_t now, uint64_t tried)
  * so any run of pages reads back from all channels evenly whatever GC was
  * doing when it was written; only a channel with no room passes its page
  * to the one that can take it soonest. */
-static int write_page(struct ftl *f, uint64_t lpn, uint32_t units, uint64_t now,
-		      uint64_t *done)
+static int write_page(struct ftl *f, uint64_t lpn, uint32_t units, uint64_t now, uint64_t *done)
 {
 	uint32_t c = (uint32_t)(lpn % f->cfg.channels), addr;
 	uint64_t tried = 0;
@@ -462,8 +460,8 @@ static uint64_t cache_accept(const struct ftl *f, uint64_t now)
 	return now;
 }
 
-int ftl_write(struct ftl *f, uint64_t off, uint64_t len, const uint8_t *units,
-	      uint64_t now, uint64_t *ack)
+int ftl_write(struct ftl *f, uint64_t off, uint64_t len, const uint8_t *units, uint64_t now,
+	      uint64_t *ack)
 {
 	uint64_t page = f->cfg.page, lpn, first, last, done = now;
 	int r;
@@ -479,8 +477,7 @@ int ftl_write(struct ftl *f, uint64_t off, uint64_t len, const uint8_t *units,
 		uint32_t u = units ? units[lpn - first] : f->upp;
 
 		u = u < 1 ? 1 : u > f->upp ? f->upp : u;
-		if ((lpn == first && off % page) ||
-		    (lpn == last && (off + len) % page))
+		if ((lpn == first && off % page) || (lpn == last && (off + len) % page))
 			done = max64(done, read_page(f, lpn, now));
 		r = write_page(f, lpn, u, now, &done);
 		if (r < 0)
@@ -491,8 +488,7 @@ int ftl_write(struct ftl *f, uint64_t off, uint64_t len, const uint8_t *units,
 	return 0;
 }
 
-int ftl_read(struct ftl *f, uint64_t off, uint64_t len, uint64_t now,
-	     uint64_t *done)
+int ftl_read(struct ftl *f, uint64_t off, uint64_t len, uint64_t now, uint64_t *done)
 {
 	uint64_t lpn;
 
@@ -507,8 +503,7 @@ int ftl_read(struct ftl *f, uint64_t off, uint64_t len, uint64_t now,
 	return 0;
 }
 
-int ftl_trim(struct ftl *f, uint64_t off, uint64_t len, uint64_t now,
-	     uint64_t *done)
+int ftl_trim(struct ftl *f, uint64_t off, uint64_t len, uint64_t now, uint64_t *done)
 {
 	uint64_t page = f->cfg.page, lpn, first, end;
 

@@ -11,17 +11,17 @@
 
 /* Geometry and timing of one drive; all sizes in bytes, times in ns. */
 struct ftl_config {
-	uint64_t capacity;      /* host-visible size, a multiple of page */
-	uint32_t page;          /* flash page and mapping unit, multiple of FTL_UNIT */
-	uint32_t erase_block;   /* erase unit, a multiple of page */
-	double spare_pct;       /* factory spare: physical = capacity * (1 + spare/100) */
-	uint32_t channels;      /* independent flash channels working in parallel */
-	uint64_t t_prog;        /* program one full page */
-	uint64_t t_read;        /* read one page */
-	uint64_t t_erase;       /* erase one block */
-	uint64_t cache;         /* write cache: writes are acknowledged this many
+	uint64_t capacity;    /* host-visible size, a multiple of page */
+	uint32_t page;        /* flash page and mapping unit, multiple of FTL_UNIT */
+	uint32_t erase_block; /* erase unit, a multiple of page */
+	double spare_pct;     /* factory spare: physical = capacity * (1 + spare/100) */
+	uint32_t channels;    /* independent flash channels working in parallel */
+	uint64_t t_prog;      /* program one full page */
+	uint64_t t_read;      /* read one page */
+	uint64_t t_erase;     /* erase one block */
+	uint64_t cache;       /* write cache: writes are acknowledged this many
 	                           bytes of fresh-drive programming ahead of flash */
-	uint32_t gc_free;       /* garbage-collect a channel when it has this few
+	uint32_t gc_free;     /* garbage-collect a channel when it has this few
 	                           free blocks left */
 };
 
@@ -29,18 +29,18 @@ struct ftl_config {
 struct ftl_stats {
 	uint64_t host_bytes_written;
 	uint64_t host_bytes_read;
-	uint64_t flash_bytes_written;  /* host programs + GC moves, compressed size */
-	uint64_t flash_bytes_read;     /* host reads + GC reads */
+	uint64_t flash_bytes_written; /* host programs + GC moves, compressed size */
+	uint64_t flash_bytes_read;    /* host reads + GC reads */
 	uint64_t gc_bytes_moved;
 	uint64_t trimmed_bytes;
 	uint64_t erases;
-	uint64_t flash_busy_ns;        /* channel time spent, summed over channels */
+	uint64_t flash_busy_ns; /* channel time spent, summed over channels */
 	uint64_t erase_min, erase_max;
 	double erase_avg;
-	uint64_t free_blocks;          /* erased and not open for writing */
+	uint64_t free_blocks; /* erased and not open for writing */
 	uint64_t total_blocks;
-	uint64_t valid_pages;          /* host pages currently mapped */
-	uint64_t valid_bytes_flash;    /* flash space those pages occupy */
+	uint64_t valid_pages;       /* host pages currently mapped */
+	uint64_t valid_bytes_flash; /* flash space those pages occupy */
 	uint64_t physical_bytes;
 	uint64_t block_bytes;
 };
@@ -65,18 +65,16 @@ uint32_t ftl_units_per_page(const struct ftl *f);
  * Partial pages are read-modify-written. *ack is when the host may be told
  * the write is done. Returns 0, -EINVAL (out of range) or -ENOSPC (no flash
  * left: only when the configuration leaves GC no room). */
-int ftl_write(struct ftl *f, uint64_t off, uint64_t len, const uint8_t *units,
-	      uint64_t now, uint64_t *ack);
+int ftl_write(struct ftl *f, uint64_t off, uint64_t len, const uint8_t *units, uint64_t now,
+	      uint64_t *ack);
 
 /* Host read of [off, off+len); unmapped pages cost no flash time.
  * Returns 0 or -EINVAL; *done is the completion time. */
-int ftl_read(struct ftl *f, uint64_t off, uint64_t len, uint64_t now,
-	     uint64_t *done);
+int ftl_read(struct ftl *f, uint64_t off, uint64_t len, uint64_t now, uint64_t *done);
 
 /* TRIM: unmap the whole pages inside [off, off+len); blocks left without
  * valid data are erased at once. Returns 0 or -EINVAL; *done as above. */
-int ftl_trim(struct ftl *f, uint64_t off, uint64_t len, uint64_t now,
-	     uint64_t *done);
+int ftl_trim(struct ftl *f, uint64_t off, uint64_t len, uint64_t now, uint64_t *done);
 
 /* Secure erase: every used block erased, all mappings gone. *done is when
  * the erases finish. Returns 0. */

@@ -15,7 +15,7 @@ struct opt_def {
 	enum opt_type type;
 	size_t offset;
 	const char *def;
-	double min, max;     /* in the field's unit (bytes, ns, count, %) */
+	double min, max; /* in the field's unit (bytes, ns, count, %) */
 	const char *help;
 };
 
@@ -28,14 +28,10 @@ struct opt_def {
 static const struct opt_def defs[] = {
 	{ "capacity", OPT_SIZE, F(capacity), "256M", 1 << 20, 64.0 * (1ull << 30),
 	  "host-visible size" },
-	{ "page", OPT_SIZE, F(page), "4k", 512, 65536,
-	  "flash page (program unit, mapping unit)" },
-	{ "erase_block", OPT_SIZE, F(erase_block), "64k", 512, 64 << 20,
-	  "erase block" },
-	{ "spare", OPT_PERCENT, F(spare), "7", 0, 400,
-	  "factory spare area, percent of capacity" },
-	{ "channels", OPT_UINT, F(channels), "2", 1, 64,
-	  "flash channels working in parallel" },
+	{ "page", OPT_SIZE, F(page), "4k", 512, 65536, "flash page (program unit, mapping unit)" },
+	{ "erase_block", OPT_SIZE, F(erase_block), "64k", 512, 64 << 20, "erase block" },
+	{ "spare", OPT_PERCENT, F(spare), "7", 0, 400, "factory spare area, percent of capacity" },
+	{ "channels", OPT_UINT, F(channels), "2", 1, 64, "flash channels working in parallel" },
 	{ "t_prog", OPT_TIME, F(t_prog), "1ms", 0, 1e9, "page program time" },
 	{ "t_read", OPT_TIME, F(t_read), "50us", 0, 1e9, "page read time" },
 	{ "t_erase", OPT_TIME, F(t_erase), "2ms", 0, 1e10, "block erase time" },
@@ -56,18 +52,24 @@ struct unit {
 
 /* Longest suffixes first so "ms" is not read as "s". */
 static const struct unit size_units[] = {
-	{ "KiB", 1024.0 }, { "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
-	{ "TiB", 1099511627776.0 }, { "k", 1024.0 }, { "K", 1024.0 },
-	{ "M", 1048576.0 }, { "G", 1073741824.0 }, { "T", 1099511627776.0 },
-	{ "B", 1.0 }, { "", 1.0 },
+	{ "KiB", 1024.0 },
+	{ "MiB", 1048576.0 },
+	{ "GiB", 1073741824.0 },
+	{ "TiB", 1099511627776.0 },
+	{ "k", 1024.0 },
+	{ "K", 1024.0 },
+	{ "M", 1048576.0 },
+	{ "G", 1073741824.0 },
+	{ "T", 1099511627776.0 },
+	{ "B", 1.0 },
+	{ "", 1.0 },
 };
 
 static const struct unit time_units[] = {
 	{ "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e3 },
 };
 
-static int parse_scaled(const char *s, const struct unit *u, size_t nu,
-			double *out)
+static int parse_scaled(const char *s, const struct unit *u, size_t nu, double *out)
 {
 	char *end;
 	double v;
@@ -135,12 +137,8 @@ static int set_field(struct simssd_opts *o, const struct opt_def *d, const char 
 	int r = 0;
 
 	switch (d->type) {
-	case OPT_SIZE:
-		r = opts_parse_size(val, &u);
-		break;
-	case OPT_TIME:
-		r = opts_parse_time(val, &u);
-		break;
+	case OPT_SIZE: r = opts_parse_size(val, &u); break;
+	case OPT_TIME: r = opts_parse_time(val, &u); break;
 	case OPT_UINT:
 		errno = 0;
 		u = strtoull(val, &end, 10);
@@ -154,8 +152,7 @@ static int set_field(struct simssd_opts *o, const struct opt_def *d, const char 
 			return -ERANGE;
 		*(double *)base = v;
 		return 0;
-	case OPT_BOOL:
-		return parse_bool(val, (int *)base);
+	case OPT_BOOL: return parse_bool(val, (int *)base);
 	case OPT_PATH:
 		copy = val[0] ? strdup(val) : NULL;
 		if (val[0] && !copy)
@@ -215,7 +212,7 @@ void opts_help(FILE *out)
 		fprintf(out, "    %-12s default %-7s %s\n", defs[i].name,
 			defs[i].def[0] ? defs[i].def : "-", defs[i].help);
 	fprintf(out, "  sizes take k/M/G/T (powers of 1024); times ns/us/ms/s "
-		"(bare numbers are us)\n");
+		     "(bare numbers are us)\n");
 }
 
 void opts_to_ftl(const struct simssd_opts *o, struct ftl_config *cfg)

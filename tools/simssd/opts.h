@@ -10,18 +10,18 @@
 
 /* Every option of the simulated drive; each field is the option of that name. */
 struct simssd_opts {
-	uint64_t capacity;     /* host-visible bytes */
-	uint64_t page;         /* flash page bytes */
-	uint64_t erase_block;  /* erase block bytes */
-	double spare;          /* factory spare area, percent of capacity */
-	uint64_t channels;     /* parallel flash channels */
-	uint64_t t_prog;       /* ns to program a page */
-	uint64_t t_read;       /* ns to read a page */
-	uint64_t t_erase;      /* ns to erase a block */
-	uint64_t cache;        /* write cache bytes (0: write-through) */
-	uint64_t gc_free;      /* free blocks per channel below which GC runs */
-	int compress;          /* 1: SandForce-like inline compression */
-	char *store;           /* file holding the data; NULL: anonymous memory */
+	uint64_t capacity;    /* host-visible bytes */
+	uint64_t page;        /* flash page bytes */
+	uint64_t erase_block; /* erase block bytes */
+	double spare;         /* factory spare area, percent of capacity */
+	uint64_t channels;    /* parallel flash channels */
+	uint64_t t_prog;      /* ns to program a page */
+	uint64_t t_read;      /* ns to read a page */
+	uint64_t t_erase;     /* ns to erase a block */
+	uint64_t cache;       /* write cache bytes (0: write-through) */
+	uint64_t gc_free;     /* free blocks per channel below which GC runs */
+	int compress;         /* 1: SandForce-like inline compression */
+	char *store;          /* file holding the data; NULL: anonymous memory */
 };
 
 /* Fill every field with its default. Returns 0 (defaults always parse). */

@@ -21,12 +21,12 @@
 #include "store.h"
 
 /* Exit codes. */
-#define EXIT_RUNTIME 1   /* could not mount or serve */
-#define EXIT_USAGE 2     /* bad options */
+#define EXIT_RUNTIME 1 /* could not mount or serve */
+#define EXIT_USAGE 2   /* bad options */
 
 #define STATS_MAX 4096
 #define CONTROL_MAX 4096
-#define CHUNK_PAGES 256  /* pages per FTL call; bounds the units array */
+#define CHUNK_PAGES 256 /* pages per FTL call; bounds the units array */
 #define MAX_WRITE (1u << 20)
 
 enum { INO_ROOT = 1, INO_DISK, INO_CONTROL, INO_STATS, INO_END };
@@ -71,8 +71,7 @@ static void sleep_until(uint64_t t)
 		;
 }
 
-static int check_io(struct sim *s, enum ctl_op op, uint64_t off, uint64_t len,
-		    uint64_t *delay)
+static int check_io(struct sim *s, enum ctl_op op, uint64_t off, uint64_t len, uint64_t *delay)
 {
 	int r;
 
@@ -144,8 +143,8 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 }
 
 /* Only no-op size changes: "echo cmd > control" truncates, the drive does not. */
-static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
-		       int to_set, struct fuse_file_info *fi)
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
 {
 	struct sim *s = fuse_req_userdata(req);
 	struct stat st;
@@ -214,7 +213,7 @@ static int hold_stats(struct sim *s, fuse_req_t req)
 	uint64_t delay, until, cleared;
 	int r = 0;
 
-	fuse_req_interrupt_func(req, wake_held, s);   /* may call it now: before the lock */
+	fuse_req_interrupt_func(req, wake_held, s); /* may call it now: before the lock */
 	pthread_mutex_lock(&s->lock);
 	delay = ctl_stats_delay(&s->faults);
 	until = now_ns() + delay;
@@ -261,8 +260,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		pthread_mutex_lock(&s->lock);
 		ftl_get_stats(s->ftl, &st);
-		ctl_format_stats(&s->cfg, &st, &s->faults, s->opts.compress, text,
-				 STATS_MAX);
+		ctl_format_stats(&s->cfg, &st, &s->faults, s->opts.compress, text, STATS_MAX);
 		pthread_mutex_unlock(&s->lock);
 		fi->fh = (uint64_t)(uintptr_t)text;
 	}
@@ -317,13 +315,13 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if ((uint64_t)off >= len)
 		fuse_reply_buf(req, NULL, 0);
 	else
-		fuse_reply_buf(req, text + off, len - (size_t)off < size ? len - (size_t)off : size);
+		fuse_reply_buf(req, text + off,
+			       len - (size_t)off < size ? len - (size_t)off : size);
 }
 
 /* Hand [off, off+len) (at most CHUNK_PAGES pages) to the FTL; with
  * compression each page's cost comes from its stored (merged) contents. */
-static int ftl_write_chunk(struct sim *s, uint64_t off, uint64_t len,
-			   uint64_t now, uint64_t *ack)
+static int ftl_write_chunk(struct sim *s, uint64_t off, uint64_t len, uint64_t now, uint64_t *ack)
 {
 	uint8_t units[CHUNK_PAGES];
 	uint64_t page = s->opts.page, p, first = off / page;
@@ -414,8 +412,8 @@ static int control_write(struct sim *s, const char *buf, size_t size)
 	return 0;
 }
 
-static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
-		     off_t off, struct fuse_file_info *fi)
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
 {
 	struct sim *s = fuse_req_userdata(req);
 	int r;
@@ -459,19 +457,18 @@ static int disk_fallocate(struct sim *s, int mode, uint64_t off, uint64_t len)
 	return r;
 }
 
-static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
-			 off_t len, struct fuse_file_info *fi)
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+			 struct fuse_file_info *fi)
 {
-	int r = ino == INO_DISK ?
-		disk_fallocate(fuse_req_userdata(req), mode, (uint64_t)off, (uint64_t)len) :
-		-EOPNOTSUPP;
+	int r = ino == INO_DISK
+			? disk_fallocate(fuse_req_userdata(req), mode, (uint64_t)off, (uint64_t)len)
+			: -EOPNOTSUPP;
 
 	fuse_reply_err(req, -r);
 }
 
 /* fsync drains the write cache: the data is on flash when it returns. */
-static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
-		     struct fuse_file_info *fi)
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	struct sim *s = fuse_req_userdata(req);
 	uint64_t done = 0, delay = 0;
@@ -555,7 +552,8 @@ static void usage(const char *prog)
 {
 	printf("usage: %s MOUNTPOINT [-f] [-o name=value,...]\n"
 	       "Simulated SSD: MOUNTPOINT/disk.img (attach with losetup), "
-	       "MOUNTPOINT/control, MOUNTPOINT/stats.\n\n", prog);
+	       "MOUNTPOINT/control, MOUNTPOINT/stats.\n\n",
+	       prog);
 	opts_help(stdout);
 	printf("\nFUSE options:\n");
 	fuse_cmdline_help();
@@ -568,8 +566,7 @@ static int setup(struct sim *s, struct fuse_args *args, struct fuse_cmdline_opts
 	const char *why;
 	int r;
 
-	if (opts_defaults(&s->opts) < 0 ||
-	    fuse_opt_parse(args, s, NULL, opt_proc) < 0 ||
+	if (opts_defaults(&s->opts) < 0 || fuse_opt_parse(args, s, NULL, opt_proc) < 0 ||
 	    fuse_parse_cmdline(args, c) != 0)
 		return EXIT_USAGE;
 	if (c->show_help || c->show_version) {
@@ -620,7 +617,7 @@ static int serve(struct sim *s, struct fuse_args *args, struct fuse_cmdline_opts
 		lc = fuse_loop_cfg_create();
 		if (lc) {
 			fuse_loop_cfg_set_max_threads(lc, c->max_threads);
-			if (c->max_idle_threads != UINT_MAX)  /* UINT_MAX: not given */
+			if (c->max_idle_threads != UINT_MAX) /* UINT_MAX: not given */
 				fuse_loop_cfg_set_idle_threads(lc, c->max_idle_threads);
 			fuse_loop_cfg_set_clone_fd(lc, (unsigned)c->clone_fd);
 			r = fuse_session_loop_mt(se, lc) ? EXIT_RUNTIME : 0;

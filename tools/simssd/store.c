@@ -21,8 +21,7 @@ int store_open(struct store *s, const char *path, uint64_t size)
 		return -errno;
 	if (ftruncate(s->fd, (off_t)size) < 0)
 		goto fail;
-	s->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-		       s->fd, 0);
+	s->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, s->fd, 0);
 	if (s->base == MAP_FAILED)
 		goto fail;
 	return 0;
@@ -46,8 +45,8 @@ int store_punch(struct store *s, uint64_t off, uint64_t len)
 {
 	if (off > s->size || len > s->size - off)
 		return -EINVAL;
-	if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		      (off_t)off, (off_t)len) == 0)
+	if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) ==
+	    0)
 		return 0;
 	/* A store file on a filesystem without holes: zero it by hand. */
 	memset(s->base + off, 0, len);

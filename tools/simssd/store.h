@@ -7,7 +7,7 @@
 
 struct store {
 	int fd;
-	uint8_t *base;   /* size bytes, shared mapping of fd */
+	uint8_t *base; /* size bytes, shared mapping of fd */
 	uint64_t size;
 };
 

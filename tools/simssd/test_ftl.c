@@ -26,9 +26,16 @@
 static struct ftl_config small(void)
 {
 	struct ftl_config c = {
-		.capacity = 4 * MiB, .page = 4096, .erase_block = 16 * KiB,
-		.spare_pct = 10, .channels = 2, .t_prog = 1 * MS, .t_read = 100 * US,
-		.t_erase = 2 * MS, .cache = 0, .gc_free = 1,
+		.capacity = 4 * MiB,
+		.page = 4096,
+		.erase_block = 16 * KiB,
+		.spare_pct = 10,
+		.channels = 2,
+		.t_prog = 1 * MS,
+		.t_read = 100 * US,
+		.t_erase = 2 * MS,
+		.cache = 0,
+		.gc_free = 1,
 	};
 	return c;
 }
@@ -56,9 +63,9 @@ static void test_config_rejects_bad_geometry(void **state)
 		const char *field;
 		uint64_t value;
 	} bad[] = {
-		{ "page", 1000 }, { "page", 256 }, { "erase_block", 6000 },
+		{ "page", 1000 },  { "page", 256 },    { "erase_block", 6000 },
 		{ "channels", 0 }, { "channels", 65 }, { "capacity", 4 * MiB + 512 },
-		{ "capacity", 0 }, { "spare", 0 }, { "gc_free", 0 },
+		{ "capacity", 0 }, { "spare", 0 },     { "gc_free", 0 },
 	};
 	const char *why;
 	size_t i;
@@ -75,7 +82,7 @@ static void test_config_rejects_bad_geometry(void **state)
 		else if (!strcmp(bad[i].field, "capacity"))
 			c.capacity = bad[i].value;
 		else if (!strcmp(bad[i].field, "spare"))
-			c.spare_pct = (double)bad[i].value;  /* no room for GC */
+			c.spare_pct = (double)bad[i].value; /* no room for GC */
 		else
 			c.gc_free = (uint32_t)bad[i].value;
 		assert_int_equal(ftl_config_check(&c, &why), -EINVAL);
@@ -108,12 +115,12 @@ static void test_cache_acknowledges_ahead_of_flash(void **state)
 	struct ftl *f;
 	uint64_t ack;
 
-	c.cache = 16 * KiB;   /* 4 pages over 2 channels: 2 ms of lead */
+	c.cache = 16 * KiB; /* 4 pages over 2 channels: 2 ms of lead */
 	f = make(&c);
 	assert_int_equal(ftl_write(f, 0, 16 * KiB, NULL, 0, &ack), 0);
 	assert_int_equal(ack, 0);
 	assert_int_equal(ftl_write(f, 16 * KiB, 16 * KiB, NULL, 0, &ack), 0);
-	assert_int_equal(ack, 2 * MS);  /* flash done at 4 ms, minus the lead */
+	assert_int_equal(ack, 2 * MS); /* flash done at 4 ms, minus the lead */
 	ftl_destroy(f);
 }
 
@@ -268,7 +275,7 @@ static void test_trim_ignores_partial_pages(void **state)
 	assert_int_equal(ftl_write(f, 0, 16 * KiB, NULL, 0, &ack), 0);
 	assert_int_equal(ftl_trim(f, 512, 3 * 4096, 0, &done), 0);
 	ftl_get_stats(f, &st);
-	assert_int_equal(st.valid_pages, 2);       /* pages 1 and 2 went */
+	assert_int_equal(st.valid_pages, 2); /* pages 1 and 2 went */
 	assert_int_equal(st.trimmed_bytes, 8192);
 	ftl_destroy(f);
 }
@@ -302,10 +309,10 @@ static void test_compressed_pages_cost_their_size(void **state)
 	uint8_t units[8];
 	uint64_t ack;
 
-	memset(units, 2, sizeof(units));   /* each page packs to a quarter */
+	memset(units, 2, sizeof(units)); /* each page packs to a quarter */
 	assert_int_equal(ftl_units_per_page(f), 8);
 	assert_int_equal(ftl_write(f, 0, 32 * KiB, units, 0, &ack), 0);
-	assert_int_equal(ack, 1 * MS);     /* 4 quarter programs per channel */
+	assert_int_equal(ack, 1 * MS); /* 4 quarter programs per channel */
 	ftl_get_stats(f, &st);
 	assert_int_equal(st.flash_bytes_written, 8 * 2 * FTL_UNIT);
 	assert_int_equal(st.valid_bytes_flash, 8 * 2 * FTL_UNIT);
@@ -319,14 +326,14 @@ static void test_opts_parse_sizes_and_times(void **state)
 		const char *s;
 		uint64_t bytes;
 	} sizes[] = {
-		{ "4096", 4096 }, { "4k", 4096 }, { "512M", 512 * MiB },
+		{ "4096", 4096 },       { "4k", 4096 },   { "512M", 512 * MiB },
 		{ "1GiB", 1024 * MiB }, { "1.5K", 1536 }, { "64KiB", 64 * KiB },
 	};
 	static const struct {
 		const char *s;
 		uint64_t ns;
 	} times[] = {
-		{ "250ns", 250 }, { "200us", 200 * US }, { "1.5ms", 1500 * US },
+		{ "250ns", 250 },    { "200us", 200 * US }, { "1.5ms", 1500 * US },
 		{ "2s", 2000 * MS }, { "50", 50 * US },
 	};
 	static const char *bad[] = { "", "k", "4x", "-1", "1.2.3" };
@@ -375,10 +382,20 @@ static void test_opts_table(void **state)
 static void test_ctl_parse(void **state)
 {
 	static const char *bad[] = {
-		"", "secure-erase now", "fault", "fault ioerror 0", "fault ioerror 0 0",
-		"fault ioerror 0 4k sideways", "fault latency", "fault latency x",
-		"fault latency 5 -1", "fault explode", "erase", "fault stats-latency",
-		"fault stats-latency soon", "fault stats-latency 5 -1",
+		"",
+		"secure-erase now",
+		"fault",
+		"fault ioerror 0",
+		"fault ioerror 0 0",
+		"fault ioerror 0 4k sideways",
+		"fault latency",
+		"fault latency x",
+		"fault latency 5 -1",
+		"fault explode",
+		"erase",
+		"fault stats-latency",
+		"fault stats-latency soon",
+		"fault stats-latency 5 -1",
 	};
 	struct ctl_cmd c;
 	size_t i;
