@@ -1,6 +1,6 @@
 #!/bin/bash
 # run-check.sh: the stages of `make check`, fastest first: the gcc and clang
-# builds, cppcheck (make lint-cppcheck), the unit tests, the same under ASan+UBSan, the integration tests,
+# builds, cppcheck and clang-format (make lint), the unit tests, the same under ASan+UBSan, the integration tests,
 # then the QEMU device tests. Every stage runs even when an earlier one
 # failed, so one broken stage never hides the others. At the end it checks
 # that no test left a process, loop device or mount of its own behind, and
@@ -47,7 +47,7 @@ for s in $stages; do
 	case $s in
 	build) run_stage build $MAKE --no-print-directory all ;;
 	clang) run_stage clang $MAKE --no-print-directory check-clang ;;
-	lint) run_stage lint $MAKE --no-print-directory lint-cppcheck ;;
+	lint) run_stage lint $MAKE --no-print-directory lint ;;
 	unit) run_stage unit $MAKE --no-print-directory unit ;;
 	unit-san) run_stage unit-san $MAKE --no-print-directory unit-san ;;
 	integration) run_stage integration pytest_stage integration tests/integration ;;
