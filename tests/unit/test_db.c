@@ -8,7 +8,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <sqlite3.h>
@@ -19,6 +18,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "unit_tmp.h"
 
 #include "db.h"
 #include "db_int.h"
@@ -35,22 +36,13 @@ struct fx {
 
 /* ---- fixture and raw SQL helpers ---------------------------------------- */
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
 
 	if (!fx)
 		return -1;
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wearmon-test-db.XXXXXX");
-	if (!mkdtemp(fx->dir)) {
+	if (unit_tmpdir(fx->dir, sizeof(fx->dir), "db")) {
 		free(fx);
 		return -1;
 	}
@@ -81,7 +73,7 @@ static int teardown(void **state)
 
 	db_close(fx->db);
 	chmod(fx->dir, 0700);
-	nftw(fx->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	unit_rmtree(fx->dir);
 	free(fx);
 	return 0;
 }

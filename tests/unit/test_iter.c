@@ -4,8 +4,8 @@
  * read-back row, a stop from the callback, and a throughput crash alert
  * when the simulated device slows down. */
 #include "unit.h"
+#include "unit_tmp.h"
 
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,21 +32,12 @@ struct fx {
 	int measuring;
 };
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
 	if (!fx)
 		return -1;
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wearmon-test-iter.XXXXXX");
-	if (!mkdtemp(fx->dir)) {
+	if (unit_tmpdir(fx->dir, sizeof(fx->dir), "iter")) {
 		free(fx);
 		return -1;
 	}
@@ -63,20 +54,8 @@ static int teardown(void **state)
 		db_close(fx->db);
 	tgt_close(&fx->tg);
 	cfg_free(fx->c);
-	nftw(fx->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	unit_rmtree(fx->dir);
 	free(fx);
-	return 0;
-}
-
-static int row_cb(void *arg, int n, char **v, char **names)
-{
-	struct fx *fx = arg;
-	size_t used = strlen(fx->out);
-	(void)names;
-	for (int i = 0; i < n; i++)
-		used += (size_t)snprintf(fx->out + used, sizeof(fx->out) - used, "%s%s",
-					 i ? "|" : "", v[i] ? v[i] : "");
-	snprintf(fx->out + used, sizeof(fx->out) - used, "\n");
 	return 0;
 }
 
@@ -84,15 +63,8 @@ static int row_cb(void *arg, int n, char **v, char **names)
 static const char *q(struct fx *fx, const char *sql)
 {
 	char path[128];
-	sqlite3 *db;
-	char *err = NULL;
 	snprintf(path, sizeof(path), "%s/history.db", fx->dir);
-	fx->out[0] = '\0';
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	if (sqlite3_exec(db, sql, row_cb, fx, &err) != SQLITE_OK)
-		fail_msg("%s: %s", sql, err ? err : "?");
-	sqlite3_close(db);
-	return fx->out;
+	return unit_rows(path, sql, fx->out, sizeof(fx->out));
 }
 
 static const char base_conf[] = "[wearmon]\n"

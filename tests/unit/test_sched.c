@@ -4,9 +4,9 @@
  * several sizes, a stop mid-cycle and the resume, the between-cycles
  * actions (idle, trim) and a stop during one. */
 #include "unit.h"
+#include "unit_tmp.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,21 +27,12 @@ struct fx {
 	int held;                /* sched_uses_config(offer) once offered */
 };
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
 	if (!fx)
 		return -1;
-	snprintf(fx->dir, sizeof(fx->dir), "/tmp/wearmon-test-sched.XXXXXX");
-	if (!mkdtemp(fx->dir)) {
+	if (unit_tmpdir(fx->dir, sizeof(fx->dir), "sched")) {
 		free(fx);
 		return -1;
 	}
@@ -53,20 +44,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
-	nftw(fx->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	unit_rmtree(fx->dir);
 	free(fx);
-	return 0;
-}
-
-static int row_cb(void *arg, int n, char **v, char **names)
-{
-	struct fx *fx = arg;
-	size_t used = strlen(fx->out);
-	(void)names;
-	for (int i = 0; i < n; i++)
-		used += (size_t)snprintf(fx->out + used, sizeof(fx->out) - used, "%s%s",
-					 i ? "|" : "", v[i] ? v[i] : "");
-	snprintf(fx->out + used, sizeof(fx->out) - used, "\n");
 	return 0;
 }
 
@@ -74,16 +53,8 @@ static int row_cb(void *arg, int n, char **v, char **names)
 static const char *q(struct fx *fx, const char *sql)
 {
 	char path[128];
-	sqlite3 *db;
-	char *err = NULL;
 	snprintf(path, sizeof(path), "%s/history.db", fx->dir);
-	fx->out[0] = '\0';
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	int rc = sqlite3_exec(db, sql, row_cb, fx, &err);
-	if (rc != SQLITE_OK)
-		fail_msg("%s: %s", sql, err ? err : "?");
-	sqlite3_close(db);
-	return fx->out;
+	return unit_rows(path, sql, fx->out, sizeof(fx->out));
 }
 
 /* Three sizes of a 1 MiB file, fill and a 4 KiB (the default) random
