@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 MiB = 1 << 20
 
 # Where `make` put the binaries: $WEARMON_BUILD, else the repo's build/.
@@ -67,6 +69,11 @@ def missing_prerequisites():
         if not shutil.which(tool):
             return f"{tool} not installed"
     return None
+
+
+# Skips a test (or, as pytestmark, a file) that needs a simulated drive.
+needs_sim = pytest.mark.skipif(missing_prerequisites() is not None,
+                               reason=str(missing_prerequisites()))
 
 
 def _run(cmd, check=True):

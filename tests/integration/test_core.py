@@ -1,7 +1,6 @@
 """The measuring core end to end: cycles over sizes on real loop devices,
 rows checked with the sqlite3 CLI, TRIM, SIGTERM and resume."""
 
-import os
 import signal
 import time
 

@@ -143,8 +143,7 @@ def check(med, mibps_tol, lat_tol):
             or lo <= w["lat_p99_us"] <= hi), med
 
 
-needs_sim = pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
-                               reason=str(simssd_helper.missing_prerequisites()))
+needs_sim = simssd_helper.needs_sim
 
 # One channel, 1 ms per page read. With several reads queued the channel
 # serves them back to back on its own clock, so a read's latency is QD x 1 ms

@@ -7,7 +7,6 @@ rendered by rsvg-convert and read back as SVG."""
 import functools
 import math
 import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest

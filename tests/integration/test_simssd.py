@@ -11,8 +11,7 @@ import pytest
 
 import simssd_helper as sh
 
-pytestmark = pytest.mark.skipif(sh.missing_prerequisites() is not None,
-                                reason=str(sh.missing_prerequisites()))
+pytestmark = sh.needs_sim
 
 MiB = sh.MiB
 CAP = 16 * MiB

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import time
 
-from conftest import WEARMON, WEARMOND, query, start_wearmond, stop, wait_for, write_conf
+from conftest import WEARMON, query, start_wearmond, stop, wait_for, write_conf
 
 
 def status(db, *args):

@@ -242,8 +242,7 @@ SLOW_TRIM_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7, c
                        t_prog="100us", t_read="20us", t_erase="60ms", cache="1M")
 
 
-@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
-                    reason=str(simssd_helper.missing_prerequisites()))
+@simssd_helper.needs_sim
 def test_stop_during_trim_on_a_slow_drive(workdir):
     with simssd_helper.sim_drive(**SLOW_TRIM_DRIVE) as d:
         c, db = conf(workdir, d.loop, sizes="16M", region_size="16M", between_cycles="trim",
@@ -259,8 +258,7 @@ SLOW_DISCARD_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7
                           t_prog="100us", t_read="20us", t_erase="150ms", cache="1M")
 
 
-@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
-                    reason=str(simssd_helper.missing_prerequisites()))
+@simssd_helper.needs_sim
 def test_stop_during_format(workdir):
     with simssd_helper.sim_drive(**SLOW_DISCARD_DRIVE) as d:
         c, db = conf(workdir, d.loop, sizes="8M 16M", filesystem="ext4", format_each_size="yes",
@@ -276,8 +274,7 @@ FAST_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7, channe
                   t_prog="100us", t_read="20us", t_erase="2ms", cache="1M")
 
 
-@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
-                    reason=str(simssd_helper.missing_prerequisites()))
+@simssd_helper.needs_sim
 def test_stop_during_fitrim(workdir):
     with simssd_helper.sim_drive(**FAST_DRIVE) as d:
         c, db = conf(workdir, d.loop, sizes="8M", filesystem="ext4", mkfs_options="-E nodiscard",
@@ -330,8 +327,7 @@ def check_health_rows(db):
     return rows
 
 
-@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
-                    reason=str(simssd_helper.missing_prerequisites()))
+@simssd_helper.needs_sim
 @pytest.mark.parametrize("point, arm_in", [("cycle-start", None), ("cycle-end", "measure"),
                                            ("after-action", "idle")])
 def test_stop_during_health_snapshot(workdir, point, arm_in):
@@ -383,8 +379,7 @@ def test_stop_during_health_snapshot(workdir, point, arm_in):
         assert {r["point"] for r in rows} == {"cycle-start", "cycle-end", "after-action"}, rows
 
 
-@pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
-                    reason=str(simssd_helper.missing_prerequisites()))
+@simssd_helper.needs_sim
 def test_simulated_drive_holds_its_health_answer(workdir):
     """What the test above relies on: the drive holds an open of its stats
     file, lets it go when the opener is signalled (FUSE interrupt) or the

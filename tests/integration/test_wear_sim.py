@@ -14,8 +14,7 @@ import pytest
 import simssd_helper
 from conftest import BUILD, MiB, query, run_wearmond, write_conf
 
-pytestmark = pytest.mark.skipif(simssd_helper.missing_prerequisites() is not None,
-                                reason=str(simssd_helper.missing_prerequisites()))
+pytestmark = simssd_helper.needs_sim
 
 # A small drive: fresh random writes ~20 MiB/s, a full one several times slower.
 DRIVE = dict(capacity="32M", page="4k", erase_block="128k", spare=7, channels=4,
