@@ -85,6 +85,20 @@ int db_enter(struct db *db)
 	return 0;
 }
 
+int db_enter_msg(struct db *db, char *err, size_t errlen)
+{
+	int ret = db_enter(db);
+
+	db_seterr(err, errlen, "%s", "");
+	if (ret) {
+		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
+			  ret == -EROFS ? "opened read-only" : strerror(-ret));
+		return ret;
+	}
+	db->last_err[0] = '\0';
+	return 0;
+}
+
 void db_leave(struct db *db)
 {
 	pthread_mutex_unlock(&db->lock);

@@ -11,15 +11,10 @@
 int db_health_insert(struct db *db, const struct db_health *h, char *err, size_t errlen)
 {
 	struct db_bind b;
-	int ret = db_enter(db);
+	int ret = db_enter_msg(db, err, errlen);
 
-	db_seterr(err, errlen, "%s", "");
-	if (ret) {
-		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
-			  ret == -EROFS ? "opened read-only" : strerror(-ret));
+	if (ret)
 		return ret;
-	}
-	db->last_err[0] = '\0';
 	db_bind_start(db, ST_HEALTH_INSERT, &b);
 	db_bind_i64(&b, h->target_id);
 	db_bind_id(&b, h->cycle_id);

@@ -142,6 +142,11 @@ int db_map_rc(int rc, int sys);
 /* Lock db for a writing call. Returns 0 (locked) or -errno (not locked). */
 int db_enter(struct db *db);
 
+/* db_enter for a call that reports its failures in err (emptied first):
+ * on failure err says "database PATH: why". On success the connection's
+ * last error is cleared too. Returns 0 (locked) or -errno (not locked). */
+int db_enter_msg(struct db *db, char *err, size_t errlen);
+
 /* Unlock. */
 void db_leave(struct db *db);
 

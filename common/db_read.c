@@ -125,14 +125,9 @@ int db_write(struct db *db, const char *const *sqls, const struct db_value *cons
 {
 	int ret;
 
-	db_seterr(err, errlen, "%s", "");
-	ret = db_enter(db);
-	if (ret) {
-		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
-			  ret == -EROFS ? "opened read-only" : strerror(-ret));
+	ret = db_enter_msg(db, err, errlen);
+	if (ret)
 		return ret;
-	}
-	db->last_err[0] = '\0';
 	ret = db_tx_begin(db);
 	if (ret)
 		db_seterr(err, errlen, "database %s: %s", db->path, db->last_err);

@@ -135,15 +135,10 @@ static int extents(struct db *db, const struct db_wear_state *s)
 int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,
 		  size_t nrows, char *err, size_t errlen)
 {
-	int ret = db_enter(db);
+	int ret = db_enter_msg(db, err, errlen);
 
-	db_seterr(err, errlen, "%s", "");
-	if (ret) {
-		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
-			  ret == -EROFS ? "opened read-only" : strerror(-ret));
+	if (ret)
 		return ret;
-	}
-	db->last_err[0] = '\0';
 	ret = db_tx_begin(db);
 	if (ret)
 		goto out;
