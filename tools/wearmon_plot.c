@@ -250,6 +250,27 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 	return cycle_marks(p, wm, tid);
 }
 
+/* Mark "ACTION after cycle N" at x = at, from row r of a (columns action,
+ * number). */
+static void action_mark(struct plot *p, const struct wm_table *a, int r, double at)
+{
+	snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld", wm_str(a, r, "action"),
+		 (long long)wm_int(a, r, "number", 0));
+	p->m[p->nm] = (struct chart_mark){ .vertical = 1, .at = at, .label = p->mlabel[p->nm] };
+	p->nm++;
+}
+
+/* The chart takes the marks made so far, under legend when there are any;
+ * frees a and passes ret on. */
+static int marks_set(struct plot *p, struct wm_table *a, const char *legend, int ret)
+{
+	p->ch.marks = p->m;
+	p->ch.nmarks = p->nm;
+	p->ch.marks_legend = p->nm ? legend : NULL;
+	wm_table_free(a);
+	return ret;
+}
+
 /* A dashed line after each cycle that ended with an action. */
 static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 {
@@ -269,11 +290,7 @@ static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 						     .at = (double)wm_int(&a, r, "number", 0) + 0.5,
 						     .label = p->mlabel[r] };
 	}
-	p->ch.marks = p->m;
-	p->ch.nmarks = p->nm;
-	p->ch.marks_legend = p->nm ? "action after the cycle" : NULL;
-	wm_table_free(&a);
-	return ret;
+	return marks_set(p, &a, "action after the cycle", ret);
 }
 
 static double series_mean(const struct chart_series *s)
@@ -380,20 +397,10 @@ static int wear_marks(struct wm *wm, int64_t tid, const char *written, double sc
 		written);
 	ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
-		if (isnan(wm_num(&a, r, "written")))
-			continue;
-		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
-			 wm_str(&a, r, "action"), (long long)wm_int(&a, r, "number", 0));
-		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
-						   .at = wm_num(&a, r, "written") / scale,
-						   .label = p->mlabel[p->nm] };
-		p->nm++;
+		if (!isnan(wm_num(&a, r, "written")))
+			action_mark(p, &a, r, wm_num(&a, r, "written") / scale);
 	}
-	p->ch.marks = p->m;
-	p->ch.nmarks = p->nm;
-	p->ch.marks_legend = p->nm ? "action between cycles" : NULL;
-	wm_table_free(&a);
-	return ret;
+	return marks_set(p, &a, "action between cycles", ret);
 }
 
 static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
@@ -449,19 +456,9 @@ static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 					    "c.number") " ORDER BY c.number",
 		SCOPED(wm, tid));
 
-	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
-		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld",
-			 wm_str(&a, r, "action"), (long long)wm_int(&a, r, "number", 0));
-		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
-						   .at = wm_num(&a, r, "seq") + 0.5,
-						   .label = p->mlabel[p->nm] };
-		p->nm++;
-	}
-	p->ch.marks = p->m;
-	p->ch.nmarks = p->nm;
-	p->ch.marks_legend = p->nm ? "action between cycles" : NULL;
-	wm_table_free(&a);
-	return ret;
+	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++)
+		action_mark(p, &a, r, wm_num(&a, r, "seq") + 0.5);
+	return marks_set(p, &a, "action between cycles", ret);
 }
 
 /* p50 / p99 / p99.9 / p99.99 of every done iteration, in the order
