@@ -141,6 +141,17 @@ def run_wearmond(conf, *extra, timeout=300, check=False):
     return p
 
 
+def two_cycle_file_db(d):
+    """A finished history in directory d: target f1, a 32 MiB file, two
+    sizes, two cycles of half-second phases. Returns the database's path."""
+    conf = write_conf(d / "w.conf", f"[wearmon]\ndatabase = {d}/w.db\n\n[target f1]\n"
+                      f"device = {d}/f1.img\nfile_size = 32M\nsizes = 50% 100%\nfill = no\n"
+                      "duration = 0.5s\ncycles = 2\nsample_interval = 0.25s\n")
+    p = run_wearmond(conf, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return d / "w.db"
+
+
 def run_wearmon(*args, db=None, check=None, timeout=120):
     """Run the wearmon CLI (with -d db when given) to completion; check: the
     exit status it must have."""

@@ -211,6 +211,14 @@ class SimDrive:
         finally:
             os.close(fd)
 
+    def erase_script(self, directory):
+        """An executable script in directory that secure-erases this drive
+        through its control file: a secure_erase_command for wearmond."""
+        script = Path(directory) / "erase.sh"
+        script.write_text(f"#!/bin/sh\necho secure-erase > {self.control_path}\n")
+        script.chmod(0o755)
+        return script
+
     def secure_erase(self):
         self.control("secure-erase")
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, run_wearmon, query, run_wearmond, sh, write_conf
+from conftest import REPO, query, run_wearmon, sh, two_cycle_file_db
 
 LONG = ("throughput crash on f1: cycle 2 iteration 1 (16.00 MiB randwrite bs 4096 QD32) "
         "ran at 12.3 MiB/s, which is 11% of the first baseline 111.8 MiB/s of cycle 1")
@@ -22,13 +22,7 @@ wearmon = functools.partial(run_wearmon, timeout=60)
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    d = tmp_path_factory.mktemp("formats")
-    conf = write_conf(d / "w.conf", f"[wearmon]\ndatabase = {d}/w.db\n\n[target f1]\n"
-                      f"device = {d}/f1.img\nfile_size = 32M\nsizes = 50% 100%\nfill = no\n"
-                      "duration = 0.5s\ncycles = 2\nsample_interval = 0.25s\n")
-    p = run_wearmond(conf, timeout=120)
-    assert p.returncode == 0, p.stderr
-    path = d / "w.db"
+    path = two_cycle_file_db(tmp_path_factory.mktemp("formats"))
     it = query(path, "SELECT i.id, i.cycle_id, i.target_id FROM iterations i JOIN cycles c"
                      " ON c.id = i.cycle_id WHERE c.number = 2 AND i.number = 1")[0]
     assert it["id"] != 1   # the row id differs from the iteration number

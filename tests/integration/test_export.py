@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import run_wearmon, query, run_wearmond, write_conf
+from conftest import query, run_wearmon, two_cycle_file_db
 
 
 wearmon = functools.partial(run_wearmon, timeout=60)
@@ -17,13 +17,7 @@ wearmon = functools.partial(run_wearmon, timeout=60)
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    d = tmp_path_factory.mktemp("export")
-    conf = write_conf(d / "w.conf", f"[wearmon]\ndatabase = {d}/w.db\n\n[target f1]\n"
-                      f"device = {d}/f1.img\nfile_size = 32M\nsizes = 50% 100%\nfill = no\n"
-                      "duration = 0.5s\ncycles = 2\nsample_interval = 0.25s\n")
-    p = run_wearmond(conf, timeout=120)
-    assert p.returncode == 0, p.stderr
-    return d / "w.db"
+    return two_cycle_file_db(tmp_path_factory.mktemp("export"))
 
 
 def same(a, b):

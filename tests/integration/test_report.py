@@ -61,9 +61,7 @@ def sim_db(moddir):
     """The demo's story on a small simulated SSD: no TRIM after cycle 1 (the
     drive stays full, cycle 2 crashes), a secure erase after cycle 2."""
     with simssd_helper.sim_drive(**DRIVE) as d:
-        erase = moddir / "erase.sh"
-        erase.write_text(f"#!/bin/sh\necho secure-erase > {d.control_path}\n")
-        erase.chmod(0o755)
+        erase = d.erase_script(moddir)
         db = moddir / "sim.db"
         conf = write_conf(moddir / "sim.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
             "sim", d.loop, cycles=3, between_cycles="none secure-erase none",

@@ -28,9 +28,7 @@ def target(name, dev, **over):
 
 def test_crash_erase_recovery(workdir):
     with simssd_helper.sim_drive(**DRIVE) as d:
-        erase = workdir / "erase.sh"
-        erase.write_text(f"#!/bin/sh\necho secure-erase > {d.control_path}\n")
-        erase.chmod(0o755)
+        erase = d.erase_script(workdir)
         db = workdir / "w.db"
         conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
             "sim", d.loop, cycles=3, between_cycles="none secure-erase none",

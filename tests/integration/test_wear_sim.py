@@ -131,9 +131,7 @@ def test_one_baseline_for_alerts_view_and_status_across_campaigns(workdir):
     against it, not against cycle 1; the alert, the degradation view and
     `wearmon status` name the same iteration and figure."""
     with simssd_helper.sim_drive(**DRIVE) as d:
-        erase = workdir / "erase.sh"
-        erase.write_text(f"#!/bin/sh\necho secure-erase > {d.control_path}\n")
-        erase.chmod(0o755)
+        erase = d.erase_script(workdir)
         db = workdir / "w.db"
         conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
             "sim", d.loop, cycles=2, baseline="best", between_cycles="none secure-erase",
