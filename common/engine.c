@@ -362,6 +362,15 @@ static void null_submit(struct engine_ctx *c, unsigned n)
 }
 
 /* Prepare and submit as many I/Os as the queue has room for. */
+/* Mark batch[from..to) as submitted now: an I/O's latency runs from just
+ * before the io_submit call that carries it. */
+static void stamp(struct engine_ctx *c, unsigned from, unsigned to)
+{
+	uint64_t t = now(c);
+	for (unsigned i = from; i < to; i++)
+		((struct slot *)c->batch[i]->data)->t_submit = t;
+}
+
 static void submit(struct engine_ctx *c, struct run *s)
 {
 	const struct engine_phase *p = s->p;
@@ -394,21 +403,17 @@ static void submit(struct engine_ctx *c, struct run *s)
 	}
 	if (!n)
 		return;
-	uint64_t t = now(c);
-	for (unsigned i = 0; i < n; i++)
-		((struct slot *)c->batch[i]->data)->t_submit = t;
 	if (c->null) {
+		stamp(c, 0, n);
 		null_submit(c, n);
 		s->inflight += n;
 		return;
 	}
 	unsigned done = 0;
 	while (done < n) {
-		/* One I/O per call while the queue is short (see FEED_DEPTH), its
-		 * latency then counted from just before its own call. */
+		/* One I/O per call while the queue is short (see FEED_DEPTH). */
 		unsigned chunk = s->inflight + done < FEED_DEPTH ? 1 : n - done;
-		if (chunk == 1 && done)
-			((struct slot *)c->batch[done]->data)->t_submit = now(c);
+		stamp(c, done, done + chunk);
 		int ret = io_submit(c->io, (long)chunk, c->batch + done);
 		if (ret <= 0) {
 			if (ret == -EAGAIN && s->inflight + done > 0)
