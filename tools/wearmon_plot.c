@@ -284,11 +284,12 @@ static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		const char *out = wm_str(&a, r, "action_outcome");
 
-		snprintf(p->mlabel[r], LABEL_MAX, "%s%s%s", wm_str(&a, r, "action"),
+		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s%s%s", wm_str(&a, r, "action"),
 			 out && strcmp(out, "ok") ? ": " : "", out && strcmp(out, "ok") ? out : "");
-		p->m[p->nm++] = (struct chart_mark){ .vertical = 1,
-						     .at = (double)wm_int(&a, r, "number", 0) + 0.5,
-						     .label = p->mlabel[r] };
+		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
+						   .at = (double)wm_int(&a, r, "number", 0) + 0.5,
+						   .label = p->mlabel[p->nm] };
+		p->nm++;
 	}
 	return marks_set(p, &a, "action after the cycle", ret);
 }
