@@ -1,10 +1,11 @@
 """Agreement with fio (issue 13): fio and wearmond run the same workload,
 block size and queue depth on the same device, alternately, a few times
 each; the medians must agree (a miss is measured once more, with as
-many runs again, and must then hold on the medians of all of them). wearmond's latency runs from just before
-io_submit to the reap of the completion, which is fio's total latency
-(lat_ns with --lat_percentiles=1), not clat_ns (from after the submit
-returned). Random reads, so that every run sees the same device state.
+many runs again, and must then hold on the medians of all of them).
+wearmond's latency runs from just before io_submit to the reap of the
+completion, which is fio's total latency (lat_ns with
+--lat_percentiles=1), not clat_ns (from after the submit returned).
+Random reads, so that every run sees the same device state.
 
 Two devices: the simulated SSD (tools/simssd), whose service time is
 deterministic (t_read per page on its channel): there the strict bounds
