@@ -361,7 +361,6 @@ static void null_submit(struct engine_ctx *c, unsigned n)
 	}
 }
 
-/* Prepare and submit as many I/Os as the queue has room for. */
 /* Mark batch[from..to) as submitted now: an I/O's latency runs from just
  * before the io_submit call that carries it. */
 static void stamp(struct engine_ctx *c, unsigned from, unsigned to)
@@ -371,6 +370,7 @@ static void stamp(struct engine_ctx *c, unsigned from, unsigned to)
 		((struct slot *)c->batch[i]->data)->t_submit = t;
 }
 
+/* Prepare and submit as many I/Os as the queue has room for. */
 static void submit(struct engine_ctx *c, struct run *s)
 {
 	const struct engine_phase *p = s->p;

@@ -43,15 +43,16 @@ def renice(pid, nice=-10):
         os.setpriority(os.PRIO_PROCESS, int(tid), nice)
 
 
-def wearmond_run(workdir, dev, n, bs, qd, seconds=SECONDS):
+def wearmond_run(workdir, dev, n, bs, qd, seconds=SECONDS, pin=()):
     """One measured random-read phase by wearmond: its row (mibps_avg,
-    lat_p50_us, lat_p99_us, and the region: region_offset, size_bytes)."""
+    lat_p50_us, lat_p99_us, and the region: region_offset, size_bytes).
+    pin: a command prefix (taskset) both tools run under, or none."""
     db = workdir / f"agree{n}.db"
     conf = write_conf(workdir / f"agree{n}.conf", target_conf(db, dev, {
         "region_size": "100%", "sizes": "100%", "fill": "no", "workload": "randread",
         "block_size": bs, "queue_depth": str(qd), "amount": "1000x",
         "duration": f"{seconds}s", "cycles": "1", "sample_interval": "1s"}))
-    p = subprocess.run([*NICE, str(WEARMOND), "--foreground", "-c", str(conf)],
+    p = subprocess.run([*pin, *NICE, str(WEARMOND), "--foreground", "-c", str(conf)],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     r = query(db, "SELECT mibps_avg, lat_p50_us, lat_p99_us, region_offset, size_bytes,"
@@ -60,10 +61,10 @@ def wearmond_run(workdir, dev, n, bs, qd, seconds=SECONDS):
     return r
 
 
-def fio_run(dev, bs, qd, offset, size, seconds=SECONDS):
+def fio_run(dev, bs, qd, offset, size, seconds=SECONDS, pin=()):
     """The same phase by fio: mibps_avg, total-latency lat_p50_us and
     lat_p99_us, and the completion latency clat_p50_us."""
-    p = subprocess.run([*NICE, "fio", "--name=agree", f"--filename={dev}", "--ioengine=libaio",
+    p = subprocess.run([*pin, *NICE, "fio", "--name=agree", f"--filename={dev}", "--ioengine=libaio",
                         "--direct=1", "--rw=randread", f"--bs={bs}", f"--iodepth={qd}",
                         f"--offset={offset}", f"--size={size}", f"--runtime={seconds}",
                         "--time_based", "--norandommap", "--randrepeat=0",
@@ -174,25 +175,53 @@ def test_agree_on_simulated_ssd(workdir, qd):
     assert qd * 1000 * 0.98 <= med["wearmond"]["lat_p50_us"] <= qd * 1000 * 1.05, med
 
 
+# On the loop device both tools run on the same CPU: which one the loop
+# worker's wake-up lands on otherwise moves a QD1 median by 2x run to run.
+PIN = ["taskset", "-c", "0"]
+LOOP_PAIRS = 8      # adjacent runs of each tool, then as many again on a miss
+LOOP_SECONDS = 2
+
+
+def position(w, f):
+    """Where wearmond's p50 lies, in one adjacent pair of runs, between
+    fio's completion-latency p50 (0) and its total-latency p50 (1); None
+    when fio's two figures do not differ."""
+    gap = f["lat_p50_us"] - f["clat_p50_us"]
+    return (w["lat_p50_us"] - f["clat_p50_us"]) / gap if gap > 0 else None
+
+
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_agree_on_loop_device(workdir, make_loop):
-    """On a loop device over a cached file a 4 KiB read takes ~15 us, the
-    same order as each tool's own work between I/Os and as the stalls of a
-    loaded machine: MiB/s and p99 move by tens of percent from run to run
-    (the README quotes the figures), so here the median latency is held to
-    25 % at QD1 and the strict bounds are those on the simulated SSD. It
-    also shows which latency wearmond reports: fio's total latency, not its
-    completion latency (at QD1 the I/O largely completes inside io_submit,
-    which clat does not count).
+    """Which latency wearmond reports: fio's total latency, not its
+    completion latency. On a loop device over a cached file a 4 KiB read at
+    QD1 takes ~10 us after io_submit returns, and io_submit itself another
+    ~10 us, which clat does not count: wearmond's p50 must lie nearer fio's
+    lat p50 than its clat p50.
 
-    The median itself is not held to a bound here: on a loaded machine
-    wearmond's p50 was once 31.6 us against fio's 19.3 us at the same MiB/s
-    (77.6 vs 77.3), on an idle one 13.9 against 13.8; why, and the QD1
-    latency against fio at its best, belong to `make bench`."""
+    Both are medians of microsecond figures on a shared machine, where a
+    burst of load doubles them from one run to the next (once wearmond
+    71.2 us, fio lat 87.6 and clat 68.1 in the same 5 runs of 3 s each): so
+    each wearmond run is set against the fio run right after it, on the same
+    CPU, and the median of those pairs decides (8 pairs, 8 more on a miss).
+
+    MiB/s and p99 move by tens of percent from run to run here, so the
+    strict bounds are those on the simulated SSD; the QD1 latency against
+    fio at its best belongs to `make bench`."""
     loop = make_loop(64 * MiB)
     simssd_helper.fio(loop.dev, rw="write", bs="1M", size="64M", iodepth=4)
-    med = compare(workdir, loop.dev, "4k", 1, "loop")
-    w, f = med["wearmond"], med["fio"]
-    print(f"loop 4k QD1 p50: wearmond {w['lat_p50_us']:.1f} us, fio lat {f['lat_p50_us']:.1f} us,"
-          f" fio clat {f['clat_p50_us']:.1f} us")
-    assert abs(w["lat_p50_us"] - f["lat_p50_us"]) < abs(w["lat_p50_us"] - f["clat_p50_us"]), med
+    ours, theirs = [], []
+    for _ in range(2):
+        for _ in range(LOOP_PAIRS):
+            w = wearmond_run(workdir, loop.dev, f"loop{len(ours)}", "4k", 1, LOOP_SECONDS, PIN)
+            ours.append(w)
+            theirs.append(fio_run(loop.dev, "4k", 1, w["region_offset"], w["size_bytes"],
+                                  LOOP_SECONDS, PIN))
+        pos = [x for x in (position(w, f) for w, f in zip(ours, theirs)) if x is not None]
+        for w, f in zip(ours, theirs):
+            print(f"loop 4k QD1 p50: wearmond {w['lat_p50_us']:.1f} us, fio lat"
+                  f" {f['lat_p50_us']:.1f} us, clat {f['clat_p50_us']:.1f} us")
+        print(f"loop 4k QD1: {len(pos)} informative pairs, median position"
+              f" {statistics.median(pos):.2f} (0 = fio clat, 1 = fio lat)")
+        if statistics.median(pos) > 0.5:
+            break
+    assert statistics.median(pos) > 0.5, (ours, theirs)
