@@ -10,16 +10,20 @@ typedef uint64_t v4u64 __attribute__((vector_size(32)));
 
 #define ROTL(x, k) (((x) << (k)) | ((x) >> (64 - (k))))
 
-/* xoshiro256+, the cheapest of the family, with a second output per step:
- * b + c next to the usual a + d, both sums of uniformly distributed state
- * words, for half the work per byte. The low bits are linear over GF(2)
- * (as xoshiro256+'s are), which no compressor or deduplicator can use: the
- * output is incompressible to zstd and zlib (tests/unit/test_datagen.c). */
-#define XO_STEP(a, b, c, d, r, q)                                                                  \
+/* xoshiro256+, the cheapest of the family, with four outputs per step:
+ * a + d as usual, b + c, a ^ d and b ^ c, all from uniformly distributed
+ * state words, for a quarter of the state updates per byte. Their low bits
+ * are linear over GF(2) (as xoshiro256+'s are), and a + d and a ^ d share
+ * their lowest bit; nothing a compressor or deduplicator can use, which
+ * sees bytes, not bits: the output is incompressible to zstd and zlib
+ * (tests/unit/test_datagen.c). */
+#define XO_STEP(a, b, c, d, o0, o1, o2, o3)                                                        \
 	do {                                                                                       \
 		v4u64 t_ = (b) << 17;                                                              \
-		(r) = (a) + (d);                                                                   \
-		(q) = (b) + (c);                                                                   \
+		(o0) = (a) + (d);                                                                  \
+		(o1) = (b) + (c);                                                                  \
+		(o2) = (a) ^ (d);                                                                  \
+		(o3) = (b) ^ (c);                                                                  \
 		(c) ^= (a);                                                                        \
 		(d) ^= (b);                                                                        \
 		(b) ^= (c);                                                                        \
@@ -27,6 +31,8 @@ typedef uint64_t v4u64 __attribute__((vector_size(32)));
 		(c) ^= t_;                                                                         \
 		(d) = ROTL((d), 45);                                                               \
 	} while (0)
+
+#define STEP_BYTES 256 /* two register sets, four 32-byte outputs each */
 
 static uint64_t splitmix(uint64_t *x)
 {
@@ -51,15 +57,19 @@ static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t seed)
 #endif
 #endif
 
-/* n bytes (a multiple of 64) from the eight lanes into p: 128 bytes per
- * step, the last step half used when n is an odd multiple of 64. */
+/* Units of unit bytes from p on (len a multiple of unit): each gets r
+ * random bytes from the eight lanes at its start, then, if zeros,
+ * unit - r zero bytes. The lanes stay in registers for the whole call; a
+ * unit's last random bytes come from one more step, the rest of which is
+ * dropped. */
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(DATAGEN_NO_CLONES)
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void
-lanes_fill(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
+lanes_units(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t len, size_t unit, size_t r,
+	    int zeros)
 {
-	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, r0, r1, q0, q1;
+	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, o0, o1, o2, o3, o4, o5, o6, o7;
 	memcpy(&a0, st[0], 32);
 	memcpy(&a1, st[0] + 4, 32);
 	memcpy(&b0, st[1], 32);
@@ -68,20 +78,29 @@ lanes_fill(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
 	memcpy(&c1, st[2] + 4, 32);
 	memcpy(&d0, st[3], 32);
 	memcpy(&d1, st[3] + 4, 32);
-	size_t i = 0;
-	for (; i + 128 <= n; i += 128) {
-		XO_STEP(a0, b0, c0, d0, r0, q0);
-		XO_STEP(a1, b1, c1, d1, r1, q1);
-		memcpy(p + i, &r0, 32);
-		memcpy(p + i + 32, &r1, 32);
-		memcpy(p + i + 64, &q0, 32);
-		memcpy(p + i + 96, &q1, 32);
-	}
-	if (i < n) {
-		XO_STEP(a0, b0, c0, d0, r0, q0);
-		XO_STEP(a1, b1, c1, d1, r1, q1);
-		memcpy(p + i, &r0, 32);
-		memcpy(p + i + 32, &r1, 32);
+	for (size_t u = 0; u < len; u += unit) {
+		unsigned char *q = p + u;
+		size_t i = 0;
+		for (; i + STEP_BYTES <= r; i += STEP_BYTES) {
+			XO_STEP(a0, b0, c0, d0, o0, o1, o2, o3);
+			XO_STEP(a1, b1, c1, d1, o4, o5, o6, o7);
+			memcpy(q + i, &o0, 32);
+			memcpy(q + i + 32, &o4, 32);
+			memcpy(q + i + 64, &o1, 32);
+			memcpy(q + i + 96, &o5, 32);
+			memcpy(q + i + 128, &o2, 32);
+			memcpy(q + i + 160, &o6, 32);
+			memcpy(q + i + 192, &o3, 32);
+			memcpy(q + i + 224, &o7, 32);
+		}
+		if (i < r) {
+			v4u64 t[8];
+			XO_STEP(a0, b0, c0, d0, t[0], t[2], t[4], t[6]);
+			XO_STEP(a1, b1, c1, d1, t[1], t[3], t[5], t[7]);
+			memcpy(q + i, t, r - i);
+		}
+		if (zeros)
+			memset(q + r, 0, unit - r);
 	}
 	memcpy(st[0], &a0, 32);
 	memcpy(st[0] + 4, &a1, 32);
@@ -93,18 +112,11 @@ lanes_fill(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
 	memcpy(st[3] + 4, &d1, 32);
 }
 
-/* Any number of random bytes: whole steps in place, the tail via a step
- * into a scratch block. */
+/* Any number of random bytes. */
 static void lanes_bytes(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
 {
-	size_t whole = n & ~(size_t)63;
-	if (whole)
-		lanes_fill(st, p, whole);
-	if (n > whole) {
-		unsigned char tmp[64];
-		lanes_fill(st, tmp, 64);
-		memcpy(p + whole, tmp, n - whole);
-	}
+	if (n)
+		lanes_units(st, p, n, n, n, 0);
 }
 
 void datagen_init(struct datagen *g, unsigned compress_pct, unsigned dedupe_pct, uint64_t seed)
@@ -112,6 +124,7 @@ void datagen_init(struct datagen *g, unsigned compress_pct, unsigned dedupe_pct,
 	memset(g, 0, sizeof(*g));
 	g->compress_pct = compress_pct > 100 ? 100 : compress_pct;
 	g->dedupe_pct = dedupe_pct > 100 ? 100 : dedupe_pct;
+	g->page_random = datagen_random_bytes(DATAGEN_PAGE, g->compress_pct);
 	uint64_t s = seed;
 	for (int i = 0; i < 4; i++)
 		g->rng[i] = splitmix(&s);
@@ -157,17 +170,19 @@ static uint64_t mix64(uint64_t x)
  * dedupe regenerates units by id with pos 0). Units shorter than a page
  * with odd key start with their zeros, so in a sequential stream two
  * neighbours' zeros form one run: a compressor pays for half as many runs,
- * which at 512 bytes and 2% decides whether zstd compresses at all. */
+ * which at 512 bytes and 2% decides whether zstd compresses at all.
+ * zeros: 0 when the unit's zeros are already in place (datagen_block_over). */
 static void unit_fill(const struct datagen *g, uint64_t st[4][DATAGEN_LANES], unsigned char *p,
-		      size_t n, uint64_t pos, uint64_t key)
+		      size_t n, uint64_t pos, uint64_t key, int zeros)
 {
-	size_t r = datagen_random_bytes(n, g->compress_pct);
+	size_t r = n == DATAGEN_PAGE ? g->page_random : datagen_random_bytes(n, g->compress_pct);
 	if (n < DATAGEN_PAGE && (key & 1)) {
 		memset(p, 0, n - r);
 		lanes_bytes(st, p + n - r, r);
 	} else {
 		lanes_bytes(st, p, r);
-		memset(p + r, 0, n - r);
+		if (zeros)
+			memset(p + r, 0, n - r);
 	}
 	if (r)
 		return;
@@ -207,32 +222,55 @@ static uint64_t pick_unit(struct datagen *g, size_t n)
 	return id;
 }
 
-static void dedupe_unit(struct datagen *g, unsigned char *p, size_t n)
+static void dedupe_unit(struct datagen *g, unsigned char *p, size_t n, int zeros)
 {
 	uint64_t id = pick_unit(g, n);
 	uint64_t st[4][DATAGEN_LANES];
 	seed_lanes(st, g->salt ^ mix64(id + 1));
 	/* The stamp follows the unit, not the stream, so repeats are exact. */
-	unit_fill(g, st, p, n, 0, id);
+	unit_fill(g, st, p, n, 0, id, zeros);
 }
 
-void datagen_block(struct datagen *g, void *buf, size_t len)
+/* The layout of a block of len bytes made now: where its zeros and (at
+ * p = 100) its stamps lie, as a nonzero tag; 0 when it has no zeros to
+ * keep or depends on more than len and the position in the page (a unit
+ * shorter than a page puts its zeros first or last by its key). */
+static uint64_t layout_of(const struct datagen *g, size_t len)
+{
+	if (!g->compress_pct || !len || len % DATAGEN_PAGE)
+		return 0;
+	return ((uint64_t)len << 12 | g->pos % DATAGEN_PAGE) + 1;
+}
+
+uint64_t datagen_block_over(struct datagen *g, void *buf, size_t len, uint64_t prev)
 {
 	unsigned char *p = buf;
-	if (!g->compress_pct && !g->dedupe_pct) {
-		/* All units all random: one pass, the lanes stay in registers. */
-		lanes_bytes(g->lanes, p, len);
+	uint64_t layout = layout_of(g, len);
+	int zeros = !layout || layout != prev;
+	if (!g->dedupe_pct && (!g->compress_pct || (layout && g->page_random))) {
+		/* All units random, or all whole pages with random bytes (no
+		 * stamps): one pass, the lanes stay in registers. */
+		if (!g->compress_pct)
+			lanes_bytes(g->lanes, p, len);
+		else
+			lanes_units(g->lanes, p, len, DATAGEN_PAGE, g->page_random, zeros);
 		g->pos += len;
 		g->units += (len + DATAGEN_PAGE - 1) / DATAGEN_PAGE;
-		return;
+		return layout;
 	}
 	for (size_t off = 0; off < len; off += DATAGEN_PAGE) {
 		size_t n = len - off < DATAGEN_PAGE ? len - off : DATAGEN_PAGE;
 		if (g->dedupe_pct)
-			dedupe_unit(g, p + off, n);
+			dedupe_unit(g, p + off, n, zeros);
 		else
-			unit_fill(g, g->lanes, p + off, n, g->pos, g->units);
+			unit_fill(g, g->lanes, p + off, n, g->pos, g->units, zeros);
 		g->pos += n;
 		g->units++;
 	}
+	return layout;
+}
+
+void datagen_block(struct datagen *g, void *buf, size_t len)
+{
+	datagen_block_over(g, buf, len, 0);
 }

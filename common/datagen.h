@@ -34,6 +34,7 @@ struct datagen_unit {
 struct datagen {
 	unsigned compress_pct;            /* 0..100 */
 	unsigned dedupe_pct;              /* 0..100 */
+	size_t page_random;               /* random bytes in a whole page's unit */
 	uint64_t lanes[4][DATAGEN_LANES]; /* xoshiro256+ state, one per lane */
 	uint64_t rng[4];                  /* xoshiro256** for decisions */
 	uint64_t salt;                    /* per-stream constant */
@@ -59,6 +60,15 @@ void datagen_random(struct datagen *g, void *buf, size_t len);
 /* Make the next block of len bytes in buf per the layout above: every byte
  * is written, nothing of the previous contents survives. */
 void datagen_block(struct datagen *g, void *buf, size_t len);
+
+/* datagen_block for a buffer whose contents may still be in place: prev is
+ * what this call returned when it last filled buf from this generator (0:
+ * unknown, or buf was written since, by a read or anything else). Where
+ * the new block has the same layout (length and position in the page) the
+ * zeros of its units are already there and only its random bytes and
+ * stamps are written; the result is byte for byte datagen_block's.
+ * Returns the tag to pass with buf next time (0: nothing to keep). */
+uint64_t datagen_block_over(struct datagen *g, void *buf, size_t len, uint64_t prev);
 
 /* Random bytes in a unit of n bytes at compressibility p. */
 size_t datagen_random_bytes(size_t n, unsigned compress_pct);

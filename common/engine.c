@@ -39,9 +39,10 @@ struct aio_ring {
 struct slot {
 	struct iocb iocb;
 	uint64_t t_submit;
-	int is_random; /* does not continue the job's previous I/O */
-	void *buf;     /* write data, generated afresh per write */
-	void *rbuf;    /* reads land here: buf, or its own buffer
+	int is_random;   /* does not continue the job's previous I/O */
+	void *buf;       /* write data, generated afresh per write */
+	uint64_t layout; /* datagen_block_over's tag for buf, 0: unknown */
+	void *rbuf;      /* reads land here: buf, or its own buffer
 				       in mixed runs so write data stays intact */
 };
 
@@ -389,13 +390,17 @@ static void submit(struct engine_ctx *c, struct run *s)
 			io_prep_pwrite(&sl->iocb, p->fd, NULL, op.len, (long long)op.offset);
 		} else if (op.is_write) {
 			/* Fresh contents for every write (datagen.h: layout, dedupe). */
-			datagen_block(&s->data, sl->buf, op.len);
-			if (p->verify)
+			sl->layout = datagen_block_over(&s->data, sl->buf, op.len, sl->layout);
+			if (p->verify) {
 				verify_stamp(sl->buf, op.len, op.offset, ++s->writes_issued,
 					     p->seed);
+				sl->layout = 0; /* the stamps overwrote zeros */
+			}
 			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
 		} else {
 			io_prep_pread(&sl->iocb, p->fd, sl->rbuf, op.len, (long long)op.offset);
+			if (sl->rbuf == sl->buf)
+				sl->layout = 0;
 		}
 		sl->iocb.data = sl;
 		c->batch[n++] = &sl->iocb;
@@ -527,6 +532,9 @@ static void run_init(struct engine_ctx *c, const struct engine_phase *p, struct 
 	c->nfree = 0;
 	for (unsigned i = 0; i < p->queue_depth; i++)
 		c->free_idx[c->nfree++] = p->queue_depth - 1 - i;
+	/* a new generator: what the buffers hold is not its layout */
+	for (unsigned i = 0; i < c->max_qd; i++)
+		c->slots[i].layout = 0;
 }
 
 int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine_result *r)

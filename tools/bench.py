@@ -160,8 +160,8 @@ def run_wearmond(ctx, dev, case, jobs=1, keep_db=False, build=None):
     db, conf = work / "bench.db", work / "bench.conf"
     remove_db(db)
     wearmond_conf(conf, db, dev, case, ctx["seconds"], ctx["size_mib"], jobs)
-    _, err, cpu = run_measured([str(build / "wearmond"), "--foreground", "--debug",
-                                "-c", str(conf)])
+    _, err, cpu = run_measured([*ctx["pin"], str(build / "wearmond"), "--foreground",
+                                "--debug", "-c", str(conf)])
     row = sql_json(db, "SELECT bytes, ops, seconds, lat_p50_us FROM iterations")[0]
     if not keep_db:
         remove_db(db)
@@ -171,7 +171,7 @@ def run_wearmond(ctx, dev, case, jobs=1, keep_db=False, build=None):
 
 def run_fio(ctx, dev, case, tuned, jobs=1):
     _, _, rw, bs, qd, compress = case
-    argv = ["fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
+    argv = [*ctx["pin"], "fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
             "--direct=1", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
             f"--size={ctx['size_mib']}M", f"--runtime={ctx['seconds']}", "--time_based",
             "--randrepeat=0", "--norandommap", "--output-format=json",
@@ -318,13 +318,16 @@ def main():
     ap.add_argument("--baseline", metavar="BUILD2",
                     help="also run BUILD2's wearmond in the rotation (an engine change "
                     "against the build before it); its rate ratio is printed")
+    ap.add_argument("--pin", metavar="CPU",
+                    help="run both tools on this CPU only (taskset -c CPU), so that a "
+                    "QD1 latency does not depend on which CPU the loop worker wakes on")
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: 1 repeat of 1 s on 256 MiB")
     a = ap.parse_args()
     if a.quick:
         a.seconds, a.repeats, a.size_mib = 1, 1, 256
     ctx = {"build": Path(a.build).resolve(), "seconds": a.seconds, "repeats": a.repeats,
-           "size_mib": a.size_mib,
+           "size_mib": a.size_mib, "pin": ["taskset", "-c", a.pin] if a.pin else [],
            "runners": RUNNERS + (("baseline",) if a.baseline else ()),
            "baseline": Path(a.baseline).resolve() if a.baseline else None}
     ctx["work"] = Path(tempfile.mkdtemp(prefix="wearmon-bench-", dir="/var/tmp"))
@@ -344,7 +347,8 @@ def main():
                   f"({a.size_mib} MiB in /dev/shm)")
         print(f"method: per case, one warm-up round then {a.repeats} repeats of "
               f"{a.seconds:g} s, wearmond / fio defaults / fio tuned batching alternating "
-              f"in rotating order; medians; ratios per repeat against the better fio setting")
+              f"in rotating order; medians; ratios per repeat against the better fio setting"
+              + (f"; both tools pinned to CPU {a.pin}" if a.pin else ""))
         print(f"{'case':<22} {'loop':<8} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} "
               f"{'CPU s/GiB':>9} {'p50 us':>9}")
         device_mibps = None

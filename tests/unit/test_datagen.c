@@ -322,6 +322,84 @@ static void test_slot_reuse_same_stream(void **state)
 	}
 }
 
+/* The engine's path: datagen_block_over into QD slot buffers in turn, each
+ * with the tag its last fill returned. Whatever the sizes in between (a
+ * 512-byte block moves the stamps' place in the page at p = 100), and with
+ * one buffer scribbled on and its tag reset now and then (a read into it),
+ * every block equals the one datagen_block makes in a clean stream. */
+static void over_stream(unsigned p, unsigned d, const size_t *bs, size_t nbs, size_t n)
+{
+	enum { QD = 3 };
+	size_t total = 0, max = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += bs[i % nbs];
+		max = bs[i % nbs] > max ? bs[i % nbs] : max;
+	}
+	unsigned char *want = malloc(total);
+	unsigned char *slot = malloc(QD * max);
+	uint64_t tag[QD] = { 0 };
+	struct datagen g, h;
+	assert_non_null(want);
+	assert_non_null(slot);
+	datagen_init(&g, p, d, 33);
+	datagen_init(&h, p, d, 33);
+	memset(slot, 0x5a, QD * max);
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = bs[i % nbs];
+		unsigned char *b = slot + (i % QD) * max;
+		if (i % 7 == 6) { /* a read landed in this buffer */
+			memset(b, 0xc3, max);
+			tag[i % QD] = 0;
+		}
+		datagen_block(&g, want + off, len);
+		tag[i % QD] = datagen_block_over(&h, b, len, tag[i % QD]);
+		assert_memory_equal(b, want + off, len);
+		off += len;
+	}
+	free(want);
+	free(slot);
+}
+
+static void test_block_over_same_stream(void **state)
+{
+	/* mixed: each buffer sees changing sizes; shifted: pages at 512
+	 * bytes into the stream's pages, the same in each buffer for a while */
+	static const size_t page[] = { 4096 }, big[] = { 65536 },
+			    mixed[] = { 4096, 512, 8192, 4096 }, odd[] = { 1536, 4096 },
+			    shifted[] = { 512, 4096, 4096, 4096, 4096, 4096, 4096, 4096 };
+	for (size_t l = 0; l < NLEVELS; l++) {
+		for (unsigned d = 0; d <= 40; d += 40) {
+			over_stream(levels[l], d, page, 1, 40);
+			over_stream(levels[l], d, big, 1, 12);
+			over_stream(levels[l], d, mixed, 4, 60);
+			over_stream(levels[l], d, shifted, 8, 64);
+			over_stream(levels[l], d, odd, 2, 40);
+		}
+	}
+}
+
+/* The tag is a promise about the buffer: with it, the zeros in place are
+ * kept, not written again (which is what makes a compressible block cheap);
+ * so scribbling on them under a kept tag shows in the block. */
+static void test_block_over_keeps_zeros(void **state)
+{
+	enum { BS = 65536 };
+	unsigned char *b = malloc(BS);
+	struct datagen g;
+	assert_non_null(b);
+	datagen_init(&g, 50, 0, 5);
+	uint64_t tag = datagen_block_over(&g, b, BS, 0);
+	assert_true(tag != 0);
+	assert_int_equal(b[BS - 1], 0); /* a page's second half is zeros */
+	b[BS - 1] = 0x77;
+	tag = datagen_block_over(&g, b, BS, tag);
+	assert_int_equal(b[BS - 1], 0x77);
+	datagen_block_over(&g, b, BS, 0);
+	assert_int_equal(b[BS - 1], 0);
+	free(b);
+}
+
 /* datagen_random fills any length, tail included, with fresh bytes. */
 static void test_random_any_length(void **state)
 {
@@ -351,6 +429,8 @@ int main(void)
 		cmocka_unit_test(test_dedupe_keeps_compressibility),
 		cmocka_unit_test(test_same_seed_same_data),
 		cmocka_unit_test(test_slot_reuse_same_stream),
+		cmocka_unit_test(test_block_over_same_stream),
+		cmocka_unit_test(test_block_over_keeps_zeros),
 		cmocka_unit_test(test_random_any_length),
 	};
 	return cmocka_run_group_tests_name("datagen", tests, NULL, NULL);
