@@ -302,6 +302,49 @@ def test_stop_during_fitrim(workdir):
         check_resumed(db, c, nsizes=1)
 
 
+STALL_MS = 5000
+
+
+@simssd_helper.needs_sim
+def test_stall_shows_live_and_stops_cleanly(workdir):
+    """A drive that stops answering in the middle of a measured phase: its
+    requests take 5 s more. While they hang, the engine's waker (a timer per
+    I/O thread that interrupts the wait for completions, engine.c) still
+    closes samples, so the live throughput in the progress table falls to 0
+    within 3 s, long before any hung request returns; the wake-up signal
+    reaches no other part of the daemon, which neither dies of it nor fails,
+    and SIGTERM still ends the run cleanly once the hung requests are back."""
+    with simssd_helper.sim_drive(**FAST_DRIVE) as d:
+        c, db = conf(workdir, d.loop, sizes="8M", fill="no", amount="1000x", duration="60s",
+                     cycles="1", sample_interval="0.2s")
+        proc = start_wearmond(c)
+        hung = None
+        try:
+            moving = wait_for(lambda: phase_is(db, "measure") and
+                              (query(db, "SELECT mibps FROM progress")[0]["mibps"] or 0) > 0, 60)
+            assert moving, query(db, "SELECT * FROM progress")
+            d.fault_latency(STALL_MS, 0)
+            t0 = time.monotonic()
+            hung = wait_for(lambda: query(db, "SELECT mibps FROM progress")[0]["mibps"] == 0, 3)
+            seen_after = time.monotonic() - t0
+            d.clear_faults()  # the requests already hung keep their delay
+            assert hung, query(db, "SELECT * FROM progress")
+            print(f"live throughput 0 after {seen_after:.2f} s of a {STALL_MS} ms stall")
+            assert proc.poll() is None, proc.communicate()[1]
+            rc, secs, err = stop(proc, timeout=30)
+        finally:
+            if proc.poll() is None:
+                d.clear_faults()
+                proc.kill()
+                proc.communicate()
+        assert rc == 0, err
+        cycles = query(db, "SELECT status FROM cycles")
+        assert cycles == [{"status": "interrupted"}], cycles
+        # the stall is in the stored samples too, as samples without bytes
+        empty = query(db, "SELECT count(*) AS n FROM samples WHERE bytes = 0")[0]["n"]
+        assert empty >= 5, empty
+
+
 # The health snapshot: the simulated drive holds its health answer (the
 # stats file the snapshot reads, as a drive slow to answer SMART would) for
 # far longer than the stop may take. Each case arms the hold where the next
