@@ -222,6 +222,10 @@ def test_agree_on_loop_device(workdir, make_loop):
                   f" {f['lat_p50_us']:.1f} us, clat {f['clat_p50_us']:.1f} us")
         print(f"loop 4k QD1: {len(pos)} informative pairs, median position"
               f" {statistics.median(pos):.2f} (0 = fio clat, 1 = fio lat)")
+        for k in ("mibps_avg", "lat_p50_us", "lat_p99_us"):
+            rat = sorted(w[k] / f[k] for w, f in zip(ours, theirs))
+            print(f"loop 4k QD1 {k} wearmond/fio per pair: median {statistics.median(rat):.3f}"
+                  f" {[round(x, 2) for x in rat]}")
         if statistics.median(pos) > 0.5:
             break
     assert statistics.median(pos) > 0.5, (ours, theirs)
