@@ -34,12 +34,21 @@ typedef uint64_t v4u64 __attribute__((vector_size(32)));
 
 #define STEP_BYTES 256 /* two register sets, four 32-byte outputs each */
 
+/* splitmix64: output k is the finalizer of seed + k * gamma. The macro
+ * serves both a scalar and a vector of four. */
+#define SPLITMIX_GAMMA 0x9e3779b97f4a7c15ull
+#define SPLITMIX_FINISH(z)                                                                         \
+	do {                                                                                       \
+		(z) = ((z) ^ ((z) >> 30)) * 0xbf58476d1ce4e5b9ull;                                 \
+		(z) = ((z) ^ ((z) >> 27)) * 0x94d049bb133111ebull;                                 \
+		(z) ^= (z) >> 31;                                                                  \
+	} while (0)
+
 static uint64_t splitmix(uint64_t *x)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	uint64_t z = (*x += SPLITMIX_GAMMA);
+	SPLITMIX_FINISH(z);
+	return z;
 }
 
 /* An AVX2 clone picked at load time where the CPU has it (not under the
@@ -56,21 +65,19 @@ static uint64_t splitmix(uint64_t *x)
 #endif
 
 /* The lanes' 32 state words: the first 32 outputs of splitmix64 from seed,
- * word j being the finalizer of seed + (j + 1) * golden gamma, computed four
+ * word j being the finalizer of seed + (j + 1) * gamma, computed four
  * at a time. Dedupe seeds lanes for every 4 KiB unit, where the scalar
  * chain of 32 was a third of the time. */
 DATAGEN_CLONES static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t seed)
 {
-	const uint64_t g = 0x9e3779b97f4a7c15ull; /* splitmix64's gamma */
+	const uint64_t g = SPLITMIX_GAMMA;
 	const v4u64 four = { 4 * g, 4 * g, 4 * g, 4 * g };
 	v4u64 z0 = { seed + g, seed + 2 * g, seed + 3 * g, seed + 4 * g };
 	for (int w = 0; w < 4; w++)
 		for (int h = 0; h < DATAGEN_LANES; h += 4) {
 			v4u64 z = z0;
 			z0 += four;
-			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-			z ^= z >> 31;
+			SPLITMIX_FINISH(z);
 			memcpy(&st[w][h], &z, sizeof(z));
 		}
 }

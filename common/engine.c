@@ -245,16 +245,14 @@ static void waker_start(struct engine_ctx *c)
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = WAKE_SIG;
 	ev.sigev_notify_thread_id = gettid();
-	if (timer_create(CLOCK_MONOTONIC, &ev, &c->wake_timer)) {
-		pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL);
-		return;
-	}
-	if (timer_settime(c->wake_timer, 0, &its, NULL)) {
+	if (!timer_create(CLOCK_MONOTONIC, &ev, &c->wake_timer)) {
+		if (!timer_settime(c->wake_timer, 0, &its, NULL)) {
+			c->waking = 1;
+			return;
+		}
 		timer_delete(c->wake_timer);
-		pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL);
-		return;
 	}
-	c->waking = 1;
+	pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL); /* no timer: the timed wait */
 }
 
 /* The timer gone, the thread's signal mask as it was (a WAKE_SIG still

@@ -318,7 +318,6 @@ def test_stall_shows_live_and_stops_cleanly(workdir):
         c, db = conf(workdir, d.loop, sizes="8M", fill="no", amount="1000x", duration="60s",
                      cycles="1", sample_interval="0.2s")
         proc = start_wearmond(c)
-        hung = None
         try:
             moving = wait_for(lambda: phase_is(db, "measure") and
                               (query(db, "SELECT mibps FROM progress")[0]["mibps"] or 0) > 0, 60)
