@@ -53,7 +53,8 @@ struct engine_ctx {
 	unsigned max_qd;
 	uint32_t max_bs;
 	void *mem;
-	void *rmem; /* read buffers, allocated by the first mix */
+	void *rmem;               /* read buffers, allocated by the first mix */
+	size_t mem_len, rmem_len; /* their mapped lengths (util_buf_alloc) */
 	struct slot *slots;
 	unsigned *free_idx;
 	unsigned nfree;
@@ -117,7 +118,8 @@ int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)
 
 	if (!c)
 		return -ENOMEM;
-	if (posix_memalign(&c->mem, 4096, (size_t)max_qd * max_bs))
+	c->mem = util_buf_alloc((size_t)max_qd * max_bs, &c->mem_len);
+	if (!c->mem)
 		goto fail;
 	for (unsigned i = 0; i < max_qd; i++)
 		c->slots[i].buf = (char *)c->mem + (size_t)i * max_bs;
@@ -163,8 +165,8 @@ void engine_destroy(struct engine_ctx *c)
 		return;
 	if (c->io)
 		io_destroy(c->io);
-	free(c->mem);
-	free(c->rmem);
+	util_buf_free(c->mem, c->mem_len);
+	util_buf_free(c->rmem, c->rmem_len);
 	free(c->slots);
 	free(c->free_idx);
 	free(c->events);
@@ -350,8 +352,11 @@ static int use_read_buffers(struct engine_ctx *c, int mixed)
 {
 	if (c->null)
 		return 0; /* no data moves */
-	if (mixed && !c->rmem && posix_memalign(&c->rmem, 4096, (size_t)c->max_qd * c->max_bs))
-		return -ENOMEM;
+	if (mixed && !c->rmem) {
+		c->rmem = util_buf_alloc((size_t)c->max_qd * c->max_bs, &c->rmem_len);
+		if (!c->rmem)
+			return -ENOMEM;
+	}
 	for (unsigned i = 0; i < c->max_qd; i++)
 		c->slots[i].rbuf =
 			mixed ? (char *)c->rmem + (size_t)i * c->max_bs : c->slots[i].buf;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "datagen.h"
+#include "util.h"
 
 static double now(clockid_t clock)
 {
@@ -28,7 +29,8 @@ static double now(clockid_t clock)
 static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, int all, double secs,
 		   double *cpu)
 {
-	unsigned char *mem = aligned_alloc(4096, bs * qd);
+	size_t len;
+	unsigned char *mem = util_buf_alloc(bs * qd, &len); /* as the engine's */
 	uint64_t tag[QD_MAX] = { 0 };
 	struct datagen g;
 	double t0, c0, t;
@@ -51,7 +53,7 @@ static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, int all, doub
 		t = now(CLOCK_MONOTONIC);
 	} while (t - t0 < secs);
 	*cpu = (double)bytes / (now(CLOCK_THREAD_CPUTIME_ID) - c0) / (double)(1u << 30);
-	free(mem);
+	util_buf_free(mem, len);
 	return (double)bytes / (t - t0) / (double)(1u << 30);
 }
 

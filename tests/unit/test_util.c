@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util.h"
 
@@ -335,6 +336,31 @@ static void test_strip(void **state)
 	}
 }
 
+/* I/O buffers: whole 2 MiB, aligned to them, writable end to end, and
+ * gone after util_buf_free (msync fails with ENOMEM on unmapped pages). */
+static void test_buf_alloc(void **state)
+{
+	static const size_t sizes[] = { 0, 1, 4096, 2u << 20, (2u << 20) + 1, 8u << 20 };
+	const size_t huge = 2u << 20;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t len = 0;
+		unsigned char *b = util_buf_alloc(sizes[i], &len);
+		assert_non_null(b);
+		assert_int_equal((uintptr_t)b % huge, 0);
+		assert_int_equal(len % huge, 0);
+		assert_true(len >= sizes[i] && len >= huge && len < sizes[i] + huge + 1);
+		b[0] = 1;
+		b[len - 1] = 2;
+		assert_int_equal(msync(b, len, MS_ASYNC), 0);
+		util_buf_free(b, len);
+		errno = 0;
+		assert_int_equal(msync(b, len, MS_ASYNC), -1);
+		assert_int_equal(errno, ENOMEM);
+	}
+	util_buf_free(NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_parse_double), cmocka_unit_test(test_fmt_bytes),
 		cmocka_unit_test(test_iso_now),      cmocka_unit_test(test_clocks),
 		cmocka_unit_test(test_strlcpy),      cmocka_unit_test(test_strip),
+		cmocka_unit_test(test_buf_alloc),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
