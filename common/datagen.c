@@ -187,14 +187,17 @@ static uint64_t mix64(uint64_t x)
 
 /* One unit: random bytes from st and zeros, and at p = 100 a unique stamp
  * at each 4 KiB boundary of the output stream it covers (pos: its first
- * byte; the stamp derives from the stream position, or from key when
- * dedupe regenerates units by id with pos 0). Units shorter than a page
- * with odd key start with their zeros, so in a sequential stream two
- * neighbours' zeros form one run: a compressor pays for half as many runs,
- * which at 512 bytes and 2% decides whether zstd compresses at all.
+ * byte). A unit dedupe may repeat is keyed: its stamp derives from key, its
+ * id, with pos 0, so a repeat is exact; any other unit's stamps derive from
+ * the stream position, a multiple of 4 KiB, and a keyed stamp from
+ * key << 12 | 1, so the two never meet (mix64 is a bijection). Units
+ * shorter than a page with odd key start with their zeros, so in a
+ * sequential stream two neighbours' zeros form one run: a compressor pays
+ * for half as many runs, which at 512 bytes and 2% decides whether zstd
+ * compresses at all.
  * zeros: 0 when the unit's zeros are already in place (datagen_block_over). */
 static void unit_fill(const struct datagen *g, uint64_t st[4][DATAGEN_LANES], unsigned char *p,
-		      size_t n, uint64_t pos, uint64_t key, int zeros)
+		      size_t n, uint64_t pos, uint64_t key, int keyed, int zeros)
 {
 	size_t r = n == DATAGEN_PAGE ? g->page_random : datagen_random_bytes(n, g->compress_pct);
 	if (n < DATAGEN_PAGE && (key & 1)) {
@@ -209,15 +212,23 @@ static void unit_fill(const struct datagen *g, uint64_t st[4][DATAGEN_LANES], un
 		return;
 	uint64_t first = (pos + DATAGEN_PAGE - 1) / DATAGEN_PAGE * DATAGEN_PAGE;
 	for (uint64_t at = first; at < pos + n; at += DATAGEN_PAGE) {
-		uint64_t x = g->dedupe_pct ? mix64(g->salt ^ mix64(key + 1)) : mix64(g->salt ^ at);
+		uint64_t x = mix64(g->salt ^ (keyed ? key << 12 | 1 : at));
 		size_t k = pos + n - at < 8 ? (size_t)(pos + n - at) : 8;
 		memcpy(p + (at - pos), &x, k);
 	}
 }
 
-/* Dedupe mode: a unit is a function of its id, so a repeat regenerates an
- * earlier one exactly. Returns the id to generate. */
-static uint64_t pick_unit(struct datagen *g, size_t n)
+/* Dedupe mode: a repeat regenerates an earlier unit from its id, which
+ * seeds the lanes of that unit alone. Seeding is a quarter of a 4 KiB
+ * unit's cost, so only the units a repeat may copy are keyed: one fresh
+ * unit in DATAGEN_KEEP, picked at random (a fixed stride could keep only
+ * one of two block sizes that alternate), the first, and every unit with
+ * no random bytes (p = 100, whose only unique bytes are stamps, and a unit
+ * shorter than a page from the stream may cover no 4 KiB boundary to carry
+ * one). The other fresh units come from the stream like those of a run
+ * without dedupe. Returns 1 with *id set for a keyed unit (a repeat or a
+ * kept one), 0 for a fresh unit from the stream. */
+static int pick_unit(struct datagen *g, size_t n, uint64_t *id)
 {
 	/* Error diffusion: the repeats are d% of the units, give or take one. */
 	g->dedupe_acc += g->dedupe_pct;
@@ -227,7 +238,8 @@ static uint64_t pick_unit(struct datagen *g, size_t n)
 			const struct datagen_unit *u = &g->ring[datagen_rand(g) % g->ring_n];
 			if (u->len == n) {
 				g->repeats++;
-				return u->id;
+				*id = u->id;
+				return 1;
 			}
 		}
 		/* none of that length: a later unit repeats instead (bounded,
@@ -235,21 +247,27 @@ static uint64_t pick_unit(struct datagen *g, size_t n)
 		if (g->dedupe_acc < 400)
 			g->dedupe_acc += 100;
 	}
-	uint64_t id = g->next_id++;
-	g->ring[g->ring_head] = (struct datagen_unit){ id, (uint32_t)n };
+	if (g->ring_n && g->compress_pct < 100 && datagen_rand(g) % DATAGEN_KEEP)
+		return 0;
+	*id = g->next_id++;
+	g->ring[g->ring_head] = (struct datagen_unit){ *id, (uint32_t)n };
 	g->ring_head = (g->ring_head + 1) % DATAGEN_RING;
 	if (g->ring_n < DATAGEN_RING)
 		g->ring_n++;
-	return id;
+	return 1;
 }
 
 static void dedupe_unit(struct datagen *g, unsigned char *p, size_t n, int zeros)
 {
-	uint64_t id = pick_unit(g, n);
+	uint64_t id;
+	if (!pick_unit(g, n, &id)) {
+		unit_fill(g, g->lanes, p, n, g->pos, g->units, 0, zeros);
+		return;
+	}
 	uint64_t st[4][DATAGEN_LANES];
 	seed_lanes(st, g->salt ^ mix64(id + 1));
 	/* The stamp follows the unit, not the stream, so repeats are exact. */
-	unit_fill(g, st, p, n, 0, id, zeros);
+	unit_fill(g, st, p, n, 0, id, 1, zeros);
 }
 
 /* The layout of a block of len bytes made now: where its zeros and (at
@@ -284,7 +302,7 @@ uint64_t datagen_block_over(struct datagen *g, void *buf, size_t len, uint64_t p
 		if (g->dedupe_pct)
 			dedupe_unit(g, p + off, n, zeros);
 		else
-			unit_fill(g, g->lanes, p + off, n, g->pos, g->units, zeros);
+			unit_fill(g, g->lanes, p + off, n, g->pos, g->units, 0, zeros);
 		g->pos += n;
 		g->units++;
 	}

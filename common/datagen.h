@@ -19,12 +19,15 @@
  * carries 8 unique bytes at every 4 KiB of the generator's output, so no
  * two 4 KiB pages of a sequential stream are equal.
  * Dedupe: with d > 0, d% of the units (spread evenly) are exact copies of
- * an earlier unit of the same length (one of the last DATAGEN_RING fresh ones,
- * picked at random), the others fresh. Fresh units never repeat (each is
- * generated from its own 64-bit id). */
+ * an earlier unit of the same length (one of the last DATAGEN_RING kept
+ * ones, picked at random), the others fresh. One fresh unit in DATAGEN_KEEP
+ * (at random) is kept: generated from its own 64-bit id, so a repeat can
+ * make it again. Fresh units never repeat, and no fresh unit equals another
+ * (different ids, or different places in the stream). */
 #define DATAGEN_PAGE 4096
 #define DATAGEN_LANES 8   /* xoshiro256+ streams run side by side */
-#define DATAGEN_RING 1024 /* fresh units a repeat may copy */
+#define DATAGEN_RING 1024 /* kept units a repeat may copy */
+#define DATAGEN_KEEP 8    /* one fresh unit in this many is kept */
 
 struct datagen_unit {
 	uint64_t id;

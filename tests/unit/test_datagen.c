@@ -251,6 +251,23 @@ static void test_dedupe_share(void **state)
 	}
 }
 
+/* At compressibility 100 a unit's only unique bytes are its stamps, and a
+ * block shorter than a page need not cover a 4 KiB boundary of the stream:
+ * dedupe still repeats d% of the units and no others. */
+static void test_dedupe_all_zeros(void **state)
+{
+	static const size_t bss[] = { 512, 4096, 65536 };
+	enum { LEN = 8 << 20 };
+	for (size_t b = 0; b < sizeof(bss) / sizeof(bss[0]); b++) {
+		size_t unit = bss[b] < DATAGEN_PAGE ? bss[b] : DATAGEN_PAGE;
+		unsigned char *st = make_stream(100, 20, bss[b], LEN, 21);
+		double share = 100.0 * (double)count_repeats(st, LEN, unit) / (double)(LEN / unit);
+		print_message("  dedupe 20%% at %6zu B, p 100%%: %6.2f%% repeat\n", bss[b], share);
+		assert_true(fabs(share - 20) <= 2.0);
+		free(st);
+	}
+}
+
 /* Mixed block sizes under a page: repeats copy an earlier block of the
  * same length, so the share still holds. */
 static void test_dedupe_mixed_sizes(void **state)
@@ -426,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_layout_per_unit),
 		cmocka_unit_test(test_dedupe_share),
 		cmocka_unit_test(test_dedupe_mixed_sizes),
+		cmocka_unit_test(test_dedupe_all_zeros),
 		cmocka_unit_test(test_dedupe_keeps_compressibility),
 		cmocka_unit_test(test_same_seed_same_data),
 		cmocka_unit_test(test_slot_reuse_same_stream),
