@@ -228,6 +228,13 @@ static void wake_install(void)
 	wake_handler_ok = sigaction(WAKE_SIG, &sa, NULL) == 0;
 }
 
+int engine_signals_init(void)
+{
+	if (pthread_once(&wake_once, wake_install))
+		return -EINVAL;
+	return wake_handler_ok ? 0 : -EINVAL;
+}
+
 static void waker_start(struct engine_ctx *c)
 {
 	sigset_t block;

@@ -113,6 +113,12 @@ int engine_is_null(const struct engine_ctx *c);
 /* Release (NULL is fine). */
 void engine_destroy(struct engine_ctx *c);
 
+/* Install the handler of the I/O threads' wake-up signal (SIGRTMIN+4, a
+ * no-op) now, rather than when the first phase starts, so that the signal
+ * sent from outside at any time does not end the process. Idempotent;
+ * 0, or -EINVAL when sigaction refused. */
+int engine_signals_init(void);
+
 /* Run one phase. An I/O counts in random_ios unless it continues the
  * previous I/O the job issued: starts where it ended, ends where it
  * started (backward), or is at the same offset (rewrite); so sequential

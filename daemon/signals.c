@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "engine.h"
+
 /* Written by handlers, read by every thread: a C11 atomic, which a handler
  * may store to when it is lock-free (C11 7.14.1.1). */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
@@ -38,7 +40,7 @@ int signals_init(void)
 	sa.sa_handler = SIG_IGN;
 	if (sigaction(SIGPIPE, &sa, NULL))
 		return -errno;
-	return 0;
+	return engine_signals_init(); /* SIGRTMIN+4, harmless from now on */
 }
 
 void signals_block_in_thread(void)

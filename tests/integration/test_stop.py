@@ -450,3 +450,24 @@ def test_simulated_drive_holds_its_health_answer(workdir):
         out, _ = reader().communicate(timeout=5)
         assert 0.7 <= time.monotonic() - t0 < HELD_HEALTH_S and "host_bytes_written" in out
         assert d.stats()["fault_stats_delayed"] == 3   # the count was used up
+
+
+def test_wake_signal_from_outside_is_harmless(workdir, make_loop):
+    """SIGRTMIN+4, the I/O threads' wake-up signal, has its no-op handler
+    from start-up, not from the first phase on: sent from outside it neither
+    ends nor disturbs the daemon. The null engine starts no waker, so here
+    nothing but start-up could have installed the handler."""
+    loop = make_loop(32 * MiB)
+    c, db = conf(workdir, loop.dev, ioengine="null", pause="60s")
+    proc = start_wearmond(c)
+    try:
+        assert wait_for(lambda: phase_is(db, "pause"), 60), query(db, "SELECT * FROM progress")
+        for _ in range(5):
+            proc.send_signal(signal.SIGRTMIN + 4)
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert proc.poll() is None, f"wearmond ended by the wake-up signal: {proc.returncode}"
+        assert phase_is(db, "pause")
+    finally:
+        rc, secs, err = stop(proc)
+    assert rc == 0 and secs < STOP_LIMIT_S, (rc, secs, err)
