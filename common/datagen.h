@@ -21,8 +21,8 @@
  * Dedupe: with d > 0, d% of the units (spread evenly) are exact copies of
  * an earlier unit of the same length (one of the last DATAGEN_RING kept
  * ones, picked at random), the others fresh. One fresh unit in DATAGEN_KEEP
- * (at random) is kept: generated from its own 64-bit id, so a repeat can
- * make it again. Fresh units never repeat, and no fresh unit equals another
+ * (at random; every one at compressibility 100) is kept: generated from its
+ * own 64-bit id, so a repeat can make it again. Fresh units never repeat, and no fresh unit equals another
  * (different ids, or different places in the stream). */
 #define DATAGEN_PAGE 4096
 #define DATAGEN_LANES 8   /* xoshiro256+ streams run side by side */

@@ -53,13 +53,13 @@ char *util_iso_now(char *buf, size_t len);
 double util_now(void);
 uint64_t util_now_ns(void);
 
-/* Copy with truncation, always NUL-terminated. Returns strlen(src). */
 /* I/O buffers of at least n bytes: a mapping of whole 2 MiB, aligned to
  * 2 MiB and marked for transparent huge pages. NULL when out of memory;
  * *len gets the length to give util_buf_free. */
 void *util_buf_alloc(size_t n, size_t *len);
 void util_buf_free(void *p, size_t len);
 
+/* Copy with truncation, always NUL-terminated. Returns strlen(src). */
 size_t util_strlcpy(char *dst, const char *src, size_t size);
 
 /* Strip leading/trailing white space in place. Returns s. */
