@@ -257,17 +257,18 @@ static int pick_unit(struct datagen *g, size_t n, uint64_t *id)
 	return 1;
 }
 
-static void dedupe_unit(struct datagen *g, unsigned char *p, size_t n, int zeros)
+/* A keyed unit (see pick_unit) into p: returns 1, or 0 when the unit is
+ * to come from the stream instead. */
+static int dedupe_unit(struct datagen *g, unsigned char *p, size_t n, int zeros)
 {
 	uint64_t id;
-	if (!pick_unit(g, n, &id)) {
-		unit_fill(g, g->lanes, p, n, g->pos, g->units, 0, zeros);
-		return;
-	}
+	if (!pick_unit(g, n, &id))
+		return 0;
 	uint64_t st[4][DATAGEN_LANES];
 	seed_lanes(st, g->salt ^ mix64(id + 1));
 	/* The stamp follows the unit, not the stream, so repeats are exact. */
 	unit_fill(g, st, p, n, 0, id, 1, zeros);
+	return 1;
 }
 
 /* The layout of a block of len bytes made now: where its zeros and (at
@@ -299,9 +300,7 @@ uint64_t datagen_block_over(struct datagen *g, void *buf, size_t len, uint64_t p
 	}
 	for (size_t off = 0; off < len; off += DATAGEN_PAGE) {
 		size_t n = len - off < DATAGEN_PAGE ? len - off : DATAGEN_PAGE;
-		if (g->dedupe_pct)
-			dedupe_unit(g, p + off, n, zeros);
-		else
+		if (!g->dedupe_pct || !dedupe_unit(g, p + off, n, zeros))
 			unit_fill(g, g->lanes, p + off, n, g->pos, g->units, 0, zeros);
 		g->pos += n;
 		g->units++;

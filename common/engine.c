@@ -242,7 +242,7 @@ static void waker_start(struct engine_ctx *c)
 	struct itimerspec its = { { 0, REAP_TIMEOUT_NS }, { 0, REAP_TIMEOUT_NS } };
 
 	c->waking = 0;
-	if (c->null || pthread_once(&wake_once, wake_install) || !wake_handler_ok)
+	if (c->null || engine_signals_init())
 		return;
 	sigemptyset(&block);
 	sigaddset(&block, WAKE_SIG);
