@@ -14,7 +14,8 @@ and max; a spread that crosses 1.00 is flagged "inconclusive".
 
 Then: `jobs = 2` against one job, the database's growth per target-day at
 one sample per second, the time wearmond spends storing each iteration
-(its --debug log line), and the data generator's throughput on one core.
+(its --debug log line), and the data generator's throughput on one core
+next to its ceiling, the same buffers written by plain stores.
 
 Usage: tools/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]
                      [--cases NAME...] [--loop buffered|direct ...] [--quick]"""
@@ -77,28 +78,45 @@ def machine_line():
             f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
 
 
-def generator_rates(build):
-    """The data generator's GiB/s on one core (tools/dgen_bench), by case."""
-    out = subprocess.run([str(build / "dgen_bench"), "1"], check=True, capture_output=True,
-                         text=True).stdout
+def generator_rates(build, repeats):
+    """The data generator's GiB/s on one core (tools/dgen_bench), by case:
+    a list of (cpu, wall) pairs, one per run of dgen_bench."""
     rates = {}
-    for line in out.splitlines():
-        head, _, val = line.rpartition(": ")
-        v = val.split()
-        rates[head] = (float(v[0]), float(v[3]))
+    for _ in range(repeats):
+        out = subprocess.run([str(build / "dgen_bench"), "1"], check=True,
+                             capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            head, _, val = line.rpartition(": ")
+            v = val.split()
+            rates.setdefault(head, []).append((float(v[0]), float(v[3])))
     return rates
 
 
-def print_generator(build, device_mibps):
-    """One line per generator case, with its ratio to the device's rate:
-    GiB per second of the generator thread's CPU time (one core's worth,
-    whatever else the machine runs), and per wall-clock second."""
+def print_generator(build, device_mibps, repeats):
+    """One line per generator case, medians of the runs of dgen_bench, with
+    the ratio to the device's rate: GiB per second of the generator thread's
+    CPU time (one core's worth, whatever else the machine runs), and per
+    wall-clock second. The "stores alone" lines are the ceiling: the same
+    buffers written by vector stores of a constant, no generator; "of
+    stores" is a case's rate over that ceiling for its block size, per run
+    (the two measured a second apart), median [min .. max] of the runs."""
     dev_gib = device_mibps / 1024
-    print(f"data generator, one core (goal: >= 10x the device's 1M seqwrite "
-          f"{dev_gib:.2f} GiB/s)")
-    print(f"  {'case':<50} {'GiB/s cpu':>9} {'ratio':>6} {'GiB/s wall':>10}")
-    for case, (cpu, wall) in generator_rates(build).items():
-        print(f"  {case:<50} {cpu:>9.2f} {cpu / dev_gib:>5.1f}x {wall:>10.2f}")
+    rates = generator_rates(build, repeats)
+    block = {case: re.search(r"block (\d+)", case).group(1) for case in rates}
+    ceiling = {block[c]: runs for c, runs in rates.items() if c.endswith("stores alone")}
+    runs_text = f"{repeats} runs" if repeats != 1 else "1 run"
+    print(f"data generator, one core, medians of {runs_text} of 1 s "
+          f"(goal: >= 10x the device's 1M seqwrite {dev_gib:.2f} GiB/s)")
+    print(f"  {'case':<58} {'GiB/s cpu':>9} {'ratio':>6} {'GiB/s wall':>10}  of stores")
+    for case, runs in rates.items():
+        cpu = statistics.median(r[0] for r in runs)
+        wall = statistics.median(r[1] for r in runs)
+        top = ceiling.get(block[case])
+        share = ""
+        if top and not case.endswith("stores alone"):
+            q = [r[0] / t[0] for r, t in zip(runs, top)]
+            share = f"{statistics.median(q):.2f} [{min(q):.2f} .. {max(q):.2f}]"
+        print(f"  {case:<58} {cpu:>9.2f} {cpu / dev_gib:>5.1f}x {wall:>10.2f}  {share}")
 
 
 def run_measured(argv):
@@ -368,7 +386,7 @@ def main():
                 jobs_scaling(ctx, dev, mode)
             db_growth(ctx, next(iter(devs.values())))
             if device_mibps:
-                print_generator(ctx["build"], device_mibps)
+                print_generator(ctx["build"], device_mibps, a.repeats)
         print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         for dev in devs.values():

@@ -2,9 +2,15 @@
  * uses it: datagen_block_over into queue_depth slot buffers in turn, every
  * block fresh, each buffer with the tag of its last fill (so the zeros of a
  * compressible block already in place are kept); and, for comparison, one
- * case with every byte written (datagen_block). Prints one line per case: compressibility, block size, GiB per
- * second of this thread's CPU time (what one core does, even on a loaded
- * machine) and per second of wall-clock time.
+ * case with every byte written (datagen_block); and the ceiling: the same
+ * buffers written by 32-byte vector stores of a constant and nothing else,
+ * as fast as this core stores into them (glibc's memset was slower on the
+ * development machine). Eight 1 MiB buffers spill the L2 cache of most
+ * CPUs, so that ceiling is the rate of writes to the L3 cache or memory,
+ * which a generator, however cheap its arithmetic, can at best match.
+ * Prints one line per case: compressibility (or "no generator"), block
+ * size, GiB per second of this thread's CPU time (what one core does, even
+ * on a loaded machine) and per second of wall-clock time.
  * Usage: dgen_bench [seconds per case] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +29,39 @@ static double now(clockid_t clock)
 
 #define QD_MAX 32
 
+enum how { OVER, ALL, STORES };
+
+typedef uint64_t v4u64 __attribute__((vector_size(32)));
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STORE_NO_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(STORE_NO_CLONES)
+#define STORE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define STORE_CLONES
+#endif
+
+/* n bytes (a multiple of 128) of v at p, 32-byte aligned: the generator's
+ * stores without its arithmetic. */
+STORE_CLONES static void store_only(unsigned char *p, size_t n, uint64_t v)
+{
+	v4u64 x = { v, v, v, v };
+	for (size_t i = 0; i < n; i += 128) {
+		memcpy(p + i, &x, 32);
+		memcpy(p + i + 32, &x, 32);
+		memcpy(p + i + 64, &x, 32);
+		memcpy(p + i + 96, &x, 32);
+	}
+}
+
 /* GiB/s of blocks made at p% into qd buffers of bs bytes for secs of wall
- * time (all: every byte written, else the engine's way): per CPU second in
- * *cpu, per wall second returned; -1: no memory. */
-static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, int all, double secs,
+ * time (OVER: the engine's way; ALL: every byte written; STORES: vector
+ * stores of a new value, the ceiling): per CPU second in *cpu, per wall second
+ * returned; -1: no memory. */
+static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, enum how how, double secs,
 		   double *cpu)
 {
 	size_t len;
@@ -44,7 +79,9 @@ static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, int all, doub
 	c0 = now(CLOCK_THREAD_CPUTIME_ID);
 	do {
 		for (unsigned i = 0; i < qd; i++) {
-			if (all)
+			if (how == STORES)
+				store_only(mem + i * bs, bs, bytes + i);
+			else if (how == ALL)
 				datagen_block(&g, mem + i * bs, bs);
 			else
 				tag[i] = datagen_block_over(&g, mem + i * bs, bs, tag[i]);
@@ -63,21 +100,27 @@ int main(int argc, char **argv)
 		unsigned p, d;
 		size_t bs;
 		unsigned qd;
-		int all;
+		enum how how;
 	} cases[] = {
-		{ 0, 0, 1 << 20, 8, 0 },  { 50, 0, 1 << 20, 8, 0 }, { 98, 0, 1 << 20, 8, 0 },
-		{ 0, 0, 4096, 32, 0 },    { 50, 0, 4096, 32, 0 },   { 0, 20, 1 << 20, 8, 0 },
-		{ 50, 0, 1 << 20, 8, 1 },
+		{ 0, 0, 1 << 20, 8, OVER },  { 50, 0, 1 << 20, 8, OVER },
+		{ 98, 0, 1 << 20, 8, OVER }, { 0, 0, 4096, 32, OVER },
+		{ 50, 0, 4096, 32, OVER },   { 0, 20, 1 << 20, 8, OVER },
+		{ 50, 0, 1 << 20, 8, ALL },  { 0, 0, 1 << 20, 8, STORES },
+		{ 0, 0, 4096, 32, STORES },
 	};
+	static const char *const suffix[] = { "", " every byte", " stores alone" };
 	double secs = argc > 1 ? atof(argv[1]) : 1.0;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		double cpu = 0;
-		double wall = rate(cases[i].p, cases[i].d, cases[i].bs, cases[i].qd, cases[i].all,
+		double wall = rate(cases[i].p, cases[i].d, cases[i].bs, cases[i].qd, cases[i].how,
 				   secs, &cpu);
-		printf("compressibility %u dedupe %u block %zu qd %u%s: %.2f GiB/s cpu %.2f GiB/s "
-		       "wall\n",
-		       cases[i].p, cases[i].d, cases[i].bs, cases[i].qd,
-		       cases[i].all ? " every byte" : "", cpu, wall);
+		if (cases[i].how == STORES)
+			printf("no generator, block %zu qd %u%s", cases[i].bs, cases[i].qd,
+			       suffix[cases[i].how]);
+		else
+			printf("compressibility %u dedupe %u block %zu qd %u%s", cases[i].p,
+			       cases[i].d, cases[i].bs, cases[i].qd, suffix[cases[i].how]);
+		printf(": %.2f GiB/s cpu %.2f GiB/s wall\n", cpu, wall);
 	}
 	return 0;
 }

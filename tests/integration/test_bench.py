@@ -2,8 +2,10 @@
 runner on both loop modes and prints what issue 17 asks of it: the
 machine, each runner's row, ratios against the better fio setting with the
 min and max over the rounds and a verdict, the QD1 latency ratio, jobs = 2
-scaling, the database's growth per target-day and the SQLite time per
-iteration. Asserts the report's content, never a speed."""
+scaling, the database's growth per target-day, the SQLite time per
+iteration and the data generator's rate next to its ceiling (the same
+buffers written by stores alone). Asserts the report's content, never a
+speed."""
 
 import re
 import shutil
@@ -18,7 +20,8 @@ from conftest import BUILD, REPO
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_bench_quick_reports_everything():
     p = subprocess.run([sys.executable, str(REPO / "tools/bench.py"), str(BUILD), "--quick",
-                        "--cases", "QD1"], capture_output=True, text=True, timeout=600)
+                        "--cases", "QD1", "1M seqwrite QD8"], capture_output=True, text=True,
+                       timeout=600)
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert re.search(r"^machine: .+, \d+ cores, kernel \S+", out, re.M), out
@@ -43,3 +46,21 @@ def test_bench_quick_reports_everything():
     assert m and int(m.group(1)) > 0, out
     assert abs(int(m.group(1)) * 86400 / 2**20 - float(m.group(2))) < 0.1
     assert re.search(r"^SQLite per iteration .*: [\d.]+ ms$", out, re.M), out
+    m = re.search(r"^data generator, one core, medians of 1 run of 1 s \(goal: >= 10x the "
+                  r"device's 1M seqwrite ([\d.]+) GiB/s\)$", out, re.M)
+    assert m and float(m.group(1)) > 0, out
+    ceiling = {}
+    for bs in ("1048576", "4096"):
+        c = re.search(rf"^  no generator, block {bs} qd \d+ stores alone +([\d.]+) +([\d.]+)x "
+                      rf"+[\d.]+ *$", out, re.M)
+        assert c, (bs, out)
+        ceiling[bs] = float(c.group(1))
+    gen = re.findall(r"^  compressibility (\d+) dedupe (\d+) block (\d+) qd \d+(?: every byte)? +"
+                     r"([\d.]+) +([\d.]+)x +[\d.]+  ([\d.]+) \[([\d.]+) \.\. ([\d.]+)\]$",
+                     out, re.M)
+    assert len(gen) == 7, out
+    for p, d, bs, rate, ratio, share, lo, hi in gen:
+        # one run: the share is that run's rate over that run's ceiling
+        assert lo == share == hi
+        assert abs(float(rate) / ceiling[bs] - float(share)) < 0.01, (p, d, bs, out)
+        assert abs(float(rate) / float(m.group(1)) - float(ratio)) < 0.1, (p, d, bs, out)
