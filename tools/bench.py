@@ -99,7 +99,8 @@ def print_generator(build, device_mibps, repeats):
     wall-clock second. The "stores alone" lines are the ceiling: the same
     buffers written by vector stores of a constant, no generator; "of
     stores" is a case's rate over that ceiling for its block size, per run
-    (the two measured a second apart), median [min .. max] of the runs."""
+    (the two measured seconds apart), median [min .. max] of the runs; on a
+    stores-alone line that column is the ceiling's own range over the runs."""
     dev_gib = device_mibps / 1024
     rates = generator_rates(build, repeats)
     block = {case: re.search(r"block (\d+)", case).group(1) for case in rates}
@@ -113,7 +114,9 @@ def print_generator(build, device_mibps, repeats):
         wall = statistics.median(r[1] for r in runs)
         top = ceiling.get(block[case])
         share = ""
-        if top and not case.endswith("stores alone"):
+        if case.endswith("stores alone"):
+            share = f"[{min(r[0] for r in runs):.2f} .. {max(r[0] for r in runs):.2f}] GiB/s"
+        elif top:
             q = [r[0] / t[0] for r, t in zip(runs, top)]
             share = f"{statistics.median(q):.2f} [{min(q):.2f} .. {max(q):.2f}]"
         print(f"  {case:<58} {cpu:>9.2f} {cpu / dev_gib:>5.1f}x {wall:>10.2f}  {share}")

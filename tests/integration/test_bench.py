@@ -52,9 +52,10 @@ def test_bench_quick_reports_everything():
     ceiling = {}
     for bs in ("1048576", "4096"):
         c = re.search(rf"^  no generator, block {bs} qd \d+ stores alone +([\d.]+) +([\d.]+)x "
-                      rf"+[\d.]+ *$", out, re.M)
+                      rf"+[\d.]+  \[([\d.]+) \.\. ([\d.]+)\] GiB/s$", out, re.M)
         assert c, (bs, out)
         ceiling[bs] = float(c.group(1))
+        assert float(c.group(3)) == ceiling[bs] == float(c.group(4))  # one run
     gen = re.findall(r"^  compressibility (\d+) dedupe (\d+) block (\d+) qd \d+(?: every byte)? +"
                      r"([\d.]+) +([\d.]+)x +[\d.]+  ([\d.]+) \[([\d.]+) \.\. ([\d.]+)\]$",
                      out, re.M)
