@@ -246,6 +246,16 @@ def spread(vals):
     return med, lo, hi, "inconclusive" if lo < 1.0 < hi else ""
 
 
+def bound(x):
+    """A ratio's min or max to 2 decimals, or more where 2 would show 1.00
+    for a figure on one side of it (the verdict's side must be readable)."""
+    for digits in (2, 3, 4):
+        text = f"{x:.{digits}f}"
+        if x == 1.0 or float(text) != 1.0:
+            break
+    return text
+
+
 def print_case(name, mode, res, is_mib, qd):
     """Rows per runner, then wearmond's ratio to the better fio setting."""
     unit = "MiB/s" if is_mib else "IOPS"
@@ -275,7 +285,7 @@ def print_case(name, mode, res, is_mib, qd):
         against = "baseline" if what == "vs baseline" else best
         what = "rate " + unit if what == "vs baseline" else what
         print(f"{'':<22} {mode:<8} ratio vs {against:<9} {what:<12} {med:>5.2f} "
-              f"[{lo:.2f} .. {hi:.2f}] (goal {goal} 1.00) {side}")
+              f"[{bound(lo)} .. {bound(hi)}] (goal {goal} 1.00) {side}")
 
 
 def make_loop(img, direct):
