@@ -117,8 +117,9 @@ def print_generator(build, device_mibps, repeats):
         if case.endswith("stores alone"):
             share = f"[{min(r[0] for r in runs):.2f} .. {max(r[0] for r in runs):.2f}] GiB/s"
         elif top:
-            q = [r[0] / t[0] for r, t in zip(runs, top)]
-            share = f"{statistics.median(q):.2f} [{min(q):.2f} .. {max(q):.2f}]"
+            q = [r[0] / t[0] for r, t in zip(runs, top) if t[0] > 0]
+            if q:
+                share = f"{statistics.median(q):.2f} [{min(q):.2f} .. {max(q):.2f}]"
         print(f"  {case:<58} {cpu:>9.2f} {cpu / dev_gib:>5.1f}x {wall:>10.2f}  {share}")
 
 
