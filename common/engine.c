@@ -68,7 +68,7 @@ struct engine_ctx {
 	/* the waker (see waker_start): a timer per running thread */
 	int waking;
 	timer_t wake_timer;
-	sigset_t wait_mask, saved_mask;
+	sigset_t saved_mask;
 };
 
 /* Per-run state kept out of the public result. */
@@ -194,17 +194,23 @@ static unsigned ring_reap(struct engine_ctx *c, unsigned max)
 	return n;
 }
 
-/* The waker. A wait for completions must end within REAP_TIMEOUT_NS even
- * when none come (a stalled device still gets its empty samples, a stop is
- * still seen). A timeout on every io_getevents does that, but arms and
- * cancels a kernel timer at every wait: at QD1 on a RAM-backed loop device
- * that was 1.5 us of a 23 us p50 (README, "What was changed in the
+/* The waker. A wait for completions must end within about REAP_TIMEOUT_NS
+ * even when none come (a stalled device still gets its empty samples, a
+ * stop is still seen). A timeout on every io_getevents does that, but arms
+ * and cancels a kernel timer at every wait: at QD1 on a RAM-backed loop
+ * device that was 1.5 us of a 23 us p50 (README, "What was changed in the
  * engine", item 4). Instead, while a phase runs, one periodic timer per
- * running thread sends WAKE_SIG to that thread every REAP_TIMEOUT_NS. The
- * thread keeps WAKE_SIG blocked except inside io_pgetevents, whose signal
- * mask lets it in, so the signal only ever interrupts the wait (EINTR) and
- * nothing else the thread does; its handler does nothing. Where the timer
- * or io_pgetevents is not to be had, the timed wait is used. */
+ * running thread sends WAKE_SIG to that thread every REAP_TIMEOUT_NS, and
+ * the thread waits in io_getevents with no timeout; the signal ends the
+ * wait (EINTR, the system call is never restarted). The thread keeps
+ * WAKE_SIG unblocked for the phase: a wait that io_pgetevents opened with
+ * a signal mask cost 2 to 3 us per wait here (item 10), more than the
+ * timer did. A signal that lands while the thread is not waiting sets
+ * wake_pending, and the next wait returns at once instead of sleeping, so
+ * a wake is lost only if it lands between that check and the system call
+ * (then the wait lasts one more period). The handler's SA_RESTART keeps
+ * every other system call the thread makes (io_submit, futexes) as if no
+ * signal came. Where the timer is not to be had, the timed wait is used. */
 #define WAKE_SIG (SIGRTMIN + 4)
 #ifndef sigev_notify_thread_id /* glibc before 2.41 names only the union */
 #define sigev_notify_thread_id _sigev_un._tid
@@ -212,10 +218,13 @@ static unsigned ring_reap(struct engine_ctx *c, unsigned max)
 
 static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
 static int wake_handler_ok;
+/* A WAKE_SIG came to this thread since its last wait. */
+static _Thread_local volatile sig_atomic_t wake_pending;
 
 static void on_wake(int sig)
 {
 	(void)sig;
+	wake_pending = 1;
 }
 
 static void wake_install(void)
@@ -237,19 +246,18 @@ int engine_signals_init(void)
 
 static void waker_start(struct engine_ctx *c)
 {
-	sigset_t block;
+	sigset_t unblock;
 	struct sigevent ev;
 	struct itimerspec its = { { 0, REAP_TIMEOUT_NS }, { 0, REAP_TIMEOUT_NS } };
 
 	c->waking = 0;
 	if (c->null || engine_signals_init())
 		return;
-	sigemptyset(&block);
-	sigaddset(&block, WAKE_SIG);
-	if (pthread_sigmask(SIG_BLOCK, &block, &c->saved_mask))
+	sigemptyset(&unblock);
+	sigaddset(&unblock, WAKE_SIG);
+	if (pthread_sigmask(SIG_UNBLOCK, &unblock, &c->saved_mask))
 		return;
-	c->wait_mask = c->saved_mask;
-	sigdelset(&c->wait_mask, WAKE_SIG);
+	wake_pending = 0;
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = WAKE_SIG;
@@ -265,7 +273,8 @@ static void waker_start(struct engine_ctx *c)
 }
 
 /* The timer gone, the thread's signal mask as it was (a WAKE_SIG still
- * pending then reaches the empty handler). */
+ * pending then reaches the handler, or stays pending where the thread had
+ * it blocked, harmless either way). */
 static void waker_stop(struct engine_ctx *c)
 {
 	if (!c->waking)
@@ -278,7 +287,8 @@ static void waker_stop(struct engine_ctx *c)
 /* Take what the ring holds, else wait for at least min completions (or
  * the waker, or the timeout without it): the kernel wakes a waiter once
  * min have arrived, not at each one. Returns the count (0 when woken
- * without completions) or -errno. */
+ * without completions, or when a wake came while the thread was busy) or
+ * -errno. */
 static int reap(struct engine_ctx *c, unsigned min, unsigned max)
 {
 	if (c->null) { /* everything submitted is complete */
@@ -291,10 +301,16 @@ static int reap(struct engine_ctx *c, unsigned min, unsigned max)
 		return (int)n;
 	int ret;
 	if (c->waking) {
-		ret = io_pgetevents(c->io, (long)min, (long)max, c->events, NULL, &c->wait_mask);
-		if (ret != -ENOSYS && ret != -EPERM)
-			return ret == -EINTR ? 0 : ret;
-		waker_stop(c); /* an old kernel or a filter: the timed wait */
+		if (wake_pending) {
+			wake_pending = 0;
+			return 0;
+		}
+		ret = io_getevents(c->io, (long)min, (long)max, c->events, NULL);
+		if (ret == -EINTR) {
+			wake_pending = 0;
+			return 0;
+		}
+		return ret;
 	}
 	struct timespec ts = { 0, REAP_TIMEOUT_NS };
 	ret = io_getevents(c->io, (long)min, (long)max, c->events, &ts);
