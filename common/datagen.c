@@ -1,6 +1,7 @@
 /* datagen: compressible, never-repeating block contents, generated afresh
  * for every write by eight xoshiro256+ streams in vector registers. */
 #include "datagen.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -51,24 +52,11 @@ static uint64_t splitmix(uint64_t *x)
 	return z;
 }
 
-/* An AVX2 clone picked at load time where the CPU has it (not under the
- * sanitizers, whose run-time may start after ifunc resolvers run). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DATAGEN_NO_CLONES 1
-#endif
-#endif
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(DATAGEN_NO_CLONES)
-#define DATAGEN_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define DATAGEN_CLONES
-#endif
-
 /* The lanes' 32 state words: the first 32 outputs of splitmix64 from seed,
  * word j being the finalizer of seed + (j + 1) * gamma, computed four
  * at a time. Dedupe seeds lanes for every 4 KiB unit, where the scalar
  * chain of 32 was a third of the time. */
-DATAGEN_CLONES static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t seed)
+UTIL_AVX2_CLONES static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t seed)
 {
 	const uint64_t g = SPLITMIX_GAMMA;
 	const v4u64 four = { 4 * g, 4 * g, 4 * g, 4 * g };
@@ -87,8 +75,8 @@ DATAGEN_CLONES static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t se
  * unit - r zero bytes. The lanes stay in registers for the whole call; a
  * unit's last random bytes come from one more step, the rest of which is
  * dropped. */
-DATAGEN_CLONES static void lanes_units(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t len,
-				       size_t unit, size_t r, int zeros)
+UTIL_AVX2_CLONES static void lanes_units(uint64_t st[4][DATAGEN_LANES], unsigned char *p,
+					 size_t len, size_t unit, size_t r, int zeros)
 {
 	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, o0, o1, o2, o3, o4, o5, o6, o7;
 	memcpy(&a0, st[0], 32);

@@ -65,4 +65,18 @@ size_t util_strlcpy(char *dst, const char *src, size_t size);
 /* Strip leading/trailing white space in place. Returns s. */
 char *util_strip(char *s);
 
+/* UTIL_AVX2_CLONES before a function: an AVX2 clone picked at load time
+ * where the CPU has it, the baseline elsewhere (none under the sanitizers,
+ * whose run-time may start after ifunc resolvers run). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UTIL_NO_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(UTIL_NO_CLONES)
+#define UTIL_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define UTIL_AVX2_CLONES
+#endif
+
 #endif

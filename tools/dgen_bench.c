@@ -33,20 +33,9 @@ enum how { OVER, ALL, STORES };
 
 typedef uint64_t v4u64 __attribute__((vector_size(32)));
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STORE_NO_CLONES 1
-#endif
-#endif
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(STORE_NO_CLONES)
-#define STORE_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define STORE_CLONES
-#endif
-
 /* n bytes (a multiple of 128) of v at p, 32-byte aligned: the generator's
  * stores without its arithmetic. */
-STORE_CLONES static void store_only(unsigned char *p, size_t n, uint64_t v)
+UTIL_AVX2_CLONES static void store_only(unsigned char *p, size_t n, uint64_t v)
 {
 	v4u64 x = { v, v, v, v };
 	for (size_t i = 0; i < n; i += 128) {
