@@ -20,16 +20,16 @@
 #define AIO_RING_MAGIC 0xa10a10a1u
 #define REAP_TIMEOUT_NS (100 * 1000 * 1000)
 #define WINDOW_NS 1000000000ull /* mibps_min_1s windows */
-#define BATCH_MAX 8             /* submit/reap batch cap (fio's tuned 8) */
-/* Below this many I/Os in flight each I/O gets an io_submit of its own.
- * Several iocbs in one call are held in the block layer's plug until the
- * call ends, so a device served by a worker thread (a loop device) starts
- * on none of them before the last is prepared, and a short queue runs dry
- * in the meantime: 4k random reads at QD16 on a loop device ran at 0.65 of
- * fio's rate before this, 1.15 after (README, "What was changed in the
- * engine"). A deep queue hides the plug, and there the fewer calls of a
- * whole batch save CPU (QD128). */
-#define FEED_DEPTH 32
+/* At most this many I/Os per io_submit (fio's tuned iodepth_batch_submit).
+ * The engine refills the queue whenever any I/O has completed and waits for
+ * at least one completion, never for a batch: the queue stays full, and the
+ * calls carry one I/O when completions come one by one and up to BATCH_MAX
+ * when they pile up. Several iocbs in one call sit in the block layer's plug
+ * until the call ends, so a call is kept short. (The engine used to wait
+ * for a quarter of the queue to be free and to submit one I/O per call
+ * below 32 in flight: on a second machine that cost 30 % of 4k randwrite
+ * QD32 against this; README, "What was changed in the engine", item 11.) */
+#define BATCH_MAX 8
 
 /* The completion ring the kernel maps at the io_context_t address. */
 struct aio_ring {
@@ -59,7 +59,7 @@ struct engine_ctx {
 	unsigned *free_idx;
 	unsigned nfree;
 	struct io_event *events;
-	struct iocb **batch;
+	struct iocb **batch; /* the I/Os of one io_submit */
 	struct hist sample_lat;
 	int null;                /* the null engine: no aio context, no buffers */
 	double null_ns_per_byte; /* its simulated device speed */
@@ -81,7 +81,6 @@ struct run {
 	uint64_t amount, issued_bytes, writes_issued;
 	uint64_t prev_off, prev_end; /* the job's previous I/O, for random_ios */
 	unsigned inflight;
-	unsigned batch; /* I/Os per io_submit while running */
 	uint64_t t0, next_sample, last_sample;
 	uint64_t s_bytes, s_ops;
 	uint64_t interval_ns;
@@ -103,7 +102,7 @@ static struct engine_ctx *ctx_alloc(unsigned max_qd, uint32_t max_bs)
 	c->slots = calloc(max_qd, sizeof(*c->slots));
 	c->free_idx = calloc(max_qd, sizeof(*c->free_idx));
 	c->events = calloc(max_qd, sizeof(*c->events));
-	c->batch = calloc(max_qd, sizeof(*c->batch));
+	c->batch = calloc(BATCH_MAX, sizeof(*c->batch));
 	if (!c->slots || !c->free_idx || !c->events || !c->batch) {
 		engine_destroy(c);
 		return NULL;
@@ -487,69 +486,74 @@ static void stamp(struct engine_ctx *c, unsigned from, unsigned to)
 		((struct slot *)c->batch[i]->data)->t_submit = t;
 }
 
-/* Prepare and submit as many I/Os as the queue has room for. */
+/* Take a free slot and prepare the job's next I/O in it (fresh data for a
+ * write). Returns its iocb. */
+static struct iocb *prepare(struct engine_ctx *c, struct run *s)
+{
+	const struct engine_phase *p = s->p;
+	struct slot *sl = &c->slots[c->free_idx[--c->nfree]];
+	struct workload_op op;
+
+	workload_next(&s->gen, &op);
+	sl->is_random = !continues(s, &op);
+	if (op.is_write && c->null) {
+		io_prep_pwrite(&sl->iocb, p->fd, NULL, op.len, (long long)op.offset);
+	} else if (op.is_write) {
+		/* Fresh contents for every write (datagen.h: layout, dedupe). */
+		sl->layout = datagen_block_over(&s->data, sl->buf, op.len, sl->layout);
+		if (p->verify) {
+			verify_stamp(sl->buf, op.len, op.offset, ++s->writes_issued, p->seed);
+			sl->layout = 0; /* the stamps overwrote zeros */
+		}
+		io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
+	} else {
+		io_prep_pread(&sl->iocb, p->fd, sl->rbuf, op.len, (long long)op.offset);
+		if (sl->rbuf == sl->buf)
+			sl->layout = 0;
+	}
+	sl->iocb.data = sl;
+	s->issued_bytes += op.len;
+	return &sl->iocb;
+}
+
+/* Fill the queue: prepare and submit I/Os, at most BATCH_MAX per call, until
+ * the queue is full or the phase has issued its amount. */
 static void submit(struct engine_ctx *c, struct run *s)
 {
 	const struct engine_phase *p = s->p;
-	unsigned n = 0;
 
-	/* A full batch at once, unless the queue is empty: fewer system calls
-	 * and fewer wake-ups of the device's worker per I/O. */
-	if (s->inflight && p->queue_depth - s->inflight < s->batch)
-		return;
-	while (s->inflight + n < p->queue_depth && s->issued_bytes < s->amount) {
-		struct slot *sl = &c->slots[c->free_idx[--c->nfree]];
-		struct workload_op op;
-		workload_next(&s->gen, &op);
-		sl->is_random = !continues(s, &op);
-		if (op.is_write && c->null) {
-			io_prep_pwrite(&sl->iocb, p->fd, NULL, op.len, (long long)op.offset);
-		} else if (op.is_write) {
-			/* Fresh contents for every write (datagen.h: layout, dedupe). */
-			sl->layout = datagen_block_over(&s->data, sl->buf, op.len, sl->layout);
-			if (p->verify) {
-				verify_stamp(sl->buf, op.len, op.offset, ++s->writes_issued,
-					     p->seed);
-				sl->layout = 0; /* the stamps overwrote zeros */
-			}
-			io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
-		} else {
-			io_prep_pread(&sl->iocb, p->fd, sl->rbuf, op.len, (long long)op.offset);
-			if (sl->rbuf == sl->buf)
-				sl->layout = 0;
-		}
-		sl->iocb.data = sl;
-		c->batch[n++] = &sl->iocb;
-		s->issued_bytes += op.len;
-	}
-	if (!n)
-		return;
-	if (c->null) {
+	while (s->inflight < p->queue_depth && s->issued_bytes < s->amount) {
+		unsigned n = 0, done = 0;
+		while (n < BATCH_MAX && s->inflight + n < p->queue_depth &&
+		       s->issued_bytes < s->amount)
+			c->batch[n++] = prepare(c, s);
 		stamp(c, 0, n);
-		null_submit(c, n);
-		s->inflight += n;
-		return;
-	}
-	unsigned done = 0;
-	while (done < n) {
-		/* One I/O per call while the queue is short (see FEED_DEPTH). */
-		unsigned chunk = s->inflight + done < FEED_DEPTH ? 1 : n - done;
-		stamp(c, done, done + chunk);
-		int ret = io_submit(c->io, (long)chunk, c->batch + done);
-		if (ret <= 0) {
-			if (ret == -EAGAIN && s->inflight + done > 0)
-				break; /* retry after some completions */
-			record_error(s, ret ? -ret : EIO, (uint64_t)c->batch[done]->u.c.offset);
-			break;
+		if (c->null) {
+			null_submit(c, n);
+			s->inflight += n;
+			continue;
 		}
-		done += (unsigned)ret;
+		while (done < n) {
+			int ret = io_submit(c->io, (long)(n - done), c->batch + done);
+			if (ret <= 0) {
+				if (ret != -EAGAIN || s->inflight + done == 0)
+					record_error(s, ret ? -ret : EIO,
+						     (uint64_t)c->batch[done]->u.c.offset);
+				break; /* EAGAIN: retry after some completions */
+			}
+			done += (unsigned)ret;
+		}
+		s->inflight += done;
+		if (done < n) {
+			/* Give back what the kernel did not take (issued again later). */
+			for (unsigned i = done; i < n; i++) {
+				struct slot *sl = c->batch[i]->data;
+				c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
+				s->issued_bytes -= c->batch[i]->u.c.nbytes;
+			}
+			return;
+		}
 	}
-	/* Give back what the kernel did not take (its bytes are issued again). */
-	for (unsigned i = done; i < n; i++) {
-		c->free_idx[c->nfree++] = (unsigned)((struct slot *)c->batch[i]->data - c->slots);
-		s->issued_bytes -= c->batch[i]->u.c.nbytes;
-	}
-	s->inflight += done;
 }
 
 /* A read of verified data: check every sector it brought. */
@@ -587,12 +591,8 @@ static void tick(struct engine_ctx *c, struct run *s, uint64_t t)
 
 static int complete(struct engine_ctx *c, struct run *s)
 {
-	unsigned room = s->p->queue_depth - s->inflight;
-	/* enough for the next batch; while draining, one is enough */
-	unsigned want = s->stopping || s->issued_bytes >= s->amount || room >= s->batch
-				? 1
-				: s->batch - room;
-	int got = reap(c, want, s->inflight);
+	/* at least one: the queue is refilled as soon as a slot is free */
+	int got = reap(c, 1, s->inflight);
 	if (got < 0)
 		return got;
 	uint64_t t = now(c);
@@ -636,10 +636,6 @@ static void run_init(struct engine_ctx *c, const struct engine_phase *p, struct 
 	s->amount = p->amount ? p->amount : UINT64_MAX;
 	s->interval_ns = (uint64_t)(p->sample_interval * 1e9);
 	s->win_min = -1;
-	/* a quarter of the queue, at most BATCH_MAX: QD8 batches of 2, QD32 8 */
-	s->batch = p->queue_depth / 4 > BATCH_MAX ? BATCH_MAX : p->queue_depth / 4;
-	if (!s->batch)
-		s->batch = 1;
 	workload_init(&s->gen, &s->spec, p->span_offset, p->span_len, p->seed ^ 0x5bd1e995u);
 	if (p->start)
 		workload_start(&s->gen, p->start);
