@@ -150,6 +150,20 @@ static int write_now(struct publish *p, const struct cfg *c, struct sched_target
 	return ret;
 }
 
+/* Whether the target is in another phase, or the same phase has its first
+ * sample, since the last look; remembers what it saw. */
+static int stage_moved(struct publish_stage *seen, struct sched_target *st)
+{
+	struct sched_progress p;
+
+	sched_progress_get(st, &p);
+	struct publish_stage now = { p.cycle, p.iteration, (int)p.phase, p.phase_bytes > 0 };
+	int moved = now.cycle != seen->cycle || now.iteration != seen->iteration ||
+		    now.phase != seen->phase || now.live != seen->live;
+	*seen = now;
+	return moved;
+}
+
 void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *st, int n,
 		  int stopping, int force)
 {
@@ -164,6 +178,7 @@ void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *s
 		int64_t last = newest_done(&st[i]);
 		due |= last != p->last_done[i];
 		p->last_done[i] = last;
+		due |= stage_moved(&p->stage[i], &st[i]);
 	}
 	if (!due)
 		return;

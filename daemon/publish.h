@@ -1,6 +1,8 @@
 /* publish: wearmond's metrics file (metrics_file =), rewritten from the
  * main loop, never from an I/O thread: every PUBLISH_EVERY seconds, when
- * a target finishes an iteration, and at exit. */
+ * a target finishes an iteration or a phase of it has its first sample
+ * (so a phase shorter than PUBLISH_EVERY still shows its live figures),
+ * and at exit. */
 #ifndef WEARMON_PUBLISH_H
 #define WEARMON_PUBLISH_H
 
@@ -16,7 +18,12 @@ struct publish {
 	char path[PATH_MAX]; /* "" = off */
 	double start_unix, next_at;
 	int64_t last_done[PUBLISH_MAX_TARGETS]; /* newest done iteration seen */
-	int failed;                             /* a write failed (logged once) */
+	/* each target's phase at the last rewrite, and whether it had a sample */
+	struct publish_stage {
+		long cycle, iteration;
+		int phase, live;
+	} stage[PUBLISH_MAX_TARGETS];
+	int failed; /* a write failed (logged once) */
 };
 
 /* Set up from the configuration (c->metrics_file; off when empty). */

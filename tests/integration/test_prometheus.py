@@ -83,6 +83,46 @@ def samples(text, name):
     return out
 
 
+def test_every_short_measured_phase_shows_its_ratio(workdir):
+    """Measured phases of 2 s, shorter than the 5-second rewrite: the file
+    is also rewritten when a phase has its first sample, so each phase of
+    cycle 2 shows its live throughput and its ratio to cycle 1's baseline
+    of the same size while it runs (a scrape every second sees it)."""
+    mdir = workdir / "textfile"
+    mdir.mkdir()
+    metrics = mdir / "wearmon.prom"
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", file_target(db, workdir / "f1.img", metrics,
+                                                      duration="2s", amount="1000x"))
+    proc = start_wearmond(conf)
+    ratio_seen, live_seen = set(), set()
+    try:
+        assert wait_for(metrics.exists, 30), "no metrics file"
+        end = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < end:
+            text = metrics.read_text()
+            cyc = list(samples(text, "wearmon_cycle").values())
+            it = list(samples(text, "wearmon_iteration").values())
+            where = (cyc[0], it[0]) if cyc and it else None
+            if samples(text, "wearmon_throughput_baseline_ratio"):
+                ratio_seen.add(where)
+            if any(v > 0 for v in samples(text, "wearmon_throughput_bytes_per_second").values()):
+                live_seen.add(where)
+            time.sleep(0.05)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    rows = query(db, "SELECT cycle, iteration FROM history WHERE status = 'done'"
+                     " ORDER BY cycle, iteration")
+    assert [(r["cycle"], r["iteration"]) for r in rows] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    # every phase showed live figures; cycle 2's both showed a ratio
+    assert live_seen >= {(1, 1), (1, 2), (2, 1), (2, 2)}, sorted(live_seen)
+    assert ratio_seen >= {(2, 1), (2, 2)}, sorted(ratio_seen)
+
+
 @needs_promtool
 def test_metrics_file_during_and_after_a_run(workdir):
     """While wearmond runs, the file is rewritten (timestamps move), passes
