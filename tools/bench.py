@@ -67,14 +67,31 @@ def fio_tuned_args(qd):
             f"--iodepth_batch_complete_max={qd}"]
 
 
+def read_first(path, default="?"):
+    """The first line of a small sysfs file, or default."""
+    try:
+        with open(path) as f:
+            return f.readline().strip() or default
+    except OSError:
+        return default
+
+
 def machine_line():
-    model = "?"
+    """CPU model with family/model/stepping (two VMs both named "AMD EPYC"
+    can be different CPUs), cores, kernel, cpuidle driver, THP mode, load."""
+    cpu = {}
     with open("/proc/cpuinfo") as f:
         for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    return (f"machine: {model}, {os.cpu_count()} cores, kernel {os.uname().release}, "
+            if not line.strip():
+                break  # the first CPU's block
+            k, _, v = line.partition(":")
+            cpu.setdefault(k.strip(), v.strip())
+    thp = read_first("/sys/kernel/mm/transparent_hugepage/enabled")
+    thp = next((w[1:-1] for w in thp.split() if w.startswith("[")), thp)
+    idle = read_first("/sys/devices/system/cpu/cpuidle/current_driver", "none")
+    return (f"machine: {cpu.get('model name', '?')} (family {cpu.get('cpu family', '?')} "
+            f"model {cpu.get('model', '?')} stepping {cpu.get('stepping', '?')}), "
+            f"{os.cpu_count()} cores, kernel {os.uname().release}, cpuidle {idle}, THP {thp}, "
             f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
 
 

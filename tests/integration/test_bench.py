@@ -24,7 +24,8 @@ def test_bench_quick_reports_everything():
                        timeout=600)
     assert p.returncode == 0, p.stderr
     out = p.stdout
-    assert re.search(r"^machine: .+, \d+ cores, kernel \S+", out, re.M), out
+    assert re.search(r"^machine: .+ \(family \S+ model \S+ stepping \S+\), \d+ cores, "
+                     r"kernel \S+, cpuidle \S+, THP \S+, load average", out, re.M), out
     assert "--direct-io=off (buffered)" in out and "--direct-io=on (direct)" in out
     for mode in ("buffered", "direct"):
         for tool in ("wearmond", "fio", "fio-tuned"):
