@@ -1,8 +1,8 @@
 /* publish: wearmond's metrics file (metrics_file =), rewritten from the
  * main loop, never from an I/O thread: every PUBLISH_EVERY seconds, when
- * a target finishes an iteration or a phase of it has its first sample
- * (so a phase shorter than PUBLISH_EVERY still shows its live figures),
- * and at exit. */
+ * a target starts a phase and when that phase has its first sample (so a
+ * phase shorter than PUBLISH_EVERY still shows its live figures), when it
+ * finishes an iteration, and at exit. */
 #ifndef WEARMON_PUBLISH_H
 #define WEARMON_PUBLISH_H
 
