@@ -477,12 +477,12 @@ static void null_submit(struct engine_ctx *c, unsigned n)
 	}
 }
 
-/* Mark batch[from..to) as submitted now: an I/O's latency runs from just
+/* Mark batch[0..n) as submitted now: an I/O's latency runs from just
  * before the io_submit call that carries it. */
-static void stamp(struct engine_ctx *c, unsigned from, unsigned to)
+static void stamp(struct engine_ctx *c, unsigned n)
 {
 	uint64_t t = now(c);
-	for (unsigned i = from; i < to; i++)
+	for (unsigned i = 0; i < n; i++)
 		((struct slot *)c->batch[i]->data)->t_submit = t;
 }
 
@@ -527,7 +527,7 @@ static void submit(struct engine_ctx *c, struct run *s)
 		while (n < BATCH_MAX && s->inflight + n < p->queue_depth &&
 		       s->issued_bytes < s->amount)
 			c->batch[n++] = prepare(c, s);
-		stamp(c, 0, n);
+		stamp(c, n);
 		if (c->null) {
 			null_submit(c, n);
 			s->inflight += n;

@@ -83,38 +83,48 @@ def samples(text, name):
     return out
 
 
+def watch_metrics_file(workdir, look, every, **over):
+    """Run wearmond on a file target (file_target with over) writing its
+    metrics file; while it runs, pass the file's text to look every `every`
+    seconds (for at most 60 s). Returns (returncode, stderr, db, metrics)."""
+    mdir = workdir / "textfile"
+    mdir.mkdir()
+    metrics = mdir / "wearmon.prom"
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", file_target(db, workdir / "f1.img", metrics, **over))
+    proc = start_wearmond(conf)
+    try:
+        assert wait_for(metrics.exists, 30), "no metrics file"
+        end = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < end:
+            look(metrics.read_text())
+            time.sleep(every)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, err, db, metrics
+
+
 def test_every_short_measured_phase_shows_its_ratio(workdir):
     """Measured phases of 2 s, shorter than the 5-second rewrite: the file
     is also rewritten when a phase has its first sample, so each phase of
     cycle 2 shows its live throughput and its ratio to cycle 1's baseline
     of the same size while it runs (a scrape every second sees it)."""
-    mdir = workdir / "textfile"
-    mdir.mkdir()
-    metrics = mdir / "wearmon.prom"
-    db = workdir / "w.db"
-    conf = write_conf(workdir / "w.conf", file_target(db, workdir / "f1.img", metrics,
-                                                      duration="2s", amount="1000x"))
-    proc = start_wearmond(conf)
     ratio_seen, live_seen = set(), set()
-    try:
-        assert wait_for(metrics.exists, 30), "no metrics file"
-        end = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < end:
-            text = metrics.read_text()
-            cyc = list(samples(text, "wearmon_cycle").values())
-            it = list(samples(text, "wearmon_iteration").values())
-            where = (cyc[0], it[0]) if cyc and it else None
-            if samples(text, "wearmon_throughput_baseline_ratio"):
-                ratio_seen.add(where)
-            if any(v > 0 for v in samples(text, "wearmon_throughput_bytes_per_second").values()):
-                live_seen.add(where)
-            time.sleep(0.05)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 0, err
+
+    def look(text):
+        cyc = list(samples(text, "wearmon_cycle").values())
+        it = list(samples(text, "wearmon_iteration").values())
+        where = (cyc[0], it[0]) if cyc and it else None
+        if samples(text, "wearmon_throughput_baseline_ratio"):
+            ratio_seen.add(where)
+        if any(v > 0 for v in samples(text, "wearmon_throughput_bytes_per_second").values()):
+            live_seen.add(where)
+
+    rc, err, db, _ = watch_metrics_file(workdir, look, 0.05, duration="2s", amount="1000x")
+    assert rc == 0, err
     rows = query(db, "SELECT cycle, iteration FROM history WHERE status = 'done'"
                      " ORDER BY cycle, iteration")
     assert [(r["cycle"], r["iteration"]) for r in rows] == [(1, 1), (1, 2), (2, 1), (2, 2)]
@@ -128,34 +138,19 @@ def test_metrics_file_during_and_after_a_run(workdir):
     """While wearmond runs, the file is rewritten (timestamps move), passes
     promtool, never leaves a temporary behind; at the end its figures are
     the database's."""
-    mdir = workdir / "textfile"
-    mdir.mkdir()
-    metrics = mdir / "wearmon.prom"
-    db = workdir / "w.db"
-    conf = write_conf(workdir / "w.conf", file_target(db, workdir / "f1.img", metrics,
-                                                      cycles=3, duration="2s", amount="1000x"))
-    proc = start_wearmond(conf)
     seen, ends, problems = [], set(), []
-    try:
-        assert wait_for(metrics.exists, 30), "no metrics file"
-        end = time.monotonic() + 60
-        n = 0
-        while proc.poll() is None and time.monotonic() < end:
-            text = metrics.read_text()
-            if n % 4 == 0:
-                rc, out = check_metrics(text)
-                if rc or out:
-                    problems.append(out)
-            n += 1
-            seen.append(samples(text, "wearmon_metrics_updated_timestamp_seconds"))
-            ends.update(samples(text, "wearmon_last_iteration_end_timestamp_seconds").values())
-            time.sleep(0.25)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 0, err
+
+    def look(text):
+        if len(seen) % 4 == 0:
+            rc, out = check_metrics(text)
+            if rc or out:
+                problems.append(out)
+        seen.append(samples(text, "wearmon_metrics_updated_timestamp_seconds"))
+        ends.update(samples(text, "wearmon_last_iteration_end_timestamp_seconds").values())
+
+    rc, err, db, metrics = watch_metrics_file(workdir, look, 0.25, cycles=3, duration="2s",
+                                              amount="1000x")
+    assert rc == 0, err
     assert problems == []
     stamps = sorted({v for s in seen for v in s.values()})
     assert len(stamps) >= 2, "the file was not rewritten while the daemon ran"
@@ -164,7 +159,7 @@ def test_metrics_file_during_and_after_a_run(workdir):
     # 3 of their ends; the rewrite at each iteration end shows (nearly) all
     done = query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'done'")[0]["n"]
     assert done == 6 and len(ends) >= 4, sorted(ends)
-    assert sorted(p.name for p in mdir.iterdir()) == ["wearmon.prom"]   # no temporaries
+    assert sorted(p.name for p in metrics.parent.iterdir()) == ["wearmon.prom"]   # no temporaries
     text = metrics.read_text()
     rc, out = check_metrics(text)
     assert rc == 0 and out == "", out
