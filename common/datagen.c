@@ -4,6 +4,9 @@
 #include "util.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Four 64-bit lanes; gcc and clang lower it to one AVX2 register, or two
  * SSE2 ones on the baseline x86-64 clone. */
@@ -34,6 +37,28 @@ typedef uint64_t v4u64 __attribute__((vector_size(32)));
 	} while (0)
 
 #define STEP_BYTES 256 /* two register sets, four 32-byte outputs each */
+
+/* A 32-byte output to dst: plain stores, or with nt non-temporal ones
+ * (dst 16-byte aligned), which write the line without reading it first
+ * and leave it in no cache. */
+#ifdef __SSE2__
+#define STORE32(dst, v, nt)                                                                        \
+	do {                                                                                       \
+		if (nt) {                                                                          \
+			__m128i lo_, hi_;                                                          \
+			memcpy(&lo_, &(v), 16);                                                    \
+			memcpy(&hi_, (const char *)&(v) + 16, 16);                                 \
+			_mm_stream_si128((__m128i *)(void *)(dst), lo_);                           \
+			_mm_stream_si128((__m128i *)(void *)((dst) + 16), hi_);                    \
+		} else {                                                                           \
+			memcpy((dst), &(v), 32);                                                   \
+		}                                                                                  \
+	} while (0)
+#define STORE_FENCE() _mm_sfence()
+#else
+#define STORE32(dst, v, nt) memcpy((dst), &(v), 32)
+#define STORE_FENCE() ((void)0)
+#endif
 
 /* splitmix64: output k is the finalizer of seed + k * gamma. The macro
  * serves both a scalar and a vector of four. */
@@ -74,9 +99,10 @@ UTIL_AVX2_CLONES static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t 
  * random bytes from the eight lanes at its start, then, if zeros,
  * unit - r zero bytes. The lanes stay in registers for the whole call; a
  * unit's last random bytes come from one more step, the rest of which is
- * dropped. */
+ * dropped. nt: whole steps at 32-byte aligned places go out as
+ * non-temporal stores (the caller fences). */
 UTIL_AVX2_CLONES static void lanes_units(uint64_t st[4][DATAGEN_LANES], unsigned char *p,
-					 size_t len, size_t unit, size_t r, int zeros)
+					 size_t len, size_t unit, size_t r, int zeros, int nt)
 {
 	v4u64 a0, b0, c0, d0, a1, b1, c1, d1, o0, o1, o2, o3, o4, o5, o6, o7;
 	memcpy(&a0, st[0], 32);
@@ -90,17 +116,30 @@ UTIL_AVX2_CLONES static void lanes_units(uint64_t st[4][DATAGEN_LANES], unsigned
 	for (size_t u = 0; u < len; u += unit) {
 		unsigned char *q = p + u;
 		size_t i = 0;
+		if (nt && !((uintptr_t)q % 32))
+			for (; i + STEP_BYTES <= r; i += STEP_BYTES) {
+				XO_STEP(a0, b0, c0, d0, o0, o1, o2, o3);
+				XO_STEP(a1, b1, c1, d1, o4, o5, o6, o7);
+				STORE32(q + i, o0, 1);
+				STORE32(q + i + 32, o4, 1);
+				STORE32(q + i + 64, o1, 1);
+				STORE32(q + i + 96, o5, 1);
+				STORE32(q + i + 128, o2, 1);
+				STORE32(q + i + 160, o6, 1);
+				STORE32(q + i + 192, o3, 1);
+				STORE32(q + i + 224, o7, 1);
+			}
 		for (; i + STEP_BYTES <= r; i += STEP_BYTES) {
 			XO_STEP(a0, b0, c0, d0, o0, o1, o2, o3);
 			XO_STEP(a1, b1, c1, d1, o4, o5, o6, o7);
-			memcpy(q + i, &o0, 32);
-			memcpy(q + i + 32, &o4, 32);
-			memcpy(q + i + 64, &o1, 32);
-			memcpy(q + i + 96, &o5, 32);
-			memcpy(q + i + 128, &o2, 32);
-			memcpy(q + i + 160, &o6, 32);
-			memcpy(q + i + 192, &o3, 32);
-			memcpy(q + i + 224, &o7, 32);
+			STORE32(q + i, o0, 0);
+			STORE32(q + i + 32, o4, 0);
+			STORE32(q + i + 64, o1, 0);
+			STORE32(q + i + 96, o5, 0);
+			STORE32(q + i + 128, o2, 0);
+			STORE32(q + i + 160, o6, 0);
+			STORE32(q + i + 192, o3, 0);
+			STORE32(q + i + 224, o7, 0);
 		}
 		if (i < r) {
 			v4u64 t[8];
@@ -122,10 +161,10 @@ UTIL_AVX2_CLONES static void lanes_units(uint64_t st[4][DATAGEN_LANES], unsigned
 }
 
 /* Any number of random bytes. */
-static void lanes_bytes(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n)
+static void lanes_bytes(uint64_t st[4][DATAGEN_LANES], unsigned char *p, size_t n, int nt)
 {
 	if (n)
-		lanes_units(st, p, n, n, n, 0);
+		lanes_units(st, p, n, n, n, 0, nt);
 }
 
 void datagen_init(struct datagen *g, unsigned compress_pct, unsigned dedupe_pct, uint64_t seed)
@@ -157,7 +196,12 @@ uint64_t datagen_rand(struct datagen *g)
 
 void datagen_random(struct datagen *g, void *buf, size_t len)
 {
-	lanes_bytes(g->lanes, buf, len);
+	lanes_bytes(g->lanes, buf, len, 0);
+}
+
+void datagen_stream(struct datagen *g, int on)
+{
+	g->stream = on != 0;
 }
 
 size_t datagen_random_bytes(size_t n, unsigned compress_pct)
@@ -183,16 +227,17 @@ static uint64_t mix64(uint64_t x)
  * sequential stream two neighbours' zeros form one run: a compressor pays
  * for half as many runs, which at 512 bytes and 2% decides whether zstd
  * compresses at all.
- * zeros: 0 when the unit's zeros are already in place (datagen_block_over). */
+ * zeros: 0 when the unit's zeros are already in place (datagen_block_over).
+ * nt: as lanes_units. */
 static void unit_fill(const struct datagen *g, uint64_t st[4][DATAGEN_LANES], unsigned char *p,
-		      size_t n, uint64_t pos, uint64_t key, int keyed, int zeros)
+		      size_t n, uint64_t pos, uint64_t key, int keyed, int zeros, int nt)
 {
 	size_t r = n == DATAGEN_PAGE ? g->page_random : datagen_random_bytes(n, g->compress_pct);
 	if (n < DATAGEN_PAGE && (key & 1)) {
 		memset(p, 0, n - r);
-		lanes_bytes(st, p + n - r, r);
+		lanes_bytes(st, p + n - r, r, nt);
 	} else {
-		lanes_bytes(st, p, r);
+		lanes_bytes(st, p, r, nt);
 		if (zeros)
 			memset(p + r, 0, n - r);
 	}
@@ -247,7 +292,7 @@ static int pick_unit(struct datagen *g, size_t n, uint64_t *id)
 
 /* A keyed unit (see pick_unit) into p: returns 1, or 0 when the unit is
  * to come from the stream instead. */
-static int dedupe_unit(struct datagen *g, unsigned char *p, size_t n, int zeros)
+static int dedupe_unit(struct datagen *g, unsigned char *p, size_t n, int zeros, int nt)
 {
 	uint64_t id;
 	if (!pick_unit(g, n, &id))
@@ -255,7 +300,7 @@ static int dedupe_unit(struct datagen *g, unsigned char *p, size_t n, int zeros)
 	uint64_t st[4][DATAGEN_LANES];
 	seed_lanes(st, g->salt ^ mix64(id + 1));
 	/* The stamp follows the unit, not the stream, so repeats are exact. */
-	unit_fill(g, st, p, n, 0, id, 1, zeros);
+	unit_fill(g, st, p, n, 0, id, 1, zeros, nt);
 	return 1;
 }
 
@@ -275,24 +320,29 @@ uint64_t datagen_block_over(struct datagen *g, void *buf, size_t len, uint64_t p
 	unsigned char *p = buf;
 	uint64_t layout = layout_of(g, len);
 	int zeros = !layout || layout != prev;
+	int nt = g->stream && len >= DATAGEN_STREAM_MIN;
 	if (!g->dedupe_pct && (!g->compress_pct || (layout && g->page_random))) {
 		/* All units random, or all whole pages with random bytes (no
 		 * stamps): one pass, the lanes stay in registers. */
 		if (!g->compress_pct)
-			lanes_bytes(g->lanes, p, len);
+			lanes_bytes(g->lanes, p, len, nt);
 		else
-			lanes_units(g->lanes, p, len, DATAGEN_PAGE, g->page_random, zeros);
+			lanes_units(g->lanes, p, len, DATAGEN_PAGE, g->page_random, zeros, nt);
 		g->pos += len;
 		g->units += (len + DATAGEN_PAGE - 1) / DATAGEN_PAGE;
-		return layout;
+	} else {
+		for (size_t off = 0; off < len; off += DATAGEN_PAGE) {
+			size_t n = len - off < DATAGEN_PAGE ? len - off : DATAGEN_PAGE;
+			if (!g->dedupe_pct || !dedupe_unit(g, p + off, n, zeros, nt))
+				unit_fill(g, g->lanes, p + off, n, g->pos, g->units, 0, zeros, nt);
+			g->pos += n;
+			g->units++;
+		}
 	}
-	for (size_t off = 0; off < len; off += DATAGEN_PAGE) {
-		size_t n = len - off < DATAGEN_PAGE ? len - off : DATAGEN_PAGE;
-		if (!g->dedupe_pct || !dedupe_unit(g, p + off, n, zeros))
-			unit_fill(g, g->lanes, p + off, n, g->pos, g->units, 0, zeros);
-		g->pos += n;
-		g->units++;
-	}
+	/* Non-temporal stores are weakly ordered: all of them are done
+	 * before the block is handed on. */
+	if (nt)
+		STORE_FENCE();
 	return layout;
 }
 

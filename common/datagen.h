@@ -25,9 +25,10 @@
  * own 64-bit id, so a repeat can make it again. Fresh units never repeat, and no fresh unit equals another
  * (different ids, or different places in the stream). */
 #define DATAGEN_PAGE 4096
-#define DATAGEN_LANES 8   /* xoshiro256+ streams run side by side */
-#define DATAGEN_RING 1024 /* kept units a repeat may copy */
-#define DATAGEN_KEEP 8    /* one fresh unit in this many is kept */
+#define DATAGEN_LANES 8         /* xoshiro256+ streams run side by side */
+#define DATAGEN_RING 1024       /* kept units a repeat may copy */
+#define DATAGEN_KEEP 8          /* one fresh unit in this many is kept */
+#define DATAGEN_STREAM_MIN 4096 /* smallest block datagen_stream applies to */
 
 struct datagen_unit {
 	uint64_t id;
@@ -46,6 +47,7 @@ struct datagen {
 	uint64_t repeats;                 /* units that were repeats */
 	uint64_t units;                   /* units generated */
 	unsigned dedupe_acc;              /* error diffusion of the repeats */
+	int stream;                       /* datagen_stream */
 	unsigned ring_n, ring_head;
 	struct datagen_unit ring[DATAGEN_RING];
 };
@@ -59,6 +61,14 @@ uint64_t datagen_rand(struct datagen *g);
 
 /* Fill buf with len fresh random bytes (the fast vector path). */
 void datagen_random(struct datagen *g, void *buf, size_t len);
+
+/* on: blocks of DATAGEN_STREAM_MIN bytes or more are written with
+ * non-temporal stores, which leave them in no cache (off after
+ * datagen_init). For buffers something else reads next, a device's DMA or a
+ * kernel thread on another CPU: plain stores would first take back each
+ * line that reader left in its cache, and then hand it over again. The
+ * bytes are the same either way. */
+void datagen_stream(struct datagen *g, int on);
 
 /* Make the next block of len bytes in buf per the layout above: every byte
  * is written, nothing of the previous contents survives. */

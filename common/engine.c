@@ -640,6 +640,9 @@ static void run_init(struct engine_ctx *c, const struct engine_phase *p, struct 
 	if (p->start)
 		workload_start(&s->gen, p->start);
 	datagen_init(&s->data, p->compressibility, p->dedupe_pct, p->seed);
+	/* The device (or the loop worker on the other CPU) reads each block
+	 * next, not this thread: README, Benchmark, item 12. */
+	datagen_stream(&s->data, 1);
 	stats_weighted_init(&s->mibps);
 	c->nfree = 0;
 	for (unsigned i = 0; i < p->queue_depth; i++)

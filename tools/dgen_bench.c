@@ -1,17 +1,22 @@
 /* dgen_bench: throughput of the data generator on one core, as the engine
  * uses it: datagen_block_over into queue_depth slot buffers in turn, every
  * block fresh, each buffer with the tag of its last fill (so the zeros of a
- * compressible block already in place are kept); and, for comparison, one
- * case with every byte written (datagen_block); and the ceiling: the same
- * buffers written by 32-byte vector stores of a constant and nothing else,
- * as fast as this core stores into them (glibc's memset was slower on the
- * development machine). Eight 1 MiB buffers spill the L2 cache of most
- * CPUs, so that ceiling is the rate of writes to the L3 cache or memory,
- * which a generator, however cheap its arithmetic, can at best match.
+ * compressible block already in place are kept), with non-temporal stores
+ * (datagen_stream); and, for comparison, one case with every byte written
+ * (datagen_block); and the ceiling: the same buffers written by 32-byte
+ * non-temporal stores of a constant and nothing else, as fast as this core
+ * streams them to memory, which a generator, however cheap its arithmetic,
+ * can at best match. Here no other CPU reads the buffers, so plain stores
+ * would stay in this core's caches and be faster; in wearmond a device or
+ * the loop worker reads every block, and there non-temporal stores are the
+ * cheaper (README, Benchmark, item 12).
  * Prints one line per case: compressibility (or "no generator"), block
  * size, GiB per second of this thread's CPU time (what one core does, even
  * on a loaded machine) and per second of wall-clock time.
  * Usage: dgen_bench [seconds per case] */
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +39,17 @@ enum how { OVER, ALL, STORES };
 typedef uint64_t v4u64 __attribute__((vector_size(32)));
 
 /* n bytes (a multiple of 128) of v at p, 32-byte aligned: the generator's
- * stores without its arithmetic. */
+ * stores without its arithmetic (non-temporal ones, as datagen_stream's,
+ * where the compiler offers them). */
 UTIL_AVX2_CLONES static void store_only(unsigned char *p, size_t n, uint64_t v)
 {
+#ifdef __SSE2__
+	__m128i x = _mm_set1_epi64x((long long)v);
+	for (size_t i = 0; i < n; i += 128)
+		for (size_t k = 0; k < 128; k += 16)
+			_mm_stream_si128((__m128i *)(void *)(p + i + k), x);
+	_mm_sfence();
+#else
 	v4u64 x = { v, v, v, v };
 	for (size_t i = 0; i < n; i += 128) {
 		memcpy(p + i, &x, 32);
@@ -44,6 +57,7 @@ UTIL_AVX2_CLONES static void store_only(unsigned char *p, size_t n, uint64_t v)
 		memcpy(p + i + 64, &x, 32);
 		memcpy(p + i + 96, &x, 32);
 	}
+#endif
 }
 
 /* GiB/s of blocks made at p% into qd buffers of bs bytes for secs of wall
@@ -64,6 +78,7 @@ static double rate(unsigned p, unsigned d, size_t bs, unsigned qd, enum how how,
 		return -1;
 	memset(mem, 0, bs * qd); /* fault the pages in before timing */
 	datagen_init(&g, p, d, 1);
+	datagen_stream(&g, 1);
 	t0 = now(CLOCK_MONOTONIC);
 	c0 = now(CLOCK_THREAD_CPUTIME_ID);
 	do {

@@ -343,8 +343,12 @@ static void test_slot_reuse_same_stream(void **state)
  * with the tag its last fill returned. Whatever the sizes in between (a
  * 512-byte block moves the stamps' place in the page at p = 100), and with
  * one buffer scribbled on and its tag reset now and then (a read into it),
- * every block equals the one datagen_block makes in a clean stream. */
-static void over_stream(unsigned p, unsigned d, const size_t *bs, size_t nbs, size_t n)
+ * every block equals the one datagen_block makes in a clean stream; with
+ * stream (datagen_stream, non-temporal stores, as the engine has it) too,
+ * with the buffers skew bytes off a 64-byte boundary (16: stores the
+ * non-temporal path cannot take, so plain ones). */
+static void over_stream(unsigned p, unsigned d, const size_t *bs, size_t nbs, size_t n, int stream,
+			size_t skew)
 {
 	enum { QD = 3 };
 	size_t total = 0, max = 0;
@@ -353,18 +357,19 @@ static void over_stream(unsigned p, unsigned d, const size_t *bs, size_t nbs, si
 		max = bs[i % nbs] > max ? bs[i % nbs] : max;
 	}
 	unsigned char *want = malloc(total);
-	unsigned char *slot = malloc(QD * max);
+	unsigned char *slot = aligned_alloc(64, QD * max + 64);
 	uint64_t tag[QD] = { 0 };
 	struct datagen g, h;
 	assert_non_null(want);
 	assert_non_null(slot);
 	datagen_init(&g, p, d, 33);
 	datagen_init(&h, p, d, 33);
-	memset(slot, 0x5a, QD * max);
+	datagen_stream(&h, stream);
+	memset(slot, 0x5a, QD * max + 64);
 	size_t off = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t len = bs[i % nbs];
-		unsigned char *b = slot + (i % QD) * max;
+		unsigned char *b = slot + skew + (i % QD) * max;
 		if (i % 7 == 6) { /* a read landed in this buffer */
 			memset(b, 0xc3, max);
 			tag[i % QD] = 0;
@@ -385,13 +390,21 @@ static void test_block_over_same_stream(void **state)
 	static const size_t page[] = { 4096 }, big[] = { 65536 },
 			    mixed[] = { 4096, 512, 8192, 4096 }, odd[] = { 1536, 4096 },
 			    shifted[] = { 512, 4096, 4096, 4096, 4096, 4096, 4096, 4096 };
-	for (size_t l = 0; l < NLEVELS; l++) {
-		for (unsigned d = 0; d <= 40; d += 40) {
-			over_stream(levels[l], d, page, 1, 40);
-			over_stream(levels[l], d, big, 1, 12);
-			over_stream(levels[l], d, mixed, 4, 60);
-			over_stream(levels[l], d, shifted, 8, 64);
-			over_stream(levels[l], d, odd, 2, 40);
+	static const struct {
+		int stream;
+		size_t skew;
+	} ways[] = { { 0, 0 }, { 1, 0 }, { 1, 16 } };
+	for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
+		int st = ways[w].stream;
+		size_t sk = ways[w].skew;
+		for (size_t l = 0; l < NLEVELS; l++) {
+			for (unsigned d = 0; d <= 40; d += 40) {
+				over_stream(levels[l], d, page, 1, 40, st, sk);
+				over_stream(levels[l], d, big, 1, 12, st, sk);
+				over_stream(levels[l], d, mixed, 4, 60, st, sk);
+				over_stream(levels[l], d, shifted, 8, 64, st, sk);
+				over_stream(levels[l], d, odd, 2, 40, st, sk);
+			}
 		}
 	}
 }
