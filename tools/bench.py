@@ -114,8 +114,9 @@ def print_generator(build, device_mibps, repeats):
     the ratio to the device's rate: GiB per second of the generator thread's
     CPU time (one core's worth, whatever else the machine runs), and per
     wall-clock second. The "stores alone" lines are the ceiling: the same
-    buffers written by vector stores of a constant, no generator; "of
-    stores" is a case's rate over that ceiling for its block size, per run
+    buffers written by non-temporal stores (the generator's kind) of a
+    constant, no generator; "of stores" is a case's rate over that ceiling
+    for its block size, per run
     (the two measured seconds apart), median [min .. max] of the runs; on a
     stores-alone line that column is the ceiling's own range over the runs."""
     dev_gib = device_mibps / 1024
