@@ -101,6 +101,21 @@ UTIL_AVX2_CLONES static void seed_lanes(uint64_t st[4][DATAGEN_LANES], uint64_t 
  * unit's last random bytes come from one more step, the rest of which is
  * dropped. nt: whole steps at 32-byte aligned places go out as
  * non-temporal stores (the caller fences). */
+/* One step of both register sets, its STEP_BYTES out to dst (lanes_units'
+ * registers; nt as STORE32). */
+#define LANES_STEP(dst, nt)                                                                        \
+	do {                                                                                       \
+		XO_STEP(a0, b0, c0, d0, o0, o1, o2, o3);                                           \
+		XO_STEP(a1, b1, c1, d1, o4, o5, o6, o7);                                           \
+		STORE32((dst), o0, nt);                                                            \
+		STORE32((dst) + 32, o4, nt);                                                       \
+		STORE32((dst) + 64, o1, nt);                                                       \
+		STORE32((dst) + 96, o5, nt);                                                       \
+		STORE32((dst) + 128, o2, nt);                                                      \
+		STORE32((dst) + 160, o6, nt);                                                      \
+		STORE32((dst) + 192, o3, nt);                                                      \
+		STORE32((dst) + 224, o7, nt);                                                      \
+	} while (0)
 UTIL_AVX2_CLONES static void lanes_units(uint64_t st[4][DATAGEN_LANES], unsigned char *p,
 					 size_t len, size_t unit, size_t r, int zeros, int nt)
 {
@@ -116,31 +131,12 @@ UTIL_AVX2_CLONES static void lanes_units(uint64_t st[4][DATAGEN_LANES], unsigned
 	for (size_t u = 0; u < len; u += unit) {
 		unsigned char *q = p + u;
 		size_t i = 0;
+		/* two loops, so that neither tests nt at each store */
 		if (nt && !((uintptr_t)q % 32))
-			for (; i + STEP_BYTES <= r; i += STEP_BYTES) {
-				XO_STEP(a0, b0, c0, d0, o0, o1, o2, o3);
-				XO_STEP(a1, b1, c1, d1, o4, o5, o6, o7);
-				STORE32(q + i, o0, 1);
-				STORE32(q + i + 32, o4, 1);
-				STORE32(q + i + 64, o1, 1);
-				STORE32(q + i + 96, o5, 1);
-				STORE32(q + i + 128, o2, 1);
-				STORE32(q + i + 160, o6, 1);
-				STORE32(q + i + 192, o3, 1);
-				STORE32(q + i + 224, o7, 1);
-			}
-		for (; i + STEP_BYTES <= r; i += STEP_BYTES) {
-			XO_STEP(a0, b0, c0, d0, o0, o1, o2, o3);
-			XO_STEP(a1, b1, c1, d1, o4, o5, o6, o7);
-			STORE32(q + i, o0, 0);
-			STORE32(q + i + 32, o4, 0);
-			STORE32(q + i + 64, o1, 0);
-			STORE32(q + i + 96, o5, 0);
-			STORE32(q + i + 128, o2, 0);
-			STORE32(q + i + 160, o6, 0);
-			STORE32(q + i + 192, o3, 0);
-			STORE32(q + i + 224, o7, 0);
-		}
+			for (; i + STEP_BYTES <= r; i += STEP_BYTES)
+				LANES_STEP(q + i, 1);
+		for (; i + STEP_BYTES <= r; i += STEP_BYTES)
+			LANES_STEP(q + i, 0);
 		if (i < r) {
 			v4u64 t[8];
 			XO_STEP(a0, b0, c0, d0, t[0], t[2], t[4], t[6]);

@@ -116,9 +116,9 @@ def print_generator(build, device_mibps, repeats):
     wall-clock second. The "stores alone" lines are the ceiling: the same
     buffers written by non-temporal stores (the generator's kind) of a
     constant, no generator; "of stores" is a case's rate over that ceiling
-    for its block size, per run
-    (the two measured seconds apart), median [min .. max] of the runs; on a
-    stores-alone line that column is the ceiling's own range over the runs."""
+    for its block size, per run (the two measured seconds apart), median
+    [min .. max] of the runs; on a stores-alone line that column is the
+    ceiling's own range over the runs."""
     dev_gib = device_mibps / 1024
     rates = generator_rates(build, repeats)
     block = {case: re.search(r"block (\d+)", case).group(1) for case in rates}

@@ -3,7 +3,7 @@
  * block fresh, each buffer with the tag of its last fill (so the zeros of a
  * compressible block already in place are kept), with non-temporal stores
  * (datagen_stream); and, for comparison, one case with every byte written
- * (datagen_block); and the ceiling: the same buffers written by 32-byte
+ * (datagen_block); and the ceiling: the same buffers written by 16-byte
  * non-temporal stores of a constant and nothing else, as fast as this core
  * streams them to memory, which a generator, however cheap its arithmetic,
  * can at best match. Here no other CPU reads the buffers, so plain stores
