@@ -279,6 +279,7 @@ enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);
 /* Whether a appears in t's between_cycles list. */
 int cfg_has_action(const struct cfg_target *t, enum cfg_action a);
 const char *cfg_filesystem_name(enum cfg_filesystem f);
+const char *cfg_erase_name(enum cfg_erase e);
 const char *cfg_baseline_name(enum cfg_baseline b);
 const char *cfg_verify_name(enum cfg_verify v);
 const char *cfg_ioengine_name(enum cfg_ioengine e);

@@ -652,6 +652,11 @@ const char *cfg_filesystem_name(enum cfg_filesystem f)
 	return choice_name(filesystem_names, (int)ARRAY_SIZE(filesystem_names) - 1, (int)f);
 }
 
+const char *cfg_erase_name(enum cfg_erase e)
+{
+	return choice_name(erase_names, (int)ARRAY_SIZE(erase_names) - 1, (int)e);
+}
+
 const char *cfg_verify_name(enum cfg_verify v)
 {
 	return choice_name(verify_names, (int)ARRAY_SIZE(verify_names) - 1, (int)v);

@@ -223,6 +223,47 @@ static int find_holder(const struct devset *s, char *part, size_t plen, char *ho
 	return 0;
 }
 
+/* The block device a loop device reads and writes, if its backing file is
+ * one (a loop device on a file is not: writing it writes only the file).
+ * Returns 1 and sets *out if so. */
+static int loop_backing_device(const char *sysname, dev_t *out)
+{
+	char file[PATH_MAX];
+	struct stat st;
+	if (tgt_sysfs_read(sysname, "loop/backing_file", file, sizeof(file)) || stat(file, &st) ||
+	    !S_ISBLK(st.st_mode))
+		return 0;
+	*out = st.st_rdev;
+	return 1;
+}
+
+/* A loop device whose backing file is a device of the set: it does not
+ * show in the holders and does not hold the device exclusively, so the
+ * kernel lets a writer in under whatever uses the loop device (a mounted
+ * filesystem, say). Returns 1 if found. */
+static int find_loop_user(const struct devset *s, char *part, size_t plen, char *loop, size_t llen)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/class/block", sys_root);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	int found = 0;
+	while (!found && (e = readdir(d))) {
+		dev_t b;
+		const char *name;
+		if (strncmp(e->d_name, "loop", 4) || !loop_backing_device(e->d_name, &b) ||
+		    !(name = devset_find(s, b)))
+			continue;
+		util_strlcpy(part, name, plen);
+		util_strlcpy(loop, e->d_name, llen);
+		found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
 /* The filesystem holding path lives on the set? Returns 1 if so. */
 static int fs_on_set(const struct devset *s, const char *path)
 {
@@ -230,10 +271,15 @@ static int fs_on_set(const struct devset *s, const char *path)
 	return stat(path, &st) == 0 && devset_find(s, st.st_dev) != NULL;
 }
 
-int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len)
+/* Loop devices on loop devices: how deep in_use follows them. */
+#define LOOP_DEPTH_MAX 8
+
+static int in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len,
+		  int depth)
 {
 	struct devset *s = calloc(1, sizeof(*s));
 	char part[64], where[PATH_MAX], dbdir[PATH_MAX];
+	dev_t back;
 	int ret = -EBUSY;
 
 	if (!s)
@@ -251,6 +297,11 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
 			 "/dev/%s is held by %s (md/dm/LVM); release it or choose another "
 			 "device",
 			 part, where);
+	else if (find_loop_user(s, part, sizeof(part), where, sizeof(where)))
+		snprintf(why, len,
+			 "/dev/%s is the backing device of /dev/%s; detach that loop device "
+			 "(losetup -d /dev/%s) or choose another device",
+			 part, where, where);
 	else if (fs_on_set(s, dirname(dbdir)))
 		snprintf(why, len,
 			 "it holds the filesystem of the database %s; set database in "
@@ -261,18 +312,138 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
 	else
 		ret = 0;
 	free(s);
+	/* A loop device on a block device writes that device: it must pass
+	 * the same checks. */
+	if (!ret && loop_backing_device(sysname, &back)) {
+		char bname[64], bwhy[PATH_MAX + 256];
+		if (depth >= LOOP_DEPTH_MAX) {
+			snprintf(why, len, "it is a loop device on loop devices more than %d deep",
+				 LOOP_DEPTH_MAX);
+			return -EBUSY;
+		}
+		if (dev_sysname(back, bname, sizeof(bname))) {
+			snprintf(why, len,
+				 "it is a loop device on block device %u:%u, which is not in "
+				 "/sys/dev/block",
+				 major(back), minor(back));
+			return -EBUSY;
+		}
+		ret = in_use(bname, back, db_path, bwhy, sizeof(bwhy), depth + 1);
+		if (ret == -EBUSY)
+			snprintf(why, len, "it is a loop device on /dev/%s, and %s", bname, bwhy);
+	}
 	return ret;
+}
+
+int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len)
+{
+	return in_use(sysname, disk, db_path, why, len, 0);
+}
+
+/* Namespaces of the NVMe controller (or subsystem) sysname belongs to:
+ * the nvmeXnY entries beside it, 0 when sysfs does not say. */
+static int nvme_namespaces(const char *sysname)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/class/block/%s/device", sys_root, sysname);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	int n = 0;
+	unsigned a, b;
+	char tail;
+	while ((e = readdir(d)))
+		n += sscanf(e->d_name, "nvme%un%u%c", &a, &b, &tail) == 2;
+	closedir(d);
+	return n;
+}
+
+/* The erase methods that act on more than the block device they are sent
+ * to: ATA SECURITY ERASE on the whole drive, NVMe Format on the whole
+ * namespace, NVMe Sanitize on every namespace of the controller. A
+ * partition target, or a namespace beside others under sanitize, would
+ * have the rest of the drive erased with it. */
+int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const char *sysname,
+		      const char *path, char *err, size_t len)
+{
+	const char *scope = NULL;
+	char buf[32];
+	int sanitize = 0;
+
+	if (!cfg_has_action(t, ACT_SECURE_ERASE))
+		return 0;
+	switch (t->secure_erase) {
+	case ERASE_ATA:
+	case ERASE_ATA_ENHANCED: scope = "the whole drive"; break;
+	case ERASE_NVME_FORMAT:
+	case ERASE_NVME_CRYPTO_FORMAT: scope = "the whole namespace"; break;
+	case ERASE_NVME_SANITIZE_BLOCK:
+	case ERASE_NVME_SANITIZE_CRYPTO:
+		scope = "every namespace of the controller";
+		sanitize = 1;
+		break;
+	case ERASE_NONE:
+	case ERASE_BLKSECDISCARD: /* the kernel bounds these to the device */
+	case ERASE_DISCARD_ALL:
+	case ERASE_COMMAND: /* the lab's own program, given the path */
+	case ERASE__COUNT: return 0;
+	}
+	if (!tgt_sysfs_read(sysname, "partition", buf, sizeof(buf)))
+		return seterr(err, len, -EPERM, c, t, "secure_erase",
+			      "refusing %s: it is a partition, and secure_erase = %s erases %s; "
+			      "make the whole disk the target, or use blksecdiscard or "
+			      "discard-all, which stay within the partition",
+			      path, cfg_erase_name(t->secure_erase), scope);
+	int ns = sanitize ? nvme_namespaces(sysname) : 0;
+	if (ns > 1)
+		return seterr(err, len, -EPERM, c, t, "secure_erase",
+			      "refusing %s: its controller has %d namespaces, and secure_erase = "
+			      "%s erases %s; use nvme-format or nvme-crypto-format, which erase "
+			      "this namespace only",
+			      path, ns, cfg_erase_name(t->secure_erase), scope);
+	return 0;
 }
 
 static int block_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
 			  const char *db_path, char *err, size_t len)
 {
-	char why[PATH_MAX + 128];
+	char why[PATH_MAX + 384];
 	int ret = tgt_in_use(tg->sysname, tg->rdev, db_path, why, sizeof(why));
 
 	if (ret == -EBUSY)
 		return seterr(err, len, ret, c, t, "device", "refusing %s: %s", tg->path, why);
-	return ret;
+	if (ret)
+		return ret;
+	return tgt_erase_refusal(c, t, tg->sysname, tg->path, err, len);
+}
+
+/* The unit serial number of a SCSI disk, from its VPD page 0x80 as sysfs
+ * gives it: binary, a 4-byte header (byte 1 the page code, bytes 2-3 the
+ * length) before the ASCII serial. Returns 0 and fills out if found. */
+static int vpd80_serial(const char *sysname, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	unsigned char page[260];
+	snprintf(path, sizeof(path), "%s/class/block/%s/device/vpd_pg80", sys_root, sysname);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	size_t n = fread(page, 1, sizeof(page), f);
+	fclose(f);
+	if (n < 4 || page[1] != 0x80)
+		return -EINVAL;
+	size_t plen = ((size_t)page[2] << 8) | page[3];
+	if (plen > n - 4)
+		plen = n - 4;
+	char serial[257];
+	size_t k = 0;
+	for (size_t i = 0; i < plen && k + 1 < sizeof(serial); i++)
+		if (page[4 + i] >= 0x20 && page[4 + i] < 0x7f)
+			serial[k++] = (char)page[4 + i];
+	serial[k] = 0;
+	util_strlcpy(out, util_strip(serial), len);
+	return out[0] ? 0 : -ENODATA;
 }
 
 static void sysfs_identity(const char *sysname, char *serial, size_t slen, char *model, size_t mlen,
@@ -280,9 +451,10 @@ static void sysfs_identity(const char *sysname, char *serial, size_t slen, char 
 {
 	char buf[PATH_MAX];
 	if (!tgt_sysfs_read(sysname, "device/serial", buf, sizeof(buf)) ||
-	    !tgt_sysfs_read(sysname, "serial", buf, sizeof(buf)) ||
-	    !tgt_sysfs_read(sysname, "device/vpd_pg80", buf, sizeof(buf)))
+	    !tgt_sysfs_read(sysname, "serial", buf, sizeof(buf)))
 		util_strlcpy(serial, util_strip(buf), slen);
+	else
+		vpd80_serial(sysname, serial, slen);
 	if (!tgt_sysfs_read(sysname, "device/model", buf, sizeof(buf)))
 		util_strlcpy(model, buf, mlen);
 	if (!tgt_sysfs_read(sysname, "device/firmware_rev", buf, sizeof(buf)) ||
@@ -396,6 +568,14 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
 			      strerror(-ret));
 	}
+	/* What was opened is what was checked: the node was not replaced
+	 * between the stat and the open. */
+	struct stat st;
+	if (fstat(tg->fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)
+		return seterr(err, len, -ENODEV, c, t, "device",
+			      "refusing %s: it changed while it was being opened (was %u:%u); "
+			      "try again once the device names are settled",
+			      tg->path, major(tg->rdev), minor(tg->rdev));
 	int lbs = 0;
 	if (ioctl(tg->fd, BLKGETSIZE64, &tg->capacity) || ioctl(tg->fd, BLKSSZGET, &lbs)) {
 		ret = -errno;
@@ -554,6 +734,16 @@ int tgt_reopen(struct tgt *tg, char *err, size_t len)
 		int ret = -errno;
 		snprintf(err, len, "cannot open %s again: %s", tg->path, strerror(-ret));
 		return ret;
+	}
+	struct stat st;
+	if (tg->is_block &&
+	    (fstat(tg->fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)) {
+		tgt_close(tg);
+		snprintf(err, len,
+			 "refusing %s: opened again, it is no longer the device opened at "
+			 "start (%u:%u); it was removed or replaced",
+			 tg->path, major(tg->rdev), minor(tg->rdev));
+		return -ENODEV;
 	}
 	return 0;
 }

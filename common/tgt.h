@@ -64,9 +64,17 @@ int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const st
 int tgt_reopen(struct tgt *tg, char *err, size_t errlen);
 
 /* Whether the disk sysname (device number disk) or any partition of it is
- * mounted, swap, held by md/dm, or carries the database's or /'s
- * filesystem. Returns 0, or -EBUSY with the reason and the way out in why. */
+ * mounted, swap, held by md/dm, the backing device of a loop device, or
+ * carries the database's or /'s filesystem; for a loop device on a block
+ * device, the same of that device. Returns 0, or -EBUSY with the reason
+ * and the way out in why. */
 int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len);
+
+/* -EPERM with err set when t's secure_erase, used between cycles, would
+ * erase more than the block device sysname (path in messages): an ATA or
+ * NVMe erase sent to a partition, a sanitize to one of several namespaces. */
+int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const char *sysname,
+		      const char *path, char *err, size_t len);
 
 /* Point sysfs and procfs lookups at other trees (tests); NULL restores. */
 void tgt_set_roots(const char *sys, const char *proc);

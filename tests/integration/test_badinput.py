@@ -108,6 +108,69 @@ def test_mounted_device_refused(workdir, make_loop):
         subprocess.run(["umount", mnt])
 
 
+def stacked_loop(dev):
+    """A loop device whose backing file is the block device dev."""
+    return subprocess.run(["losetup", "--show", "-f", dev], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def mkfs_mount(dev, mnt):
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                    dev], check=True)
+    mnt.mkdir()
+    subprocess.run(["mount", "-o", "ro", dev, mnt], check=True)
+
+
+def test_backing_device_of_a_loop_device_refused(workdir, make_loop):
+    """A loop device on the target does not hold it (no holders entry, no
+    exclusive claim), so only the guard stands between a run and the
+    filesystem mounted from that loop device."""
+    loop = make_loop(64 * MiB)
+    upper, mnt = None, workdir / "mnt"
+    try:
+        upper = stacked_loop(loop.dev)
+        mkfs_mount(upper, mnt)
+        conf = write_conf(workdir / "w.conf", "\n".join(base(workdir / "w.db", loop.dev)))
+        subprocess.run(["sync"])
+        before = loop.checksum()
+        for args in (("--check",), ()):
+            p = run_wearmond(conf, *args)
+            assert p.returncode == 78, p.stderr
+            assert re.search(rf"w\.conf:5: device: refusing {loop.dev}: {loop.dev} is the "
+                             rf"backing device of {upper}; detach that loop device "
+                             rf"\(losetup -d {upper}\)", p.stderr), p.stderr
+        subprocess.run(["sync"])
+        assert loop.checksum() == before
+    finally:
+        subprocess.run(["umount", "-q", mnt], capture_output=True)
+        if upper:
+            subprocess.run(["losetup", "-d", upper], capture_output=True)
+
+
+def test_loop_device_on_a_mounted_device_refused(workdir, make_loop):
+    """Writing a loop device on a block device writes that device: the
+    target's checks apply to it too."""
+    loop = make_loop(64 * MiB)
+    upper, mnt = None, workdir / "mnt"
+    try:
+        mkfs_mount(loop.dev, mnt)
+        upper = stacked_loop(loop.dev)
+        conf = write_conf(workdir / "w.conf", "\n".join(base(workdir / "w.db", upper)))
+        subprocess.run(["sync"])
+        before = loop.checksum()
+        p = run_wearmond(conf)
+        assert p.returncode == 78, p.stderr
+        assert re.search(rf"w\.conf:5: device: refusing {upper}: it is a loop device on "
+                         rf"{loop.dev}, and {loop.dev} is mounted on {mnt}; unmount it",
+                         p.stderr), p.stderr
+        subprocess.run(["sync"])
+        assert loop.checksum() == before
+    finally:
+        subprocess.run(["umount", "-q", mnt], capture_output=True)
+        if upper:
+            subprocess.run(["losetup", "-d", upper], capture_output=True)
+
+
 def test_missing_config_file(workdir):
     p = run_wearmond(workdir / "absent.conf")
     assert p.returncode == 78

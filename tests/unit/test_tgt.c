@@ -1,6 +1,9 @@
 /* Unit tests of tgt's in-use checks against fixture sysfs/procfs trees:
  * holders (md/dm) on the disk or a partition, mounts of a partition,
- * and a clean disk. The trees are made in a temporary directory. */
+ * and a clean disk; the erase methods refused where they would erase more
+ * than the target; a SCSI serial from VPD page 0x80. The trees are made
+ * in a temporary directory. (Loop devices on block devices are checked
+ * with real ones: tests/integration/test_badinput.py.) */
 #include "unit.h"
 
 #include <errno.h>
@@ -11,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cfg.h"
 #include "tgt.h"
 
 struct fx {
@@ -139,6 +143,89 @@ static void test_other_disk_mounted(void **state)
 	assert_int_equal(in_use(why, sizeof(why)), 0);
 }
 
+/* A target whose between_cycles runs secure-erase with method m. */
+static int erase_check(const char *sysname, enum cfg_erase m, char *err, size_t len)
+{
+	static struct cfg c;
+	static struct cfg_target t;
+	memset(&c, 0, sizeof(c));
+	memset(&t, 0, sizeof(t));
+	snprintf(c.path, sizeof(c.path), "lab.conf");
+	t.section_line = 7;
+	t.between_cycles.a[0] = ACT_TRIM;
+	t.between_cycles.a[1] = ACT_SECURE_ERASE;
+	t.between_cycles.n = 2;
+	t.secure_erase = m;
+	char path[64];
+	snprintf(path, sizeof(path), "/dev/%s", sysname);
+	err[0] = 0;
+	return tgt_erase_refusal(&c, &t, sysname, path, err, len);
+}
+
+static void test_erase_of_a_partition(void **state)
+{
+	struct fx *f = *state;
+	char err[512];
+	put(f, "sys/class/block/sdz1/partition", "1\n");
+	assert_int_equal(erase_check("sdz1", ERASE_ATA, err, sizeof(err)), -EPERM);
+	assert_string_equal(err, "lab.conf:7: secure_erase: refusing /dev/sdz1: it is a partition, "
+				 "and secure_erase = ata erases the whole drive; make the whole "
+				 "disk the target, or use blksecdiscard or discard-all, which "
+				 "stay within the partition");
+	assert_int_equal(erase_check("sdz1", ERASE_NVME_FORMAT, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "nvme-format erases the whole namespace"));
+	/* the kernel bounds these to the partition */
+	assert_int_equal(erase_check("sdz1", ERASE_BLKSECDISCARD, err, sizeof(err)), 0);
+	assert_int_equal(erase_check("sdz1", ERASE_DISCARD_ALL, err, sizeof(err)), 0);
+	/* the whole disk may be erased */
+	assert_int_equal(erase_check("sdz", ERASE_ATA_ENHANCED, err, sizeof(err)), 0);
+}
+
+static void test_sanitize_beside_other_namespaces(void **state)
+{
+	struct fx *f = *state;
+	char err[512];
+	sub(f, "sys/class/block/nvme0n1/device/nvme0n1");
+	put(f, "sys/class/block/nvme0n1/device/serial", "S1\n");
+	assert_int_equal(erase_check("nvme0n1", ERASE_NVME_SANITIZE_BLOCK, err, sizeof(err)), 0);
+	sub(f, "sys/class/block/nvme0n1/device/nvme0n2");
+	assert_int_equal(erase_check("nvme0n1", ERASE_NVME_SANITIZE_CRYPTO, err, sizeof(err)),
+			 -EPERM);
+	assert_non_null(strstr(err,
+			       "its controller has 2 namespaces, and secure_erase = "
+			       "nvme-sanitize-crypto erases every namespace of the controller"));
+	/* a format stays within its namespace */
+	assert_int_equal(erase_check("nvme0n1", ERASE_NVME_CRYPTO_FORMAT, err, sizeof(err)), 0);
+}
+
+/* A SCSI disk's serial comes from the binary VPD page 0x80 when sysfs has
+ * no text serial: a 4-byte header, then the ASCII serial, space padded. */
+static void test_scsi_serial_from_vpd_page(void **state)
+{
+	struct fx *f = *state;
+	char path[512], serial[128], model[128], fw[64];
+	static const unsigned char page[] = { 0x00, 0x80, 0x00, 0x0c, ' ', ' ', 'Z', 'A',
+					      '1',  '2',  'B',  '3',  'C', '4', ' ', ' ' };
+	snprintf(path, sizeof(path), "%s/sys/class/block/sdz/device/vpd_pg80", f->root);
+	sub(f, "sys/class/block/sdz/device");
+	FILE *fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(page, 1, sizeof(page), fp), sizeof(page));
+	fclose(fp);
+	put(f, "sys/class/block/sdz/device/model", "ST4000NM0023\n");
+	struct tgt tg;
+	memset(&tg, 0, sizeof(tg));
+	tg.is_block = 1;
+	snprintf(tg.sysname, sizeof(tg.sysname), "sdz");
+	/* a node that opens but answers no ATA IDENTIFY: sysfs is asked */
+	snprintf(tg.real_path, sizeof(tg.real_path), "/dev/null");
+	assert_int_equal(tgt_read_identity(&tg, serial, sizeof(serial), model, sizeof(model), fw,
+					   sizeof(fw)),
+			 0);
+	assert_string_equal(serial, "ZA12B3C4");
+	assert_string_equal(model, "ST4000NM0023");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +234,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_holder_on_the_disk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mounted_partition, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_disk_mounted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_erase_of_a_partition, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sanitize_beside_other_namespaces, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_scsi_serial_from_vpd_page, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("tgt", tests, NULL, NULL);
 }
