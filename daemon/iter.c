@@ -17,6 +17,7 @@
 #include "workload.h"
 
 #define DB_RETRIES 5
+#define DB_WAIT_LOG_S 60 /* how often a wait for a locked database is logged */
 
 struct iter_ctx {
 	struct engine_ctx *eng[ENGINE_MAX_JOBS]; /* one per job */
@@ -201,26 +202,90 @@ static void fields_for(const struct iter_env *e, struct log_fields *f, long cycl
 	f->size_bytes = (int64_t)size;
 }
 
-/* Retry a database write a few times: a busy reader or a full disk may
- * pass, and a row is worth waiting for. */
+int iter_db_patient(const char *target, const char *what, const atomic_int *stop, int (*op)(void *),
+		    void *arg)
+{
+	uint64_t since = 0, logged = 0;
+	int tries = 0, ret;
+
+	for (;;) {
+		ret = op(arg);
+		if (!ret) {
+			if (since)
+				log_msg(LOG_NOTICE,
+					"target %s: %s: done after the database was locked for "
+					"%.0f s; nothing was lost",
+					target, what, (double)(util_now_ns() - since) / 1e9);
+			return 0;
+		}
+		uint64_t now = util_now_ns();
+		if (ret == -EBUSY && stop && atomic_load(stop))
+			return ret; /* stopping: the try above waited the busy timeout */
+		if (ret == -EBUSY) {
+			/* Another program holds the write lock (a sqlite3 session
+			 * with an open transaction, a VACUUM): each try already
+			 * waited the busy timeout. Wait for it as long as it takes. */
+			if (!since)
+				since = now;
+			if (!logged || now - logged >= DB_WAIT_LOG_S * 1000000000ull) {
+				log_msg(LOG_WARNING,
+					"target %s: %s: the database is locked by another "
+					"program (an open transaction in a sqlite3 session?) for "
+					"%.0f s; waiting for it, measuring nothing meanwhile",
+					target, what, (double)(now - since) / 1e9);
+				logged = now;
+			}
+			sleep(1);
+			continue;
+		}
+		if (++tries >= DB_RETRIES)
+			return ret;
+		log_msg(LOG_ERR, "target %s: %s failed (%s), retry %d of %d", target, what,
+			strerror(-ret), tries, DB_RETRIES);
+		sleep(1);
+	}
+}
+
+struct end_args {
+	const struct iter_env *e;
+	int64_t id;
+	const struct db_iteration *it;
+	const struct samples *sm;
+};
+
+static int store_end(void *arg)
+{
+	const struct end_args *a = arg;
+	uint64_t t = util_now_ns();
+	int ret = db_iteration_end(a->e->db, a->id, a->it, a->sm->v, a->sm->n);
+	/* What the history costs the loop: one transaction per iteration
+	 * (wearmond --debug; make bench reads this line). */
+	log_msg(LOG_DEBUG, "target %s: iteration %ld stored in %.3f ms (%zu samples)",
+		a->e->t->name, a->it->number, (double)(util_now_ns() - t) / 1e6, a->sm->n);
+	return ret;
+}
+
+/* Store the iteration's figures and samples, waiting out a locked
+ * database (iter_db_patient). */
 static int db_retry_end(const struct iter_env *e, int64_t id, const struct db_iteration *it,
 			const struct samples *sm)
 {
-	int ret = 0;
-	for (int i = 0; i < DB_RETRIES; i++) {
-		uint64_t t = util_now_ns();
-		ret = db_iteration_end(e->db, id, it, sm->v, sm->n);
-		/* What the history costs the loop: one transaction per iteration
-		 * (wearmond --debug; make bench reads this line). */
-		log_msg(LOG_DEBUG, "target %s: iteration %ld stored in %.3f ms (%zu samples)",
-			e->t->name, it->number, (double)(util_now_ns() - t) / 1e6, sm->n);
-		if (!ret)
-			return 0;
-		log_msg(LOG_ERR, "target %s: storing iteration %ld failed (%s), retry %d of %d",
-			e->t->name, it->number, strerror(-ret), i + 1, DB_RETRIES);
-		sleep(1);
-	}
-	return ret;
+	struct end_args a = { e, id, it, sm };
+	char what[64];
+	snprintf(what, sizeof(what), "storing iteration %ld", it->number);
+	return iter_db_patient(e->t->name, what, e->stop, store_end, &a);
+}
+
+struct begin_args {
+	const struct iter_env *e;
+	struct db_iteration *it;
+	int64_t *id;
+};
+
+static int store_begin(void *arg)
+{
+	const struct begin_args *a = arg;
+	return db_iteration_begin(a->e->db, a->it, a->id);
 }
 
 static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64_t size,
@@ -618,7 +683,10 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	util_iso_now(it.started_at, sizeof(it.started_at));
 	publish(e, number, size_index, size);
 	alert_baseline_of(e->alert, &it);
-	int ret = db_iteration_begin(e->db, &it, &id);
+	struct begin_args ba = { e, &it, &id };
+	char what[64];
+	snprintf(what, sizeof(what), "recording the start of iteration %ld", number);
+	int ret = iter_db_patient(e->t->name, what, e->stop, store_begin, &ba);
 	if (ret) {
 		snprintf(e->error, e->error_len, "cannot record iteration start: %s",
 			 strerror(-ret));

@@ -89,4 +89,13 @@ void iter_fini(struct iter_ctx *ic);
  * size ended (IT_FAILED: reason in e->error). */
 enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next);
 
+/* Run op(arg), a database write, until it succeeds. While another
+ * program holds the database's write lock (-EBUSY after the busy timeout)
+ * it waits and tries again for as long as that lasts, logging a warning
+ * the first time and every minute after, unless stop is set (then the
+ * error is returned); other errors get 5 tries a second apart. what names
+ * the write in the log. Returns 0 or the last -errno. */
+int iter_db_patient(const char *target, const char *what, const atomic_int *stop, int (*op)(void *),
+		    void *arg);
+
 #endif

@@ -455,10 +455,35 @@ static void adopt_pending(struct sched_target *st, const struct iter_ctx *ic)
 	pthread_mutex_unlock(&st->lock);
 }
 
+struct resume_args {
+	struct sched_target *st;
+	struct db_resume *res;
+};
+
+static int read_resume(void *arg)
+{
+	struct resume_args *a = arg;
+	return db_resume_point(a->st->db, a->st->target_id, (long)a->st->t->cycles, a->res);
+}
+
+struct cycle_args {
+	struct sched_target *st;
+	long cycle;
+	int64_t *cycle_id;
+};
+
+static int begin_cycle(void *arg)
+{
+	struct cycle_args *a = arg;
+	return db_cycle_begin(a->st->db, a->st->target_id, a->st->run_id, a->cycle, a->cycle_id);
+}
+
 static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic)
 {
 	struct db_resume res;
-	int ret = db_resume_point(st->db, st->target_id, (long)st->t->cycles, &res);
+	struct resume_args ra = { st, &res };
+	int ret = iter_db_patient(st->t->name, "reading the resume point", st->stop, read_resume,
+				  &ra);
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot read resume point: %s",
 			 strerror(-ret));
@@ -491,8 +516,9 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 			start = res.next_size_index;
 			number = res.next_iteration;
 			res.resume = 0;
-		} else if ((ret = db_cycle_begin(st->db, st->target_id, st->run_id, cycle,
-						 &cycle_id))) {
+		} else if ((ret = iter_db_patient(st->t->name, "recording a new cycle", st->stop,
+						  begin_cycle,
+						  &(struct cycle_args){ st, cycle, &cycle_id }))) {
 			snprintf(st->error, sizeof(st->error), "cannot record cycle %ld: %s", cycle,
 				 strerror(-ret));
 			return SCHED_FAILED;

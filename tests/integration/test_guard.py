@@ -315,6 +315,41 @@ def test_database_disk_full_says_so(workdir):
     assert all(c.isprintable() or c == "\n" for c in p.stderr), p.stderr
 
 
+def test_locked_database_is_waited_for_and_nothing_is_lost(workdir):
+    """A sqlite3 session keeps a write transaction open for over a minute
+    mid-run (longer than the busy timeout and the retries together): the
+    daemon waits, says so, and afterwards stores every iteration and cycle
+    as if nothing had happened."""
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", file_conf(db, workdir / "t.img", cycles="3"))
+    proc = start_wearmond(conf)
+    holder = None
+    try:
+        assert wait_for(lambda: query(db, "SELECT 1 FROM iterations WHERE status = 'done'"),
+                        60), "no iteration done"
+        holder = sqlite3.connect(db, timeout=30, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        time.sleep(65)
+        holder.execute("ROLLBACK")
+        holder.close()
+        holder = None
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if holder:
+            holder.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "the database is locked by another program" in err, err
+    assert "nothing was lost" in err, err
+    rows = query(db, "SELECT c.number AS cycle, i.size_index AS size, i.status AS status "
+                     "FROM iterations i JOIN cycles c ON c.id = i.cycle_id ORDER BY i.id")
+    assert [(r["cycle"], r["size"], r["status"]) for r in rows] == \
+        [(c, s, "done") for c in (1, 2, 3) for s in (0, 1)], rows
+    assert all(r["status"] == "done" for r in query(db, "SELECT status FROM cycles")), err
+
+
 def test_corrupt_database_exits_78(workdir):
     db = workdir / "w.db"
     conf = write_conf(workdir / "w.conf", file_conf(db, workdir / "t.img", **QUICK))
