@@ -180,20 +180,87 @@ static int open_conn(struct db *db, char *err, size_t errlen)
 	return ret;
 }
 
-/* A wearmon database has our application_id, or 0 (created before schema
- * version 8). Returns 0, or -EINVAL for a foreign one. */
-static int check_app_id(struct db *db, char *err, size_t errlen)
-{
-	int id = 0;
+/* The tables of schema version 1 and those added later, with the version
+ * that created each (db_schema.c): a file of an older version has them all. */
+static const struct {
+	const char *name;
+	int since;
+} schema_tables[] = {
+	{ "targets", 1 }, { "runs", 1 },     { "cycles", 1 },         { "iterations", 1 },
+	{ "samples", 1 }, { "events", 1 },   { "mapped_extents", 3 }, { "wear", 3 },
+	{ "health", 3 },  { "progress", 7 },
+};
 
-	if (query_value(db->conn, "PRAGMA application_id", &id, NULL, 0) != SQLITE_OK || id == 0 ||
-	    id == DB_APPLICATION_ID)
-		return 0;
-	db_seterr(err, errlen,
-		  "%s is not a wearmon database (SQLite application_id %d, "
-		  "wearmon's is %d)",
-		  db->path, id, DB_APPLICATION_ID);
+/* A SQLite database that is not wearmon's: refused before anything writes
+ * to it (journal mode, migrations). Returns -EINVAL. */
+static int refuse_foreign(struct db *db, const char *why, char *err, size_t errlen)
+{
+	db_seterr(err, errlen, "%s is not a wearmon database (%s); choose another database path",
+		  db->path, why);
 	return -EINVAL;
+}
+
+/* The first table that a wearmon database of this version has and the
+ * file lacks, or NULL. Sets *rc to a SQLite result code. */
+static const char *missing_table(struct db *db, int version, int *rc)
+{
+	char sql[128];
+	int n = 0;
+
+	*rc = SQLITE_OK;
+	for (size_t i = 0; i < sizeof(schema_tables) / sizeof(schema_tables[0]); i++) {
+		if (schema_tables[i].since > version)
+			continue;
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'",
+			 schema_tables[i].name);
+		*rc = query_value(db->conn, sql, &n, NULL, 0);
+		if (*rc != SQLITE_OK || n == 0)
+			return *rc == SQLITE_OK ? schema_tables[i].name : NULL;
+	}
+	return NULL;
+}
+
+/* Whether a SQLite file of this user_version is wearmon's. Migration 11 set
+ * our application_id: another id is foreign at any version, and so is none
+ * (0) from version 11 on. A file of versions 1 to 10 without one must have
+ * the tables of its version; one of version 0 must have no tables (a new
+ * database). Returns 0, -EINVAL (foreign) or -errno. */
+static int check_owner(struct db *db, int version, char *err, size_t errlen)
+{
+	char why[160];
+	const char *lacks = NULL;
+	int id = 0, objects = 0;
+	int rc = query_value(db->conn, "PRAGMA application_id", &id, NULL, 0);
+
+	if (rc == SQLITE_OK && version == 0)
+		rc = query_value(db->conn, "SELECT count(*) FROM sqlite_master", &objects, NULL, 0);
+	if (rc == SQLITE_OK && id == 0 && version >= 1 && version < 11)
+		lacks = missing_table(db, version, &rc);
+	if (rc != SQLITE_OK) {
+		db_seterr(err, errlen, "cannot read database %s: %s", db->path,
+			  sqlite3_errmsg(db->conn));
+		return db_map_rc(rc, sqlite3_system_errno(db->conn));
+	}
+	if (id != 0 && id != DB_APPLICATION_ID) {
+		snprintf(why, sizeof(why), "SQLite application_id %d, wearmon's is %d", id,
+			 DB_APPLICATION_ID);
+		return refuse_foreign(db, why, err, errlen);
+	}
+	if (id == 0 && version >= 11) {
+		snprintf(why, sizeof(why),
+			 "SQLite application_id 0 at schema version %d, where wearmon's is %d",
+			 version, DB_APPLICATION_ID);
+		return refuse_foreign(db, why, err, errlen);
+	}
+	if (lacks) {
+		snprintf(why, sizeof(why), "schema version %d but no %s table", version, lacks);
+		return refuse_foreign(db, why, err, errlen);
+	}
+	if (version == 0 && (objects > 0 || db->readonly))
+		return refuse_foreign(db, objects > 0 ? "tables but no schema version" : "empty",
+				      err, errlen);
+	return 0;
 }
 
 /* Pages damaged on disk are found now, at start, rather than by a write
@@ -233,36 +300,31 @@ static int check_file_type(const char *path, char *err, size_t errlen)
 }
 
 /* Reads user_version and refuses what this build cannot use: not a SQLite
- * file, a newer schema, or a foreign SQLite database. Returns 0 or -errno. */
+ * file, a foreign SQLite database, or a newer schema. Only reads: runs
+ * before setup_writer changes the journal mode. Returns 0 or -errno. */
 static int check_schema(struct db *db, int *version, char *err, size_t errlen)
 {
-	int objects = 0;
 	int rc = query_value(db->conn, "PRAGMA user_version", version, NULL, 0);
+	int ret;
 
 	if ((rc & 0xff) == SQLITE_NOTADB) {
 		db_seterr(err, errlen, "%s is not a SQLite database", db->path);
 		return -EINVAL;
 	}
-	if (rc == SQLITE_OK && *version == 0)
-		rc = query_value(db->conn, "SELECT count(*) FROM sqlite_master", &objects, NULL, 0);
 	if (rc != SQLITE_OK) {
 		db_seterr(err, errlen, "cannot read database %s: %s", db->path,
 			  sqlite3_errmsg(db->conn));
 		return db_map_rc(rc, sqlite3_system_errno(db->conn));
 	}
+	ret = check_owner(db, *version, err, errlen);
+	if (ret)
+		return ret;
 	if (*version > DB_SCHEMA_VERSION) {
 		db_seterr(err, errlen,
 			  "database %s has schema version %d, newer than "
 			  "version %d that this wearmon knows; use a newer wearmon",
 			  db->path, *version, DB_SCHEMA_VERSION);
 		return -ENOTSUP;
-	}
-	if (rc == SQLITE_OK && *version > 0 && check_app_id(db, err, errlen))
-		return -EINVAL;
-	if (*version == 0 && (objects > 0 || db->readonly)) {
-		db_seterr(err, errlen, "%s is not a wearmon database (%s)", db->path,
-			  objects > 0 ? "tables but no schema version" : "empty");
-		return -EINVAL;
 	}
 	return 0;
 }

@@ -435,7 +435,7 @@ def test_not_a_wearmon_database(workdir):
     sh("sqlite3", foreign, "CREATE TABLE notes (t TEXT)")
     p = wearmon("status", db=foreign, check=1)
     assert p.stderr == f"wearmon: {foreign} is not a wearmon database" \
-                       " (tables but no schema version)\n"
+                       " (tables but no schema version); choose another database path\n"
     text = workdir / "notes.txt"
     text.write_text("not a database\n" * 200)
     p = wearmon("history", db=text, check=1)

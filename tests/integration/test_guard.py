@@ -4,6 +4,7 @@ errors that say something, reloads that free what they replace, --check that
 knows what cannot run, and no file root runs that others may change. Real
 loop devices and regular files, the real sqlite3 CLI."""
 
+import hashlib
 import os
 import signal
 import sqlite3
@@ -377,6 +378,39 @@ def test_foreign_database_exits_78(workdir):
     p = run_wearmond(conf)
     assert p.returncode == 78, p.stderr
     assert "not a wearmon database (SQLite application_id 1234" in p.stderr
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def test_foreign_database_without_application_id_left_unchanged(workdir):
+    """Another program's SQLite file with no application_id, at user_version
+    0, 5 and 14: refused with 78 before anything writes to it (no WAL
+    switch, no -wal or -shm file, no migration)."""
+    why = {0: "(tables but no schema version)",
+           5: "(schema version 5 but no targets table)",
+           14: "(SQLite application_id 0 at schema version 14, where wearmon's is 1464814926)"}
+    for version, reason in why.items():
+        db = workdir / f"contacts{version}.db"
+        c = sqlite3.connect(db)
+        c.execute("CREATE TABLE contacts (name TEXT, phone TEXT)")
+        c.execute("INSERT INTO contacts VALUES ('Ada', '555-0100')")
+        c.execute(f"PRAGMA user_version = {version}")
+        c.commit()
+        c.close()
+        before = sha256(db)
+        conf = write_conf(workdir / "w.conf", file_conf(db, workdir / "t.img", **QUICK))
+        for extra in ((), ("--check",)):
+            p = run_wearmond(conf, *extra)
+            assert p.returncode == 78, (version, extra, p.stderr)
+            assert f"{db} is not a wearmon database {reason}; choose another database path" \
+                in p.stderr, (version, extra, p.stderr)
+            assert "schema update" not in p.stderr and "cannot record" not in p.stderr
+            assert sha256(db) == before, (version, extra)
+            for suffix in ("-wal", "-shm", "-journal"):
+                assert not os.path.exists(f"{db}{suffix}"), (version, extra, suffix)
 
 
 def test_cli_refuses_a_fifo(workdir):

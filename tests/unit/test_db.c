@@ -392,6 +392,36 @@ static void test_foreign_sqlite_refused(void **state)
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master"), 1);
 }
 
+/* Without an application_id a file of versions 1 to 10 must have its
+ * version's tables, and one of 11 or later is foreign: refused by writer
+ * and reader alike before anything is written (still in rollback mode). */
+static void test_no_application_id_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct db *db = NULL;
+	char err[512];
+
+	raw_exec(fx, db_migrations[1]);
+	raw_exec(fx, "PRAGMA user_version = 3");
+	for (int ro = 0; ro <= 1; ro++) {
+		assert_int_equal(db_open(fx->path, ro, &db, err, sizeof(err)), -EINVAL);
+		assert_null(db);
+		assert_non_null(strstr(err, fx->path));
+		assert_non_null(strstr(err, "schema version 3 but no mapped_extents table"));
+	}
+	raw_exec(fx, "PRAGMA user_version = 2");
+	assert_int_equal(db_open(fx->path, 1, &db, err, sizeof(err)), 0);
+	db_close(db);
+	raw_exec(fx, "PRAGMA user_version = 11");
+	for (int ro = 0; ro <= 1; ro++) {
+		assert_int_equal(db_open(fx->path, ro, &db, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "SQLite application_id 0 at schema version 11"));
+	}
+	assert_int_equal(qi(fx, "PRAGMA user_version"), 11);
+	assert_int_equal(qi(fx, "PRAGMA application_id"), 0);
+	assert_string_equal(qs(fx, err, sizeof(err), "PRAGMA journal_mode"), "delete");
+}
+
 static void test_open_missing(void **state)
 {
 	struct fx *fx = *state;
@@ -1435,6 +1465,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_8_campaigns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_sqlite_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_application_id_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_cycle, setup_open, teardown),
