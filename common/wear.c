@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "log.h"
-#include "util.h"
 
 /* ---- extents (pure) ---- */
 
@@ -169,52 +168,85 @@ static int commit(struct wear_state *w, const struct db_wear_row *rows, size_t n
 	return ret;
 }
 
-/* Iterations of one size not yet accounted for. */
+/* dst, empty, becomes a copy of src. Returns 0 or -ENOMEM. */
+static int ext_copy(struct wear_extents *dst, const struct wear_extents *src)
+{
+	if (ext_reserve(dst, src->n))
+		return -ENOMEM;
+	if (src->n)
+		memcpy(dst->v, src->v, src->n * sizeof(*src->v));
+	dst->n = src->n;
+	return 0;
+}
+
+/* The iterations of one size not yet accounted for, as many as there are:
+ * their rows with the iteration and its host bytes, the rest filled in by
+ * wear_after_size. */
 struct pending {
-	int64_t id[64];
-	uint64_t written[64];
-	int n;
+	struct db_wear_row *v;
+	size_t n, cap;
 };
 
 static int collect(void *arg, int64_t id, uint64_t fill_bytes, uint64_t bytes, int workload)
 {
 	struct pending *p = arg;
-	if (p->n == (int)ARRAY_SIZE(p->id))
-		return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct db_wear_row *v = realloc(p->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
 	double frac = workload >= 0 ? wear_write_fraction((enum cfg_workload)workload) : 1.0;
-	p->id[p->n] = id;
-	p->written[p->n] = fill_bytes + (uint64_t)((double)bytes * frac);
-	p->n++;
+	p->v[p->n++] = (struct db_wear_row){
+		.iteration_id = id,
+		.host_bytes_written = fill_bytes + (uint64_t)((double)bytes * frac),
+	};
 	return 0;
 }
 
 int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint64_t span_offset,
 		    uint64_t span_len, uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped)
 {
-	struct pending p = { .n = 0 };
-	struct db_wear_row rows[ARRAY_SIZE(p.id)];
+	struct pending p = { 0 };
+	/* the state with these iterations; it replaces w's only once stored, so
+	 * that a failed store leaves them pending and counted nowhere */
+	struct wear_state next = *w;
+	char what[64];
+
+	next.ext = (struct wear_extents){ 0 };
 	int ret = db_wear_pending(w->db, cycle_id, size_index, collect, &p);
-	if (ret)
-		return ret;
-	for (int i = 0; i < p.n; i++) {
-		if (p.written[i] && fs_mapped < 0)
-			wear_ext_add(&w->ext, span_offset, span_offset + span_len);
-		w->host_total += p.written[i];
-		w->host_since_erase += p.written[i];
-		uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&w->ext);
-		rows[i] = (struct db_wear_row){
-			.iteration_id = p.id[i],
-			.capacity_bytes = capacity,
-			.region_bytes = region_bytes,
-			.op_configured = 1.0 - (double)region_bytes / (double)capacity,
-			.mapped_bytes = mapped,
-			.op_effective = 1.0 - (double)mapped / (double)capacity,
-			.host_bytes_written = p.written[i],
-			.host_bytes_since_erase = w->host_since_erase,
-			.host_bytes_total = w->host_total,
-		};
+	if (!ret)
+		ret = ext_copy(&next.ext, &w->ext);
+	for (size_t i = 0; !ret && i < p.n; i++) {
+		struct db_wear_row *r = &p.v[i];
+		if (r->host_bytes_written && fs_mapped < 0)
+			ret = wear_ext_add(&next.ext, span_offset, span_offset + span_len);
+		next.host_total += r->host_bytes_written;
+		next.host_since_erase += r->host_bytes_written;
+		uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&next.ext);
+		r->capacity_bytes = capacity;
+		r->region_bytes = region_bytes;
+		r->op_configured = 1.0 - (double)region_bytes / (double)capacity;
+		r->mapped_bytes = mapped;
+		r->op_effective = 1.0 - (double)mapped / (double)capacity;
+		r->host_bytes_since_erase = next.host_since_erase;
+		r->host_bytes_total = next.host_total;
 	}
-	return commit(w, rows, (size_t)p.n, "wear of an iteration");
+	snprintf(what, sizeof(what), "the wear of %zu iteration(s)", p.n);
+	if (!ret)
+		ret = commit(&next, p.v, p.n, what);
+	if (!ret) {
+		wear_ext_free(&w->ext);
+		w->ext = next.ext;
+		w->host_total = next.host_total;
+		w->host_since_erase = next.host_since_erase;
+	} else {
+		wear_ext_free(&next.ext);
+	}
+	free(p.v);
+	return ret;
 }
 
 int wear_trimmed(struct wear_state *w, uint64_t start, uint64_t end)

@@ -57,10 +57,12 @@ void wear_free(struct wear_state *w);
 double wear_write_fraction(enum cfg_workload w);
 
 /* Account for the iterations of (cycle_id, size_index) that have no wear
- * row yet: add the span to the mapped extents when they wrote, add host
- * bytes, and store a wear row per iteration plus the new state, in one
- * transaction. fs_mapped >= 0 replaces the extents' total (filesystem
- * mode: the test file's allocation). Returns 0 or -errno. */
+ * row yet, however many: add the span to the mapped extents when they
+ * wrote, add host bytes, and store a wear row per iteration plus the new
+ * state, in one transaction. fs_mapped >= 0 replaces the extents' total
+ * (filesystem mode: the test file's allocation). Returns 0, or -errno with
+ * nothing stored and *w as it was: the iterations stay without a wear row,
+ * counted nowhere, and a later call for the same size accounts for them. */
 int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint64_t span_offset,
 		    uint64_t span_len, uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped);
 

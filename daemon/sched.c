@@ -324,6 +324,37 @@ static void publish_cycle(struct sched_target *st, long cycle)
 	pthread_mutex_unlock(&st->lock);
 }
 
+/* Tries at a size's wear rows, 1 s apart: a busy reader or a full disk
+ * may pass, as for an iteration's row (iter.c). */
+#define WEAR_TRIES 3
+
+/* The wear rows of size i's iterations and the state they leave (wear.h:
+ * wear_after_size). One that cannot be stored is logged and the target
+ * goes on, as with its health snapshots: those iterations have no wear row
+ * and the host byte counters leave them out. */
+static void record_wear(struct sched_target *st, int64_t cycle_id, long cycle, int i)
+{
+	int fsmode = st->t->filesystem != FS_NONE, ret;
+	char sz[32];
+	for (int k = 1;; k++) {
+		ret = wear_after_size(&st->wear, cycle_id, i, st->layout.region_offset,
+				      st->layout.sizes[i], st->tg.capacity, st->layout.region_size,
+				      fsmode ? fsmode_allocated(&st->fs) : -1);
+		if (!ret || k == WEAR_TRIES)
+			break;
+		log_msg(LOG_ERR,
+			"target %s: cycle %ld: recording the wear of size %d failed (%s), retry %d of %d",
+			st->t->name, cycle, i + 1, strerror(-ret), k, WEAR_TRIES - 1);
+		nap(st, 1);
+	}
+	if (ret)
+		log_msg(LOG_ERR,
+			"target %s: cycle %ld: wear of size %d of %d (%s) not recorded (%s): its "
+			"iterations have no wear row and are not in the host byte counters",
+			st->t->name, cycle, i + 1, st->layout.nsizes,
+			util_fmt_bytes(st->layout.sizes[i], sz, sizeof(sz)), strerror(-ret));
+}
+
 /* One size, and the device state it leaves behind. */
 static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
 			       long cycle, int i, long *number)
@@ -349,9 +380,7 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 	};
 	publish_cycle(st, cycle);
 	enum it_status s = iter_run(&env, ic, i, number);
-	wear_after_size(&st->wear, cycle_id, i, st->layout.region_offset, st->layout.sizes[i],
-			st->tg.capacity, st->layout.region_size,
-			fsmode ? fsmode_allocated(&st->fs) : -1);
+	record_wear(st, cycle_id, cycle, i);
 	return s;
 }
 

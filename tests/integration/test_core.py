@@ -192,6 +192,37 @@ cycles = 1
     assert query(db, "SELECT kind FROM targets") == [{"kind": "file"}]
 
 
+def test_every_iteration_has_its_wear_row(workdir):
+    """More rows per size than wearmond once kept wear for (64: repeat = 70
+    here; steady_state = snia with three phases gives up to 75): every one
+    has its wear row and the host byte counters count them all."""
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", f"""[wearmon]
+database = {db}
+sample_interval = 0.25s
+
+[target file1]
+device = {workdir}/target.img
+file_size = 8M
+sizes = 50% 100%
+fill = no
+repeat = 70
+cycles = 1
+""")
+    p = run_wearmond(conf)
+    assert p.returncode == 0, p.stderr
+    sizes = query(db, """SELECT i.size_index, count(*) AS n, count(w.iteration_id) AS wear,
+                                sum(i.bytes) AS bytes, sum(w.host_bytes_written) AS written
+                         FROM iterations i LEFT JOIN wear w ON w.iteration_id = i.id
+                         GROUP BY i.size_index ORDER BY i.size_index""")
+    assert [(s["n"], s["wear"]) for s in sizes] == [(70, 70), (70, 70)]
+    assert all(s["written"] == s["bytes"] == 70 * (s["size_index"] + 1) * 4 * MiB for s in sizes)
+    total = 70 * 12 * MiB
+    assert query(db, "SELECT host_bytes_total FROM targets") == [{"host_bytes_total": total}]
+    last = query(db, "SELECT host_bytes_total FROM wear ORDER BY iteration_id DESC LIMIT 1")
+    assert last == [{"host_bytes_total": total}]
+
+
 def test_null_engine_leaves_device_untouched(workdir, make_loop):
     """ioengine = null: the whole schedule and its rows, at the simulated
     1000 MiB/s, and not one byte of the device read or written."""

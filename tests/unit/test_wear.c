@@ -1,5 +1,5 @@
 /* Unit tests of wear: extents, health deltas, write fractions, the state
- * and firmware kept in the database. */
+ * and firmware kept in the database, the wear rows of a size. */
 #include "unit.h"
 
 #include <errno.h>
@@ -264,6 +264,145 @@ static void test_health_abandoned_on_stop(void **state)
 	wear_free(&w);
 }
 
+#define MiB (1ull << 20)
+
+/* n finished iterations of size size_index (16 MiB) in cycle_id, numbered
+ * from first: the first filled the size, every fifth is a read that wrote
+ * nothing, the others wrote bytes of a randwrite. Returns the host bytes
+ * they wrote. */
+static uint64_t add_iterations(struct dbfx *f, int64_t run_id, int64_t cycle_id, int size_index,
+			       long first, int n)
+{
+	uint64_t written = 0;
+	for (int k = 0; k < n; k++) {
+		int reads = k % 5 == 4;
+		struct db_iteration it = {
+			.cycle_id = cycle_id,
+			.run_id = run_id,
+			.target_id = f->target_id,
+			.number = first + k,
+			.size_index = size_index,
+			.size_bytes = 16 * MiB,
+			.workload = reads ? "randread" : "randwrite",
+			.block_size = 4096,
+			.queue_depth = 1,
+			.amount_bytes = MiB,
+			.started_at = "2026-12-02T14:25:50.123Z",
+			.status = DB_RUNNING,
+		};
+		int64_t id;
+		assert_int_equal(db_iteration_begin(f->db, &it, &id), 0);
+		snprintf(it.ended_at, sizeof(it.ended_at), "2026-12-02T14:25:51.123Z");
+		it.status = DB_DONE;
+		it.seconds = 1;
+		it.bytes = MiB + (uint64_t)k * 4096;
+		it.fill_bytes = k ? 0 : 16 * MiB;
+		assert_int_equal(db_iteration_end(f->db, id, &it, NULL, 0), 0);
+		written += it.fill_bytes + (reads ? 0 : it.bytes);
+	}
+	return written;
+}
+
+static int64_t query_int(struct dbfx *f, const char *sql)
+{
+	int64_t v = -1;
+	char err[256];
+	if (db_query(f->db, sql, NULL, 0, count_row, &v, err, sizeof(err)))
+		fail_msg("%s: %s", sql, err);
+	return v;
+}
+
+/* Wear rows of size_index 0, and of them those whose host_bytes_total is
+ * not the sum of host_bytes_written up to them. */
+#define WEAR_ROWS_0                                                                                \
+	"SELECT count(*) FROM wear w JOIN iterations i ON i.id = w.iteration_id"                   \
+	" WHERE i.size_index = 0"
+#define WEAR_NOT_CUMULATIVE                                                                        \
+	"SELECT count(*) FROM wear w WHERE w.host_bytes_total !="                                  \
+	" (SELECT sum(v.host_bytes_written) FROM wear v WHERE v.iteration_id <= w.iteration_id)"
+
+/* A size with more iterations than any fixed batch (70, as repeat = 70 or
+ * steady_state = snia rounds give): every one gets its wear row, the host
+ * counters count each once, and another size's iterations wait for their
+ * own call. */
+static void test_wear_every_iteration(void **state)
+{
+	struct dbfx *f = *state;
+	struct wear_state w;
+	int64_t run_id, cycle_id;
+	assert_int_equal(db_run_begin(f->db, "t.conf", &run_id), 0);
+	assert_int_equal(db_cycle_begin(f->db, f->target_id, run_id, 1, &cycle_id), 0);
+	uint64_t written = add_iterations(f, run_id, cycle_id, 0, 1, 70);
+	add_iterations(f, run_id, cycle_id, 1, 71, 3);
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+
+	assert_int_equal(wear_after_size(&w, cycle_id, 0, 0, 16 * MiB, 1 << 30, 512 * MiB, -1), 0);
+	assert_int_equal(query_int(f, WEAR_ROWS_0), 70);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM wear"), 70);
+	assert_int_equal(query_int(f, "SELECT sum(host_bytes_written) FROM wear"), written);
+	assert_int_equal(query_int(f, "SELECT max(host_bytes_total) FROM wear"), written);
+	assert_int_equal(query_int(f, "SELECT max(host_bytes_since_erase) FROM wear"), written);
+	assert_int_equal(query_int(f, WEAR_NOT_CUMULATIVE), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM wear WHERE mapped_bytes != 16 << 20"),
+			 0);
+	assert_int_equal(w.host_total, written);
+	assert_int_equal(w.host_since_erase, written);
+	assert_int_equal(wear_ext_total(&w.ext), 16 * MiB);
+
+	/* nothing left: a second call adds no row and counts nothing again */
+	assert_int_equal(wear_after_size(&w, cycle_id, 0, 0, 16 * MiB, 1 << 30, 512 * MiB, -1), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM wear"), 70);
+	assert_int_equal(w.host_total, written);
+	wear_free(&w);
+
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(w.host_total, written);
+	assert_int_equal(w.host_since_erase, written);
+	wear_free(&w);
+}
+
+/* A store that fails changes nothing, in the database or in memory; the
+ * next call for the size then records every iteration, counted once. */
+static void test_wear_store_fails(void **state)
+{
+	struct dbfx *f = *state;
+	const char *make[] = { "CREATE TEMP TRIGGER wear_fails BEFORE INSERT ON main.wear"
+			       " BEGIN SELECT RAISE(ABORT, 'injected failure'); END" };
+	const char *drop[] = { "DROP TRIGGER temp.wear_fails" };
+	int np[] = { 0 };
+	char err[256];
+	struct wear_state w, again;
+	int64_t run_id, cycle_id;
+	assert_int_equal(db_run_begin(f->db, "t.conf", &run_id), 0);
+	assert_int_equal(db_cycle_begin(f->db, f->target_id, run_id, 1, &cycle_id), 0);
+	uint64_t written = add_iterations(f, run_id, cycle_id, 0, 1, 70);
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(wear_ext_add(&w.ext, 32 * MiB, 33 * MiB), 0);
+	w.host_total = w.host_since_erase = MiB;
+	assert_int_equal(wear_trimmed(&w, 0, 0), 0); /* stores that state */
+
+	assert_int_equal(db_write(f->db, make, NULL, np, 1, err, sizeof(err)), 0);
+	assert_true(wear_after_size(&w, cycle_id, 0, 0, 16 * MiB, 1 << 30, 512 * MiB, -1) < 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM wear"), 0);
+	assert_int_equal(w.host_total, MiB);
+	assert_int_equal(w.host_since_erase, MiB);
+	assert_int_equal(wear_ext_total(&w.ext), MiB);
+	assert_int_equal(wear_load(f->db, f->target_id, &again), 0);
+	assert_int_equal(again.host_total, MiB);
+	assert_int_equal(wear_ext_total(&again.ext), MiB);
+	wear_free(&again);
+
+	assert_int_equal(db_write(f->db, drop, NULL, np, 1, err, sizeof(err)), 0);
+	assert_int_equal(wear_after_size(&w, cycle_id, 0, 0, 16 * MiB, 1 << 30, 512 * MiB, -1), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM wear"), 70);
+	assert_int_equal(query_int(f, "SELECT max(host_bytes_total) FROM wear"), MiB + written);
+	assert_int_equal(query_int(f, "SELECT max(mapped_bytes) FROM wear"), 17 * MiB);
+	assert_int_equal(w.host_total, MiB + written);
+	assert_int_equal(w.host_since_erase, MiB + written);
+	assert_int_equal(wear_ext_total(&w.ext), 17 * MiB);
+	wear_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +414,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_persists, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_health_abandoned_on_stop, db_setup,
 						db_teardown),
+		cmocka_unit_test_setup_teardown(test_wear_every_iteration, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_wear_store_fails, db_setup, db_teardown),
 	};
 	return cmocka_run_group_tests_name("wear", tests, NULL, NULL);
 }
