@@ -324,29 +324,33 @@ static void publish_cycle(struct sched_target *st, long cycle)
 	pthread_mutex_unlock(&st->lock);
 }
 
-/* Tries at a size's wear rows, 1 s apart: a busy reader or a full disk
- * may pass, as for an iteration's row (iter.c). */
-#define WEAR_TRIES 3
+struct wear_args {
+	struct sched_target *st;
+	int64_t cycle_id;
+	int i;
+};
+
+static int store_wear(void *arg)
+{
+	const struct wear_args *a = arg;
+	struct sched_target *st = a->st;
+	int fsmode = st->t->filesystem != FS_NONE;
+	return wear_after_size(&st->wear, a->cycle_id, a->i, st->layout.region_offset,
+			       st->layout.sizes[a->i], st->tg.capacity, st->layout.region_size,
+			       fsmode ? fsmode_allocated(&st->fs) : -1);
+}
 
 /* The wear rows of size i's iterations and the state they leave (wear.h:
- * wear_after_size). One that cannot be stored is logged and the target
- * goes on, as with its health snapshots: those iterations have no wear row
- * and the host byte counters leave them out. */
+ * wear_after_size), waiting out a locked database as an iteration's row
+ * does (iter_db_patient). One that cannot be stored is logged and the
+ * target goes on, as with its health snapshots: those iterations have no
+ * wear row and the host byte counters leave them out. */
 static void record_wear(struct sched_target *st, int64_t cycle_id, long cycle, int i)
 {
-	int fsmode = st->t->filesystem != FS_NONE, ret;
-	char sz[32];
-	for (int k = 1;; k++) {
-		ret = wear_after_size(&st->wear, cycle_id, i, st->layout.region_offset,
-				      st->layout.sizes[i], st->tg.capacity, st->layout.region_size,
-				      fsmode ? fsmode_allocated(&st->fs) : -1);
-		if (!ret || k == WEAR_TRIES)
-			break;
-		log_msg(LOG_ERR,
-			"target %s: cycle %ld: recording the wear of size %d failed (%s), retry %d of %d",
-			st->t->name, cycle, i + 1, strerror(-ret), k, WEAR_TRIES - 1);
-		nap(st, 1);
-	}
+	struct wear_args a = { st, cycle_id, i };
+	char sz[32], what[96];
+	snprintf(what, sizeof(what), "cycle %ld: recording the wear of size %d", cycle, i + 1);
+	int ret = iter_db_patient(st->t->name, what, st->stop, store_wear, &a);
 	if (ret)
 		log_msg(LOG_ERR,
 			"target %s: cycle %ld: wear of size %d of %d (%s) not recorded (%s): its "
