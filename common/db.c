@@ -21,6 +21,31 @@
 #include "util.h"
 
 #define BUSY_TIMEOUT_MS 10000
+#define BUSY_STOP_MS 500 /* the wait for a lock once a stop was asked for */
+#define BUSY_STEP_MS 10
+
+/* SQLite's busy handler: wait BUSY_TIMEOUT_MS for another program's lock,
+ * or only BUSY_STOP_MS once db_set_stop's flag is set, so that a database
+ * someone keeps locked cannot hold a stopping daemon, whose last writes
+ * each meet the lock, past systemd's TimeoutStopSec. */
+static int on_busy(void *arg, int count)
+{
+	const struct db *db = arg;
+	int waited = count * BUSY_STEP_MS;
+
+	if (waited >= BUSY_TIMEOUT_MS ||
+	    (db->stop && atomic_load(db->stop) && waited >= BUSY_STOP_MS))
+		return 0;
+	usleep(BUSY_STEP_MS * 1000);
+	return 1;
+}
+
+void db_set_stop(struct db *db, const atomic_int *stop)
+{
+	pthread_mutex_lock(&db->lock);
+	db->stop = stop;
+	pthread_mutex_unlock(&db->lock);
+}
 
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -171,7 +196,7 @@ static int open_conn(struct db *db, char *err, size_t errlen)
 
 	if (rc == SQLITE_OK) {
 		sqlite3_extended_result_codes(db->conn, 1);
-		sqlite3_busy_timeout(db->conn, BUSY_TIMEOUT_MS);
+		sqlite3_busy_handler(db->conn, on_busy, db);
 		return 0;
 	}
 	ret = db_map_rc(rc, db->conn ? sqlite3_system_errno(db->conn) : 0);

@@ -9,6 +9,7 @@
 #ifndef WEARMON_DB_H
 #define WEARMON_DB_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -241,6 +242,10 @@ int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char
 /* How long a writer waits for a lock held by another connection (tests
  * shorten it). */
 void db_set_busy_timeout(struct db *db, int ms);
+/* Once *stop is nonzero, a write waits 0.5 s for another program's lock
+ * instead of 10 s (the daemon's stop flag: its last writes must fit in
+ * systemd's stop timeout). */
+void db_set_stop(struct db *db, const atomic_int *stop);
 
 /* ---- reading, for tools ---- */
 

@@ -5,6 +5,7 @@
 #define WEARMON_DB_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +76,7 @@ struct db {
 	int watch_fd;                /* writers: our own descriptor of the file,
 					  to notice it deleted or replaced; -1 */
 	char last_err[256];          /* SQLite's text for the last failure */
+	const atomic_int *stop;      /* set: a lock is waited for briefly (db_set_stop) */
 };
 
 /* A statement being bound: placeholders are numbered in call order and the

@@ -728,6 +728,7 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
 	}
+	db_set_stop(db, &signals_stop);
 	int ret = identities_ok(db, c, d->st);
 	if (ret == -EMEDIUMTYPE)
 		goto out;

@@ -517,6 +517,8 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 	struct resume_args ra = { st, &res };
 	int ret = iter_db_patient(st->t->name, "reading the resume point", st->stop, read_resume,
 				  &ra);
+	if (ret == -EBUSY && atomic_load(st->stop))
+		return SCHED_STOPPED; /* stopped while the database was locked */
 	if (ret) {
 		snprintf(st->error, sizeof(st->error), "cannot read resume point: %s",
 			 strerror(-ret));
@@ -552,6 +554,8 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 		} else if ((ret = iter_db_patient(st->t->name, "recording a new cycle", st->stop,
 						  begin_cycle,
 						  &(struct cycle_args){ st, cycle, &cycle_id }))) {
+			if (ret == -EBUSY && atomic_load(st->stop))
+				return SCHED_STOPPED;
 			snprintf(st->error, sizeof(st->error), "cannot record cycle %ld: %s", cycle,
 				 strerror(-ret));
 			return SCHED_FAILED;

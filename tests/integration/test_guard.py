@@ -6,6 +6,7 @@ loop devices and regular files, the real sqlite3 CLI."""
 
 import hashlib
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -349,6 +350,32 @@ def test_locked_database_is_waited_for_and_nothing_is_lost(workdir):
     assert [(r["cycle"], r["size"], r["status"]) for r in rows] == \
         [(c, s, "done") for c in (1, 2, 3) for s in (0, 1)], rows
     assert all(r["status"] == "done" for r in query(db, "SELECT status FROM cycles")), err
+
+
+def test_stop_while_the_database_is_locked_ends_in_time(workdir):
+    """SIGTERM while a sqlite3 session holds the write lock: the waits end,
+    each last write gives up after half a second instead of ten, and the
+    daemon is gone well within systemd's TimeoutStopSec (30 s), saying
+    which iteration could not be stored."""
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", file_conf(db, workdir / "t.img", cycles="3"))
+    proc = start_wearmond(conf)
+    holder = None
+    try:
+        assert wait_for(lambda: query(db, "SELECT 1 FROM iterations WHERE status = 'done'"),
+                        60), "no iteration done"
+        holder = sqlite3.connect(db, timeout=30, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        time.sleep(14)  # past the 10 s busy timeout: the target now waits
+        code, waited, err = stop(proc, timeout=25)
+    finally:
+        if holder:
+            holder.execute("ROLLBACK")
+            holder.close()
+    assert waited < 25, (waited, err)
+    assert code == 1, err  # a row was lost, and the log says which
+    assert "the database is locked by another program" in err, err
+    assert re.search(r"cannot store iteration \d+: Device or resource busy", err), err
 
 
 def test_corrupt_database_exits_78(workdir):
