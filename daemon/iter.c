@@ -205,10 +205,11 @@ static void fields_for(const struct iter_env *e, struct log_fields *f, long cycl
 int iter_db_patient(const char *target, const char *what, const atomic_int *stop, int (*op)(void *),
 		    void *arg)
 {
-	uint64_t since = 0, logged = 0;
+	uint64_t since = 0, logged = 0, tried_at;
 	int tries = 0, ret;
 
 	for (;;) {
+		tried_at = util_now_ns();
 		ret = op(arg);
 		if (!ret) {
 			if (since)
@@ -226,7 +227,7 @@ int iter_db_patient(const char *target, const char *what, const atomic_int *stop
 			 * with an open transaction, a VACUUM): each try already
 			 * waited the busy timeout. Wait for it as long as it takes. */
 			if (!since)
-				since = now;
+				since = tried_at; /* the try itself waited the busy timeout */
 			if (!logged || now - logged >= DB_WAIT_LOG_S * 1000000000ull) {
 				log_msg(LOG_WARNING,
 					"target %s: %s: the database is locked by another "
