@@ -1,6 +1,7 @@
 """Bad input: each case exits 78 with FILE:LINE: key in the message, writes
 nothing to the device and creates no database."""
 
+import contextlib
 import re
 import subprocess
 
@@ -86,14 +87,35 @@ def test_database_directory_not_writable(workdir, make_loop):
         subprocess.run(["umount", ro])
 
 
+@contextlib.contextmanager
+def loop_on(dev):
+    """A loop device whose backing file is the block device dev, detached
+    on leaving."""
+    upper = subprocess.run(["losetup", "--show", "-f", dev], check=True, capture_output=True,
+                           text=True).stdout.strip()
+    try:
+        yield upper
+    finally:
+        subprocess.run(["losetup", "-d", upper], capture_output=True)
+
+
+@contextlib.contextmanager
+def mounted(dev, mnt):
+    """A new ext4 on dev mounted read-only on mnt (made here), unmounted on
+    leaving."""
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                    dev], check=True)
+    mnt.mkdir()
+    subprocess.run(["mount", "-o", "ro", dev, mnt], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", mnt])
+
+
 def test_mounted_device_refused(workdir, make_loop):
     loop = make_loop(64 * MiB)
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                    loop.dev], check=True)
-    mnt = workdir / "mnt"
-    mnt.mkdir()
-    subprocess.run(["mount", "-o", "ro", loop.dev, mnt], check=True)
-    try:
+    with mounted(loop.dev, workdir / "mnt") as mnt:
         db = workdir / "w.db"
         conf = write_conf(workdir / "w.conf", "\n".join(base(db, loop.dev)))
         subprocess.run(["sync"])
@@ -104,21 +126,6 @@ def test_mounted_device_refused(workdir, make_loop):
             p.stderr
         subprocess.run(["sync"])
         assert loop.checksum() == before
-    finally:
-        subprocess.run(["umount", mnt])
-
-
-def stacked_loop(dev):
-    """A loop device whose backing file is the block device dev."""
-    return subprocess.run(["losetup", "--show", "-f", dev], check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
-def mkfs_mount(dev, mnt):
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                    dev], check=True)
-    mnt.mkdir()
-    subprocess.run(["mount", "-o", "ro", dev, mnt], check=True)
 
 
 def test_backing_device_of_a_loop_device_refused(workdir, make_loop):
@@ -126,10 +133,7 @@ def test_backing_device_of_a_loop_device_refused(workdir, make_loop):
     exclusive claim), so only the guard stands between a run and the
     filesystem mounted from that loop device."""
     loop = make_loop(64 * MiB)
-    upper, mnt = None, workdir / "mnt"
-    try:
-        upper = stacked_loop(loop.dev)
-        mkfs_mount(upper, mnt)
+    with loop_on(loop.dev) as upper, mounted(upper, workdir / "mnt"):
         conf = write_conf(workdir / "w.conf", "\n".join(base(workdir / "w.db", loop.dev)))
         subprocess.run(["sync"])
         before = loop.checksum()
@@ -141,20 +145,13 @@ def test_backing_device_of_a_loop_device_refused(workdir, make_loop):
                              rf"\(losetup -d {upper}\)", p.stderr), p.stderr
         subprocess.run(["sync"])
         assert loop.checksum() == before
-    finally:
-        subprocess.run(["umount", "-q", mnt], capture_output=True)
-        if upper:
-            subprocess.run(["losetup", "-d", upper], capture_output=True)
 
 
 def test_loop_device_on_a_mounted_device_refused(workdir, make_loop):
     """Writing a loop device on a block device writes that device: the
     target's checks apply to it too."""
     loop = make_loop(64 * MiB)
-    upper, mnt = None, workdir / "mnt"
-    try:
-        mkfs_mount(loop.dev, mnt)
-        upper = stacked_loop(loop.dev)
+    with mounted(loop.dev, workdir / "mnt") as mnt, loop_on(loop.dev) as upper:
         conf = write_conf(workdir / "w.conf", "\n".join(base(workdir / "w.db", upper)))
         subprocess.run(["sync"])
         before = loop.checksum()
@@ -165,10 +162,6 @@ def test_loop_device_on_a_mounted_device_refused(workdir, make_loop):
                          p.stderr), p.stderr
         subprocess.run(["sync"])
         assert loop.checksum() == before
-    finally:
-        subprocess.run(["umount", "-q", mnt], capture_output=True)
-        if upper:
-            subprocess.run(["losetup", "-d", upper], capture_output=True)
 
 
 def test_missing_config_file(workdir):
