@@ -24,8 +24,9 @@
 #define BUSY_STOP_MS 500 /* the wait for a lock once a stop was asked for */
 #define BUSY_STEP_MS 10
 
-/* SQLite's busy handler: wait BUSY_TIMEOUT_MS for another program's lock,
- * or only BUSY_STOP_MS once db_set_stop's flag is set, so that a database
+/* SQLite's busy handler: wait busy_ms (BUSY_TIMEOUT_MS unless
+ * db_set_busy_timeout) for another program's lock, or at most BUSY_STOP_MS
+ * once db_set_stop's flag is set, so that a database
  * someone keeps locked cannot hold a stopping daemon, whose last writes
  * each meet the lock, past systemd's TimeoutStopSec. */
 static int on_busy(void *arg, int count)
@@ -33,8 +34,7 @@ static int on_busy(void *arg, int count)
 	const struct db *db = arg;
 	int waited = count * BUSY_STEP_MS;
 
-	if (waited >= BUSY_TIMEOUT_MS ||
-	    (db->stop && atomic_load(db->stop) && waited >= BUSY_STOP_MS))
+	if (waited >= db->busy_ms || (db->stop && atomic_load(db->stop) && waited >= BUSY_STOP_MS))
 		return 0;
 	usleep(BUSY_STEP_MS * 1000);
 	return 1;
@@ -435,6 +435,7 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 	pthread_mutex_init(&db->lock, NULL);
 	db->readonly = readonly;
 	db->watch_fd = -1;
+	db->busy_ms = BUSY_TIMEOUT_MS;
 	ret = check_file_type(path, err, errlen);
 	if (!ret)
 		ret = open_conn(db, err, errlen);

@@ -77,6 +77,7 @@ struct db {
 					  to notice it deleted or replaced; -1 */
 	char last_err[256];          /* SQLite's text for the last failure */
 	const atomic_int *stop;      /* set: a lock is waited for briefly (db_set_stop) */
+	int busy_ms;                 /* how long a write waits for a lock (on_busy) */
 };
 
 /* A statement being bound: placeholders are numbered in call order and the

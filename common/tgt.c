@@ -446,6 +446,14 @@ static int vpd80_serial(const char *sysname, char *out, size_t len)
 	return out[0] ? 0 : -ENODATA;
 }
 
+/* The descriptor is the block device rdev: what was opened is what was
+ * checked, the node not replaced in between. */
+static int fd_is_device(int fd, dev_t rdev)
+{
+	struct stat st;
+	return !fstat(fd, &st) && S_ISBLK(st.st_mode) && st.st_rdev == rdev;
+}
+
 static void sysfs_identity(const char *sysname, char *serial, size_t slen, char *model, size_t mlen,
 			   char *firmware, size_t flen)
 {
@@ -568,10 +576,7 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
 			      strerror(-ret));
 	}
-	/* What was opened is what was checked: the node was not replaced
-	 * between the stat and the open. */
-	struct stat st;
-	if (fstat(tg->fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)
+	if (!fd_is_device(tg->fd, tg->rdev))
 		return seterr(err, len, -ENODEV, c, t, "device",
 			      "refusing %s: it changed while it was being opened (was %u:%u); "
 			      "try again once the device names are settled",
@@ -735,9 +740,7 @@ int tgt_reopen(struct tgt *tg, char *err, size_t len)
 		snprintf(err, len, "cannot open %s again: %s", tg->path, strerror(-ret));
 		return ret;
 	}
-	struct stat st;
-	if (tg->is_block &&
-	    (fstat(tg->fd, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)) {
+	if (tg->is_block && !fd_is_device(tg->fd, tg->rdev)) {
 		tgt_close(tg);
 		snprintf(err, len,
 			 "refusing %s: opened again, it is no longer the device opened at "
