@@ -19,7 +19,7 @@
 #include "hist.h"
 #include "tgt.h"
 
-#define DB_SCHEMA_VERSION 14
+#define DB_SCHEMA_VERSION 15
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;

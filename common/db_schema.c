@@ -462,6 +462,27 @@ const char *const db_migrations[] = {
 	"  JOIN targets t ON t.id = i.target_id\n"
 	"  LEFT JOIN iteration_baseline b ON b.iteration_id = i.id\n"
 	"  WHERE i.status = 'done';\n",
+	/* Never the wrong file, never twice: the files wearmon created as
+	 * targets (by device and inode), the identity of a file target's or a
+	 * loop device's backing file, a campaign that stays complete across
+	 * restarts, an action's end apart from its start, and time in which
+	 * the daemon itself did not run. */
+	[15] =
+	"CREATE TABLE owned_files (\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  ino INTEGER NOT NULL,\n"
+	"  target TEXT NOT NULL,\n"
+	"  path TEXT NOT NULL,\n"
+	"  created_at TEXT NOT NULL DEFAULT (" NOW "),\n"
+	"  PRIMARY KEY (dev, ino)\n"
+	") WITHOUT ROWID;\n"
+	"ALTER TABLE targets ADD COLUMN backing_dev INTEGER;\n"
+	"ALTER TABLE targets ADD COLUMN backing_ino INTEGER;\n"
+	"ALTER TABLE targets ADD COLUMN campaign_key TEXT;\n"
+	"ALTER TABLE targets ADD COLUMN campaign_done_at TEXT;\n"
+	"ALTER TABLE cycles ADD COLUMN action_ended_at TEXT;\n"
+	"ALTER TABLE iterations ADD COLUMN host_stall_seconds REAL;\n"
+	"ALTER TABLE samples ADD COLUMN host_stall_ms REAL;\n",
 };
 /* clang-format on */
 
