@@ -11,6 +11,7 @@
 #include "alert.h"
 #include "cfg.h"
 #include "db.h"
+#include "fsmode.h"
 #include "guard.h"
 #include "log.h"
 #include "notify.h"
@@ -709,6 +710,8 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
 	}
+	if (!d->o->check) /* mount namespace: before sched_start makes threads */
+		fsmode_start(c);
 	pid_t holder = d->o->check ? db_lock_holder(c->database) : 0;
 	if (open_targets(c, d->o->check, d->st) || check_devices(c, d->st, holder))
 		goto out;

@@ -181,6 +181,56 @@ static int fs_release(struct sched_target *st, long cycle)
 	return ret;
 }
 
+/* Filesystem mode at start: a new filesystem only where the configuration
+ * makes one before the size the target resumes at (fsmode.h:
+ * fsmode_plan_of), else the one made earlier, mounted again while it is
+ * still there and wearmon's. Returns as fs_prepare does. */
+static int fs_resume(struct sched_target *st, const struct db_resume *res)
+{
+	const struct cfg_target *t = st->t;
+	struct fsmode_resume r = {
+		.resume = res->resume,
+		.cycle = res->cycle_number,
+		.first_cycle = res->campaign_first_cycle,
+		.cycles_done = res->campaign_cycles_done,
+		.size_index = res->next_size_index,
+		.at_action = res->next_size_index >= st->layout.nsizes,
+	};
+	const char *fsname = cfg_filesystem_name(t->filesystem);
+	char err[1024];
+	switch (fsmode_plan_of(t, &r)) {
+	case FSMODE_FORMAT_EACH_SIZE: /* run_size makes it */
+		if (r.resume)
+			log_msg(LOG_INFO,
+				"target %s: cycle %ld: size %d starts on a new %s: "
+				"format_each_size = yes",
+				t->name, r.cycle, r.size_index + 1, fsname);
+		return 0;
+	case FSMODE_FORMAT_START:
+		log_msg(LOG_INFO, "target %s: making %s on %s: cycle %ld starts the campaign",
+			t->name, fsname, st->tg.path, r.cycle);
+		return fs_prepare(st, r.cycle);
+	case FSMODE_REMOUNT: break;
+	}
+	sched_set_phase(st, PH_FORMAT);
+	int ret = fsmode_remount(&st->fs, &st->tg, t, err, sizeof(err));
+	if (!ret) {
+		log_msg(LOG_NOTICE,
+			"target %s: cycle %ld: mounted the %s made earlier on %s again, not "
+			"reformatted: this configuration makes it only %s%s; test file %s",
+			t->name, r.cycle, fsname, st->tg.path,
+			t->format_each_size ? "before each size, and the cycle resumes at its "
+					      "between-cycles action"
+					    : "at the start of the campaign",
+			cfg_has_action(t, ACT_SECURE_ERASE) ? " and after secure-erase" : "",
+			st->fs.file);
+		return 0;
+	}
+	log_msg(LOG_NOTICE, "target %s: cycle %ld: reformatting %s: %s", t->name, r.cycle,
+		st->tg.path, err);
+	return fs_prepare(st, r.cycle);
+}
+
 static void record_effect(struct sched_target *st, enum cfg_action act, const struct act_env *env)
 {
 	uint64_t a = 0, b = 0;
@@ -537,6 +587,9 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 			st->t->name, res.cycle_number, res.next_size_index + 1, st->layout.nsizes,
 			res.next_iteration);
 	long cycle = res.cycle_number, done = res.campaign_cycles_done;
+	if (st->t->filesystem != FS_NONE && !(st->t->cycles && done >= st->t->cycles) &&
+	    (ret = fs_resume(st, &res)))
+		return ret == -EINTR && !st->error[0] ? SCHED_STOPPED : SCHED_FAILED;
 	for (;;) {
 		if (atomic_load(st->stop))
 			return SCHED_STOPPED;
@@ -618,8 +671,6 @@ static int target_setup(struct sched_target *st)
 			 st->tg.path, st->tg.signature);
 		note(st, LOG_WARNING, "signature-overwritten", msg);
 	}
-	if (st->t->filesystem != FS_NONE && !st->t->format_each_size && fs_prepare(st, 0))
-		return -1; /* a stop during mkfs too: target_main tells them apart */
 	return 0;
 }
 
