@@ -38,6 +38,7 @@ static const struct alert_kind_info kinds[ALERT_KIND__COUNT] = {
 	[ALERT_DB_WRITE] = { "db-write-failed", "682846020c7040acbf4108a1c3ac1ff3" },
 	[ALERT_ITERATION_FAILED] = { "iteration-failed", "9b9312091e894997b13e90afc98abc9e" },
 	[ALERT_DATA_INTEGRITY] = { "data-integrity", "8f621bcd43e94192945b60775fe6ccf6" },
+	[ALERT_HOST_STALL] = { "host-stall", "bd8b0bd6bb404056a7be916fad3b342b" },
 };
 
 struct alert_ctx {
@@ -99,7 +100,7 @@ long alert_check_collapse(const struct db_sample *s, size_t n, double avg, doubl
 	for (size_t i = 0; i < n; i++) {
 		if (s[i].phase != DB_PHASE_MEASURE)
 			continue;
-		if (!(s[i].mibps < limit)) {
+		if (!(s[i].mibps < limit) || s[i].host_stall_ms > 0) {
 			run = 0;
 			continue;
 		}
@@ -351,16 +352,12 @@ static int repeated(struct alert_ctx *a, const struct alert_event *e)
 	return 0;
 }
 
-/* Log, store and pass on an alert. Returns 1, or 0 when it repeated one
- * raised earlier in the same cycle (then nothing happens). */
-static int raise_alert(struct alert_ctx *a, const struct alert_event *e)
+/* Log and store an alert. */
+static void announce(struct alert_ctx *a, const struct alert_event *e)
 {
 	const struct alert_kind_info *k = &kinds[e->kind];
 	struct log_fields f = LOG_FIELDS_INIT;
-	char command[PATH_MAX];
 
-	if (repeated(a, e))
-		return 0;
 	f.target = a->who.name;
 	f.device = a->who.device;
 	f.serial = a->who.serial;
@@ -388,6 +385,17 @@ static int raise_alert(struct alert_ctx *a, const struct alert_event *e)
 	if (ret)
 		log_msg(LOG_ERR, "target %s: cannot store the %s alert: %s", a->who.name, k->kind,
 			strerror(-ret));
+}
+
+/* Log, store and pass on an alert. Returns 1, or 0 when it repeated one
+ * raised earlier in the same cycle (then nothing happens). */
+static int raise_alert(struct alert_ctx *a, const struct alert_event *e)
+{
+	char command[PATH_MAX];
+
+	if (repeated(a, e))
+		return 0;
+	announce(a, e);
 	pthread_mutex_lock(&a->lock);
 	util_strlcpy(command, a->t->alert_command, sizeof(command));
 	pthread_mutex_unlock(&a->lock);
@@ -618,6 +626,29 @@ void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration 
 	pthread_mutex_lock(&a->lock);
 	a->gen++;
 	pthread_mutex_unlock(&a->lock);
+}
+
+void alert_host_stall(struct alert_ctx *a, long cycle, const struct db_iteration *it, int64_t it_id,
+		      double suspended_s)
+{
+	struct alert_event e;
+	char data[DATA_LEN], sz[32], susp[64] = "";
+
+	event_for(&e, ALERT_HOST_STALL, LOG_WARNING, cycle, it, it_id);
+	e.value = it->host_stall_seconds;
+	snprintf(data, sizeof(data), "{\"host_stall_seconds\":%.3f,\"suspended_seconds\":%.3f}",
+		 it->host_stall_seconds, suspended_s);
+	e.data = data;
+	if (suspended_s > 0)
+		snprintf(susp, sizeof(susp), ", %.1f s of it suspended", suspended_s);
+	snprintf(e.message, sizeof(e.message),
+		 "target %s: host stall: cycle %ld iteration %ld (%s %s): wearmond did not run "
+		 "for %.1f s%s (stopped, a paused VM or a suspended host), not the drive; that "
+		 "time is left out of the rates, min and max and raises no drive alert",
+		 a->who.name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
+		 it->workload, it->host_stall_seconds, susp);
+	if (!raise_alert(a, &e))
+		announce(a, &e);
 }
 
 void alert_action(struct alert_ctx *a, long cycle, int64_t cycle_id, enum cfg_action action,

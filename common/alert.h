@@ -27,6 +27,7 @@ enum alert_kind {
 	ALERT_DB_WRITE,         /* db-write-failed */
 	ALERT_ITERATION_FAILED, /* iteration-failed */
 	ALERT_DATA_INTEGRITY,   /* data-integrity */
+	ALERT_HOST_STALL,       /* host-stall: wearmond did not run, not the drive */
 	ALERT_KIND__COUNT
 };
 
@@ -58,6 +59,13 @@ void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it);
  * baseline alert_baseline_of chose for it. */
 void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it, int64_t it_id,
 		     const struct db_sample *samples, size_t nsamples);
+
+/* The host stalled during a stored iteration (it->host_stall_seconds > 0;
+ * suspended_s of it the host was suspended): a warning to the journal with
+ * its MESSAGE_ID and an events row (value: the seconds) every time,
+ * alert_command the first time in a cycle. */
+void alert_host_stall(struct alert_ctx *a, long cycle, const struct db_iteration *it, int64_t it_id,
+		      double suspended_s);
 
 /* Note the action that ended a cycle; took_effect: it ran with outcome ok
  * (so later figures are judged as "after ACTION"). */
@@ -118,7 +126,8 @@ int alert_kind_parse(const char *name);
 int alert_check_crash(double avg, double baseline, double below_pct, double critical_pct);
 
 /* Collapse: ALERT_COLLAPSE_RUN consecutive "measure" samples below below_pct
- * of avg (0 = off). Returns the index of the first sample of the first such
+ * of avg (0 = off); a sample in which the host stalled (host_stall_ms > 0)
+ * is the host's, never the drive's, and breaks a run. Returns the index of the first sample of the first such
  * run (*low = the lowest MiB/s in it), or -1. */
 long alert_check_collapse(const struct db_sample *s, size_t n, double avg, double below_pct,
 			  double *low);

@@ -884,6 +884,19 @@ static int iteration_io(struct db *db, int64_t id, const struct db_iteration *it
 	return db_bind_run(&b, "store iteration I/O counts");
 }
 
+/* The host's stall, when it had one (else the column stays NULL). */
+static int iteration_stall(struct db *db, int64_t id, const struct db_iteration *it)
+{
+	struct db_bind b;
+
+	if (!(it->host_stall_seconds > 0))
+		return 0;
+	db_bind_start(db, ST_IT_STALL, &b);
+	db_bind_dbl(&b, it->host_stall_seconds);
+	db_bind_i64(&b, id);
+	return db_bind_run(&b, "store the host stall");
+}
+
 /* The fill columns stay NULL when nothing was filled (fill = no). */
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
@@ -965,6 +978,7 @@ static int sample_insert(struct db *db, int64_t id, const struct db_sample *s)
 	db_bind_fig(&b, s->mibps_min_1s);
 	db_bind_dbl(&b, s->seconds * 1e3);
 	db_bind_u64(&b, s->bytes);
+	db_bind_fig(&b, s->host_stall_ms > 0 ? s->host_stall_ms : -1);
 	return db_bind_run(&b, "store sample");
 }
 
@@ -984,6 +998,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 	ret = iteration_update(db, id, it);
 	if (ret == 0)
 		ret = iteration_io(db, id, it);
+	if (ret == 0)
+		ret = iteration_stall(db, id, it);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)
 		ret = sample_insert(db, id, &samples[i]);
 	ret = db_tx_end(db, ret);

@@ -120,6 +120,7 @@ struct db_iteration {
 	const char *baseline;          /* "first", "best", "previous"; NULL: none */
 	int64_t baseline_iteration_id; /* 0: no baseline yet (NULL) */
 	double baseline_mibps;         /* its mibps_avg; not stored, < 0: none */
+	double host_stall_seconds;     /* wearmond did not run (hstall.h); <= 0: NULL */
 };
 
 /* One sample (sample_interval of one phase). */
@@ -128,9 +129,10 @@ struct db_sample {
 	int64_t t_ms;        /* end of the sample since phase start */
 	double mibps, iops;
 	struct lat_qos lat_us;
-	double mibps_min_1s; /* slowest 1-second window; < 0: NULL */
-	double seconds;      /* its real length (the last one may be short) */
-	uint64_t bytes;      /* moved in it */
+	double mibps_min_1s;  /* slowest 1-second window; < 0: NULL */
+	double seconds;       /* its real length (the last one may be short) */
+	uint64_t bytes;       /* moved in it */
+	double host_stall_ms; /* of its time, wearmond did not run; <= 0: NULL */
 };
 
 /* An action between cycles. */

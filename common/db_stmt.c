@@ -84,11 +84,13 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " steady_excursion_pct = ? WHERE id = ?" },
 	[ST_IT_IO] = { 4,
 		  "UPDATE iterations SET reads = ?, writes = ?, random_ios = ? WHERE id = ?" },
-	[ST_SAMPLE] = { 14,
+	[ST_IT_STALL] = { 2,
+		  "UPDATE iterations SET host_stall_seconds = ? WHERE id = ?" },
+	[ST_SAMPLE] = { 15,
 		  "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
 		        " lat_p50_us, lat_p99_us, lat_max_us, lat_p90_us, lat_p999_us,"
-		        " lat_p9999_us, mibps_min_1s, duration_ms, bytes)"
-		        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+		        " lat_p9999_us, mibps_min_1s, duration_ms, bytes, host_stall_ms)"
+		        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	[ST_EVENT] = { 11,
 		  "INSERT INTO events (target_id, run_id, cycle_id, iteration_id,"
 		       " severity, kind, message_id, message, value, baseline, data)"

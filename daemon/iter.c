@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "hstall.h"
 #include "log.h"
 #include "steady.h"
 #include "util.h"
@@ -127,7 +128,10 @@ void iter_fini(struct iter_ctx *ic)
 struct samples {
 	const struct iter_env *e;
 	struct db_sample *v;
+	double *t_end; /* each sample's end in seconds from its phase's t0
+			  (exact, where v[i].t_ms is rounded) */
 	size_t n, cap;
+	uint64_t suspended_ns; /* host suspends in the row's phases (hstall.h) */
 	enum iter_phase phase; /* of the samples coming */
 	enum iter_phase last;  /* of v[n - 1] */
 	int oom;
@@ -167,13 +171,17 @@ static void on_sample(void *arg, const struct engine_sample *s)
 	if (sm->n == sm->cap) {
 		size_t cap = sm->cap ? sm->cap * 2 : 256;
 		struct db_sample *v = realloc(sm->v, cap * sizeof(*v));
-		if (!v) {
+		if (v)
+			sm->v = v;
+		double *t = v ? realloc(sm->t_end, cap * sizeof(*t)) : NULL;
+		if (!t) {
 			sm->oom = 1;
 			return;
 		}
-		sm->v = v;
+		sm->t_end = t;
 		sm->cap = cap;
 	}
+	sm->t_end[sm->n] = s->t;
 	struct db_sample *d = &sm->v[sm->n++];
 	d->phase = phase_stored(sm->phase);
 	d->t_ms = (int64_t)(s->t * 1000.0 + 0.5);
@@ -187,6 +195,34 @@ static void on_sample(void *arg, const struct engine_sample *s)
 	d->iops = s->iops;
 	d->lat_us = s->lat_us;
 	d->mibps_min_1s = s->mibps_min_1s;
+	d->host_stall_ms = 0; /* known when the phase has ended (phase_stalls) */
+}
+
+/* The host's stalls (hstall.h) in the samples v[first..n) of a phase that
+ * started at t0 (util_now_ns): each sample's host_stall_ms, and in *w the
+ * rates of the samples that had none, weighted by their length as the
+ * engine weighs them. Returns the stalled time of the phase in seconds. The
+ * null engine's clock is simulated: no stall reaches its figures. */
+static double phase_stalls(struct samples *sm, size_t first, uint64_t t0, int null, struct wstat *w)
+{
+	struct hstall v[HSTALL_KEEP];
+	size_t nv = null ? 0 : hstall_since(t0, v, HSTALL_KEEP);
+	uint64_t total = 0;
+
+	stats_weighted_init(w);
+	uint64_t a = t0; /* a sample starts where the one before ended */
+	for (size_t i = first; i < sm->n; i++) {
+		struct db_sample *d = &sm->v[i];
+		uint64_t b = t0 + (uint64_t)(sm->t_end[i] * 1e9);
+		uint64_t susp = 0, st = hstall_within(v, nv, a, b, &susp);
+		a = b;
+		d->host_stall_ms = (double)st / 1e6;
+		total += st;
+		sm->suspended_ns += susp;
+		if (!st && !susp)
+			stats_weighted_add(w, d->mibps, d->seconds / sm->e->t->sample_interval);
+	}
+	return (double)total / 1e9;
 }
 
 static void fields_for(const struct iter_env *e, struct log_fields *f, long cycle, long it,
@@ -300,6 +336,7 @@ static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64
 	p->dedupe_pct = (unsigned)e->t->dedupe_percent;
 	p->seed = seed;
 	p->sample_interval = e->t->sample_interval;
+	p->t0 = util_now_ns(); /* the samples' times count from here (phase_stalls) */
 	p->stop = e->stop;
 	p->on_sample = on_sample;
 	p->arg = sm;
@@ -335,12 +372,20 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 	p.queue_depth = (unsigned)e->t->fill_queue_depth;
 	p.is_write = 1;
 	p.amount = size;
+	size_t first = sm->n;
 	if (engine_run(eng, &p, r) < 0) {
 		snprintf(err, elen, "fill: cannot run the I/O engine%s%s",
 			 r->refused[0] ? ": " : "", r->refused);
 		return IT_FAILED;
 	}
+	struct wstat w;
+	double stall = phase_stalls(sm, first, p.t0, engine_is_null(eng), &w);
+	it->host_stall_seconds += stall;
 	it->fill_mibps = r->interrupted ? -1 : r->mibps;
+	if (stall > 0 && !r->interrupted)
+		it->fill_mibps = r->seconds > stall
+					 ? (double)r->bytes / 1048576.0 / (r->seconds - stall)
+					 : -1;
 	it->fill_seconds = r->seconds;
 	it->fill_bytes = r->bytes;
 	it->errors += r->errors;
@@ -393,6 +438,25 @@ static void store_figures(struct db_iteration *it, const struct engine_result *r
 	it->random_ios = r->random_ios;
 }
 
+/* The measured phase's figures over the time the host ran: the stalled
+ * time out of the averages, the samples it touched (w holds the others)
+ * out of min, max and stddev; min <= avg <= max as always. Unknown when
+ * the host ran no time at all. */
+static void figures_without_stall(struct db_iteration *it, const struct engine_result *r,
+				  const struct wstat *w, double stall)
+{
+	double ran = r->seconds - stall;
+	struct rate_figs f = { -1, -1, -1, -1 };
+
+	if (ran > 0)
+		stats_rate_figs(w, (double)r->bytes / 1048576.0 / ran, &f);
+	it->mibps_avg = f.avg;
+	it->mibps_min = f.min;
+	it->mibps_max = f.max;
+	it->mibps_stddev = f.stddev;
+	it->iops_avg = ran > 0 ? (double)r->ops / ran : -1;
+}
+
 /* An interrupted row measured a phase cut short at an arbitrary point:
  * its rates and latencies are unknown (NULL), not zero. What it did
  * (bytes, ops, seconds) stays. */
@@ -423,12 +487,18 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 	enter_phase(e, sm, rw->kind);
 	phase_setup(e, &p, size, seed + 1, sm);
 	row_phase(e, rw, size, it, &spec, &p);
+	size_t first = sm->n;
 	if (engine_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
 		snprintf(err, elen, "%s: cannot run the I/O engine%s%s", it->workload,
 			 r->refused[0] ? ": " : "", r->refused);
 		return IT_FAILED;
 	}
 	store_figures(it, r);
+	struct wstat w;
+	double stall = phase_stalls(sm, first, p.t0, engine_is_null(ic->eng[0]), &w);
+	it->host_stall_seconds += stall;
+	if (stall > 0 || sm->suspended_ns)
+		figures_without_stall(it, r, &w, stall);
 	if (r->errors) {
 		describe_error(r, it->workload, err, elen);
 		status = IT_FAILED;
@@ -513,7 +583,7 @@ static const char *log_fig(double v, char *buf, size_t len)
 static void log_iteration(const struct iter_env *e, const struct db_iteration *it)
 {
 	struct log_fields f;
-	char sz[32], rnd[24] = "", figs[256], b[4][24];
+	char sz[32], rnd[24] = "", figs[256], b[4][24], stall[48] = "";
 	if (it->round_index)
 		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
 	fields_for(e, &f, e->cycle, it->number, it->size_bytes);
@@ -530,12 +600,15 @@ static void log_iteration(const struct iter_env *e, const struct db_iteration *i
 			 log_fig(it->mibps_stddev, b[2], sizeof(b[2])), it->iops_avg,
 			 it->lat_us.p99, it->lat_us.p9999,
 			 log_fig(it->fill_bytes ? it->fill_mibps : -1, b[3], sizeof(b[3])));
+	if (it->host_stall_seconds > 0)
+		snprintf(stall, sizeof(stall), " host stall %.1f s (left out)",
+			 it->host_stall_seconds);
 	f.mibps = it->mibps_avg;
 	log_fields(it->status != DB_DONE ? LOG_WARNING : LOG_INFO, &f,
-		   "target %s: cycle %ld iteration %ld size %s %s%s: %s [%s]%s%s", e->t->name,
+		   "target %s: cycle %ld iteration %ld size %s %s%s: %s%s [%s]%s%s", e->t->name,
 		   e->cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
-		   it->workload, rnd, figs, db_status_name(it->status), it->error ? ": " : "",
-		   it->error ? it->error : "");
+		   it->workload, rnd, figs, stall, db_status_name(it->status),
+		   it->error ? ": " : "", it->error ? it->error : "");
 }
 
 enum db_status iter_db_status(enum it_status s)
@@ -709,6 +782,8 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 		round_figures(e, rw, &it);
 	it.status = iter_db_status(status);
 	it.error = err[0] ? err : NULL;
+	/* a suspend is not in the phases' seconds, but it is the host's stall */
+	it.host_stall_seconds += (double)sm.suspended_ns / 1e9;
 	util_iso_now(it.ended_at, sizeof(it.ended_at));
 	ret = db_retry_end(e, id, &it, &sm);
 	log_iteration(e, &it);
@@ -717,11 +792,15 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 			 strerror(-ret));
 		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, id, e->error);
 		free(sm.v);
+		free(sm.t_end);
 		return IT_FAILED;
 	}
+	if (it.host_stall_seconds > 0)
+		alert_host_stall(e->alert, e->cycle, &it, id, (double)sm.suspended_ns / 1e9);
 	if (status == IT_DONE)
 		alert_iteration(e->alert, e->cycle, &it, id, sm.v, sm.n);
 	free(sm.v);
+	free(sm.t_end);
 	if (status == IT_FAILED) {
 		snprintf(e->error, e->error_len, "iteration %ld failed: %s", number, err);
 		alert_failure(e->alert, it.errors ? ALERT_IO_ERROR : ALERT_ITERATION_FAILED,

@@ -13,6 +13,7 @@
 #include "db.h"
 #include "fsmode.h"
 #include "guard.h"
+#include "hstall.h"
 #include "log.h"
 #include "notify.h"
 #include "publish.h"
@@ -745,7 +746,15 @@ static int run(struct daemon *d)
 		c->ntargets, c->database);
 	log_echo_errors(0);
 	publish_init(&d->pub, c);
+	/* the ticker that tells the host's stalls from the drive's (hstall.h) */
+	int ret_hs = hstall_init();
+	if (ret_hs)
+		log_msg(LOG_WARNING,
+			"cannot start the host-stall ticker (%s): a stopped or "
+			"suspended host will count against the drive",
+			strerror(-ret_hs));
 	status = run_targets(d);
+	hstall_fini();
 	const char *why = d->db_lost     ? "database lost"
 			  : signals_stop ? "signal"
 			  : status       ? "failure"

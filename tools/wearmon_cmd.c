@@ -219,6 +219,7 @@ static const char show_sql[] =
 	" JOIN targets t ON t.id = i.target_id" WM_SQL_BASELINE_JOIN " WHERE i.id = ?";
 
 /* Columns show prints in its own words; others go under "more". */
+/* clang-format off */
 static const char *const shown_cols[] = {
 	"id",           "cycle_id",     "run_id",         "target_id",
 	"number",       "size_index",   "size_bytes",     "region_offset",
@@ -230,8 +231,9 @@ static const char *const shown_cols[] = {
 	"fill_mibps",   "fill_seconds", "fill_bytes",     "errors",
 	"status",       "error",        "target",         "device",
 	"device_kind",  "cycle",        "baseline_mibps", "baseline_cycle",
-	"nsizes",
+	"nsizes",       "host_stall_seconds",
 };
+/* clang-format on */
 
 /* v with the given decimals, or "-" for NULL; eight results may be alive
  * at once (one printf). */
@@ -297,6 +299,10 @@ static void show_head(const struct wm_table *t)
 	       fig(figure(t, "lat_mean_us"), 0), fig(figure(t, "lat_p50_us"), 0),
 	       fig(figure(t, "lat_p99_us"), 0), fig(figure(t, "lat_p999_us"), 0),
 	       fig(figure(t, "lat_max_us"), 0));
+	if (!isnan(wm_num(t, 0, "host_stall_seconds")))
+		printf("  host stall  %s s: wearmond did not run (stopped, a paused VM or a "
+		       "suspended host); left out of the rates, min and max\n",
+		       fig(wm_num(t, 0, "host_stall_seconds"), 1));
 	if (!isnan(wm_num(t, 0, "fill_bytes")))
 		printf("  fill        %s MiB/s, %s in %s s\n", fig(wm_num(t, 0, "fill_mibps"), 1),
 		       bytes_of(wm_num(t, 0, "fill_bytes")), fig(wm_num(t, 0, "fill_seconds"), 1));

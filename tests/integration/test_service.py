@@ -505,7 +505,7 @@ def test_catalog_parses_into_a_root(workdir):
                             capture_output=True, text=True, check=True).stdout
     ids = {line.split()[0] for line in listed.splitlines() if line.strip()}
     assert ids == set(IDS.values()), listed
-    assert len(IDS) == 10
+    assert len(IDS) == 11
     for mid in IDS.values():
         text = subprocess.run(["journalctl", f"--root={root}", "--dump-catalog", mid,
                                "--no-pager"], capture_output=True, text=True, check=True).stdout

@@ -70,6 +70,7 @@ static void test_recovery_table(void **state)
 /* clang-format off */
 #define F(v) { .phase = DB_PHASE_FILL, .mibps = (v) }
 #define M(v) { .phase = DB_PHASE_MEASURE, .mibps = (v) }
+#define H(v) { .phase = DB_PHASE_MEASURE, .mibps = (v), .host_stall_ms = 500 }
 /* clang-format on */
 
 static void test_collapse_table(void **state)
@@ -125,6 +126,27 @@ static void test_collapse_table(void **state)
 		  20,
 		  0,
 		  1 },
+		{ "samples of a host stall are not the drive's",
+		  { M(100), H(40), H(0), H(0), H(0), M(100) },
+		  6,
+		  100,
+		  20,
+		  -1,
+		  0 },
+		{ "a host stall breaks a run",
+		  { M(1), M(1), H(1), M(1), M(1), M(100) },
+		  6,
+		  100,
+		  20,
+		  -1,
+		  0 },
+		{ "low samples after a host stall still count",
+		  { H(0), M(2), M(3), M(4) },
+		  4,
+		  100,
+		  20,
+		  1,
+		  2 },
 		{ "off at 0%", { M(0), M(0), M(0) }, 3, 100, 0, -1, 0 },
 		{ "no average", { M(0), M(0), M(0) }, 3, 0, 20, -1, 0 },
 		{ "no samples", { M(0) }, 0, 100, 20, -1, 0 },
@@ -161,7 +183,7 @@ static void test_kinds_and_catalog(void **state)
 		"throughput-crash", "throughput-collapse", "throughput-recovered",
 		"io-error",         "device-gone",         "identity-mismatch",
 		"action-failed",    "db-write-failed",     "iteration-failed",
-		"data-integrity",
+		"data-integrity",   "host-stall",
 	};
 	size_t n;
 	const struct alert_kind_info *k = alert_kinds(&n);

@@ -221,7 +221,8 @@ static const struct db_sample three_samples[] = {
 	  { .p50 = 100.0, .p90 = 150.0, .p99 = 200.0, .p999 = 250.0, .p9999 = 290.0, .max = 300.0 },
 	  -1,
 	  1.0,
-	  1887436800 },
+	  1887436800,
+	  0 },
 	{ DB_PHASE_MEASURE,
 	  1000,
 	  410.0,
@@ -234,7 +235,8 @@ static const struct db_sample three_samples[] = {
 	    .max = 3900.0 },
 	  -1,
 	  1.0,
-	  429916160 },
+	  429916160,
+	  0 },
 	{ DB_PHASE_MEASURE,
 	  2000,
 	  391.0,
@@ -247,7 +249,8 @@ static const struct db_sample three_samples[] = {
 	    .max = 4000.0 },
 	  380.5,
 	  1.0,
-	  409993216 },
+	  409993216,
+	  0 },
 };
 
 /* ---- schema and opening ------------------------------------------------- */
@@ -832,6 +835,53 @@ static void test_resume_unknown_target(void **state)
 
 /* ---- iteration results are all or nothing ------------------------------- */
 
+/* The host's stalls: iterations.host_stall_seconds and samples.host_stall_ms
+ * when there was one, NULL when not. */
+static void test_host_stall_stored(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, a = 0, b = 0;
+	struct db_sample s[2] = { three_samples[1], three_samples[2] };
+	struct db_iteration it;
+
+	s[1].host_stall_ms = 250.0;
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	it = it_new(fx, tgt, cyc, 1, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &a), 0);
+	it_results(&it, DB_DONE);
+	it.host_stall_seconds = 0.25;
+	assert_int_equal(db_iteration_end(fx->db, a, &it, s, 2), 0);
+	it = it_new(fx, tgt, cyc, 2, 0);
+	assert_int_equal(db_iteration_begin(fx->db, &it, &b), 0);
+	it_results(&it, DB_DONE);
+	assert_int_equal(db_iteration_end(fx->db, b, &it, three_samples, 3), 0);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE id = %lld"
+			    " AND host_stall_seconds = 0.25",
+			    (long long)a),
+			 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM iterations WHERE id = %lld"
+			    " AND host_stall_seconds IS NULL",
+			    (long long)b),
+			 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM samples WHERE iteration_id = %lld"
+			    " AND t_ms = 2000 AND host_stall_ms = 250",
+			    (long long)a),
+			 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM samples WHERE iteration_id = %lld"
+			    " AND t_ms = 1000 AND host_stall_ms IS NULL",
+			    (long long)a),
+			 1);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM samples WHERE iteration_id = %lld"
+			    " AND host_stall_ms IS NULL",
+			    (long long)b),
+			 3);
+}
+
 static void test_iteration_end_rollback(void **state)
 {
 	static const struct db_sample dup[] = {
@@ -842,7 +892,8 @@ static void test_iteration_end_rollback(void **state)
 		  { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 },
 		  -1,
 		  1.0,
-		  419430400 },
+		  419430400,
+		  0 },
 		{ DB_PHASE_MEASURE,
 		  1000,
 		  401.0,
@@ -850,7 +901,8 @@ static void test_iteration_end_rollback(void **state)
 		  { .p50 = 1.0, .p90 = 1.0, .p99 = 1.0, .p999 = 1.0, .p9999 = 1.0, .max = 1.0 },
 		  -1,
 		  1.0,
-		  419430400 },
+		  419430400,
+		  0 },
 	};
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
@@ -1473,6 +1525,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors_mapped, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_cases, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_unknown_target, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_host_stall_stored, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_end_rollback, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_without_fill, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_figures_null, setup_open, teardown),
