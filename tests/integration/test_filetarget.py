@@ -185,6 +185,23 @@ def test_backing_file_of_a_mounted_loop_device(workdir, make_loop):
                           rf"of the attached loop device {loop.dev}", loop.backing)
 
 
+def test_loop_device_on_the_database(workdir):
+    """A loop device (read-only here, so that nothing can write through it)
+    whose backing file is the database: refused as wearmon's own file."""
+    db = workdir / "w.db"
+    first = write_conf(workdir / "first.conf",
+                       conf_text(db, workdir / "t.img", file_size="4M"))
+    assert run_wearmond(first, timeout=120).returncode == 0
+    dev = subprocess.run(["losetup", "-r", "--show", "-f", db], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    try:
+        conf = write_conf(workdir / "w.conf", conf_text(db, dev, sizes="4K 8K"))
+        refused_both_ways(conf, re.escape(f"device: refusing {dev}: its backing file {db} is "
+                                          f"the database {db}; {OWN}"), db)
+    finally:
+        subprocess.run(["losetup", "-d", dev], capture_output=True)
+
+
 def test_file_open_for_writing_elsewhere(workdir):
     img = workdir / "busy.img"
     with open(img, "wb") as f:
