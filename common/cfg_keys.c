@@ -103,7 +103,8 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_FILE_SIZE] = { "file_size", CT_BYTES, TF(file_size), .def = "0",
 			  .help = "capacity of a regular-file target; ignored for block devices" },
 	[K_ALLOW_DESTROY] = { "allow_destroy", CT_BOOL, TF(allow_destroy), .def = "no",
-			      .help = "required before anything writes to a block device" },
+			      .help = "required before anything writes to a block device or to a "
+				      "file with data that wearmon did not create" },
 	[K_ADOPT_NEW_DEVICE] = { "adopt_new_device", CT_BOOL, TF(adopt_new_device), .def = "no",
 				 .help = "accept a device whose identity differs from the one "
 					 "recorded for this target name: a new campaign starts" },

@@ -589,6 +589,13 @@ int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *tar
 	db_bind_text(&b, t->model);
 	db_bind_text(&b, t->firmware);
 	db_bind_text(&b, t->backing_file);
+	if (t->backing_ino) {
+		db_bind_u64(&b, t->backing_dev);
+		db_bind_u64(&b, t->backing_ino);
+	} else {
+		db_bind_null(&b);
+		db_bind_null(&b);
+	}
 	ret = db_bind_row(&b, "store target");
 	if (ret == 1) {
 		*target_id = sqlite3_column_int64(b.st, 0);

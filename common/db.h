@@ -34,6 +34,9 @@ struct db_target_info {
 	const char *model;        /* may be NULL */
 	const char *firmware;     /* may be NULL */
 	const char *backing_file; /* loop devices; may be NULL */
+	/* the file behind the target (a file target's own, a loop device's
+	 * backing file): device number and inode; ino 0: none (NULL) */
+	uint64_t backing_dev, backing_ino;
 };
 
 /* State of a cycle or an iteration row, stored as text (db_status_name). */
@@ -235,6 +238,14 @@ int db_file_check(struct db *db, char *why, size_t len);
 /* Compare t's identity with the row recorded under t->name. Returns 0 (same,
  * or not recorded yet), 1 with what differs in diff, or -errno. */
 int db_target_identity(struct db *db, const struct db_target_info *t, char *diff, size_t len);
+
+/* Whether (dev, ino) is a file wearmon made a target (owned_files; a
+ * database older than version 15 has none). Returns 1, 0, or -errno. */
+int db_owned_file(struct db *db, uint64_t dev, uint64_t ino);
+
+/* Record (dev, ino) as target's file, created or found without data at
+ * path. Returns 0 or -errno. */
+int db_owned_add(struct db *db, uint64_t dev, uint64_t ino, const char *target, const char *path);
 
 /* After the upsert of an adopted device: unfinished cycles of the old one
  * fail, a new campaign starts, a device-replaced event records diff.

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -137,6 +138,7 @@ struct known {
 	int64_t id;
 	char kind[16], device[PATH_MAX], serial[128], model[128], backing[PATH_MAX];
 	uint64_t capacity;
+	uint64_t backing_dev, backing_ino; /* ino 0: NULL (before v15) */
 };
 
 static void copy_col(char *dst, size_t len, const struct db_value *v)
@@ -158,6 +160,8 @@ static int keep_known(void *arg, int n, const struct db_value *v, const char *co
 	copy_col(k->serial, sizeof(k->serial), &v[4]);
 	copy_col(k->model, sizeof(k->model), &v[5]);
 	copy_col(k->backing, sizeof(k->backing), &v[6]);
+	k->backing_dev = v[7].type == DB_INT ? (uint64_t)v[7].i : 0;
+	k->backing_ino = v[8].type == DB_INT ? (uint64_t)v[8].i : 0;
 	return 1;
 }
 
@@ -179,9 +183,19 @@ static void differ(char *out, size_t len, const char *what, const char *old, con
 		 *old ? old : "(none)", *now ? now : "(none)");
 }
 
+/* "MAJOR:MINOR inode INO" of a file identity. */
+static void file_id_text(char *out, size_t len, uint64_t dev, uint64_t ino)
+{
+	snprintf(out, len, "%u:%u inode %llu", major((dev_t)dev), minor((dev_t)dev),
+		 (unsigned long long)ino);
+}
+
 /* The identity that decides "same device": kind, serial, model, capacity,
- * the backing file of a loop device, the path of a regular file. The node
- * name of a block device (sdb, loop3) may change between boots. */
+ * the backing file of a loop device (its path, and its device and inode
+ * where both starts knew them: a row from before v15 takes them silently),
+ * the path of a regular file (which wearmon may create again, so not its
+ * inode). The node name of a block device (sdb, loop3) may change between
+ * boots. */
 static void compare(const struct known *k, const struct db_target_info *t, char *diff, size_t len)
 {
 	char a[32], b[32];
@@ -197,14 +211,22 @@ static void compare(const struct known *k, const struct db_target_info *t, char 
 	}
 	if (*k->backing || t->backing_file)
 		differ(diff, len, "backing file", k->backing, nz(t->backing_file), 1);
+	if (t->kind == TGT_BLOCK && t->backing_file && k->backing_ino && t->backing_ino &&
+	    (k->backing_dev != t->backing_dev || k->backing_ino != t->backing_ino)) {
+		char was[64], now[64];
+		file_id_text(was, sizeof(was), k->backing_dev, k->backing_ino);
+		file_id_text(now, sizeof(now), t->backing_dev, t->backing_ino);
+		differ(diff, len, "backing file identity", was, now, 1);
+	}
 	if (t->kind == TGT_FILE)
 		differ(diff, len, "file", k->device, t->device, 1);
 }
 
 int db_target_identity(struct db *db, const struct db_target_info *t, char *diff, size_t len)
 {
-	static const char sql[] = "SELECT id, kind, device, capacity_bytes, serial, model,"
-				  " backing_file FROM targets WHERE name = ?";
+	static const char sql[] =
+		"SELECT id, kind, device, capacity_bytes, serial, model,"
+		" backing_file, backing_dev, backing_ino FROM targets WHERE name = ?";
 	struct db_value p[] = { { .type = DB_TEXT, .s = t->name } };
 	struct known *k = calloc(1, sizeof(*k));
 	char err[256];
@@ -223,6 +245,53 @@ int db_target_identity(struct db *db, const struct db_target_info *t, char *diff
 		ret = 0;
 	}
 	free(k);
+	return ret;
+}
+
+/* ---- files wearmon made targets ---------------------------------------- */
+
+static int row_found(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	(void)n;
+	(void)names;
+	*(int *)arg = (int)v[0].i;
+	return 0;
+}
+
+int db_owned_file(struct db *db, uint64_t dev, uint64_t ino)
+{
+	static const char has_table[] = "SELECT count(*) FROM sqlite_master"
+					" WHERE type = 'table' AND name = 'owned_files'";
+	static const char sql[] = "SELECT count(*) FROM owned_files WHERE dev = ? AND ino = ?";
+	struct db_value p[] = { { .type = DB_INT, .i = (int64_t)dev },
+				{ .type = DB_INT, .i = (int64_t)ino } };
+	char err[256];
+	int n = 0;
+	int ret = db_query(db, has_table, NULL, 0, row_found, &n, err, sizeof(err));
+
+	if (!ret && n)
+		ret = db_query(db, sql, p, 2, row_found, &n, err, sizeof(err));
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		return ret;
+	}
+	return n > 0;
+}
+
+int db_owned_add(struct db *db, uint64_t dev, uint64_t ino, const char *target, const char *path)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_OWNED_ADD, &b);
+	db_bind_u64(&b, dev);
+	db_bind_u64(&b, ino);
+	db_bind_text(&b, target);
+	db_bind_text(&b, path);
+	ret = db_bind_run(&b, "record the file created as a target");
+	db_leave(db);
 	return ret;
 }
 

@@ -56,6 +56,7 @@ enum stmt_id {
 	ST_ADOPT_CAMPAIGN,
 	ST_ADOPT_WEAR,
 	ST_ADOPT_EVENT,
+	ST_OWNED_ADD,
 	ST__COUNT
 };
 

@@ -22,15 +22,17 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		         " exit_reason = ? WHERE id = ?" },
 	[ST_RUN_CONFIG] = { 3,
 		  "UPDATE runs SET config = ?, kernel = ? WHERE id = ?" },
-	[ST_TARGET_UPSERT] = { 9,
+	[ST_TARGET_UPSERT] = { 11,
 		  "INSERT INTO targets (name, device, kind, capacity_bytes,"
-		  " logical_block_size, serial, model, firmware, backing_file)"
-		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		  " logical_block_size, serial, model, firmware, backing_file,"
+		  " backing_dev, backing_ino)"
+		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 		  " ON CONFLICT (name) DO UPDATE SET device = excluded.device,"
 		  " kind = excluded.kind, capacity_bytes = excluded.capacity_bytes,"
 		  " logical_block_size = excluded.logical_block_size,"
 		  " serial = excluded.serial, model = excluded.model,"
 		  " firmware = excluded.firmware, backing_file = excluded.backing_file,"
+		  " backing_dev = excluded.backing_dev, backing_ino = excluded.backing_ino,"
 		  " last_seen = " NOW " RETURNING id" },
 	[ST_MARK_INTERRUPTED] = { 1,
 		  "UPDATE iterations SET status = 'interrupted', error = '"
@@ -145,5 +147,8 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_ADOPT_EVENT] = { 3,
 		  "INSERT INTO events (target_id, run_id, severity, kind, message)"
 		  " VALUES (?, ?, 'notice', 'device-replaced', ?)" },
+	[ST_OWNED_ADD] = { 4,
+		  "INSERT OR REPLACE INTO owned_files (dev, ino, target, path)"
+		  " VALUES (?, ?, ?, ?)" },
 };
 /* clang-format on */

@@ -1,5 +1,6 @@
 /* tgt: safe opening of block devices and regular files. */
 #include "tgt.h"
+#include "tgt_int.h"
 
 #include <blkid.h>
 
@@ -48,11 +49,18 @@ struct devset {
 	int n;
 };
 
-static int seterr(char *err, size_t len, int ret, const struct cfg *c, const struct cfg_target *t,
-		  const char *key, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+const char *tgt_sys_root(void)
+{
+	return sys_root;
+}
 
-static int seterr(char *err, size_t len, int ret, const struct cfg *c, const struct cfg_target *t,
-		  const char *key, const char *fmt, ...)
+const char *tgt_proc_root(void)
+{
+	return proc_root;
+}
+
+int tgt_seterr(char *err, size_t len, int ret, const struct cfg *c, const struct cfg_target *t,
+	       const char *key, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -390,18 +398,20 @@ int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const cha
 	case ERASE__COUNT: return 0;
 	}
 	if (!tgt_sysfs_read(sysname, "partition", buf, sizeof(buf)))
-		return seterr(err, len, -EPERM, c, t, "secure_erase",
-			      "refusing %s: it is a partition, and secure_erase = %s erases %s; "
-			      "make the whole disk the target, or use blksecdiscard or "
-			      "discard-all, which stay within the partition",
-			      path, cfg_erase_name(t->secure_erase), scope);
+		return tgt_seterr(
+			err, len, -EPERM, c, t, "secure_erase",
+			"refusing %s: it is a partition, and secure_erase = %s erases %s; "
+			"make the whole disk the target, or use blksecdiscard or "
+			"discard-all, which stay within the partition",
+			path, cfg_erase_name(t->secure_erase), scope);
 	int ns = sanitize ? nvme_namespaces(sysname) : 0;
 	if (ns > 1)
-		return seterr(err, len, -EPERM, c, t, "secure_erase",
-			      "refusing %s: its controller has %d namespaces, and secure_erase = "
-			      "%s erases %s; use nvme-format or nvme-crypto-format, which erase "
-			      "this namespace only",
-			      path, ns, cfg_erase_name(t->secure_erase), scope);
+		return tgt_seterr(
+			err, len, -EPERM, c, t, "secure_erase",
+			"refusing %s: its controller has %d namespaces, and secure_erase = "
+			"%s erases %s; use nvme-format or nvme-crypto-format, which erase "
+			"this namespace only",
+			path, ns, cfg_erase_name(t->secure_erase), scope);
 	return 0;
 }
 
@@ -412,7 +422,7 @@ static int block_refusals(const struct cfg *c, const struct cfg_target *t, struc
 	int ret = tgt_in_use(tg->sysname, tg->rdev, db_path, why, sizeof(why));
 
 	if (ret == -EBUSY)
-		return seterr(err, len, ret, c, t, "device", "refusing %s: %s", tg->path, why);
+		return tgt_seterr(err, len, ret, c, t, "device", "refusing %s: %s", tg->path, why);
 	if (ret)
 		return ret;
 	return tgt_erase_refusal(c, t, tg->sysname, tg->path, err, len);
@@ -542,165 +552,149 @@ static void probe_signature(const char *path, char *out, size_t len)
 	blkid_free_probe(pr);
 }
 
+/* A loop device is refused when it has no backing file (detached: it
+ * reads as capacity 0) or when its backing file is one of wearmon's own.
+ * Returns 0 or -errno with the refusal in err. */
+static int loop_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+			 const struct tgt_guard *g, char *err, size_t len)
+{
+	char file[PATH_MAX];
+	const struct tgt_own_file *own;
+
+	if (strncmp(tg->sysname, "loop", 4))
+		return 0;
+	if (tgt_sysfs_read(tg->sysname, "loop/backing_file", file, sizeof(file)) || !file[0])
+		return tgt_seterr(err, len, -ENXIO, c, t, "device",
+				  "refusing %s: it is a loop device with no backing file "
+				  "(detached); attach a file to it (losetup) or choose another "
+				  "device",
+				  tg->path);
+	if (tgt_loop_backing_id(tg->sysname, -1, &tg->backing_dev, &tg->backing_ino))
+		tg->backing_ino = 0;
+	if (tg->backing_ino && (own = tgt_own_by_id(g, tg->backing_dev, tg->backing_ino)))
+		return tgt_seterr(err, len, -EPERM, c, t, "device",
+				  "refusing %s: its backing file %s is %s %s; a target must not "
+				  "be one of wearmon's own files",
+				  tg->path, file, own->what, own->path);
+	return 0;
+}
+
 static int open_block(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
-		      const char *db_path, int check_only, char *err, size_t len)
+		      const struct tgt_guard *g, int check_only, char *err, size_t len)
 {
 	int ret;
+	if ((ret = dev_sysname(tg->rdev, tg->sysname, sizeof(tg->sysname))))
+		return tgt_seterr(err, len, ret, c, t, "device",
+				  "%s: not found in /sys/dev/block: %s", tg->path, strerror(-ret));
+	if ((ret = loop_refusals(c, t, tg, g, err, len)))
+		return ret;
 	probe_signature(tg->real_path, tg->signature, sizeof(tg->signature));
 	if (!t->allow_destroy && tg->signature[0])
-		return seterr(
+		return tgt_seterr(
 			err, len, -EPERM, c, t, "allow_destroy",
 			"refusing to write to block device %s: it holds a %s that would be "
 			"destroyed; set allow_destroy = yes in [target %s] if that is intended",
 			tg->path, tg->signature, t->name);
 	if (!t->allow_destroy)
-		return seterr(
+		return tgt_seterr(
 			err, len, -EPERM, c, t, "allow_destroy",
 			"refusing to write to block device %s: everything on it is destroyed; "
 			"set allow_destroy = yes in [target %s] if that is intended",
 			tg->path, t->name);
-	if ((ret = dev_sysname(tg->rdev, tg->sysname, sizeof(tg->sysname))))
-		return seterr(err, len, ret, c, t, "device", "%s: not found in /sys/dev/block: %s",
-			      tg->path, strerror(-ret));
-	if ((ret = block_refusals(c, t, tg, db_path, err, len)))
+	if ((ret = block_refusals(c, t, tg, g->db_path, err, len)))
 		return ret;
 	int flags = check_only ? O_RDONLY : O_RDWR | O_DIRECT | O_EXCL;
 	tg->fd = open(tg->real_path, flags | O_CLOEXEC);
 	if (tg->fd < 0) {
 		ret = -errno;
 		if (ret == -EBUSY)
-			return seterr(
+			return tgt_seterr(
 				err, len, ret, c, t, "device",
 				"refusing %s: busy (opened exclusively by another program, mounted or held by md/dm)",
 				tg->path);
-		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
-			      strerror(-ret));
+		return tgt_seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
+				  strerror(-ret));
 	}
 	if (!fd_is_device(tg->fd, tg->rdev))
-		return seterr(err, len, -ENODEV, c, t, "device",
-			      "refusing %s: it changed while it was being opened (was %u:%u); "
-			      "try again once the device names are settled",
-			      tg->path, major(tg->rdev), minor(tg->rdev));
+		return tgt_seterr(err, len, -ENODEV, c, t, "device",
+				  "refusing %s: it changed while it was being opened (was %u:%u); "
+				  "try again once the device names are settled",
+				  tg->path, major(tg->rdev), minor(tg->rdev));
 	int lbs = 0;
 	if (ioctl(tg->fd, BLKGETSIZE64, &tg->capacity) || ioctl(tg->fd, BLKSSZGET, &lbs)) {
 		ret = -errno;
-		return seterr(err, len, ret, c, t, "device", "cannot read the size of %s: %s",
-			      tg->path, strerror(-ret));
+		return tgt_seterr(err, len, ret, c, t, "device", "cannot read the size of %s: %s",
+				  tg->path, strerror(-ret));
 	}
 	tg->logical_block_size = (uint32_t)lbs;
 	tg->kind = TGT_BLOCK;
 	block_identity(tg);
 	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
-		return seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
-			      "refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
-			      "names may have moved: check the path or expect_serial",
-			      tg->path, tg->serial, t->expect_serial);
+		return tgt_seterr(
+			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			"refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
+			"names may have moved: check the path or expect_serial",
+			tg->path, tg->serial, t->expect_serial);
 	return 0;
 }
 
-/* O_DIRECT alignment of a file's filesystem; 0 when O_DIRECT is refused. */
-static uint32_t file_dio_align(int fd)
+int tgt_check(const struct cfg *c, const struct cfg_target *t, const struct tgt_guard *g,
+	      int check_only, struct tgt *tg, char *err, size_t len)
 {
-	struct statx sx;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
-	    (sx.stx_mask & STATX_DIOALIGN))
-		return sx.stx_dio_offset_align;
-	return 512;
-}
-
-static int open_file(const struct cfg *c, const struct cfg_target *t, struct tgt *tg, int exists,
-		     int check_only, char *err, size_t len)
-{
+	static const struct tgt_guard none = { .db_path = "/" };
 	struct stat st;
-	int ret;
-	if (!exists && !t->file_size)
-		return seterr(
-			err, len, -EINVAL, c, t, "file_size",
-			"%s does not exist; set file_size to create it as a regular-file target",
-			tg->path);
-	if (!exists && check_only) {
-		tg->capacity = t->file_size;
-		tg->logical_block_size = 512;
-		tg->fd = -1;
-		tg->kind = TGT_FILE;
-		return 0;
-	}
-	int flags = check_only ? O_RDONLY : O_RDWR | O_CREAT | O_DIRECT;
-	tg->fd = open(tg->path, flags | O_CLOEXEC, 0644);
-	if (tg->fd < 0) {
-		ret = -errno;
-		if (ret == -EINVAL)
-			return seterr(err, len, ret, c, t, "device",
-				      "%s: its filesystem does not support O_DIRECT", tg->path);
-		return seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
-			      strerror(-ret));
-	}
-	tg->created = !exists;
-	if (fstat(tg->fd, &st))
-		return seterr(err, len, -errno, c, t, "device", "cannot stat %s", tg->path);
-	tg->capacity = t->file_size ? t->file_size : (uint64_t)st.st_size;
-	if (!tg->capacity)
-		return seterr(err, len, -EINVAL, c, t, "file_size",
-			      "%s is empty; set file_size to the capacity to test", tg->path);
-	if (!check_only && (uint64_t)st.st_size < tg->capacity &&
-	    ftruncate(tg->fd, (off_t)tg->capacity))
-		return seterr(err, len, -errno, c, t, "file_size",
-			      "cannot extend %s to %llu bytes: %s", tg->path,
-			      (unsigned long long)tg->capacity, strerror(errno));
-	tg->logical_block_size = file_dio_align(tg->fd);
-	if (tg->logical_block_size < 512)
-		tg->logical_block_size = 512;
-	tg->kind = TGT_FILE;
-	/* Regular files discard by punching holes at block granularity. */
-	tg->discard_granularity = (uint64_t)st.st_blksize;
-	return 0;
-}
-
-int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path, int check_only,
-	     struct tgt *tg, char *err, size_t len)
-{
-	struct stat st;
+	if (!g)
+		g = &none;
 	memset(tg, 0, sizeof(*tg));
 	tg->fd = -1;
 	util_strlcpy(tg->name, t->name, sizeof(tg->name));
 	util_strlcpy(tg->path, t->device, sizeof(tg->path));
 	if (!t->device[0])
-		return seterr(err, len, -EINVAL, c, t, "device",
-			      "missing: set device = /dev/... or a file path");
+		return tgt_seterr(err, len, -EINVAL, c, t, "device",
+				  "missing: set device = /dev/... or a file path");
 	int exists = stat(t->device, &st) == 0;
 	if (!exists && errno != ENOENT)
-		return seterr(err, len, -errno, c, t, "device", "cannot access %s: %s", t->device,
-			      strerror(errno));
+		return tgt_seterr(err, len, -errno, c, t, "device", "cannot access %s: %s",
+				  t->device, strerror(errno));
 	if (exists && !realpath(t->device, tg->real_path))
-		return seterr(err, len, -errno, c, t, "device", "cannot resolve %s: %s", t->device,
-			      strerror(errno));
+		return tgt_seterr(err, len, -errno, c, t, "device", "cannot resolve %s: %s",
+				  t->device, strerror(errno));
 	/* Never create files under /dev: a missing device there is a typo or a
 	 * drive that moved, not a request for a file target. */
 	if (!exists && !strncmp(t->device, "/dev/", 5))
-		return seterr(err, len, -ENOENT, c, t, "device",
-			      "%s: no such device (unplugged, renamed, or a typo?)", t->device);
+		return tgt_seterr(err, len, -ENOENT, c, t, "device",
+				  "%s: no such device (unplugged, renamed, or a typo?)", t->device);
 	if (!exists)
 		util_strlcpy(tg->real_path, t->device, sizeof(tg->real_path));
 	int ret;
 	if (exists && S_ISBLK(st.st_mode)) {
 		tg->is_block = 1;
 		tg->rdev = st.st_rdev;
-		ret = open_block(c, t, tg, db_path, check_only, err, len);
+		ret = open_block(c, t, tg, g, check_only, err, len);
 	} else if (!exists || S_ISREG(st.st_mode)) {
-		if (!exists) {
-			char dir[PATH_MAX];
-			util_strlcpy(dir, t->device, sizeof(dir));
-			if (access(dirname(dir), W_OK | X_OK))
-				return seterr(
-					err, len, -errno, c, t, "device",
-					"%s does not exist and its directory is not writable: %s",
-					t->device, strerror(errno));
-		}
-		ret = open_file(c, t, tg, exists, check_only, err, len);
+		ret = tgt_file_check(c, t, g, &st, exists, tg, err, len);
 	} else {
-		return seterr(err, len, -EINVAL, c, t, "device",
-			      "%s is neither a block device nor a regular file", t->device);
+		return tgt_seterr(err, len, -EINVAL, c, t, "device",
+				  "%s is neither a block device nor a regular file", t->device);
 	}
+	if (ret)
+		tgt_close(tg);
+	return ret;
+}
+
+int tgt_prepare(const struct cfg *c, const struct cfg_target *t, struct tgt *tg, char *err,
+		size_t len)
+{
+	return tg->is_block ? 0 : tgt_file_prepare(c, t, tg, err, len);
+}
+
+int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path, int check_only,
+	     struct tgt *tg, char *err, size_t len)
+{
+	const struct tgt_guard g = { .db_path = db_path };
+	int ret = tgt_check(c, t, &g, check_only, tg, err, len);
+	if (!ret && !check_only)
+		ret = tgt_prepare(c, t, tg, err, len);
 	if (ret)
 		tgt_close(tg);
 	return ret;
@@ -714,17 +708,18 @@ int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const st
 	if (!tg->is_block)
 		return 0;
 	if (stat(tg->real_path, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)
-		return seterr(err, len, -ENODEV, c, t, "device",
-			      "refusing %s: the device node no longer names the device opened at "
-			      "start (%u:%u); it was removed or replaced",
-			      tg->path, major(tg->rdev), minor(tg->rdev));
+		return tgt_seterr(
+			err, len, -ENODEV, c, t, "device",
+			"refusing %s: the device node no longer names the device opened at "
+			"start (%u:%u); it was removed or replaced",
+			tg->path, major(tg->rdev), minor(tg->rdev));
 	tgt_read_identity(tg, serial, sizeof(serial), model, sizeof(model), fw, sizeof(fw));
 	if (t->expect_serial[0] && strcmp(t->expect_serial, serial))
-		return seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
-			      "refusing %s: it now reports serial \"%s\", expected \"%s\"",
-			      tg->path, serial, t->expect_serial);
+		return tgt_seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+				  "refusing %s: it now reports serial \"%s\", expected \"%s\"",
+				  tg->path, serial, t->expect_serial);
 	if (strcmp(serial, tg->serial))
-		return seterr(
+		return tgt_seterr(
 			err, len, -EMEDIUMTYPE, c, t, "device",
 			"refusing %s: its serial changed from \"%s\" to \"%s\" during the run",
 			tg->path, tg->serial, serial);

@@ -36,16 +36,74 @@ struct tgt {
 	char backing_file[PATH_MAX]; /* loop devices */
 	char signature[96];          /* libblkid: "ext4 filesystem", "" = none */
 	int created;                 /* regular file created by us */
+	/* The file behind the target (targets.backing_dev, backing_ino): a
+	 * file target's own, a loop device's backing file; ino 0: none. */
+	dev_t backing_dev;
+	ino_t backing_ino;
+	int exists;    /* file target: the path existed when checked */
+	uint64_t size; /* file target: its size when checked */
+	int own_it;    /* file target: created by us or found with no data, so
+			  recorded as wearmon's (owned_files) */
 };
 
-/* Open t's device for the run: block devices need allow_destroy, are
- * checked for mounts, swap, holders and the database's filesystem, and are
- * opened O_EXCL|O_DIRECT; a missing regular file is created at file_size.
- * check_only opens read-only and creates nothing. db_path is the database
- * (its filesystem must not be on the target). Returns 0, or -errno with a
- * one-line error in err naming the device, the reason and the key. */
+/* One of wearmon's own files, which no target may be, by whatever path:
+ * the database and its -wal, -shm and lock files, the configuration, the
+ * metrics file. */
+struct tgt_own_file {
+	const char *what; /* "the database", "the configuration", ... */
+	char path[PATH_MAX];
+};
+
+/* Whether wearmon made the file (dev, ino) a target before: it created it,
+ * or found it without data (the database's owned_files). Returns 1 if so,
+ * 0 if not. */
+typedef int (*tgt_owned_fn)(void *arg, dev_t dev, ino_t ino);
+
+/* What tgt_check protects besides the device itself. */
+struct tgt_guard {
+	const char *db_path;            /* its filesystem must not be on a target */
+	const struct tgt_own_file *own; /* no target may be one of these */
+	int nown;
+	tgt_owned_fn owned; /* NULL: no file is wearmon's */
+	void *owned_arg;
+	pid_t writer_ok; /* a process that may have a file target open for
+			    writing (the daemon of this database, seen from
+			    --check); 0: none */
+};
+
+/* The extended attribute that marks a file target wearmon created (value:
+ * the target's name). owned_files is the record; a file without the mark
+ * on a filesystem that keeps marks is another file at a reused inode. */
+#define TGT_XATTR "user.wearmon.target"
+
+/* Every refusal of t's device, changing nothing: block devices need
+ * allow_destroy, are checked for mounts, swap, holders and the database's
+ * filesystem, and are opened O_EXCL|O_DIRECT (read-only with check_only);
+ * a regular file must not be one of g's own files, a loop device's backing
+ * file or open for writing elsewhere, and one with data needs allow_destroy
+ * unless g says wearmon made it; existing files are opened read-only and
+ * a missing one is not created. g NULL: no own files, nothing is
+ * wearmon's. Returns 0, or -errno with a one-line error in err naming the
+ * device, the reason and the key. */
+int tgt_check(const struct cfg *c, const struct cfg_target *t, const struct tgt_guard *g,
+	      int check_only, struct tgt *out, char *err, size_t errlen);
+
+/* After tgt_check and every other start-up check: create a missing file
+ * target (O_EXCL), open it O_DIRECT for writing, extend it to file_size,
+ * mark it when own_it. Nothing for a block device. Returns 0 or -errno
+ * with the error in err. */
+int tgt_prepare(const struct cfg *c, const struct cfg_target *t, struct tgt *tg, char *err,
+		size_t errlen);
+
+/* tgt_check with no guard but the database's path, then (unless
+ * check_only) tgt_prepare. Returns 0 or -errno with the error in err. */
 int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path, int check_only,
 	     struct tgt *out, char *err, size_t errlen);
+
+/* Whether fdinfo text (/proc/PID/fdinfo/FD) has a descriptor open for
+ * writing (flags O_WRONLY or O_RDWR). Returns 1, 0, or -EINVAL without a
+ * flags line. */
+int tgt_fdinfo_writes(const char *text);
 
 /* Read serial, model and firmware again (NVMe Identify Controller, ATA
  * IDENTIFY, sysfs) into the given buffers, from the device now at

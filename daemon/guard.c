@@ -1,5 +1,6 @@
 /* guard: start-up refusals that protect the history and the host: trust in
- * the files root runs, one target per device, one daemon per device. */
+ * the files root runs, one target per device, one daemon per device, no
+ * target on wearmon's own files. */
 #include "guard.h"
 
 #include <dirent.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "util.h"
 
 int guard_trust(const char *what, const char *path, char *err, size_t len)
 {
@@ -52,6 +55,9 @@ int guard_same_device(const struct tgt *a, const struct tgt *b)
 	struct stat fa, fb;
 
 	if (a->is_block && b->is_block && a->rdev == b->rdev)
+		return 1;
+	/* two files not created yet, at one path */
+	if (!a->is_block && !b->is_block && !strcmp(a->real_path, b->real_path))
 		return 1;
 	if (file_id(a, &fa) || file_id(b, &fb))
 		return 0;
@@ -121,4 +127,34 @@ pid_t guard_holder(const struct tgt *tg)
 	}
 	closedir(d);
 	return found;
+}
+
+int guard_own_files(const struct cfg *c, struct tgt_own_file own[GUARD_OWN_MAX])
+{
+	static const struct {
+		const char *what, *suffix;
+	} db_files[] = {
+		{ "the database", "" },
+		{ "the database's write-ahead log", "-wal" },
+		{ "the database's shared-memory index", "-shm" },
+		{ "the database's lock", ".lock" }, /* common/db_guard.c lock_path */
+	};
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(db_files); i++, n++) {
+		own[n].what = db_files[i].what;
+		snprintf(own[n].path, sizeof(own[n].path), "%s%s", c->database, db_files[i].suffix);
+	}
+	own[n].what = "the configuration";
+	util_strlcpy(own[n++].path, c->path, sizeof(own[0].path));
+	if (c->metrics_file[0]) {
+		own[n].what = "the metrics file";
+		util_strlcpy(own[n++].path, c->metrics_file, sizeof(own[0].path));
+	}
+	return n;
+}
+
+int guard_history_owns(void *arg, dev_t dev, ino_t ino)
+{
+	return arg && db_owned_file(arg, (uint64_t)dev, (uint64_t)ino) == 1;
 }

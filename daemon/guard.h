@@ -1,13 +1,19 @@
 /* guard: start-up refusals that protect the history and the host: files
  * root would run or read that others can change, two targets on one device,
- * a device another wearmond holds. Writes nothing. */
+ * a device another wearmond holds, wearmon's own files as targets. Writes
+ * nothing. */
 #ifndef WEARMON_GUARD_H
 #define WEARMON_GUARD_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "db.h"
 #include "sched.h"
+
+/* Room for guard_own_files: the database, -wal, -shm, lock, configuration
+ * and metrics file. */
+#define GUARD_OWN_MAX 6
 
 /* what (e.g. "configuration") at path must not be writable by group or
  * others, and must be owned by root when we run as root (sshd's
@@ -20,5 +26,13 @@ int guard_same_device(const struct tgt *a, const struct tgt *b);
 
 /* The pid of another wearmond that has tg's device or file open, or 0. */
 pid_t guard_holder(const struct tgt *tg);
+
+/* Fill own with wearmon's own files under c (tgt_guard.own). Returns how
+ * many. */
+int guard_own_files(const struct cfg *c, struct tgt_own_file own[GUARD_OWN_MAX]);
+
+/* tgt_owned_fn over a read-only database (arg, a struct db; NULL: no file
+ * is wearmon's). Returns 1 if owned_files records (dev, ino), else 0. */
+int guard_history_owns(void *arg, dev_t dev, ino_t ino);
 
 #endif

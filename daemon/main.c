@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,9 +55,13 @@ struct daemon {
 	double wd_every; /* seconds between WATCHDOG=1, 0 = none */
 	double next_wd, next_status;
 	int stopping;
-	int db_lost;        /* the database file was deleted or replaced */
-	int lock_fd;        /* one daemon per database; -1 */
-	struct publish pub; /* metrics_file */
+	int db_lost;                            /* the database file was deleted or replaced */
+	int lock_fd;                            /* one daemon per database; -1 */
+	struct publish pub;                     /* metrics_file */
+	struct db *history;                     /* the database read-only while targets are
+			       checked (which files are wearmon's); NULL */
+	struct tgt_own_file own[GUARD_OWN_MAX]; /* files no target may be */
+	int nown;
 };
 
 static void usage(FILE *f)
@@ -187,17 +192,43 @@ static int check_devices(const struct cfg *c, const struct sched_target *st, pid
 	return bad ? -EBUSY : 0;
 }
 
-/* Open and check every target. Returns 0 or -errno (error logged). */
-static int open_targets(const struct cfg *c, int check_only, struct sched_target *st)
+/* Open the database read-only, if it exists, for what it knows before
+ * anything is written: the files wearmon made targets, the identities.
+ * Returns 0 (d->history may stay NULL: no database yet, or, at a real
+ * start, one that the writer's open will report) or -EINVAL (logged). */
+static int open_history(struct daemon *d, const struct cfg *c)
 {
+	char err[512];
+	struct stat st;
+
+	if (stat(c->database, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return 0;
+	if (!db_open(c->database, 1, &d->history, err, sizeof(err)))
+		return 0;
+	if (!d->o->check)
+		return 0;
+	log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
+	return -EINVAL;
+}
+
+/* Check every target, changing nothing. Returns 0 or -errno (error
+ * logged). */
+static int open_targets(struct daemon *d, const struct cfg *c, pid_t holder,
+			struct sched_target *st)
+{
+	const struct tgt_guard g = { .db_path = c->database,
+				     .own = d->own,
+				     .nown = d->nown,
+				     .owned = guard_history_owns,
+				     .owned_arg = d->history,
+				     .writer_ok = holder };
 	char err[CFG_ERR_MAX];
 	int bad = 0;
 	for (int i = 0; i < c->ntargets; i++) {
 		st[i].cfg = c;
 		st[i].t = &c->targets[i];
 		st[i].tg.fd = -1;
-		int ret =
-			tgt_open(c, st[i].t, c->database, check_only, &st[i].tg, err, sizeof(err));
+		int ret = tgt_check(c, st[i].t, &g, d->o->check, &st[i].tg, err, sizeof(err));
 		if (!ret)
 			ret = cfg_resolve(c, st[i].t, st[i].tg.capacity,
 					  st[i].tg.logical_block_size, &st[i].layout, err,
@@ -216,6 +247,27 @@ static int open_targets(const struct cfg *c, int check_only, struct sched_target
 				st[i].t->name, st[i].tg.path, (long)pid);
 	}
 	return bad ? -EINVAL : 0;
+}
+
+/* Once every check passed: create and extend the file targets. A file
+ * created on a filesystem with a larger O_DIRECT alignment than assumed
+ * has its layout resolved again. Returns 0 or -errno (logged). */
+static int prepare_targets(const struct cfg *c, struct sched_target *st)
+{
+	char err[CFG_ERR_MAX];
+	for (int i = 0; i < c->ntargets; i++) {
+		uint32_t lbs = st[i].tg.logical_block_size;
+		int ret = tgt_prepare(c, st[i].t, &st[i].tg, err, sizeof(err));
+		if (!ret && st[i].tg.logical_block_size != lbs)
+			ret = cfg_resolve(c, st[i].t, st[i].tg.capacity,
+					  st[i].tg.logical_block_size, &st[i].layout, err,
+					  sizeof(err));
+		if (ret) {
+			log_lines(LOG_ERR, err);
+			return ret;
+		}
+	}
+	return 0;
 }
 
 static void close_targets(struct daemon *d, int remove_created)
@@ -258,6 +310,8 @@ static void target_info(const struct tgt *tg, struct db_target_info *info)
 		.model = tg->model[0] ? tg->model : NULL,
 		.firmware = tg->firmware[0] ? tg->firmware : NULL,
 		.backing_file = tg->backing_file[0] ? tg->backing_file : NULL,
+		.backing_dev = tg->backing_ino ? (uint64_t)tg->backing_dev : 0,
+		.backing_ino = (uint64_t)tg->backing_ino,
 	};
 }
 
@@ -323,6 +377,10 @@ static int register_targets(struct db *db, const struct cfg *c, struct sched_tar
 		target_info(&st[i].tg, &info);
 		if (!ret)
 			ret = db_target_upsert(db, &info, &st[i].target_id);
+		if (!ret && st[i].tg.own_it)
+			ret = db_owned_add(db, (uint64_t)st[i].tg.backing_dev,
+					   (uint64_t)st[i].tg.backing_ino, st[i].t->name,
+					   st[i].tg.real_path);
 		if (!ret && adopt)
 			ret = db_target_adopt(db, st[i].target_id, run_id, diff);
 		if (ret)
@@ -331,24 +389,6 @@ static int register_targets(struct db *db, const struct cfg *c, struct sched_tar
 		st[i].run_id = run_id;
 	}
 	return 0;
-}
-
-/* --check: compare identities with an existing database, writing nothing.
- * Returns 0, -EMEDIUMTYPE or -errno. */
-static int check_identities(const struct cfg *c, const struct sched_target *st)
-{
-	char err[512];
-	struct db *db = NULL;
-
-	if (access(c->database, F_OK) != 0)
-		return 0;
-	if (db_open(c->database, 1, &db, err, sizeof(err))) {
-		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
-		return -EINVAL;
-	}
-	int ret = identities_ok(db, c, st);
-	db_close(db);
-	return ret;
 }
 
 /* Keep c until exit. Returns 0 or -ENOMEM (c is then not kept). */
@@ -686,6 +726,23 @@ static int run_targets(struct daemon *d)
 	return failed || d->db_lost ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* Every check of the targets, changing nothing: each target, the pairs,
+ * and with --check the identities recorded in the database. The database
+ * is open read-only meanwhile. Returns 0 or -errno (logged). */
+static int check_targets(struct daemon *d, const struct cfg *c, pid_t holder)
+{
+	int ret = open_history(d, c);
+
+	d->nown = guard_own_files(c, d->own);
+	if (open_targets(d, c, holder, d->st) || check_devices(c, d->st, holder))
+		ret = -EINVAL;
+	if (!ret && d->o->check && d->history)
+		ret = identities_ok(d->history, c, d->st);
+	db_close(d->history);
+	d->history = NULL;
+	return ret;
+}
+
 static int run(struct daemon *d)
 {
 	const struct cfg *c = d->cfgs[0];
@@ -714,11 +771,9 @@ static int run(struct daemon *d)
 	if (!d->o->check) /* mount namespace: before sched_start makes threads */
 		fsmode_start(c);
 	pid_t holder = d->o->check ? db_lock_holder(c->database) : 0;
-	if (open_targets(c, d->o->check, d->st) || check_devices(c, d->st, holder))
+	if (check_targets(d, c, holder))
 		goto out;
 	if (d->o->check) {
-		if (check_identities(c, d->st))
-			goto out;
 		if (holder)
 			log_msg(LOG_NOTICE,
 				"database %s is in use by wearmond pid %ld; a second "
@@ -734,7 +789,7 @@ static int run(struct daemon *d)
 	}
 	db_set_stop(db, &signals_stop);
 	int ret = identities_ok(db, c, d->st);
-	if (ret == -EMEDIUMTYPE)
+	if (ret == -EMEDIUMTYPE || (!ret && prepare_targets(c, d->st)))
 		goto out;
 	status = EXIT_RUNTIME;
 	if (ret || db_run_begin(db, c->path, &run_id) || db_run_config(db, run_id, c->text) ||

@@ -134,21 +134,35 @@ def test_check_reports_block_device_held_by_another_wearmond(workdir, make_loop)
 
 
 def test_two_targets_on_one_device_refused(workdir, make_loop):
+    """A loop device and its backing file; two names (a hard link) of one
+    sparse file."""
     loop = make_loop(32 * MiB)
     db = workdir / "w.db"
     body = "\n".join(f"{k} = {v}" for k, v in {**QUICK, "allow_destroy": "yes"}.items())
-    conf = write_conf(workdir / "w.conf", f"""[wearmon]
+
+    def two(a, b):
+        return write_conf(workdir / "w.conf", f"""[wearmon]
 database = {db}
 
 [target a]
-device = {loop.dev}
+device = {a}
 {body}
 
 [target b]
-device = {loop.backing}
+device = {b}
 {body}
 """)
-    p = run_wearmond(conf, "--check")
+
+    p = run_wearmond(two(loop.dev, loop.backing), "--check")
+    assert p.returncode == 78, p.stdout + p.stderr
+    # the backing file of an attached loop device is refused by itself
+    assert f"refusing {loop.backing}: it is the backing file of the attached loop device " \
+           f"{loop.dev}" in p.stderr, p.stderr
+    img = workdir / "t.img"
+    with open(img, "wb") as f:
+        f.truncate(32 * MiB)
+    os.link(img, workdir / "same.img")
+    p = run_wearmond(two(img, workdir / "same.img"), "--check")
     assert p.returncode == 78, p.stdout + p.stderr
     assert "target b is on the same device as target a" in p.stderr
     assert not db.exists()

@@ -1317,6 +1317,39 @@ static void test_file_check(void **state)
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), -ESTALE);
 }
 
+/* owned_files by device and inode; a loop device's backing file known by
+ * its inode too, where both the row and the start know it. */
+static void test_owned_files_and_backing_identity(void **state)
+{
+	struct fx *fx = *state;
+	char diff[512];
+	int64_t id;
+	struct db_target_info t = { .name = "lp",
+				    .device = "/dev/loop3",
+				    .kind = TGT_BLOCK,
+				    .capacity_bytes = 1 << 20,
+				    .logical_block_size = 512,
+				    .backing_file = "/srv/a.img" };
+
+	assert_int_equal(db_owned_file(fx->db, 2049, 77), 0);
+	assert_int_equal(db_owned_add(fx->db, 2049, 77, "f1", "/srv/f1.img"), 0);
+	assert_int_equal(db_owned_file(fx->db, 2049, 77), 1);
+	assert_int_equal(db_owned_file(fx->db, 2049, 78), 0);
+	/* a row without the inode takes the start's silently */
+	assert_int_equal(db_target_upsert(fx->db, &t, &id), 0);
+	t.backing_dev = 2049;
+	t.backing_ino = 100;
+	assert_int_equal(db_target_identity(fx->db, &t, diff, sizeof(diff)), 0);
+	assert_int_equal(db_target_upsert(fx->db, &t, &id), 0);
+	assert_int_equal(db_target_identity(fx->db, &t, diff, sizeof(diff)), 0);
+	t.backing_ino = 101;
+	assert_int_equal(db_target_identity(fx->db, &t, diff, sizeof(diff)), 1);
+	assert_string_equal(diff, "backing file identity '8:1 inode 100' -> '8:1 inode 101'");
+	/* unknown now (no backing file read): not a difference */
+	t.backing_ino = 0;
+	assert_int_equal(db_target_identity(fx->db, &t, diff, sizeof(diff)), 0);
+}
+
 /* One daemon per database: a second lock is refused with the holder's pid
  * (a child process: POSIX locks are per process). */
 static void test_lock_one_holder(void **state)
@@ -1540,6 +1573,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_error_when_locked, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_write_error_at_commit, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_write_error_readonly, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_owned_files_and_backing_identity, setup_open,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_file_check, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
