@@ -7,15 +7,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "trust.h"
 
 int guard_trust(const char *what, const char *path, char *err, size_t len)
 {
 	struct stat st;
+	int ret = trust_links(what, path, err, len);
 
+	if (!ret)
+		ret = trust_dirs(what, path, err, len);
+	if (ret == -EPERM)
+		return ret;
 	if (stat(path, &st) != 0) {
-		int ret = -errno;
+		ret = -errno;
 		snprintf(err, len, "%s %s: %s", what, path, strerror(errno));
 		return ret;
 	}
@@ -121,4 +129,28 @@ pid_t guard_holder(const struct tgt *tg)
 	}
 	closedir(d);
 	return found;
+}
+
+int guard_paths(const struct cfg *c, char *err, size_t len)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm", ".lock" };
+	static const char *const names[] = { "database", "database journal", "database index",
+					     "database lock" };
+	char path[PATH_MAX + 8], why[CFG_ERR_MAX - 128];
+	int ret = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes) && !ret; i++) {
+		snprintf(path, sizeof(path), "%s%s", c->database, suffixes[i]);
+		ret = trust_links(names[i], path, why, sizeof(why));
+		if (ret)
+			snprintf(err, len, "%s:%d: database: %s", c->path, c->database_line, why);
+	}
+	if (!ret && c->metrics_file[0]) {
+		int k = cfg_key_index("metrics_file");
+		ret = trust_links("metrics_file", c->metrics_file, why, sizeof(why));
+		if (ret)
+			snprintf(err, len, "%s:%d: metrics_file: %s", c->path,
+				 k >= 0 && c->lines[k] ? c->lines[k] : c->section_line, why);
+	}
+	return ret;
 }

@@ -697,6 +697,10 @@ static int run(struct daemon *d)
 	if (!d->st)
 		return EXIT_RUNTIME;
 	notify_status("checking targets");
+	if (guard_paths(c, err, sizeof(err))) {
+		log_msg(LOG_ERR, "%s", err);
+		goto out;
+	}
 	if (db_check_path(c->database, err, sizeof(err))) {
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
