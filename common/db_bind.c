@@ -112,6 +112,7 @@ int db_bind_finish(struct db_bind *b, int rc, const char *what)
 
 	if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
 		ret = report(b->db, rc, what);
+	db_outage_note(b->db, b->id, b->st, rc, what);
 	if (b->st) {
 		sqlite3_reset(b->st);
 		sqlite3_clear_bindings(b->st);

@@ -80,6 +80,10 @@ struct db {
 	char last_err[256];          /* SQLite's text for the last failure */
 	const atomic_int *stop;      /* set: a lock is waited for briefly (db_set_stop) */
 	int busy_ms;                 /* how long a write waits for a lock (on_busy) */
+	char tx_what[48];            /* the first write of the open transaction */
+	int outage_on, outage_ended; /* a spell of failing writes: going on; */
+	uint64_t outage_since_ns;    /* one ended, not yet taken (db_outage.c) */
+	struct db_outage outage, outage_done;
 };
 
 /* A statement being bound: placeholders are numbered in call order and the
@@ -136,6 +140,12 @@ int db_exec_id(struct db *db, enum stmt_id id, const char *what);
 
 /* Writers: open db->watch_fd on the file SQLite opened. Returns 0 or -errno. */
 int db_watch_open(struct db *db, char *err, size_t errlen);
+
+/* Note how a statement of the db module ended (rc), for the spells of
+ * failing writes that db_outage_take hands out: a storage failure (disk
+ * full, read-only, I/O error) of a writing statement starts or extends a
+ * spell, a committed write ends it. Called with db->lock held. */
+void db_outage_note(struct db *db, enum stmt_id id, sqlite3_stmt *st, int rc, const char *what);
 
 /* printf into err (when err and errlen). */
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)

@@ -8,17 +8,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trust.h"
 #include "util.h"
 
 int guard_trust(const char *what, const char *path, char *err, size_t len)
 {
 	struct stat st;
+	int ret = trust_links(what, path, err, len);
 
+	if (!ret)
+		ret = trust_dirs(what, path, err, len);
+	if (ret == -EPERM)
+		return ret;
 	if (stat(path, &st) != 0) {
-		int ret = -errno;
+		ret = -errno;
 		snprintf(err, len, "%s %s: %s", what, path, strerror(errno));
 		return ret;
 	}
@@ -157,4 +164,27 @@ int guard_own_files(const struct cfg *c, struct tgt_own_file own[GUARD_OWN_MAX])
 int guard_history_owns(void *arg, dev_t dev, ino_t ino)
 {
 	return arg && db_owned_file(arg, (uint64_t)dev, (uint64_t)ino) == 1;
+}
+
+int guard_paths(const struct cfg *c, char *err, size_t len)
+{
+	struct tgt_own_file own[GUARD_OWN_MAX];
+	char why[CFG_ERR_MAX - 128];
+	int n = guard_own_files(c, own), ret = 0;
+
+	for (int i = 0; i < n && !ret; i++) {
+		if (!strcmp(own[i].path, c->path))
+			continue; /* the configuration: guard_trust checks it */
+		ret = trust_links(own[i].what, own[i].path, why, sizeof(why));
+		if (!ret)
+			continue;
+		if (c->metrics_file[0] && !strcmp(own[i].path, c->metrics_file)) {
+			int k = cfg_key_index("metrics_file");
+			snprintf(err, len, "%s:%d: metrics_file: %s", c->path,
+				 k >= 0 && c->lines[k] ? c->lines[k] : c->section_line, why);
+		} else {
+			snprintf(err, len, "%s:%d: database: %s", c->path, c->database_line, why);
+		}
+	}
+	return ret;
 }

@@ -16,9 +16,17 @@
 #define GUARD_OWN_MAX 6
 
 /* what (e.g. "configuration") at path must not be writable by group or
- * others, and must be owned by root when we run as root (sshd's
- * StrictModes). Returns 0, or -EPERM / -errno with the reason in err. */
+ * others, and must be owned by root when we run as root; no symlink on the
+ * way may be another user's (trust_links), and every directory above it
+ * must be root's and closed to others (trust_dirs): sshd's StrictModes.
+ * Returns 0, or -EPERM / -errno with the reason in err. */
 int guard_trust(const char *what, const char *path, char *err, size_t len);
+
+/* The database, its -wal, -shm and lock files and the metrics file must
+ * not be reached through a symlink another user could have placed
+ * (trust_links). Returns 0, or -EPERM / -errno with err naming the
+ * configuration line, the path, the link and its owner. */
+int guard_paths(const struct cfg *c, char *err, size_t len);
 
 /* Whether targets a and b are the same device or file (same device number,
  * same file, or a loop device on the other's file). */

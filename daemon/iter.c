@@ -726,6 +726,19 @@ static void round_figures(const struct iter_env *e, const struct row *rw, struct
 		w.excursion_pct, STEADY_RANGE_PCT, STEADY_EXCURSION_PCT);
 }
 
+/* The target's file or device changed size during the row: the row fails
+ * with that reason first (an I/O error it caused follows it). */
+static enum it_status watch_row(const struct iter_env *e, enum it_status s, char *err, size_t len)
+{
+	char why[600], before[512];
+
+	if (!e->watch || !watch_check(e->watch, e->tg, why, sizeof(why)))
+		return s;
+	util_strlcpy(before, err, sizeof(before));
+	snprintf(err, len, "%s%s%s", why, before[0] ? "; then " : "", before);
+	return IT_FAILED;
+}
+
 /* One row: begin, measure, store, report. */
 static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int size_index,
 			      long *next, const struct row *rw)
@@ -769,6 +782,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 		return IT_FAILED;
 	}
 	enum it_status status = measure(e, ic, size, rw, &it, &sm, r, err, sizeof(err));
+	status = watch_row(e, status, err, sizeof(err));
 	if (sm.oom && status == IT_DONE) {
 		snprintf(err, sizeof(err), "out of memory for samples");
 		status = IT_FAILED;

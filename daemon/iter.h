@@ -14,6 +14,7 @@
 #include "cfg.h"
 #include "db.h"
 #include "tgt.h"
+#include "watch.h"
 
 enum it_status { IT_DONE, IT_INTERRUPTED, IT_FAILED };
 
@@ -49,6 +50,7 @@ struct iter_env {
 	const struct cfg_target *t;      /* the resolved target */
 	const struct tgt *tg;            /* the open device: fd, path, serial */
 	const struct cfg_layout *layout; /* region and sizes */
+	const struct watch *watch;       /* sizes to check at each row's end; NULL: none */
 	struct db *db;
 	int64_t run_id, target_id;
 	int64_t cycle_id; /* the cycle's row */

@@ -17,6 +17,7 @@
 #include "hstall.h"
 #include "log.h"
 #include "notify.h"
+#include "outage.h"
 #include "publish.h"
 #include "sched.h"
 #include "signals.h"
@@ -33,6 +34,11 @@
 #define STATUS_EVERY 1.0 /* seconds between STATUS= updates */
 #define STATUS_MAX 1024
 #define COMMAND_GRACE 1.0 /* seconds alert commands get at exit */
+/* How long the run's end waits for a database that cannot be written: a
+ * run that fails waits longer; one stopped by a signal must end within
+ * the unit's TimeoutStopSec (30 s, systemd/wearmond.service). */
+#define RUN_END_PATIENCE 60.0
+#define RUN_END_PATIENCE_STOP 10.0
 
 struct opts {
 	const char *config;
@@ -62,6 +68,9 @@ struct daemon {
 			       checked (which files are wearmon's); NULL */
 	struct tgt_own_file own[GUARD_OWN_MAX]; /* files no target may be */
 	int nown;
+	struct db *db; /* once the run is recorded */
+	int64_t run_id;
+	struct outage outage; /* spells of failing writes, stored afterwards */
 };
 
 static void usage(FILE *f)
@@ -662,6 +671,7 @@ static void tick(struct daemon *d)
 	}
 	if (now >= d->next_status) {
 		check_database(d);
+		outage_record(&d->outage, d->db, d->cfgs[0]->database, d->run_id);
 		sweep_cfgs(d);
 		send_status(d, 0);
 		publish_progress(d);
@@ -743,6 +753,25 @@ static int check_targets(struct daemon *d, const struct cfg *c, pid_t holder)
 	return ret;
 }
 
+/* runs.exit_reason: why the run ended; a failure names the first target
+ * that failed and its error. */
+static void run_reason(const struct daemon *d, int status, char *buf, size_t len)
+{
+	const struct sched_target *failed = NULL;
+
+	for (int i = 0; i < d->started && !failed; i++)
+		if (d->st[i].state == SCHED_FAILED && d->st[i].error[0])
+			failed = &d->st[i];
+	if (d->db_lost)
+		snprintf(buf, len, "database lost");
+	else if (signals_stop)
+		snprintf(buf, len, "signal");
+	else if (status && failed)
+		snprintf(buf, len, "failure: target %s: %s", failed->tg.name, failed->error);
+	else
+		snprintf(buf, len, "%s", status ? "failure" : "cycles done");
+}
+
 static int run(struct daemon *d)
 {
 	const struct cfg *c = d->cfgs[0];
@@ -756,6 +785,10 @@ static int run(struct daemon *d)
 	if (!d->st)
 		return EXIT_RUNTIME;
 	notify_status("checking targets");
+	if (guard_paths(c, err, sizeof(err))) {
+		log_msg(LOG_ERR, "%s", err);
+		goto out;
+	}
 	if (db_check_path(c->database, err, sizeof(err))) {
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
@@ -801,6 +834,8 @@ static int run(struct daemon *d)
 		c->ntargets, c->database);
 	log_echo_errors(0);
 	publish_init(&d->pub, c);
+	d->db = db;
+	d->run_id = run_id;
 	/* the ticker that tells the host's stalls from the drive's (hstall.h) */
 	int ret_hs = hstall_init();
 	if (ret_hs)
@@ -810,11 +845,14 @@ static int run(struct daemon *d)
 			strerror(-ret_hs));
 	status = run_targets(d);
 	hstall_fini();
-	const char *why = d->db_lost     ? "database lost"
-			  : signals_stop ? "signal"
-			  : status       ? "failure"
-					 : "cycles done";
-	db_run_end(db, run_id, status, why);
+	char why[512];
+	run_reason(d, status, why, sizeof(why));
+	/* a database lost is not coming back: no wait */
+	outage_run_end(&d->outage, db, c->database, run_id, status, why,
+		       d->db_lost     ? 0
+		       : signals_stop ? RUN_END_PATIENCE_STOP
+				      : RUN_END_PATIENCE,
+		       &signals_stop);
 	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d", why, status);
 out:
 	if (status == EXIT_CONFIG)

@@ -139,6 +139,8 @@ static int check_identity(struct sched_target *st, long cycle)
 {
 	char err[1024];
 	int ret = tgt_check_identity(st->cfg, st->t, &st->tg, err, sizeof(err));
+	if (!ret)
+		ret = watch_check(&st->watch, &st->tg, err, sizeof(err));
 	if (ret)
 		fail(st, ret == -ENODEV ? ALERT_DEVICE_GONE : ALERT_IDENTITY, LOG_CRIT, cycle, err);
 	return ret;
@@ -420,6 +422,7 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 		.t = st->t,
 		.tg = &st->tg,
 		.layout = &st->layout,
+		.watch = &st->watch,
 		.db = st->db,
 		.run_id = st->run_id,
 		.target_id = st->target_id,
@@ -722,6 +725,7 @@ int sched_start(struct sched_target *st)
 		st->stop = &signals_stop;
 	pthread_mutex_init(&st->lock, NULL);
 	iter_limits_of(st->t, &st->limits);
+	watch_init(&st->watch, &st->tg, st->t->filesystem != FS_NONE);
 	st->prog.baseline_mibps = -1;
 	st->prog.phase = PH_START;
 	__atomic_store_n(&st->state, SCHED_RUNNING, __ATOMIC_SEQ_CST);

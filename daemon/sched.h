@@ -16,6 +16,7 @@
 #include "fsmode.h"
 #include "iter.h"
 #include "tgt.h"
+#include "watch.h"
 #include "wear.h"
 
 enum sched_state { SCHED_RUNNING, SCHED_DONE, SCHED_STOPPED, SCHED_FAILED };
@@ -70,6 +71,7 @@ struct sched_target {
 	struct iter_limits limits; /* what the engines are sized for (start) */
 	struct wear_state wear;    /* mapped extents, host bytes */
 	struct fsmode fs;          /* filesystem mode state */
+	struct watch watch;        /* the sizes seen at start (watch.h) */
 	const struct cfg *pending_cfg;
 	const struct cfg_target *pending_t;
 };

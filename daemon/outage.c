@@ -1,0 +1,152 @@
+/* outage: spells of failing database writes as events, and a run end that
+ * waits for the database. */
+#include "outage.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alert.h"
+#include "log.h"
+#include "notify.h"
+#include "util.h"
+
+/* s as a JSON string's contents (quotes, backslashes and control
+ * characters escaped; cut short rather than overflow). */
+static void json_text(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			n += (size_t)snprintf(out + n, len - n, "\\%c", c);
+		else if (c < 0x20)
+			n += (size_t)snprintf(out + n, len - n, "\\u%04x", c);
+		else
+			out[n++] = (char)c;
+	}
+	out[n] = '\0';
+}
+
+/* "store iteration results (5), store progress (12)" */
+static void list_whats(const struct db_outage *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < s->nwhats && n < len; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s (%ld)", i ? ", " : "",
+				      s->whats[i].what, s->whats[i].count);
+	if (s->other && n < len)
+		snprintf(out + n, len - n, "%sother writes (%ld)", n ? ", " : "", s->other);
+}
+
+/* The event's data: when, how long, what was not written. */
+static void spell_json(const struct db_outage *s, char *out, size_t len)
+{
+	char err[420], what[64];
+	size_t n;
+
+	json_text(err, sizeof(err), s->error);
+	n = (size_t)snprintf(out, len,
+			     "{\"started_at\":\"%s\",\"ended_at\":\"%s\",\"seconds\":%.3f,"
+			     "\"failed_writes\":%ld,\"error\":\"%s\",\"not_written\":[",
+			     s->started_at, s->ended_at, s->seconds, s->failed, err);
+	for (int i = 0; i < s->nwhats && n < len; i++) {
+		json_text(what, sizeof(what), s->whats[i].what);
+		n += (size_t)snprintf(out + n, len - n, "%s{\"what\":\"%s\",\"count\":%ld}",
+				      i ? "," : "", what, s->whats[i].count);
+	}
+	if (n < len)
+		snprintf(out + n, len - n, "],\"other_writes\":%ld}", s->other);
+}
+
+int outage_record(struct outage *o, struct db *db, const char *db_path, int64_t run_id)
+{
+	char msg[1024], whats[600], data[2048];
+
+	if (!o->pending)
+		o->pending = db_outage_take(db, &o->spell);
+	if (!o->pending)
+		return 0;
+	const struct db_outage *s = &o->spell;
+	list_whats(s, whats, sizeof(whats));
+	snprintf(msg, sizeof(msg),
+		 "database %s could not be written for %.1f s (%s to %s): %s; %ld write(s) "
+		 "failed, not written: %s",
+		 db_path, s->seconds, s->started_at, s->ended_at, s->error, s->failed, whats);
+	spell_json(s, data, sizeof(data));
+	struct db_event e = {
+		.run_id = run_id,
+		.severity = log_prio_name(LOG_CRIT),
+		.kind = alert_kind_name(ALERT_DB_WRITE),
+		.message_id = alert_message_id(ALERT_DB_WRITE),
+		.message = msg,
+		.value = s->seconds,
+		.baseline = -1,
+		.data = data,
+	};
+	int ret = db_event(db, &e, NULL);
+	if (ret)
+		return ret; /* failing again: a new spell, this one waits */
+	o->pending = 0;
+	log_msg(LOG_NOTICE, "%s is writable again; recorded as a %s event: %s", db_path, e.kind,
+		msg);
+	return 0;
+}
+
+/* The spell still going on at exit: the journal is all that will know. */
+static void log_unrecorded(struct db *db, const char *db_path)
+{
+	struct db_outage s;
+	char whats[600];
+
+	if (!db_outage_now(db, &s))
+		return;
+	list_whats(&s, whats, sizeof(whats));
+	log_msg(LOG_ERR,
+		"database %s could not be written since %s (%.0f s): %s; %ld write(s) failed, "
+		"not written: %s; this is not stored in the database",
+		db_path, s.started_at, s.seconds, s.error, s.failed, whats);
+}
+
+int outage_run_end(struct outage *o, struct db *db, const char *db_path, int64_t run_id, int status,
+		   const char *reason, double patience, const atomic_int *stop)
+{
+	double until = util_now() + patience;
+	int stopping = atomic_load(stop), waited = 0, ret;
+
+	while ((ret = db_run_end(db, run_id, status, reason)) && ret != -ENOENT && ret != -EINVAL &&
+	       util_now() < until && (stopping || !atomic_load(stop))) {
+		if (!waited)
+			log_msg(LOG_WARNING,
+				"cannot record the end of the run (exit status %d, %s) in %s: %s; "
+				"trying again each second for up to %.0f s",
+				status, reason, db_path, strerror(-ret), patience);
+		waited = 1;
+		notify_watchdog();
+		sleep(1);
+	}
+	if (ret) {
+		log_msg(LOG_ERR,
+			"could not record the end of the run (exit status %d, %s) in %s: %s; "
+			"its runs row keeps no ended_at, as after a kill -9",
+			status, reason, db_path, strerror(-ret));
+		log_unrecorded(db, db_path);
+		return ret;
+	}
+	if (waited)
+		log_msg(LOG_NOTICE, "recorded the end of the run in %s once it could be written",
+			db_path);
+	if (outage_record(o, db, db_path, run_id)) {
+		log_unrecorded(db, db_path);
+		if (o->pending)
+			log_msg(LOG_ERR,
+				"database %s: the spell of failed writes from %s to %s is not "
+				"stored in it",
+				db_path, o->spell.started_at, o->spell.ended_at);
+	}
+	return 0;
+}
