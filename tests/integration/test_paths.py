@@ -59,7 +59,7 @@ def test_database_through_a_foreign_symlink_in_a_sticky_dir_is_refused(workdir):
     shared = shared_dir(workdir)
     link = foreign_link(shared / "db", real)
     refused(conf_for(workdir, link / "w.db"),
-            f"database {link}/w.db: refusing the path: it goes through symlink {link}, "
+            f"the database {link}/w.db: refusing the path: it goes through symlink {link}, "
             f"owned by uid {NOBODY} (nobody), in directory {shared} that others can write "
             "(mode 1777)")
     assert list(real.iterdir()) == [], "nothing is created where the link points"
@@ -75,7 +75,7 @@ def test_database_file_itself_a_foreign_symlink_is_refused(workdir):
     target = workdir / "elsewhere.db"
     link = foreign_link(shared / "w.db", target)
     refused(conf_for(workdir, link),
-            f"database {link}: refusing the path: it goes through symlink {link}, "
+            f"the database {link}: refusing the path: it goes through symlink {link}, "
             f"owned by uid {NOBODY} (nobody)")
     assert not target.exists()
 
@@ -114,7 +114,7 @@ def test_metrics_file_through_a_foreign_symlink_is_refused(workdir):
     text = conf_for(workdir, workdir / "w.db").read_text().replace(
         "[wearmon]\n", f"[wearmon]\nmetrics_file = {link}/wearmon.prom\n")
     conf = write_conf(workdir / "w.conf", text)
-    refused(conf, f"{conf}:2: metrics_file: metrics_file {link}/wearmon.prom: refusing the "
+    refused(conf, f"{conf}:2: metrics_file: the metrics file {link}/wearmon.prom: refusing the "
             f"path: it goes through symlink {link}, owned by uid {NOBODY} (nobody)")
     assert not (workdir / "w.db").exists()
 
