@@ -635,6 +635,38 @@ static void test_errors_mapped(void **state)
 			 1);
 }
 
+/* An action's end and the wear state it leaves are stored together or not
+ * at all (a crash between them cannot leave a finished trim with its
+ * extents still mapped). */
+static void test_action_end_with_wear(void **state)
+{
+	struct fx *fx = *state;
+	static const uint64_t mapped[][2] = { { 0, 4096 }, { 8192, 12288 } };
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0;
+	struct db_wear_state before = { .target_id = tgt, .ext = mapped, .next = 2 };
+	struct db_wear_state after = { .target_id = tgt, .host_total = 7 };
+	struct db_action a = { .kind = ACT_TRIM, .outcome = ACT_OUT_OK, .bytes = 12288 };
+	char err[256];
+
+	assert_int_equal(db_wear_store(fx->db, &before, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	assert_int_equal(db_action_start(fx->db, cyc, &a), 0);
+	/* an end that cannot be stored leaves the wear state as it was */
+	assert_int_equal(db_action_end(fx->db, cyc + 100, &a, &after), -ENOENT);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM mapped_extents"), 2);
+	assert_int_equal(
+		qi(fx, "SELECT host_bytes_total FROM targets WHERE id = %lld", (long long)tgt), 0);
+	assert_int_equal(db_action_end(fx->db, cyc, &a, &after), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM mapped_extents"), 0);
+	assert_int_equal(
+		qi(fx, "SELECT host_bytes_total FROM targets WHERE id = %lld", (long long)tgt), 7);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM cycles WHERE id = %lld AND action_bytes ="
+			    " 12288 AND action_outcome = 'ok' AND action_ended_at IS NOT NULL",
+			    (long long)cyc),
+			 1);
+}
+
 /* ---- resume ------------------------------------------------------------- */
 
 struct resume_case {
@@ -1627,6 +1659,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors_mapped, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_cases, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_unknown_target, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_action_end_with_wear, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_after_action, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_campaign_key, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_end_rollback, setup_open, teardown),
