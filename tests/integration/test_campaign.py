@@ -2,7 +2,8 @@
 asked: a between-cycles action is recorded as started before it runs and as
 ended after it, waits out a locked database, and is not run again after a
 kill -9 during it; a target whose campaign is complete stays complete across
-restarts until a campaign key changes or --new-campaign asks for a new one.
+restarts until a campaign key changes or --new-campaign asks for a new one,
+and a reload's keys become the campaign's.
 
 Safety: the devices are loop devices on backing files created here
 (conftest.make_loop); the erase command is a script written here that only
@@ -252,3 +253,31 @@ def test_new_campaign_on_key_change_or_request(workdir, make_loop):
     assert p.returncode == 2, p.stderr
     assert f"--new-campaign nosuch: {c4} has no [target nosuch]" in p.stderr
     assert len(campaigns()) == 7
+
+
+def test_reload_keeps_the_campaign(workdir, make_loop):
+    """A reload (SIGHUP) that changes a campaign key goes on with the
+    campaign under way, and its keys become the campaign's: the restart
+    after a stop resumes that campaign instead of beginning another."""
+    loop = make_loop(32 * MiB)
+    c, db = conf(workdir, loop.dev, cycles="3", pause="3s")
+    proc = start_wearmond(c)
+    try:
+        assert wait_for(lambda: query(db, "SELECT phase FROM progress WHERE phase = 'pause'"),
+                        60)
+        conf(workdir, loop.dev, cycles="3", pause="3s", block_size="8k")
+        proc.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: "block_size=8192" in (query(
+            db, "SELECT campaign_key FROM targets")[0]["campaign_key"] or ""), 30)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    p = run_wearmond(c, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "campaign keys changed" not in p.stderr
+    assert [(r["number"], r["status"], r["campaign_first_cycle"]) for r in cycles_of(db)] == \
+        [(1, "done", 1), (2, "done", 1), (3, "done", 1)]
+    assert last_run(db) == {"exit_status": 0, "exit_reason": "cycles done"}
