@@ -269,6 +269,17 @@ int cfg_is_set(const struct cfg_target *t, const char *key);
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,
 		struct cfg_layout *out, char *err, size_t errlen);
 
+/* The campaign key of t: "name=value" lines of the keys that define a
+ * campaign (cfg_campaign.c), values as parsed. Returns the text (malloc'd)
+ * or NULL when out of memory. */
+char *cfg_campaign_key(const struct cfg_target *t);
+
+/* Compare two campaign keys: the names of the keys whose values differ
+ * (", "-separated) go to names; a key present in only one of them is no
+ * difference (a key added to the list later does not end campaigns).
+ * Returns how many differ. */
+int cfg_campaign_diff(const char *old, const char *now, char *names, size_t len);
+
 /* Names of enum values, as written in the file. */
 const char *cfg_workload_name(enum cfg_workload w);
 const char *cfg_action_name(enum cfg_action a);

@@ -1,6 +1,6 @@
 /* cfg_int: what the three parts of the configuration module share: the
  * key ids and table, the error list and the value parsers. Only cfg.c,
- * cfg_keys.c and cfg_resolve.c include it. */
+ * cfg_keys.c, cfg_resolve.c and cfg_campaign.c include it. */
 #ifndef WEARMON_CFG_INT_H
 #define WEARMON_CFG_INT_H
 

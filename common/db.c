@@ -622,7 +622,9 @@ static int mark_interrupted(struct db *db, int64_t target_id, long *marked)
 	return ret;
 }
 
-static int campaign_read(struct db *db, int64_t target_id, struct db_resume *r)
+/* The campaign's first cycle and done cycles; its stored key (NULL: none
+ * yet, malloc'd) in *key. */
+static int campaign_read(struct db *db, int64_t target_id, struct db_resume *r, char **key)
 {
 	struct db_bind b;
 	int ret;
@@ -639,7 +641,9 @@ static int campaign_read(struct db *db, int64_t target_id, struct db_resume *r)
 		return ret;
 	r->campaign_first_cycle = sqlite3_column_int64(b.st, 0);
 	r->campaign_cycles_done = sqlite3_column_int64(b.st, 1);
-	return db_bind_finish(&b, SQLITE_OK, NULL);
+	const unsigned char *k = sqlite3_column_text(b.st, 2);
+	*key = k ? strdup((const char *)k) : NULL;
+	return db_bind_finish(&b, k && !*key ? SQLITE_NOMEM : SQLITE_OK, "read campaign key");
 }
 
 /* Fills next_size_index and next_iteration of the cycle r->cycle_id. */
@@ -658,11 +662,52 @@ static int cycle_progress(struct db *db, struct db_resume *r)
 	return db_bind_finish(&b, SQLITE_OK, NULL);
 }
 
+static int run_on_cycle(struct db *db, enum stmt_id id, int64_t cycle_id, const char *what)
+{
+	struct db_bind b;
+
+	db_bind_start(db, id, &b);
+	db_bind_i64(&b, cycle_id);
+	return db_bind_run(&b, what);
+}
+
+/* How a cycle's recorded action ended (ST_LAST_CYCLE's last column). */
+enum action_end { END_OTHER, END_INTERRUPTED, END_EFFECTIVE };
+
+/* An unfinished cycle whose action has a recorded start is never resumed
+ * unless a stop recorded it 'interrupted' (then it runs again): without an
+ * end a crash cut the action short, and it is closed as 'interrupted' and
+ * the cycle counted done (the action is not run again); with another end
+ * only the cycle's own end was lost, and the cycle is closed done (ok,
+ * skipped) or failed. Returns 1 when the cycle was closed, 0 when it
+ * resumes, or -errno. */
+static int close_after_action(struct db *db, struct db_resume *r, int started, int ended,
+			      enum action_end how)
+{
+	struct db_bind b;
+	int ret;
+
+	if (!started || (ended && how == END_INTERRUPTED))
+		return 0;
+	if (!ended) {
+		ret = run_on_cycle(db, ST_ACTION_CRASHED, r->cycle_id, "close a crashed action");
+		r->action_crashed = r->cycle_number;
+		return ret ? ret : 1;
+	}
+	db_bind_start(db, ST_ACTION_CLOSE, &b);
+	db_bind_text(&b, db_status_name(how == END_EFFECTIVE ? DB_DONE : DB_FAILED));
+	db_bind_i64(&b, r->cycle_id);
+	ret = db_bind_run(&b, "close a cycle after its action");
+	r->action_closed = r->cycle_number;
+	return ret ? ret : 1;
+}
+
 /* Decides resume or a new cycle from the target's highest-numbered cycle. */
 static int last_cycle(struct db *db, int64_t target_id, struct db_resume *r)
 {
 	struct db_bind b;
-	int ret, unfinished;
+	int ret, unfinished, started, ended;
+	enum action_end how;
 
 	r->cycle_number = 1;
 	r->next_iteration = 1;
@@ -674,29 +719,84 @@ static int last_cycle(struct db *db, int64_t target_id, struct db_resume *r)
 	r->cycle_id = sqlite3_column_int64(b.st, 0);
 	r->cycle_number = sqlite3_column_int64(b.st, 1);
 	unfinished = sqlite3_column_int(b.st, 2);
+	started = sqlite3_column_int(b.st, 3);
+	ended = sqlite3_column_int(b.st, 4);
+	how = (enum action_end)sqlite3_column_int(b.st, 5);
 	db_bind_finish(&b, SQLITE_OK, NULL);
+	if (unfinished) {
+		ret = close_after_action(db, r, started, ended, how);
+		if (ret < 0)
+			return ret;
+		unfinished = !ret;
+	}
 	if (!unfinished) {
 		r->cycle_id = 0;
 		r->cycle_number++;
 		return 0;
 	}
 	r->resume = 1;
-	db_bind_start(db, ST_CYCLE_REOPEN, &b);
-	db_bind_i64(&b, r->cycle_id);
-	ret = db_bind_run(&b, "reopen cycle");
+	ret = run_on_cycle(db, ST_CYCLE_REOPEN, r->cycle_id, "reopen cycle");
 	return ret ? ret : cycle_progress(db, r);
 }
-
-static int campaign_start(struct db *db, int64_t target_id, struct db_resume *r)
+/* Every unfinished cycle of the target fails and a new campaign begins
+ * with the next cycle number, under key. */
+static int campaign_start(struct db *db, int64_t target_id, const char *key, struct db_resume *r)
 {
 	struct db_bind b;
+	int ret = 0;
 
+	if (r->resume) {
+		db_bind_start(db, ST_ADOPT_FAIL_CYCLES, &b);
+		db_bind_i64(&b, target_id);
+		ret = db_bind_run(&b, "end the old campaign's cycle");
+		r->resume = 0;
+		r->cycle_id = 0;
+		r->cycle_number++;
+		r->next_size_index = 0;
+		r->next_iteration = 1;
+	}
+	if (ret)
+		return ret;
 	db_bind_start(db, ST_CAMPAIGN_NEW, &b);
 	db_bind_i64(&b, r->cycle_number);
+	db_bind_text(&b, key);
 	db_bind_i64(&b, target_id);
 	r->campaign_first_cycle = r->cycle_number;
 	r->campaign_cycles_done = 0;
+	r->campaign_new = 1;
 	return db_bind_run(&b, "start campaign");
+}
+
+static int target_stmt(struct db *db, enum stmt_id id, int64_t target_id, const char *text,
+		       const char *what)
+{
+	struct db_bind b;
+
+	db_bind_start(db, id, &b);
+	if (text)
+		db_bind_text(&b, text);
+	db_bind_i64(&b, target_id);
+	return db_bind_run(&b, what);
+}
+
+/* Whether the campaign goes on, is complete, or a new one begins. */
+static int campaign_decide(struct db *db, int64_t target_id, const struct db_campaign_req *q,
+			   const char *stored, struct db_resume *r)
+{
+	int changed = stored && q->key &&
+		      cfg_campaign_diff(stored, q->key, r->changed, sizeof(r->changed));
+
+	if (q->new_campaign || changed)
+		return campaign_start(db, target_id, q->key, r);
+	if (!stored && q->key) {
+		int ret = target_stmt(db, ST_CAMPAIGN_KEY, target_id, q->key, "store campaign key");
+		if (ret)
+			return ret;
+	}
+	if (r->resume || q->cycles <= 0 || r->campaign_cycles_done < q->cycles)
+		return 0;
+	r->campaign_complete = 1;
+	return target_stmt(db, ST_CAMPAIGN_DONE, target_id, NULL, "mark campaign complete");
 }
 
 /* In one transaction:
@@ -707,13 +807,16 @@ static int campaign_start(struct db *db, int64_t target_id, struct db_resume *r)
  * 2. When the highest-numbered cycle is 'running' or 'interrupted', it is
  *    resumed (status set back to 'running'): the next size is 1 + the highest
  *    size_index measured 'done' in it (0 if none), the next iteration number
- *    1 + its highest iteration number (1 if none).
+ *    1 + its highest iteration number (1 if none); unless its action was
+ *    recorded as started (close_after_action).
  * 3. Otherwise a new cycle follows: number = highest + 1 (1 if none).
- * 4. Campaign: cycles numbered from targets.campaign_first_cycle on belong to
- *    the current campaign; when a new cycle would start and cycles_limit > 0
- *    done cycles are already in it, the new cycle starts the next campaign. */
-int db_resume_point(struct db *db, int64_t target_id, long cycles_limit, struct db_resume *out)
+ * 4. Campaign (campaign_decide): a new one begins when asked or when a
+ *    campaign key changed; else one with req->cycles > 0 done cycles is
+ *    complete and stays so. */
+int db_resume_point(struct db *db, int64_t target_id, const struct db_campaign_req *req,
+		    struct db_resume *out)
 {
+	char *stored = NULL;
 	int ret = db_enter(db);
 
 	if (ret)
@@ -724,14 +827,40 @@ int db_resume_point(struct db *db, int64_t target_id, long cycles_limit, struct 
 		goto out;
 	ret = mark_interrupted(db, target_id, &out->interrupted_marked);
 	if (ret == 0)
-		ret = campaign_read(db, target_id, out);
-	if (ret == 0)
 		ret = last_cycle(db, target_id, out);
-	if (ret == 0 && !out->resume && cycles_limit > 0 &&
-	    out->campaign_cycles_done >= cycles_limit)
-		ret = campaign_start(db, target_id, out);
+	if (ret == 0)
+		ret = campaign_read(db, target_id, out, &stored);
+	if (ret == 0)
+		ret = campaign_decide(db, target_id, req, stored, out);
 	ret = db_tx_end(db, ret);
 out:
+	free(stored);
+	db_leave(db);
+	return ret;
+}
+
+int db_campaign_key(struct db *db, int64_t target_id, const char *key)
+{
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	ret = target_stmt(db, ST_CAMPAIGN_KEY, target_id, key, "store campaign key");
+	if (ret == 0)
+		ret = db_changed(db, target_id, "store campaign key");
+	db_leave(db);
+	return ret;
+}
+
+int db_campaign_done(struct db *db, int64_t target_id)
+{
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	ret = target_stmt(db, ST_CAMPAIGN_DONE, target_id, NULL, "mark campaign complete");
+	if (ret == 0)
+		ret = db_changed(db, target_id, "mark campaign complete");
 	db_leave(db);
 	return ret;
 }
@@ -756,24 +885,48 @@ int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number
 	return ret;
 }
 
-int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a)
+int db_action_start(struct db *db, int64_t cycle_id, const struct db_action *a)
 {
 	struct db_bind b;
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
-	db_bind_start(db, ST_CYCLE_ACTION, &b);
+	db_bind_start(db, ST_ACTION_START, &b);
 	db_bind_text(&b, cfg_action_name(a->kind));
 	db_bind_opt_text(&b, a->started_at);
+	db_bind_i64(&b, cycle_id);
+	ret = db_bind_run(&b, "record the action's start");
+	if (ret == 0)
+		ret = db_changed(db, cycle_id, "record the action's start");
+	db_leave(db);
+	return ret;
+}
+
+int db_action_end(struct db *db, int64_t cycle_id, const struct db_action *a,
+		  const struct db_wear_state *wear)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	ret = db_tx_begin(db);
+	if (ret)
+		goto out;
+	db_bind_start(db, ST_ACTION_END, &b);
 	db_bind_dbl(&b, a->seconds);
 	db_bind_u64(&b, a->bytes);
 	db_bind_text(&b, act_outcome_name(a->outcome));
 	db_bind_text(&b, a->error);
 	db_bind_i64(&b, cycle_id);
-	ret = db_bind_run(&b, "record cycle action");
+	ret = db_bind_run(&b, "record the action's end");
 	if (ret == 0)
-		ret = db_changed(db, cycle_id, "record cycle action");
+		ret = db_changed(db, cycle_id, "record the action's end");
+	if (ret == 0 && wear)
+		ret = db_wear_put_state(db, wear);
+	ret = db_tx_end(db, ret);
+out:
 	db_leave(db);
 	return ret;
 }

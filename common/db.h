@@ -65,6 +65,20 @@ struct db_resume {
 	long campaign_first_cycle; /* first cycle of the current campaign */
 	long campaign_cycles_done; /* cycles finished since then */
 	long interrupted_marked;   /* 'running' rows turned 'interrupted' */
+	int campaign_complete;     /* 1: the campaign has its cycles; start none */
+	int campaign_new;          /* 1: a new campaign begins at cycle_number */
+	char changed[256];         /* campaign keys that changed (when that began it) */
+	long action_crashed;       /* cycle whose action a crash cut short, now
+					 closed as 'interrupted' (not run again); 0 */
+	long action_closed;        /* cycle whose action had ended but not the
+					 cycle, now closed; 0 */
+};
+
+/* What a start asks of a target's campaign (db_resume_point). */
+struct db_campaign_req {
+	long cycles;      /* configured cycles, 0 = forever */
+	const char *key;  /* cfg_campaign_key() of the configuration */
+	int new_campaign; /* the operator asked for a new campaign */
 };
 
 /* One iteration row. Strings are borrowed. */
@@ -186,17 +200,36 @@ int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reaso
 /* Insert or update a target by name. Returns 0 or -errno. */
 int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *target_id);
 
-/* Find where target continues; marks stale 'running' iterations interrupted.
- * cycles_limit is the configured cycles (0 = forever): a finished campaign
- * starts a new one. Returns 0 or -errno. */
-int db_resume_point(struct db *db, int64_t target_id, long cycles_limit, struct db_resume *out);
+/* Find where target continues (common/schema.md, "Resume and campaigns"):
+ * marks stale 'running' iterations interrupted, closes the record of an
+ * action a crash cut short, and says whether the campaign is complete or a
+ * new one begins (req). Returns 0 or -errno. */
+int db_resume_point(struct db *db, int64_t target_id, const struct db_campaign_req *req,
+		    struct db_resume *out);
+
+/* Store key as the campaign's keys (a reload changed them). Returns 0 or
+ * -errno. */
+int db_campaign_key(struct db *db, int64_t target_id, const char *key);
+
+/* Mark the target's campaign complete (targets.campaign_done_at, kept if
+ * already set). Returns 0 or -errno. */
+int db_campaign_done(struct db *db, int64_t target_id);
 
 /* Start a cycle row (status running). Returns 0 or -errno. */
 int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
 		   int64_t *cycle_id);
 
-/* Store the action that followed a cycle. Returns 0 or -errno. */
-int db_cycle_action(struct db *db, int64_t cycle_id, const struct db_action *a);
+/* Record that a's action starts (kind and started_at; "" = now), before
+ * it runs; clears what an earlier try of it stored. Returns 0 or -errno. */
+int db_action_start(struct db *db, int64_t cycle_id, const struct db_action *a);
+
+struct db_wear_state;
+
+/* Record how the action ended (seconds, bytes, outcome, error, and the end
+ * time), with the wear state it leaves when wear is not NULL, in one
+ * transaction. Returns 0 or -errno (nothing written). */
+int db_action_end(struct db *db, int64_t cycle_id, const struct db_action *a,
+		  const struct db_wear_state *wear);
 
 /* Close a cycle with status done, interrupted or failed. Returns 0,
  * -EINVAL for another status, or -errno. */

@@ -37,7 +37,12 @@ enum stmt_id {
 	ST_CYCLE_REOPEN,
 	ST_CAMPAIGN_NEW,
 	ST_CYCLE_BEGIN,
-	ST_CYCLE_ACTION,
+	ST_ACTION_START,
+	ST_ACTION_END,
+	ST_ACTION_CRASHED,
+	ST_ACTION_CLOSE,
+	ST_CAMPAIGN_KEY,
+	ST_CAMPAIGN_DONE,
 	ST_CYCLE_END,
 	ST_IT_BEGIN,
 	ST_IT_END,
@@ -170,5 +175,9 @@ int db_tx_begin(struct db *db);
 
 /* Commit when ret is 0, else roll back. Returns ret or the commit error. */
 int db_tx_end(struct db *db, int ret);
+
+/* Replace a target's mapped extents and host counters with s, inside the
+ * caller's transaction (db_wear.c). Returns 0 or -errno. */
+int db_wear_put_state(struct db *db, const struct db_wear_state *s);
 
 #endif

@@ -5,6 +5,9 @@
 #include "db_int.h"
 
 #define INTERRUPTED_ERROR "daemon stopped without finishing (crash or kill)"
+#define ACTION_CRASHED_ERROR                                                                       \
+	"the daemon stopped during the action (crash or kill); not run again, "                    \
+	"its effect on the drive is unknown"
 
 /* clang-format off */
 const struct db_stmt db_stmts[ST__COUNT] = {
@@ -40,9 +43,13 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_CAMPAIGN] = { 1,
 		  "SELECT t.campaign_first_cycle, (SELECT count(*) FROM cycles c"
 		  " WHERE c.target_id = t.id AND c.status = 'done'"
-		  " AND c.number >= t.campaign_first_cycle) FROM targets t WHERE t.id = ?" },
+		  " AND c.number >= t.campaign_first_cycle), t.campaign_key"
+		  " FROM targets t WHERE t.id = ?" },
 	[ST_LAST_CYCLE] = { 1,
-		  "SELECT id, number, status IN ('running', 'interrupted')"
+		  "SELECT id, number, status IN ('running', 'interrupted'),"
+		  " action_started_at IS NOT NULL, action_ended_at IS NOT NULL,"
+		  " CASE WHEN action_outcome = 'interrupted' THEN 1"
+		  " WHEN action_outcome IN ('ok', 'skipped') THEN 2 ELSE 0 END"
 		    " FROM cycles WHERE target_id = ? ORDER BY number DESC LIMIT 1" },
 	[ST_CYCLE_PROGRESS] = { 1,
 		  "SELECT coalesce(max(CASE WHEN status = 'done' AND more_rows = 0"
@@ -51,16 +58,33 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_CYCLE_REOPEN] = { 1,
 		  "UPDATE cycles SET status = 'running', ended_at = NULL"
 		      " WHERE id = ?" },
-	[ST_CAMPAIGN_NEW] = { 2,
-		  "UPDATE targets SET campaign_first_cycle = ? WHERE id = ?" },
+	[ST_CAMPAIGN_NEW] = { 3,
+		  "UPDATE targets SET campaign_first_cycle = ?, campaign_key = ?,"
+		  " campaign_done_at = NULL WHERE id = ?" },
+	[ST_CAMPAIGN_KEY] = { 2,
+		  "UPDATE targets SET campaign_key = ? WHERE id = ?" },
+	[ST_CAMPAIGN_DONE] = { 1,
+		  "UPDATE targets SET campaign_done_at = coalesce(campaign_done_at, " NOW ")"
+		  " WHERE id = ?" },
 	[ST_CYCLE_BEGIN] = { 3,
 		  "INSERT INTO cycles (target_id, run_id, number, campaign_first_cycle)"
 		     " VALUES (?1, ?2, ?3, (SELECT campaign_first_cycle FROM targets"
 		     " WHERE id = ?1))" },
-	[ST_CYCLE_ACTION] = { 7,
+	/* an action: its start before it runs, its end after (with the wear
+	 * state it leaves, db_action_end); a start without an end that a
+	 * restart finds was cut short by a crash, and is closed, not re-run */
+	[ST_ACTION_START] = { 3,
 		  "UPDATE cycles SET action = ?, action_started_at = coalesce(?, " NOW "),"
-		  " action_seconds = ?, action_bytes = ?, action_outcome = ?,"
-		  " action_error = ? WHERE id = ?" },
+		  " action_ended_at = NULL, action_seconds = NULL, action_bytes = NULL,"
+		  " action_outcome = NULL, action_error = NULL WHERE id = ?" },
+	[ST_ACTION_END] = { 5,
+		  "UPDATE cycles SET action_ended_at = " NOW ", action_seconds = ?,"
+		  " action_bytes = ?, action_outcome = ?, action_error = ? WHERE id = ?" },
+	[ST_ACTION_CRASHED] = { 1,
+		  "UPDATE cycles SET status = 'done', action_outcome = 'interrupted',"
+		  " action_error = '" ACTION_CRASHED_ERROR "' WHERE id = ?" },
+	[ST_ACTION_CLOSE] = { 2,
+		  "UPDATE cycles SET status = ?, ended_at = action_ended_at WHERE id = ?" },
 	[ST_CYCLE_END] = { 2,
 		  "UPDATE cycles SET status = ?, ended_at = " NOW " WHERE id = ?" },
 	[ST_IT_BEGIN] = { 25,

@@ -108,7 +108,7 @@ static int wear_row(struct db *db, const struct db_wear_row *r)
 	return db_bind_run(&b, "store wear of an iteration");
 }
 
-static int extents(struct db *db, const struct db_wear_state *s)
+int db_wear_put_state(struct db *db, const struct db_wear_state *s)
 {
 	struct db_bind b;
 	int ret;
@@ -145,7 +145,7 @@ int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_
 	for (size_t i = 0; !ret && i < nrows; i++)
 		ret = wear_row(db, &rows[i]);
 	if (!ret)
-		ret = extents(db, s);
+		ret = db_wear_put_state(db, s);
 	ret = db_tx_end(db, ret);
 out:
 	if (ret)

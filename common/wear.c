@@ -151,17 +151,23 @@ void wear_free(struct wear_state *w)
 	wear_ext_free(&w->ext);
 }
 
-/* Store the state with rows. Returns 0 or -errno. */
-static int commit(struct wear_state *w, const struct db_wear_row *rows, size_t n, const char *what)
+void wear_db_state(const struct wear_state *w, struct db_wear_state *s)
 {
-	struct db_wear_state s = {
+	*s = (struct db_wear_state){
 		.target_id = w->target_id,
 		.ext = (const uint64_t(*)[2])w->ext.v,
 		.next = w->ext.n,
 		.host_total = w->host_total,
 		.host_since_erase = w->host_since_erase,
 	};
+}
+
+/* Store the state with rows. Returns 0 or -errno. */
+static int commit(struct wear_state *w, const struct db_wear_row *rows, size_t n, const char *what)
+{
+	struct db_wear_state s;
 	char err[512];
+	wear_db_state(w, &s);
 	int ret = db_wear_store(w->db, &s, rows, n, err, sizeof(err));
 	if (ret)
 		log_msg(LOG_ERR, "storing %s: %s", what, err);
@@ -249,9 +255,18 @@ int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint
 	return ret;
 }
 
+int wear_apply(struct wear_state *w, int trim, uint64_t start, uint64_t end)
+{
+	if (trim)
+		return wear_ext_remove(&w->ext, start, end);
+	wear_ext_clear(&w->ext);
+	w->host_since_erase = 0;
+	return 0;
+}
+
 int wear_trimmed(struct wear_state *w, uint64_t start, uint64_t end)
 {
-	int ret = wear_ext_remove(&w->ext, start, end);
+	int ret = wear_apply(w, 1, start, end);
 	if (ret)
 		return ret;
 	return commit(w, NULL, 0, "trimmed extents");
@@ -259,7 +274,6 @@ int wear_trimmed(struct wear_state *w, uint64_t start, uint64_t end)
 
 int wear_erased(struct wear_state *w)
 {
-	wear_ext_clear(&w->ext);
-	w->host_since_erase = 0;
+	wear_apply(w, 0, 0, 0);
 	return commit(w, NULL, 0, "erase");
 }

@@ -74,6 +74,15 @@ int wear_trimmed(struct wear_state *w, uint64_t start, uint64_t end);
  * Returns 0 or -errno. */
 int wear_erased(struct wear_state *w);
 
+/* What a successful action did, in memory only: the caller stores it with
+ * the action's end (db_action_end, through wear_db_state), so the record
+ * and the mapped extents change together. trim: [start, end) discarded;
+ * otherwise an erase. Returns 0 or -ENOMEM (*w unchanged). */
+int wear_apply(struct wear_state *w, int trim, uint64_t start, uint64_t end);
+
+/* The state as the database takes it, borrowing w's extents. */
+void wear_db_state(const struct wear_state *w, struct db_wear_state *s);
+
 /* Health snapshot points, stored in health.point as "cycle-start",
  * "cycle-end", "after-action" (wear_point_name). */
 enum wear_point {

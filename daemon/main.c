@@ -45,7 +45,9 @@ struct opts {
 	int check;
 	int foreground;
 	int journal;
-	int debug; /* log LOG_DEBUG messages too */
+	int debug;                    /* log LOG_DEBUG messages too */
+	const char *new_campaign[64]; /* --new-campaign: target names, or "all" */
+	int nnew;
 };
 
 /* The running process: its targets and every configuration loaded. While
@@ -71,37 +73,46 @@ struct daemon {
 	struct db *db; /* once the run is recorded */
 	int64_t run_id;
 	struct outage outage; /* spells of failing writes, stored afterwards */
+	int all_done;         /* every target's campaign is complete */
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: wearmond -c FILE [--check] [--foreground | --journal]\n"
-		   "Fill and rewrite SSD regions over growing sizes, measure every pass and\n"
-		   "record the history in SQLite.\n\n"
-		   "  -c, --config FILE  configuration (see wearmon.conf(5))\n"
-		   "  -n, --check        validate the configuration and targets, write nothing\n"
-		   "  -f, --foreground   log to stderr, even under systemd\n"
-		   "  -j, --journal      log to the journal, even from a terminal (errors at\n"
-		   "                     start-up are printed on stderr too)\n"
-		   "  -d, --debug        also log debug messages (e.g. the time each iteration's\n"
-		   "                     database write took)\n"
-		   "By default messages go to the journal when stderr is systemd's journal\n"
-		   "stream (JOURNAL_STREAM), else to stderr.\n"
-		   "  -h, --help         this text\n"
-		   "  -V, --version      print the version\n\n"
-		   "Signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration (applied at\n"
-		   "each target's next cycle; a configuration with errors is refused).\n\n"
-		   "Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure,\n"
-		   "2 usage error, 78 configuration or target error.\n");
+	fprintf(f,
+		"Usage: wearmond -c FILE [--check] [--foreground | --journal] [--new-campaign NAME]\n"
+		"Fill and rewrite SSD regions over growing sizes, measure every pass and\n"
+		"record the history in SQLite.\n\n"
+		"  -c, --config FILE  configuration (see wearmon.conf(5))\n"
+		"  -n, --check        validate the configuration and targets, write nothing\n"
+		"  -f, --foreground   log to stderr, even under systemd\n"
+		"  -j, --journal      log to the journal, even from a terminal (errors at\n"
+		"                     start-up are printed on stderr too)\n"
+		"  -d, --debug        also log debug messages (e.g. the time each iteration's\n"
+		"                     database write took)\n"
+		"  --new-campaign NAME  begin a new campaign for target NAME (or all) at this\n"
+		"                     start, even if its campaign is complete; repeatable\n"
+		"By default messages go to the journal when stderr is systemd's journal\n"
+		"stream (JOURNAL_STREAM), else to stderr.\n"
+		"  -h, --help         this text\n"
+		"  -V, --version      print the version\n\n"
+		"Signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration (applied at\n"
+		"each target's next cycle; a configuration with errors is refused).\n\n"
+		"Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure,\n"
+		"2 usage error, 78 configuration or target error.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "check", no_argument, NULL, 'n' },
-		{ "foreground", no_argument, NULL, 'f' },   { "journal", no_argument, NULL, 'j' },
-		{ "debug", no_argument, NULL, 'd' },        { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "journal", no_argument, NULL, 'j' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "new-campaign", required_argument, NULL, 'N' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	memset(o, 0, sizeof(*o));
@@ -114,6 +125,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'd': o->debug = 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf("wearmond %s\n", WEARMON_VERSION); exit(EXIT_OK);
+		case 'N':
+			if (o->nnew == (int)ARRAY_SIZE(o->new_campaign)) {
+				fprintf(stderr, "wearmond: --new-campaign: more than %zu targets\n",
+					ARRAY_SIZE(o->new_campaign));
+				return -EINVAL;
+			}
+			o->new_campaign[o->nnew++] = optarg;
+			break;
 		default: usage(stderr); return -EINVAL;
 		}
 	}
@@ -398,6 +417,29 @@ static int register_targets(struct db *db, const struct cfg *c, struct sched_tar
 		st[i].run_id = run_id;
 	}
 	return 0;
+}
+
+/* --new-campaign: mark the targets it names. Returns 0, or -EINVAL when a
+ * name is no target of c (logged). */
+static int mark_new_campaigns(const struct opts *o, const struct cfg *c, struct sched_target *st)
+{
+	int bad = 0;
+	for (int k = 0; k < o->nnew; k++) {
+		int all = !strcmp(o->new_campaign[k], "all"), found = 0;
+		for (int i = 0; i < c->ntargets; i++) {
+			if (all || !strcmp(o->new_campaign[k], c->targets[i].name)) {
+				st[i].new_campaign = 1;
+				found = 1;
+			}
+		}
+		if (!found) {
+			log_msg(LOG_ERR,
+				"--new-campaign %s: %s has no [target %s] (name a target, or all)",
+				o->new_campaign[k], c->path, o->new_campaign[k]);
+			bad = 1;
+		}
+	}
+	return bad ? -EINVAL : 0;
 }
 
 /* Keep c until exit. Returns 0 or -ENOMEM (c is then not kept). */
@@ -727,9 +769,12 @@ static int run_targets(struct daemon *d)
 		d->stopping = 1;
 		notify_stopping();
 	}
-	for (int i = 0; i < d->started; i++)
-		if (sched_join(&d->st[i]) == SCHED_FAILED)
-			failed = 1;
+	d->all_done = d->started == d->nst;
+	for (int i = 0; i < d->started; i++) {
+		enum sched_state s = sched_join(&d->st[i]);
+		failed |= s == SCHED_FAILED;
+		d->all_done &= s == SCHED_DONE;
+	}
 	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, 1, 1);
 	if (alert_finish(COMMAND_GRACE))
 		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
@@ -769,7 +814,11 @@ static void run_reason(const struct daemon *d, int status, char *buf, size_t len
 	else if (status && failed)
 		snprintf(buf, len, "failure: target %s: %s", failed->tg.name, failed->error);
 	else
-		snprintf(buf, len, "%s", status ? "failure" : "cycles done");
+		/* cycles done: every campaign complete, whichever run completed it */
+		snprintf(buf, len, "%s",
+			 status        ? "failure"
+			 : d->all_done ? "cycles done"
+				       : "stopped");
 }
 
 static int run(struct daemon *d)
@@ -785,6 +834,10 @@ static int run(struct daemon *d)
 	if (!d->st)
 		return EXIT_RUNTIME;
 	notify_status("checking targets");
+	if (mark_new_campaigns(d->o, c, d->st)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (guard_paths(c, err, sizeof(err))) {
 		log_msg(LOG_ERR, "%s", err);
 		goto out;

@@ -233,14 +233,27 @@ static int fs_resume(struct sched_target *st, const struct db_resume *res)
 	return fs_prepare(st, r.cycle);
 }
 
-static void record_effect(struct sched_target *st, enum cfg_action act, const struct act_env *env)
+/* What a successful action did to the mapped extents, applied in memory
+ * and returned for db_action_end to store with the action's end (NULL:
+ * nothing to store). */
+static const struct db_wear_state *action_effect(struct sched_target *st, enum cfg_action act,
+						 const struct act_env *env,
+						 struct db_wear_state *ws)
 {
 	uint64_t a = 0, b = 0;
+	int ret = 0;
 	switch (act_effect(act, env, &a, &b)) {
-	case EFFECT_TRIMMED: wear_trimmed(&st->wear, a, b); break;
-	case EFFECT_ERASED: wear_erased(&st->wear); break;
-	case EFFECT_NONE: break;
+	case EFFECT_TRIMMED: ret = wear_apply(&st->wear, 1, a, b); break;
+	case EFFECT_ERASED: ret = wear_apply(&st->wear, 0, 0, 0); break;
+	case EFFECT_NONE: return NULL;
 	}
+	if (ret) {
+		log_msg(LOG_ERR, "target %s: the effect of %s on the mapped extents is lost: %s",
+			st->t->name, cfg_action_name(act), strerror(-ret));
+		return NULL;
+	}
+	wear_db_state(&st->wear, ws);
+	return ws;
 }
 
 /* A health snapshot at one point of the cycle (wear.h: WEAR_CYCLE_START,
@@ -256,10 +269,57 @@ static int is_destructive(enum cfg_action a)
 	return a == ACT_TRIM || a == ACT_SECURE_ERASE;
 }
 
-/* Log, store and alert an action's outcome. Returns 0, or -1 when it could
- * not be stored (st->error says so). */
+struct action_args {
+	struct sched_target *st;
+	int64_t cycle_id;
+	const struct db_action *a;
+	const struct db_wear_state *wear; /* the end: the state it leaves, or NULL */
+};
+
+static int store_action_start(void *arg)
+{
+	const struct action_args *x = arg;
+	return db_action_start(x->st->db, x->cycle_id, x->a);
+}
+
+static int store_action_end(void *arg)
+{
+	const struct action_args *x = arg;
+	return db_action_end(x->st->db, x->cycle_id, x->a, x->wear);
+}
+
+/* Record that the action starts, before it runs, waiting out a locked
+ * database (iter_db_patient). Returns RUNNING, STOPPED when a stop came
+ * while the database was locked (the action has not started), or FAILED. */
+static enum sched_state action_begin(struct sched_target *st, int64_t cycle_id, long cycle,
+				     enum cfg_action act)
+{
+	struct db_action a = { .kind = act };
+	struct action_args x = { st, cycle_id, &a, NULL };
+	char what[96], msg[256];
+	util_iso_now(a.started_at, sizeof(a.started_at));
+	snprintf(what, sizeof(what), "cycle %ld: recording the start of %s", cycle,
+		 cfg_action_name(act));
+	int ret = iter_db_patient(st->t->name, what, st->stop, store_action_start, &x);
+	if (!ret)
+		return SCHED_RUNNING;
+	if (ret == -EBUSY && atomic_load(st->stop))
+		return SCHED_STOPPED;
+	snprintf(msg, sizeof(msg),
+		 "cycle %ld: cannot record the start of %s in the database (%s); not running it",
+		 cycle, cfg_action_name(act), strerror(-ret));
+	fail(st, ALERT_DB_WRITE, LOG_CRIT, cycle, msg);
+	return SCHED_FAILED;
+}
+
+/* Log, store and alert an action's outcome; the end is stored with the
+ * wear state it leaves, waiting out a locked database even once a stop is
+ * requested (without it a restart could not tell a finished action from
+ * one a crash cut short). Returns 0, or -1 when it could not be stored
+ * (st->error says so). */
 static int record_action(struct sched_target *st, int64_t cycle_id, long cycle, enum cfg_action act,
-			 const struct act_result *r, int effective)
+			 const struct act_result *r, int effective,
+			 const struct db_wear_state *wear)
 {
 	struct db_action a = {
 		.kind = act,
@@ -268,7 +328,8 @@ static int record_action(struct sched_target *st, int64_t cycle_id, long cycle, 
 		.outcome = r->outcome,
 		.error = r->error[0] ? r->error : NULL,
 	};
-	memcpy(a.started_at, r->started_at, sizeof(a.started_at));
+	struct action_args x = { st, cycle_id, &a, wear };
+	char what[96], msg[256];
 	int prio = effective ? LOG_INFO : r->outcome == ACT_OUT_INTERRUPTED ? LOG_NOTICE : LOG_ERR;
 	if (act == ACT_FITRIM && effective)
 		log_msg(LOG_INFO,
@@ -282,8 +343,15 @@ static int record_action(struct sched_target *st, int64_t cycle_id, long cycle, 
 			st->t->name, cycle, cfg_action_name(act), act_outcome_name(r->outcome),
 			(unsigned long long)a.bytes, a.seconds, a.error ? ": " : "",
 			a.error ? a.error : "");
-	if (db_cycle_action(st->db, cycle_id, &a)) {
-		fail(st, ALERT_DB_WRITE, LOG_CRIT, cycle, "cannot record the action");
+	snprintf(what, sizeof(what), "cycle %ld: recording the end of %s", cycle,
+		 cfg_action_name(act));
+	int ret = iter_db_patient(st->t->name, what, NULL, store_action_end, &x);
+	if (ret) {
+		snprintf(msg, sizeof(msg),
+			 "cycle %ld: cannot record the end of %s in the database (%s); a restart "
+			 "records it interrupted and does not run it again",
+			 cycle, cfg_action_name(act), strerror(-ret));
+		fail(st, ALERT_DB_WRITE, LOG_CRIT, cycle, msg);
 		return -1;
 	}
 	if (effective)
@@ -325,9 +393,11 @@ static int outcome_effective(enum act_outcome o)
 	return 0;
 }
 
-/* The action after a cycle, recorded in the cycle row. Returns RUNNING to
- * go on, STOPPED when a stop cut it short (it runs again on restart), or
- * FAILED when it failed (or is unsupported) and on_action_error = stop. */
+/* The action after a cycle, recorded in the cycle row as started before it
+ * runs and as ended after it (common/schema.md: a start without an end is
+ * never run again). Returns RUNNING to go on, STOPPED when a stop cut it
+ * short (it runs again on restart) or came before it started, or FAILED
+ * when it failed (or is unsupported) and on_action_error = stop. */
 static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id, long cycle)
 {
 	enum cfg_action act = cfg_action_after(st->t, cycle);
@@ -343,17 +413,22 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 		.command_timeout = st->t->command_timeout,
 	};
 	struct act_result r;
+	struct db_wear_state ws;
+	const struct db_wear_state *wear = NULL;
+	enum sched_state s;
 	if (is_destructive(act) && check_identity(st, cycle))
 		return SCHED_FAILED;
 	if (act == ACT_SECURE_ERASE && fsmode && fs_release(st, cycle))
 		return SCHED_FAILED;
+	if ((s = action_begin(st, cycle_id, cycle, act)) != SCHED_RUNNING)
+		return s;
 	set_phase(st, PH_ACTION, act);
 	int ret = act_run(act, &env, &r);
 	int effective = !ret && outcome_effective(r.outcome);
-	if (record_action(st, cycle_id, cycle, act, &r, effective))
-		return SCHED_FAILED;
 	if (!ret && r.outcome == ACT_OUT_OK)
-		record_effect(st, act, &env);
+		wear = action_effect(st, act, &env, &ws);
+	if (record_action(st, cycle_id, cycle, act, &r, effective, wear))
+		return SCHED_FAILED;
 	if (act != ACT_NONE && r.outcome != ACT_OUT_INTERRUPTED) {
 		sched_set_phase(st, PH_HEALTH);
 		health(st, cycle_id, WEAR_AFTER_ACTION);
@@ -534,11 +609,35 @@ static void adopt_locked(struct sched_target *st)
 	log_msg(LOG_INFO, "target %s: reloaded configuration in effect from this cycle", t->name);
 }
 
+static int store_campaign_key(void *arg)
+{
+	const struct sched_target *st = arg;
+	return db_campaign_key(st->db, st->target_id, st->campaign_key);
+}
+
+/* A reload goes on with the campaign under way; its campaign keys become
+ * the campaign's, so a restart compares with what ran last. */
 static void adopt_pending(struct sched_target *st, const struct iter_ctx *ic)
 {
 	pthread_mutex_lock(&st->lock);
+	const struct cfg_target *before = st->t;
 	adopt_locked(st);
+	int adopted = st->t != before;
 	pthread_mutex_unlock(&st->lock);
+	char *key = adopted ? cfg_campaign_key(st->t) : NULL;
+	if (!key || !strcmp(key, st->campaign_key)) {
+		free(key);
+		return;
+	}
+	free(st->campaign_key);
+	st->campaign_key = key;
+	int ret = iter_db_patient(st->t->name, "recording the reloaded campaign keys", st->stop,
+				  store_campaign_key, st);
+	if (ret)
+		log_msg(LOG_ERR,
+			"target %s: cannot record the reloaded campaign keys (%s); the next start "
+			"compares with the old ones",
+			st->t->name, strerror(-ret));
 }
 
 struct resume_args {
@@ -549,7 +648,87 @@ struct resume_args {
 static int read_resume(void *arg)
 {
 	struct resume_args *a = arg;
-	return db_resume_point(a->st->db, a->st->target_id, (long)a->st->t->cycles, a->res);
+	struct db_campaign_req q = {
+		.cycles = (long)a->st->t->cycles,
+		.key = a->st->campaign_key,
+		.new_campaign = a->st->new_campaign,
+	};
+	return db_resume_point(a->st->db, a->st->target_id, &q, a->res);
+}
+
+/* Log what the resume point found and decided. */
+static void resume_log(const struct sched_target *st, const struct db_resume *res)
+{
+	const char *name = st->t->name;
+	if (res->interrupted_marked)
+		log_msg(LOG_NOTICE,
+			"target %s: %ld iteration(s) left running by an earlier process marked interrupted",
+			name, res->interrupted_marked);
+	if (res->action_crashed)
+		log_msg(LOG_WARNING,
+			"target %s: cycle %ld: its between-cycles action was cut short by a crash "
+			"or kill; recorded as interrupted and not run again",
+			name, res->action_crashed);
+	if (res->action_closed)
+		log_msg(LOG_NOTICE, "target %s: cycle %ld: its action had ended; cycle closed",
+			name, res->action_closed);
+	if (res->campaign_new && st->new_campaign)
+		log_msg(LOG_NOTICE,
+			"target %s: a new campaign begins at cycle %ld (--new-campaign)", name,
+			res->cycle_number);
+	else if (res->campaign_new)
+		log_msg(LOG_NOTICE,
+			"target %s: campaign keys changed (%s): a new campaign begins at cycle %ld",
+			name, res->changed, res->cycle_number);
+	if (res->resume && res->next_size_index >= st->layout.nsizes)
+		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at its between-cycles action",
+			name, res->cycle_number);
+	else if (res->resume)
+		log_msg(LOG_NOTICE,
+			"target %s: resuming cycle %ld at size %d of %d (iteration %ld)", name,
+			res->cycle_number, res->next_size_index + 1, st->layout.nsizes,
+			res->next_iteration);
+}
+
+/* Where the target goes on, before anything touches the device. Returns
+ * RUNNING (cycles to run), DONE (its campaign is complete), STOPPED or
+ * FAILED. */
+static enum sched_state resume_point(struct sched_target *st, struct db_resume *res)
+{
+	struct resume_args ra = { st, res };
+	int ret = iter_db_patient(st->t->name, "reading the resume point", st->stop, read_resume,
+				  &ra);
+	if (ret == -EBUSY && atomic_load(st->stop))
+		return SCHED_STOPPED; /* stopped while the database was locked */
+	if (ret) {
+		snprintf(st->error, sizeof(st->error), "cannot read resume point: %s",
+			 strerror(-ret));
+		return SCHED_FAILED;
+	}
+	resume_log(st, res);
+	if (!res->campaign_complete)
+		return SCHED_RUNNING;
+	log_msg(LOG_NOTICE, "target %s: campaign complete (%ld cycles), nothing to do", st->t->name,
+		res->campaign_cycles_done);
+	return SCHED_DONE;
+}
+
+static int store_campaign_done(void *arg)
+{
+	const struct sched_target *st = arg;
+	return db_campaign_done(st->db, st->target_id);
+}
+
+/* The campaign has its cycles: say so in the database, so that restarts
+ * leave it complete (a failure is logged: the next start marks it). */
+static enum sched_state campaign_done(struct sched_target *st)
+{
+	int ret = iter_db_patient(st->t->name, "recording the campaign complete", st->stop,
+				  store_campaign_done, st);
+	if (ret)
+		log_msg(LOG_ERR, "target %s: cannot record the campaign complete: %s", st->t->name,
+			strerror(-ret));
+	return SCHED_DONE;
 }
 
 struct cycle_args {
@@ -564,49 +743,28 @@ static int begin_cycle(void *arg)
 	return db_cycle_begin(a->st->db, a->st->target_id, a->st->run_id, a->cycle, a->cycle_id);
 }
 
-static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic)
+static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic,
+				    struct db_resume *res)
 {
-	struct db_resume res;
-	struct resume_args ra = { st, &res };
-	int ret = iter_db_patient(st->t->name, "reading the resume point", st->stop, read_resume,
-				  &ra);
-	if (ret == -EBUSY && atomic_load(st->stop))
-		return SCHED_STOPPED; /* stopped while the database was locked */
-	if (ret) {
-		snprintf(st->error, sizeof(st->error), "cannot read resume point: %s",
-			 strerror(-ret));
-		return SCHED_FAILED;
-	}
-	if (res.interrupted_marked)
-		log_msg(LOG_NOTICE,
-			"target %s: %ld iteration(s) left running by an earlier process marked interrupted",
-			st->t->name, res.interrupted_marked);
-	if (res.resume && res.next_size_index >= st->layout.nsizes)
-		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at its between-cycles action",
-			st->t->name, res.cycle_number);
-	else if (res.resume)
-		log_msg(LOG_NOTICE,
-			"target %s: resuming cycle %ld at size %d of %d (iteration %ld)",
-			st->t->name, res.cycle_number, res.next_size_index + 1, st->layout.nsizes,
-			res.next_iteration);
-	long cycle = res.cycle_number, done = res.campaign_cycles_done;
+	long cycle = res->cycle_number, done = res->campaign_cycles_done;
+	int ret;
 	if (st->t->filesystem != FS_NONE && !(st->t->cycles && done >= st->t->cycles) &&
-	    (ret = fs_resume(st, &res)))
+	    (ret = fs_resume(st, res)))
 		return ret == -EINTR && !st->error[0] ? SCHED_STOPPED : SCHED_FAILED;
 	for (;;) {
 		if (atomic_load(st->stop))
 			return SCHED_STOPPED;
 		adopt_pending(st, ic);
 		if (st->t->cycles && done >= st->t->cycles)
-			return SCHED_DONE;
+			return campaign_done(st);
 		int64_t cycle_id;
 		int start = 0;
 		long number = 1;
-		if (res.resume) {
-			cycle_id = res.cycle_id;
-			start = res.next_size_index;
-			number = res.next_iteration;
-			res.resume = 0;
+		if (res->resume) {
+			cycle_id = res->cycle_id;
+			start = res->next_size_index;
+			number = res->next_iteration;
+			res->resume = 0;
 		} else if ((ret = iter_db_patient(st->t->name, "recording a new cycle", st->stop,
 						  begin_cycle,
 						  &(struct cycle_args){ st, cycle, &cycle_id }))) {
@@ -692,13 +850,16 @@ static void *target_main(void *arg)
 	struct iter_ctx *ic = NULL;
 
 	signals_block_in_thread();
-	if (target_setup(st) || iter_init(&st->limits, st->error, sizeof(st->error), &ic))
-		__atomic_store_n(&st->state,
-				 atomic_load(st->stop) && !st->error[0] ? SCHED_STOPPED
-									: SCHED_FAILED,
-				 __ATOMIC_SEQ_CST);
-	else
-		__atomic_store_n(&st->state, cycles_loop(st, ic), __ATOMIC_SEQ_CST);
+	struct db_resume res = { 0 };
+	/* a complete campaign (or no resume point) leaves the device alone */
+	enum sched_state s = resume_point(st, &res);
+	if (s == SCHED_RUNNING) {
+		if (target_setup(st) || iter_init(&st->limits, st->error, sizeof(st->error), &ic))
+			s = atomic_load(st->stop) && !st->error[0] ? SCHED_STOPPED : SCHED_FAILED;
+		else
+			s = cycles_loop(st, ic, &res);
+	}
+	__atomic_store_n(&st->state, s, __ATOMIC_SEQ_CST);
 	iter_fini(ic);
 	target_cleanup(st);
 	if (st->state == SCHED_FAILED)
@@ -718,9 +879,10 @@ int sched_start(struct sched_target *st)
 		.target_id = st->target_id,
 		.run_id = st->run_id,
 	};
-	int ret = alert_init(&who, st->t, &st->alert);
-	if (ret)
-		return ret;
+	int ret = -ENOMEM;
+	st->campaign_key = cfg_campaign_key(st->t);
+	if (!st->campaign_key || (ret = alert_init(&who, st->t, &st->alert)))
+		goto fail;
 	if (!st->stop)
 		st->stop = &signals_stop;
 	pthread_mutex_init(&st->lock, NULL);
@@ -729,11 +891,19 @@ int sched_start(struct sched_target *st)
 	st->prog.baseline_mibps = -1;
 	st->prog.phase = PH_START;
 	__atomic_store_n(&st->state, SCHED_RUNNING, __ATOMIC_SEQ_CST);
-	ret = pthread_create(&st->thread, NULL, target_main, st);
-	if (ret)
-		return -ret;
+	ret = -pthread_create(&st->thread, NULL, target_main, st);
+	if (ret) {
+		alert_free(st->alert);
+		st->alert = NULL;
+		pthread_mutex_destroy(&st->lock);
+		goto fail;
+	}
 	st->started = 1;
 	return 0;
+fail:
+	free(st->campaign_key);
+	st->campaign_key = NULL;
+	return ret;
 }
 
 enum sched_state sched_join(struct sched_target *st)
@@ -743,6 +913,8 @@ enum sched_state sched_join(struct sched_target *st)
 		st->started = 0;
 		alert_free(st->alert);
 		st->alert = NULL;
+		free(st->campaign_key);
+		st->campaign_key = NULL;
 		pthread_mutex_destroy(&st->lock);
 	}
 	return st->state;

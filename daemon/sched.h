@@ -74,6 +74,9 @@ struct sched_target {
 	struct watch watch;        /* the sizes seen at start (watch.h) */
 	const struct cfg *pending_cfg;
 	const struct cfg_target *pending_t;
+	int new_campaign;   /* set before sched_start: the operator asked for a
+				       new campaign (--new-campaign) */
+	char *campaign_key; /* cfg_campaign_key of t at start (sched_start) */
 };
 
 /* Start the target's thread. Returns 0 or -errno. */

@@ -88,7 +88,8 @@ def test_mapped_and_effective_op_follow_writes_trims_and_restarts(workdir, make_
     assert rows[1]["op_effective"] == 0.5
     assert rows[1]["host_bytes_total"] == 96 * MiB
 
-    # A restart (new campaign) keeps the state; a trim after its cycle clears it.
+    # A restart with other sizes (a new campaign) keeps the state; a trim
+    # after its cycle clears it.
     c2 = write_conf(workdir / "b.conf", conf(db, loop.dev, region_size="32M", sizes="8M",
                                              between_cycles="trim"))
     assert run_wearmond(c2).returncode == 0

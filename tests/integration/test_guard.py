@@ -547,7 +547,7 @@ def test_kill_9_campaign_resumes_to_one_done_row_per_size(workdir):
         if proc.poll() is not None:
             _, err = proc.communicate()
             assert proc.returncode == 0, err
-            finished = True     # a further start would begin a new campaign
+            finished = True     # a further start would find the campaign complete
             break
         proc.kill()
         proc.communicate()

@@ -31,8 +31,8 @@ def campaigns(workdir, make_loop):
     db = workdir / "w.db"
     conf = write_conf(workdir / "w.conf", target_conf(db, loop.dev, DEFAULTS))
     one = workdir / "one.db"
-    for run in range(3):
-        p = run_wearmond(conf, timeout=300)
+    for run in range(3):    # each run after the first asks for a new campaign
+        p = run_wearmond(conf, *(["--new-campaign", "all"] if run else []), timeout=300)
         assert p.returncode == 0, p.stderr
         if run == 0:
             sh("sqlite3", db, f".backup {one}")

@@ -42,8 +42,8 @@ def fleet():
         db = d / "w.db"
         conf = write_conf(d / "w.conf", f"[wearmon]\ndatabase = {db}\n\n"
                           + target("lab1", loops[0]) + target("lab2", loops[1]))
-        for _ in range(2):
-            p = run_wearmond(conf, timeout=300)
+        for extra in ([], ["--new-campaign", "all"]):
+            p = run_wearmond(conf, *extra, timeout=300)
             assert p.returncode == 0, p.stderr
         out = d / "fleet.db"
         p = subprocess.run([str(WEARMON), "merge", str(out), str(db)], capture_output=True,

@@ -102,8 +102,8 @@ def multi_db(moddir):
         assert running, "lab2 never started an iteration"
         rc, _, err = stop(proc, signal.SIGTERM, timeout=30)
         assert rc == 0, err
-        for _ in range(2):   # resume the campaign, then a second one
-            p = run_wearmond(conf, timeout=300)
+        for extra in ([], ["--new-campaign", "all"]):   # resume the campaign, then a second
+            p = run_wearmond(conf, *extra, timeout=300)
             assert p.returncode == 0, p.stderr
         yield db
     finally:

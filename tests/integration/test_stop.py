@@ -413,9 +413,11 @@ def test_stop_during_health_snapshot(workdir, point, arm_in):
         its = query(db, "SELECT status FROM iterations")
         assert all(i["status"] in ("done", "interrupted") for i in its), its
         assert not query(db, "SELECT kind FROM events WHERE kind = 'action-failed'")
-        # the drive answers again: the restart resumes and finishes
+        # the drive answers again: the restart resumes and finishes (a
+        # shorter idle; the campaign keys stay, or a new campaign would begin)
         d.clear_faults()
-        c, _ = conf(workdir, d.loop, sizes="8M", between_cycles="idle", idle="0.2s")
+        c, _ = conf(workdir, d.loop, sizes="8M", between_cycles="idle", idle="0.2s",
+                    amount="100x", duration="3s")
         check_resumed(db, c, nsizes=1)
         rows = check_health_rows(db)
         assert {r["point"] for r in rows} == {"cycle-start", "cycle-end", "after-action"}, rows

@@ -136,8 +136,8 @@ def test_one_baseline_for_alerts_view_and_status_across_campaigns(workdir):
         conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
             "sim", d.loop, cycles=2, baseline="best", between_cycles="none secure-erase",
             secure_erase="command", secure_erase_command=erase))
-        for _ in range(2):      # the second start is a new campaign
-            p = run_wearmond(conf, timeout=600)
+        for extra in ([], ["--new-campaign", "sim"]):   # the second start is a new campaign
+            p = run_wearmond(conf, *extra, timeout=600)
             assert p.returncode == 0, p.stderr
     deg = query(db, "SELECT cycle, size_bytes, mibps_avg, baseline, baseline_mibps,"
                     " baseline_cycle, baseline_iteration_id, iteration_id FROM degradation"

@@ -648,6 +648,54 @@ static void test_resolve_range_values(void **state)
 
 /* ---- the key table and the example file ---- */
 
+/* The campaign key: values as parsed, only the campaign's keys. */
+static const struct campaign_case {
+	const char *a, *b; /* two [target t] bodies */
+	const char *changed;
+} campaign_cases[] = {
+	{ "block_size = 4k\n", "block_size = 4096\n", "" },
+	{ "sizes = 50% 100%\n", "sizes = 50%   100%\n", "" },
+	{ "cycles = 2\n", "cycles = 5\n", "" },
+	{ "alert_below = 40%\npause = 1s\nidle = 5s\n", "alert_below = 60%\n", "" },
+	{ "block_size = 4k\n", "block_size = 8k\n", "block_size" },
+	{ "sizes = 8M\nqueue_depth = 4\n", "sizes = 16M\nqueue_depth = 8\n", "sizes, queue_depth" },
+	{ "between_cycles = trim\n", "between_cycles = none trim\n", "between_cycles" },
+	{ "", "measure = fill randwrite\n", "measure" },
+	{ "", "ioengine = null\n", "ioengine" },
+};
+
+static char *campaign_key_of(const char *body)
+{
+	char text[512];
+	snprintf(text, sizeof(text), "[target t]\ndevice = /dev/null\n%s", body);
+	struct cfg *c = parse_ok(text);
+	char *key = cfg_campaign_key(&c->targets[0]);
+	cfg_free(c);
+	assert_non_null(key);
+	return key;
+}
+
+static void test_campaign_key(void **state)
+{
+	char names[256];
+	for (size_t i = 0; i < sizeof(campaign_cases) / sizeof(campaign_cases[0]); i++) {
+		const struct campaign_case *cc = &campaign_cases[i];
+		char *a = campaign_key_of(cc->a), *b = campaign_key_of(cc->b);
+		int n = cfg_campaign_diff(a, b, names, sizeof(names));
+		EXPECT(!strcmp(names, cc->changed), "case %zu: changed \"%s\", want \"%s\"", i,
+		       names, cc->changed);
+		assert_int_equal(n == 0, cc->changed[0] == 0);
+		assert_int_equal(strcmp(a, b) == 0, cc->changed[0] == 0);
+		free(a);
+		free(b);
+	}
+	/* a key only one side has (added to the list later) is no change */
+	assert_int_equal(cfg_campaign_diff("a=1\n", "a=1\nb=2\n", names, sizeof(names)), 0);
+	assert_int_equal(cfg_campaign_diff("a=1\nb=2\n", "a=1\n", names, sizeof(names)), 0);
+	assert_int_equal(cfg_campaign_diff("a=1\nb=2\n", "b=3\na=1\n", names, sizeof(names)), 1);
+	assert_string_equal(names, "b");
+}
+
 static void test_key_table(void **state)
 {
 	size_t n;
@@ -704,6 +752,41 @@ static int sets_key(const char *text, const char *key)
 			return 1;
 	}
 	return 0;
+}
+
+/* text between the first from and the next to after it (NULL-ended
+ * copy, malloc'd), or NULL. */
+static char *section_of(const char *text, const char *from, const char *to)
+{
+	const char *a = strstr(text, from), *b = a ? strstr(a + 1, to) : NULL;
+	return a && b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+/* Every campaign key is in the list wearmond(8) and common/schema.md give. */
+static void test_campaign_keys_documented(void **state)
+{
+	char *key = campaign_key_of("");
+	char *man = read_text("daemon/wearmond.8"), *schema = read_text("common/schema.md");
+	char *in_man = section_of(man, ".SS Restart and resume", ".SH OPTIONS");
+	char *in_schema = section_of(schema, "## Resume and campaigns", "\n## ");
+	assert_non_null(in_man);
+	assert_non_null(in_schema);
+	int n = 0;
+	for (char *line = strtok(key, "\n"); line; line = strtok(NULL, "\n"), n++) {
+		char name[64], want[80];
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line, "="), line);
+		snprintf(want, sizeof(want), "\n.BR %s ", name);
+		EXPECT(strstr(in_man, want), "daemon/wearmond.8: campaign key %s not listed", name);
+		snprintf(want, sizeof(want), "`%s`", name);
+		EXPECT(strstr(in_schema, want), "common/schema.md: campaign key %s not listed",
+		       name);
+	}
+	assert_true(n > 20);
+	free(in_man);
+	free(in_schema);
+	free(man);
+	free(schema);
+	free(key);
 }
 
 static void test_example_conf(void **state)
@@ -860,6 +943,8 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_resolve_range_values),
 		cmocka_unit_test(test_key_table),
+		cmocka_unit_test(test_campaign_key),
+		cmocka_unit_test(test_campaign_keys_documented),
 		cmocka_unit_test(test_example_conf),
 		cmocka_unit_test(test_example_keeps_presets),
 		cmocka_unit_test(test_set_mask),

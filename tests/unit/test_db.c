@@ -527,7 +527,8 @@ static void store_cycle(struct fx *fx, int64_t *tgt_out, int64_t *it_out)
 	ev.iteration_id = it_id;
 	assert_int_equal(db_event(fx->db, &ev, &ev_id), 0);
 	assert_true(ev_id > 0);
-	assert_int_equal(db_cycle_action(fx->db, cyc, &act), 0);
+	assert_int_equal(db_action_start(fx->db, cyc, &act), 0);
+	assert_int_equal(db_action_end(fx->db, cyc, &act, NULL), 0);
 	assert_int_equal(db_cycle_end(fx->db, cyc, DB_DONE), 0);
 	*tgt_out = tgt;
 	*it_out = it_id;
@@ -622,11 +623,50 @@ static void test_errors_mapped(void **state)
 	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &dup), -EEXIST);
 	assert_int_equal(db_cycle_end(fx->db, cyc + 100, DB_DONE), -ENOENT);
 	assert_int_equal(db_cycle_end(fx->db, cyc, DB_RUNNING), -EINVAL);
-	assert_int_equal(db_cycle_action(fx->db, cyc + 100, &act), -ENOENT);
+	assert_int_equal(db_action_start(fx->db, cyc + 100, &act), -ENOENT);
+	assert_int_equal(db_action_end(fx->db, cyc + 100, &act, NULL), -ENOENT);
+	assert_int_equal(db_campaign_done(fx->db, tgt + 100), -ENOENT);
 	assert_int_equal(db_run_end(fx->db, fx->run_id + 100, 1, "x"), -ENOENT);
-	assert_int_equal(db_cycle_action(fx->db, cyc, &act), 0);
+	assert_int_equal(db_action_start(fx->db, cyc, &act), 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE action_started_at"
-				" LIKE '____-__-__T__:__:__.___Z'"),
+				" LIKE '____-__-__T__:__:__.___Z' AND action_ended_at IS NULL"
+				" AND action_outcome IS NULL"),
+			 1);
+	assert_int_equal(db_action_end(fx->db, cyc, &act, NULL), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE action_ended_at"
+				" LIKE '____-__-__T__:__:__.___Z' AND action_outcome = 'ok'"),
+			 1);
+}
+
+/* An action's end and the wear state it leaves are stored together or not
+ * at all (a crash between them cannot leave a finished trim with its
+ * extents still mapped). */
+static void test_action_end_with_wear(void **state)
+{
+	struct fx *fx = *state;
+	static const uint64_t mapped[][2] = { { 0, 4096 }, { 8192, 12288 } };
+	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0;
+	struct db_wear_state before = { .target_id = tgt, .ext = mapped, .next = 2 };
+	struct db_wear_state after = { .target_id = tgt, .host_total = 7 };
+	struct db_action a = { .kind = ACT_TRIM, .outcome = ACT_OUT_OK, .bytes = 12288 };
+	char err[256];
+
+	assert_int_equal(db_wear_store(fx->db, &before, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(db_cycle_begin(fx->db, tgt, fx->run_id, 1, &cyc), 0);
+	assert_int_equal(db_action_start(fx->db, cyc, &a), 0);
+	/* an end that cannot be stored leaves the wear state as it was */
+	assert_int_equal(db_action_end(fx->db, cyc + 100, &a, &after), -ENOENT);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM mapped_extents"), 2);
+	assert_int_equal(
+		qi(fx, "SELECT host_bytes_total FROM targets WHERE id = %lld", (long long)tgt), 0);
+	assert_int_equal(db_action_end(fx->db, cyc, &a, &after), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM mapped_extents"), 0);
+	assert_int_equal(
+		qi(fx, "SELECT host_bytes_total FROM targets WHERE id = %lld", (long long)tgt), 7);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM cycles WHERE id = %lld AND action_bytes ="
+			    " 12288 AND action_outcome = 'ok' AND action_ended_at IS NOT NULL",
+			    (long long)cyc),
 			 1);
 }
 
@@ -641,7 +681,15 @@ struct resume_case {
 					 d: done, more rows of the size follow */
 	} cycles[4];
 	long limit;
-	struct db_resume want; /* cycle_id is checked separately */
+	struct resume_want {
+		int resume;
+		int64_t cycle_id; /* checked separately */
+		long cycle_number;
+		int next_size_index;
+		long next_iteration;
+		long campaign_first_cycle, campaign_cycles_done, interrupted_marked;
+		int campaign_complete;
+	} want;
 };
 
 static const struct resume_case resume_cases[] = {
@@ -654,77 +702,82 @@ static const struct resume_case resume_cases[] = {
 	  0,
 	  { { DB_RUNNING, "0D 1D" } },
 	  0,
-	  { 1, 0, 1, 2, 3, 1, 0, 0 } },
+	  { 1, 0, 1, 2, 3, 1, 0, 0, 0 } },
 	{ "crash left a running iteration",
 	  0,
 	  { { DB_RUNNING, "0D 1R" } },
 	  0,
-	  { 1, 0, 1, 1, 3, 1, 0, 1 } },
+	  { 1, 0, 1, 1, 3, 1, 0, 1, 0 } },
 	{ "second crash after a resume",
 	  0,
 	  { { DB_RUNNING, "0D 1I 1D 2R" } },
 	  0,
-	  { 1, 0, 1, 2, 5, 1, 0, 1 } },
+	  { 1, 0, 1, 2, 5, 1, 0, 1, 0 } },
 	{ "open cycle without iterations",
 	  0,
 	  { { DB_RUNNING, "" } },
 	  0,
-	  { 1, 0, 1, 0, 1, 1, 0, 0 } },
+	  { 1, 0, 1, 0, 1, 1, 0, 0, 0 } },
 	{ "cycle ended interrupted",
 	  0,
 	  { { DB_DONE, "0D 1D" }, { DB_INTERRUPTED, "0D 1I" } },
 	  0,
-	  { 1, 0, 2, 1, 3, 1, 1, 0 } },
-	{ "campaign finished, cycles=2",
+	  { 1, 0, 2, 1, 3, 1, 1, 0, 0 } },
+	{ "campaign complete, cycles=2: stays complete",
 	  0,
 	  { { DB_DONE, "0D" }, { DB_DONE, "0D" } },
 	  2,
-	  { 0, 0, 3, 0, 1, 3, 0, 0 } },
+	  { 0, 0, 3, 0, 1, 1, 2, 0, 1 } },
+	{ "campaign complete, cycles lowered to 1",
+	  0,
+	  { { DB_DONE, "0D" }, { DB_DONE, "0D" } },
+	  1,
+	  { 0, 0, 3, 0, 1, 1, 2, 0, 1 } },
 	{ "cycles=0 continues numbering",
 	  0,
 	  { { DB_DONE, "0D" }, { DB_DONE, "0D" } },
 	  0,
-	  { 0, 0, 3, 0, 1, 1, 2, 0 } },
+	  { 0, 0, 3, 0, 1, 1, 2, 0, 0 } },
 	{ "campaign not finished, cycles=3",
 	  0,
 	  { { DB_DONE, "0D" }, { DB_DONE, "0D" } },
 	  3,
-	  { 0, 0, 3, 0, 1, 1, 2, 0 } },
+	  { 0, 0, 3, 0, 1, 1, 2, 0, 0 } },
 	{ "second campaign under way",
 	  3,
 	  { { DB_DONE, "0D" }, { DB_DONE, "0D" }, { DB_DONE, "0D" } },
 	  2,
-	  { 0, 0, 4, 0, 1, 3, 1, 0 } },
+	  { 0, 0, 4, 0, 1, 3, 1, 0, 0 } },
 	{ "failed cycle does not count",
 	  0,
 	  { { DB_DONE, "0D" }, { DB_FAILED, "0D 1F" } },
 	  2,
-	  { 0, 0, 3, 0, 1, 1, 1, 0 } },
+	  { 0, 0, 3, 0, 1, 1, 1, 0, 0 } },
 	{ "several rows per size, all done",
 	  0,
 	  { { DB_RUNNING, "0d 0d 0D 1d 1D" } },
 	  0,
-	  { 1, 0, 1, 2, 6, 1, 0, 0 } },
+	  { 1, 0, 1, 2, 6, 1, 0, 0, 0 } },
 	{ "size cut short after its first row",
 	  0,
 	  { { DB_RUNNING, "0d 0D 1d 1I" } },
 	  0,
-	  { 1, 0, 1, 1, 5, 1, 0, 0 } },
+	  { 1, 0, 1, 1, 5, 1, 0, 0, 0 } },
 	{ "crash in the last row of a size",
 	  0,
 	  { { DB_RUNNING, "0d 0D 1d 1R" } },
 	  0,
-	  { 1, 0, 1, 1, 5, 1, 0, 1 } },
+	  { 1, 0, 1, 1, 5, 1, 0, 1, 0 } },
 	{ "size measured again after an interruption",
 	  0,
 	  { { DB_RUNNING, "0d 0D 1d 1I 1d 1D" } },
 	  0,
-	  { 1, 0, 1, 2, 7, 1, 0, 0 } },
+	  { 1, 0, 1, 2, 7, 1, 0, 0, 0 } },
 	{ "resume wins over a new campaign",
 	  0,
 	  { { DB_DONE, "0D" }, { DB_DONE, "0D" }, { DB_RUNNING, "0D" } },
 	  2,
-	  { 1, 0, 3, 1, 2, 1, 2, 0 } },
+	  { 1, 0, 3, 1, 2, 1, 2, 0, 0 } },
 };
 
 /* Builds one cycle from a case row. Returns the cycle id. */
@@ -766,6 +819,8 @@ static void check_resume(const struct resume_case *c, const struct db_resume *go
 	assert_int_equal(got->next_iteration, c->want.next_iteration);
 	assert_int_equal(got->campaign_first_cycle, c->want.campaign_first_cycle);
 	assert_int_equal(got->campaign_cycles_done, c->want.campaign_cycles_done);
+	assert_int_equal(got->campaign_complete, c->want.campaign_complete);
+	assert_int_equal(got->campaign_new, 0);
 }
 
 static void run_resume_case(struct fx *fx, const struct resume_case *c, int idx)
@@ -788,7 +843,8 @@ static void run_resume_case(struct fx *fx, const struct resume_case *c, int idx)
 	}
 	for (; n < 4 && c->cycles[n].iters; n++)
 		cyc = build_cycle(fx, tgt, n + 1, c->cycles[n].status, c->cycles[n].iters);
-	assert_int_equal(db_resume_point(fx->db, tgt, c->limit, &got), 0);
+	struct db_campaign_req q = { .cycles = c->limit };
+	assert_int_equal(db_resume_point(fx->db, tgt, &q, &got), 0);
 	check_resume(c, &got, cyc);
 	assert_int_equal(got.interrupted_marked, c->want.interrupted_marked);
 	assert_int_equal(
@@ -811,7 +867,7 @@ static void run_resume_case(struct fx *fx, const struct resume_case *c, int idx)
 				    (long long)cyc),
 				 1);
 	/* asking again changes nothing */
-	assert_int_equal(db_resume_point(fx->db, tgt, c->limit, &again), 0);
+	assert_int_equal(db_resume_point(fx->db, tgt, &q, &again), 0);
 	check_resume(c, &again, cyc);
 	assert_int_equal(again.interrupted_marked, 0);
 }
@@ -830,7 +886,137 @@ static void test_resume_unknown_target(void **state)
 	struct fx *fx = *state;
 	struct db_resume r;
 
-	assert_int_equal(db_resume_point(fx->db, 4242, 0, &r), -ENOENT);
+	struct db_campaign_req q = { 0 };
+
+	assert_int_equal(db_resume_point(fx->db, 4242, &q, &r), -ENOENT);
+}
+
+/* A cycle whose sizes are all done, with its action recorded as started
+ * and, when ended is set, ended with outcome. */
+static int64_t cycle_at_action(struct fx *fx, int64_t tgt, long number, int ended,
+			       enum act_outcome outcome)
+{
+	struct db_action a = { .kind = ACT_SECURE_ERASE, .outcome = outcome, .seconds = 1 };
+	int64_t cyc = build_cycle(fx, tgt, number, DB_RUNNING, "0D");
+
+	assert_int_equal(db_action_start(fx->db, cyc, &a), 0);
+	if (ended)
+		assert_int_equal(db_action_end(fx->db, cyc, &a, NULL), 0);
+	return cyc;
+}
+
+static const struct action_case {
+	const char *name;
+	int ended;
+	enum act_outcome outcome;
+	int resume;            /* the cycle resumes (at its action) */
+	const char *status;    /* else the cycle is closed with this status */
+	const char *outcome_s; /* and this outcome */
+} action_cases[] = {
+	{ "crash during the action: closed, not run again", 0, ACT_OUT_OK, 0, "done",
+	  "interrupted" },
+	{ "action ended ok, cycle end lost", 1, ACT_OUT_OK, 0, "done", "ok" },
+	{ "action ended failed, cycle end lost", 1, ACT_OUT_FAILED, 0, "failed", "failed" },
+	{ "a stop cut the action short: it runs again", 1, ACT_OUT_INTERRUPTED, 1, "running",
+	  "interrupted" },
+};
+
+static void test_resume_after_action(void **state)
+{
+	struct fx *fx = *state;
+	struct db_campaign_req q = { .cycles = 3 };
+
+	for (size_t i = 0; i < sizeof(action_cases) / sizeof(action_cases[0]); i++) {
+		const struct action_case *c = &action_cases[i];
+		struct db_resume r;
+		char name[32];
+
+		print_message("  action: %s\n", c->name);
+		snprintf(name, sizeof(name), "act%zu", i);
+		int64_t tgt = mk_target(fx->db, name, NULL);
+		int64_t cyc = cycle_at_action(fx, tgt, 1, c->ended, c->outcome);
+		assert_int_equal(db_resume_point(fx->db, tgt, &q, &r), 0);
+		assert_int_equal(r.resume, c->resume);
+		assert_int_equal(r.cycle_number, c->resume ? 1 : 2);
+		assert_int_equal(r.next_size_index, c->resume ? 1 : 0);
+		assert_int_equal(r.action_crashed, c->ended ? 0 : 1);
+		assert_int_equal(r.action_closed, c->ended && !c->resume ? 1 : 0);
+		assert_int_equal(r.campaign_cycles_done, !strcmp(c->status, "done"));
+		assert_int_equal(qi(fx,
+				    "SELECT count(*) FROM cycles WHERE id = %lld AND status = '%s'"
+				    " AND action_outcome = '%s' AND action_started_at IS NOT NULL"
+				    " AND (action_ended_at IS NOT NULL) = %d",
+				    (long long)cyc, c->status, c->outcome_s, c->ended),
+				 1);
+		if (!c->ended)
+			assert_int_equal(
+				qi(fx,
+				   "SELECT count(*) FROM cycles WHERE id = %lld AND"
+				   " action_error LIKE 'the daemon stopped during the action%%'",
+				   (long long)cyc),
+				1);
+	}
+}
+
+static void test_resume_campaign_key(void **state)
+{
+	struct fx *fx = *state;
+	int64_t tgt = mk_target(fx->db, "key", NULL);
+	struct db_campaign_req q = { .cycles = 1, .key = "sizes=50%\nblock_size=4096\n" };
+	struct db_resume r;
+
+	/* the first start stores the key */
+	assert_int_equal(db_resume_point(fx->db, tgt, &q, &r), 0);
+	assert_int_equal(r.campaign_new, 0);
+	assert_int_equal(qi(fx,
+			    "SELECT count(*) FROM targets WHERE id = %lld AND"
+			    " campaign_key = 'sizes=50%%\nblock_size=4096\n'",
+			    (long long)tgt),
+			 1);
+	build_cycle(fx, tgt, 1, DB_DONE, "0D");
+	/* complete, and stays complete with the same key */
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(db_resume_point(fx->db, tgt, &q, &r), 0);
+		assert_int_equal(r.campaign_complete, 1);
+		assert_int_equal(qi(fx,
+				    "SELECT campaign_done_at IS NOT NULL FROM targets"
+				    " WHERE id = %lld",
+				    (long long)tgt),
+				 1);
+	}
+	/* a changed key begins a new campaign, and names what changed */
+	q.key = "sizes=50%\nblock_size=8192\n";
+	assert_int_equal(db_resume_point(fx->db, tgt, &q, &r), 0);
+	assert_int_equal(r.campaign_complete, 0);
+	assert_int_equal(r.campaign_new, 1);
+	assert_string_equal(r.changed, "block_size");
+	assert_int_equal(r.cycle_number, 2);
+	assert_int_equal(r.campaign_first_cycle, 2);
+	assert_int_equal(qi(fx,
+			    "SELECT campaign_done_at IS NULL AND campaign_first_cycle = 2"
+			    " FROM targets WHERE id = %lld",
+			    (long long)tgt),
+			 1);
+	/* asked for: an unfinished cycle of the old campaign fails */
+	build_cycle(fx, tgt, 2, DB_RUNNING, "0I");
+	q.new_campaign = 1;
+	assert_int_equal(db_resume_point(fx->db, tgt, &q, &r), 0);
+	assert_int_equal(r.resume, 0);
+	assert_int_equal(r.campaign_new, 1);
+	assert_int_equal(r.cycle_number, 3);
+	assert_int_equal(r.campaign_first_cycle, 3);
+	assert_int_equal(qi(fx,
+			    "SELECT status = 'failed' FROM cycles WHERE target_id = %lld"
+			    " AND number = 2",
+			    (long long)tgt),
+			 1);
+	/* endless: never complete */
+	build_cycle(fx, tgt, 3, DB_DONE, "0D");
+	q.new_campaign = 0;
+	q.cycles = 0;
+	assert_int_equal(db_resume_point(fx->db, tgt, &q, &r), 0);
+	assert_int_equal(r.campaign_complete, 0);
+	assert_int_equal(r.cycle_number, 4);
 }
 
 /* ---- iteration results are all or nothing ------------------------------- */
@@ -1559,6 +1745,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_cases, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_unknown_target, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_host_stall_stored, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_action_end_with_wear, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_after_action, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_campaign_key, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_end_rollback, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_without_fill, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_figures_null, setup_open, teardown),

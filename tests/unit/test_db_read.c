@@ -212,8 +212,10 @@ static void end_cycle(struct fx *fx, int64_t cyc, enum cfg_action action, enum a
 		.kind = action, .seconds = 2.5, .bytes = 1 << 20, .outcome = outcome
 	};
 
-	if (action != ACT_NONE)
-		assert_int_equal(db_cycle_action(fx->db, cyc, &a), 0);
+	if (action != ACT_NONE) {
+		assert_int_equal(db_action_start(fx->db, cyc, &a), 0);
+		assert_int_equal(db_action_end(fx->db, cyc, &a, NULL), 0);
+	}
 	assert_int_equal(db_cycle_end(fx->db, cyc, DB_DONE), 0);
 }
 
