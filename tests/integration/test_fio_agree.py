@@ -14,8 +14,9 @@ loaded machine's wake-ups, may instead fall inside the spread of fio's own
 runs). And a loop device on a file, where a 4 KiB read takes ~15 us and
 the load of a shared machine moves MiB/s and p99 by tens of percent
 between runs of the same tool: there the median latency is checked. The
-figures measured are printed (pytest -s) and quoted in the README, "How it
-measures"."""
+figures measured are printed (pytest -s); the method is in wearmond(8),
+METHOD (daemon/wearmond.8), and the figures of earlier runs are in
+tools/bench/results/2026-12-04-fio-agreement.md."""
 
 import json
 import os
