@@ -204,7 +204,7 @@ static unsigned ring_reap(struct engine_ctx *c, unsigned max)
  * the thread waits in io_getevents with no timeout; the signal ends the
  * wait (EINTR, the system call is never restarted). The thread keeps
  * WAKE_SIG unblocked for the phase: a wait that io_pgetevents opened with
- * a signal mask cost 2 to 3 us per wait here (item 10), more than the
+ * a signal mask cost 2 to 3 us per wait here (item 10 there), more than the
  * timer did. A signal that lands while the thread is not waiting sets
  * wake_pending, and the next wait returns at once instead of sleeping, so
  * a wake is lost only if it lands between that check and the system call

@@ -146,7 +146,7 @@ def machine_line():
 
 
 def generator_rates(build, repeats):
-    """The data generator's GiB/s on one core (tools/dgen_bench), by case:
+    """The data generator's GiB/s on one core (tools/bench/dgen_bench.c), by case:
     a list of (cpu, wall) pairs, one per run of dgen_bench."""
     rates = {}
     for _ in range(repeats):
