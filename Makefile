@@ -55,7 +55,7 @@ SAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
 
 PROGS := $(BUILD)/wearmond
 
--include $(wildcard tools/*.mk)
+-include $(wildcard tools/*.mk tools/bench/*.mk)
 
 .PHONY: all build-deps check check-run check-clang unit unit-san integration \
         demo demo-run bench bench-run install install-systemd clean format lint lint-cppcheck
@@ -133,7 +133,7 @@ integration: all
 	@WEARMON_BUILD=$(abspath $(BUILD)) /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 		tests/integration $(PYTEST_ARGS)
 
-# The whole tree must also build warning-free with clang (STYLE.md).
+# The whole tree must also build warning-free with clang (-Wall -Wextra -Werror).
 check-clang:
 	@$(MAKE) --no-print-directory CC=clang BUILD=$(BUILD)/clang \
 		$(BUILD)/clang/wearmond $(BUILD)/clang/wearmon $(BUILD)/clang/simssd
@@ -164,7 +164,7 @@ bench:
 	@$(MAKE) --no-print-directory bench-run
 
 bench-run: all
-	@tools/bench.sh $(BUILD)
+	@tools/bench/bench.sh $(BUILD)
 
 # Units and catalogs under $(PREFIX)/lib/systemd: systemd searches both
 # /usr/local/lib/systemd/{system,catalog} and /usr/lib/systemd/...; other
@@ -204,8 +204,8 @@ install-systemd:
 # that is not a bug is silenced where it occurs, by a comment
 # `/* cppcheck-suppress ID */` on the line before, saying why
 # (--inline-suppr), never by a global switch.
-FORMAT_SRC = $(sort $(wildcard common/*.[ch] daemon/*.[ch] tools/*.[ch] tools/simssd/*.[ch] \
-	tests/unit/*.[ch]))
+FORMAT_SRC = $(sort $(wildcard common/*.[ch] daemon/*.[ch] tools/*.[ch] tools/bench/*.[ch] \
+	tools/simssd/*.[ch] tests/unit/*.[ch]))
 CPPCHECK_FLAGS := --enable=warning,portability,performance --std=c11 --inline-suppr \
 	--error-exitcode=1 --quiet -Icommon
 

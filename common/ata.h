@@ -79,7 +79,8 @@ extern ata_sgio_t ata_sgio_fn;
 /* Default ata_sgio_fn: ioctl(fd, SG_IO, hdr). Returns 0 or -errno. */
 int ata_sgio_ioctl(int fd, struct sg_io_hdr *hdr);
 
-/* CDB builders (REFERENCE §2); each fills all 16 bytes. */
+/* CDB builders (ATA PASS-THROUGH (16)); each fills all 16 bytes, which
+ * tests/unit/test_ata.c checks byte by byte. */
 void ata_cdb_identify(uint8_t cdb[ATA_CDB_LEN]);
 void ata_cdb_smart_read_data(uint8_t cdb[ATA_CDB_LEN]);
 void ata_cdb_security_set_password(uint8_t cdb[ATA_CDB_LEN]);

@@ -26,7 +26,7 @@ enum cfg_workload {
 	WL_STRIDEREAD,
 	WL_RANDRW,
 	WL_SEQRW,
-	WL_DATABASE, /* IOMeter presets, REFERENCE §7 */
+	WL_DATABASE, /* IOMeter presets, as common/workload.c defines them */
 	WL_FILESERVER,
 	WL_WEBSERVER,
 	WL_WORKSTATION,

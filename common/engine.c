@@ -28,7 +28,8 @@
  * until the call ends, so a call is kept short. (The engine used to wait
  * for a quarter of the queue to be free and to submit one I/O per call
  * below 32 in flight: on a second machine that cost 30 % of 4k randwrite
- * QD32 against this; README, "What was changed in the engine", item 11.) */
+ * QD32 against this; tools/bench/results/2026-12-04-engine-changes.md,
+ * item 11.) */
 #define BATCH_MAX 8
 
 /* The completion ring the kernel maps at the io_context_t address. */
@@ -197,13 +198,13 @@ static unsigned ring_reap(struct engine_ctx *c, unsigned max)
  * even when none come (a stalled device still gets its empty samples, a
  * stop is still seen). A timeout on every io_getevents does that, but arms
  * and cancels a kernel timer at every wait: at QD1 on a RAM-backed loop
- * device that was 1.5 us of a 23 us p50 (README, "What was changed in the
- * engine", item 4). Instead, while a phase runs, one periodic timer per
+ * device that was 1.5 us of a 23 us p50 (tools/bench/results/2026-12-04-engine-changes.md,
+ * item 4). Instead, while a phase runs, one periodic timer per
  * running thread sends WAKE_SIG to that thread every REAP_TIMEOUT_NS, and
  * the thread waits in io_getevents with no timeout; the signal ends the
  * wait (EINTR, the system call is never restarted). The thread keeps
  * WAKE_SIG unblocked for the phase: a wait that io_pgetevents opened with
- * a signal mask cost 2 to 3 us per wait here (item 10), more than the
+ * a signal mask cost 2 to 3 us per wait here (item 10 there), more than the
  * timer did. A signal that lands while the thread is not waiting sets
  * wake_pending, and the next wait returns at once instead of sleeping, so
  * a wake is lost only if it lands between that check and the system call
@@ -641,7 +642,8 @@ static void run_init(struct engine_ctx *c, const struct engine_phase *p, struct 
 		workload_start(&s->gen, p->start);
 	datagen_init(&s->data, p->compressibility, p->dedupe_pct, p->seed);
 	/* The device (or the loop worker on the other CPU) reads each block
-	 * next, not this thread: README, Benchmark, item 12. */
+	 * next, not this thread (tools/bench/results/2026-12-04-engine-changes.md,
+	 * item 12). */
 	datagen_stream(&s->data, 1);
 	stats_weighted_init(&s->mibps);
 	c->nfree = 0;

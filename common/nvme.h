@@ -124,8 +124,9 @@ extern nvme_sleep_t nvme_sleep_fn;
 /* Default nvme_ioctl_fn. Returns as nvme_ioctl_t says. */
 int nvme_ioctl_default(int fd, unsigned long req, struct nvme_admin_cmd *cmd);
 
-/* Command builders (REFERENCE §3): zero the command, then fill it. buf
- * must hold NVME_IDENTIFY_LEN or NVME_LOG_LEN bytes. */
+/* Command builders: zero the command, then fill it (tests/unit/test_nvme.c
+ * checks every field). buf must hold NVME_IDENTIFY_LEN or NVME_LOG_LEN
+ * bytes. */
 void nvme_cmd_identify_ctrl(struct nvme_admin_cmd *c, void *buf);
 void nvme_cmd_identify_ns(struct nvme_admin_cmd *c, uint32_t nsid, void *buf);
 void nvme_cmd_smart_log(struct nvme_admin_cmd *c, void *buf);

@@ -369,7 +369,7 @@ char *util_strip(char *s)
  * O_DIRECT pins every page of a request in io_submit, 256 small pages per
  * 1 MiB write, where perf put a quarter of wearmond's CPU at 1M seqwrite
  * QD8, against one step per huge page; and the data generator's stores
- * miss the TLB less (README, "What was changed in the engine"). */
+ * miss the TLB less (tools/bench/results/2026-12-04-engine-changes.md, item 7). */
 void *util_buf_alloc(size_t n, size_t *len)
 {
 	size_t want = n ? (n + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES : HUGE_BYTES;

@@ -14,7 +14,8 @@
 #define TWO32 4294967296.0
 
 /* IOzone / sysbench / fio patterns, then IOMeter access specifications as
- * published by Tom's Hardware (REFERENCE §7). streaming defaults to reads;
+ * published by Tom's Hardware (the shares are checked by
+ * tests/integration/test_presets.py). streaming defaults to reads;
  * read_percent = 0 makes it the streaming-write specification. */
 #define K 1024u
 static const struct workload_preset named[] = {

@@ -24,7 +24,7 @@
 #include "tgt.h"
 #include "util.h"
 
-/* Exit statuses (documented in wearmond(8) and the README). */
+/* Exit statuses (documented in daemon/wearmond.8, EXIT STATUS). */
 #define EXIT_OK 0
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2

@@ -1,4 +1,4 @@
-"""`make bench` (tools/bench.py) in its --quick smoke mode: it runs every
+"""`make bench` (tools/bench/bench.py) in its --quick smoke mode: it runs every
 runner on both loop modes and prints what issue 17 asks of it: the
 machine, each runner's row, ratios against the better fio setting with the
 min and max over the rounds and a verdict, the QD1 latency ratio, jobs = 2
@@ -18,12 +18,19 @@ from conftest import BUILD, REPO
 
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
-def test_bench_quick_reports_everything():
-    p = subprocess.run([sys.executable, str(REPO / "tools/bench.py"), str(BUILD), "--quick",
-                        "--cases", "QD1", "1M seqwrite QD8"], capture_output=True, text=True,
-                       timeout=600)
+def test_bench_quick_reports_everything(tmp_path):
+    results = tmp_path / "results"
+    p = subprocess.run([sys.executable, str(REPO / "tools/bench/bench.py"), str(BUILD), "--quick",
+                        "--cases", "QD1", "1M seqwrite QD8", "--results", str(results)],
+                       capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
     out = p.stdout
+    # the run is kept, as printed, in one new file named for time and machine
+    files = list(results.iterdir())
+    assert len(files) == 1 and re.fullmatch(r"\d{4}-\d\d-\d\dT\d{4}Z-[A-Za-z0-9.-]+\.md",
+                                            files[0].name), files
+    kept = files[0].read_text()
+    assert "not edited by hand" in kept and out.strip() in kept
     assert re.search(r"^machine: .+ \(family \S+ model \S+ stepping \S+\), \d+ cores, "
                      r"kernel \S+, cpuidle \S+, THP \S+, load average", out, re.M), out
     assert "--direct-io=off (buffered)" in out and "--direct-io=on (direct)" in out

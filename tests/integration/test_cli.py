@@ -564,23 +564,25 @@ def test_help_and_version():
 # ---- the README's queries -------------------------------------------------
 
 def readme_sql():
-    """(sql, must_return_rows) for every ```sql block of README.md, or of
-    tools/README-querying.md (the source of its "Querying the history"
-    section) while the README has none. Blocks of that section must return
-    rows unless they say "may be empty"; other blocks only have to run."""
-    readme = REPO / "README.md"
-    text = readme.read_text() if readme.exists() else ""
-    if "```sql" not in text:
-        text = (REPO / "tools" / "README-querying.md").read_text()
-    m = re.search(r"^## Querying the history\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    section = m.group(1) if m else ""
-    return [(sql, sql in section and "may be empty" not in sql)
-            for sql in re.findall(r"```sql\n(.*?)```", text, re.S)]
+    """(sql, must_return_rows) for every ```sql block of README.md and of
+    tools/README-querying.md (the README's further queries). Blocks of the
+    README's "Querying the history" section and every block of
+    tools/README-querying.md must return rows unless they say "may be
+    empty"; other blocks only have to run."""
+    blocks = []
+    for path, whole in ((REPO / "README.md", False),
+                        (REPO / "tools" / "README-querying.md", True)):
+        text = path.read_text()
+        m = re.search(r"^## Querying the history\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+        section = text if whole else (m.group(1) if m else "")
+        blocks += [(sql, sql in section and "may be empty" not in sql)
+                   for sql in re.findall(r"```sql\n(.*?)```", text, re.S)]
+    return blocks
 
 
 def test_readme_queries_run_on_a_real_database(db):
     blocks = readme_sql()
-    assert sum(rows for _, rows in blocks) >= 6
+    assert len(blocks) >= 12 and sum(rows for _, rows in blocks) >= 6
     for sql, want_rows in blocks:
         p = subprocess.run(["sqlite3", "-readonly", "-json", str(db)], input=sql,
                            capture_output=True, text=True, timeout=30)

@@ -85,7 +85,7 @@ def test_stream_compressibility(workdir, make_loop, workload, bs, fill, qd):
             # At 512 B a block's zeros are one run of p% of 512 bytes (10 at
             # p = 2), and how much of such short runs zstd removes varies
             # with the random bytes around them: 0.98 to 1.91 points of 2
-            # over 7 runs (README, the data paragraph); zlib is steady.
+            # over 7 runs (daemon/wearmond.8, METHOD, Data); zlib is steady.
             tol = 1.5 if bs == "512" and what.startswith("zstd") else 1.0
             assert abs(v - level) <= tol, f"{workload} {bs} p={level}: {what} removed {v:.2f}%"
         # fresh content: no 4 KiB page of the region repeats another

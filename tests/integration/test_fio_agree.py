@@ -14,8 +14,9 @@ loaded machine's wake-ups, may instead fall inside the spread of fio's own
 runs). And a loop device on a file, where a 4 KiB read takes ~15 us and
 the load of a shared machine moves MiB/s and p99 by tens of percent
 between runs of the same tool: there the median latency is checked. The
-figures measured are printed (pytest -s) and quoted in the README, "How it
-measures"."""
+figures measured are printed (pytest -s); the method is in wearmond(8),
+METHOD (daemon/wearmond.8), and the figures of earlier runs are in
+tools/bench/results/2026-12-04-fio-agreement.md."""
 
 import json
 import os
@@ -163,16 +164,19 @@ def test_agree_on_simulated_ssd(workdir, qd):
         # map every page so that every read costs t_read
         simssd_helper.fio(d.loop, rw="write", bs="1M", size="16M", iodepth=4)
         med = agree(workdir, d.loop, "4k", qd, "simssd", 0.05, 0.10)
-    # The known rate and service time: one page per t_read on one channel,
-    # so a read waits for the QD - 1 queued ahead of it and its own t_read,
-    # QD x 1 ms. Less by up to a read's worth of the one in service when it
-    # arrives mid-way through it (with one io_submit per I/O the second of
-    # two reads submitted together is stamped when the first's call has
-    # returned: 7962 us at QD8 once, fio's clat p50 of the same runs), more
-    # by the overheads of FUSE and the loop driver.
+    # Rate and p50 are held to fio's in the same run (agree, above). Against
+    # the channel only what no load can break: it serves at most 4 KiB per
+    # t_read, and with QD reads always in flight a read waits for the QD - 1
+    # ahead of it, so the latency is at least QD x 1 ms (Little's law; less
+    # by up to a read's worth of the one in service when it arrives mid-way
+    # through it: with one io_submit per I/O the second of two reads
+    # submitted together is stamped when the first's call has returned,
+    # 7962 us at QD8 once, fio's clat p50 of the same runs). A busy machine
+    # adds the delays of FUSE and the loop driver on top (4817 us at QD4,
+    # 2.5 MiB/s, under stress-ng), which both tools see.
     rate = 4096 / 1e-3 / MiB
-    assert 0.85 * rate <= med["wearmond"]["mibps_avg"] <= 1.02 * rate, med
-    assert qd * 1000 * 0.98 <= med["wearmond"]["lat_p50_us"] <= qd * 1000 * 1.05, med
+    assert med["wearmond"]["mibps_avg"] <= 1.02 * rate, med
+    assert med["wearmond"]["lat_p50_us"] >= qd * 1000 * 0.98, med
 
 
 # On the loop device both tools run on the same CPU: which one the loop

@@ -26,8 +26,17 @@ def target(name, dev, **over):
     return f"[target {name}]\n" + "\n".join(f"{k} = {v}" for k, v in keys.items()) + "\n"
 
 
+# For the crash and the recovery: slow enough that every random 4k write
+# costs more flash time (2 channels, 3 ms: ~670 writes a second) than FUSE
+# and the loop driver need to pass it on even while other work keeps the
+# CPUs busy, so that the fresh and the recovered cycles are both set by the
+# flash and compare with each other. On DRIVE (~5000 a second) a busy
+# machine made cycle 3 0.71 of cycle 1 though the drive was as new.
+SLOW_DRIVE = dict(DRIVE, capacity="16M", channels=2, t_prog="3ms")
+
+
 def test_crash_erase_recovery(workdir):
-    with simssd_helper.sim_drive(**DRIVE) as d:
+    with simssd_helper.sim_drive(**SLOW_DRIVE) as d:
         erase = d.erase_script(workdir)
         db = workdir / "w.db"
         conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
@@ -40,7 +49,9 @@ def test_crash_erase_recovery(workdir):
     rows = query(db, "SELECT cycle, size_bytes, mibps_avg FROM history ORDER BY iteration_id")
     first = {r["size_bytes"]: r["mibps_avg"] for r in rows if r["cycle"] == 1}
     by_cycle = {(r["cycle"], r["size_bytes"]): r["mibps_avg"] for r in rows}
-    half = 16 * MiB
+    half = 8 * MiB
+    print(f"\n{half // MiB} MiB: cycle 1 {first[half]:.2f}, cycle 2 {by_cycle[(2, half)]:.2f}, "
+          f"cycle 3 {by_cycle[(3, half)]:.2f} MiB/s")
     # cycle 2 runs on a drive still full from cycle 1: the half size crashes
     assert by_cycle[(2, half)] < 0.5 * first[half]
     # after the erase, cycle 3 is back near the first
@@ -105,22 +116,37 @@ def test_io_error_mid_iteration_other_target_runs_on(workdir, make_loop, fault):
 
 
 def test_measured_throughput_matches_the_drives_known_rate(workdir):
-    """The numbers are right: on a fresh simulated drive, whose write rate
-    follows from its options, wearmond's MiB/s agrees within 10%, for the
-    iteration and for its 1-second samples."""
+    """The numbers are right: on a fresh simulated drive wearmond's MiB/s
+    agrees within 10% with fio's for the same job on the same drive in the
+    same run (fio before and after it, the drive erased before each), for
+    the iteration and for its samples. The reference is measured, never the
+    rate the drive's options imply: on a busy machine FUSE and the loop
+    driver cannot keep this drive's channels busy (14.6 MiB/s against the
+    20.0 they allow, under stress-ng), and both tools see the same loss."""
     with simssd_helper.sim_drive(**DRIVE) as d:
         amount = 24 * MiB
-        expected = d.expected_fresh_run(amount) / MiB
+        implied = d.expected_fresh_run(amount) / MiB
+
+        def fio_run():
+            d.secure_erase()
+            return simssd_helper.fio(d.loop, "write", "128k", size=amount,
+                                     iodepth=8).write_bw / MiB
+
+        fio_before = fio_run()
+        d.secure_erase()
         db = workdir / "w.db"
         conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
             "sim", d.loop, cycles=1, sizes="24M", fill="no", workload="seqwrite",
             block_size="128k", queue_depth="8", duration="0", sample_interval="0.25s"))
         p = run_wearmond(conf, timeout=120)
         assert p.returncode == 0, p.stderr
+        fio_after = fio_run()
     it = query(db, "SELECT bytes, mibps_avg, mibps_min, mibps_max FROM iterations")[0]
     assert it["bytes"] == amount
-    print(f"wearmond {it['mibps_avg']:.2f} MiB/s, the drive's options imply {expected:.2f}")
-    assert abs(it["mibps_avg"] / expected - 1) <= 0.10, (it, expected)
+    print(f"wearmond {it['mibps_avg']:.2f} MiB/s, fio before {fio_before:.2f} and after "
+          f"{fio_after:.2f}, the drive's options imply {implied:.2f}")
+    lo, hi = sorted((fio_before, fio_after))
+    assert 0.9 * lo <= it["mibps_avg"] <= 1.1 * hi, (it, fio_before, fio_after)
     # the samples add up to the bytes moved and their lengths to the phase
     s = query(db, "SELECT sum(bytes) AS b, sum(mibps * duration_ms / 1000) AS mib"
                   " FROM samples WHERE phase = 'measure'")[0]

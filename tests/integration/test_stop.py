@@ -38,7 +38,7 @@ DEFAULTS = {
     "sample_interval": "0.1s",
 }
 
-STOP_LIMIT_S = 2.0   # the README's promise for SIGTERM
+STOP_LIMIT_S = 2.0   # the promise for SIGTERM: daemon/wearmond.8, SIGNALS
 
 
 def conf(workdir, dev, name="w.conf", **over):

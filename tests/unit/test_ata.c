@@ -1,4 +1,4 @@
-/* Unit tests of ata: CDB and payload bytes (REFERENCE §2), IDENTIFY and
+/* Unit tests of ata: CDB and payload bytes (common/ata.h), IDENTIFY and
  * SMART parsing from built fixtures, sense decoding, and the security erase
  * flow against a scripted SG_IO. */
 #include "unit.h"
@@ -796,7 +796,7 @@ static void test_erase_still_enabled_afterwards(void **state)
 }
 
 /* QEMU's ide-hd aborts security commands: status 41h, error 04h, fixed
- * sense 70h (REFERENCE §10). A clean "not supported", nothing locked. */
+ * sense 70h, as QEMU 7.2 answers. A clean "not supported", nothing locked. */
 static void test_erase_set_password_aborted_like_qemu(void **state)
 {
 	struct ata_erase_report rep;

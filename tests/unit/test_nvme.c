@@ -1,4 +1,4 @@
-/* Unit tests of nvme: command fields (REFERENCE §3), identify / SMART /
+/* Unit tests of nvme: command fields (common/nvme.h), identify / SMART /
  * sanitize status parsing from built fixtures, status text, and format and
  * sanitize against a scripted ioctl. */
 #include "unit.h"
@@ -155,7 +155,7 @@ static void test_parse_ctrl(void **state)
 {
 	uint8_t buf[NVME_IDENTIFY_LEN];
 	struct nvme_ctrl_info ci;
-	build_ctrl(buf, 0x010a, 0, 0x00); /* QEMU 7.2 per REFERENCE §10 */
+	build_ctrl(buf, 0x010a, 0, 0x00); /* what QEMU 7.2 reports */
 	put_ascii(buf + 4, 20, "  SN 42");
 	assert_int_equal(nvme_parse_ctrl(buf, &ci), 0);
 	assert_string_equal(ci.serial, "SN 42");
@@ -590,7 +590,7 @@ static void test_sanitize_failed(void **state)
 	assert_non_null(strstr(r.text, "sanitize failed"));
 }
 
-/* QEMU refuses Sanitize as an invalid opcode (REFERENCE §10). */
+/* QEMU 7.2 refuses Sanitize as an invalid opcode. */
 static void test_sanitize_invalid_opcode(void **state)
 {
 	struct nvme_result r;

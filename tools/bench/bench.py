@@ -2,7 +2,9 @@
 """bench.py: wearmond against fio at its defaults and at tuned batching,
 side by side in one run, on RAM-backed loop devices (a file in /dev/shm)
 with and without `losetup --direct-io=on`. Not a test: it asserts nothing
-and only reports; the README quotes its figures.
+and only reports. With --results DIR it also writes what it printed to a
+new file in DIR named for the time and the machine (`make bench` passes
+tools/bench/results; tools/bench/README.md describes the method).
 
 Each case runs its repeats alternating the three runners (wearmond, fio
 defaults, fio tuned batching), rotating their order every repeat, after
@@ -17,17 +19,20 @@ one sample per second, the time wearmond spends storing each iteration
 (its --debug log line), and the data generator's throughput on one core
 next to its ceiling, the same buffers written by plain stores.
 
-Usage: tools/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]
-                     [--cases NAME...] [--loop buffered|direct ...] [--quick]"""
+Usage: tools/bench/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]
+                           [--cases NAME...] [--loop buffered|direct ...] [--quick]
+                           [--results DIR]"""
 
 import argparse
 import json
 import os
 import re
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 CASES = [
@@ -76,6 +81,51 @@ def read_first(path, default="?"):
         return default
 
 
+class Tee:
+    """stdout that also keeps a copy of everything printed, for the results
+    file."""
+
+    def __init__(self, out):
+        self.out, self.lines = out, []
+
+    def write(self, text):
+        self.lines.append(text)
+        return self.out.write(text)
+
+    def flush(self):
+        self.out.flush()
+
+
+def results_path(directory, started):
+    """A new file in directory named for the UTC start time and the machine:
+    2026-12-05T0312Z-HOST.md (HOST cut to letters, digits, '-' and '.'),
+    with -2, -3... when two runs start in the same minute."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname()) or "host"
+    stem = time.strftime("%Y-%m-%dT%H%MZ", time.gmtime(started)) + f"-{host}"
+    path, n = directory / f"{stem}.md", 1
+    while path.exists():
+        n += 1
+        path = directory / f"{stem}-{n}.md"
+    return path
+
+
+def write_results(directory, started, argv, printed, failed):
+    """Store one run as written by the bench, never edited by hand: a title,
+    the command line, and everything it printed, as one fenced block."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = results_path(directory, started)
+    head = (f"# make bench, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))}, "
+            f"{socket.gethostname()}\n\n"
+            "Written by tools/bench/bench.py at the end of the run; not edited by hand. "
+            "tools/bench/README.md describes the method and how to read the lines.\n\n"
+            f"Command: `tools/bench/bench.py {' '.join(argv)}`"
+            + ("\n\n**The run failed before the end; what it printed is below.**" if failed
+               else "") + "\n\n")
+    path.write_text(head + "```\n" + "".join(printed).rstrip("\n") + "\n```\n")
+    print(f"bench: results written to {path}", file=sys.stderr)
+    return path
+
+
 def machine_line():
     """CPU model with family/model/stepping (two VMs both named "AMD EPYC"
     can be different CPUs), cores, kernel, cpuidle driver, THP mode, load."""
@@ -96,7 +146,7 @@ def machine_line():
 
 
 def generator_rates(build, repeats):
-    """The data generator's GiB/s on one core (tools/dgen_bench), by case:
+    """The data generator's GiB/s on one core (tools/bench/dgen_bench.c), by case:
     a list of (cpu, wall) pairs, one per run of dgen_bench."""
     rates = {}
     for _ in range(repeats):
@@ -373,7 +423,25 @@ def main():
                     "QD1 latency does not depend on which CPU the loop worker wakes on")
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: 1 repeat of 1 s on 256 MiB")
+    ap.add_argument("--results", metavar="DIR",
+                    help="also write what the run prints to a new file in DIR, named "
+                    "for the time and the machine (make bench: tools/bench/results)")
     a = ap.parse_args()
+    if not a.results:
+        return run(a)
+    started, tee, failed = time.time(), Tee(sys.stdout), True
+    sys.stdout = tee
+    try:
+        rc = run(a)
+        failed = rc != 0
+        return rc
+    finally:
+        sys.stdout = tee.out
+        write_results(Path(a.results), started, sys.argv[1:], tee.lines, failed)
+
+
+def run(a):
+    """One bench run with the parsed options a; prints as it goes."""
     if a.quick:
         a.seconds, a.repeats, a.size_mib = 1, 1, 256
     ctx = {"build": Path(a.build).resolve(), "seconds": a.seconds, "repeats": a.repeats,

@@ -9,7 +9,7 @@
  * can at best match. Here no other CPU reads the buffers, so plain stores
  * would stay in this core's caches and be faster; in wearmond a device or
  * the loop worker reads every block, and there non-temporal stores are the
- * cheaper (README, Benchmark, item 12).
+ * cheaper (tools/bench/results/2026-12-04-engine-changes.md, item 12).
  * Prints one line per case: compressibility (or "no generator"), block
  * size, GiB per second of this thread's CPU time (what one core does, even
  * on a loaded machine) and per second of wall-clock time.
