@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "cfg.h"
@@ -136,6 +137,13 @@ int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const cha
 
 /* Point sysfs and procfs lookups at other trees (tests); NULL restores. */
 void tgt_set_roots(const char *sys, const char *proc);
+
+/* Call fn for each open descriptor of process pid (a /proc directory
+ * name) with what it names, until fn returns nonzero; returns that, or 0.
+ * A process gone meanwhile has no descriptors. */
+int tgt_pid_fds(const char *pid,
+		int (*fn)(const char *pid, const char *fd, const struct stat *st, void *arg),
+		void *arg);
 
 /* Close the descriptor (safe to call twice). */
 void tgt_close(struct tgt *tg);

@@ -182,7 +182,9 @@ static int fd_writes(const char *pid, const char *fd)
 }
 
 /* Whether process pid has (dev, ino) open for writing. */
-static int pid_writes(const char *pid, dev_t dev, ino_t ino)
+int tgt_pid_fds(const char *pid,
+		int (*fn)(const char *pid, const char *fd, const struct stat *st, void *arg),
+		void *arg)
 {
 	char dir[PATH_MAX], fd_path[PATH_MAX + 300];
 	struct dirent *e;
@@ -197,11 +199,29 @@ static int pid_writes(const char *pid, dev_t dev, ino_t ino)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(fd_path, sizeof(fd_path), "%s/%s", dir, e->d_name);
-		found = !stat(fd_path, &st) && S_ISREG(st.st_mode) && st.st_dev == dev &&
-			st.st_ino == ino && fd_writes(pid, e->d_name);
+		if (!stat(fd_path, &st))
+			found = fn(pid, e->d_name, &st, arg);
 	}
 	closedir(d);
 	return found;
+}
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+static int fd_writes_file(const char *pid, const char *fd, const struct stat *st, void *arg)
+{
+	const struct file_id *id = arg;
+	return S_ISREG(st->st_mode) && st->st_dev == id->dev && st->st_ino == id->ino &&
+	       fd_writes(pid, fd);
+}
+
+static int pid_writes(const char *pid, dev_t dev, ino_t ino)
+{
+	struct file_id id = { dev, ino };
+	return tgt_pid_fds(pid, fd_writes_file, &id);
 }
 
 /* Another process (not us, not skip) with (dev, ino) open for writing:

@@ -87,31 +87,24 @@ static int is_wearmond(const char *pid)
 }
 
 /* Whether one of pid's descriptors is tg's device or file. */
+struct held {
+	const struct tgt *tg;
+	const struct stat *file;
+};
+
+static int names_target(const char *pid, const char *fd, const struct stat *st, void *arg)
+{
+	const struct held *h = arg;
+	if (h->tg->is_block && S_ISBLK(st->st_mode) && st->st_rdev == h->tg->rdev)
+		return 1;
+	return h->file && S_ISREG(st->st_mode) && st->st_dev == h->file->st_dev &&
+	       st->st_ino == h->file->st_ino;
+}
+
 static int holds(const char *pid, const struct tgt *tg, const struct stat *file)
 {
-	char dir[64], fd_path[320];
-	struct dirent *e;
-	struct stat st;
-	int found = 0;
-
-	snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(fd_path, sizeof(fd_path), "%s/%s", dir, e->d_name);
-		if (stat(fd_path, &st) != 0)
-			continue;
-		if (tg->is_block && S_ISBLK(st.st_mode) && st.st_rdev == tg->rdev)
-			found = 1;
-		else if (file && S_ISREG(st.st_mode) && st.st_dev == file->st_dev &&
-			 st.st_ino == file->st_ino)
-			found = 1;
-	}
-	closedir(d);
-	return found;
+	struct held h = { tg, file };
+	return tgt_pid_fds(pid, names_target, &h);
 }
 
 pid_t guard_holder(const struct tgt *tg)

@@ -563,8 +563,9 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 		return s;
 	}
 	if (db_cycle_end(st->db, cycle_id, DB_DONE)) {
-		snprintf(st->error, sizeof(st->error), "cannot record the end of cycle %ld", cycle);
-		return SCHED_FAILED;
+		char msg[128];
+		snprintf(msg, sizeof(msg), "cannot record the end of cycle %ld", cycle);
+		return fail(st, ALERT_DB_WRITE, LOG_CRIT, cycle, msg);
 	}
 	return SCHED_RUNNING;
 }
@@ -770,9 +771,10 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 						  &(struct cycle_args){ st, cycle, &cycle_id }))) {
 			if (ret == -EBUSY && atomic_load(st->stop))
 				return SCHED_STOPPED;
-			snprintf(st->error, sizeof(st->error), "cannot record cycle %ld: %s", cycle,
+			char msg[160];
+			snprintf(msg, sizeof(msg), "cannot record cycle %ld: %s", cycle,
 				 strerror(-ret));
-			return SCHED_FAILED;
+			return fail(st, ALERT_DB_WRITE, LOG_CRIT, cycle, msg);
 		}
 		enum sched_state s = run_cycle(st, ic, cycle_id, cycle, start, number);
 		if (s != SCHED_RUNNING)
