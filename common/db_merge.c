@@ -16,6 +16,15 @@
 #define SQL_MAX 8192
 #define NAME_MAX_LEN 512 /* a target name, HOST/NAME */
 
+/* One input target, as merge_sources records it. */
+struct merge_source {
+	const char *path; /* the input database */
+	char ident[17];   /* hash of its first iteration */
+	char print[17];   /* hash of its rows */
+};
+
+enum { MERGE_NEW = 1, MERGE_SAME, MERGE_NEWER };
+
 /* Run one statement built with printf. Returns 0 or -errno (err set). */
 static int execf(sqlite3 *c, char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -202,6 +211,13 @@ static int copy_history(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 			    " JOIN main.iterations m ON m.cycle_id = cm.dst AND m.number = x.number"
 			    " WHERE x.target_id = %lld",
 			    (long long)s);
+	/* the baselines name iterations of this target: their ids here */
+	if (!ret)
+		ret = execf(c, err, len,
+			    "UPDATE main.iterations AS u SET baseline_iteration_id ="
+			    " (SELECT dst FROM temp.it_map WHERE src = u.baseline_iteration_id)"
+			    " WHERE u.target_id = %lld AND u.baseline_iteration_id IS NOT NULL",
+			    (long long)d);
 	snprintf(its, sizeof(its), "WHERE x.iteration_id IN (SELECT src FROM temp.it_map)");
 	if (!ret)
 		ret = copy_rows(c, "samples", ",iteration_id,", "iteration_id",
@@ -237,72 +253,218 @@ static int copy_state(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 	return ret;
 }
 
-/* The name a source target gets here: HOST/NAME (a name that already has
- * a host, from a merged database, stays). */
-static void local_name(const char *host, const char *name, char *out, size_t len)
+/* ---- which input each target came from (main.merge_sources) ---------- */
+
+#define FNV_OFFSET 1469598103934665603ULL
+#define FNV_PRIME 1099511628211ULL
+
+/* Adds one result row's first three columns to the FNV-1a hash h. */
+static uint64_t hash_row(uint64_t h, sqlite3_stmt *st)
 {
-	if (strchr(name, '/'))
+	for (int k = 0; k < 3; k++) {
+		const unsigned char *t = sqlite3_column_text(st, k);
+		size_t n = t ? strlen((const char *)t) + 1 : 1;
+		const unsigned char *b = t ? t : (const unsigned char *)"\xff";
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ b[i]) * FNV_PRIME;
+	}
+	return h;
+}
+
+/* What tells the inputs apart: ident hashes source target s's first
+ * iteration (a newer copy of the same database keeps it), print every
+ * iteration's id, start and bytes and the count and last id of its
+ * cycles, events and health rows. Returns 0 or -errno. */
+static int fingerprint(sqlite3 *c, int64_t s, struct merge_source *m)
+{
+	static const char *const sql[] = {
+		"SELECT id, started_at, bytes FROM src.iterations WHERE target_id = ?1"
+		" ORDER BY id",
+		"SELECT count(*), max(id), 'c' FROM src.cycles WHERE target_id = ?1",
+		"SELECT count(*), max(id), 'e' FROM src.events WHERE target_id = ?1",
+		"SELECT count(*), max(id), 'h' FROM src.health WHERE target_id = ?1",
+	};
+	uint64_t h = FNV_OFFSET, first = 0;
+	int ret = 0;
+
+	for (size_t q = 0; q < ARRAY_SIZE(sql) && !ret; q++) {
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(c, sql[q], -1, &st, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_int64(st, 1, s);
+		while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (q == 0 && !first)
+				first = hash_row(FNV_OFFSET, st);
+			h = hash_row(h, st);
+			rc = SQLITE_OK;
+		}
+		ret = rc == SQLITE_DONE ? 0 : db_map_rc(rc, 0);
+		sqlite3_finalize(st);
+	}
+	snprintf(m->ident, sizeof(m->ident), "%016llx", (unsigned long long)first);
+	snprintf(m->print, sizeof(m->print), "%016llx", (unsigned long long)h);
+	return ret;
+}
+
+/* What an earlier merge recorded for local: MERGE_NEW (nothing),
+ * MERGE_SAME (the same rows), MERGE_NEWER (a newer copy of the same
+ * database, or a target merged before sources were recorded), or -EEXIST
+ * (another database: err names both). Returns one of those or -errno. */
+static int source_seen(sqlite3 *c, const char *local, int exists, const struct merge_source *m,
+		       char *err, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = sqlite3_prepare_v2(c,
+				     "SELECT source, identity, fingerprint FROM main.merge_sources"
+				     " WHERE target = ?1",
+				     -1, &st, NULL);
+
+	if (ret == SQLITE_OK)
+		ret = sqlite3_bind_text(st, 1, local, -1, SQLITE_STATIC);
+	if (ret == SQLITE_OK)
+		ret = sqlite3_step(st);
+	if (ret == SQLITE_DONE)
+		ret = exists ? MERGE_NEWER : MERGE_NEW;
+	else if (ret != SQLITE_ROW)
+		ret = db_map_rc(ret, 0);
+	else if (!strcmp((const char *)sqlite3_column_text(st, 2), m->print))
+		ret = MERGE_SAME;
+	else if (!strcmp((const char *)sqlite3_column_text(st, 1), m->ident))
+		ret = MERGE_NEWER;
+	else {
+		db_seterr(err, len,
+			  "%s: target %s is already in the output from %s, another database"
+			  " with the same host and target name (their first iterations differ)",
+			  m->path, local, (const char *)sqlite3_column_text(st, 0));
+		ret = -EEXIST;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Records that local now holds m's rows. Returns 0 or -errno. */
+static int source_record(sqlite3 *c, const char *local, const struct merge_source *m, char *err,
+			 size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(c,
+				    "INSERT OR REPLACE INTO main.merge_sources (target, source,"
+				    " identity, fingerprint, merged_at) VALUES (?1, ?2, ?3, ?4,"
+				    " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+				    -1, &st, NULL);
+	const char *v[] = { local, m->path, m->ident, m->print };
+
+	for (int i = 0; i < 4 && rc == SQLITE_OK; i++)
+		rc = sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	db_seterr(err, len, "merge: recording the source of %s: %s", local, sqlite3_errmsg(c));
+	return db_map_rc(rc, 0);
+}
+
+/* The name a source target gets here: HOST/NAME (a name that already has
+ * a host, from a merged database, stays, unless rename gives a host). */
+static void local_name(const char *host, const char *rename, const char *name, char *out,
+		       size_t len)
+{
+	const char *slash = strchr(name, '/');
+
+	if (rename)
+		snprintf(out, len, "%s/%s", rename, slash ? slash + 1 : name);
+	else if (slash)
 		util_strlcpy(out, name, len);
 	else
 		snprintf(out, len, "%s/%s", host, name);
 }
 
-static int merge_target(sqlite3 *c, int64_t s, const char *name, const char *host,
+/* Adds target d's row here: source target s's columns, named local. */
+static int insert_target(sqlite3 *c, int64_t s, int64_t d, const char *local, char *err, size_t len)
+{
+	char sql[SQL_MAX], sc[SQL_MAX / 2], dc[SQL_MAX / 2];
+	sqlite3_stmt *st = NULL;
+	int ret = common_cols(c, "targets", ",id,name,", sc, dc, sizeof(sc));
+
+	if (ret) {
+		db_seterr(err, len, "merge: columns of targets: %s", strerror(-ret));
+		return ret;
+	}
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO main.targets (id, name%s) SELECT %lld, ?%s"
+		 " FROM src.targets x WHERE x.id = %lld",
+		 dc, (long long)d, sc, (long long)s);
+	ret = sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK &&
+			      sqlite3_bind_text(st, 1, local, -1, SQLITE_STATIC) == SQLITE_OK &&
+			      sqlite3_step(st) == SQLITE_DONE
+		      ? 0
+		      : -EIO;
+	if (ret)
+		db_seterr(err, len, "merge: target %s: %s", local, sqlite3_errmsg(c));
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Adds target d's counts here to r. */
+static void count_target(sqlite3 *c, int64_t d, struct db_merge_result *r)
+{
+	char q[160];
+	int64_t n = 0;
+
+	r->targets++;
+	snprintf(q, sizeof(q), "SELECT count(*) FROM main.iterations WHERE target_id = %lld",
+		 (long long)d);
+	if (!one_value(c, q, NULL, &n, NULL, 0))
+		r->iterations += n;
+	snprintf(q, sizeof(q), "SELECT count(*) FROM main.cycles WHERE target_id = %lld",
+		 (long long)d);
+	if (!one_value(c, q, NULL, &n, NULL, 0))
+		r->cycles += n;
+}
+
+/* Source target s (of the input at path) as local: left as it is when
+ * the same rows were merged before, replaced whole when it is a newer
+ * copy of the same database, refused when another database brought that
+ * name. Returns 0, -EEXIST or -errno (err set). */
+static int merge_target(sqlite3 *c, int64_t s, const char *local, const char *path,
 			struct db_merge_result *r, char *err, size_t len)
 {
-	char local[NAME_MAX_LEN], fx[64], where[64];
+	struct merge_source m = { .path = path };
 	int64_t d = 0;
-	int ret;
+	int seen, ret = one_value(c, "SELECT id FROM main.targets WHERE name = ?1", local, &d, NULL,
+				  0);
 
-	local_name(host, name, local, sizeof(local));
-	ret = one_value(c, "SELECT id FROM main.targets WHERE name = ?1", local, &d, NULL, 0);
 	if (ret && ret != -ENOENT)
 		return ret;
-	if (!ret) /* merged before: replaced whole, keeping its id */
+	int exists = !ret;
+	if ((ret = fingerprint(c, s, &m))) {
+		db_seterr(err, len, "%s: reading target %s: %s", path, local, strerror(-ret));
+		return ret;
+	}
+	seen = exists ? source_seen(c, local, 1, &m, err, len) : MERGE_NEW;
+	if (seen < 0)
+		return seen;
+	if (seen == MERGE_SAME) { /* nothing to do: fast and idempotent */
+		r->unchanged++;
+		count_target(c, d, r);
+		return 0;
+	}
+	if (exists) /* a newer copy: replaced whole, keeping its id */
 		ret = clear_target(c, d, err, len);
 	else
 		ret = one_value(c, "SELECT coalesce(max(id), 0) + 1 FROM main.targets", NULL, &d,
 				NULL, 0);
-	if (ret)
-		return ret;
-	snprintf(fx, sizeof(fx), "%lld, ?", (long long)d);
-	snprintf(where, sizeof(where), "WHERE x.id = %lld", (long long)s);
-	sqlite3_stmt *st = NULL;
-	char sql[SQL_MAX], sc[SQL_MAX / 2], dc[SQL_MAX / 2];
-	ret = common_cols(c, "targets", ",id,name,", sc, dc, sizeof(sc));
-	if (!ret) {
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO main.targets (id, name%s) SELECT %s%s"
-			 " FROM src.targets x %s",
-			 dc, fx, sc, where);
-		ret = sqlite3_prepare_v2(c, sql, -1, &st, NULL) == SQLITE_OK &&
-				      sqlite3_bind_text(st, 1, local, -1, SQLITE_STATIC) ==
-					      SQLITE_OK &&
-				      sqlite3_step(st) == SQLITE_DONE
-			      ? 0
-			      : -EIO;
-		if (ret)
-			db_seterr(err, len, "merge: target %s: %s", local, sqlite3_errmsg(c));
-		sqlite3_finalize(st);
-	}
+	if (!ret)
+		ret = insert_target(c, s, d, local, err, len);
 	if (!ret)
 		ret = copy_history(c, s, d, err, len);
 	if (!ret)
 		ret = copy_state(c, s, d, err, len);
-	if (!ret) {
-		r->targets++;
-		int64_t n = 0;
-		char q[160];
-		snprintf(q, sizeof(q),
-			 "SELECT count(*) FROM main.iterations WHERE target_id = %lld",
-			 (long long)d);
-		if (!one_value(c, q, NULL, &n, NULL, 0))
-			r->iterations += n;
-		snprintf(q, sizeof(q), "SELECT count(*) FROM main.cycles WHERE target_id = %lld",
-			 (long long)d);
-		if (!one_value(c, q, NULL, &n, NULL, 0))
-			r->cycles += n;
-	}
+	if (!ret)
+		ret = source_record(c, local, &m, err, len);
+	if (!ret)
+		count_target(c, d, r);
 	return ret;
 }
 
@@ -367,8 +529,10 @@ static int source_targets(sqlite3 *c, struct src_target **out, size_t *n)
 	return ret;
 }
 
-static int merge_targets(sqlite3 *c, struct db_merge_result *r, char *err, size_t len)
+static int merge_targets(sqlite3 *c, const char *path, const char *rename,
+			 struct db_merge_result *r, char *err, size_t len)
 {
+	char local[NAME_MAX_LEN];
 	struct src_target *t = NULL;
 	size_t n = 0;
 	int ret = one_value(c,
@@ -379,14 +543,21 @@ static int merge_targets(sqlite3 *c, struct db_merge_result *r, char *err, size_
 		ret = merge_runs(c, err, len);
 	if (!ret)
 		ret = source_targets(c, &t, &n);
-	for (size_t i = 0; !ret && i < n; i++)
-		ret = merge_target(c, t[i].id, t[i].name, r->host, r, err, len);
+	if (!ret)
+		ret = execf(c, err, len,
+			    "CREATE TABLE IF NOT EXISTS main.merge_sources (target TEXT PRIMARY"
+			    " KEY, source TEXT NOT NULL, identity TEXT NOT NULL, fingerprint"
+			    " TEXT NOT NULL, merged_at TEXT NOT NULL)");
+	for (size_t i = 0; !ret && i < n; i++) {
+		local_name(r->host, rename, t[i].name, local, sizeof(local));
+		ret = merge_target(c, t[i].id, local, path, r, err, len);
+	}
 	free(t);
 	return ret;
 }
 
-int db_merge(struct db *db, const char *src_path, struct db_merge_result *r, char *err,
-	     size_t errlen)
+int db_merge(struct db *db, const char *src_path, const char *rename, struct db_merge_result *r,
+	     char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int ret;
@@ -407,12 +578,44 @@ int db_merge(struct db *db, const char *src_path, struct db_merge_result *r, cha
 	if (!ret)
 		ret = execf(db->conn, err, errlen, "BEGIN IMMEDIATE");
 	if (!ret) {
-		ret = merge_targets(db->conn, r, err, errlen);
+		ret = merge_targets(db->conn, src_path, rename, r, err, errlen);
 		execf(db->conn, NULL, 0, ret ? "ROLLBACK" : "COMMIT");
 	}
 	execf(db->conn, NULL, 0,
 	      "DROP TABLE IF EXISTS temp.run_map; DROP TABLE IF EXISTS"
 	      " temp.cycle_map; DROP TABLE IF EXISTS temp.it_map; DETACH DATABASE src");
+	db_leave(db);
+	return ret;
+}
+
+int db_merge_check_out(struct db *db, char *err, size_t errlen)
+{
+	char name[NAME_MAX_LEN] = "";
+	int64_t runs = 0, targets = 0;
+	int ret;
+
+	if (!db)
+		return -EINVAL;
+	pthread_mutex_lock(&db->lock); /* db_enter is for writers; this reads */
+	ret = one_value(db->conn, "SELECT name FROM targets WHERE instr(name, '/') = 0 LIMIT 1",
+			NULL, NULL, name, sizeof(name));
+	if (!ret) {
+		db_seterr(err, errlen,
+			  "its target '%s' is a daemon's own (a merged database names each"
+			  " target HOST/NAME)",
+			  name);
+		ret = -EPERM;
+	} else if (ret == -ENOENT) {
+		ret = one_value(db->conn, "SELECT count(*) FROM runs", NULL, &runs, NULL, 0);
+		if (!ret)
+			ret = one_value(db->conn, "SELECT count(*) FROM targets", NULL, &targets,
+					NULL, 0);
+		if (!ret && runs > 0 && targets == 0) {
+			db_seterr(err, errlen, "a daemon ran on it (%lld runs, no targets)",
+				  (long long)runs);
+			ret = -EPERM;
+		}
+	}
 	db_leave(db);
 	return ret;
 }

@@ -36,9 +36,10 @@ static void usage(FILE *f)
 		   "                              one self-contained HTML report of a campaign\n"
 		   "  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
 		   "                              every row of a table or view (default csv)\n"
-		   "  merge OUT.db IN.db...       gather many machines' databases into OUT.db\n"
+		   "  merge -o OUT.db IN.db...    gather many machines' databases into OUT.db\n"
 		   "                              (targets become HOST/NAME; the only command\n"
-		   "                              that writes, and only OUT.db)\n"
+		   "       [--rename IN.db=HOST]  that writes, and only OUT.db, never a daemon's;\n"
+		   "                              --rename: IN.db's targets as HOST/NAME)\n"
 		   "\n"
 		   "Options (also accepted after COMMAND):\n"
 		   "  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
@@ -298,6 +299,11 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 		break;
 	case 'k': a->kind = val; break;
 	case 'o': a->output = val; break;
+	case 'r':
+		if (a->nrename >= WM_MAX_RENAMES)
+			return wm_usage_error("%s: more than %d --rename", cmd, WM_MAX_RENAMES);
+		a->rename[a->nrename++] = val;
+		break;
 	case 'n':
 		if (wm_parse_id(val, &a->campaign))
 			return wm_usage_error(
@@ -318,6 +324,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 		{ "kind", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "campaign", required_argument, NULL, 'n' },
+		{ "rename", required_argument, NULL, 'r' },
 		{ "database", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -328,7 +335,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 	memset(a, 0, sizeof(*a));
 	optind = 0; /* glibc: start afresh on the new argv */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:d:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:r:d:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
 			usage(stdout);
 			return WM_EXIT_OK;

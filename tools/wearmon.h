@@ -74,17 +74,21 @@ struct wm_col {
 #define WM_NULLV ((struct db_value){ .type = DB_NULL })
 
 /* Options of the subcommands; each accepts a subset. */
+#define WM_MAX_RENAMES 64
+
 struct wm_args {
-	const char *target;    /* --target T */
-	int64_t cycle;         /* --cycle N (0: not given) */
-	char since[40];        /* --since TIME as ISO text ("" not given) */
-	enum wm_format format; /* --format */
-	int format_given;      /* --format was on the command line */
-	int64_t iteration;     /* --iteration ID (0: not given) */
-	const char *kind;      /* --kind */
-	const char *output;    /* -o FILE */
-	int64_t campaign;      /* --campaign N (0: not given) */
-	char **pos;            /* positional arguments */
+	const char *target;                 /* --target T */
+	int64_t cycle;                      /* --cycle N (0: not given) */
+	char since[40];                     /* --since TIME as ISO text ("" not given) */
+	enum wm_format format;              /* --format */
+	int format_given;                   /* --format was on the command line */
+	int64_t iteration;                  /* --iteration ID (0: not given) */
+	const char *kind;                   /* --kind */
+	const char *output;                 /* -o FILE */
+	int64_t campaign;                   /* --campaign N (0: not given) */
+	const char *rename[WM_MAX_RENAMES]; /* --rename IN.db=HOST (merge) */
+	int nrename;
+	char **pos; /* positional arguments */
 	int npos;
 };
 

@@ -1,10 +1,15 @@
 """wearmon merge on databases from real wearmond runs: two machines (the
 second one's host name set with the sqlite3 CLI, as the test has only this
 machine) with a target of the same name; every row arrives under
-HOST/NAME, the hosts and device identities are kept, merging again changes
-nothing, and unknown schemas are refused."""
+HOST/NAME, the hosts and device identities are kept, every view shows each
+target as its source does (baselines renumbered), merging again changes
+nothing, another database with the same HOST/NAME is refused naming both
+(and taken with --rename), OUT must be given and may not be a daemon's
+database, and a refused merge leaves no file."""
 
+import fcntl
 import functools
+import os
 import shutil
 
 import pytest
@@ -63,7 +68,7 @@ def history(db, target):
 def test_merge_two_machines_and_again(machines, tmp_path):
     a, b, host_a = machines
     out = tmp_path / "lab.db"
-    p = wearmon("merge", out, a, b, check=0)
+    p = wearmon("merge", "-o", out, a, b, check=0)
     assert f"{a}: host {host_a}, 1 target, 2 cycles, 4 iterations" in p.stdout
     assert f"{b}: host m2, 1 target, 3 cycles, 6 iterations" in p.stdout
     names = {t["name"]: t for t in query(out, "SELECT * FROM targets")}
@@ -84,7 +89,7 @@ def test_merge_two_machines_and_again(machines, tmp_path):
               for t in TABLES + ["runs", "targets"]}
     hist = history(out, "m2/lab1")
     # again: nothing changes
-    wearmon("merge", out, a, b, check=0)
+    wearmon("merge", "-o", out, a, b, check=0)
     assert {t: query(out, f"SELECT count(*) AS n FROM {t}")[0]["n"]
             for t in TABLES + ["runs", "targets"]} == before
     assert history(out, "m2/lab1") == hist
@@ -96,21 +101,138 @@ def test_merge_two_machines_and_again(machines, tmp_path):
 def test_merge_refuses_unknown_schemas(machines, tmp_path):
     a, _, _ = machines
     out = tmp_path / "lab.db"
-    wearmon("merge", out, a, check=0)
+    wearmon("merge", "-o", out, a, check=0)
     before = counts(out)
     newer = tmp_path / "newer.db"
     shutil.copy(a, newer)
     sh("sqlite3", newer, "PRAGMA user_version = 99")
-    p = wearmon("merge", out, newer, check=1)
+    p = wearmon("merge", "-o", out, newer, check=1)
     assert f"{newer}: schema version 99 is newer than this wearmon knows" in p.stderr
     foreign = tmp_path / "foreign.db"
     sh("sqlite3", foreign, "CREATE TABLE t (x); PRAGMA user_version = 3")
-    p = wearmon("merge", out, foreign, check=1)
+    p = wearmon("merge", "-o", out, foreign, check=1)
     assert f"{foreign}: not a wearmon database" in p.stderr
     assert counts(out) == before
-    p = wearmon("merge", out, out, check=1)
+    p = wearmon("merge", "-o", out, out, check=1)
     assert "is the output database itself" in p.stderr
-    p = wearmon("merge", out, tmp_path / "missing.db", check=1)
+    p = wearmon("merge", "-o", out, tmp_path / "missing.db", check=1)
     assert "missing.db" in p.stderr
-    p = wearmon("merge", out, check=2)
-    assert "wants OUT.db and at least one IN.db" in p.stderr
+    p = wearmon("merge", "-o", out, check=2)
+    assert "wants -o OUT.db" in p.stderr
+
+
+VIEWS = ["history", "degradation", "cycle_summary", "alerts"]
+
+
+def view_rows(db, view, target):
+    """The view's rows of target, ids and the target name aside, sorted."""
+    rows = query(db, f"SELECT * FROM {view} WHERE target = '{target}'")
+    keep = [{k: v for k, v in r.items() if k != "target" and k != "id"
+             and not k.endswith("_id")} for r in rows]
+    return sorted(keep, key=lambda r: sorted((k, str(v)) for k, v in r.items()))
+
+
+def test_merge_views_equal_their_sources(machines, tmp_path):
+    """Every view of every merged target equals its source's (the second
+    input's baselines point at its own iterations, not the first's)."""
+    a, b, host_a = machines
+    out = tmp_path / "lab.db"
+    wearmon("merge", "-o", out, a, b, check=0)
+    for src, name in ((a, f"{host_a}/lab1"), (b, "m2/lab1")):
+        for view in VIEWS:
+            assert view_rows(out, view, name) == view_rows(src, view, "lab1"), (view, name)
+        ratios = [r["ratio"] for r in view_rows(out, "degradation", name)]
+        assert any(r is not None for r in ratios)
+        assert all(0 < r < 5 for r in ratios if r is not None)
+    bad = query(out, "SELECT count(*) AS n FROM iterations i JOIN iterations b"
+                     " ON b.id = i.baseline_iteration_id WHERE b.target_id != i.target_id")
+    assert bad[0]["n"] == 0
+
+
+def test_merge_same_source_again_or_another_refused(machines, tmp_path):
+    a, b, host_a = machines
+    out = tmp_path / "lab.db"
+    wearmon("merge", "-o", out, a, check=0)
+    before = {t: query(out, f"SELECT count(*) AS n FROM {t}")[0]["n"]
+              for t in TABLES + ["runs", "targets"]}
+    # the same rows again, also from a copy: unchanged
+    copy = tmp_path / "copy.db"
+    shutil.copy(a, copy)
+    p = wearmon("merge", "-o", out, a, copy, check=0)
+    assert p.stdout.count("unchanged") == 2
+    assert {t: query(out, f"SELECT count(*) AS n FROM {t}")[0]["n"]
+            for t in TABLES + ["runs", "targets"]} == before
+    # another machine that calls itself the same: refused, naming both
+    twin = tmp_path / "twin.db"
+    shutil.copy(b, twin)
+    sh("sqlite3", twin, f"UPDATE runs SET hostname = '{host_a}'")
+    p = wearmon("merge", "-o", out, twin, check=1)
+    assert str(twin) in p.stderr and str(a) in p.stderr
+    assert f"{host_a}/lab1" in p.stderr and f"--rename {twin}=HOST" in p.stderr
+    assert {t: query(out, f"SELECT count(*) AS n FROM {t}")[0]["n"]
+            for t in TABLES + ["runs", "targets"]} == before
+    # in one command, into a new file, too
+    p = wearmon("merge", "-o", tmp_path / "new.db", a, twin, check=1)
+    assert str(twin) in p.stderr and str(a) in p.stderr
+    # taken under another host name
+    p = wearmon("merge", "-o", out, "--rename", f"{twin}=twin", twin, check=0)
+    assert f"host {host_a} as twin" in p.stdout
+    assert view_rows(out, "history", "twin/lab1") == view_rows(b, "history", "lab1")
+    assert view_rows(out, "history", f"{host_a}/lab1") == view_rows(a, "history", "lab1")
+    p = wearmon("merge", "-o", out, "--rename", "nothere.db=x", twin, check=2)
+    assert "nothere.db is none of the inputs" in p.stderr
+
+
+def leftovers(path):
+    return [p for p in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal")
+            if os.path.exists(p)] + [p for p in os.listdir(os.path.dirname(path))
+                                     if ".merge-" in p]
+
+
+def test_merge_out_must_be_given_and_not_a_daemons(machines, tmp_path):
+    a, b, _ = machines
+    # no OUT: a usage error, and the first input is left as it was
+    size = os.path.getsize(a)
+    p = wearmon("merge", a, b, check=2)
+    assert "wants -o OUT.db" in p.stderr
+    assert os.path.getsize(a) == size
+    assert query(a, "SELECT count(*) AS n FROM targets")[0]["n"] == 1
+    # a daemon's own database: refused
+    own = tmp_path / "own.db"
+    shutil.copy(a, own)
+    p = wearmon("merge", "-o", own, b, check=1)
+    assert f"{own} is a daemon's database" in p.stderr and "'lab1'" in p.stderr
+    assert query(own, "SELECT count(*) AS n FROM targets")[0]["n"] == 1
+    # a merged database whose lock a daemon holds: refused, naming the pid
+    out = tmp_path / "lab.db"
+    wearmon("merge", "-o", out, b, check=0)
+    fd = os.open(f"{out}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        p = wearmon("merge", "-o", out, a, check=1)
+        assert f"{out} is the database of wearmond pid {os.getpid()}" in p.stderr
+    finally:
+        os.close(fd)
+        os.unlink(f"{out}.lock")
+    assert query(out, "SELECT count(*) AS n FROM targets")[0]["n"] == 1
+
+
+def test_refused_merge_leaves_no_file(machines, tmp_path):
+    a, _, _ = machines
+    newer = tmp_path / "newer.db"
+    shutil.copy(a, newer)
+    sh("sqlite3", newer, "PRAGMA user_version = 99")
+    d = tmp_path / "out"
+    d.mkdir()
+    out = d / "lab.db"
+    p = wearmon("merge", "-o", out, newer, check=1)
+    assert "schema version 99" in p.stderr
+    assert leftovers(str(out)) == []
+    p = wearmon("merge", "-o", out, a, d / "missing.db", check=1)
+    assert leftovers(str(out)) == []
+    # one input refused after another was merged: still nothing
+    p = wearmon("merge", "-o", out, a, newer, check=1)
+    assert leftovers(str(out)) == []
+    wearmon("merge", "-o", out, a, check=0)
+    assert sorted(os.listdir(d)) == ["lab.db", "lab.db-shm", "lab.db-wal"]
+    assert query(out, "SELECT count(*) AS n FROM targets")[0]["n"] == 1

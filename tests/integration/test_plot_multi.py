@@ -46,7 +46,7 @@ def fleet():
             p = run_wearmond(conf, *extra, timeout=300)
             assert p.returncode == 0, p.stderr
         out = d / "fleet.db"
-        p = subprocess.run([str(WEARMON), "merge", str(out), str(db)], capture_output=True,
+        p = subprocess.run([str(WEARMON), "merge", "-o", str(out), str(db)], capture_output=True,
                            text=True, timeout=120)
         # one source with two targets (merge once failed on a second target
         # with "database table is locked")

@@ -14,7 +14,7 @@
 #include "db.h"
 
 struct fx {
-	char dir[64], src[128], out[128];
+	char dir[64], src[128], out[128], grown[128];
 };
 
 static void remove_db(const char *path)
@@ -37,6 +37,7 @@ static int setup(void **state)
 		return -1;
 	snprintf(fx->src, sizeof(fx->src), "%s/src.db", fx->dir);
 	snprintf(fx->out, sizeof(fx->out), "%s/out.db", fx->dir);
+	snprintf(fx->grown, sizeof(fx->grown), "%s/grown.db", fx->dir);
 	*state = fx;
 	return 0;
 }
@@ -46,6 +47,7 @@ static int teardown(void **state)
 	struct fx *fx = *state;
 	remove_db(fx->src);
 	remove_db(fx->out);
+	remove_db(fx->grown);
 	rmdir(fx->dir);
 	free(fx);
 	return 0;
@@ -131,13 +133,19 @@ static void make_source(const char *path, int ncycles)
 	raw(path, "UPDATE runs SET hostname = 'm7'");
 }
 
-static int merge(const char *out, const char *src, struct db_merge_result *r, char *err, size_t len)
+static int merge_as(const char *out, const char *src, const char *host, struct db_merge_result *r,
+		    char *err, size_t len)
 {
 	struct db *db = NULL;
 	assert_int_equal(db_open(out, 0, &db, err, len), 0);
-	int ret = db_merge(db, src, r, err, len);
+	int ret = db_merge(db, src, host, r, err, len);
 	db_close(db);
 	return ret;
+}
+
+static int merge(const char *out, const char *src, struct db_merge_result *r, char *err, size_t len)
+{
+	return merge_as(out, src, NULL, r, err, len);
 }
 
 static void test_merge_and_again(void **state)
@@ -146,7 +154,17 @@ static void test_merge_and_again(void **state)
 	struct db_merge_result r;
 	char err[512] = "";
 
-	make_source(fx->src, 2);
+	/* the source at two cycles, and the same database grown to three */
+	make_source(fx->src, 3);
+	char sql[200];
+	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", fx->grown);
+	raw(fx->src, sql);
+	raw(fx->src,
+	    "DELETE FROM samples WHERE iteration_id IN (SELECT i.id FROM iterations i"
+	    " JOIN cycles c ON c.id = i.cycle_id WHERE c.number = 3);"
+	    " DELETE FROM events WHERE cycle_id IN (SELECT id FROM cycles WHERE number = 3);"
+	    " DELETE FROM iterations WHERE cycle_id IN (SELECT id FROM cycles"
+	    " WHERE number = 3); DELETE FROM cycles WHERE number = 3");
 	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
 	assert_string_equal(r.host, "m7");
 	assert_int_equal(r.targets, 1);
@@ -172,12 +190,25 @@ static void test_merge_and_again(void **state)
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM events"), 2);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM runs"), 1);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets"), 1);
-	/* a grown source brings its new rows: replaced, not added (2 + 3) */
-	remove_db(fx->src);
-	make_source(fx->src, 3);
-	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.unchanged, 1);
+	/* a grown copy brings its new rows: replaced, not added (2 + 3) */
+	assert_int_equal(merge(fx->out, fx->grown, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.unchanged, 0);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM iterations"), 3);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM samples"), 6);
+	/* another database with the same host and target name: refused,
+	 * naming both, and taken under another host name */
+	remove_db(fx->src);
+	make_source(fx->src, 1);
+	raw(fx->src, "UPDATE iterations SET started_at = '2020-01-01T00:00:00Z'");
+	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, fx->src));
+	assert_non_null(strstr(err, fx->grown));
+	assert_non_null(strstr(err, "m7/lab1"));
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM iterations"), 3);
+	assert_int_equal(merge_as(fx->out, fx->src, "m8", &r, err, sizeof(err)), 0);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets WHERE name = 'm8/lab1'"), 1);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM iterations"), 4);
 }
 
 static void test_refused(void **state)
