@@ -73,9 +73,9 @@ struct wm_col {
 #define WM_STR(v) ((struct db_value){ .type = DB_TEXT, .s = (v) })
 #define WM_NULLV ((struct db_value){ .type = DB_NULL })
 
-/* Options of the subcommands; each accepts a subset. */
-#define WM_MAX_RENAMES 64
+#define WM_MAX_RENAMES 64 /* --rename options of one merge */
 
+/* Options of the subcommands; each accepts a subset. */
 struct wm_args {
 	const char *target;                 /* --target T */
 	int64_t cycle;                      /* --cycle N (0: not given) */
@@ -87,8 +87,8 @@ struct wm_args {
 	const char *output;                 /* -o FILE */
 	int64_t campaign;                   /* --campaign N (0: not given) */
 	const char *rename[WM_MAX_RENAMES]; /* --rename IN.db=HOST (merge) */
-	int nrename;
-	char **pos; /* positional arguments */
+	int nrename;                        /* how many */
+	char **pos;                         /* positional arguments */
 	int npos;
 };
 

@@ -169,10 +169,10 @@ static int move_side(const char *from, const char *to, const char *sfx)
 	return WM_EXIT_ERROR;
 }
 
-/* A new OUT is written as a hidden file beside it and linked into place
- * when every input is in, so that a refused merge leaves no file.
+/* A new (or empty) OUT is written as a hidden file beside it and put in
+ * place when every input is in, so that a refused merge leaves no file.
  * Returns 0 or WM_EXIT_ERROR. */
-static int merge_new(const char *out, const struct wm_args *a)
+static int merge_new(const char *out, int empty, const struct wm_args *a)
 {
 	char tmp[PATH_MAX];
 	const char *slash = strrchr(out, '/');
@@ -190,7 +190,9 @@ static int merge_new(const char *out, const struct wm_args *a)
 	}
 	close(fd);
 	int ret = merge_all(tmp, a);
-	if (!ret && link(tmp, out) != 0) {
+	/* link: never over a file that appeared meanwhile; rename over an
+	 * empty OUT that was there (made by mktemp, say) */
+	if (!ret && (empty ? rename(tmp, out) : link(tmp, out)) != 0) {
 		wm_err("merge: %s: %s (nothing written)", out, strerror(errno));
 		ret = WM_EXIT_ERROR;
 	}
@@ -223,8 +225,8 @@ int wm_cmd_merge(struct wm *wm, int argc, char **argv)
 		wm_err("merge: %s", err);
 		return WM_EXIT_ERROR;
 	}
-	if (stat(a.output, &st) != 0)
-		return merge_new(a.output, &a);
+	if (stat(a.output, &st) != 0 || (S_ISREG(st.st_mode) && st.st_size == 0))
+		return merge_new(a.output, stat(a.output, &st) == 0, &a);
 	if ((ret = check_out(a.output)))
 		return ret;
 	return merge_all(a.output, &a);

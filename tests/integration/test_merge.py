@@ -236,3 +236,11 @@ def test_refused_merge_leaves_no_file(machines, tmp_path):
     wearmon("merge", "-o", out, a, check=0)
     assert sorted(os.listdir(d)) == ["lab.db", "lab.db-shm", "lab.db-wal"]
     assert query(out, "SELECT count(*) AS n FROM targets")[0]["n"] == 1
+    # an empty OUT that is there (made by mktemp): refused leaves it empty,
+    # a merge fills it
+    empty = d / "empty.db"
+    empty.touch()
+    wearmon("merge", "-o", empty, newer, check=1)
+    assert os.path.getsize(empty) == 0 and leftovers(str(empty)) == [str(empty)]
+    wearmon("merge", "-o", empty, a, check=0)
+    assert query(empty, "SELECT count(*) AS n FROM targets")[0]["n"] == 1
