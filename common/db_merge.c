@@ -273,8 +273,9 @@ static uint64_t hash_row(uint64_t h, sqlite3_stmt *st)
 
 /* What tells the inputs apart: ident hashes source target s's first
  * iteration (a newer copy of the same database keeps it), print every
- * iteration's id, start and bytes and the count and last id of its
- * cycles, events and health rows. Returns 0 or -errno. */
+ * iteration's id, start and bytes, the count and last id of its cycles,
+ * events and health rows and the samples of its last iteration. Returns 0
+ * or -errno. */
 static int fingerprint(sqlite3 *c, int64_t s, struct merge_source *m)
 {
 	static const char *const sql[] = {
@@ -283,6 +284,9 @@ static int fingerprint(sqlite3 *c, int64_t s, struct merge_source *m)
 		"SELECT count(*), max(id), 'c' FROM src.cycles WHERE target_id = ?1",
 		"SELECT count(*), max(id), 'e' FROM src.events WHERE target_id = ?1",
 		"SELECT count(*), max(id), 'h' FROM src.health WHERE target_id = ?1",
+		/* the last iteration may still be running: its samples grow */
+		"SELECT count(*), max(t_ms), 's' FROM src.samples WHERE iteration_id ="
+		" (SELECT max(id) FROM src.iterations WHERE target_id = ?1)",
 	};
 	uint64_t h = FNV_OFFSET, first = 0;
 	int ret = 0;

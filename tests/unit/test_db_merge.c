@@ -191,6 +191,13 @@ static void test_merge_and_again(void **state)
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM runs"), 1);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets"), 1);
 	assert_int_equal(r.unchanged, 1);
+	/* the last iteration's samples grew (it was running): copied again */
+	raw(fx->src, "INSERT INTO samples (iteration_id, phase, t_ms, mibps) SELECT max(id),"
+		     " 'measure', 999999, 1 FROM iterations");
+	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.unchanged, 0);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM samples"), 5);
+	assert_int_equal(count(fx->out, "SELECT count(*) FROM iterations"), 2);
 	/* a grown copy brings its new rows: replaced, not added (2 + 3) */
 	assert_int_equal(merge(fx->out, fx->grown, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.unchanged, 0);
