@@ -29,19 +29,6 @@
 #define PIECE_TARGET_S 0.25
 #define PIECE_GROWTH 4
 
-static const char *const outcome_names[ACT_OUT__COUNT] = {
-	[ACT_OUT_OK] = "ok",
-	[ACT_OUT_UNSUPPORTED] = "unsupported",
-	[ACT_OUT_FAILED] = "failed",
-	[ACT_OUT_SKIPPED] = "skipped",
-	[ACT_OUT_INTERRUPTED] = "interrupted",
-};
-
-const char *act_outcome_name(enum act_outcome o)
-{
-	return (unsigned)o < ACT_OUT__COUNT ? outcome_names[o] : "?";
-}
-
 static int stopping(const struct act_env *env)
 {
 	return env->stop && atomic_load(env->stop);

@@ -12,30 +12,9 @@
 #include <strings.h>
 
 #include "engine.h"
+#include "names.h"
 #include "workload.h"
 
-static const char *const workload_choice_names[] = {
-	[WL_SEQWRITE] = "seqwrite",
-	[WL_SEQREAD] = "seqread",
-	[WL_RANDWRITE] = "randwrite",
-	[WL_RANDREAD] = "randread",
-	[WL_REWRITE] = "rewrite",
-	[WL_BACKREAD] = "backread",
-	[WL_STRIDEREAD] = "strideread",
-	[WL_RANDRW] = "randrw",
-	[WL_SEQRW] = "seqrw",
-	[WL_DATABASE] = "database",
-	[WL_FILESERVER] = "fileserver",
-	[WL_WEBSERVER] = "webserver",
-	[WL_WORKSTATION] = "workstation",
-	[WL_STREAMING] = "streaming",
-	[WL__COUNT] = NULL,
-};
-static const char *const action_names[] = {
-	[ACT_NONE] = "none",     [ACT_TRIM] = "trim",
-	[ACT_FITRIM] = "fitrim", [ACT_SECURE_ERASE] = "secure-erase",
-	[ACT_IDLE] = "idle",     [ACT__COUNT] = NULL,
-};
 static const char *const filesystem_names[] = {
 	[FS_NONE] = "none",
 	[FS_EXT4] = "ext4",
@@ -60,11 +39,6 @@ static const char *const on_error_names[] = {
 	[ON_ERROR_CONTINUE] = "continue",
 	NULL,
 };
-static const char *const verify_names[] = {
-	[VERIFY_NONE] = "none",
-	[VERIFY_CRC32C] = "crc32c",
-	NULL,
-};
 static const char *const ioengine_names[] = {
 	[IOENGINE_LIBAIO] = "libaio",
 	[IOENGINE_NULL] = "null",
@@ -79,12 +53,6 @@ static const char *const trim_scope_names[] = {
 	[TRIM_REGION] = "region",
 	[TRIM_DEVICE] = "device",
 	NULL,
-};
-static const char *const baseline_names[] = {
-	[BASELINE_FIRST] = "first",
-	[BASELINE_BEST] = "best",
-	[BASELINE_PREVIOUS] = "previous",
-	[BASELINE__COUNT] = NULL,
 };
 
 #define TF(f) .offset = offsetof(struct cfg_target, f), .size = sizeof(((struct cfg_target *)0)->f)
@@ -121,7 +89,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_FILL_QUEUE_DEPTH] = { "fill_queue_depth", CT_INT, TF(fill_queue_depth), .def = "16",
 				 .min = 1, .max = 1024, .help = "I/Os in flight during the fill" },
 	[K_WORKLOAD] = { "workload", CT_ENUM, TF(workload), .def = "randwrite",
-			 .choices = workload_choice_names,
+			 .choices = cfg_workload_names,
 			 .help = "access pattern of the measured phase" },
 	[K_BLOCK_SIZE] = { "block_size", CT_BYTES, TF(block_size), .def = "4k", BLOCK_RANGE,
 			   .help = "block size of the measured phase" },
@@ -138,7 +106,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 				.min = 0, .max = 100,
 				.help = "percent of each block that compresses away" },
 	[K_BETWEEN_CYCLES] = { "between_cycles", CT_ACTION, TF(between_cycles), .def = "none",
-			       .choices = action_names, .help = "action after each cycle" },
+			       .choices = cfg_action_names, .help = "action after each cycle" },
 	[K_TRIM_SCOPE] = { "trim_scope", CT_ENUM, TF(trim_scope), .def = "region",
 			   .choices = trim_scope_names,
 			   .help = "what between_cycles = trim discards" },
@@ -155,7 +123,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 			       .min = 0, .max = 100,
 			       .help = "critical when an iteration falls below this % of its baseline" },
 	[K_BASELINE] = { "baseline", CT_ENUM, TF(baseline), .def = "first",
-			 .choices = baseline_names,
+			 .choices = cfg_baseline_names,
 			 .help = "what every iteration is compared with: first, best or previous "
 				 "iteration of the campaign" },
 	[K_SAMPLE_CRASH_BELOW] = { "sample_crash_below", CT_PERCENT, TF(sample_crash_below),
@@ -202,7 +170,7 @@ const struct cfg_key cfg_table[K__COUNT] = {
 			       .help = "randrw, seqrw and presets: percent of operations at random offsets" },
 	[K_STRIDE] = { "stride", CT_INT, TF(stride), .def = "8", .min = 1,
 		       .help = "strideread: read every stride-th block" },
-	[K_VERIFY] = { "verify", CT_ENUM, TF(verify), .def = "none", .choices = verify_names,
+	[K_VERIFY] = { "verify", CT_ENUM, TF(verify), .def = "none", .choices = cfg_verify_names,
 		       .help = "none or crc32c: headers in written data, checked on every read" },
 	[K_VERIFY_PHASE] = { "verify_phase", CT_BOOL, TF(verify_phase), .def = "no",
 			     .help = "read back and check the whole size after its measured phase" },
@@ -568,7 +536,7 @@ static int phase_of(const char *tok)
 	if (!strcasecmp(tok, "fill"))
 		return CFG_PHASE_FILL;
 	for (int i = 0; i < WL__COUNT; i++)
-		if (!strcasecmp(tok, workload_choice_names[i]))
+		if (!strcasecmp(tok, cfg_workload_names[i]))
 			return i;
 	return -EINVAL;
 }
@@ -623,16 +591,6 @@ static const char *choice_name(const char *const *names, int n, int v)
 	return v >= 0 && v < n ? names[v] : "unknown";
 }
 
-const char *cfg_workload_name(enum cfg_workload w)
-{
-	return choice_name(workload_choice_names, WL__COUNT, (int)w);
-}
-
-const char *cfg_action_name(enum cfg_action a)
-{
-	return choice_name(action_names, ACT__COUNT, (int)a);
-}
-
 enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle)
 {
 	if (t->between_cycles.n <= 0)
@@ -658,19 +616,9 @@ const char *cfg_erase_name(enum cfg_erase e)
 	return choice_name(erase_names, (int)ARRAY_SIZE(erase_names) - 1, (int)e);
 }
 
-const char *cfg_verify_name(enum cfg_verify v)
-{
-	return choice_name(verify_names, (int)ARRAY_SIZE(verify_names) - 1, (int)v);
-}
-
 const char *cfg_ioengine_name(enum cfg_ioengine e)
 {
 	return choice_name(ioengine_names, (int)ARRAY_SIZE(ioengine_names) - 1, (int)e);
-}
-
-const char *cfg_baseline_name(enum cfg_baseline b)
-{
-	return choice_name(baseline_names, BASELINE__COUNT, (int)b);
 }
 
 int cfg_measure_phases(const struct cfg_target *t, int *out, char *msg, size_t len)

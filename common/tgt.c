@@ -27,15 +27,6 @@
 static const char *sys_root = "/sys";
 static const char *proc_root = "/proc";
 
-const char *tgt_kind_name(enum tgt_kind k)
-{
-	switch (k) {
-	case TGT_BLOCK: return "block";
-	case TGT_FILE: return "file";
-	}
-	return "?";
-}
-
 void tgt_set_roots(const char *sys, const char *proc)
 {
 	sys_root = sys ? sys : "/sys";

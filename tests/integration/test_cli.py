@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (TEST_TMP, REPO, run_wearmon, MiB, query, run_wearmond, sh, start_wearmond,
-                      stop, wait_for, write_conf)
+from conftest import (TEST_TMP, REPO, WEARMON, run_wearmon, MiB, query, run_wearmond, sh,
+                      start_wearmond, stop, wait_for, write_conf)
 
 SIZES = [8 * MiB, 16 * MiB, 32 * MiB]
 CYCLES = 3
@@ -619,3 +619,26 @@ def test_config_page_covers_every_key():
     page = (REPO / "conf/wearmon.conf.5").read_text()
     entries = set(re.findall(r"^\.TP\n\.B ([a-z0-9_]+)", page, re.M))
     assert sorted(set(keys) - entries) == []
+
+
+# ---- what the CLI links ---------------------------------------------------
+
+# Device and config code: the actions (secure erase among them), the ATA and
+# NVMe commands, opening a target, filesystem mode, the config parser. The
+# read-only CLI must contain none of it. act_outcome_name is only a name
+# table (common/names.c), which the database stores outcomes with.
+DEVICE_SYMBOL = re.compile(r"^(act_(?!outcome_name$)|ata_|nvme_|fsmode_|tgt_open$|cfg_load$)")
+DEVICE_LIBS = ("libblkid", "libinih", "libaio")
+
+
+def test_cli_links_no_device_code():
+    assert shutil.which("nm") and shutil.which("ldd"), "nm (binutils) and ldd are needed"
+    p = subprocess.run(["nm", "--defined-only", str(WEARMON)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    names = [line.split()[-1] for line in p.stdout.splitlines() if len(line.split()) == 3]
+    assert "db_open" in names       # the symbols are there to look at
+    assert sorted(n for n in names if DEVICE_SYMBOL.match(n)) == []
+    p = subprocess.run(["ldd", str(WEARMON)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "libsqlite3" in p.stdout
+    assert [lib for lib in DEVICE_LIBS if lib in p.stdout] == []
