@@ -3,6 +3,7 @@
 #include "outage.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,8 +68,12 @@ int outage_record(struct outage *o, struct db *db, const char *db_path, int64_t 
 {
 	char msg[1024], whats[600], data[2048];
 
-	if (!o->pending)
+	if (!o->pending) {
 		o->pending = db_outage_take(db, &o->spell);
+		/* one figure: the message, the value and the data's seconds all
+		 * read this millisecond-rounded length */
+		o->spell.seconds = round(o->spell.seconds * 1000.0) / 1000.0;
+	}
 	if (!o->pending)
 		return 0;
 	const struct db_outage *s = &o->spell;

@@ -353,8 +353,12 @@ def print_case(name, mode, res, is_mib, qd):
         side = flag or ("goal met" if ok else "goal missed")
         against = "baseline" if what == "vs baseline" else best
         what = "rate " + unit if what == "vs baseline" else what
-        print(f"{'':<22} {mode:<8} ratio vs {against:<9} {what:<12} {med:>5.2f} "
-              f"[{bound(lo)} .. {bound(hi)}] (goal {goal} 1.00) {side}")
+        lo_t, hi_t = bound(lo), bound(hi)
+        # the median with as many decimals as its bounds: rounded alike,
+        # the three keep their order (1.00 would read below a min of 1.002)
+        digits = max(len(t.split(".")[1]) for t in (lo_t, hi_t))
+        print(f"{'':<22} {mode:<8} ratio vs {against:<9} {what:<12} {med:>5.{digits}f} "
+              f"[{lo_t} .. {hi_t}] (goal {goal} 1.00) {side}")
 
 
 def make_loop(img, direct):
