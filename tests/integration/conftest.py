@@ -119,6 +119,23 @@ def make_loop(workdir):
                 pass
 
 
+# A slow, endless target on a regular file: 1 s phases on sizes well below
+# the file's end, so the daemon stays in its cycles and its own writes never
+# move the end of the file.
+SLOW = {
+    "sizes": "1M 2M",
+    "fill": "no",
+    "workload": "randwrite",
+    "block_size": "4k",
+    "queue_depth": "1",
+    "amount": "1000x",
+    "duration": "1s",
+    "cycles": "0",
+    "pause": "0.2s",
+    "sample_interval": "0.1s",
+}
+
+
 def target_conf(db, dev, defaults, name="lab1", **over):
     """A configuration with one [target name] on dev: defaults, then over."""
     keys = {"device": dev, "allow_destroy": "yes", **defaults}

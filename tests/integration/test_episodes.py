@@ -12,23 +12,9 @@ import signal
 import subprocess
 import time
 
-from conftest import (WEARMOND, MiB, query, spawn, start_wearmond, stop, target_conf, wait_for,
-                      write_conf)
+from conftest import (SLOW, WEARMOND, MiB, query, spawn, start_wearmond, stop, target_conf,
+                      wait_for, write_conf)
 
-# An endless target on a regular file: 1 s phases on sizes well below the
-# file's end, so the daemon's own writes never move the end of the file.
-SLOW = {
-    "sizes": "1M 2M",
-    "fill": "no",
-    "workload": "randwrite",
-    "block_size": "4k",
-    "queue_depth": "1",
-    "amount": "1000x",
-    "duration": "1s",
-    "cycles": "0",
-    "pause": "0.2s",
-    "sample_interval": "0.1s",
-}
 
 
 def running_iteration(db):
@@ -61,11 +47,7 @@ def test_target_file_truncated_mid_run_fails_the_iteration(workdir):
     proc = start_wearmond(conf)
     assert wait_for(lambda: running_iteration(db), 30), "no iteration ran"
     os.truncate(img, 8 * MiB)
-    try:
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _, err = proc.communicate(timeout=60)  # a hung daemon: workdir's teardown kills it
     assert proc.returncode == 1, err
     why = (f"target file {img} changed size under wearmond: 16777216 bytes at start, "
            "8388608 bytes now (truncated by another program)")
@@ -85,11 +67,7 @@ def test_target_file_truncated_between_cycles_fails_before_the_next(workdir):
     assert wait_for(lambda: query(db, "SELECT 1 FROM progress WHERE phase = 'pause'"), 60), \
         "never paused"
     os.truncate(img, 12 * MiB)
-    try:
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _, err = proc.communicate(timeout=60)  # a hung daemon: workdir's teardown kills it
     assert proc.returncode == 1, err
     assert (f"target file {img} changed size under wearmond: 16777216 bytes at start, "
             "12582912 bytes now (truncated by another program)") in err, err
@@ -106,11 +84,7 @@ def test_loop_backing_file_extended_mid_run_fails_the_iteration(workdir, make_lo
     proc = start_wearmond(conf)
     assert wait_for(lambda: running_iteration(db), 30), "no iteration ran"
     os.truncate(loop.backing, 48 * MiB)
-    try:
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _, err = proc.communicate(timeout=60)  # a hung daemon: workdir's teardown kills it
     assert proc.returncode == 1, err
     why = (f"backing file {loop.backing} of loop device {loop.dev} changed size under "
            "wearmond: 33554432 bytes at start, 50331648 bytes now (extended by another "

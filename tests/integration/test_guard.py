@@ -12,22 +12,9 @@ import sqlite3
 import subprocess
 import time
 
-from conftest import (WEARMON, WEARMOND, MiB, query, run_wearmond, start_wearmond, stop,
-                      target_conf, wait_for, write_conf)
+from conftest import (SLOW, WEARMON, WEARMOND, MiB, query, run_wearmond, start_wearmond,
+                      stop, target_conf, wait_for, write_conf)
 
-# A slow, endless target on a regular file: the daemon stays in its cycles.
-SLOW = {
-    "sizes": "1M 2M",
-    "fill": "no",
-    "workload": "randwrite",
-    "block_size": "4k",
-    "queue_depth": "1",
-    "amount": "1000x",
-    "duration": "1s",
-    "cycles": "0",
-    "pause": "0.2s",
-    "sample_interval": "0.1s",
-}
 
 QUICK = {
     "sizes": "4M 8M",
