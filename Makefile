@@ -40,7 +40,7 @@ LDLIBS    = -laio $(PKG_LIBS) -lpthread -lm
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=all
 
-COMMON_SRC := $(sort $(wildcard common/*.c))
+COMMON_SRC := $(sort $(wildcard common/*/*.c common/*/*/*.c))
 DAEMON_SRC := $(sort $(wildcard daemon/*.c))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 
@@ -55,7 +55,7 @@ SAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
 
 PROGS := $(BUILD)/wearmond
 
--include $(wildcard tools/*.mk tools/bench/*.mk)
+-include $(wildcard tools/*.mk tools/*/*.mk)
 
 .PHONY: all build-deps check check-run check-clang unit unit-san integration \
         demo demo-run bench bench-run install install-systemd clean format lint lint-cppcheck
@@ -204,8 +204,8 @@ install-systemd:
 # that is not a bug is silenced where it occurs, by a comment
 # `/* cppcheck-suppress ID */` on the line before, saying why
 # (--inline-suppr), never by a global switch.
-FORMAT_SRC = $(sort $(wildcard common/*.[ch] daemon/*.[ch] tools/*.[ch] tools/bench/*.[ch] \
-	tools/simssd/*.[ch] tests/unit/*.[ch]))
+FORMAT_SRC = $(sort $(wildcard common/*/*.[ch] common/*/*/*.[ch] daemon/*.[ch] tools/*/*.[ch] \
+	tests/unit/*.[ch]))
 CPPCHECK_FLAGS := --enable=warning,portability,performance --std=c11 --inline-suppr \
 	--error-exitcode=1 --quiet -Icommon
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "trust.h"
-#include "util.h"
+#include "base/util.h"
 
 int guard_trust(const char *what, const char *path, char *err, size_t len)
 {
@@ -137,7 +137,7 @@ int guard_own_files(const struct cfg *c, struct tgt_own_file own[GUARD_OWN_MAX])
 		{ "the database", "" },
 		{ "the database's write-ahead log", "-wal" },
 		{ "the database's shared-memory index", "-shm" },
-		{ "the database's lock", ".lock" }, /* common/db_guard.c lock_path */
+		{ "the database's lock", ".lock" }, /* common/db/db_guard.c lock_path */
 	};
 	int n = 0;
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "db.h"
+#include "db/db.h"
 #include "sched.h"
 
 /* Room for guard_own_files: the database, -wal, -shm, lock, configuration

@@ -9,13 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "hstall.h"
-#include "log.h"
+#include "io/engine.h"
+#include "base/hstall.h"
+#include "base/log.h"
 #include "steady.h"
-#include "util.h"
-#include "verify.h"
-#include "workload.h"
+#include "base/util.h"
+#include "io/verify.h"
+#include "io/workload.h"
 
 #define DB_RETRIES 5
 #define DB_WAIT_LOG_S 60 /* how often a wait for a locked database is logged */

@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #include "alert.h"
-#include "cfg.h"
-#include "db.h"
-#include "tgt.h"
+#include "config/cfg.h"
+#include "db/db.h"
+#include "device/tgt.h"
 #include "watch.h"
 
 enum it_status { IT_DONE, IT_INTERRUPTED, IT_FAILED };

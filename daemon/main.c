@@ -10,19 +10,19 @@
 #include <unistd.h>
 
 #include "alert.h"
-#include "cfg.h"
-#include "db.h"
-#include "fsmode.h"
+#include "config/cfg.h"
+#include "db/db.h"
+#include "device/fsmode.h"
 #include "guard.h"
-#include "hstall.h"
-#include "log.h"
+#include "base/hstall.h"
+#include "base/log.h"
 #include "notify.h"
 #include "outage.h"
 #include "publish.h"
 #include "sched.h"
 #include "signals.h"
-#include "tgt.h"
-#include "util.h"
+#include "device/tgt.h"
+#include "base/util.h"
 
 /* Exit statuses (documented in daemon/wearmond.8, EXIT STATUS). */
 #define EXIT_OK 0

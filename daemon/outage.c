@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "alert.h"
-#include "log.h"
+#include "base/log.h"
 #include "notify.h"
-#include "util.h"
+#include "base/util.h"
 
 /* s as a JSON string's contents (quotes, backslashes and control
  * characters escaped; cut short rather than overflow). */

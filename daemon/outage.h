@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "db/db.h"
 
 struct outage {
 	int pending;            /* a spell that ended, not stored yet */

@@ -1,5 +1,5 @@
 /* publish: gathers each target's live progress and stored figures into the
- * metrics of common/metrics.c and writes the file atomically. */
+ * metrics of daemon/metrics.c and writes the file atomically. */
 #include "publish.h"
 
 #include <errno.h>
@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #include "alert.h"
-#include "log.h"
-#include "db_metrics.h"
-#include "util.h"
+#include "base/log.h"
+#include "db/db_metrics.h"
+#include "metrics.h"
+#include "base/util.h"
 
 static double wall_now(void)
 {

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "cfg.h"
+#include "config/cfg.h"
 #include "sched.h"
 
 #define PUBLISH_EVERY 5.0 /* seconds between rewrites at the latest */

@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "act.h"
+#include "device/act.h"
 #include "iter.h"
-#include "log.h"
+#include "base/log.h"
 #include "signals.h"
-#include "util.h"
+#include "base/util.h"
 
 static const char *const state_names[] = { "running", "done", "stopped", "failed" };
 
@@ -394,7 +394,7 @@ static int outcome_effective(enum act_outcome o)
 }
 
 /* The action after a cycle, recorded in the cycle row as started before it
- * runs and as ended after it (common/schema.md: a start without an end is
+ * runs and as ended after it (common/db/schema.md: a start without an end is
  * never run again). Returns RUNNING to go on, STOPPED when a stop cut it
  * short (it runs again on restart) or came before it started, or FAILED
  * when it failed (or is unsupported) and on_action_error = stop. */

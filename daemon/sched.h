@@ -11,13 +11,13 @@
 #include <stdint.h>
 
 #include "alert.h"
-#include "cfg.h"
-#include "db.h"
-#include "fsmode.h"
+#include "config/cfg.h"
+#include "db/db.h"
+#include "device/fsmode.h"
 #include "iter.h"
-#include "tgt.h"
+#include "device/tgt.h"
 #include "watch.h"
-#include "wear.h"
+#include "device/wear.h"
 
 enum sched_state { SCHED_RUNNING, SCHED_DONE, SCHED_STOPPED, SCHED_FAILED };
 

@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "engine.h"
+#include "io/engine.h"
 
 /* Written by handlers, read by every thread: a C11 atomic, which a handler
  * may store to when it is lock-free (C11 7.14.1.1). */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 #define MAX_LINKS 40 /* the kernel's limit on symlinks in one resolution */
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "tgt.h"
+#include "device/tgt.h"
 
 /* What was seen when the target was opened. */
 struct watch {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# schema-doc.sh: rewrite the "Full schema" SQL block of common/schema.md from
+# schema-doc.sh: rewrite the "Full schema" SQL block of common/db/schema.md from
 # the live schema that wearmond creates (test_db checks the two agree).
 # Usage: tools/schema-doc.sh BUILD_DIR
 set -eu
@@ -23,7 +23,7 @@ chmod 0600 "$tmp/w.conf"
 "$build/wearmond" --foreground -c "$tmp/w.conf" >/dev/null 2>&1 || true
 sqlite3 "$tmp/w.db" "SELECT sql || ';' FROM sqlite_master WHERE sql NOT NULL ORDER BY rowid" \
 	>"$tmp/schema.sql"
-python3 - "$tmp/schema.sql" common/schema.md <<'PY'
+python3 - "$tmp/schema.sql" common/db/schema.md <<'PY'
 import re, sys
 schema = open(sys.argv[1]).read().strip()
 doc = open(sys.argv[2]).read()

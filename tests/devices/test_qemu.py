@@ -94,7 +94,7 @@ STEPS = {
     },
 }
 
-# The NVMe SMART/Health log fields (common/nvme.h) the snapshot must keep.
+# The NVMe SMART/Health log fields (common/device/nvme.h) the snapshot must keep.
 NVME_LOG_FIELDS = {
     "critical_warning", "available_spare", "spare_threshold", "percentage_used",
     "data_units_read", "data_units_written", "host_read_commands",

@@ -593,7 +593,7 @@ def test_readme_queries_run_on_a_real_database(db):
 
 # ---- man pages ------------------------------------------------------------
 
-MANPAGES = ["tools/wearmon.1", "daemon/wearmond.8", "conf/wearmon.conf.5"]
+MANPAGES = ["tools/wearmon/wearmon.1", "daemon/wearmond.8", "conf/wearmon.conf.5"]
 
 
 @pytest.mark.parametrize("page", MANPAGES)
@@ -612,9 +612,9 @@ def test_man_page_lints_clean(page):
 
 
 def test_config_page_covers_every_key():
-    """The key table of common/cfg_keys.c is the truth; each key has an entry."""
+    """The key table of common/config/cfg_keys.c is the truth; each key has an entry."""
     keys = re.findall(r'\[K_[A-Z0-9_]+\]\s*=\s*\{\s*"([a-z0-9_]+)"',
-                      (REPO / "common/cfg_keys.c").read_text())
+                      (REPO / "common/config/cfg_keys.c").read_text())
     assert len(keys) >= 20
     page = (REPO / "conf/wearmon.conf.5").read_text()
     entries = set(re.findall(r"^\.TP\n\.B ([a-z0-9_]+)", page, re.M))
@@ -626,7 +626,7 @@ def test_config_page_covers_every_key():
 # Device and config code: the actions (secure erase among them), the ATA and
 # NVMe commands, opening a target, filesystem mode, the config parser. The
 # read-only CLI must contain none of it. act_outcome_name is only a name
-# table (common/names.c), which the database stores outcomes with.
+# table (common/config/names.c), which the database stores outcomes with.
 DEVICE_SYMBOL = re.compile(r"^(act_(?!outcome_name$)|ata_|nvme_|fsmode_|tgt_open$|cfg_load$)")
 DEVICE_LIBS = ("libblkid", "libinih", "libaio")
 

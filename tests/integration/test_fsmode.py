@@ -21,7 +21,7 @@ from pathlib import Path
 from conftest import (MiB, query, run_wearmond, sh, start_wearmond, stop, target_conf,
                       wait_for, write_conf)
 
-BASE = Path("/run")  # where mount points go outside systemd (common/fsmode.c)
+BASE = Path("/run")  # where mount points go outside systemd (common/device/fsmode.c)
 
 DEFAULTS = {
     "filesystem": "ext4",

@@ -14,7 +14,7 @@ from conftest import REPO, MiB, query, run_wearmond, write_conf
 EXAMPLE = REPO / "conf" / "wearmon.conf"
 
 # workload: (percent of I/Os that read, percent of I/Os at a random offset),
-# as common/workload.c (Tom's Hardware's IOMeter specifications) and the man page
+# as common/io/workload.c (Tom's Hardware's IOMeter specifications) and the man page
 # define them. "Random" is measured as wearmond counts it: an I/O that does
 # not continue its job's previous one, so strideread, which jumps stride
 # blocks every time, is 100 % non-contiguous although not random.

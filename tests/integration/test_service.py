@@ -26,8 +26,8 @@ UNIT = REPO / "systemd/wearmon.service"
 
 
 def message_ids():
-    """kind -> MESSAGE_ID, from the table in common/alert.c."""
-    src = (REPO / "common/alert.c").read_text()
+    """kind -> MESSAGE_ID, from the table in daemon/alert.c."""
+    src = (REPO / "daemon/alert.c").read_text()
     return dict(re.findall(r'\{ "([a-z-]+)", "([0-9a-f]{32})" \}', src))
 
 

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act.h"
-#include "util.h"
+#include "device/act.h"
+#include "base/util.h"
 
 #define FILE_BYTES (8 * MIB)
 

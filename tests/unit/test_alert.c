@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "alert.h"
-#include "cfg.h"
-#include "db.h"
+#include "config/cfg.h"
+#include "db/db.h"
 
 #define CATALOG "systemd/wearmon.catalog"
 #define MiB (1ULL << 20)

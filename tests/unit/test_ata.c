@@ -1,4 +1,4 @@
-/* Unit tests of ata: CDB and payload bytes (common/ata.h), IDENTIFY and
+/* Unit tests of ata: CDB and payload bytes (common/device/ata.h), IDENTIFY and
  * SMART parsing from built fixtures, sense decoding, and the security erase
  * flow against a scripted SG_IO. */
 #include "unit.h"
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ata.h"
+#include "device/ata.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
-#include "engine.h"
-#include "workload.h"
+#include "config/cfg.h"
+#include "io/engine.h"
+#include "io/workload.h"
 
 #define EXAMPLE_CONF "conf/wearmon.conf"
 #define GiB (1ULL << 30)
@@ -762,11 +762,11 @@ static char *section_of(const char *text, const char *from, const char *to)
 	return a && b ? strndup(a, (size_t)(b - a)) : NULL;
 }
 
-/* Every campaign key is in the list wearmond(8) and common/schema.md give. */
+/* Every campaign key is in the list wearmond(8) and common/db/schema.md give. */
 static void test_campaign_keys_documented(void **state)
 {
 	char *key = campaign_key_of("");
-	char *man = read_text("daemon/wearmond.8"), *schema = read_text("common/schema.md");
+	char *man = read_text("daemon/wearmond.8"), *schema = read_text("common/db/schema.md");
 	char *in_man = section_of(man, ".SS Restart and resume", ".SH OPTIONS");
 	char *in_schema = section_of(schema, "## Resume and campaigns", "\n## ");
 	assert_non_null(in_man);
@@ -778,7 +778,7 @@ static void test_campaign_keys_documented(void **state)
 		snprintf(want, sizeof(want), "\n.BR %s ", name);
 		EXPECT(strstr(in_man, want), "daemon/wearmond.8: campaign key %s not listed", name);
 		snprintf(want, sizeof(want), "`%s`", name);
-		EXPECT(strstr(in_schema, want), "common/schema.md: campaign key %s not listed",
+		EXPECT(strstr(in_schema, want), "common/db/schema.md: campaign key %s not listed",
 		       name);
 	}
 	assert_true(n > 20);

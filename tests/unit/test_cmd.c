@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "base/cmd.h"
 
 static int run_sh(const char *script, double timeout, const atomic_int *stop, struct cmd_result *r)
 {

@@ -11,7 +11,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "datagen.h"
+#include "io/datagen.h"
 
 static const unsigned levels[] = { 0, 2, 25, 50, 75, 98, 100 };
 static const size_t sizes[] = { 512, 4096, 65536, 1 << 20, 16 << 20 };

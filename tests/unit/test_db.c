@@ -21,11 +21,11 @@
 
 #include "unit_tmp.h"
 
-#include "db.h"
-#include "db_int.h"
+#include "db/db.h"
+#include "db/db_int.h"
 
 #define Q_NULL INT64_MIN
-#define SCHEMA_DOC "common/schema.md"
+#define SCHEMA_DOC "common/db/schema.md"
 
 struct fx {
 	char dir[64];

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "db/db.h"
 
 struct fx {
 	char dir[64], src[128], out[128], grown[128];

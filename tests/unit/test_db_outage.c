@@ -1,4 +1,4 @@
-/* Unit tests for common/db_outage.c: a spell of failing writes, from the
+/* Unit tests for common/db/db_outage.c: a spell of failing writes, from the
  * first write that failed to the next that succeeded, on a real database
  * whose writes are made to fail by a file size limit (RLIMIT_FSIZE at the
  * WAL's current size: the next frame cannot be appended). */
@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "db/db.h"
 
 struct fx {
 	char dir[64], path[128], wal[136];

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "db/db.h"
 
 #define V1_SCHEMA "tests/unit/fixtures/schema-v1.sql"
 

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "verify.h"
+#include "io/engine.h"
+#include "io/verify.h"
 
 #define SPAN (4u << 20)
 

@@ -10,7 +10,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "fsmode.h"
+#include "device/fsmode.h"
 
 static void test_mkfs_argv(void **state)
 {

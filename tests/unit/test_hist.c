@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
+#include "base/hist.h"
 
 static struct hist *new_hist(void)
 {

@@ -3,7 +3,7 @@
  * along sample intervals, and the ticker thread started and stopped. */
 #include "unit.h"
 
-#include "hstall.h"
+#include "base/hstall.h"
 
 #define MS 1000000ull
 #define S 1000000000ull

@@ -13,8 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "db_metrics.h"
+#include "db/db.h"
+#include "db/db_metrics.h"
+#include "metrics.h"
 
 #define MiB (1ULL << 20)
 

@@ -2,10 +2,10 @@
  * and the config's choice tables being the same names, NULL-ended. */
 #include "unit.h"
 
-#include "act.h"
-#include "cfg.h"
-#include "names.h"
-#include "tgt.h"
+#include "device/act.h"
+#include "config/cfg.h"
+#include "config/names.h"
+#include "device/tgt.h"
 
 static void test_names_by_value(void **state)
 {

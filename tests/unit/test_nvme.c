@@ -1,4 +1,4 @@
-/* Unit tests of nvme: command fields (common/nvme.h), identify / SMART /
+/* Unit tests of nvme: command fields (common/device/nvme.h), identify / SMART /
  * sanitize status parsing from built fixtures, status text, and format and
  * sanitize against a scripted ioctl. */
 #include "unit.h"
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nvme.h"
+#include "device/nvme.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

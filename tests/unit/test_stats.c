@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "stats.h"
+#include "base/stats.h"
 
 static void test_runstat(void **state)
 {

@@ -14,8 +14,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cfg.h"
-#include "tgt.h"
+#include "config/cfg.h"
+#include "device/tgt.h"
 
 struct fx {
 	char root[64];

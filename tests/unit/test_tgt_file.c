@@ -1,4 +1,4 @@
-/* Unit tests of the file-target refusals (common/tgt_file.c) on real files
+/* Unit tests of the file-target refusals (common/device/tgt_file.c) on real files
  * in a temporary directory, with fixture sysfs and procfs trees: a file
  * with data, wearmon's own files by another name, a loop device's backing
  * file, a writer in procfs, the fdinfo flags, and a file created only by
@@ -15,8 +15,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "cfg.h"
-#include "tgt.h"
+#include "config/cfg.h"
+#include "device/tgt.h"
 
 struct fx {
 	char dir[64];

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* Fail naming the case, since one test walks a whole table. */
 #define EXPECT(cond, ...)                                                                          \

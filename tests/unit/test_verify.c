@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify.h"
+#include "io/verify.h"
 
 /* Standard check values (RFC 3720 B.4 and the CRC catalogue). */
 static void test_crc32c_check_values(void **state)

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "wear.h"
+#include "base/util.h"
+#include "device/wear.h"
 
 struct ext_case {
 	const char *name;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
-#include "workload.h"
+#include "config/cfg.h"
+#include "io/workload.h"
 
 #define SPAN_OFF (64u << 10)
 #define SPAN (1u << 20)

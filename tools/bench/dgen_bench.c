@@ -22,8 +22,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "datagen.h"
-#include "util.h"
+#include "io/datagen.h"
+#include "base/util.h"
 
 static double now(clockid_t clock)
 {

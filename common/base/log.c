@@ -1,0 +1,194 @@
+/* log: one way to report, to the journal (structured fields) or to stderr. */
+#define SD_JOURNAL_SUPPRESS_LOCATION
+#include "base/log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <systemd/sd-journal.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+#define IDENTIFIER "wearmond"
+#define MSG_MAX 2048
+#define MAX_FIELDS 12
+
+/* Set by log_init before threads start; atomics keep late changes sane. */
+static atomic_int sink = LOG_SINK_STDERR;
+static atomic_int max_prio = LOG_INFO;
+static atomic_int echo_errors;
+static int stderr_journal; /* stderr is the journal's stream (log_init) */
+
+/* systemd.exec(5): a service whose stderr goes to the journal gets
+ * JOURNAL_STREAM=DEVICE:INODE of that stream. It is inherited by children
+ * whose stderr may be something else, so it counts only when it names the
+ * file our stderr really is. */
+static int stderr_is_journal_stream(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	char tail;
+
+	if (!e || sscanf(e, "%llu:%llu%c", &dev, &ino, &tail) != 2)
+		return 0;
+	if (fstat(STDERR_FILENO, &st) != 0)
+		return 0;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+void log_init(enum log_sink s, int max_priority)
+{
+	stderr_journal = stderr_is_journal_stream();
+	if (s == LOG_SINK_AUTO)
+		s = stderr_journal ? LOG_SINK_JOURNAL : LOG_SINK_STDERR;
+	if (s == LOG_SINK_JOURNAL && access(JOURNAL_SOCKET, F_OK) != 0)
+		s = LOG_SINK_STDERR;
+	atomic_store(&sink, (int)s);
+	atomic_store(&max_prio, max_priority);
+}
+
+void log_echo_errors(int on)
+{
+	atomic_store(&echo_errors, on);
+}
+
+const char *log_prio_name(int priority)
+{
+	static const char *const names[] = {
+		[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",     [LOG_CRIT] = "crit",
+		[LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+		[LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
+	};
+
+	if (priority < 0 || (size_t)priority >= ARRAY_SIZE(names))
+		return "unknown";
+	return names[priority];
+}
+
+/* One line, one fprintf: stdio locks the stream per call, so lines from
+ * several threads never interleave. Messages name their target themselves
+ * ("target lab1: ..."), as they read the same in the journal. */
+static void to_stderr(int priority, const struct log_fields *f, const char *msg)
+{
+	(void)f;
+	fprintf(stderr, "%s: %s: %s\n", IDENTIFIER, log_prio_name(priority), msg);
+}
+
+struct iov_list {
+	struct iovec v[MAX_FIELDS];
+	int n;
+};
+
+/* Append "NAME=value" (formatted); a failed allocation drops the field. */
+static void add_field(struct iov_list *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_field(struct iov_list *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	if (l->n >= MAX_FIELDS)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	l->v[l->n].iov_base = s;
+	l->v[l->n].iov_len = (size_t)n;
+	l->n++;
+}
+
+static void add_context(struct iov_list *l, const struct log_fields *f)
+{
+	if (f->target)
+		add_field(l, "TARGET=%s", f->target);
+	if (f->device)
+		add_field(l, "DEVICE=%s", f->device);
+	if (f->serial)
+		add_field(l, "SERIAL=%s", f->serial);
+	if (f->message_id)
+		add_field(l, "MESSAGE_ID=%s", f->message_id);
+	if (f->cycle >= 0)
+		add_field(l, "CYCLE=%ld", f->cycle);
+	if (f->iteration >= 0)
+		add_field(l, "ITERATION=%ld", f->iteration);
+	if (f->size_bytes >= 0)
+		add_field(l, "SIZE_BYTES=%lld", (long long)f->size_bytes);
+	if (f->mibps >= 0)
+		add_field(l, "MIBPS=%.2f", f->mibps);
+	if (f->baseline_mibps >= 0)
+		add_field(l, "BASELINE_MIBPS=%.2f", f->baseline_mibps);
+}
+
+/* Returns 0 or a negative errno from sd_journal_sendv. */
+static int to_journal(int priority, const struct log_fields *f, const char *msg)
+{
+	struct iov_list l = { .n = 0 };
+	int rc;
+
+	add_field(&l, "MESSAGE=%s", msg);
+	add_field(&l, "PRIORITY=%d", priority);
+	add_field(&l, "SYSLOG_IDENTIFIER=%s", IDENTIFIER);
+	rc = -ENOMEM;
+	if (l.n == 3) {
+		if (f)
+			add_context(&l, f);
+		rc = sd_journal_sendv(l.v, l.n);
+	}
+	for (int i = 0; i < l.n; i++)
+		free(l.v[i].iov_base);
+	return rc < 0 ? rc : 0;
+}
+
+static void vlog(int priority, const struct log_fields *f, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void vlog(int priority, const struct log_fields *f, const char *fmt, va_list ap)
+{
+	char msg[MSG_MAX];
+	size_t n;
+
+	if (priority > atomic_load(&max_prio))
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	if (atomic_load(&sink) == LOG_SINK_JOURNAL && to_journal(priority, f, msg) == 0) {
+		/* A refusal at start-up also reaches the person at the terminal,
+		 * unless the terminal is not there (stderr is the journal). */
+		if (priority <= LOG_ERR && atomic_load(&echo_errors) && !stderr_journal)
+			to_stderr(priority, f, msg);
+		return;
+	}
+	to_stderr(priority, f, msg);
+}
+
+void log_msg(int priority, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(priority, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void log_fields(int priority, const struct log_fields *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(priority, f, fmt, ap);
+	va_end(ap);
+}

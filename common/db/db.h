@@ -1,0 +1,517 @@
+/* db: the SQLite history: schema and migrations, and every statement the
+ * library runs, behind typed functions (the rest of common/ holds no SQL):
+ * runs, targets, cycles, iterations, samples, events, progress, wear and
+ * health rows, baselines, merging. States and outcomes come in as enums and
+ * are turned into text here. Thread-safe: one connection, serialised by a
+ * mutex. SQLite result codes never leave this module: functions return 0 or
+ * a negative errno. db_query and db_write are the generic doors (for the
+ * CLI's reads and for tests); each checks its bind count. */
+#ifndef WEARMON_DB_H
+#define WEARMON_DB_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "device/act.h"
+#include "config/cfg.h"
+#include "base/hist.h"
+#include "device/tgt.h"
+
+#define DB_SCHEMA_VERSION 15
+#define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
+
+struct db;
+
+struct db_target_info {
+	const char *name;
+	const char *device;
+	enum tgt_kind kind;
+	uint64_t capacity_bytes;
+	uint32_t logical_block_size;
+	const char *serial;       /* may be NULL */
+	const char *model;        /* may be NULL */
+	const char *firmware;     /* may be NULL */
+	const char *backing_file; /* loop devices; may be NULL */
+	/* the file behind the target (a file target's own, a loop device's
+	 * backing file): device number and inode; ino 0: none (NULL) */
+	uint64_t backing_dev, backing_ino;
+};
+
+/* State of a cycle or an iteration row, stored as text (db_status_name). */
+enum db_status { DB_RUNNING, DB_DONE, DB_INTERRUPTED, DB_FAILED, DB_STATUS__COUNT };
+
+/* What an iteration row or a sample measured, stored as text
+ * (db_phase_name); DB_PHASE_UNKNOWN is stored as NULL. */
+enum db_phase {
+	DB_PHASE_UNKNOWN,
+	DB_PHASE_FILL,
+	DB_PHASE_MEASURE,
+	DB_PHASE_VERIFY,
+	DB_PHASE__COUNT
+};
+
+/* Text of a phase ("fill", "measure", "verify"), NULL for DB_PHASE_UNKNOWN. */
+const char *db_phase_name(enum db_phase p);
+
+/* Where a target continues after a (re)start. */
+struct db_resume {
+	int resume;                /* 1: an unfinished cycle continues */
+	int64_t cycle_id;          /* when resume */
+	long cycle_number;         /* cycle to continue, or the next new one */
+	int next_size_index;       /* first size not measured (when resume) */
+	long next_iteration;       /* iteration number to use next */
+	long campaign_first_cycle; /* first cycle of the current campaign */
+	long campaign_cycles_done; /* cycles finished since then */
+	long interrupted_marked;   /* 'running' rows turned 'interrupted' */
+	int campaign_complete;     /* 1: the campaign has its cycles; start none */
+	int campaign_new;          /* 1: a new campaign begins at cycle_number */
+	char changed[256];         /* campaign keys that changed (when that began it) */
+	long action_crashed;       /* cycle whose action a crash cut short, now
+					 closed as 'interrupted' (not run again); 0 */
+	long action_closed;        /* cycle whose action had ended but not the
+					 cycle, now closed; 0 */
+};
+
+/* What a start asks of a target's campaign (db_resume_point). */
+struct db_campaign_req {
+	long cycles;      /* configured cycles, 0 = forever */
+	const char *key;  /* cfg_campaign_key() of the configuration */
+	int new_campaign; /* the operator asked for a new campaign */
+};
+
+/* One iteration row. Strings are borrowed. */
+struct db_iteration {
+	int64_t cycle_id, run_id, target_id;
+	long number;
+	int size_index;
+	uint64_t size_bytes, region_offset;
+	const char *workload;
+	uint32_t block_size;
+	unsigned queue_depth;
+	int compressibility;
+	int dedupe_percent;
+	uint64_t amount_bytes;
+	char started_at[32];
+	char ended_at[32];
+	uint64_t bytes, ops, errors;
+	double seconds;
+	/* Figures < 0 are stored as NULL: unknown (min, max and stddev of a
+	 * phase shorter than two samples; everything of an interrupted row). */
+	double mibps_avg, mibps_min, mibps_max, mibps_stddev, iops_avg;
+	double lat_mean_us;
+	struct lat_qos lat_us; /* p50 p90 p99 p99.9 p99.99 max */
+	double fill_mibps, fill_seconds;
+	uint64_t fill_bytes;
+	enum db_status status;
+	const char *error; /* NULL when none */
+	/* methodology (schema 4) */
+	enum db_phase phase;
+	int repeat_index;                 /* 1..repeat; 0: NULL */
+	int more_rows;                    /* further rows of this size follow */
+	const char *block_sizes;          /* the mix, NULL for one block size */
+	int read_percent, random_percent; /* < 0: NULL */
+	enum cfg_verify verify;           /* stored as its name */
+	uint64_t verify_errors;           /* bad sectors (NULL unless verifying) */
+	int repeat_summary;               /* last run of a repeated phase: the four
+					 figures below hold for all its runs */
+	double mibps_repeat_mean, mibps_repeat_stddev;
+	double iops_repeat_mean, iops_repeat_stddev;
+	/* steady state (schema 5) */
+	int round_index;          /* 1..max_rounds; 0: NULL (steady_state = none) */
+	int steady_summary;       /* last round of a phase: the verdict below */
+	int steady_reached;       /* both SNIA criteria held */
+	int steady_round;         /* the round they first held; 0: NULL */
+	double steady_mean_mibps; /* the window of the last 5 rounds: mean, */
+	double steady_range_mibps, steady_range_pct;         /* max - min, */
+	double steady_excursion_mibps, steady_excursion_pct; /* |slope| * (n - 1) */
+	unsigned jobs; /* threads summed into the row; 0: NULL */
+	/* the I/O the engine completed (schema 8); all NULL unless io_counted */
+	int io_counted;
+	uint64_t reads, writes; /* completed reads and writes */
+	uint64_t random_ios;    /* completed I/Os that did not continue
+					 their job's previous one (engine_run) */
+	/* the baseline (schema 8), chosen when the row starts: by
+	 * alert_baseline_of, the one the alerts compare with */
+	const char *baseline;          /* "first", "best", "previous"; NULL: none */
+	int64_t baseline_iteration_id; /* 0: no baseline yet (NULL) */
+	double baseline_mibps;         /* its mibps_avg; not stored, < 0: none */
+	double host_stall_seconds;     /* wearmond did not run (hstall.h); <= 0: NULL */
+};
+
+/* One sample (sample_interval of one phase). */
+struct db_sample {
+	enum db_phase phase; /* fill or measure */
+	int64_t t_ms;        /* end of the sample since phase start */
+	double mibps, iops;
+	struct lat_qos lat_us;
+	double mibps_min_1s;  /* slowest 1-second window; < 0: NULL */
+	double seconds;       /* its real length (the last one may be short) */
+	uint64_t bytes;       /* moved in it */
+	double host_stall_ms; /* of its time, wearmond did not run; <= 0: NULL */
+};
+
+/* An action between cycles. */
+struct db_action {
+	enum cfg_action kind; /* stored as cfg_action_name() */
+	char started_at[32];
+	double seconds;
+	uint64_t bytes;
+	enum act_outcome outcome; /* stored as act_outcome_name() */
+	const char *error;        /* NULL when none */
+};
+
+/* An event or alert. */
+struct db_event {
+	int64_t target_id;                      /* 0: not tied to a target */
+	int64_t run_id, cycle_id, iteration_id; /* 0: not set */
+	const char *severity;                   /* crit, err, warning, notice, info */
+	const char *kind;                       /* short name, e.g. "throughput-crash" */
+	const char *message_id;                 /* 32 hex digits or NULL */
+	const char *message;
+	double value, baseline; /* figures; < 0 when not set */
+	const char *data;       /* JSON text or NULL */
+};
+
+/* Open (creating and migrating when writable). readonly opens without
+ * creating. Returns 0 or -errno with a message naming path in err:
+ * -ENOENT/-EACCES cannot open, -EINVAL not a (wearmon) SQLite database,
+ * -ENOTSUP schema newer than DB_SCHEMA_VERSION. */
+int db_open(const char *path, int readonly, struct db **out, char *err, size_t errlen);
+
+/* Close (NULL is fine). */
+void db_close(struct db *db);
+
+/* Check the directory of path exists and is writable. Returns 0 or -errno. */
+int db_check_path(const char *path, char *err, size_t errlen);
+
+/* Record a daemon start. Returns 0 or -errno. */
+int db_run_begin(struct db *db, const char *config_path, int64_t *run_id);
+
+/* Store on the run what it was started with: the resolved configuration
+ * text (every key's effective value) and the kernel it runs on (uname).
+ * Returns 0 or -errno. */
+int db_run_config(struct db *db, int64_t run_id, const char *config_text);
+
+/* Record a daemon stop. Returns 0 or -errno. */
+int db_run_end(struct db *db, int64_t run_id, int exit_status, const char *reason);
+
+/* Insert or update a target by name. Returns 0 or -errno. */
+int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *target_id);
+
+/* Find where target continues (common/db/schema.md, "Resume and campaigns"):
+ * marks stale 'running' iterations interrupted, closes the record of an
+ * action a crash cut short, and says whether the campaign is complete or a
+ * new one begins (req). Returns 0 or -errno. */
+int db_resume_point(struct db *db, int64_t target_id, const struct db_campaign_req *req,
+		    struct db_resume *out);
+
+/* Store key as the campaign's keys (a reload changed them). Returns 0 or
+ * -errno. */
+int db_campaign_key(struct db *db, int64_t target_id, const char *key);
+
+/* Mark the target's campaign complete (targets.campaign_done_at, kept if
+ * already set). Returns 0 or -errno. */
+int db_campaign_done(struct db *db, int64_t target_id);
+
+/* Start a cycle row (status running). Returns 0 or -errno. */
+int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
+		   int64_t *cycle_id);
+
+/* Record that a's action starts (kind and started_at; "" = now), before
+ * it runs; clears what an earlier try of it stored. Returns 0 or -errno. */
+int db_action_start(struct db *db, int64_t cycle_id, const struct db_action *a);
+
+struct db_wear_state;
+
+/* Record how the action ended (seconds, bytes, outcome, error, and the end
+ * time), with the wear state it leaves when wear is not NULL, in one
+ * transaction. Returns 0 or -errno (nothing written). */
+int db_action_end(struct db *db, int64_t cycle_id, const struct db_action *a,
+		  const struct db_wear_state *wear);
+
+/* Close a cycle with status done, interrupted or failed. Returns 0,
+ * -EINVAL for another status, or -errno. */
+int db_cycle_end(struct db *db, int64_t cycle_id, enum db_status status);
+
+/* Text of a status ("running", "done", "interrupted", "failed"). */
+const char *db_status_name(enum db_status s);
+
+/* Insert an iteration as 'running' before it starts. Returns 0 or -errno. */
+int db_iteration_begin(struct db *db, const struct db_iteration *it, int64_t *id);
+
+/* Final figures and all samples of an iteration, one transaction.
+ * Returns 0 or -errno (nothing written on error). */
+int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
+		     const struct db_sample *samples, size_t nsamples);
+
+/* Store an event. Returns 0 or -errno. */
+int db_event(struct db *db, const struct db_event *e, int64_t *event_id);
+
+/* ---- writes that fail (db_outage.c) ---- */
+
+#define DB_OUTAGE_WHATS 8
+
+/* A spell in which the database could not be written (disk full,
+ * read-only, I/O errors; a lock held by another program is waited for and
+ * is no such spell): from the first write that failed to the next one that
+ * succeeded. */
+struct db_outage {
+	char started_at[32], ended_at[32]; /* ISO 8601 UTC; ended_at "" while on */
+	double seconds;                    /* how long, so far while on */
+	long failed;                       /* writes that failed */
+	char error[200];                   /* SQLite's text of the first failure */
+	int nwhats;
+	struct {
+		char what[48]; /* e.g. "store iteration results" */
+		long count;
+	} whats[DB_OUTAGE_WHATS]; /* what could not be written, how often */
+	long other;               /* failures of further kinds */
+};
+
+/* The spell that ended since the last call (two that ended in between are
+ * merged). Returns 1 with it in *o, 0 when none ended. */
+int db_outage_take(struct db *db, struct db_outage *o);
+
+/* The spell going on now. Returns 1 with it in *o, 0 when writes succeed. */
+int db_outage_now(struct db *db, struct db_outage *o);
+
+/* ---- guards (db_guard.c) ---- */
+
+/* Take the lock that allows one daemon per database: a POSIX write lock on
+ * DB.lock beside it, held until db_lock_release (or exit). Returns 0 with
+ * *fd set, -EBUSY with the holder's pid in err, or -errno. */
+int db_lock_take(const char *db_path, int *fd, char *err, size_t errlen);
+
+/* Release the lock (fd < 0 is fine). */
+void db_lock_release(int fd);
+
+/* The pid of the daemon holding db_path's lock. Returns it, or 0 if none.
+ * Never call it in the process holding the lock: closing any descriptor of
+ * a file drops the process's POSIX locks on it. */
+pid_t db_lock_holder(const char *db_path);
+
+/* Whether the open database is still the file at its path (not deleted,
+ * not replaced). Returns 0, or -ESTALE with the reason in why. */
+int db_file_check(struct db *db, char *why, size_t len);
+
+/* Compare t's identity with the row recorded under t->name. Returns 0 (same,
+ * or not recorded yet), 1 with what differs in diff, or -errno. */
+int db_target_identity(struct db *db, const struct db_target_info *t, char *diff, size_t len);
+
+/* Whether (dev, ino) is a file wearmon made a target (owned_files; a
+ * database older than version 15 has none). Returns 1, 0, or -errno. */
+int db_owned_file(struct db *db, uint64_t dev, uint64_t ino);
+
+/* Record (dev, ino) as target's file, created or found without data at
+ * path. Returns 0 or -errno. */
+int db_owned_add(struct db *db, uint64_t dev, uint64_t ino, const char *target, const char *path);
+
+/* After the upsert of an adopted device: unfinished cycles of the old one
+ * fail, a new campaign starts, a device-replaced event records diff.
+ * Returns 0 or -errno. */
+int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char *diff);
+
+/* How long a writer waits for a lock held by another connection (tests
+ * shorten it). */
+void db_set_busy_timeout(struct db *db, int ms);
+/* Once *stop is nonzero, a write waits 0.5 s for another program's lock
+ * instead of 10 s (the daemon's stop flag: its last writes must fit in
+ * systemd's stop timeout). */
+void db_set_stop(struct db *db, const atomic_int *stop);
+
+/* ---- reading, for tools ---- */
+
+enum db_type { DB_NULL, DB_INT, DB_REAL, DB_TEXT };
+
+/* A query parameter or result column. Results fill both i and r for numbers;
+ * s (DB_TEXT) is valid only during the row callback. */
+struct db_value {
+	enum db_type type;
+	int64_t i;
+	double r;
+	const char *s;
+};
+
+/* Called with each result row (n columns and their names). Return 0 to go
+ * on; anything else stops the query and becomes db_query's result. */
+typedef int (*db_row_fn)(void *arg, int n, const struct db_value *v, const char *const *names);
+
+/* Run one read-only SQL statement with params bound to its ? in order,
+ * calling fn per row. A statement that would write is refused (-EPERM).
+ * Returns 0, fn's first nonzero value, or -errno with a message in err. */
+int db_query(struct db *db, const char *sql, const struct db_value *params, int nparams,
+	     db_row_fn fn, void *arg, char *err, size_t errlen);
+
+/* Run nstmts writing statements (sqls[k] with nparams[k] params[k]) in one
+ * transaction: all or nothing. Returns 0 or -errno with a message in err. */
+int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,
+	     const int *nparams, int nstmts, char *err, size_t errlen);
+
+/* What a target is doing now (the progress table). */
+struct db_progress {
+	long cycle, iteration;
+	uint64_t size_bytes;
+	const char *phase;
+	double mibps;         /* last sample of the phase; < 0: NULL */
+	uint64_t phase_bytes; /* moved so far in the phase */
+	int nsizes;           /* sizes per cycle as configured (v8) */
+	long cycles;          /* cycles configured, 0 = forever */
+	double phase_seconds; /* time in the phase so far; < 0: NULL */
+	double duration;      /* measured phase's duration, 0 = none */
+};
+
+/* Replace the target's progress row. Returns 0 or -errno. */
+int db_progress(struct db *db, int64_t target_id, const struct db_progress *p);
+
+/* ---- merging (wearmon merge) ---- */
+
+/* What one merge brought. */
+struct db_merge_result {
+	char host[256];          /* the source's host name (latest run) */
+	int targets;             /* targets copied, each as HOST/NAME */
+	int unchanged;           /* of them, already here with the same rows */
+	long cycles, iterations; /* rows they now have here */
+};
+
+/* Copy every target of the database at src_path into db (open for
+ * writing) as "HOST/NAME" (rename, when not NULL, is the HOST), in one
+ * transaction; runs are kept once each (host, start, pid). Each target's
+ * source is recorded in db's merge_sources table: the same rows again
+ * change nothing, a newer copy of the same database replaces what the
+ * earlier merge brought, another database with the same HOST/NAME is
+ * refused. Returns 0, -ENOTSUP (schema newer than DB_SCHEMA_VERSION),
+ * -EINVAL (not a wearmon database), -EEXIST (HOST/NAME brought by another
+ * database) or -errno, with a message naming src_path in err. */
+int db_merge(struct db *db, const char *src_path, const char *rename, struct db_merge_result *r,
+	     char *err, size_t errlen);
+
+/* Whether db may be a merge's output: not a daemon's own database (a
+ * target not named HOST/NAME, or runs without targets). Returns 0,
+ * -EPERM (err says why) or -errno. */
+int db_merge_check_out(struct db *db, char *err, size_t errlen);
+
+/* ---- alert baselines (read-only) ---- */
+
+/* Which earlier iterations an iteration is compared with: same target,
+ * size, workload and block size, status done, mibps_avg > 0, in the
+ * current campaign (cycle number >= targets.campaign_first_cycle), row id
+ * below before_id; among them rule picks one. */
+struct db_baseline_key {
+	int64_t target_id;
+	uint64_t size_bytes;
+	const char *workload;
+	uint32_t block_size;
+	int64_t before_id;      /* INT64_MAX: every iteration so far */
+	enum cfg_baseline rule; /* BASELINE_FIRST: the earliest; BASELINE_BEST:
+					 the highest mibps_avg (earliest on a tie);
+					 BASELINE_PREVIOUS: the latest */
+};
+
+/* The baseline MiB/s for k (and the iteration it comes from, may be NULL).
+ * Returns 0, -ENOENT when there is none yet, or -errno. */
+int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
+		int64_t *iteration_id);
+
+/* The kind of the target's most recent event among kind_a and kind_b,
+ * copied to kind. Returns 0, -ENOENT when it has neither, or -errno. */
+int db_event_latest(struct db *db, int64_t target_id, const char *kind_a, const char *kind_b,
+		    char *kind, size_t len);
+
+/* Called with each alert raised in a target's latest cycle: its kind,
+ * severity (as stored) and cycle number. Return 0 to go on. */
+typedef int (*db_raised_fn)(void *arg, const char *kind, const char *severity, long cycle);
+
+/* The alerts (events with a MESSAGE_ID) of the target's latest cycle.
+ * Returns 0 or -errno (logged). */
+int db_alerts_raised(struct db *db, int64_t target_id, db_raised_fn fn, void *arg);
+
+/* ---- wear and health (db_wear.c, db_health.c) ---- */
+
+/* What a target's wear state is saved as: its mapped extents (sorted
+ * [start, end) pairs) and its host byte counters. */
+struct db_wear_state {
+	int64_t target_id;
+	const uint64_t (*ext)[2];
+	size_t next;
+	uint64_t host_total, host_since_erase;
+};
+
+/* One wear row: an iteration accounted for. */
+struct db_wear_row {
+	int64_t iteration_id;
+	uint64_t capacity_bytes, region_bytes, mapped_bytes;
+	double op_configured, op_effective;
+	uint64_t host_bytes_written, host_bytes_since_erase, host_bytes_total;
+};
+
+/* Called with each mapped extent of a target, in order. Return 0 to go on. */
+typedef int (*db_extent_fn)(void *arg, uint64_t start, uint64_t end);
+
+/* Load the target's extents (through fn) and host counters. Returns 0 or
+ * -errno. */
+int db_wear_load(struct db *db, int64_t target_id, db_extent_fn fn, void *arg, uint64_t *host_total,
+		 uint64_t *host_since_erase);
+
+/* Called with each iteration not yet accounted for: its bytes filled and
+ * measured and its workload (an enum cfg_workload, or -1 for a fill or
+ * verify row). Return 0 to go on. */
+typedef int (*db_pending_fn)(void *arg, int64_t iteration_id, uint64_t fill_bytes, uint64_t bytes,
+			     int workload);
+
+/* The finished iterations of (cycle_id, size_index) without a wear row, in
+ * id order. Returns 0 or -errno. */
+int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn, void *arg);
+
+/* Replace the target's extents and counters with s and add rows, in one
+ * transaction. Returns 0 or -errno (nothing written) with a message
+ * naming the database in err. */
+int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,
+		  size_t nrows, char *err, size_t errlen);
+
+/* The counters of a health snapshot, in health's column order. */
+enum db_health_counter {
+	DB_H_SECTORS_READ,
+	DB_H_SECTORS_WRITTEN,
+	DB_H_PCT_USED,
+	DB_H_DU_READ,
+	DB_H_DU_WRITTEN,
+	DB_H_MEDIA_ERRORS,
+	DB_H_SPARE,
+	DB_H_TEMP,
+	DB_H_CRIT,
+	DB_H_POH,
+	DB_H_NAND,
+	DB_H_HOST,
+	DB_H__COUNT
+};
+
+/* One health row. */
+struct db_health {
+	int64_t target_id, cycle_id; /* cycle_id 0: NULL */
+	const char *source;          /* "sysfs", "nvme", "ata", "file", ... */
+	int has[DB_H__COUNT];        /* 0: the counter is NULL */
+	int64_t val[DB_H__COUNT];
+	double write_amplification;                 /* < 0: NULL */
+	const char *data;                           /* JSON */
+	const char *point;                          /* wear_point_name(); NULL: NULL */
+	int64_t host_bytes_delta, nand_bytes_delta; /* < 0: NULL */
+	uint64_t mapped_bytes;
+	int has_op_effective;
+	double op_effective;
+};
+
+/* Store a health snapshot. Returns 0 or -errno with a message naming the
+ * database in err. */
+int db_health_insert(struct db *db, const struct db_health *h, char *err, size_t errlen);
+
+/* The host and NAND bytes written of the target's latest snapshot (-1:
+ * none or NULL). Returns 0 or -errno. */
+int db_health_last_counters(struct db *db, int64_t target_id, int64_t *host, int64_t *nand);
+
+/* The firmware the target's latest snapshot recorded, copied to buf (""
+ * when none). Returns 0 or -errno. */
+int db_health_firmware(struct db *db, int64_t target_id, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,191 @@
+/* db_bind: binding and running the db module's cached statements. Every
+ * statement's bound values are counted against the placeholders SQLite
+ * found in it before it runs, so a value added to the SQL but not to the
+ * binding (or the reverse) fails loudly instead of shifting columns. */
+#include "db/db_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+
+/* Logs what failed with SQLite's text. Returns the errno for rc. */
+static int report(struct db *db, int rc, const char *what)
+{
+	const char *msg = sqlite3_extended_errcode(db->conn) == rc ? sqlite3_errmsg(db->conn)
+								   : sqlite3_errstr(rc);
+
+	log_msg(LOG_ERR, "database %s: %s: %s", db->path, what, msg);
+	snprintf(db->last_err, sizeof(db->last_err), "%s: %s", what, msg);
+	return db_map_rc(rc, sqlite3_system_errno(db->conn));
+}
+
+void db_bind_start(struct db *db, enum stmt_id id, struct db_bind *b)
+{
+	b->db = db;
+	b->id = id;
+	b->i = 0;
+	b->rc = SQLITE_OK;
+	if (!db->st[id])
+		b->rc = sqlite3_prepare_v3(db->conn, db_stmts[id].sql, -1,
+					   SQLITE_PREPARE_PERSISTENT, &db->st[id], NULL);
+	b->st = db->st[id];
+}
+
+void db_bind_i64(struct db_bind *b, int64_t v)
+{
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_int64(b->st, ++b->i, v);
+}
+
+void db_bind_u64(struct db_bind *b, uint64_t v)
+{
+	if (b->rc == SQLITE_OK && v > INT64_MAX)
+		b->rc = SQLITE_RANGE;
+	db_bind_i64(b, (int64_t)v);
+}
+
+void db_bind_dbl(struct db_bind *b, double v)
+{
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_double(b->st, ++b->i, v);
+}
+
+void db_bind_null(struct db_bind *b)
+{
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_null(b->st, ++b->i);
+}
+
+void db_bind_text(struct db_bind *b, const char *s)
+{
+	if (!s)
+		db_bind_null(b);
+	else if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_text(b->st, ++b->i, s, -1, SQLITE_STATIC);
+}
+
+void db_bind_opt_text(struct db_bind *b, const char *s)
+{
+	db_bind_text(b, (s && *s) ? s : NULL);
+}
+
+void db_bind_id(struct db_bind *b, int64_t id)
+{
+	if (id == 0)
+		db_bind_null(b);
+	else
+		db_bind_i64(b, id);
+}
+
+void db_bind_fig(struct db_bind *b, double v)
+{
+	if (v < 0)
+		db_bind_null(b);
+	else
+		db_bind_dbl(b, v);
+}
+
+void db_bind_opt_i64(struct db_bind *b, int64_t v)
+{
+	if (v < 0)
+		db_bind_null(b);
+	else
+		db_bind_i64(b, v);
+}
+
+int db_bind_count_check(sqlite3_stmt *st, int bound, const char *what)
+{
+	int want = sqlite3_bind_parameter_count(st);
+
+	if (bound == want)
+		return 0;
+	log_msg(LOG_ERR, "database: %s: %d values bound to a statement with %d placeholders: %s",
+		what, bound, want, sqlite3_sql(st));
+	return -EINVAL;
+}
+
+int db_bind_finish(struct db_bind *b, int rc, const char *what)
+{
+	int ret = 0;
+
+	if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		ret = report(b->db, rc, what);
+	db_outage_note(b->db, b->id, b->st, rc, what);
+	if (b->st) {
+		sqlite3_reset(b->st);
+		sqlite3_clear_bindings(b->st);
+	}
+	return ret;
+}
+
+/* The count check; a mismatch finishes the statement. Returns 0 or -EINVAL. */
+static int counted(struct db_bind *b, const char *what)
+{
+	int ret;
+
+	if (b->rc != SQLITE_OK)
+		return 0;
+	ret = db_bind_count_check(b->st, b->i, what);
+	if (!ret && b->i != db_stmts[b->id].nparams) {
+		log_msg(LOG_ERR, "database: %s: %d values bound, the statement table says %d", what,
+			b->i, db_stmts[b->id].nparams);
+		ret = -EINVAL;
+	}
+	if (ret) {
+		snprintf(b->db->last_err, sizeof(b->db->last_err), "%s: %d values bound, %d wanted",
+			 what, b->i, sqlite3_bind_parameter_count(b->st));
+		db_bind_finish(b, SQLITE_OK, what);
+	}
+	return ret;
+}
+
+int db_bind_run(struct db_bind *b, const char *what)
+{
+	int rc = b->rc;
+	int ret = counted(b, what);
+
+	if (ret)
+		return ret;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(b->st);
+	return db_bind_finish(b, rc, what);
+}
+
+int db_bind_row(struct db_bind *b, const char *what)
+{
+	int rc = b->rc;
+	int ret = counted(b, what);
+
+	if (ret)
+		return ret;
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(b->st);
+		if (rc == SQLITE_ROW)
+			return 1;
+	}
+	return db_bind_finish(b, rc, what);
+}
+
+int db_changed(struct db *db, int64_t id, const char *what)
+{
+	if (sqlite3_changes(db->conn) > 0)
+		return 0;
+	log_msg(LOG_ERR, "database %s: %s: no row with id %lld", db->path, what, (long long)id);
+	return -ENOENT;
+}
+
+int db_exec_id(struct db *db, enum stmt_id id, const char *what)
+{
+	struct db_bind b;
+
+	db_bind_start(db, id, &b);
+	return db_bind_run(&b, what);
+}
+
+void db_failure(struct db *db, int ret, char *err, size_t errlen)
+{
+	db_seterr(err, errlen, "database %s: %s", db->path,
+		  db->last_err[0] ? db->last_err : strerror(-ret));
+}

@@ -1,0 +1,67 @@
+/* db_metrics: what the metrics read from the database (db_metrics.c), kept
+ * beside the db module so that no SQL lives in metrics.c. */
+#ifndef WEARMON_DB_METRICS_H
+#define WEARMON_DB_METRICS_H
+
+#include <stdint.h>
+
+#include "db/db.h"
+
+#define METRICS_MAX_KINDS 24
+#define METRICS_STR 256
+
+/* How many alerts of one kind a target raised (events of that kind). */
+struct metrics_alert {
+	char kind[48];
+	double count;
+};
+
+/* State of a target's thread (label state of wearmon_target_state). */
+enum metrics_state {
+	METRICS_RUNNING,
+	METRICS_DONE,
+	METRICS_STOPPED,
+	METRICS_FAILED,
+	METRICS_STATE__COUNT
+};
+
+/* Every figure of one target. A double that is NaN is not known and its
+ * sample is left out; strings may be empty. */
+struct metrics_target {
+	char name[64], device[METRICS_STR], serial[128], workload[32];
+	enum metrics_state state;
+	char phase[32]; /* what it does now; "" when not running */
+	/* now */
+	double cycle, iteration, size_index, sizes_configured, size_bytes;
+	double throughput_bps;   /* last sample of the current phase */
+	double throughput_ratio; /* that / the baseline (measure phase only) */
+	/* the last finished iteration (done) */
+	char last_workload[32];
+	double last_bps, last_iops, last_p99_seconds, last_ratio;
+	double last_end_unix, last_seconds, last_size_bytes;
+	/* wear and over-provisioning (the wear row of the last iteration) */
+	double host_written_bytes, op_effective, op_configured;
+	/* the latest health snapshot */
+	double life_used_ratio, media_errors, temperature_celsius;
+	double nand_written_bytes, spare_ratio, write_amplification;
+	/* error counters over the whole history */
+	double io_errors, verify_errors;
+	struct metrics_alert alerts[METRICS_MAX_KINDS];
+	int nalerts;
+};
+
+/* Count n more alerts of kind in t (a kind beyond METRICS_MAX_KINDS is
+ * dropped). */
+void metrics_add_alert(struct metrics_target *t, const char *kind, double n);
+
+/* Fill t's stored figures for the target: last done iteration (and its ratio
+ * to the baseline stored with it, as the alerts chose it), the latest
+ * wear row and health snapshot, error totals and alert counts by kind.
+ * Returns 0 or -errno (logged). */
+int db_metrics_collect(struct db *db, int64_t target_id, struct metrics_target *t);
+
+/* The id of the target's newest done iteration in *id (0: none). A cheap
+ * query, run every second to notice an iteration end. Returns 0 or -errno. */
+int db_metrics_last_done(struct db *db, int64_t target_id, int64_t *id);
+
+#endif

@@ -1,0 +1,745 @@
+/* tgt: safe opening of block devices and regular files. */
+#include "device/tgt.h"
+#include "device/tgt_int.h"
+
+#include <blkid.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "device/ata.h"
+#include "device/nvme.h"
+
+#define MAX_DEVS 256
+
+/* Where sysfs and procfs are: tests point these at fixture trees. */
+static const char *sys_root = "/sys";
+static const char *proc_root = "/proc";
+
+void tgt_set_roots(const char *sys, const char *proc)
+{
+	sys_root = sys ? sys : "/sys";
+	proc_root = proc ? proc : "/proc";
+}
+
+/* The disk and all its partitions: anything touching one touches all. */
+struct devset {
+	dev_t dev[MAX_DEVS];
+	char name[MAX_DEVS][64];
+	int n;
+};
+
+const char *tgt_sys_root(void)
+{
+	return sys_root;
+}
+
+const char *tgt_proc_root(void)
+{
+	return proc_root;
+}
+
+int tgt_seterr(char *err, size_t len, int ret, const struct cfg *c, const struct cfg_target *t,
+	       const char *key, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	int line = cfg_line(t, key);
+	if (!line)
+		line = t->section_line;
+	snprintf(err, len, "%s:%d: %s: %s", c->path, line, key, msg);
+	return ret;
+}
+
+int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/class/block/%s/%s", sys_root, sysname, attr);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		buf[0] = 0;
+		return -EIO;
+	}
+	fclose(f);
+	util_strip(buf);
+	return 0;
+}
+
+static uint64_t sysfs_u64(const char *sysname, const char *attr)
+{
+	char buf[64];
+	if (tgt_sysfs_read(sysname, attr, buf, sizeof(buf)))
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* Name in /sys/class/block of a block device number. */
+static int dev_sysname(dev_t d, char *out, size_t len)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sys_root, major(d), minor(d));
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = 0;
+	util_strlcpy(out, basename(target), len);
+	return 0;
+}
+
+static void devset_add(struct devset *s, dev_t d, const char *name)
+{
+	if (s->n < MAX_DEVS) {
+		s->dev[s->n] = d;
+		util_strlcpy(s->name[s->n], name, sizeof(s->name[0]));
+		s->n++;
+	}
+}
+
+/* The whole disk of sysname and every partition of it. */
+static void devset_build(const char *sysname, dev_t disk, struct devset *s)
+{
+	char path[PATH_MAX];
+	s->n = 0;
+	devset_add(s, disk, sysname);
+	snprintf(path, sizeof(path), "%s/class/block/%s", sys_root, sysname);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char attr[PATH_MAX], buf[32];
+		unsigned ma, mi;
+		if (strncmp(e->d_name, sysname, strlen(sysname)) || !strcmp(e->d_name, sysname))
+			continue;
+		snprintf(attr, sizeof(attr), "%s/dev", e->d_name);
+		if (tgt_sysfs_read(sysname, attr, buf, sizeof(buf)) == 0 &&
+		    sscanf(buf, "%u:%u", &ma, &mi) == 2)
+			devset_add(s, makedev(ma, mi), e->d_name);
+	}
+	closedir(d);
+}
+
+static const char *devset_find(const struct devset *s, dev_t d)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->dev[i] == d)
+			return s->name[i];
+	return NULL;
+}
+
+/* A file of procfs (under proc_root), or NULL. */
+static FILE *open_proc(const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", proc_root, rel);
+	return fopen(path, "re");
+}
+
+/* Mount point of a device of the set, from mountinfo. Returns 1 if found. */
+static int find_mount(const struct devset *s, char *part, size_t plen, char *mnt, size_t mlen)
+{
+	FILE *f = open_proc("self/mountinfo");
+	char line[4096];
+	int found = 0;
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned ma, mi;
+		char root[PATH_MAX], point[PATH_MAX];
+		if (sscanf(line, "%*d %*d %u:%u %4095s %4095s", &ma, &mi, root, point) != 4)
+			continue;
+		const char *name = devset_find(s, makedev(ma, mi));
+		if (name) {
+			util_strlcpy(part, name, plen);
+			util_strlcpy(mnt, point, mlen);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int find_swap(const struct devset *s, char *part, size_t plen)
+{
+	FILE *f = open_proc("swaps");
+	char line[4096];
+	int found = 0;
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char file[PATH_MAX];
+		struct stat st;
+		if (sscanf(line, "%4095s", file) != 1 || file[0] != '/')
+			continue;
+		if (stat(file, &st) == 0 && S_ISBLK(st.st_mode)) {
+			const char *name = devset_find(s, st.st_rdev);
+			if (name) {
+				util_strlcpy(part, name, plen);
+				found = 1;
+			}
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int find_holder(const struct devset *s, char *part, size_t plen, char *holder, size_t hlen)
+{
+	for (int i = 0; i < s->n; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/class/block/%s/holders", sys_root, s->name[i]);
+		DIR *d = opendir(path);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			util_strlcpy(part, s->name[i], plen);
+			util_strlcpy(holder, e->d_name, hlen);
+			closedir(d);
+			return 1;
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+/* The block device a loop device reads and writes, if its backing file is
+ * one (a loop device on a file is not: writing it writes only the file).
+ * Returns 1 and sets *out if so. */
+static int loop_backing_device(const char *sysname, dev_t *out)
+{
+	char file[PATH_MAX];
+	struct stat st;
+	if (tgt_sysfs_read(sysname, "loop/backing_file", file, sizeof(file)) || stat(file, &st) ||
+	    !S_ISBLK(st.st_mode))
+		return 0;
+	*out = st.st_rdev;
+	return 1;
+}
+
+/* A loop device whose backing file is a device of the set: it does not
+ * show in the holders and does not hold the device exclusively, so the
+ * kernel lets a writer in under whatever uses the loop device (a mounted
+ * filesystem, say). Returns 1 if found. */
+static int find_loop_user(const struct devset *s, char *part, size_t plen, char *loop, size_t llen)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/class/block", sys_root);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	int found = 0;
+	while (!found && (e = readdir(d))) {
+		dev_t b;
+		const char *name;
+		if (strncmp(e->d_name, "loop", 4) || !loop_backing_device(e->d_name, &b) ||
+		    !(name = devset_find(s, b)))
+			continue;
+		util_strlcpy(part, name, plen);
+		util_strlcpy(loop, e->d_name, llen);
+		found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The filesystem holding path lives on the set? Returns 1 if so. */
+static int fs_on_set(const struct devset *s, const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && devset_find(s, st.st_dev) != NULL;
+}
+
+/* Loop devices on loop devices: how deep in_use follows them. */
+#define LOOP_DEPTH_MAX 8
+
+static int in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len,
+		  int depth)
+{
+	struct devset *s = calloc(1, sizeof(*s));
+	char part[64], where[PATH_MAX], dbdir[PATH_MAX];
+	dev_t back;
+	int ret = -EBUSY;
+
+	if (!s)
+		return -ENOMEM;
+	devset_build(sysname, disk, s);
+	util_strlcpy(dbdir, db_path, sizeof(dbdir));
+	if (find_mount(s, part, sizeof(part), where, sizeof(where)))
+		snprintf(why, len, "/dev/%s is mounted on %s; unmount it or choose another device",
+			 part, where);
+	else if (find_swap(s, part, sizeof(part)))
+		snprintf(why, len, "/dev/%s is in use as swap; swapoff it or choose another device",
+			 part);
+	else if (find_holder(s, part, sizeof(part), where, sizeof(where)))
+		snprintf(why, len,
+			 "/dev/%s is held by %s (md/dm/LVM); release it or choose another "
+			 "device",
+			 part, where);
+	else if (find_loop_user(s, part, sizeof(part), where, sizeof(where)))
+		snprintf(why, len,
+			 "/dev/%s is the backing device of /dev/%s; detach that loop device "
+			 "(losetup -d /dev/%s) or choose another device",
+			 part, where, where);
+	else if (fs_on_set(s, dirname(dbdir)))
+		snprintf(why, len,
+			 "it holds the filesystem of the database %s; set database in "
+			 "[wearmon] elsewhere",
+			 db_path);
+	else if (fs_on_set(s, "/"))
+		snprintf(why, len, "it holds the root filesystem");
+	else
+		ret = 0;
+	free(s);
+	/* A loop device on a block device writes that device: it must pass
+	 * the same checks. */
+	if (!ret && loop_backing_device(sysname, &back)) {
+		char bname[64], bwhy[PATH_MAX + 256];
+		if (depth >= LOOP_DEPTH_MAX) {
+			snprintf(why, len, "it is a loop device on loop devices more than %d deep",
+				 LOOP_DEPTH_MAX);
+			return -EBUSY;
+		}
+		if (dev_sysname(back, bname, sizeof(bname))) {
+			snprintf(why, len,
+				 "it is a loop device on block device %u:%u, which is not in "
+				 "/sys/dev/block",
+				 major(back), minor(back));
+			return -EBUSY;
+		}
+		ret = in_use(bname, back, db_path, bwhy, sizeof(bwhy), depth + 1);
+		if (ret == -EBUSY)
+			snprintf(why, len, "it is a loop device on /dev/%s, and %s", bname, bwhy);
+	}
+	return ret;
+}
+
+int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len)
+{
+	return in_use(sysname, disk, db_path, why, len, 0);
+}
+
+/* Namespaces of the NVMe controller (or subsystem) sysname belongs to:
+ * the nvmeXnY entries beside it, 0 when sysfs does not say. */
+static int nvme_namespaces(const char *sysname)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/class/block/%s/device", sys_root, sysname);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	int n = 0;
+	unsigned a, b;
+	char tail;
+	while ((e = readdir(d)))
+		n += sscanf(e->d_name, "nvme%un%u%c", &a, &b, &tail) == 2;
+	closedir(d);
+	return n;
+}
+
+/* The erase methods that act on more than the block device they are sent
+ * to: ATA SECURITY ERASE on the whole drive, NVMe Format on the whole
+ * namespace, NVMe Sanitize on every namespace of the controller. A
+ * partition target, or a namespace beside others under sanitize, would
+ * have the rest of the drive erased with it. */
+int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const char *sysname,
+		      const char *path, char *err, size_t len)
+{
+	const char *scope = NULL;
+	char buf[32];
+	int sanitize = 0;
+
+	if (!cfg_has_action(t, ACT_SECURE_ERASE))
+		return 0;
+	switch (t->secure_erase) {
+	case ERASE_ATA:
+	case ERASE_ATA_ENHANCED: scope = "the whole drive"; break;
+	case ERASE_NVME_FORMAT:
+	case ERASE_NVME_CRYPTO_FORMAT: scope = "the whole namespace"; break;
+	case ERASE_NVME_SANITIZE_BLOCK:
+	case ERASE_NVME_SANITIZE_CRYPTO:
+		scope = "every namespace of the controller";
+		sanitize = 1;
+		break;
+	case ERASE_NONE:
+	case ERASE_BLKSECDISCARD: /* the kernel bounds these to the device */
+	case ERASE_DISCARD_ALL:
+	case ERASE_COMMAND: /* the lab's own program, given the path */
+	case ERASE__COUNT: return 0;
+	}
+	if (!tgt_sysfs_read(sysname, "partition", buf, sizeof(buf)))
+		return tgt_seterr(
+			err, len, -EPERM, c, t, "secure_erase",
+			"refusing %s: it is a partition, and secure_erase = %s erases %s; "
+			"make the whole disk the target, or use blksecdiscard or "
+			"discard-all, which stay within the partition",
+			path, cfg_erase_name(t->secure_erase), scope);
+	int ns = sanitize ? nvme_namespaces(sysname) : 0;
+	if (ns > 1)
+		return tgt_seterr(
+			err, len, -EPERM, c, t, "secure_erase",
+			"refusing %s: its controller has %d namespaces, and secure_erase = "
+			"%s erases %s; use nvme-format or nvme-crypto-format, which erase "
+			"this namespace only",
+			path, ns, cfg_erase_name(t->secure_erase), scope);
+	return 0;
+}
+
+static int block_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+			  const char *db_path, char *err, size_t len)
+{
+	char why[PATH_MAX + 384];
+	int ret = tgt_in_use(tg->sysname, tg->rdev, db_path, why, sizeof(why));
+
+	if (ret == -EBUSY)
+		return tgt_seterr(err, len, ret, c, t, "device", "refusing %s: %s", tg->path, why);
+	if (ret)
+		return ret;
+	return tgt_erase_refusal(c, t, tg->sysname, tg->path, err, len);
+}
+
+/* The unit serial number of a SCSI disk, from its VPD page 0x80 as sysfs
+ * gives it: binary, a 4-byte header (byte 1 the page code, bytes 2-3 the
+ * length) before the ASCII serial. Returns 0 and fills out if found. */
+static int vpd80_serial(const char *sysname, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	unsigned char page[260];
+	snprintf(path, sizeof(path), "%s/class/block/%s/device/vpd_pg80", sys_root, sysname);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	size_t n = fread(page, 1, sizeof(page), f);
+	fclose(f);
+	if (n < 4 || page[1] != 0x80)
+		return -EINVAL;
+	size_t plen = ((size_t)page[2] << 8) | page[3];
+	if (plen > n - 4)
+		plen = n - 4;
+	char serial[257];
+	size_t k = 0;
+	for (size_t i = 0; i < plen && k + 1 < sizeof(serial); i++)
+		if (page[4 + i] >= 0x20 && page[4 + i] < 0x7f)
+			serial[k++] = (char)page[4 + i];
+	serial[k] = 0;
+	util_strlcpy(out, util_strip(serial), len);
+	return out[0] ? 0 : -ENODATA;
+}
+
+/* The descriptor is the block device rdev: what was opened is what was
+ * checked, the node not replaced in between. */
+static int fd_is_device(int fd, dev_t rdev)
+{
+	struct stat st;
+	return !fstat(fd, &st) && S_ISBLK(st.st_mode) && st.st_rdev == rdev;
+}
+
+static void sysfs_identity(const char *sysname, char *serial, size_t slen, char *model, size_t mlen,
+			   char *firmware, size_t flen)
+{
+	char buf[PATH_MAX];
+	if (!tgt_sysfs_read(sysname, "device/serial", buf, sizeof(buf)) ||
+	    !tgt_sysfs_read(sysname, "serial", buf, sizeof(buf)))
+		util_strlcpy(serial, util_strip(buf), slen);
+	else
+		vpd80_serial(sysname, serial, slen);
+	if (!tgt_sysfs_read(sysname, "device/model", buf, sizeof(buf)))
+		util_strlcpy(model, buf, mlen);
+	if (!tgt_sysfs_read(sysname, "device/firmware_rev", buf, sizeof(buf)) ||
+	    !tgt_sysfs_read(sysname, "device/rev", buf, sizeof(buf)))
+		util_strlcpy(firmware, buf, flen);
+}
+
+int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
+		      char *firmware, size_t flen)
+{
+	char err[256];
+	serial[0] = model[0] = firmware[0] = 0;
+	if (!tg->is_block)
+		return 0;
+	int fd = open(tg->real_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (!strncmp(tg->sysname, "nvme", 4)) {
+		struct nvme_ctrl_info ci;
+		if (!nvme_identify_ctrl(fd, &ci, err, sizeof(err))) {
+			util_strlcpy(serial, ci.serial, slen);
+			util_strlcpy(model, ci.model, mlen);
+			util_strlcpy(firmware, ci.firmware, flen);
+			close(fd);
+			return 0;
+		}
+	} else if (!strncmp(tg->sysname, "sd", 2)) {
+		struct ata_identity id;
+		if (!ata_identify(fd, &id, err, sizeof(err))) {
+			util_strlcpy(serial, id.serial, slen);
+			util_strlcpy(model, id.model, mlen);
+			util_strlcpy(firmware, id.firmware, flen);
+			close(fd);
+			return 0;
+		}
+	}
+	close(fd);
+	sysfs_identity(tg->sysname, serial, slen, model, mlen, firmware, flen);
+	return 0;
+}
+
+static void block_identity(struct tgt *tg)
+{
+	char buf[PATH_MAX];
+	tgt_read_identity(tg, tg->serial, sizeof(tg->serial), tg->model, sizeof(tg->model),
+			  tg->firmware, sizeof(tg->firmware));
+	if (!tgt_sysfs_read(tg->sysname, "loop/backing_file", buf, sizeof(buf)))
+		util_strlcpy(tg->backing_file, buf, sizeof(tg->backing_file));
+	tg->discard_granularity = sysfs_u64(tg->sysname, "queue/discard_granularity");
+	tg->discard_max_bytes = sysfs_u64(tg->sysname, "queue/discard_max_bytes");
+}
+
+/* What libblkid finds on the device: a filesystem, RAID member or
+ * partition table. Empty when nothing (or when probing is impossible). */
+static void probe_signature(const char *path, char *out, size_t len)
+{
+	const char *type = NULL, *usage = NULL;
+	out[0] = 0;
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	if (blkid_do_safeprobe(pr) == 0) {
+		if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
+			blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+			snprintf(out, len, "%s %s", type,
+				 usage && !strcmp(usage, "raid")     ? "RAID member"
+				 : usage && !strcmp(usage, "crypto") ? "encrypted volume"
+								     : "filesystem");
+		} else if (!blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL)) {
+			snprintf(out, len, "%s partition table", type);
+		}
+	}
+	blkid_free_probe(pr);
+}
+
+/* A loop device is refused when it has no backing file (detached: it
+ * reads as capacity 0) or when its backing file is one of wearmon's own.
+ * Returns 0 or -errno with the refusal in err. */
+static int loop_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+			 const struct tgt_guard *g, char *err, size_t len)
+{
+	char file[PATH_MAX];
+	const struct tgt_own_file *own;
+
+	if (strncmp(tg->sysname, "loop", 4))
+		return 0;
+	if (tgt_sysfs_read(tg->sysname, "loop/backing_file", file, sizeof(file)) || !file[0])
+		return tgt_seterr(err, len, -ENXIO, c, t, "device",
+				  "refusing %s: it is a loop device with no backing file "
+				  "(detached); attach a file to it (losetup) or choose another "
+				  "device",
+				  tg->path);
+	if (tgt_loop_backing_id(tg->sysname, -1, &tg->backing_dev, &tg->backing_ino))
+		tg->backing_ino = 0;
+	if (tg->backing_ino && (own = tgt_own_by_id(g, tg->backing_dev, tg->backing_ino)))
+		return tgt_seterr(err, len, -EPERM, c, t, "device",
+				  "refusing %s: its backing file %s is %s %s; a target must not "
+				  "be one of wearmon's own files",
+				  tg->path, file, own->what, own->path);
+	return 0;
+}
+
+static int open_block(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+		      const struct tgt_guard *g, int check_only, char *err, size_t len)
+{
+	int ret;
+	if ((ret = dev_sysname(tg->rdev, tg->sysname, sizeof(tg->sysname))))
+		return tgt_seterr(err, len, ret, c, t, "device",
+				  "%s: not found in /sys/dev/block: %s", tg->path, strerror(-ret));
+	if ((ret = loop_refusals(c, t, tg, g, err, len)))
+		return ret;
+	probe_signature(tg->real_path, tg->signature, sizeof(tg->signature));
+	if (!t->allow_destroy && tg->signature[0])
+		return tgt_seterr(
+			err, len, -EPERM, c, t, "allow_destroy",
+			"refusing to write to block device %s: it holds a %s that would be "
+			"destroyed; set allow_destroy = yes in [target %s] if that is intended",
+			tg->path, tg->signature, t->name);
+	if (!t->allow_destroy)
+		return tgt_seterr(
+			err, len, -EPERM, c, t, "allow_destroy",
+			"refusing to write to block device %s: everything on it is destroyed; "
+			"set allow_destroy = yes in [target %s] if that is intended",
+			tg->path, t->name);
+	if ((ret = block_refusals(c, t, tg, g->db_path, err, len)))
+		return ret;
+	int flags = check_only ? O_RDONLY : O_RDWR | O_DIRECT | O_EXCL;
+	tg->fd = open(tg->real_path, flags | O_CLOEXEC);
+	if (tg->fd < 0) {
+		ret = -errno;
+		if (ret == -EBUSY)
+			return tgt_seterr(
+				err, len, ret, c, t, "device",
+				"refusing %s: busy (opened exclusively by another program, mounted or held by md/dm)",
+				tg->path);
+		return tgt_seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
+				  strerror(-ret));
+	}
+	if (!fd_is_device(tg->fd, tg->rdev))
+		return tgt_seterr(err, len, -ENODEV, c, t, "device",
+				  "refusing %s: it changed while it was being opened (was %u:%u); "
+				  "try again once the device names are settled",
+				  tg->path, major(tg->rdev), minor(tg->rdev));
+	int lbs = 0;
+	if (ioctl(tg->fd, BLKGETSIZE64, &tg->capacity) || ioctl(tg->fd, BLKSSZGET, &lbs)) {
+		ret = -errno;
+		return tgt_seterr(err, len, ret, c, t, "device", "cannot read the size of %s: %s",
+				  tg->path, strerror(-ret));
+	}
+	tg->logical_block_size = (uint32_t)lbs;
+	tg->kind = TGT_BLOCK;
+	block_identity(tg);
+	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
+		return tgt_seterr(
+			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			"refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
+			"names may have moved: check the path or expect_serial",
+			tg->path, tg->serial, t->expect_serial);
+	return 0;
+}
+
+int tgt_check(const struct cfg *c, const struct cfg_target *t, const struct tgt_guard *g,
+	      int check_only, struct tgt *tg, char *err, size_t len)
+{
+	static const struct tgt_guard none = { .db_path = "/" };
+	struct stat st;
+	if (!g)
+		g = &none;
+	memset(tg, 0, sizeof(*tg));
+	tg->fd = -1;
+	util_strlcpy(tg->name, t->name, sizeof(tg->name));
+	util_strlcpy(tg->path, t->device, sizeof(tg->path));
+	if (!t->device[0])
+		return tgt_seterr(err, len, -EINVAL, c, t, "device",
+				  "missing: set device = /dev/... or a file path");
+	int exists = stat(t->device, &st) == 0;
+	if (!exists && errno != ENOENT)
+		return tgt_seterr(err, len, -errno, c, t, "device", "cannot access %s: %s",
+				  t->device, strerror(errno));
+	if (exists && !realpath(t->device, tg->real_path))
+		return tgt_seterr(err, len, -errno, c, t, "device", "cannot resolve %s: %s",
+				  t->device, strerror(errno));
+	/* Never create files under /dev: a missing device there is a typo or a
+	 * drive that moved, not a request for a file target. */
+	if (!exists && !strncmp(t->device, "/dev/", 5))
+		return tgt_seterr(err, len, -ENOENT, c, t, "device",
+				  "%s: no such device (unplugged, renamed, or a typo?)", t->device);
+	if (!exists)
+		util_strlcpy(tg->real_path, t->device, sizeof(tg->real_path));
+	int ret;
+	if (exists && S_ISBLK(st.st_mode)) {
+		tg->is_block = 1;
+		tg->rdev = st.st_rdev;
+		ret = open_block(c, t, tg, g, check_only, err, len);
+	} else if (!exists || S_ISREG(st.st_mode)) {
+		ret = tgt_file_check(c, t, g, &st, exists, tg, err, len);
+	} else {
+		return tgt_seterr(err, len, -EINVAL, c, t, "device",
+				  "%s is neither a block device nor a regular file", t->device);
+	}
+	if (ret)
+		tgt_close(tg);
+	return ret;
+}
+
+int tgt_prepare(const struct cfg *c, const struct cfg_target *t, struct tgt *tg, char *err,
+		size_t len)
+{
+	return tg->is_block ? 0 : tgt_file_prepare(c, t, tg, err, len);
+}
+
+int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path, int check_only,
+	     struct tgt *tg, char *err, size_t len)
+{
+	const struct tgt_guard g = { .db_path = db_path };
+	int ret = tgt_check(c, t, &g, check_only, tg, err, len);
+	if (!ret && !check_only)
+		ret = tgt_prepare(c, t, tg, err, len);
+	if (ret)
+		tgt_close(tg);
+	return ret;
+}
+
+int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+		       char *err, size_t len)
+{
+	struct stat st;
+	char serial[128], model[128], fw[64];
+	if (!tg->is_block)
+		return 0;
+	if (stat(tg->real_path, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)
+		return tgt_seterr(
+			err, len, -ENODEV, c, t, "device",
+			"refusing %s: the device node no longer names the device opened at "
+			"start (%u:%u); it was removed or replaced",
+			tg->path, major(tg->rdev), minor(tg->rdev));
+	tgt_read_identity(tg, serial, sizeof(serial), model, sizeof(model), fw, sizeof(fw));
+	if (t->expect_serial[0] && strcmp(t->expect_serial, serial))
+		return tgt_seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+				  "refusing %s: it now reports serial \"%s\", expected \"%s\"",
+				  tg->path, serial, t->expect_serial);
+	if (strcmp(serial, tg->serial))
+		return tgt_seterr(
+			err, len, -EMEDIUMTYPE, c, t, "device",
+			"refusing %s: its serial changed from \"%s\" to \"%s\" during the run",
+			tg->path, tg->serial, serial);
+	return 0;
+}
+
+int tgt_reopen(struct tgt *tg, char *err, size_t len)
+{
+	tgt_close(tg);
+	tg->fd = open(tg->real_path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+	if (tg->fd < 0) {
+		int ret = -errno;
+		snprintf(err, len, "cannot open %s again: %s", tg->path, strerror(-ret));
+		return ret;
+	}
+	if (tg->is_block && !fd_is_device(tg->fd, tg->rdev)) {
+		tgt_close(tg);
+		snprintf(err, len,
+			 "refusing %s: opened again, it is no longer the device opened at "
+			 "start (%u:%u); it was removed or replaced",
+			 tg->path, major(tg->rdev), minor(tg->rdev));
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void tgt_close(struct tgt *tg)
+{
+	if (tg->fd >= 0)
+		close(tg->fd);
+	tg->fd = -1;
+}

@@ -1,0 +1,155 @@
+/* tgt: opening a target (block device or regular file) safely: identity,
+ * capacity, alignment, and every refusal that keeps wearmon off the wrong
+ * disk. Does no measured I/O and never writes to a device. */
+#ifndef WEARMON_TGT_H
+#define WEARMON_TGT_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "config/cfg.h"
+
+/* What a target is: a block device, or a regular file (also a test file
+ * on a block device's filesystem, in filesystem mode). */
+enum tgt_kind { TGT_BLOCK, TGT_FILE };
+
+/* "block" or "file": targets.kind. */
+const char *tgt_kind_name(enum tgt_kind k);
+
+struct tgt {
+	char name[CFG_NAME_MAX];
+	char path[PATH_MAX];      /* as configured */
+	char real_path[PATH_MAX]; /* symlinks resolved */
+	char sysname[64];         /* e.g. "loop0", "nvme0n1"; "" for files */
+	int fd;                   /* -1 when closed */
+	int is_block;
+	dev_t rdev; /* block devices */
+	uint64_t capacity;
+	uint32_t logical_block_size;
+	uint64_t discard_granularity; /* 0: cannot discard */
+	uint64_t discard_max_bytes;
+	enum tgt_kind kind; /* stored as text by tgt_kind_name */
+	char serial[128];
+	char model[128];
+	char firmware[64];
+	char backing_file[PATH_MAX]; /* loop devices */
+	char signature[96];          /* libblkid: "ext4 filesystem", "" = none */
+	int created;                 /* regular file created by us */
+	/* The file behind the target (targets.backing_dev, backing_ino): a
+	 * file target's own, a loop device's backing file; ino 0: none. */
+	dev_t backing_dev;
+	ino_t backing_ino;
+	int exists;    /* file target: the path existed when checked */
+	uint64_t size; /* file target: its size when checked */
+	int own_it;    /* file target: created by us or found with no data, so
+			  recorded as wearmon's (owned_files) */
+};
+
+/* One of wearmon's own files, which no target may be, by whatever path:
+ * the database and its -wal, -shm and lock files, the configuration, the
+ * metrics file. */
+struct tgt_own_file {
+	const char *what; /* "the database", "the configuration", ... */
+	char path[PATH_MAX];
+};
+
+/* Whether wearmon made the file (dev, ino) a target before: it created it,
+ * or found it without data (the database's owned_files). Returns 1 if so,
+ * 0 if not. */
+typedef int (*tgt_owned_fn)(void *arg, dev_t dev, ino_t ino);
+
+/* What tgt_check protects besides the device itself. */
+struct tgt_guard {
+	const char *db_path;            /* its filesystem must not be on a target */
+	const struct tgt_own_file *own; /* no target may be one of these */
+	int nown;
+	tgt_owned_fn owned; /* NULL: no file is wearmon's */
+	void *owned_arg;
+	pid_t writer_ok; /* a process that may have a file target open for
+			    writing (the daemon of this database, seen from
+			    --check); 0: none */
+};
+
+/* The extended attribute that marks a file target wearmon created (value:
+ * the target's name). owned_files is the record; a file without the mark
+ * on a filesystem that keeps marks is another file at a reused inode. */
+#define TGT_XATTR "user.wearmon.target"
+
+/* Every refusal of t's device, changing nothing: block devices need
+ * allow_destroy, are checked for mounts, swap, holders and the database's
+ * filesystem, and are opened O_EXCL|O_DIRECT (read-only with check_only);
+ * a regular file must not be one of g's own files, a loop device's backing
+ * file or open for writing elsewhere, and one with data needs allow_destroy
+ * unless g says wearmon made it; existing files are opened read-only and
+ * a missing one is not created. g NULL: no own files, nothing is
+ * wearmon's. Returns 0, or -errno with a one-line error in err naming the
+ * device, the reason and the key. */
+int tgt_check(const struct cfg *c, const struct cfg_target *t, const struct tgt_guard *g,
+	      int check_only, struct tgt *out, char *err, size_t errlen);
+
+/* After tgt_check and every other start-up check: create a missing file
+ * target (O_EXCL), open it O_DIRECT for writing, extend it to file_size,
+ * mark it when own_it. Nothing for a block device. Returns 0 or -errno
+ * with the error in err. */
+int tgt_prepare(const struct cfg *c, const struct cfg_target *t, struct tgt *tg, char *err,
+		size_t errlen);
+
+/* tgt_check with no guard but the database's path, then (unless
+ * check_only) tgt_prepare. Returns 0 or -errno with the error in err. */
+int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_path, int check_only,
+	     struct tgt *out, char *err, size_t errlen);
+
+/* Whether fdinfo text (/proc/PID/fdinfo/FD) has a descriptor open for
+ * writing (flags O_WRONLY or O_RDWR). Returns 1, 0, or -EINVAL without a
+ * flags line. */
+int tgt_fdinfo_writes(const char *text);
+
+/* Read serial, model and firmware again (NVMe Identify Controller, ATA
+ * IDENTIFY, sysfs) into the given buffers, from the device now at
+ * tg->real_path. Returns 0 or -errno. */
+int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
+		      char *firmware, size_t flen);
+
+/* Before a cycle or a destructive action: the node still names the same
+ * device, and it still reports the serial it had (and expect_serial).
+ * Returns 0, or -ENODEV / -EMEDIUMTYPE with a one-line error in err. */
+int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+		       char *err, size_t errlen);
+
+/* Open the block device again exclusively for raw access (after a
+ * filesystem was unmounted, or a command released it). Returns 0 or -errno. */
+int tgt_reopen(struct tgt *tg, char *err, size_t errlen);
+
+/* Whether the disk sysname (device number disk) or any partition of it is
+ * mounted, swap, held by md/dm, the backing device of a loop device, or
+ * carries the database's or /'s filesystem; for a loop device on a block
+ * device, the same of that device. Returns 0, or -EBUSY with the reason
+ * and the way out in why. */
+int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len);
+
+/* -EPERM with err set when t's secure_erase, used between cycles, would
+ * erase more than the block device sysname (path in messages): an ATA or
+ * NVMe erase sent to a partition, a sanitize to one of several namespaces. */
+int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const char *sysname,
+		      const char *path, char *err, size_t len);
+
+/* Point sysfs and procfs lookups at other trees (tests); NULL restores. */
+void tgt_set_roots(const char *sys, const char *proc);
+
+/* Call fn for each open descriptor of process pid (a /proc directory
+ * name) with what it names, until fn returns nonzero; returns that, or 0.
+ * A process gone meanwhile has no descriptors. */
+int tgt_pid_fds(const char *pid,
+		int (*fn)(const char *pid, const char *fd, const struct stat *st, void *arg),
+		void *arg);
+
+/* Close the descriptor (safe to call twice). */
+void tgt_close(struct tgt *tg);
+
+/* Read a sysfs attribute of a block device into buf (trimmed). Returns 0
+ * or -errno. */
+int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,950 @@
+/* engine: libaio O_DIRECT phase runner with batched submit and reap; the
+ * null engine runs the same loop on a simulated clock without a device. */
+#include "io/engine.h"
+
+#include <errno.h>
+#include <libaio.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/datagen.h"
+#include "base/util.h"
+#include "io/verify.h"
+
+#define AIO_RING_MAGIC 0xa10a10a1u
+#define REAP_TIMEOUT_NS (100 * 1000 * 1000)
+#define WINDOW_NS 1000000000ull /* mibps_min_1s windows */
+/* At most this many I/Os per io_submit (fio's tuned iodepth_batch_submit).
+ * The engine refills the queue whenever any I/O has completed and waits for
+ * at least one completion, never for a batch: the queue stays full, and the
+ * calls carry one I/O when completions come one by one and up to BATCH_MAX
+ * when they pile up. Several iocbs in one call sit in the block layer's plug
+ * until the call ends, so a call is kept short. (The engine used to wait
+ * for a quarter of the queue to be free and to submit one I/O per call
+ * below 32 in flight: on a second machine that cost 30 % of 4k randwrite
+ * QD32 against this; tools/bench/results/2026-12-04-engine-changes.md,
+ * item 11.) */
+#define BATCH_MAX 8
+
+/* The completion ring the kernel maps at the io_context_t address. */
+struct aio_ring {
+	unsigned id, nr, head, tail, magic, compat_features, incompat_features;
+	unsigned header_length;
+	struct io_event io_events[];
+};
+
+struct slot {
+	struct iocb iocb;
+	uint64_t t_submit;
+	int is_random;   /* does not continue the job's previous I/O */
+	void *buf;       /* write data, generated afresh per write */
+	uint64_t layout; /* datagen_block_over's tag for buf, 0: unknown */
+	void *rbuf;      /* reads land here: buf, or its own buffer
+				       in mixed runs so write data stays intact */
+};
+
+struct engine_ctx {
+	io_context_t io;
+	unsigned max_qd;
+	uint32_t max_bs;
+	void *mem;
+	void *rmem;               /* read buffers, allocated by the first mix */
+	size_t mem_len, rmem_len; /* their mapped lengths (util_buf_alloc) */
+	struct slot *slots;
+	unsigned *free_idx;
+	unsigned nfree;
+	struct io_event *events;
+	struct iocb **batch; /* the I/Os of one io_submit */
+	struct hist sample_lat;
+	int null;                /* the null engine: no aio context, no buffers */
+	double null_ns_per_byte; /* its simulated device speed */
+	uint64_t clock;          /* its simulated time, in ns */
+	unsigned npend;          /* its completions waiting in events */
+	/* the waker (see waker_start): a timer per running thread */
+	int waking;
+	timer_t wake_timer;
+	sigset_t saved_mask;
+};
+
+/* Per-run state kept out of the public result. */
+struct run {
+	const struct engine_phase *p;
+	struct engine_result *r;
+	struct workload_spec spec;
+	struct workload_gen gen;
+	struct datagen data;
+	uint64_t amount, issued_bytes, writes_issued;
+	uint64_t prev_off, prev_end; /* the job's previous I/O, for random_ios */
+	unsigned inflight;
+	uint64_t t0, next_sample, last_sample;
+	uint64_t s_bytes, s_ops;
+	uint64_t interval_ns;
+	uint64_t win_next, win_bytes; /* 1-second windows, when interval > 1 s */
+	double win_min;               /* lowest window of the sample; < 0 none */
+	struct wstat mibps;
+	int stopping;
+};
+
+/* The parts both engines share: slots, free list, events, batch. */
+static struct engine_ctx *ctx_alloc(unsigned max_qd, uint32_t max_bs)
+{
+	struct engine_ctx *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->max_qd = max_qd;
+	c->max_bs = max_bs;
+	c->slots = calloc(max_qd, sizeof(*c->slots));
+	c->free_idx = calloc(max_qd, sizeof(*c->free_idx));
+	c->events = calloc(max_qd, sizeof(*c->events));
+	c->batch = calloc(BATCH_MAX, sizeof(*c->batch));
+	if (!c->slots || !c->free_idx || !c->events || !c->batch) {
+		engine_destroy(c);
+		return NULL;
+	}
+	return c;
+}
+
+int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)
+{
+	struct engine_ctx *c = ctx_alloc(max_qd, max_bs);
+	int ret = -ENOMEM;
+
+	if (!c)
+		return -ENOMEM;
+	c->mem = util_buf_alloc((size_t)max_qd * max_bs, &c->mem_len);
+	if (!c->mem)
+		goto fail;
+	for (unsigned i = 0; i < max_qd; i++)
+		c->slots[i].buf = (char *)c->mem + (size_t)i * max_bs;
+	ret = io_setup((int)max_qd, &c->io);
+	if (ret < 0) {
+		c->io = 0;
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	engine_destroy(c);
+	return ret;
+}
+
+int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct engine_ctx **out)
+{
+	if (!(mibps > 0))
+		return -EINVAL;
+	struct engine_ctx *c = ctx_alloc(max_qd, max_bs);
+	if (!c)
+		return -ENOMEM;
+	c->null = 1;
+	c->null_ns_per_byte = 1e9 / (mibps * 1048576.0);
+	*out = c;
+	return 0;
+}
+
+int engine_is_null(const struct engine_ctx *c)
+{
+	return c->null;
+}
+
+/* The engine's time: the clock, or the simulated one of the null engine. */
+static uint64_t now(const struct engine_ctx *c)
+{
+	return c->null ? c->clock : util_now_ns();
+}
+
+void engine_destroy(struct engine_ctx *c)
+{
+	if (!c)
+		return;
+	if (c->io)
+		io_destroy(c->io);
+	util_buf_free(c->mem, c->mem_len);
+	util_buf_free(c->rmem, c->rmem_len);
+	free(c->slots);
+	free(c->free_idx);
+	free(c->events);
+	free(c->batch);
+	free(c);
+}
+
+/* Take completions straight from the mapped ring: no system call when the
+ * kernel has already posted them. Returns how many were copied. */
+static unsigned ring_reap(struct engine_ctx *c, unsigned max)
+{
+	struct aio_ring *ring = (struct aio_ring *)c->io;
+	unsigned n = 0;
+
+	if (!ring || ring->magic != AIO_RING_MAGIC || ring->incompat_features)
+		return 0;
+	unsigned head = ring->head;
+	unsigned tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	while (head != tail && n < max) {
+		c->events[n++] = ring->io_events[head];
+		head = (head + 1) % ring->nr;
+	}
+	if (n)
+		__atomic_store_n(&ring->head, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* The waker. A wait for completions must end within about REAP_TIMEOUT_NS
+ * even when none come (a stalled device still gets its empty samples, a
+ * stop is still seen). A timeout on every io_getevents does that, but arms
+ * and cancels a kernel timer at every wait: at QD1 on a RAM-backed loop
+ * device that was 1.5 us of a 23 us p50 (tools/bench/results/2026-12-04-engine-changes.md,
+ * item 4). Instead, while a phase runs, one periodic timer per
+ * running thread sends WAKE_SIG to that thread every REAP_TIMEOUT_NS, and
+ * the thread waits in io_getevents with no timeout; the signal ends the
+ * wait (EINTR, the system call is never restarted). The thread keeps
+ * WAKE_SIG unblocked for the phase: a wait that io_pgetevents opened with
+ * a signal mask cost 2 to 3 us per wait here (item 10 there), more than the
+ * timer did. A signal that lands while the thread is not waiting sets
+ * wake_pending, and the next wait returns at once instead of sleeping, so
+ * a wake is lost only if it lands between that check and the system call
+ * (then the wait lasts one more period). The handler's SA_RESTART keeps
+ * every other system call the thread makes (io_submit, futexes) as if no
+ * signal came. Where the timer is not to be had, the timed wait is used. */
+#define WAKE_SIG (SIGRTMIN + 4)
+#ifndef sigev_notify_thread_id /* glibc before 2.41 names only the union */
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
+static int wake_handler_ok;
+/* A WAKE_SIG came to this thread since its last wait. */
+static _Thread_local volatile sig_atomic_t wake_pending;
+
+static void on_wake(int sig)
+{
+	(void)sig;
+	wake_pending = 1;
+}
+
+static void wake_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_wake;
+	sa.sa_flags = SA_RESTART;
+	wake_handler_ok = sigaction(WAKE_SIG, &sa, NULL) == 0;
+}
+
+int engine_signals_init(void)
+{
+	if (pthread_once(&wake_once, wake_install))
+		return -EINVAL;
+	return wake_handler_ok ? 0 : -EINVAL;
+}
+
+static void waker_start(struct engine_ctx *c)
+{
+	sigset_t unblock;
+	struct sigevent ev;
+	struct itimerspec its = { { 0, REAP_TIMEOUT_NS }, { 0, REAP_TIMEOUT_NS } };
+
+	c->waking = 0;
+	if (c->null || engine_signals_init())
+		return;
+	sigemptyset(&unblock);
+	sigaddset(&unblock, WAKE_SIG);
+	if (pthread_sigmask(SIG_UNBLOCK, &unblock, &c->saved_mask))
+		return;
+	wake_pending = 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = WAKE_SIG;
+	ev.sigev_notify_thread_id = gettid();
+	if (!timer_create(CLOCK_MONOTONIC, &ev, &c->wake_timer)) {
+		if (!timer_settime(c->wake_timer, 0, &its, NULL)) {
+			c->waking = 1;
+			return;
+		}
+		timer_delete(c->wake_timer);
+	}
+	pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL); /* no timer: the timed wait */
+}
+
+/* The timer gone, the thread's signal mask as it was (a WAKE_SIG still
+ * pending then reaches the handler, or stays pending where the thread had
+ * it blocked, harmless either way). */
+static void waker_stop(struct engine_ctx *c)
+{
+	if (!c->waking)
+		return;
+	timer_delete(c->wake_timer);
+	pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL);
+	c->waking = 0;
+}
+
+/* Take what the ring holds, else wait for at least min completions (or
+ * the waker, or the timeout without it): the kernel wakes a waiter once
+ * min have arrived, not at each one. Returns the count (0 when woken
+ * without completions, or when a wake came while the thread was busy) or
+ * -errno. */
+static int reap(struct engine_ctx *c, unsigned min, unsigned max)
+{
+	if (c->null) { /* everything submitted is complete */
+		unsigned got = c->npend;
+		c->npend = 0;
+		return (int)got;
+	}
+	unsigned n = ring_reap(c, max);
+	if (n)
+		return (int)n;
+	int ret;
+	if (c->waking) {
+		if (wake_pending) {
+			wake_pending = 0;
+			return 0;
+		}
+		ret = io_getevents(c->io, (long)min, (long)max, c->events, NULL);
+		if (ret == -EINTR) {
+			wake_pending = 0;
+			return 0;
+		}
+		return ret;
+	}
+	struct timespec ts = { 0, REAP_TIMEOUT_NS };
+	ret = io_getevents(c->io, (long)min, (long)max, c->events, &ts);
+	if (ret == -EINTR)
+		return 0;
+	return ret;
+}
+
+/* The phase's workload: its spec, or one made of the simple fields. */
+static void phase_spec(const struct engine_phase *p, struct workload_spec *out)
+{
+	if (p->spec) {
+		*out = *p->spec;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->order = p->is_random ? WO_RANDOM : WO_SEQ;
+	out->random_pct = p->is_random ? 100 : 0;
+	out->read_pct = p->is_write ? 0 : 100;
+	out->nbs = 1;
+	out->bs[0].size = p->block_size;
+	out->bs[0].weight = 1;
+}
+
+/* Returns 0, or -EINVAL with the reason in why (workload_check's own, or ours). */
+static int check_phase(const struct engine_ctx *c, const struct engine_phase *p,
+		       const struct workload_spec *spec, char *why, size_t len)
+{
+	uint32_t max_bs = workload_max_bs(spec);
+
+	if (workload_check(spec, p->span_len, why, len))
+		return -EINVAL;
+	if (max_bs > c->max_bs)
+		snprintf(why, len,
+			 "block size %u is above the %u bytes the engine was "
+			 "sized for",
+			 max_bs, c->max_bs);
+	else if (!p->queue_depth || p->queue_depth > c->max_qd)
+		snprintf(why, len,
+			 "queue depth %u is 0 or above the %u the engine was "
+			 "sized for",
+			 p->queue_depth, c->max_qd);
+	else if (p->span_len % max_bs)
+		snprintf(why, len,
+			 "the span of %llu bytes is not a multiple of the block "
+			 "size %u",
+			 (unsigned long long)p->span_len, max_bs);
+	else if (p->span_offset % 512)
+		snprintf(why, len, "the span offset %llu is not a multiple of 512",
+			 (unsigned long long)p->span_offset);
+	else if (p->sample_interval <= 0)
+		snprintf(why, len, "the sample interval is not positive");
+	else if (!p->amount && p->duration <= 0)
+		snprintf(why, len, "neither an amount nor a duration ends the phase");
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/* Mixed runs read into buffers of their own. Returns 0 or -ENOMEM. */
+static int use_read_buffers(struct engine_ctx *c, int mixed)
+{
+	if (c->null)
+		return 0; /* no data moves */
+	if (mixed && !c->rmem) {
+		c->rmem = util_buf_alloc((size_t)c->max_qd * c->max_bs, &c->rmem_len);
+		if (!c->rmem)
+			return -ENOMEM;
+	}
+	for (unsigned i = 0; i < c->max_qd; i++)
+		c->slots[i].rbuf =
+			mixed ? (char *)c->rmem + (size_t)i * c->max_bs : c->slots[i].buf;
+	return 0;
+}
+
+static void record_bad(struct engine_result *r, uint64_t offset, unsigned n, int why)
+{
+	if (r->nbad < ENGINE_BAD_MAX) {
+		r->bad[r->nbad].offset = offset;
+		r->bad[r->nbad].reason = why;
+		r->nbad++;
+	}
+	r->verify_errors += n;
+}
+
+/* A sample ending t seconds into the phase, secs long, from its counts
+ * and the latency histogram of its I/Os. */
+static void make_sample(struct engine_sample *smp, unsigned index, double t, double secs,
+			uint64_t bytes, uint64_t ops, double min_1s, const struct hist *lat)
+{
+	smp->index = index;
+	smp->t = t;
+	smp->seconds = secs;
+	smp->bytes = bytes;
+	smp->ops = ops;
+	smp->mibps = secs > 0 ? (double)bytes / 1048576.0 / secs : 0;
+	smp->iops = secs > 0 ? (double)ops / secs : 0;
+	smp->mibps_min_1s = min_1s;
+	smp->lat = lat;
+	hist_qos(lat, &smp->lat_us);
+}
+
+static void emit_sample(struct engine_ctx *c, struct run *s, uint64_t end)
+{
+	struct engine_sample smp;
+
+	make_sample(&smp, s->r->nsamples, (double)(end - s->t0) / 1e9,
+		    (double)(end - s->last_sample) / 1e9, s->s_bytes, s->s_ops, s->win_min,
+		    &c->sample_lat);
+	s->win_min = -1;
+	if (s->p->on_sample)
+		s->p->on_sample(s->p->arg, &smp);
+	hist_merge(&s->r->lat, &c->sample_lat);
+	hist_reset(&c->sample_lat);
+	stats_weighted_add(&s->mibps, smp.mibps, smp.seconds * 1e9 / (double)s->interval_ns);
+	s->r->nsamples++;
+	s->s_bytes = s->s_ops = 0;
+	s->last_sample = end;
+}
+
+/* min, max and stddev of the phase from its samples, bounded by its
+ * average (unknown, -1, with fewer than two full samples). */
+static void set_rate_figs(struct engine_result *r, const struct wstat *w)
+{
+	struct rate_figs f;
+
+	stats_rate_figs(w, r->mibps, &f);
+	r->mibps_min = f.min;
+	r->mibps_max = f.max;
+	r->mibps_stddev = f.stddev;
+}
+
+static void record_error(struct run *s, int err, uint64_t offset)
+{
+	if (!s->r->errors) {
+		s->r->first_errno = err;
+		s->r->first_error_offset = offset;
+	}
+	s->r->errors++;
+	s->stopping = 1;
+}
+
+/* Whether op continues the previous I/O of the job: starts where it ended
+ * or (backward) ends where it started, or repeats it. The first I/O of a
+ * phase continues nothing: it counts as random. */
+static int continues(struct run *s, const struct workload_op *op)
+{
+	int seq = s->prev_end && (op->offset == s->prev_end || op->offset == s->prev_off ||
+				  op->offset + op->len == s->prev_off);
+
+	s->prev_off = op->offset;
+	s->prev_end = op->offset + op->len;
+	return seq;
+}
+
+/* The null engine's submission: each I/O completes at once, in full. */
+static void null_submit(struct engine_ctx *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct io_event *ev = &c->events[c->npend++];
+		memset(ev, 0, sizeof(*ev));
+		ev->data = c->batch[i]->data;
+		ev->obj = c->batch[i];
+		ev->res = c->batch[i]->u.c.nbytes;
+	}
+}
+
+/* Mark batch[0..n) as submitted now: an I/O's latency runs from just
+ * before the io_submit call that carries it. */
+static void stamp(struct engine_ctx *c, unsigned n)
+{
+	uint64_t t = now(c);
+	for (unsigned i = 0; i < n; i++)
+		((struct slot *)c->batch[i]->data)->t_submit = t;
+}
+
+/* Take a free slot and prepare the job's next I/O in it (fresh data for a
+ * write). Returns its iocb. */
+static struct iocb *prepare(struct engine_ctx *c, struct run *s)
+{
+	const struct engine_phase *p = s->p;
+	struct slot *sl = &c->slots[c->free_idx[--c->nfree]];
+	struct workload_op op;
+
+	workload_next(&s->gen, &op);
+	sl->is_random = !continues(s, &op);
+	if (op.is_write && c->null) {
+		io_prep_pwrite(&sl->iocb, p->fd, NULL, op.len, (long long)op.offset);
+	} else if (op.is_write) {
+		/* Fresh contents for every write (datagen.h: layout, dedupe). */
+		sl->layout = datagen_block_over(&s->data, sl->buf, op.len, sl->layout);
+		if (p->verify) {
+			verify_stamp(sl->buf, op.len, op.offset, ++s->writes_issued, p->seed);
+			sl->layout = 0; /* the stamps overwrote zeros */
+		}
+		io_prep_pwrite(&sl->iocb, p->fd, sl->buf, op.len, (long long)op.offset);
+	} else {
+		io_prep_pread(&sl->iocb, p->fd, sl->rbuf, op.len, (long long)op.offset);
+		if (sl->rbuf == sl->buf)
+			sl->layout = 0;
+	}
+	sl->iocb.data = sl;
+	s->issued_bytes += op.len;
+	return &sl->iocb;
+}
+
+/* Fill the queue: prepare and submit I/Os, at most BATCH_MAX per call, until
+ * the queue is full or the phase has issued its amount. */
+static void submit(struct engine_ctx *c, struct run *s)
+{
+	const struct engine_phase *p = s->p;
+
+	while (s->inflight < p->queue_depth && s->issued_bytes < s->amount) {
+		unsigned n = 0, done = 0;
+		while (n < BATCH_MAX && s->inflight + n < p->queue_depth &&
+		       s->issued_bytes < s->amount)
+			c->batch[n++] = prepare(c, s);
+		stamp(c, n);
+		if (c->null) {
+			null_submit(c, n);
+			s->inflight += n;
+			continue;
+		}
+		while (done < n) {
+			int ret = io_submit(c->io, (long)(n - done), c->batch + done);
+			if (ret <= 0) {
+				if (ret != -EAGAIN || s->inflight + done == 0)
+					record_error(s, ret ? -ret : EIO,
+						     (uint64_t)c->batch[done]->u.c.offset);
+				break; /* EAGAIN: retry after some completions */
+			}
+			done += (unsigned)ret;
+		}
+		s->inflight += done;
+		if (done < n) {
+			/* Give back what the kernel did not take (issued again later). */
+			for (unsigned i = done; i < n; i++) {
+				struct slot *sl = c->batch[i]->data;
+				c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
+				s->issued_bytes -= c->batch[i]->u.c.nbytes;
+			}
+			return;
+		}
+	}
+}
+
+/* A read of verified data: check every sector it brought. */
+static void check_read(struct run *s, const struct slot *sl)
+{
+	uint64_t bad;
+	enum verify_reason why;
+	unsigned n = verify_check(sl->rbuf, sl->iocb.u.c.nbytes, (uint64_t)sl->iocb.u.c.offset,
+				  &bad, &why);
+	if (!n)
+		return;
+	record_bad(s->r, bad, n, (int)why);
+	if (s->p->verify_stop)
+		s->stopping = 1;
+}
+
+/* Close the 1-second windows and samples that ended by t, in time order. */
+static void tick(struct engine_ctx *c, struct run *s, uint64_t t)
+{
+	for (;;) {
+		if (s->win_next <= t && s->win_next <= s->next_sample) {
+			double w = (double)s->win_bytes / 1048576.0;
+			if (s->win_min < 0 || w < s->win_min)
+				s->win_min = w;
+			s->win_bytes = 0;
+			s->win_next += WINDOW_NS;
+		} else if (s->next_sample <= t) {
+			emit_sample(c, s, s->next_sample);
+			s->next_sample += s->interval_ns;
+		} else {
+			return;
+		}
+	}
+}
+
+static int complete(struct engine_ctx *c, struct run *s)
+{
+	/* at least one: the queue is refilled as soon as a slot is free */
+	int got = reap(c, 1, s->inflight);
+	if (got < 0)
+		return got;
+	uint64_t t = now(c);
+	for (int i = 0; i < got; i++) {
+		struct io_event *ev = &c->events[i];
+		struct slot *sl = ev->data;
+		long res = (long)ev->res;
+		int is_write = sl->iocb.aio_lio_opcode == IO_CMD_PWRITE;
+		if (c->null) /* one I/O after the other at the simulated speed */
+			t = c->clock += (uint64_t)((double)res * c->null_ns_per_byte) + 1;
+		if (res != (long)sl->iocb.u.c.nbytes) {
+			record_error(s, res < 0 ? (int)-res : EIO, (uint64_t)sl->iocb.u.c.offset);
+		} else {
+			hist_add(&c->sample_lat, t - sl->t_submit);
+			s->r->bytes += (uint64_t)res;
+			s->r->ops++;
+			s->s_bytes += (uint64_t)res;
+			s->s_ops++;
+			s->win_bytes += (uint64_t)res;
+			s->r->writes += (uint64_t)is_write;
+			s->r->random_ios += (uint64_t)sl->is_random;
+			if (!is_write && s->p->verify && !c->null)
+				check_read(s, sl);
+		}
+		c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
+		s->inflight--;
+	}
+	/* Stalls show as empty samples rather than vanishing. */
+	tick(c, s, t);
+	return 0;
+}
+
+static void run_init(struct engine_ctx *c, const struct engine_phase *p, struct engine_result *r,
+		     struct run *s)
+{
+	memset(r, 0, sizeof(*r));
+	hist_reset(&r->lat);
+	hist_reset(&c->sample_lat);
+	s->p = p;
+	s->r = r;
+	s->amount = p->amount ? p->amount : UINT64_MAX;
+	s->interval_ns = (uint64_t)(p->sample_interval * 1e9);
+	s->win_min = -1;
+	workload_init(&s->gen, &s->spec, p->span_offset, p->span_len, p->seed ^ 0x5bd1e995u);
+	if (p->start)
+		workload_start(&s->gen, p->start);
+	datagen_init(&s->data, p->compressibility, p->dedupe_pct, p->seed);
+	/* The device (or the loop worker on the other CPU) reads each block
+	 * next, not this thread (tools/bench/results/2026-12-04-engine-changes.md,
+	 * item 12). */
+	datagen_stream(&s->data, 1);
+	stats_weighted_init(&s->mibps);
+	c->nfree = 0;
+	for (unsigned i = 0; i < p->queue_depth; i++)
+		c->free_idx[c->nfree++] = p->queue_depth - 1 - i;
+	/* a new generator: what the buffers hold is not its layout */
+	for (unsigned i = 0; i < c->max_qd; i++)
+		c->slots[i].layout = 0;
+}
+
+int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine_result *r)
+{
+	struct run s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	phase_spec(p, &s.spec);
+	r->refused[0] = '\0';
+	ret = check_phase(c, p, &s.spec, r->refused, sizeof(r->refused));
+	if (ret)
+		return ret;
+	ret = use_read_buffers(c, s.spec.read_pct > 0 && s.spec.read_pct < 100);
+	if (ret)
+		return ret;
+	run_init(c, p, r, &s);
+	if (c->null)
+		c->clock = p->t0 ? p->t0 : util_now_ns();
+	s.t0 = s.last_sample = p->t0 ? p->t0 : now(c);
+	s.next_sample = s.t0 + s.interval_ns;
+	/* Windows only mean something inside samples longer than one. */
+	s.win_next = s.interval_ns > WINDOW_NS ? s.t0 + WINDOW_NS : UINT64_MAX;
+	uint64_t limit = p->duration > 0 ? s.t0 + (uint64_t)(p->duration * 1e9) : UINT64_MAX;
+
+	waker_start(c);
+	for (;;) {
+		if (p->stop && atomic_load(p->stop)) {
+			r->interrupted = 1;
+			s.stopping = 1;
+		}
+		if (now(c) >= limit)
+			s.stopping = 1;
+		if (!s.stopping)
+			submit(c, &s);
+		if (!s.inflight && (s.stopping || s.issued_bytes >= s.amount))
+			break;
+		ret = complete(c, &s);
+		if (ret < 0)
+			break;
+	}
+	waker_stop(c);
+	if (ret < 0)
+		return ret;
+	uint64_t end = now(c);
+	/* The trailing part is a sample of its real length, however short. */
+	if (end > s.last_sample || s.s_bytes || !r->nsamples)
+		emit_sample(c, &s, end);
+	r->seconds = (double)(end - s.t0) / 1e9;
+	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
+	r->iops = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
+	set_rate_figs(r, &s.mibps);
+	r->reads = r->ops - r->writes;
+	return 0;
+}
+
+/* ---- several jobs: threads summed into one result ---- */
+
+#define PENDING 8 /* intervals merged at once */
+
+/* One interval's samples from the jobs, until every job has given it. */
+struct pend {
+	int used;
+	unsigned index, got;
+	double t, min_1s;
+	uint64_t bytes, ops;
+	struct hist lat;
+};
+
+/* The jobs' samples, combined per interval and passed on in order. */
+struct merge {
+	pthread_mutex_t lock;
+	const struct engine_phase *p; /* the caller's: on_sample, arg */
+	unsigned njobs;
+	unsigned reported[ENGINE_MAX_JOBS]; /* samples each job has given */
+	int finished[ENGINE_MAX_JOBS];
+	unsigned next; /* first interval not passed on */
+	double last_t;
+	unsigned nsamples;
+	struct wstat mibps;
+	struct pend pend[PENDING];
+};
+
+struct job {
+	struct merge *m;
+	unsigned id;
+	struct engine_ctx *c;
+	struct engine_phase p;
+	struct engine_result r;
+	int ret;
+	pthread_t thread;
+};
+
+static void merge_emit(struct merge *m, struct pend *e)
+{
+	struct engine_sample smp;
+
+	make_sample(&smp, m->nsamples++, e->t, e->t - m->last_t, e->bytes, e->ops, e->min_1s,
+		    &e->lat);
+	m->last_t = e->t;
+	stats_weighted_add(&m->mibps, smp.mibps, smp.seconds / m->p->sample_interval);
+	if (m->p->on_sample)
+		m->p->on_sample(m->p->arg, &smp);
+	e->used = 0;
+}
+
+/* Whether every job has given interval k or will give no more. */
+static int merge_ready(const struct merge *m, unsigned k)
+{
+	for (unsigned j = 0; j < m->njobs; j++)
+		if (m->reported[j] <= k && !m->finished[j])
+			return 0;
+	return 1;
+}
+
+/* Pass on the intervals that are complete (all of them when force). */
+static void merge_flush(struct merge *m, int force)
+{
+	for (;;) {
+		struct pend *e = &m->pend[m->next % PENDING];
+		int any = 0;
+		for (unsigned i = 0; i < PENDING; i++)
+			any |= m->pend[i].used;
+		if (!any || (!force && !merge_ready(m, m->next)))
+			return;
+		if (e->used && e->index == m->next)
+			merge_emit(m, e);
+		m->next++;
+	}
+}
+
+/* A job's sample: add it to its interval. Jobs more than PENDING intervals
+ * apart push the oldest interval out with the jobs it has; a job's sample
+ * of an interval already passed on goes into the first open one, so that
+ * every byte is still in exactly one sample. */
+static void job_sample(void *arg, const struct engine_sample *smp)
+{
+	struct job *jb = arg;
+	struct merge *m = jb->m;
+
+	pthread_mutex_lock(&m->lock);
+	while (smp->index >= m->next + PENDING) {
+		struct pend *old = &m->pend[m->next % PENDING];
+		if (old->used)
+			merge_emit(m, old);
+		m->next++;
+	}
+	{
+		int late = smp->index < m->next;
+		unsigned k = late ? m->next : smp->index;
+		struct pend *e = &m->pend[k % PENDING];
+		if (!e->used) {
+			memset(e, 0, offsetof(struct pend, lat));
+			hist_reset(&e->lat);
+			e->used = 1;
+			e->index = k;
+			e->min_1s = -1;
+		}
+		double t = late ? m->last_t + m->p->sample_interval : smp->t;
+		e->got++;
+		e->bytes += smp->bytes;
+		e->ops += smp->ops;
+		e->t = t > e->t ? t : e->t;
+		/* the jobs' slowest windows need not coincide: their sum is a
+		 * lower bound of the slowest window of the sum */
+		if (smp->mibps_min_1s >= 0)
+			e->min_1s = (e->min_1s < 0 ? 0 : e->min_1s) + smp->mibps_min_1s;
+		hist_merge(&e->lat, smp->lat);
+	}
+	jb->m->reported[jb->id] = smp->index + 1;
+	merge_flush(m, 0);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static void *job_main(void *arg)
+{
+	struct job *jb = arg;
+
+	jb->ret = engine_run(jb->c, &jb->p, &jb->r);
+	pthread_mutex_lock(&jb->m->lock);
+	jb->m->finished[jb->id] = 1;
+	merge_flush(jb->m, 0);
+	pthread_mutex_unlock(&jb->m->lock);
+	return NULL;
+}
+
+/* Job j's phase: its share of the amount, its own seed and start. */
+static void job_phase(const struct engine_phase *p, unsigned j, unsigned n, uint64_t unit,
+		      struct job *jb)
+{
+	uint64_t share = p->amount / n / unit * unit;
+
+	jb->p = *p;
+	jb->p.on_sample = job_sample;
+	jb->p.arg = jb;
+	if (p->amount)
+		jb->p.amount = j ? share : p->amount - share * (n - 1);
+	jb->p.seed = p->seed ^ ((uint64_t)j * 0x9e3779b97f4a7c15ull);
+	jb->p.start = (p->start + p->span_len / n * j) % p->span_len / unit * unit;
+}
+
+/* Sum the jobs' results into r. */
+static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
+		     struct engine_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	hist_reset(&r->lat);
+	for (unsigned j = 0; j < n; j++) {
+		const struct engine_result *x = &jobs[j].r;
+		r->bytes += x->bytes;
+		r->ops += x->ops;
+		r->reads += x->reads;
+		r->writes += x->writes;
+		r->random_ios += x->random_ios;
+		r->verify_errors += x->verify_errors;
+		r->interrupted |= x->interrupted;
+		r->seconds = x->seconds > r->seconds ? x->seconds : r->seconds;
+		hist_merge(&r->lat, &x->lat);
+		if (x->errors && !r->errors) {
+			r->first_errno = x->first_errno;
+			r->first_error_offset = x->first_error_offset;
+		}
+		r->errors += x->errors;
+		for (unsigned b = 0; b < x->nbad && r->nbad < ENGINE_BAD_MAX; b++)
+			r->bad[r->nbad++] = x->bad[b];
+	}
+	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
+	r->iops = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
+	r->nsamples = m->nsamples;
+	set_rate_figs(r, &m->mibps);
+}
+
+int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct engine_phase *p,
+		    struct engine_result *r)
+{
+	struct workload_spec spec;
+	struct merge *m;
+	struct job *jobs;
+	unsigned started = 0;
+	int ret = 0;
+
+	r->refused[0] = '\0';
+	if (njobs == 1)
+		return engine_run(ctx[0], p, r);
+	if (!njobs || njobs > ENGINE_MAX_JOBS)
+		return -EINVAL;
+	phase_spec(p, &spec);
+	uint64_t unit = workload_max_bs(&spec);
+	/* an amount too small for every job to move a block runs fewer jobs */
+	if (p->amount && unit && p->amount / unit < njobs)
+		njobs = p->amount / unit ? (unsigned)(p->amount / unit) : 1;
+	m = calloc(1, sizeof(*m));
+	jobs = calloc(njobs, sizeof(*jobs));
+	if (!m || !jobs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	m->p = p;
+	m->njobs = njobs;
+	stats_weighted_init(&m->mibps);
+	uint64_t t0 = util_now_ns();
+	for (unsigned j = 0; j < njobs; j++) {
+		jobs[j].m = m;
+		jobs[j].id = j;
+		jobs[j].c = ctx[j];
+		job_phase(p, j, njobs, unit ? unit : 512, &jobs[j]);
+		jobs[j].p.t0 = p->t0 ? p->t0 : t0;
+	}
+	for (; started < njobs; started++) {
+		ret = -pthread_create(&jobs[started].thread, NULL, job_main, &jobs[started]);
+		if (ret)
+			break;
+	}
+	pthread_mutex_lock(&m->lock);
+	for (unsigned j = started; j < njobs; j++)
+		m->finished[j] = 1; /* never started: nothing to wait for */
+	pthread_mutex_unlock(&m->lock);
+	for (unsigned j = 0; j < started; j++)
+		pthread_join(jobs[j].thread, NULL);
+	for (unsigned j = 0; j < started && !ret; j++) {
+		ret = jobs[j].ret;
+		if (ret)
+			snprintf(r->refused, sizeof(r->refused), "job %u: %s", j + 1,
+				 jobs[j].r.refused[0] ? jobs[j].r.refused : strerror(-ret));
+	}
+	if (!ret) {
+		merge_flush(m, 1);
+		jobs_sum(jobs, njobs, m, r);
+	}
+	pthread_mutex_destroy(&m->lock);
+out:
+	free(jobs);
+	free(m);
+	return ret;
+}

@@ -1,0 +1,141 @@
+/* engine: one measured I/O phase with libaio and O_DIRECT: keeps the queue
+ * full, batches submissions and completions, times every I/O and cuts the
+ * phase into samples; several jobs (threads, a context each) summed into
+ * one result. The null engine (engine_create_null) runs the same loop
+ * without a device. Knows nothing of configs or databases. */
+#ifndef WEARMON_ENGINE_H
+#define WEARMON_ENGINE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "base/hist.h"
+#include "base/stats.h"
+#include "io/workload.h"
+
+#define ENGINE_BAD_MAX 16        /* bad sectors remembered per phase */
+#define ENGINE_MAX_JOBS 64       /* threads of one phase at most */
+#define ENGINE_NULL_MIBPS 1000.0 /* speed of ioengine = null */
+
+struct engine_ctx;
+struct engine_sample;
+
+/* What one phase does. */
+struct engine_phase {
+	int fd;                           /* opened O_DIRECT, read-write for writes */
+	uint64_t span_offset;             /* first byte of the span */
+	uint64_t span_len;                /* bytes; at least the largest block size */
+	const struct workload_spec *spec; /* the workload; NULL: the three fields below */
+	uint32_t block_size;              /* with spec NULL: one block size, */
+	int is_write;                     /* writes only or reads only, */
+	int is_random;                    /* uniform offsets over the span, else sequential */
+	unsigned queue_depth;
+	uint64_t amount;          /* bytes to transfer (the last I/O may pass it) */
+	int verify;               /* stamp CRC-32C sector headers, check reads */
+	int verify_stop;          /* stop at the first bad sector */
+	double duration;          /* seconds, 0 = until amount is done */
+	unsigned compressibility; /* 0..100, writes only */
+	unsigned dedupe_pct;      /* 0..100: 4 KiB units repeating earlier ones */
+	uint64_t seed;            /* offsets and data */
+	uint64_t start;           /* bytes into the span where sequential and
+				       backward orders begin (0: its start) */
+	uint64_t t0;              /* util_now_ns() time samples count from,
+				       so jobs share intervals; 0: the start */
+	double sample_interval;   /* seconds */
+	const atomic_int *stop;   /* nonzero: drain and return */
+	/* Called at the end of every sample interval and once more for the
+	 * final partial one, with its real length: every byte the phase moved
+	 * is in exactly one sample. */
+	void (*on_sample)(void *arg, const struct engine_sample *s);
+	void *arg;
+};
+
+/* One sample interval. */
+struct engine_sample {
+	double t;       /* seconds since phase start, at its end */
+	double seconds; /* length of this sample */
+	uint64_t bytes, ops;
+	double mibps, iops;
+	double mibps_min_1s;    /* lowest 1-second window ending in the sample
+				       (sample_interval > 1 s), else -1 */
+	struct lat_qos lat_us;  /* latency of the I/Os completed in it */
+	unsigned index;         /* interval it ends in: 0, 1, ... from t0 */
+	const struct hist *lat; /* its I/Os; valid during the callback only */
+};
+
+/* A sector that failed verification. */
+struct engine_bad {
+	uint64_t offset; /* device byte offset of the sector */
+	int reason;      /* enum verify_reason */
+};
+
+/* What a phase did. */
+struct engine_result {
+	uint64_t bytes, ops, errors;
+	double seconds;
+	double mibps, iops;                        /* averages over the phase */
+	double mibps_min, mibps_max, mibps_stddev; /* over the samples weighted by
+						      their length; -1 (unknown) with
+						      fewer than two full samples */
+	unsigned nsamples;
+	struct hist lat; /* every completed I/O */
+	int interrupted; /* stop flag seen */
+	int first_errno; /* 0 when none */
+	uint64_t first_error_offset;
+	uint64_t reads, writes;                /* completed operations */
+	uint64_t random_ios;                   /* completed operations that did
+						      not continue their job's
+						      previous I/O (see engine_run) */
+	uint64_t verify_errors;                /* bad sectors read */
+	unsigned nbad;                         /* entries in bad */
+	struct engine_bad bad[ENGINE_BAD_MAX]; /* the first bad sectors */
+	char refused[160];                     /* why engine_run refused the phase
+						      (-EINVAL); "" otherwise */
+};
+
+/* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio
+ * context and aligned buffers, allocated once. Returns 0 or -errno. */
+int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out);
+
+/* Create a null engine context, as fio's null engine: every I/O completes
+ * at once and in full without a system call; no data is generated, written
+ * or read, so reads are never verified (verify stamps nothing, finds
+ * nothing). Time is simulated: the clock starts at the phase's start and
+ * each I/O advances it by its length at mibps (> 0), so rates, latencies,
+ * samples and a duration limit behave as on a device of that speed, and a
+ * phase ends as soon as the CPU has walked its offsets. Returns 0, -EINVAL
+ * for mibps <= 0, or -ENOMEM. */
+int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct engine_ctx **out);
+
+/* Whether c is a null engine. Returns 1 or 0. */
+int engine_is_null(const struct engine_ctx *c);
+
+/* Release (NULL is fine). */
+void engine_destroy(struct engine_ctx *c);
+
+/* Install the handler of the I/O threads' wake-up signal (SIGRTMIN+4, a
+ * no-op) now, rather than when the first phase starts, so that the signal
+ * sent from outside at any time does not end the process. Idempotent;
+ * 0, or -EINVAL when sigaction refused. */
+int engine_signals_init(void);
+
+/* Run one phase. An I/O counts in random_ios unless it continues the
+ * previous I/O the job issued: starts where it ended, ends where it
+ * started (backward), or is at the same offset (rewrite); so sequential
+ * orders count only their first I/O and wraps, uniform random ones all but
+ * chance neighbours, strided reads every I/O. Returns 0 when it ran (check errors/interrupted in r),
+ * -EINVAL for a bad phase, or -errno when the aio machinery itself fails. */
+int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine_result *r);
+
+/* Run one phase as njobs jobs (1..ENGINE_MAX_JOBS), job j on ctx[j] in a thread
+ * of its own: the same span, each with its own seed (offsets and data) and
+ * sequential start, the amount split so that the shares add up to it.
+ * Sums them into r (bytes, ops, errors, latency histogram; MiB/s and IOPS
+ * over the longest job) and calls p->on_sample once per interval with the
+ * jobs' samples of that interval summed (intervals counted from one shared
+ * start). njobs = 1 is engine_run on ctx[0]. Returns as engine_run; the first
+ * job's failure wins. */
+int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct engine_phase *p,
+		    struct engine_result *r);
+
+#endif

@@ -1,0 +1,330 @@
+/* workload: offset generators of the access patterns, one per order. */
+#include "io/workload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+
+#define BS_MIN 512u
+#define BS_MAX (64u << 20)
+#define WEIGHT_MAX 1000000u
+#define TWO32 4294967296.0
+
+/* IOzone / sysbench / fio patterns, then IOMeter access specifications as
+ * published by Tom's Hardware (the shares are checked by
+ * tests/integration/test_presets.py). streaming defaults to reads;
+ * read_percent = 0 makes it the streaming-write specification. */
+#define K 1024u
+static const struct workload_preset named[] = {
+	{ "seqwrite", WO_SEQ, 0, 0, 0, { { 0, 0 } } },
+	{ "seqread", WO_SEQ, 100, 0, 0, { { 0, 0 } } },
+	{ "randwrite", WO_RANDOM, 0, 100, 0, { { 0, 0 } } },
+	{ "randread", WO_RANDOM, 100, 100, 0, { { 0, 0 } } },
+	{ "rewrite", WO_RECORD, 0, 0, 0, { { 0, 0 } } },
+	{ "backread", WO_BACKWARD, 100, 0, 0, { { 0, 0 } } },
+	{ "strideread", WO_STRIDE, 100, 0, 0, { { 0, 0 } } },
+	{ "randrw", WO_RANDOM, 50, 100, 0, { { 0, 0 } } },
+	{ "seqrw", WO_SEQ, 50, 0, 0, { { 0, 0 } } },
+	{ "database", WO_RANDOM, 67, 100, 1, { { 8 * K, 1 } } },
+	{ "fileserver",
+	  WO_RANDOM,
+	  80,
+	  100,
+	  8,
+	  { { 512, 10 },
+	    { 1 * K, 5 },
+	    { 2 * K, 5 },
+	    { 4 * K, 60 },
+	    { 8 * K, 2 },
+	    { 16 * K, 4 },
+	    { 32 * K, 4 },
+	    { 64 * K, 10 } } },
+	{ "webserver",
+	  WO_RANDOM,
+	  100,
+	  100,
+	  10,
+	  { { 512, 22 },
+	    { 1 * K, 15 },
+	    { 2 * K, 8 },
+	    { 4 * K, 23 },
+	    { 8 * K, 15 },
+	    { 16 * K, 2 },
+	    { 32 * K, 6 },
+	    { 64 * K, 7 },
+	    { 128 * K, 1 },
+	    { 512 * K, 1 } } },
+	{ "workstation", WO_RANDOM, 80, 80, 1, { { 8 * K, 1 } } },
+	{ "streaming", WO_SEQ, 100, 0, 3, { { 64 * K, 34 }, { 128 * K, 33 }, { 256 * K, 33 } } },
+	{ NULL, WO_SEQ, 0, 0, 0, { { 0, 0 } } },
+};
+#undef K
+
+const struct workload_preset *workload_presets(unsigned *n)
+{
+	*n = (unsigned)(ARRAY_SIZE(named) - 1);
+	return named;
+}
+
+/* wyrand: one add and one 64x64->128 multiply per number. */
+static inline uint64_t rnd(struct workload_gen *g)
+{
+	g->rng += 0xa0761d6478bd642full;
+	unsigned __int128 t = (unsigned __int128)g->rng * (g->rng ^ 0xe7037ed1a0b428dbull);
+	return (uint64_t)(t >> 64) ^ (uint64_t)t;
+}
+
+/* Uniform in [0, n). */
+static inline uint64_t below(struct workload_gen *g, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rnd(g) * n) >> 64);
+}
+
+/* ---- the generators: each places one operation of len bytes ---- */
+
+typedef void (*order_fn)(struct workload_gen *g, struct workload_op *op, uint32_t len);
+
+static void seq_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+{
+	if (g->cursor + len > g->span_len)
+		g->cursor = 0;
+	op->offset = g->span_offset + g->cursor;
+	g->cursor += len;
+}
+
+static void random_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+{
+	op->offset = g->span_offset + below(g, g->span_len / len) * len;
+}
+
+static void backward_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+{
+	if (g->cursor < len)
+		g->cursor = g->span_len;
+	g->cursor -= len;
+	op->offset = g->span_offset + g->cursor;
+}
+
+/* Blocks start, start + stride, start + 2 stride ... then start + 1: after
+ * stride passes every grid block has been read once. */
+static void stride_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+{
+	uint64_t blk = g->stride_start + g->stride_k * g->stride;
+	if (blk >= g->grid_n) {
+		g->stride_start++;
+		if (g->stride_start >= g->stride || g->stride_start >= g->grid_n)
+			g->stride_start = 0;
+		g->stride_k = 0;
+		blk = g->stride_start;
+	}
+	g->stride_k++;
+	op->offset = g->span_offset + blk * g->grid;
+}
+
+static void record_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+{
+	op->offset = g->span_offset;
+}
+
+/* IOMeter's "% random": a random operation with probability random_pct,
+ * else the one that follows the previous operation. */
+static void mixed_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+{
+	if ((uint32_t)rnd(g) < g->random_thr) {
+		random_next(g, op, len);
+		g->cursor = op->offset - g->span_offset + len;
+	} else {
+		seq_next(g, op, len);
+	}
+}
+
+static const order_fn orders[WO__COUNT] = {
+	[WO_SEQ] = seq_next,       [WO_RANDOM] = random_next, [WO_BACKWARD] = backward_next,
+	[WO_STRIDE] = stride_next, [WO_RECORD] = record_next,
+};
+
+static inline uint32_t pick_len(struct workload_gen *g)
+{
+	if (g->nbs == 1)
+		return g->bs_size[0];
+	uint32_t r = (uint32_t)(rnd(g) >> 32);
+	for (unsigned i = 0; i + 1 < g->nbs; i++)
+		if (r < g->bs_thr[i])
+			return g->bs_size[i];
+	return g->bs_size[g->nbs - 1];
+}
+
+static void op_next(struct workload_gen *g, struct workload_op *op)
+{
+	uint32_t len = pick_len(g);
+	if (g->write_all)
+		op->is_write = 1;
+	else if (g->read_all)
+		op->is_write = 0;
+	else
+		op->is_write = (uint32_t)rnd(g) >= g->read_thr;
+	op->len = len;
+	g->order_next(g, op, len);
+}
+
+static uint32_t pct_thr(unsigned pct)
+{
+	double t = (double)pct / 100.0 * TWO32;
+	return t >= TWO32 ? UINT32_MAX : (uint32_t)t;
+}
+
+/* Sequential and random orders follow random_pct (IOMeter); the others
+ * ignore it. */
+static order_fn choose_order(const struct workload_spec *s)
+{
+	if (s->order != WO_SEQ && s->order != WO_RANDOM)
+		return orders[s->order];
+	if (s->random_pct >= 100)
+		return random_next;
+	if (s->random_pct == 0)
+		return seq_next;
+	return mixed_next;
+}
+
+void workload_init(struct workload_gen *g, const struct workload_spec *s, uint64_t span_offset,
+		   uint64_t span_len, uint64_t seed)
+{
+	uint64_t total = 0, cum = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->next = op_next;
+	g->order_next = choose_order(s);
+	g->span_offset = span_offset;
+	g->span_len = span_len;
+	g->rng = seed ^ 0x9e3779b97f4a7c15ull;
+	g->read_all = s->read_pct >= 100;
+	g->write_all = s->read_pct == 0;
+	g->read_thr = pct_thr(s->read_pct);
+	g->random_thr = pct_thr(s->random_pct);
+	g->nbs = s->nbs;
+	for (unsigned i = 0; i < s->nbs; i++)
+		total += s->bs[i].weight;
+	for (unsigned i = 0; i < s->nbs; i++) {
+		cum += s->bs[i].weight;
+		g->bs_size[i] = s->bs[i].size;
+		g->bs_thr[i] =
+			cum >= total ? UINT32_MAX : (uint32_t)((double)cum / (double)total * TWO32);
+	}
+	g->grid = workload_max_bs(s);
+	g->grid_n = span_len / g->grid;
+	g->stride = s->stride ? s->stride : 1;
+	if (s->order == WO_BACKWARD)
+		g->cursor = span_len;
+}
+
+void workload_start(struct workload_gen *g, uint64_t at)
+{
+	if (!g->grid || !g->grid_n)
+		return;
+	uint64_t c = at % g->span_len / g->grid * g->grid;
+	if (g->order_next == backward_next)
+		g->cursor = c ? g->span_len - c : g->span_len;
+	else if (g->order_next == seq_next || g->order_next == mixed_next)
+		g->cursor = c;
+}
+
+uint32_t workload_max_bs(const struct workload_spec *s)
+{
+	uint32_t m = 0;
+	for (unsigned i = 0; i < s->nbs; i++)
+		if (s->bs[i].size > m)
+			m = s->bs[i].size;
+	return m;
+}
+
+int workload_check(const struct workload_spec *s, uint64_t span_len, char *msg, size_t len)
+{
+	if (!s->nbs || s->nbs > WORKLOAD_MAX_BS || (unsigned)s->order >= WO__COUNT ||
+	    s->read_pct > 100 || s->random_pct > 100) {
+		snprintf(msg, len, "invalid workload specification");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < s->nbs; i++) {
+		if (s->bs[i].size < BS_MIN || s->bs[i].size % BS_MIN || !s->bs[i].weight) {
+			snprintf(msg, len, "block size %u is not a multiple of 512 with a weight",
+				 s->bs[i].size);
+			return -EINVAL;
+		}
+	}
+	if (span_len < workload_max_bs(s)) {
+		snprintf(msg, len, "the span of %llu bytes is smaller than the block size %u",
+			 (unsigned long long)span_len, workload_max_bs(s));
+		return -EINVAL;
+	}
+	if (s->order == WO_STRIDE && (!s->stride || s->stride > span_len / workload_max_bs(s))) {
+		snprintf(msg, len, "stride %llu is 0 or larger than the %llu blocks of the span",
+			 (unsigned long long)s->stride,
+			 (unsigned long long)(span_len / workload_max_bs(s)));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One "SIZE[:WEIGHT]" entry. Returns 0 or -EINVAL with msg. */
+static int parse_entry(char *tok, struct workload_bs *e, char *msg, size_t len)
+{
+	char *colon = strchr(tok, ':');
+	uint64_t size;
+	long long w = 1;
+
+	if (colon) {
+		*colon = '\0';
+		if (util_parse_int(colon + 1, 1, WEIGHT_MAX, &w) < 0) {
+			snprintf(msg, len, "weight \"%s\" of %s is not an integer 1..%u", colon + 1,
+				 tok, WEIGHT_MAX);
+			return -EINVAL;
+		}
+	}
+	if (util_parse_bytes(tok, &size) < 0 || size < BS_MIN || size > BS_MAX || size % BS_MIN) {
+		snprintf(msg, len,
+			 "\"%s\" is not a block size of 512 bytes..64 MiB, "
+			 "a multiple of 512",
+			 tok);
+		return -EINVAL;
+	}
+	e->size = (uint32_t)size;
+	e->weight = (unsigned)w;
+	return 0;
+}
+
+int workload_parse_block_sizes(const char *text, struct workload_spec *spec, char *msg, size_t len)
+{
+	char buf[512], *save = NULL;
+	unsigned n = 0;
+
+	if (strlen(text) >= sizeof(buf)) {
+		snprintf(msg, len, "is longer than %zu characters", sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	util_strlcpy(buf, text, sizeof(buf));
+	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		struct workload_bs e;
+		if (n == WORKLOAD_MAX_BS) {
+			snprintf(msg, len, "more than %d block sizes", WORKLOAD_MAX_BS);
+			return -EINVAL;
+		}
+		if (parse_entry(tok, &e, msg, len) < 0)
+			return -EINVAL;
+		for (unsigned i = 0; i < n; i++) {
+			if (spec->bs[i].size == e.size) {
+				snprintf(msg, len, "block size %u is listed twice", e.size);
+				return -EINVAL;
+			}
+		}
+		spec->bs[n++] = e;
+	}
+	if (!n) {
+		snprintf(msg, len, "no block sizes (use e.g. 4k or 512:10 4k:60 64k:30)");
+		return -EINVAL;
+	}
+	spec->nbs = n;
+	return 0;
+}

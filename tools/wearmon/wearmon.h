@@ -1,0 +1,282 @@
+/* wearmon: the command-line reader of wearmond's history. Shared pieces of
+ * the tool: the read-only database session, fetched result tables, output
+ * formats, time and number formatting, the subcommands. Never writes the
+ * database it reads (merge writes only its OUT.db). */
+#ifndef WEARMON_TOOL_H
+#define WEARMON_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "db/db.h"
+
+/* Exit statuses (documented in wearmon(1)). */
+#define WM_EXIT_OK 0
+#define WM_EXIT_ERROR 1
+#define WM_EXIT_USAGE 2
+
+#define WM_DEFAULT_DB "/var/lib/wearmon/wearmon.db"
+#define WM_NO_ITERATIONS "no iterations yet"
+
+/* A read-only session on one database. */
+struct wm {
+	const char *db_path;
+	struct db *db;
+	int64_t cycle_lo, cycle_hi; /* charts: only these cycles (0, 0: all) */
+};
+
+/* One fetched value; s is owned by the table. */
+struct wm_cell {
+	enum db_type type;
+	int64_t i;
+	double r;
+	char *s;
+};
+
+/* All rows of one query, owned (valid after the query ended). */
+struct wm_table {
+	int ncols, nrows, cap;
+	char **names;
+	struct wm_cell *cells; /* nrows * ncols, row-major */
+};
+
+enum wm_format { WM_TABLE, WM_CSV, WM_JSON };
+
+/* How a column prints: raw values in csv/json, formatted in a table. */
+enum wm_kind {
+	K_TEXT,    /* as is */
+	K_INT,     /* integer */
+	K_BYTES,   /* table: "16.0 MiB" */
+	K_MIBPS,   /* table: one decimal */
+	K_US,      /* table: whole microseconds */
+	K_SECONDS, /* table: one decimal */
+	K_RATIO,   /* table: percent, "59%" */
+	K_TIME,    /* table: "2026-12-02 14:36:23" (UTC) */
+};
+
+/* A printed column: name = result column (and csv/json key). A table
+ * leaves out columns the result lacks (older schema) and, when quiet, a
+ * column holding the same value in every row. */
+struct wm_col {
+	const char *name;
+	const char *head; /* table header */
+	enum wm_kind kind;
+	int quiet;
+};
+
+/* Parameters for wm_fetch: compound literals. */
+#define WM_INT(v) ((struct db_value){ .type = DB_INT, .i = (v) })
+#define WM_TEXT(v) ((struct db_value){ .type = (v) ? DB_TEXT : DB_NULL, .s = (v) })
+/* A text known not to be NULL (a literal): no test that is always true. */
+#define WM_STR(v) ((struct db_value){ .type = DB_TEXT, .s = (v) })
+#define WM_NULLV ((struct db_value){ .type = DB_NULL })
+
+#define WM_MAX_RENAMES 64 /* --rename options of one merge */
+
+/* Options of the subcommands; each accepts a subset. */
+struct wm_args {
+	const char *target;                 /* --target T */
+	int64_t cycle;                      /* --cycle N (0: not given) */
+	char since[40];                     /* --since TIME as ISO text ("" not given) */
+	enum wm_format format;              /* --format */
+	int format_given;                   /* --format was on the command line */
+	int64_t iteration;                  /* --iteration ID (0: not given) */
+	const char *kind;                   /* --kind */
+	const char *output;                 /* -o FILE */
+	int64_t campaign;                   /* --campaign N (0: not given) */
+	const char *rename[WM_MAX_RENAMES]; /* --rename IN.db=HOST (merge) */
+	int nrename;                        /* how many */
+	char **pos;                         /* positional arguments */
+	int npos;
+};
+
+/* ---- session (wearmon.c) ---- */
+
+/* Parse a subcommand's options (argv[0] is its name); allowed lists the
+ * short letters it takes ("tcsf" ...; -d and -h always). Returns -1 to go
+ * on, or an exit status (usage error, or 0 after --help). */
+int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, struct wm_args *a);
+
+/* Open wm->db_path read-only with a clear message on failure.
+ * Returns 0 or WM_EXIT_ERROR (message printed). */
+int wm_open(struct wm *wm);
+
+/* Run sql with params into t (emptied first). Returns 0 or WM_EXIT_ERROR
+ * (message printed). */
+int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np);
+
+/* Free a table's rows and names (the struct itself is the caller's). */
+void wm_table_free(struct wm_table *t);
+
+/* Column index of name, or -1. */
+int wm_col(const struct wm_table *t, const char *name);
+
+/* Cell of row and column name (NULL cell when the column is unknown). */
+const struct wm_cell *wm_cell(const struct wm_table *t, int row, const char *name);
+
+/* Number of a cell; NAN when NULL or text. */
+double wm_num(const struct wm_table *t, int row, const char *name);
+
+/* Integer of a cell; def when NULL. */
+int64_t wm_int(const struct wm_table *t, int row, const char *name, int64_t def);
+
+/* Text of a cell; NULL when NULL (numbers are not converted). */
+const char *wm_str(const struct wm_table *t, int row, const char *name);
+
+/* Id of the target named name into *id. Returns 0 or WM_EXIT_ERROR with a
+ * message listing the known targets. */
+int wm_target_id(struct wm *wm, const char *name, int64_t *id);
+
+/* Whether the database holds any iteration. Returns 1, 0 or -1 (error,
+ * printed). */
+int wm_has_iterations(struct wm *wm);
+
+/* Whether table has column (later schema versions add some). Returns 1,
+ * 0 or -1 (error, printed). */
+int wm_has_column(struct wm *wm, const char *table, const char *column);
+
+/* Names of the columns of table into t (one row each, column "name").
+ * Returns 0 or WM_EXIT_ERROR. */
+int wm_columns(struct wm *wm, const char *table, struct wm_table *t);
+
+/* Print "wearmon: " and a message to stderr. */
+void wm_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print a usage error (and the hint to --help). Returns WM_EXIT_USAGE. */
+int wm_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- parsing and formatting (wearmon_out.c) ---- */
+
+/* --since TIME into ISO-8601 UTC text comparable with the database's times.
+ * Accepts dates/times (UTC), "today", "yesterday" and ages ("12h", "7d").
+ * Returns 0 or -EINVAL. */
+int wm_parse_since(const char *s, time_t now, char *out, size_t len);
+
+/* --format NAME. Returns 0 or -EINVAL. */
+int wm_parse_format(const char *s, enum wm_format *out);
+
+/* A positive integer argument. Returns 0 or -EINVAL. */
+int wm_parse_id(const char *s, int64_t *out);
+
+/* ISO time text to seconds since the epoch (fractional); NAN when bad. */
+double wm_time_of(const char *iso);
+
+/* "2026-12-02 14:36:23" from ISO text into buf. Returns buf. */
+char *wm_fmt_time(const char *iso, char *buf, size_t len);
+
+/* "16.0 MiB" / "1.50 GiB". Returns buf. */
+char *wm_fmt_bytes(double bytes, char *buf, size_t len);
+
+/* "45 s", "12 min", "3.2 h", "2.1 d". Returns buf. */
+char *wm_fmt_duration(double seconds, char *buf, size_t len);
+
+/* Print rows of t in the chosen format with the given columns.
+ * Returns 0 or WM_EXIT_ERROR. */
+int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t, const struct wm_col *cols,
+	     int ncols);
+
+/* Row r of t as a JSON object, every column (numbers exact, NULL null). */
+void wm_json_row(FILE *f, const struct wm_table *t, int r);
+
+/* Every row of t as a JSON array of such objects (no newline after). */
+void wm_json_rows(FILE *f, const struct wm_table *t);
+
+/* A string as a JSON string literal. */
+void wm_json_string(FILE *f, const char *s);
+
+/* ---- charts (wearmon_svg.c) ---- */
+
+/* One line (or set of dots) of a chart; NAN points leave a gap. Each
+ * series gets its own colour, marker shape and dash pattern, so series
+ * stay apart in greyscale and for colour-blind readers. */
+struct chart_series {
+	const char *label;
+	const double *x, *y;
+	size_t n;
+	int lines;         /* 1: join the points; 0: dots only */
+	int style;         /* marker and dash: 0 by position, else style - 1 */
+	const char *color; /* NULL: from the palette */
+};
+
+/* A reference line: vertical at x = at (an action), or horizontal at y.
+ * Vertical labels sit in a strip above the plot, horizontal ones in the
+ * legend: never on the data. */
+struct chart_mark {
+	int vertical;
+	double at;
+	const char *label;  /* NULL: none */
+	const char *color;  /* NULL: grey */
+	const char *dash;   /* stroke-dasharray, NULL: the default */
+	const char *legend; /* vertical: the legend entry the marks with
+				       * this text share; NULL: marks_legend's */
+};
+
+/* A shaded area between lo and hi (n = 0: none). */
+struct chart_band {
+	const double *x, *lo, *hi;
+	size_t n;
+	const char *color;
+};
+
+struct chart {
+	const char *title, *subtitle, *xlabel, *ylabel;
+	const struct chart_series *series;
+	size_t nseries;
+	const struct chart_mark *marks;
+	size_t nmarks;
+	const char *marks_legend; /* legend of the vertical marks without their own */
+	const char *band_legend;  /* legend text for the band, NULL: none */
+	struct chart_band band;
+	int x_integer;      /* whole-number x (cycles): ticks on integers */
+	int x_from_zero;    /* x axis starts at 0 */
+	int ordered;        /* many series get a colour ramp, not a palette */
+	int y_log;          /* logarithmic y axis (values <= 0 sit on its floor) */
+	int break_at_marks; /* lines do not cross a vertical mark */
+	int fragment;       /* no XML declaration: for inlining in HTML */
+};
+
+/* Colour i of the charts' palette (Okabe-Ito), cycling. */
+const char *chart_palette(size_t i);
+
+/* Write c as an SVG document (or fragment). The y axis starts at 0 unless
+ * logarithmic. Returns 0 or -1 when the stream failed. */
+int chart_svg(FILE *f, const struct chart *c);
+
+/* Whether two positive averages differ enough (10x) that one linear axis
+ * squashes the smaller: the samples chart then goes logarithmic. */
+int chart_wants_log(double a, double b);
+
+/* Write s with XML/HTML special characters escaped. */
+void wm_xml_text(FILE *f, const char *s);
+
+/* ---- charts of a target (wearmon_plot.c), shared with the report ---- */
+
+/* SQL for the host bytes iteration i wrote (its fill and the writes of its
+ * workload) into buf. Returns 0 or WM_EXIT_ERROR. */
+int wm_written_sql(struct wm *wm, char *buf, size_t len);
+
+/* Draw chart kind ("sizes", "cycles", "samples", "wear", "latency") of
+ * target tid (iteration it for samples) to f; fragment: inline SVG for
+ * HTML. Returns 0, 1 when there is nothing to draw, or WM_EXIT_ERROR. */
+int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t it, int fragment);
+
+/* ---- subcommands: each parses its own options, returns an exit status ---- */
+
+int wm_cmd_status(struct wm *wm, int argc, char **argv);
+int wm_cmd_history(struct wm *wm, int argc, char **argv);
+int wm_cmd_show(struct wm *wm, int argc, char **argv);
+int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
+int wm_cmd_plot(struct wm *wm, int argc, char **argv);
+int wm_cmd_export(struct wm *wm, int argc, char **argv);
+int wm_cmd_merge(struct wm *wm, int argc, char **argv);
+int wm_cmd_report(struct wm *wm, int argc, char **argv);
+
+/* SQL: for iteration i, its baseline b (b.baseline_mibps, b.baseline_cycle,
+ * b.baseline_iteration, b.baseline_iteration_id): the view
+ * iteration_baseline, the one definition the degradation view reads too
+ * (db_open gives a reader of a database older than the view a TEMP copy). */
+#define WM_SQL_BASELINE_JOIN " LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
+
+#endif

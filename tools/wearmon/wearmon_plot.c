@@ -1,0 +1,1035 @@
+/* wearmon_plot: "wearmon plot": turns a target's history into one of five
+ * charts (sizes, cycles, samples, wear, latency) and writes it as SVG
+ * through wearmon_svg; the report draws its charts through wm_plot_draw.
+ * Reads base tables only. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "wearmon.h"
+
+/* Queries of a target's charts take the target as their first "?" and
+ * keep to the cycles of wm->cycle_lo..cycle_hi (a report's campaign). */
+#define SCOPE(number) " AND " number " BETWEEN ?2 AND ?3"
+#define SCOPED(wm, tid)                                                                            \
+	(struct db_value[]){ WM_INT(tid), WM_INT((wm)->cycle_hi ? (wm)->cycle_lo : 0),             \
+			     WM_INT((wm)->cycle_hi ? (wm)->cycle_hi : INT64_MAX) },                \
+		3
+#define LABEL_MAX 64
+
+/* Everything one chart needs; rows of t become points, in series order. */
+struct plot {
+	struct wm_table t;
+	double *x, *y; /* one point per row */
+	struct chart_series *s;
+	char (*label)[LABEL_MAX];
+	size_t ns;
+	struct chart_mark *m;
+	char (*mlabel)[LABEL_MAX];
+	size_t nm;
+	double *bx, *blo, *bhi; /* band, for cycles */
+	double xscale, yscale;  /* bytes per x unit, µs per y unit (0: none) */
+	int mixed;              /* rows hold several workloads / block sizes */
+	struct chart ch;
+	char title[192], subtitle[320], xlabel[64];
+};
+
+static int plot_alloc(struct plot *p, size_t nmarks)
+{
+	size_t n = (size_t)p->t.nrows + 1;
+
+	p->x = calloc(n, sizeof(*p->x));
+	p->y = calloc(n, sizeof(*p->y));
+	p->s = calloc(n, sizeof(*p->s));
+	p->label = calloc(n, sizeof(*p->label));
+	p->m = calloc(nmarks + 1, sizeof(*p->m));
+	p->mlabel = calloc(nmarks + 1, sizeof(*p->mlabel));
+	p->bx = calloc(n, sizeof(*p->bx));
+	p->blo = calloc(n, sizeof(*p->blo));
+	p->bhi = calloc(n, sizeof(*p->bhi));
+	if (p->x && p->y && p->s && p->label && p->m && p->mlabel && p->bx && p->blo && p->bhi)
+		return 0;
+	wm_err("out of memory");
+	return WM_EXIT_ERROR;
+}
+
+static void plot_free(struct plot *p)
+{
+	wm_table_free(&p->t);
+	free(p->x);
+	free(p->y);
+	free(p->s);
+	free(p->label);
+	free(p->m);
+	free(p->mlabel);
+	free(p->bx);
+	free(p->blo);
+	free(p->bhi);
+}
+
+/* Names the series that starts at a row. */
+typedef void (*labeler)(const struct plot *p, int row, char *buf, size_t len);
+
+/* Cuts rows into series where a key column changes; x and y come from the
+ * columns xcol (divided by xscale) and ycol. */
+static void split_series(struct plot *p, const char *const *key, size_t nkey, const char *xcol,
+			 double xscale, const char *ycol, labeler name)
+{
+	for (int r = 0; r < p->t.nrows; r++) {
+		int same = r > 0;
+
+		for (size_t k = 0; same && k < nkey; k++) {
+			const struct wm_cell *a = wm_cell(&p->t, r, key[k]);
+			const struct wm_cell *b = wm_cell(&p->t, r - 1, key[k]);
+
+			same = a->type == b->type &&
+			       (a->type == DB_TEXT ? !strcmp(a->s, b->s) : a->r == b->r);
+		}
+		if (!same) {
+			struct chart_series *s = &p->s[p->ns];
+
+			name(p, r, p->label[p->ns], LABEL_MAX);
+			*s = (struct chart_series){
+				.label = p->label[p->ns], .x = p->x + r, .y = p->y + r, .lines = 1
+			};
+			p->ns++;
+		}
+		p->x[r] = wm_num(&p->t, r, xcol) / xscale;
+		p->y[r] = wm_num(&p->t, r, ycol);
+		p->s[p->ns - 1].n++;
+	}
+	p->ch.series = p->s;
+	p->ch.nseries = p->ns;
+}
+
+/* Unit for bytes on an axis: MiB below 2 GiB, then GiB, then TiB. */
+static double byte_unit(double max, const char **name)
+{
+	if (max < 2 * GIB) {
+		*name = "MiB";
+		return MIB;
+	}
+	if (max < 2048 * GIB) {
+		*name = "GiB";
+		return GIB;
+	}
+	*name = "TiB";
+	return GIB * 1024;
+}
+
+/* Whether the rows hold more than one workload / block size. */
+static int mixed_workloads(const struct wm_table *t)
+{
+	for (int r = 1; r < t->nrows; r++)
+		if (strcmp(wm_str(t, r, "workload"), wm_str(t, 0, "workload")) ||
+		    wm_int(t, r, "block_size", 0) != wm_int(t, 0, "block_size", 0))
+			return 1;
+	return 0;
+}
+
+static char *workload_text(const struct wm_table *t, int r, char *buf, size_t len)
+{
+	char bs[32];
+
+	snprintf(buf, len, "%s %s", wm_str(t, r, "workload"),
+		 wm_fmt_bytes(wm_num(t, r, "block_size"), bs, sizeof(bs)));
+	return buf;
+}
+
+/* ---- the four kinds ----------------------------------------------------- */
+
+static void label_cycle(const struct plot *p, int r, char *buf, size_t len)
+{
+	char wl[48];
+
+	if (p->mixed)
+		snprintf(buf, len, "cycle %lld %s", (long long)wm_int(&p->t, r, "cycle", 0),
+			 workload_text(&p->t, r, wl, sizeof(wl)));
+	else
+		snprintf(buf, len, "cycle %lld", (long long)wm_int(&p->t, r, "cycle", 0));
+}
+
+static void label_size(const struct plot *p, int r, char *buf, size_t len)
+{
+	char sz[32], wl[48];
+
+	wm_fmt_bytes(wm_num(&p->t, r, "size_bytes"), sz, sizeof(sz));
+	if (p->mixed)
+		snprintf(buf, len, "%s %s", sz, workload_text(&p->t, r, wl, sizeof(wl)));
+	else
+		snprintf(buf, len, "size %s", sz);
+}
+
+static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
+{
+	static const char *const key[] = { "workload", "block_size", "cycle" };
+	const char *unit;
+	double scale, max = 0;
+	/* repeats of a size (schema 4) average into one point */
+	int ret = wm_fetch(
+		wm, &p->t,
+		"SELECT c.number AS cycle, i.size_bytes, i.workload,"
+		" i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"
+		" JOIN cycles c ON c.id = i.cycle_id"
+		" WHERE i.target_id = ? AND i.status = 'done'" SCOPE(
+			"c.number") " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"
+				    " ORDER BY i.workload, i.block_size, c.number, i.size_bytes",
+		SCOPED(wm, tid));
+
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
+		return ret;
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, wm_num(&p->t, r, "size_bytes"));
+	scale = byte_unit(max, &unit);
+	p->xscale = scale;
+	p->mixed = mixed_workloads(&p->t);
+	split_series(p, key, ARRAY_SIZE(key), "size_bytes", scale, "mibps_avg", label_cycle);
+	snprintf(p->xlabel, sizeof(p->xlabel), "size (%s)", unit);
+	p->ch.xlabel = p->xlabel;
+	p->ch.ylabel = "average MiB/s of the measured phase";
+	p->ch.x_from_zero = 1;
+	p->ch.ordered = !p->mixed;
+	return 0;
+}
+
+/* The series' name is a column of the rows ("series" or "phase"). */
+static void label_column(const struct plot *p, int r, char *buf, size_t len)
+{
+	const char *s = wm_str(&p->t, r, "series");
+
+	snprintf(buf, len, "%s", s ? s : wm_str(&p->t, r, "phase"));
+}
+
+static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid);
+
+static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
+{
+	static const char *const key[] = { "series" };
+	size_t nb = 0;
+	/* three series (max, avg, min) of one row per cycle, for split_series */
+	int ret = wm_fetch(wm, &p->t,
+			   "SELECT s.series, s.ord, c.cycle, CASE s.ord"
+			   " WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"
+			   " FROM (SELECT 'max 1-second sample' AS series, 0 AS ord UNION ALL"
+			   " SELECT 'average of the sizes', 1 UNION ALL"
+			   " SELECT 'min 1-second sample', 2) s,"
+			   " (SELECT cy.number AS cycle,"
+			   "  min(coalesce(i.mibps_min, i.mibps_avg)) AS lo,"
+			   "  avg(i.mibps_avg) AS mean,"
+			   "  max(coalesce(i.mibps_max, i.mibps_avg)) AS hi"
+			   "  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"
+			   "  AND i.status = 'done' WHERE cy.target_id = ?" SCOPE(
+				   "cy.number") "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle",
+			   SCOPED(wm, tid));
+
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
+		return ret;
+	split_series(p, key, ARRAY_SIZE(key), "cycle", 1, "mibps", label_column);
+	for (size_t s = 0; s < p->ns; s++) {
+		static const char *const colors[] = { "#009E73", "#0072B2", "#D55E00" };
+		static const int styles[] = { 3, 1, 5 }; /* triangle up, circle, down */
+
+		p->s[s].style = styles[s % 3];
+		p->s[s].color = colors[s % 3];
+	}
+	/* the band between the max and min series (same cycles, same order) */
+	for (nb = 0; p->ns == 3 && nb < p->s[0].n; nb++) {
+		p->bx[nb] = p->s[0].x[nb];
+		p->bhi[nb] = p->s[0].y[nb];
+		p->blo[nb] = p->s[2].y[nb];
+	}
+	p->ch.band = (struct chart_band){ p->bx, p->blo, p->bhi, nb, "#0072B2" };
+	p->ch.band_legend = "range of the 1-second samples";
+	p->ch.xlabel = "cycle";
+	p->ch.ylabel = "MiB/s";
+	p->ch.x_integer = 1;
+	return cycle_marks(p, wm, tid);
+}
+
+/* Mark "ACTION after cycle N" at x = at, from row r of a (columns action,
+ * number). */
+static void action_mark(struct plot *p, const struct wm_table *a, int r, double at)
+{
+	snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld", wm_str(a, r, "action"),
+		 (long long)wm_int(a, r, "number", 0));
+	p->m[p->nm] = (struct chart_mark){ .vertical = 1, .at = at, .label = p->mlabel[p->nm] };
+	p->nm++;
+}
+
+/* The chart takes the marks made so far, under legend when there are any;
+ * frees a and passes ret on. */
+static int marks_set(struct plot *p, struct wm_table *a, const char *legend, int ret)
+{
+	p->ch.marks = p->m;
+	p->ch.nmarks = p->nm;
+	p->ch.marks_legend = p->nm ? legend : NULL;
+	wm_table_free(a);
+	return ret;
+}
+
+/* A dashed line after each cycle that ended with an action. */
+static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
+{
+	struct wm_table a = { 0 };
+	int ret = wm_fetch(wm, &a,
+			   "SELECT number, action, action_outcome FROM cycles"
+			   " WHERE target_id = ? AND action IS NOT NULL AND action != 'none'" SCOPE(
+				   "number") " ORDER BY number",
+			   SCOPED(wm, tid));
+
+	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
+		const char *out = wm_str(&a, r, "action_outcome");
+
+		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s%s%s", wm_str(&a, r, "action"),
+			 out && strcmp(out, "ok") ? ": " : "", out && strcmp(out, "ok") ? out : "");
+		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
+						   .at = (double)wm_int(&a, r, "number", 0) + 0.5,
+						   .label = p->mlabel[p->nm] };
+		p->nm++;
+	}
+	return marks_set(p, &a, "action after the cycle", ret);
+}
+
+static double series_mean(const struct chart_series *s)
+{
+	double sum = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!isnan(s->y[i])) {
+			sum += s->y[i];
+			n++;
+		}
+	return n ? sum / (double)n : NAN;
+}
+
+static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
+{
+	static const char *const key[] = { "phase" };
+	char sz[32], bs[32];
+	/* the measured phase follows the fill on one time axis */
+	int ret =
+		wm_fetch(wm, &p->t,
+			 "SELECT s.phase, s.mibps,"
+			 " (s.t_ms + CASE s.phase WHEN 'measure' THEN coalesce((SELECT"
+			 "  max(t_ms) FROM samples WHERE iteration_id = s.iteration_id"
+			 "  AND phase = 'fill'), 0) ELSE 0 END) AS t_ms,"
+			 " i.mibps_avg, i.size_bytes, i.workload, i.block_size, i.queue_depth,"
+			 " i.status, i.number, c.number AS cycle, t.device"
+			 " FROM samples s JOIN iterations i ON i.id = s.iteration_id"
+			 " JOIN cycles c ON c.id = i.cycle_id JOIN targets t ON t.id = i.target_id"
+			 " WHERE s.iteration_id = ? ORDER BY s.phase = 'measure', s.t_ms",
+			 (struct db_value[]){ WM_INT(it) }, 1);
+
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 1)))
+		return ret;
+	snprintf(p->subtitle, sizeof(p->subtitle),
+		 "cycle %lld, iteration %lld, size %s,"
+		 " %s %s QD%lld, %s; %s",
+		 (long long)wm_int(&p->t, 0, "cycle", 0), (long long)wm_int(&p->t, 0, "number", 0),
+		 wm_fmt_bytes(wm_num(&p->t, 0, "size_bytes"), sz, sizeof(sz)),
+		 wm_str(&p->t, 0, "workload"),
+		 wm_fmt_bytes(wm_num(&p->t, 0, "block_size"), bs, sizeof(bs)),
+		 (long long)wm_int(&p->t, 0, "queue_depth", 0), wm_str(&p->t, 0, "status"),
+		 wm_str(&p->t, 0, "device"));
+	split_series(p, key, ARRAY_SIZE(key), "t_ms", 1000, "mibps", label_column);
+	for (size_t s = 0; s < p->ns; s++) {
+		int fill = !strcmp(p->s[s].label, "fill");
+
+		p->s[s].color = fill ? "#7a7a7a" : "#0072B2";
+		p->s[s].style = fill ? 2 : 1;
+	}
+	/* a fill 10x faster than the measured phase would squash it to a line */
+	p->ch.y_log = p->ns == 2 && chart_wants_log(series_mean(&p->s[0]), series_mean(&p->s[1]));
+	/* an interrupted phase has no average (NULL; 0.0 in rows before v10) */
+	if (!isnan(wm_num(&p->t, 0, "mibps_avg")) &&
+	    strcmp(wm_str(&p->t, 0, "status"), "interrupted")) {
+		snprintf(p->mlabel[0], LABEL_MAX, "measured average %.1f MiB/s",
+			 wm_num(&p->t, 0, "mibps_avg"));
+		p->m[p->nm++] = (struct chart_mark){ .at = wm_num(&p->t, 0, "mibps_avg"),
+						     .label = p->mlabel[0],
+						     .color = "#0072B2" };
+	}
+	p->ch.marks = p->m;
+	p->ch.nmarks = p->nm;
+	p->ch.xlabel = "time since the iteration started (s)";
+	p->ch.ylabel = "MiB/s per sample";
+	p->ch.x_from_zero = 1;
+	return 0;
+}
+
+/* Host bytes an iteration wrote: its fill, plus what its workload wrote:
+ * by read_percent where the schema has it (4), else by the name. */
+#define WRITTEN_BY_NAME                                                                            \
+	"CASE WHEN i.workload = 'fill' OR i.workload LIKE '%write%'"                               \
+	" THEN 1.0 ELSE 0.0 END"
+#define WRITTEN_SQL "coalesce(i.fill_bytes, 0) + coalesce(i.bytes, 0) * %s"
+
+int wm_written_sql(struct wm *wm, char *buf, size_t len)
+{
+	int pct = wm_has_column(wm, "iterations", "read_percent");
+
+	if (pct < 0)
+		return WM_EXIT_ERROR;
+	snprintf(buf, len, WRITTEN_SQL,
+		 pct ? "coalesce((100 - i.read_percent) / 100.0, " WRITTEN_BY_NAME ")"
+		     : WRITTEN_BY_NAME);
+	return 0;
+}
+
+/* A dashed line where each action ran, at the bytes written by then. */
+static int wear_marks(struct wm *wm, int64_t tid, const char *written, double scale, struct plot *p)
+{
+	struct wm_table a = { 0 };
+	char sql[1024];
+	int ret;
+
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT c.number, c.action, (SELECT sum(%s)"
+		" FROM iterations i WHERE i.target_id = c.target_id AND i.id <="
+		" (SELECT max(id) FROM iterations WHERE cycle_id = c.id)) AS written"
+		" FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL AND c.action != 'none'" SCOPE(
+			"c.number") " ORDER BY c.number",
+		written);
+	ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
+	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
+		if (!isnan(wm_num(&a, r, "written")))
+			action_mark(p, &a, r, wm_num(&a, r, "written") / scale);
+	}
+	return marks_set(p, &a, "action between cycles", ret);
+}
+
+static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
+{
+	static const char *const key[] = { "workload", "block_size", "size_bytes" };
+	char written[512], sql[1536];
+	const char *unit;
+	double scale, max = 0;
+	int ret = wm_written_sql(wm, written, sizeof(written));
+
+	if (ret)
+		return ret;
+	/* the running sum over every row (interrupted ones wrote too), then
+	 * the done rows as points */
+	snprintf(sql, sizeof(sql),
+		 "SELECT * FROM (SELECT i.id, i.status, i.size_bytes,"
+		 " i.workload, i.block_size, i.mibps_avg, sum(%s) OVER (ORDER BY i.id)"
+		 " AS written, (SELECT number FROM cycles WHERE id = i.cycle_id) AS cycle"
+		 " FROM iterations i WHERE i.target_id = ?)"
+		 " WHERE status = 'done'" SCOPE(
+			 "cycle") " ORDER BY workload, block_size, size_bytes, id",
+		 written);
+	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
+		return ret;
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, wm_num(&p->t, r, "written"));
+	scale = byte_unit(max, &unit);
+	p->xscale = scale;
+	p->mixed = mixed_workloads(&p->t);
+	split_series(p, key, ARRAY_SIZE(key), "written", scale, "mibps_avg", label_size);
+	snprintf(p->xlabel, sizeof(p->xlabel), "host bytes written (%s, fill + writes)", unit);
+	p->ch.xlabel = p->xlabel;
+	p->ch.ylabel = "average MiB/s of the measured phase";
+	p->ch.x_from_zero = 1;
+	p->ch.break_at_marks = 1; /* an action is a jump, not a trend */
+	return wear_marks(wm, tid, written, scale, p);
+}
+
+/* A dashed line after the last done iteration of each cycle that ended
+ * with an action, on the latency chart's iteration axis. */
+static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
+{
+	struct wm_table a = { 0 };
+	int ret = wm_fetch(
+		wm, &a,
+		"SELECT c.number, c.action, (SELECT count(*) FROM"
+		" iterations i JOIN cycles n ON n.id = i.cycle_id"
+		" WHERE i.target_id = c.target_id AND i.status = 'done'"
+		" AND i.id <= (SELECT max(id) FROM iterations WHERE cycle_id = c.id)" SCOPE(
+			"n.number") ") AS seq FROM cycles c WHERE c.target_id = ?1"
+				    " AND c.action IS NOT NULL AND c.action != 'none'" SCOPE(
+					    "c.number") " ORDER BY c.number",
+		SCOPED(wm, tid));
+
+	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++)
+		action_mark(p, &a, r, wm_num(&a, r, "seq") + 0.5);
+	return marks_set(p, &a, "action between cycles", ret);
+}
+
+/* p50 / p99 / p99.9 / p99.99 of every done iteration, in the order
+ * measured, on a log axis (they span decades). */
+static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
+{
+	static const char *const key[] = { "series" };
+	char sql[1400];
+	double max = 0;
+	int v4 = wm_has_column(wm, "iterations", "lat_p9999_us"), ret;
+
+	if (v4 < 0)
+		return WM_EXIT_ERROR;
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT s.series, s.ord, i.seq, CASE s.ord WHEN 0 THEN"
+		" i.p50 WHEN 1 THEN i.p99 WHEN 2 THEN i.p999 ELSE i.p9999 END AS us"
+		" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
+		" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
+		" (SELECT row_number() OVER (ORDER BY id) AS seq, lat_p50_us AS p50,"
+		"  lat_p99_us AS p99, lat_p999_us AS p999, %s AS p9999 FROM iterations"
+		"  WHERE target_id = ? AND status = 'done'" SCOPE(
+			"(SELECT number FROM cycles WHERE id = cycle_id)") ") i"
+									   " WHERE s.ord < 3 OR i.p9999 IS NOT NULL ORDER BY s.ord, i.seq",
+		v4 ? "lat_p9999_us" : "NULL");
+	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
+		return ret;
+	split_series(p, key, ARRAY_SIZE(key), "seq", 1, "us", label_column);
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, p->y[r]);
+	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
+		p->y[r] /= 1000; /* milliseconds read better than 6-digit µs */
+	p->yscale = max >= 20000 ? 1000 : 1;
+	p->ch.xlabel = "done iteration, in the order measured";
+	p->ch.ylabel = max >= 20000 ? "completion latency (ms)" : "completion latency (µs)";
+	p->ch.x_integer = 1;
+	p->ch.y_log = 1;
+	p->ch.break_at_marks = 1;
+	return latency_marks(wm, tid, p);
+}
+
+/* The latency percentiles of every sample of one iteration's measured
+ * phase against time: QoS over time, where a stall shows. */
+static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
+{
+	static const char *const key[] = { "series" };
+	char sql[1200];
+	double max = 0;
+	int v4 = wm_has_column(wm, "samples", "lat_p999_us"), ret;
+
+	if (v4 < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql),
+		 "SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"
+		 " x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"
+		 " FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
+		 " UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
+		 " (SELECT t_ms, lat_p50_us AS p50, lat_p99_us AS p99, %s FROM samples"
+		 "  WHERE iteration_id = ? AND phase = 'measure') x"
+		 " WHERE s.ord < 2 OR %s ORDER BY s.ord, x.t_ms",
+		 v4 ? "lat_p999_us AS p999, lat_p9999_us AS p9999" : "NULL AS p999, NULL AS p9999",
+		 v4 ? "1" : "0");
+	ret = wm_fetch(wm, &p->t, sql, (struct db_value[]){ WM_INT(it) }, 1);
+	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
+		return ret;
+	split_series(p, key, ARRAY_SIZE(key), "t_ms", 1000, "us", label_column);
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, isnan(p->y[r]) ? 0 : p->y[r]);
+	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
+		p->y[r] /= 1000;
+	p->ch.xlabel = "time since the measured phase started (s)";
+	p->ch.ylabel = max >= 20000 ? "completion latency per sample (ms)"
+				    : "completion latency per sample (µs)";
+	p->ch.x_from_zero = 1;
+	p->ch.y_log = 1;
+	return 0;
+}
+
+/* ---- campaigns ----------------------------------------------------------- */
+
+/* Where campaign b.f starts on the chart's x axis, as SQL over the target
+ * ?1: before the first iteration of cycle b.f or later, or after the last
+ * iteration when the campaign has none yet. */
+static void campaign_x_sql(const char *kind, const char *written, char *buf, size_t len)
+{
+	const char *first = "coalesce((SELECT min(i2.id) FROM iterations i2 JOIN cycles c2"
+			    " ON c2.id = i2.cycle_id WHERE i2.target_id = ?1 AND c2.number >= b.f),"
+			    " (SELECT coalesce(max(id), 0) + 1 FROM iterations))";
+
+	if (!strcmp(kind, "cycles"))
+		snprintf(buf, len, "b.f - 0.5");
+	else if (!strcmp(kind, "wear"))
+		snprintf(buf, len,
+			 "(SELECT coalesce(sum(%s), 0) FROM iterations i"
+			 " WHERE i.target_id = ?1 AND i.id < %s)",
+			 written, first);
+	else
+		snprintf(buf, len,
+			 "(SELECT count(*) FROM iterations i WHERE i.target_id = ?1"
+			 " AND i.status = 'done' AND i.id < %s) + 0.5",
+			 first);
+}
+
+/* Room for extra more marks; mark i keeps its label in mlabel[i]. Returns
+ * 0 or WM_EXIT_ERROR (message printed). */
+static int marks_grow(struct plot *p, size_t extra)
+{
+	struct chart_mark *m = realloc(p->m, (p->nm + extra + 1) * sizeof(*m));
+	char(*l)[LABEL_MAX] = NULL;
+
+	if (m)
+		p->m = m;
+	if (m)
+		l = realloc(p->mlabel, (p->nm + extra + 1) * sizeof(*l));
+	if (!l) {
+		wm_err("out of memory");
+		return WM_EXIT_ERROR;
+	}
+	p->mlabel = l;
+	for (size_t i = 0; i < p->nm; i++)
+		if (p->m[i].label)
+			p->m[i].label = p->mlabel[i];
+	p->ch.marks = p->m;
+	return 0;
+}
+
+/* The campaign starts of target ?1 after its first cycle, numbered from 2
+ * (the campaigns the report counts), kept to the cycles ?2..?3 (a report's
+ * campaign has none inside). */
+#define CAMPAIGN_SQL                                                                               \
+	"SELECT n, x FROM (SELECT b.f, %s AS x, row_number() OVER (ORDER BY b.f) + 1"              \
+	" AS n FROM (SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1"            \
+	"  AND campaign_first_cycle IS NOT NULL"                                                   \
+	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1) b"                        \
+	" WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1))"                      \
+	" WHERE f > ?2 AND f <= ?3 ORDER BY f"
+
+/* A mark "PREFIXcampaign N" where each later campaign of target tid
+ * starts, on a chart of kind cycles, wear or latency (x in bytes / xscale
+ * for wear); colour col, one legend entry for all. Returns 0 or
+ * WM_EXIT_ERROR. */
+static int campaign_marks(struct wm *wm, const char *kind, int64_t tid, const char *prefix,
+			  const char *col, double xscale, struct plot *p)
+{
+	struct wm_table a = { 0 };
+	char written[512], x[1024], sql[2048];
+	int ret = wm_written_sql(wm, written, sizeof(written));
+
+	campaign_x_sql(kind, written, x, sizeof(x));
+	snprintf(sql, sizeof(sql), CAMPAIGN_SQL, x);
+	if (!ret)
+		ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
+	if (!ret && a.nrows)
+		ret = marks_grow(p, (size_t)a.nrows);
+	for (int r = 0; !ret && r < a.nrows; r++, p->nm++) {
+		snprintf(p->mlabel[p->nm], LABEL_MAX, "%scampaign %lld", prefix,
+			 (long long)wm_int(&a, r, "n", 0));
+		p->m[p->nm] =
+			(struct chart_mark){ .vertical = 1,
+					     .at = wm_num(&a, r, "x") / (xscale > 0 ? xscale : 1),
+					     .label = p->mlabel[p->nm],
+					     .color = col,
+					     .dash = "10 4",
+					     .legend = "start of a campaign" };
+	}
+	p->ch.nmarks = p->nm;
+	wm_table_free(&a);
+	return ret;
+}
+
+/* A target's charts over time (cycles, wear, latency of every iteration)
+ * mark its later campaigns; a chart of sizes or of one iteration has no
+ * time axis to mark them on. */
+static int has_campaign_axis(const char *kind, int64_t it)
+{
+	return !strcmp(kind, "cycles") || !strcmp(kind, "wear") ||
+	       (!strcmp(kind, "latency") && !it);
+}
+
+/* ---- titles, target choice, output -------------------------------------- */
+
+static const char *kind_title(const char *kind)
+{
+	static const struct {
+		const char *kind, *title;
+	} names[] = {
+		{ "sizes", "MiB/s by size, one line per cycle" },
+		{ "cycles", "min / average / max MiB/s per cycle" },
+		{ "samples", "trace of iteration" },
+		{ "wear", "MiB/s against host bytes written" },
+		{ "latency", "latency percentiles per iteration" },
+		{ "latency-trace", "latency percentiles over time, iteration" },
+	};
+	size_t k = 0;
+
+	while (k + 1 < ARRAY_SIZE(names) && strcmp(names[k].kind, kind))
+		k++;
+	return names[k].title;
+}
+
+static void titles(struct wm *wm, struct plot *p, const char *kind, const struct wm_table *tg,
+		   int64_t it)
+{
+	char cap[32], wl[64] = "", id[32] = "";
+
+	if (it)
+		snprintf(id, sizeof(id), " %lld", (long long)it);
+	snprintf(p->title, sizeof(p->title), "%s: %s%s", wm_str(tg, 0, "name"), kind_title(kind),
+		 id);
+	if (wm_str(tg, 0, "workload"))
+		snprintf(wl, sizeof(wl), "%s QD%lld, ", workload_text(tg, 0, cap, sizeof(cap)),
+			 (long long)wm_int(tg, 0, "queue_depth", 0));
+	if (p->subtitle[0])
+		goto out; /* the chart made its own */
+	snprintf(p->subtitle, sizeof(p->subtitle), "%s%s (%s), cycles %lld-%lld; %s", wl,
+		 wm_str(tg, 0, "device"),
+		 wm_fmt_bytes(wm_num(tg, 0, "capacity_bytes"), cap, sizeof(cap)),
+		 (long long)(wm->cycle_hi ? wm->cycle_lo : wm_int(tg, 0, "first_cycle", 0)),
+		 (long long)(wm->cycle_hi ? wm->cycle_hi : wm_int(tg, 0, "last_cycle", 0)),
+		 wm->db_path);
+out:
+	p->ch.title = p->title;
+	p->ch.subtitle = p->subtitle;
+}
+
+/* What the titles say of a target; ?1 name, ?2 iteration, ?3 id (NULL:
+ * any). */
+#define TARGET_SQL                                                                                 \
+	"SELECT t.id, t.name, t.device, t.capacity_bytes,"                                         \
+	" (SELECT min(number) FROM cycles WHERE target_id = t.id) AS first_cycle,"                 \
+	" (SELECT max(number) FROM cycles WHERE target_id = t.id) AS last_cycle,"                  \
+	" l.workload, l.block_size, l.queue_depth,"                                                \
+	" (SELECT group_concat(name, ', ') FROM targets) AS names"                                 \
+	" FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"                         \
+	"  FROM iterations WHERE target_id = t.id)"                                                \
+	" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="                             \
+	"  (SELECT target_id FROM iterations WHERE id = ?2))"                                      \
+	" AND (?3 IS NULL OR t.id = ?3) ORDER BY t.name"
+
+/* The target to plot: the iteration's, the named one, or the only one.
+ * *none is set when the database has no target yet. Returns 0 or an exit
+ * status (message printed). */
+static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *tg, int *none)
+{
+	int64_t id;
+	int ret = wm_fetch(wm, tg, TARGET_SQL,
+			   (struct db_value[]){ WM_TEXT(a->target),
+						a->iteration ? WM_INT(a->iteration) : WM_NULLV,
+						WM_NULLV },
+			   3);
+
+	*none = 0;
+	if (ret || tg->nrows == 1)
+		return ret;
+	if (a->iteration) {
+		wm_err("no iteration with ID %lld%s%s in %s", (long long)a->iteration,
+		       a->target ? " of target " : "", a->target ? a->target : "", wm->db_path);
+		return WM_EXIT_ERROR;
+	}
+	if (a->target)
+		return wm_target_id(wm, a->target, &id);
+	if (tg->nrows == 0) {
+		*none = 1;
+		return 0;
+	}
+	return wm_usage_error("plot: %s holds several targets (%s): choose one with "
+			      "--target",
+			      wm->db_path, wm_str(tg, 0, "names"));
+}
+
+static int build_kind(struct wm *wm, const char *kind, int64_t tid, int64_t it, struct plot *p)
+{
+	if (!strcmp(kind, "sizes"))
+		return plot_sizes(wm, tid, p);
+	if (!strcmp(kind, "cycles"))
+		return plot_cycles(wm, tid, p);
+	if (!strcmp(kind, "samples"))
+		return plot_samples(wm, it, p);
+	if (!strcmp(kind, "latency"))
+		return it ? plot_latency_trace(wm, it, p) : plot_latency(wm, tid, p);
+	return plot_wear(wm, tid, p);
+}
+
+int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t it, int fragment)
+{
+	struct plot p = { 0 };
+	struct wm_table tg = { 0 };
+	int ret = wm_fetch(wm, &tg, TARGET_SQL,
+			   (struct db_value[]){ WM_NULLV, WM_NULLV, WM_INT(tid) }, 3);
+
+	if (!ret && tg.nrows == 0)
+		ret = 1;
+	if (!ret)
+		ret = build_kind(wm, kind, tid, it, &p);
+	if (!ret && p.ns == 0)
+		ret = 1;
+	if (!ret && has_campaign_axis(kind, it))
+		ret = campaign_marks(wm, kind, tid, "", "#000000", p.xscale, &p);
+	if (!ret) {
+		titles(wm, &p, it && !strcmp(kind, "latency") ? "latency-trace" : kind, &tg, it);
+		p.ch.fragment = fragment;
+		ret = chart_svg(f, &p.ch) ? WM_EXIT_ERROR : 0;
+	}
+	wm_table_free(&tg);
+	plot_free(&p);
+	return ret;
+}
+
+/* ---- several targets in one chart -------------------------------------- */
+
+#define MULTI_MAX 16
+#define NSTYLES 6 /* marker and dash styles of wearmon_svg */
+
+/* The charts of each named target, merged into one: series relabelled
+ * "NAME: ...", coloured by target; campaign starts marked. */
+struct multi {
+	struct plot sub[MULTI_MAX];
+	int64_t tid[MULTI_MAX];
+	char name[MULTI_MAX][LABEL_MAX];
+	size_t n;
+	struct plot all;
+	char list[MULTI_MAX * LABEL_MAX];
+};
+
+/* Splits "a,b,c" into m->name and looks each target up. Returns 0 or an
+ * exit status (message printed, naming the bad name). */
+static int multi_targets(struct wm *wm, const char *arg, struct multi *m)
+{
+	const char *s = arg;
+
+	while (*s) {
+		size_t len = strcspn(s, ",");
+
+		if (len == 0 || len >= LABEL_MAX || m->n == MULTI_MAX)
+			return wm_usage_error("plot: --target '%s': %s", arg,
+					      m->n == MULTI_MAX ? "at most 16 targets"
+								: "empty or too long name");
+		snprintf(m->name[m->n], LABEL_MAX, "%.*s", (int)len, s);
+		if (wm_target_id(wm, m->name[m->n], &m->tid[m->n]))
+			return WM_EXIT_ERROR;
+		m->n++;
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
+/* Brings every chart to the largest x unit (bytes) and y unit (ms);
+ * *xref and *yref: the charts whose axis labels fit. */
+static void multi_units(struct multi *m, size_t *xref, size_t *yref)
+{
+	size_t first = 0;
+
+	while (m->sub[first].ns == 0)
+		first++;
+	*xref = *yref = first;
+	for (size_t i = first + 1; i < m->n; i++) {
+		if (m->sub[i].ns == 0)
+			continue;
+		if (m->sub[i].xscale > m->sub[*xref].xscale)
+			*xref = i;
+		if (m->sub[i].yscale > m->sub[*yref].yscale)
+			*yref = i;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		struct plot *p = &m->sub[i];
+
+		for (int r = 0; r < p->t.nrows; r++) {
+			if (p->xscale > 0)
+				p->x[r] *= p->xscale / m->sub[*xref].xscale;
+			if (p->yscale > 0)
+				p->y[r] *= p->yscale / m->sub[*yref].yscale;
+		}
+	}
+}
+
+/* Copies target i's series into the merged chart. */
+static void multi_series(struct multi *m, size_t i)
+{
+	struct plot *p = &m->all, *sub = &m->sub[i];
+
+	for (size_t j = 0; j < sub->ns; j++, p->ns++) {
+		snprintf(p->label[p->ns], LABEL_MAX, "%s: %s", m->name[i], sub->s[j].label);
+		p->s[p->ns] = sub->s[j];
+		p->s[p->ns].label = p->label[p->ns];
+		p->s[p->ns].color = chart_palette(i);
+		p->s[p->ns].style = (int)((i + j) % NSTYLES) + 1;
+	}
+}
+
+static void multi_titles(struct wm *wm, const char *kind, struct multi *m, size_t xref, size_t yref)
+{
+	struct plot *p = &m->all;
+	size_t at = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		at += (size_t)snprintf(m->list + at, sizeof(m->list) - at, "%s%s", i ? ", " : "",
+				       m->name[i]);
+	snprintf(p->subtitle, sizeof(p->subtitle), "targets %s; %s", m->list, wm->db_path);
+	snprintf(p->title, sizeof(p->title), "%s: %s", m->list, kind_title(kind));
+	p->ch.title = p->title;
+	p->ch.subtitle = p->subtitle;
+	snprintf(p->xlabel, sizeof(p->xlabel), "%s", m->sub[xref].ch.xlabel);
+	p->ch.xlabel = p->xlabel;
+	p->ch.ylabel = m->sub[yref].ch.ylabel;
+}
+
+/* Builds each target's chart and merges them. Returns 0, 1 (nothing to
+ * draw) or WM_EXIT_ERROR. */
+static int multi_build(struct wm *wm, const char *kind, struct multi *m)
+{
+	struct plot *p = &m->all;
+	size_t total = 0, xref, yref;
+	char prefix[LABEL_MAX + 1];
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < m->n; i++) {
+		ret = build_kind(wm, kind, m->tid[i], 0, &m->sub[i]);
+		total += m->sub[i].ns;
+	}
+	if (ret || total == 0)
+		return ret ? ret : 1;
+	multi_units(m, &xref, &yref);
+	p->s = calloc(total, sizeof(*p->s));
+	p->label = calloc(total, sizeof(*p->label));
+	if (!p->s || !p->label) {
+		wm_err("out of memory");
+		return WM_EXIT_ERROR;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		multi_series(m, i);
+	p->ch = m->sub[xref].ch;
+	p->ch.marks = NULL;
+	p->ch.nmarks = 0;
+	p->ch.marks_legend = NULL;
+	for (size_t i = 0; !ret && has_campaign_axis(kind, 0) && i < m->n; i++) {
+		snprintf(prefix, sizeof(prefix), "%s ", m->name[i]);
+		ret = campaign_marks(wm, kind, m->tid[i], prefix, chart_palette(i),
+				     m->sub[xref].xscale, p);
+	}
+	p->ch.series = p->s;
+	p->ch.nseries = p->ns;
+	p->ch.band = (struct chart_band){ 0 };
+	p->ch.band_legend = NULL;
+	p->ch.ordered = 0;
+	p->ch.break_at_marks = 0;
+	multi_titles(wm, kind, m, xref, yref);
+	return ret;
+}
+
+/* The chart of several targets (a->target "a,b,..."). Returns 0, 1
+ * (nothing to draw) or WM_EXIT_ERROR. */
+static int multi_draw(struct wm *wm, FILE *f, const struct wm_args *a, struct multi *m)
+{
+	int ret = multi_build(wm, a->kind, m);
+
+	if (!ret && chart_svg(f, &m->all.ch))
+		ret = WM_EXIT_ERROR;
+	for (size_t i = 0; i < m->n; i++)
+		plot_free(&m->sub[i]);
+	plot_free(&m->all);
+	return ret;
+}
+
+/* Draws the chart to path ("-": stdout) through a temporary file, so a
+ * reader never sees half a picture. Returns 0, 1 (nothing to draw, no
+ * file left) or WM_EXIT_ERROR. */
+static int draw(struct wm *wm, FILE *f, const struct wm_args *a, int64_t tid, struct multi *m)
+{
+	return m ? multi_draw(wm, f, a, m) : wm_plot_draw(wm, f, a->kind, tid, a->iteration, 0);
+}
+
+static int write_chart(struct wm *wm, const struct wm_args *a, int64_t tid, struct multi *m)
+{
+	char tmp[4096];
+	FILE *f;
+	int ret;
+
+	if (!strcmp(a->output, "-"))
+		return draw(wm, stdout, a, tid, m);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", a->output, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		wm_err("cannot write %s: %s", a->output, strerror(errno));
+		return WM_EXIT_ERROR;
+	}
+	ret = draw(wm, f, a, tid, m);
+	if (fclose(f) != 0 && !ret)
+		ret = WM_EXIT_ERROR;
+	if (ret || rename(tmp, a->output) != 0) {
+		if (ret != 1)
+			wm_err("cannot write %s: %s", a->output, strerror(errno));
+		unlink(tmp);
+		return ret ? ret : WM_EXIT_ERROR;
+	}
+	return 0;
+}
+
+static int check_plot_args(const struct wm_args *a)
+{
+	static const char *const kinds[] = { "sizes", "cycles", "samples", "wear", "latency" };
+	size_t k = 0;
+
+	if (a->npos > 0)
+		return wm_usage_error("plot: unexpected argument '%s'", a->pos[0]);
+	if (!a->kind)
+		return wm_usage_error("plot: missing --kind sizes|cycles|samples|wear|latency");
+	while (k < ARRAY_SIZE(kinds) && strcmp(kinds[k], a->kind))
+		k++;
+	if (k == ARRAY_SIZE(kinds))
+		return wm_usage_error("plot: --kind is sizes, cycles, samples, wear or latency,"
+				      " not '%s'",
+				      a->kind);
+	if (!a->output)
+		return wm_usage_error("plot: missing -o FILE.svg");
+	if (!strcmp(a->kind, "samples") && !a->iteration)
+		return wm_usage_error("plot: --kind samples needs --iteration ID "
+				      "(the ID column of 'wearmon history')");
+	if (strcmp(a->kind, "samples") && strcmp(a->kind, "latency") && a->iteration)
+		return wm_usage_error("plot: --iteration goes with --kind samples or latency");
+	return -1;
+}
+
+/* "wearmon plot --target a,b": one chart of several targets. */
+static int plot_multi(struct wm *wm, const struct wm_args *a)
+{
+	struct multi *m = calloc(1, sizeof(*m));
+	int ret = m ? 0 : WM_EXIT_ERROR;
+
+	if (!m)
+		wm_err("out of memory");
+	else if (!strcmp(a->kind, "samples") || a->iteration)
+		ret = wm_usage_error("plot: --target with several names draws --kind sizes,"
+				     " cycles, wear or latency, without --iteration");
+	else if (!(ret = multi_targets(wm, a->target, m)) &&
+		 (ret = write_chart(wm, a, 0, m)) == 1) {
+		printf("%s: nothing to plot for targets %s (no finished iteration yet)\n", a->kind,
+		       a->target);
+		ret = 0;
+	}
+	free(m);
+	return ret;
+}
+
+int wm_cmd_plot(struct wm *wm, int argc, char **argv)
+{
+	struct wm_table tg = { 0 };
+	struct wm_args a;
+	int none, ret = wm_parse_args(wm, argc, argv, "tkoi", &a);
+
+	if (ret >= 0 || (ret = check_plot_args(&a)) >= 0 || (ret = wm_open(wm)))
+		return ret;
+	if (a.target && strchr(a.target, ','))
+		return plot_multi(wm, &a);
+	ret = pick_target(wm, &a, &tg, &none);
+	if (ret || none) {
+		if (none)
+			printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
+		goto out;
+	}
+	ret = write_chart(wm, &a, wm_int(&tg, 0, "id", 0), NULL);
+	if (ret == 1 && wm_has_iterations(wm) == 0)
+		printf("%s: nothing to plot\n", WM_NO_ITERATIONS);
+	else if (ret == 1)
+		printf("%s: nothing to plot for target %s (%s)\n", a.kind, wm_str(&tg, 0, "name"),
+		       a.iteration ? "this iteration has no samples yet"
+				   : "no finished iteration yet");
+	if (ret == 1)
+		ret = 0;
+out:
+	wm_table_free(&tg);
+	return ret;
+}

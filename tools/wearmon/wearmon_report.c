@@ -1,0 +1,885 @@
+/* wearmon_report: "wearmon report": one self-contained HTML file (inline
+ * CSS and SVG, no scripts, no external URL) about one campaign of one
+ * target, in the shape of a SNIA PTS report: summary, device under test,
+ * test conditions, results per cycle, charts, steady state, alerts, and a
+ * data table holding every figure the charts show. Everything read from
+ * the database is HTML-escaped. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "wearmon.h"
+#include "wearmon_report.h"
+
+/* ---- HTML helpers ------------------------------------------------------- */
+
+void rep_esc(struct rep *r, const char *s)
+{
+	wm_xml_text(r->f, s ? s : "");
+}
+
+/* A number with d decimals, or an en dash when unknown. */
+char *rep_num(double v, int d, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "–");
+	else
+		snprintf(buf, len, "%.*f", d, v);
+	return buf;
+}
+
+char *rep_pct(double ratio, char *buf, size_t len)
+{
+	if (isnan(ratio))
+		snprintf(buf, len, "–");
+	else
+		snprintf(buf, len, "%.0f%%", ratio * 100);
+	return buf;
+}
+
+char *rep_bytes(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "–");
+	else
+		wm_fmt_bytes(v, buf, len);
+	return buf;
+}
+
+/* A cell of a text column, escaped, "–" when NULL. */
+void rep_td_text(struct rep *r, const struct wm_table *t, int row, const char *col)
+{
+	const char *s = wm_str(t, row, col);
+
+	fputs("<td class=\"l\">", r->f);
+	rep_esc(r, s ? s : "–");
+	fputs("</td>", r->f);
+}
+
+void rep_td_num(struct rep *r, double v, int d)
+{
+	char b[48];
+
+	fprintf(r->f, "<td>%s</td>", rep_num(v, d, b, sizeof(b)));
+}
+
+void rep_td_bytes(struct rep *r, double v)
+{
+	char b[48];
+
+	fprintf(r->f, "<td>%s</td>", rep_bytes(v, b, sizeof(b)));
+}
+
+void rep_td_time(struct rep *r, const char *iso)
+{
+	char b[48];
+
+	fprintf(r->f, "<td class=\"l\">%s</td>", iso ? wm_fmt_time(iso, b, sizeof(b)) : "–");
+}
+
+/* A table head from a list of "|"-separated titles; a leading '<' makes a
+ * column left-aligned. */
+void rep_thead(struct rep *r, const char *caption, const char *cols)
+{
+	char buf[1024], *save = NULL;
+
+	fprintf(r->f, "<table>\n");
+	if (caption) {
+		fputs("<caption>", r->f);
+		rep_esc(r, caption);
+		fputs("</caption>\n", r->f);
+	}
+	fputs("<thead><tr>", r->f);
+	snprintf(buf, sizeof(buf), "%s", cols);
+	for (char *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save)) {
+		fprintf(r->f, "<th%s>", *c == '<' ? " class=\"l\"" : "");
+		rep_esc(r, *c == '<' ? c + 1 : c);
+		fputs("</th>", r->f);
+	}
+	fputs("</tr></thead>\n<tbody>\n", r->f);
+}
+
+void rep_tend(struct rep *r)
+{
+	fputs("</tbody></table>\n", r->f);
+}
+
+void rep_section(struct rep *r, const char *id, const char *title)
+{
+	fprintf(r->f, "<section id=\"%s\">\n<h2>", id);
+	rep_esc(r, title);
+	fputs("</h2>\n", r->f);
+}
+
+void rep_para(struct rep *r, const char *text)
+{
+	fputs("<p>", r->f);
+	rep_esc(r, text);
+	fputs("</p>\n", r->f);
+}
+
+/* A chart of the plot module inline in a figure with a caption; a note
+ * instead when there is nothing to draw. Returns 0 or WM_EXIT_ERROR. */
+static int figure(struct rep *r, const char *kind, int64_t it, const char *caption)
+{
+	int ret;
+
+	fputs("<figure>\n", r->f);
+	ret = wm_plot_draw(r->wm, r->f, kind, r->tid, it, 1);
+	if (ret == 1)
+		fputs("<p class=\"note\">Nothing to draw: no finished iteration.</p>\n", r->f);
+	fputs("<figcaption>", r->f);
+	rep_esc(r, caption);
+	fputs("</figcaption>\n</figure>\n", r->f);
+	return ret == 1 ? 0 : ret;
+}
+
+/* ---- data --------------------------------------------------------------- */
+
+/* The campaigns of the target: by the first cycle each cycle recorded
+ * (schema 8), older cycles as one campaign. Picks N (0: the latest). */
+static int pick_campaign(struct rep *r, int64_t want)
+{
+	struct wm_table c = { 0 };
+	int has = wm_has_column(r->wm, "cycles", "campaign_first_cycle");
+	char sql[512];
+	int ret;
+
+	if (has < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s AS first, min(number) AS lo, max(number) AS hi"
+		 " FROM cycles WHERE target_id = ?1 GROUP BY 1 ORDER BY 2",
+		 has ? "coalesce(campaign_first_cycle, (SELECT min(number) FROM cycles"
+		       " WHERE target_id = ?1))"
+		     : "1");
+	ret = wm_fetch(r->wm, &c, sql, (struct db_value[]){ WM_INT(r->tid) }, 1);
+	if (ret)
+		return ret;
+	r->ncampaigns = c.nrows;
+	if (want > c.nrows) {
+		wm_err("report: target %s has %d campaign%s, not %lld", wm_str(&r->tg, 0, "name"),
+		       c.nrows, c.nrows == 1 ? "" : "s", (long long)want);
+		wm_table_free(&c);
+		return WM_EXIT_ERROR;
+	}
+	r->campaign = want ? want : c.nrows;
+	if (c.nrows > 0) {
+		r->lo = wm_int(&c, (int)r->campaign - 1, "lo", 1);
+		r->hi = wm_int(&c, (int)r->campaign - 1, "hi", 1);
+	}
+	wm_table_free(&c);
+	return 0;
+}
+
+/* Every iteration of the campaign with its baseline, ratio, and the host
+ * bytes written to the target by its end (whole history, as the wear
+ * chart counts them). */
+static int load_iterations(struct rep *r)
+{
+	char written[512], sql[4096];
+	int v4 = wm_has_column(r->wm, "iterations", "lat_p9999_us");
+
+	if (v4 < 0 || wm_written_sql(r->wm, written, sizeof(written)))
+		return WM_EXIT_ERROR;
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT i.id, c.number AS cycle, i.number AS iteration,"
+		" i.size_bytes, i.workload, i.block_size, i.queue_depth, i.status, i.error,"
+		" i.started_at, i.seconds, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,"
+		" i.fill_mibps, i.lat_p50_us, i.lat_p99_us, i.lat_p999_us, %s AS lat_p9999_us,"
+		" b.baseline_mibps AS baseline, b.baseline_cycle,"
+		" i.mibps_avg / b.baseline_mibps AS ratio, w.written, (SELECT count(*) FROM samples s"
+		"  WHERE s.iteration_id = i.id AND s.phase = 'measure') AS nsamples"
+		" FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+		" JOIN (SELECT i.id, sum(%s) OVER (ORDER BY i.id) AS written FROM iterations i"
+		"  WHERE i.target_id = ?1) w ON w.id = i.id" WM_SQL_BASELINE_JOIN
+		" WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 ORDER BY i.id",
+		v4 ? "i.lat_p9999_us" : "NULL", written);
+	return wm_fetch(r->wm, &r->it, sql,
+			(struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+}
+
+/* Cycles with min / avg / max, the mean ratio to baseline of their done
+ * iterations, and the action that followed. */
+static int load_cycles(struct rep *r)
+{
+	char sql[3072];
+
+	snprintf(
+		sql, sizeof(sql),
+		"SELECT c.id, c.number AS cycle, c.status, c.started_at,"
+		" c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"
+		" c.action_error, sum(i.status = 'done') AS done,"
+		" sum(i.status IN ('interrupted', 'failed')) AS cut,"
+		" min(CASE WHEN i.status = 'done' THEN i.mibps_min END) AS lo,"
+		" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg END) AS mean,"
+		" max(CASE WHEN i.status = 'done' THEN i.mibps_max END) AS hi,"
+		" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg / b.baseline_mibps END) AS ratio"
+		" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" WM_SQL_BASELINE_JOIN
+		" WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"
+		" GROUP BY c.id ORDER BY c.number");
+	return wm_fetch(r->wm, &r->cy, sql,
+			(struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+}
+
+/* The first done iteration with a trace worth drawing (3 samples; else
+ * the first) and the one furthest below its baseline. */
+static void choose_iterations(struct rep *r)
+{
+	double worst = INFINITY;
+	int traced = 0;
+
+	for (int i = 0; i < r->it.nrows; i++) {
+		double q = wm_num(&r->it, i, "ratio");
+		int enough = wm_int(&r->it, i, "nsamples", 0) >= 3;
+
+		if (strcmp(wm_str(&r->it, i, "status"), "done"))
+			continue;
+		if (!r->first_it || (enough && !traced)) {
+			r->first_it = wm_int(&r->it, i, "id", 0);
+			traced = enough;
+		}
+		if (q < worst) {
+			worst = q;
+			r->worst_it = wm_int(&r->it, i, "id", 0);
+		}
+	}
+}
+
+static int worst_row(const struct rep *r)
+{
+	for (int i = 0; i < r->it.nrows; i++)
+		if (wm_int(&r->it, i, "id", 0) == r->worst_it)
+			return i;
+	return -1;
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static int write_head(struct rep *r)
+{
+	static const char css[] =
+		"@page{size:A4;margin:14mm 12mm}"
+		"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;font-size:10pt;"
+		"color:#111;max-width:190mm;margin:1em auto;line-height:1.35}"
+		"h1{font-size:17pt;margin:0 0 .2em}h2{font-size:13pt;border-bottom:1px solid #999;"
+		"margin:1.4em 0 .5em;break-after:avoid}h3{font-size:11pt;break-after:avoid}"
+		".sub{color:#444;margin:0 0 1em}"
+		"table{border-collapse:collapse;width:100%;font-size:8.5pt;margin:.4em 0 1em}"
+		"caption{text-align:left;font-weight:bold;margin:.3em 0}"
+		"th,td{border-bottom:1px solid #ddd;padding:2px 5px;text-align:right;"
+		"vertical-align:top}th{background:#f0f0f0}.l{text-align:left}"
+		"td:not(.l){white-space:nowrap}"
+		"thead{display:table-header-group}tr{break-inside:avoid}"
+		"figure{margin:.5em 0 1.2em;break-inside:avoid}figure svg{width:100%;height:auto}"
+		"figcaption{font-size:8.5pt;color:#333}"
+		"pre{font-size:7.5pt;white-space:pre-wrap;background:#f7f7f7;padding:.5em;"
+		"border:1px solid #ddd}pre.cfg{columns:2;column-gap:2em}"
+		".note{color:#555;font-style:italic}.bad{color:#a00;font-weight:bold}"
+		".summary{font-size:10.5pt;border-left:4px solid #0072B2;padding-left:.8em}"
+		"nav ol{columns:2;font-size:9pt}a{color:#0050a0}"
+		"dl.kv{display:grid;grid-template-columns:max-content auto;gap:1px 1em;"
+		"font-size:9pt}dl.kv dt{font-weight:bold}dl.kv dd{margin:0}"
+		"@media print{body{margin:0;max-width:none}a{color:inherit;text-decoration:none}"
+		".newpage{break-before:page}section{break-inside:auto}}";
+	char b[48], now[40];
+	time_t t = time(NULL);
+
+	strftime(now, sizeof(now), "%Y-%m-%d %H:%M UTC", gmtime(&t));
+	fprintf(r->f,
+		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<meta name=\"generator\" content=\"wearmon %s\">\n<title>",
+		WEARMON_VERSION);
+	fputs("wearmon report: ", r->f);
+	rep_esc(r, wm_str(&r->tg, 0, "name"));
+	fprintf(r->f,
+		"</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>"
+		"Endurance and recovery report: ",
+		css);
+	rep_esc(r, wm_str(&r->tg, 0, "name"));
+	fprintf(r->f, "</h1>\n<p class=\"sub\">Campaign %lld of %lld (cycles %lld–%lld), ",
+		(long long)r->campaign, (long long)r->ncampaigns, (long long)r->lo,
+		(long long)r->hi);
+	rep_esc(r, wm_str(&r->tg, 0, "model"));
+	fputs(" ", r->f);
+	rep_esc(r, wm_str(&r->tg, 0, "device"));
+	fprintf(r->f, " (%s). Generated %s by wearmon %s from ",
+		rep_bytes(wm_num(&r->tg, 0, "capacity_bytes"), b, sizeof(b)), now, WEARMON_VERSION);
+	rep_esc(r, r->wm->db_path);
+	fputs(".</p>\n</header>\n<nav><ol>"
+	      "<li><a href=\"#summary\">Summary</a></li>"
+	      "<li><a href=\"#device\">Device under test</a></li>"
+	      "<li><a href=\"#conditions\">Test conditions</a></li>"
+	      "<li><a href=\"#cycles\">Results per cycle</a></li>"
+	      "<li><a href=\"#sizes\">Throughput against size</a></li>"
+	      "<li><a href=\"#wear\">Wear</a></li>"
+	      "<li><a href=\"#latency\">Latency</a></li>"
+	      "<li><a href=\"#steady\">Steady state</a></li>"
+	      "<li><a href=\"#events\">Alerts and events</a></li>"
+	      "<li><a href=\"#data\">Data</a></li></ol></nav>\n",
+	      r->f);
+	return 0;
+}
+
+/* One sentence per action: the cycle before it and the one after. */
+static void summary_actions(struct rep *r, FILE *m)
+{
+	char a[16], b[16];
+	int any = 0;
+
+	for (int c = 0; c < r->cy.nrows; c++) {
+		const char *act = wm_str(&r->cy, c, "action");
+		const char *out = wm_str(&r->cy, c, "action_outcome");
+
+		if (!act || !strcmp(act, "none"))
+			continue;
+		any = 1;
+		fprintf(m, " After the %s that followed cycle %lld (%s), ", act,
+			(long long)wm_int(&r->cy, c, "cycle", 0),
+			out ? out : "no outcome recorded");
+		if (c + 1 < r->cy.nrows && !isnan(wm_num(&r->cy, c + 1, "ratio")))
+			fprintf(m,
+				"cycle %lld ran at %s of baseline on average, against %s"
+				" in cycle %lld.",
+				(long long)wm_int(&r->cy, c + 1, "cycle", 0),
+				rep_pct(wm_num(&r->cy, c + 1, "ratio"), a, sizeof(a)),
+				rep_pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)),
+				(long long)wm_int(&r->cy, c, "cycle", 0));
+		else
+			fprintf(m, "no later cycle of the campaign measured the effect.");
+	}
+	if (!any)
+		fprintf(m, " No action ran between the cycles.");
+}
+
+/* The campaign's write amplification (%s: over all its snapshots' deltas
+ * from schema 9, else the last one the drive reported), its alerts by
+ * severity and its steady-state phases (%s: their counts, or zeros before
+ * schema 5); ?1 target, ?2..?3 cycles. */
+#define SUMMARY_SQL                                                                                \
+	"SELECT %s AS wa,"                                                                         \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
+	"  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"                               \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
+	"  e.severity = 'warning') AS warn,"                                                       \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
+	"  e.severity = 'notice') AS notice, %s"
+
+/* Write amplification and alerts of the campaign, one sentence each. */
+static int summary_tail(struct rep *r, FILE *m)
+{
+	struct wm_table t = { 0 };
+	int steady = wm_has_column(r->wm, "iterations", "steady_reached");
+	int deltas = wm_has_column(r->wm, "health", "nand_bytes_delta");
+	char sql[4096];
+	int ret;
+
+	if (steady < 0 || deltas < 0)
+		return WM_EXIT_ERROR;
+	snprintf(
+		sql, sizeof(sql), SUMMARY_SQL,
+		deltas ? "(SELECT sum(h.nand_bytes_delta) * 1.0 / sum(h.host_bytes_delta)"
+			 " FROM health h JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1"
+			 " AND c.number BETWEEN ?2 AND ?3 AND h.nand_bytes_delta IS NOT NULL"
+			 " AND h.host_bytes_delta IS NOT NULL)"
+		       : "(SELECT h.write_amplification FROM health h JOIN cycles c ON c.id = h.cycle_id"
+			 " WHERE h.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+			 " h.write_amplification IS NOT NULL ORDER BY h.at DESC LIMIT 1)",
+		steady ? "(SELECT count(*) FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+			 " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
+			 " i.steady_reached IS NOT NULL) AS phases, (SELECT count(*) FROM iterations i"
+			 " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1 AND c.number"
+			 " BETWEEN ?2 AND ?3 AND i.steady_reached = 1) AS steady"
+		       : "0 AS phases, 0 AS steady");
+	ret = wm_fetch(r->wm, &t, sql,
+		       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	if (ret)
+		return ret;
+	if (wm_int(&t, 0, "phases", 0) > 0)
+		fprintf(m,
+			" SNIA steady state was reached in %lld of %lld phases measured in"
+			" rounds.",
+			(long long)wm_int(&t, 0, "steady", 0),
+			(long long)wm_int(&t, 0, "phases", 0));
+	if (isnan(wm_num(&t, 0, "wa")))
+		fprintf(m, " The drive did not report flash writes, so its write amplification"
+			   " is unknown.");
+	else
+		fprintf(m, " %s was %.2f.",
+			deltas ? "Write amplification over the campaign (flash"
+				 " bytes over host bytes, from the drive's counters)"
+			       : "The last write amplification the drive reported",
+			wm_num(&t, 0, "wa"));
+	fprintf(m, " Alerts: %lld critical or error, %lld warning, %lld notice.",
+		(long long)wm_int(&t, 0, "bad", 0), (long long)wm_int(&t, 0, "warn", 0),
+		(long long)wm_int(&t, 0, "notice", 0));
+	wm_table_free(&t);
+	return 0;
+}
+
+static int write_summary(struct rep *r)
+{
+	char *text = NULL, a[48], b[48], c[48], d[16];
+	size_t len = 0;
+	int w = worst_row(r), done = 0, cut = 0, ret;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return WM_EXIT_ERROR;
+	for (int i = 0; i < r->it.nrows; i++) {
+		done += !strcmp(wm_str(&r->it, i, "status"), "done");
+		cut += !strcmp(wm_str(&r->it, i, "status"), "interrupted") ||
+		       !strcmp(wm_str(&r->it, i, "status"), "failed");
+	}
+	fprintf(m, "Over %d cycle%s, %d iteration%s finished", r->cy.nrows,
+		r->cy.nrows == 1 ? "" : "s", done, done == 1 ? "" : "s");
+	if (cut)
+		fprintf(m, " and %d %s cut short (interrupted or failed, measured again)", cut,
+			cut == 1 ? "was" : "were");
+	fprintf(m, ".");
+	if (w >= 0)
+		fprintf(m,
+			" The worst drop against the baseline was to %s: %s MiB/s at size %s"
+			" in cycle %lld, against %s MiB/s in cycle %lld.",
+			rep_pct(wm_num(&r->it, w, "ratio"), d, sizeof(d)),
+			rep_num(wm_num(&r->it, w, "mibps_avg"), 1, a, sizeof(a)),
+			rep_bytes(wm_num(&r->it, w, "size_bytes"), b, sizeof(b)),
+			(long long)wm_int(&r->it, w, "cycle", 0),
+			rep_num(wm_num(&r->it, w, "baseline"), 1, c, sizeof(c)),
+			(long long)wm_int(&r->it, w, "baseline_cycle", 0));
+	summary_actions(r, m);
+	ret = summary_tail(r, m);
+	if (fclose(m) != 0 || ret) {
+		free(text);
+		return WM_EXIT_ERROR;
+	}
+	rep_section(r, "summary", "Summary");
+	fputs("<p class=\"summary\">", r->f);
+	rep_esc(r, text);
+	fputs("</p>\n<p class=\"note\">Baseline: each iteration is compared with the one its"
+	      " alerts used, stored with it when it started (the <code>baseline</code> rule:"
+	      " <code>first</code>, the earliest done iteration of the same size, workload and"
+	      " block size in this campaign; <code>best</code>, the fastest; <code>previous</code>,"
+	      " the latest). The first measurement of each in a campaign has none."
+	      " Percentages are MiB/s against that baseline.</p>\n</section>\n",
+	      r->f);
+	free(text);
+	return 0;
+}
+
+static void kv(struct rep *r, const char *key, const char *val)
+{
+	fputs("<dt>", r->f);
+	rep_esc(r, key);
+	fputs("</dt><dd>", r->f);
+	rep_esc(r, val && *val ? val : "–");
+	fputs("</dd>\n", r->f);
+}
+
+/* Region and over-provisioning of the campaign's first and last rows. */
+static int device_region(struct rep *r)
+{
+	struct wm_table t = { 0 };
+	char a[48], b[48], line[160];
+	int ret = wm_fetch(r->wm, &t,
+			   "SELECT w.region_bytes, w.op_configured,"
+			   " min(w.op_effective) AS op_min, max(w.op_effective) AS op_max"
+			   " FROM wear w JOIN iterations i ON i.id = w.iteration_id"
+			   " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1"
+			   " AND c.number BETWEEN ?2 AND ?3",
+			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+
+	if (ret)
+		return ret;
+	kv(r, "Region under test", rep_bytes(wm_num(&t, 0, "region_bytes"), a, sizeof(a)));
+	snprintf(line, sizeof(line), "%s of the capacity left unused",
+		 rep_pct(wm_num(&t, 0, "op_configured"), a, sizeof(a)));
+	kv(r, "Over-provisioning, configured", isnan(wm_num(&t, 0, "op_configured")) ? NULL : line);
+	rep_pct(wm_num(&t, 0, "op_min"), a, sizeof(a));
+	rep_pct(wm_num(&t, 0, "op_max"), b, sizeof(b));
+	if (!strcmp(a, b))
+		snprintf(line, sizeof(line), "%s of the capacity not mapped by host writes", a);
+	else
+		snprintf(line, sizeof(line),
+			 "%s to %s of the capacity not mapped by host writes"
+			 " (lowest and highest after an iteration)",
+			 a, b);
+	kv(r, "Over-provisioning, effective", isnan(wm_num(&t, 0, "op_min")) ? NULL : line);
+	wm_table_free(&t);
+	return 0;
+}
+
+/* Health snapshots at the campaign's start and end, side by side. */
+static int device_health(struct rep *r)
+{
+	static const char *const cols[] = {
+		"source",          "sectors_read",       "sectors_written",    "percentage_used",
+		"available_spare", "media_errors",       "critical_warning",   "temperature_c",
+		"power_on_hours",  "host_bytes_written", "nand_bytes_written", "write_amplification"
+	};
+	struct wm_table t = { 0 };
+	int ret = wm_fetch(r->wm, &t,
+			   "SELECT h.*, c.number AS cycle FROM health h JOIN cycles c ON"
+			   " c.id = h.cycle_id WHERE h.target_id = ?1 AND c.number BETWEEN ?2"
+			   " AND ?3 AND h.id IN ((SELECT min(x.id) FROM health x JOIN cycles y"
+			   " ON y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"
+			   " AND ?3), (SELECT max(x.id) FROM health x JOIN cycles y ON"
+			   " y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"
+			   " AND ?3)) ORDER BY h.id",
+			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+
+	if (ret)
+		return ret;
+	if (t.nrows == 0) {
+		rep_para(r, "No health snapshot was recorded in this campaign.");
+		goto out;
+	}
+	fputs("<table><caption>Health snapshots: the first and the last of the campaign"
+	      " (taken at the start and end of every cycle and after its action); fields the"
+	      " drive does not report are left out</caption><thead><tr><th class=\"l\">field"
+	      "</th>",
+	      r->f);
+	for (int i = 0; i < t.nrows; i++) {
+		char b[48];
+		const char *point = wm_str(&t, i, "point") ? wm_str(&t, i, "point") : "cycle-start";
+
+		fprintf(r->f, "<th>%s of cycle %lld<br>%s</th>",
+			!strcmp(point, "cycle-end")      ? "end"
+			: !strcmp(point, "after-action") ? "after the action"
+							 : "start",
+			(long long)wm_int(&t, i, "cycle", 0),
+			wm_fmt_time(wm_str(&t, i, "at"), b, sizeof(b)));
+	}
+	fputs("</tr></thead><tbody>\n", r->f);
+	for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+		int known = 0;
+
+		for (int i = 0; i < t.nrows; i++)
+			known |= wm_cell(&t, i, cols[c])->type != DB_NULL;
+		if (!known)
+			continue;
+		fprintf(r->f, "<tr><td class=\"l\">%s</td>", cols[c]);
+		for (int i = 0; i < t.nrows; i++) {
+			const struct wm_cell *v = wm_cell(&t, i, cols[c]);
+
+			if (v->type == DB_TEXT) {
+				fputs("<td>", r->f);
+				rep_esc(r, v->s);
+				fputs("</td>", r->f);
+			} else if (strstr(cols[c], "_bytes_"))
+				rep_td_bytes(r, wm_num(&t, i, cols[c]));
+			else
+				rep_td_num(r, wm_num(&t, i, cols[c]), v->type == DB_REAL ? 2 : 0);
+		}
+		fputs("</tr>\n", r->f);
+	}
+	rep_tend(r);
+out:
+	wm_table_free(&t);
+	return 0;
+}
+
+static int write_device(struct rep *r)
+{
+	char b[48];
+	int ret;
+
+	rep_section(r, "device", "Device under test");
+	fputs("<dl class=\"kv\">\n", r->f);
+	kv(r, "Target", wm_str(&r->tg, 0, "name"));
+	kv(r, "Device", wm_str(&r->tg, 0, "device"));
+	kv(r, "Kind", wm_str(&r->tg, 0, "kind"));
+	kv(r, "Model", wm_str(&r->tg, 0, "model"));
+	kv(r, "Serial", wm_str(&r->tg, 0, "serial"));
+	kv(r, "Firmware", wm_str(&r->tg, 0, "firmware"));
+	kv(r, "Backing file", wm_str(&r->tg, 0, "backing_file"));
+	kv(r, "Capacity", rep_bytes(wm_num(&r->tg, 0, "capacity_bytes"), b, sizeof(b)));
+	snprintf(b, sizeof(b), "%lld bytes", (long long)wm_int(&r->tg, 0, "logical_block_size", 0));
+	kv(r, "Logical block", b);
+	ret = device_region(r);
+	fputs("</dl>\n", r->f);
+	if (!ret)
+		ret = device_health(r);
+	fputs("</section>\n", r->f);
+	return ret;
+}
+
+/* The runs that measured the campaign, and the configuration of the
+ * latest of them that stored one. */
+static int write_conditions(struct rep *r)
+{
+	struct wm_table t = { 0 };
+	int cfg = wm_has_column(r->wm, "runs", "config"), last = -1, ret;
+	char sql[1024];
+
+	if (cfg < 0)
+		return WM_EXIT_ERROR;
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.id, r.started_at, r.ended_at, r.version,"
+		 " r.hostname, r.config_path, r.exit_reason, %s FROM runs r WHERE r.id IN"
+		 " (SELECT i.run_id FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+		 "  WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 UNION"
+		 "  SELECT c.run_id FROM cycles c WHERE c.target_id = ?1 AND c.number"
+		 "  BETWEEN ?2 AND ?3) ORDER BY r.id",
+		 cfg ? "r.kernel, r.config" : "NULL AS kernel, NULL AS config");
+	ret = wm_fetch(r->wm, &t, sql,
+		       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	if (ret)
+		return ret;
+	rep_section(r, "conditions", "Test conditions");
+	rep_thead(r, "Daemon runs that measured this campaign",
+		  "run|<started (UTC)|<ended (UTC)|<wearmon|<host|<kernel|<stopped because");
+	for (int i = 0; i < t.nrows; i++) {
+		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&t, i, "id", 0));
+		rep_td_time(r, wm_str(&t, i, "started_at"));
+		rep_td_time(r, wm_str(&t, i, "ended_at"));
+		rep_td_text(r, &t, i, "version");
+		rep_td_text(r, &t, i, "hostname");
+		rep_td_text(r, &t, i, "kernel");
+		rep_td_text(r, &t, i, "exit_reason");
+		fputs("</tr>\n", r->f);
+		if (wm_str(&t, i, "config"))
+			last = i;
+	}
+	rep_tend(r);
+	if (last < 0) {
+		rep_para(r, "The database does not hold the configuration (runs before schema"
+			    " version 8 did not store it).");
+	} else {
+		fprintf(r->f,
+			"<h3>Configuration of run %lld, as resolved</h3>\n<pre class=\"cfg\">",
+			(long long)wm_int(&t, last, "id", 0));
+		rep_esc(r, wm_str(&t, last, "config"));
+		fputs("</pre>\n", r->f);
+	}
+	fputs("</section>\n", r->f);
+	wm_table_free(&t);
+	return 0;
+}
+
+/* What the action after a cycle did: the next cycle's ratio against this
+ * one's, in percentage points. */
+static void action_effect(struct rep *r, int c, char *buf, size_t len)
+{
+	double now = wm_num(&r->cy, c, "ratio");
+	double next = c + 1 < r->cy.nrows ? wm_num(&r->cy, c + 1, "ratio") : NAN;
+	const char *act = wm_str(&r->cy, c, "action");
+
+	if (!act || !strcmp(act, "none"))
+		snprintf(buf, len, "–");
+	else if (isnan(now) || isnan(next))
+		snprintf(buf, len, "not measured");
+	else
+		snprintf(buf, len, "%+.0f points (%.0f%% → %.0f%%)", (next - now) * 100, now * 100,
+			 next * 100);
+}
+
+static int write_cycles(struct rep *r)
+{
+	char b[64];
+
+	rep_section(r, "cycles", "Results per cycle");
+	rep_thead(
+		r, NULL,
+		"cycle|<status|<started (UTC)|done|cut short|min MiB/s|avg MiB/s|"
+		"max MiB/s|avg vs baseline|<action after|<outcome|action s|<effect on the next cycle");
+	for (int c = 0; c < r->cy.nrows; c++) {
+		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&r->cy, c, "cycle", 0));
+		rep_td_text(r, &r->cy, c, "status");
+		rep_td_time(r, wm_str(&r->cy, c, "started_at"));
+		rep_td_num(r, wm_num(&r->cy, c, "done"), 0);
+		rep_td_num(r, wm_num(&r->cy, c, "cut"), 0);
+		rep_td_num(r, wm_num(&r->cy, c, "lo"), 1);
+		rep_td_num(r, wm_num(&r->cy, c, "mean"), 1);
+		rep_td_num(r, wm_num(&r->cy, c, "hi"), 1);
+		fprintf(r->f, "<td>%s</td>", rep_pct(wm_num(&r->cy, c, "ratio"), b, sizeof(b)));
+		rep_td_text(r, &r->cy, c, "action");
+		rep_td_text(r, &r->cy, c, "action_outcome");
+		rep_td_num(r, wm_num(&r->cy, c, "action_seconds"), 1);
+		action_effect(r, c, b, sizeof(b));
+		fputs("<td class=\"l\">", r->f);
+		rep_esc(r, b);
+		fputs("</td></tr>\n", r->f);
+	}
+	rep_tend(r);
+	fputs("<p class=\"note\">min and max are the lowest and highest 1-second samples of the"
+	      " cycle's finished iterations; avg is the mean of their averages (every size"
+	      " counts once); avg vs baseline is the mean of their ratios to baseline.</p>\n",
+	      r->f);
+	figure(r, "cycles", 0,
+	       "Per cycle: the lowest and highest 1-second sample and the"
+	       " average of the sizes; dashed lines after cycles that ended with an action.");
+	fputs("</section>\n", r->f);
+	return 0;
+}
+
+static int write_charts(struct rep *r)
+{
+	char cap[160];
+	int ret;
+
+	rep_section(r, "sizes", "Throughput against size");
+	ret = figure(r, "sizes", 0,
+		     "Average MiB/s of the measured phase at each size, one line"
+		     " (marker and dash) per cycle.");
+	fputs("</section>\n", r->f);
+	rep_section(r, "wear", "Wear: throughput against host bytes written");
+	if (!ret)
+		ret = figure(
+			r, "wear", 0,
+			"Each finished iteration's average MiB/s against the host"
+			" bytes written to the target by its end, one line per size; lines stop"
+			" at actions.");
+	fputs("</section>\n", r->f);
+	rep_section(r, "latency", "Latency");
+	if (!ret)
+		ret = figure(r, "latency", 0,
+			     "Completion latency percentiles of every finished"
+			     " iteration, in the order measured (logarithmic axis).");
+	for (int k = 0; !ret && k < 2; k++) {
+		int64_t id = k ? r->worst_it : r->first_it;
+
+		if (!id || (k && r->worst_it == r->first_it))
+			continue;
+		snprintf(cap, sizeof(cap), "Samples of iteration %lld, %s.", (long long)id,
+			 k ? "the one furthest below its baseline"
+			   : "the first finished one with a trace of three samples or more");
+		ret = figure(r, "samples", id, cap);
+		snprintf(cap, sizeof(cap),
+			 "Latency percentiles of every sample of iteration %lld's"
+			 " measured phase (logarithmic axis).",
+			 (long long)id);
+		if (!ret)
+			ret = figure(r, "latency", id, cap);
+	}
+	fputs("</section>\n", r->f);
+	return ret;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int write_report(struct rep *r)
+{
+	int ret = write_head(r);
+
+	if (!ret)
+		ret = write_summary(r);
+	if (!ret)
+		ret = write_device(r);
+	if (!ret)
+		ret = write_conditions(r);
+	if (!ret)
+		ret = write_cycles(r);
+	if (!ret)
+		ret = write_charts(r);
+	if (!ret)
+		ret = rep_write_steady(r);
+	if (!ret)
+		ret = rep_write_events(r);
+	if (!ret)
+		ret = rep_write_data(r);
+	fputs("<footer><p class=\"note\">Produced by wearmon report; the database holds every"
+	      " figure (see wearmon(1) and the schema in common/db/schema.md).</p></footer>\n"
+	      "</body>\n</html>\n",
+	      r->f);
+	return ret;
+}
+
+/* The target: the named one or the only one. Returns 0, or an exit status
+ * (message printed). */
+static int report_target(struct rep *r, const char *name)
+{
+	int ret = wm_fetch(r->wm, &r->tg,
+			   "SELECT t.*, (SELECT group_concat(name, ', ')"
+			   " FROM targets) AS names FROM targets t WHERE ?1 IS NULL OR t.name = ?1"
+			   " ORDER BY t.name",
+			   (struct db_value[]){ WM_TEXT(name) }, 1);
+	int64_t id;
+
+	if (ret || r->tg.nrows == 1) {
+		r->tid = ret ? 0 : wm_int(&r->tg, 0, "id", 0);
+		return ret;
+	}
+	if (name)
+		return wm_target_id(r->wm, name, &id);
+	if (r->tg.nrows == 0) {
+		printf("%s: nothing to report\n", WM_NO_ITERATIONS);
+		return WM_EXIT_OK;
+	}
+	return wm_usage_error("report: %s holds several targets (%s): choose one with"
+			      " --target",
+			      r->wm->db_path, wm_str(&r->tg, 0, "names"));
+}
+
+/* Writes through a temporary file renamed at the end ("-": stdout). */
+static int report_file(struct rep *r, const char *path)
+{
+	char tmp[4096];
+	int ret;
+
+	if (!strcmp(path, "-")) {
+		r->f = stdout;
+		return write_report(r);
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
+	r->f = fopen(tmp, "w");
+	if (!r->f) {
+		wm_err("cannot write %s: %s", path, strerror(errno));
+		return WM_EXIT_ERROR;
+	}
+	ret = write_report(r);
+	if (fclose(r->f) != 0 && !ret) {
+		wm_err("cannot write %s: %s", path, strerror(errno));
+		ret = WM_EXIT_ERROR;
+	}
+	if (!ret && rename(tmp, path) != 0) {
+		wm_err("cannot write %s: %s", path, strerror(errno));
+		ret = WM_EXIT_ERROR;
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+int wm_cmd_report(struct wm *wm, int argc, char **argv)
+{
+	struct rep r = { .wm = wm };
+	struct wm_args a;
+	int ret = wm_parse_args(wm, argc, argv, "ton", &a);
+
+	if (ret >= 0)
+		return ret;
+	if (a.npos > 0)
+		return wm_usage_error("report: unexpected argument '%s'", a.pos[0]);
+	if (!a.output)
+		return wm_usage_error("report: missing -o FILE.html");
+	if ((ret = wm_open(wm)) || (ret = report_target(&r, a.target)) || r.tid == 0)
+		goto out;
+	if ((ret = pick_campaign(&r, a.campaign)))
+		goto out;
+	if (r.ncampaigns == 0) {
+		printf("%s: nothing to report for target %s\n", WM_NO_ITERATIONS,
+		       wm_str(&r.tg, 0, "name"));
+		goto out;
+	}
+	wm->cycle_lo = r.lo;
+	wm->cycle_hi = r.hi;
+	if ((ret = load_iterations(&r)) || (ret = load_cycles(&r)))
+		goto out;
+	choose_iterations(&r);
+	ret = report_file(&r, a.output);
+out:
+	wm_table_free(&r.tg);
+	wm_table_free(&r.it);
+	wm_table_free(&r.cy);
+	return ret;
+}

@@ -1,0 +1,676 @@
+/* wearmon_status: "wearmon status": what each target is doing now, derived
+ * from the database alone (the daemon's last run, each target's last
+ * iteration and cycle, its samples, its baseline, its last alert). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "wearmon.h"
+
+#define JUST_STARTED 5.0 /* seconds: an iteration with no figures yet */
+
+enum daemon_state { D_RUNNING, D_STOPPED, D_GONE, D_ELSEWHERE, D_NEVER };
+
+static const char *const state_names[] = {
+	[D_RUNNING] = "running",     [D_STOPPED] = "stopped", [D_GONE] = "gone",
+	[D_ELSEWHERE] = "elsewhere", [D_NEVER] = "never",
+};
+
+/* One run's state: a run without ended_at is alive only if its pid still
+ * is wearmond on this host. */
+static enum daemon_state run_state(const struct wm_table *run, int r)
+{
+	char host[256] = "", path[64], comm[64] = "";
+	const char *rhost = wm_str(run, r, "hostname");
+	FILE *f;
+
+	if (wm_str(run, r, "ended_at"))
+		return D_STOPPED;
+	if (gethostname(host, sizeof(host) - 1) != 0 || !rhost || strcmp(rhost, host) != 0)
+		return D_ELSEWHERE;
+	snprintf(path, sizeof(path), "/proc/%lld/comm", (long long)wm_int(run, r, "pid", 0));
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	return strncmp(comm, "wearmond", 8) == 0 ? D_RUNNING : D_GONE;
+}
+
+/* Every run not known to have stopped, and the latest run (row 0). */
+static const char runs_sql[] =
+	"SELECT started_at, ended_at, pid, hostname, exit_status, exit_reason FROM runs"
+	" WHERE ended_at IS NULL OR id = (SELECT max(id) FROM runs) ORDER BY id DESC";
+
+/* The daemons: several may write one database (one per set of targets).
+ * Any live one makes the state running; otherwise the latest run says. */
+struct daemons {
+	struct wm_table runs;
+	enum daemon_state state;
+	int live[16], nlive; /* rows of runs alive now */
+};
+
+static int load_daemons(struct wm *wm, struct daemons *d)
+{
+	int ret = wm_fetch(wm, &d->runs, runs_sql, NULL, 0);
+
+	if (ret)
+		return ret;
+	d->state = d->runs.nrows ? run_state(&d->runs, 0) : D_NEVER;
+	for (int r = 0; r < d->runs.nrows; r++)
+		if (run_state(&d->runs, r) == D_RUNNING && d->nlive < (int)ARRAY_SIZE(d->live))
+			d->live[d->nlive++] = r;
+	if (d->nlive)
+		d->state = D_RUNNING;
+	return 0;
+}
+
+static void print_daemon(const struct wm *wm, const struct daemons *d)
+{
+	const struct wm_table *run = &d->runs;
+	char a[32], b[32];
+
+	wm_fmt_time(wm_str(run, 0, "started_at"), a, sizeof(a));
+	wm_fmt_time(wm_str(run, 0, "ended_at"), b, sizeof(b));
+	switch (d->state) {
+	case D_NEVER: printf("wearmond: has not run on %s yet\n", wm->db_path); break;
+	case D_STOPPED:
+		printf("wearmond: stopped %s UTC (exit status %lld: %s); database %s\n", b,
+		       (long long)wm_int(run, 0, "exit_status", -1),
+		       wm_str(run, 0, "exit_reason") ? wm_str(run, 0, "exit_reason") : "-",
+		       wm->db_path);
+		break;
+	case D_RUNNING:
+		for (int k = 0; k < d->nlive; k++)
+			printf("wearmond: running since %s UTC (pid %lld); database %s\n",
+			       wm_fmt_time(wm_str(run, d->live[k], "started_at"), a, sizeof(a)),
+			       (long long)wm_int(run, d->live[k], "pid", 0), wm->db_path);
+		break;
+	case D_GONE:
+		printf("wearmond: not running; its run of %s UTC (pid %lld) recorded no stop "
+		       "(crash, kill or power loss); database %s\n",
+		       a, (long long)wm_int(run, 0, "pid", 0), wm->db_path);
+		break;
+	case D_ELSEWHERE:
+		printf("wearmond: started %s UTC on %s (pid %lld), no stop recorded; "
+		       "database %s\n",
+		       a, wm_str(run, 0, "hostname") ? wm_str(run, 0, "hostname") : "another host",
+		       (long long)wm_int(run, 0, "pid", 0), wm->db_path);
+		break;
+	}
+}
+
+/* ---- progress of a running iteration ------------------------------------ */
+
+struct progress {
+	const char *phase;    /* "fill", "measure", ...; NULL unknown */
+	int estimated;        /* from an earlier iteration, not the daemon */
+	long long from_cycle; /* when estimated */
+	double fraction;      /* of the phase (live) or iteration; NAN */
+	double eta;           /* seconds; NAN unknown */
+	double current;       /* MiB/s of the last sample; NAN */
+	double elapsed;       /* seconds since the iteration started */
+};
+
+/* Fraction and ETA of a phase that ends when goal bytes are moved or, with
+ * a duration, when the duration is up, whichever comes first. */
+static void phase_figures(struct progress *p, double done, double goal, double secs,
+			  double duration)
+{
+	double by_bytes = goal > 0 ? done / goal : NAN;
+	double by_time = duration > 0 && secs >= 0 ? secs / duration : NAN;
+	double eta_bytes = p->current > 0 && goal > done ? (goal - done) / (p->current * MIB) : NAN;
+	double eta_time = duration > 0 && secs >= 0 ? fmax(0, duration - secs) : NAN;
+
+	p->fraction = isnan(by_time)    ? by_bytes
+		      : isnan(by_bytes) ? by_time
+					: fmax(by_bytes, by_time);
+	if (!isnan(p->fraction))
+		p->fraction = fmin(p->fraction, 0.99);
+	p->eta = isnan(eta_time)    ? eta_bytes
+		 : isnan(eta_bytes) ? eta_time
+				    : fmin(eta_bytes, eta_time);
+}
+
+/* Whether the database has the progress table (v7) and its plan columns
+ * (v8): 0 neither, 7 or 8. */
+static int progress_version(struct wm *wm)
+{
+	int v7 = wm_has_column(wm, "progress", "phase");
+	int v8 = wm_has_column(wm, "progress", "nsizes");
+
+	return v8 > 0 ? 8 : v7 > 0 ? 7 : 0;
+}
+
+/* From the progress row the daemon rewrites every second: returns 1 when
+ * it is fresh and about this iteration. */
+static int progress_from_table(struct wm *wm, const struct wm_table *it, int pv, struct progress *p)
+{
+	struct wm_table r = { 0 };
+	int found = 0, ret;
+
+	if (!pv)
+		return 0;
+	ret = wm_fetch(
+		wm, &r,
+		pv >= 8 ? "SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds"
+			  " FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?"
+			  " AND julianday('now') - julianday(updated_at) < 10.0 / 86400"
+			: "SELECT phase, mibps, phase_bytes FROM progress"
+			  " WHERE target_id = ? AND iteration = ? AND cycle = ?"
+			  " AND julianday('now') - julianday(updated_at) < 10.0 / 86400",
+		(struct db_value[]){ WM_INT(wm_int(it, 0, "target_id", 0)),
+				     WM_INT(wm_int(it, 0, "number", 0)),
+				     WM_INT(wm_int(it, 0, "cycle", 0)) },
+		3);
+	if (ret == 0 && r.nrows == 1 && wm_str(&r, 0, "phase")) {
+		const char *phase = wm_str(&r, 0, "phase");
+		int fill = !strcmp(phase, "fill"), measure = !fill && strcmp(phase, "start");
+		double secs = wm_num(&r, 0, "phase_seconds");
+		double dur = measure ? wm_num(&r, 0, "duration_seconds") : NAN;
+
+		p->phase = fill ? "fill" : !strcmp(phase, "start") ? "start" : "measure";
+		p->current = wm_num(&r, 0, "mibps");
+		phase_figures(p, wm_num(&r, 0, "phase_bytes"),
+			      wm_num(it, 0, fill ? "size_bytes" : "amount_bytes"),
+			      isnan(secs) ? -1 : secs, isnan(dur) ? 0 : dur);
+		found = 1;
+	}
+	wm_table_free(&r);
+	return found;
+}
+
+/* From the last finished iteration of the same size and workload: its wall
+ * time, against the time this one has been running. */
+static int progress_estimate(struct wm *wm, const struct wm_table *it, struct progress *p)
+{
+	struct wm_table prev = { 0 };
+	double wall, fill;
+	int ret = wm_fetch(wm, &prev,
+			   "SELECT (julianday(ended_at) - julianday(started_at))"
+			   " * 86400 AS wall, fill_seconds, cycle_id,"
+			   " (SELECT number FROM cycles WHERE id = cycle_id) AS cycle"
+			   " FROM iterations WHERE target_id = ? AND size_bytes = ?"
+			   " AND workload = ? AND block_size = ? AND status = 'done'"
+			   " AND ended_at IS NOT NULL ORDER BY id DESC LIMIT 1",
+			   (struct db_value[]){ WM_INT(wm_int(it, 0, "target_id", 0)),
+						WM_INT(wm_int(it, 0, "size_bytes", 0)),
+						WM_TEXT(wm_str(it, 0, "workload")),
+						WM_INT(wm_int(it, 0, "block_size", 0)) },
+			   4);
+
+	if (ret || prev.nrows == 0)
+		goto out;
+	wall = wm_num(&prev, 0, "wall");
+	fill = wm_num(&prev, 0, "fill_seconds");
+	p->estimated = 1;
+	p->from_cycle = wm_int(&prev, 0, "cycle", 0);
+	p->phase = !isnan(fill) && p->elapsed < fill ? "fill" : "measure";
+	if (wall > 0) {
+		p->fraction = fmin(p->elapsed / wall, 0.99);
+		p->eta = wall - p->elapsed;
+	}
+out:
+	wm_table_free(&prev);
+	return ret;
+}
+
+/* Wall-clock time with its fraction: started_at has milliseconds. */
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int get_progress(struct wm *wm, const struct wm_table *it, int pv, struct progress *p)
+{
+	*p = (struct progress){ .fraction = NAN, .eta = NAN, .current = NAN };
+	p->elapsed = fmax(0, now_seconds() - wm_time_of(wm_str(it, 0, "started_at")));
+	if (progress_from_table(wm, it, pv, p))
+		return 0;
+	return progress_estimate(wm, it, p);
+}
+
+static void print_running(const struct wm_table *it, const struct progress *p, enum daemon_state ds)
+{
+	double base = wm_num(it, 0, "baseline_mibps");
+	char e1[32], e2[32];
+	int measuring = p->phase && !strcmp(p->phase, "measure");
+
+	if (ds == D_GONE)
+		printf("  state       stalled: wearmond stopped during this iteration; "
+		       "the next start marks it interrupted and measures the size again\n");
+	printf("  phase       %s%s, running for %s\n",
+	       p->phase                    ? p->phase
+	       : p->elapsed < JUST_STARTED ? "starting"
+					   : "unknown",
+	       p->estimated ? " (estimated)" : "", wm_fmt_duration(p->elapsed, e1, sizeof(e1)));
+	if (isnan(p->fraction))
+		printf("  progress    %s\n",
+		       p->phase || p->elapsed < JUST_STARTED
+			       ? "the first figures are due within seconds"
+			       : "not known (no earlier run of this size to compare with)");
+	else if (p->estimated)
+		printf("  progress    ~%.0f%% by the time cycle %lld took, ETA %s\n",
+		       p->fraction * 100, p->from_cycle,
+		       p->eta < 0 ? "overdue" : wm_fmt_duration(p->eta, e2, sizeof(e2)));
+	else
+		printf("  progress    %.0f%% of the %s phase, ETA %s\n", p->fraction * 100,
+		       p->phase,
+		       isnan(p->eta) ? "after the first sample"
+				     : wm_fmt_duration(p->eta, e2, sizeof(e2)));
+	if (isnan(p->current))
+		printf("  MiB/s       now: %s",
+		       p->elapsed < JUST_STARTED ? "no sample yet, the iteration has just started"
+		       : p->estimated || !p->phase
+			       ? "not published (is the daemon still writing progress?)"
+			       : "waiting for the first sample");
+	else
+		printf("  MiB/s       now %.1f (last %s sample)", p->current, p->phase);
+	if (isnan(base))
+		printf("; no baseline for this size yet\n");
+	else if (!isnan(p->current) && measuring)
+		printf("; baseline %.1f (cycle %lld), now %.0f%% of it\n", base,
+		       (long long)wm_int(it, 0, "baseline_cycle", 0), 100 * p->current / base);
+	else
+		printf("; baseline %.1f (cycle %lld)\n", base,
+		       (long long)wm_int(it, 0, "baseline_cycle", 0));
+}
+
+/* ---- the cycle and the campaign ----------------------------------------- */
+
+/* How far the cycle and the campaign are, estimated from the last cycle
+ * that ran to the end: its wall time for each cycle still to come. */
+struct plan {
+	long long cycles;  /* configured; 0 forever, -1 unknown */
+	double cycle_wall; /* last done cycle's wall time; NAN none */
+	long long from_cycle;
+	double cycle_elapsed;
+	double cycle_eta, campaign_eta; /* seconds; NAN unknown */
+};
+
+static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, int pv, struct plan *pl)
+{
+	struct wm_table c = { 0 };
+	int ret;
+
+	*pl = (struct plan){ .cycles = -1,
+			     .cycle_wall = NAN,
+			     .cycle_eta = NAN,
+			     .campaign_eta = NAN,
+			     .cycle_elapsed = NAN };
+	if (pv >= 8)
+		pl->cycles = wm_int(it, 0, "cycles_cfg", -1);
+	ret = wm_fetch(wm, &c,
+		       "SELECT number, (julianday(ended_at) - julianday(started_at))"
+		       " * 86400 AS wall, (julianday('now') - julianday((SELECT started_at"
+		       " FROM cycles WHERE id = ?2))) * 86400 AS elapsed FROM cycles"
+		       " WHERE target_id = ?1 AND status = 'done' AND ended_at IS NOT NULL"
+		       " ORDER BY number DESC LIMIT 1",
+		       (struct db_value[]){ WM_INT(tid), WM_INT(wm_int(it, 0, "cycle_id", 0)) }, 2);
+	if (ret || c.nrows == 0)
+		goto out;
+	pl->cycle_wall = wm_num(&c, 0, "wall");
+	pl->from_cycle = wm_int(&c, 0, "number", 0);
+	pl->cycle_elapsed = wm_num(&c, 0, "elapsed");
+	if (!strcmp(wm_str(it, 0, "cycle_status"), "running") && !isnan(pl->cycle_elapsed)) {
+		pl->cycle_eta = fmax(0, pl->cycle_wall - pl->cycle_elapsed);
+		if (pl->cycles > 0)
+			pl->campaign_eta =
+				pl->cycle_eta +
+				pl->cycle_wall * (double)(pl->cycles - wm_int(it, 0, "cycle", 0));
+	}
+out:
+	wm_table_free(&c);
+	return ret;
+}
+
+static void print_plan(const struct wm_table *it, const struct plan *pl)
+{
+	char a[32], b[32];
+
+	if (isnan(pl->cycle_eta))
+		return;
+	printf("  plan        cycle ETA %s (as long as cycle %lld took, %s)",
+	       wm_fmt_duration(pl->cycle_eta, a, sizeof(a)), pl->from_cycle,
+	       wm_fmt_duration(pl->cycle_wall, b, sizeof(b)));
+	if (!isnan(pl->campaign_eta))
+		printf("; campaign of %lld cycles ETA %s", pl->cycles,
+		       wm_fmt_duration(pl->campaign_eta, a, sizeof(a)));
+	putchar('\n');
+}
+
+/* ---- one target --------------------------------------------------------- */
+
+/* The last iteration (of status ?2 when given). nsizes and cycles come from
+ * the configuration as the daemon published it (v8), else the rows. */
+static char *last_it_sql(int pv)
+{
+	char *sql = NULL;
+
+	if (asprintf(&sql,
+		     "SELECT i.*, c.number AS cycle, c.status AS cycle_status,"
+		     " b.baseline_mibps, b.baseline_cycle,"
+		     " %s AS nsizes, %s AS cycles_cfg"
+		     " FROM iterations i"
+		     " JOIN cycles c ON c.id = i.cycle_id" WM_SQL_BASELINE_JOIN
+		     " WHERE i.target_id = ?1 AND (?2 IS NULL OR i.status = ?2)"
+		     " ORDER BY i.id DESC LIMIT 1",
+		     pv >= 8 ? "(SELECT nsizes FROM progress WHERE target_id = i.target_id)"
+			     : "(SELECT max(size_index) + 1 FROM iterations"
+			       " WHERE target_id = i.target_id)",
+		     pv >= 8 ? "(SELECT cycles FROM progress WHERE target_id = i.target_id)"
+			     : "NULL") < 0)
+		return NULL;
+	return sql;
+}
+
+static void print_position(const struct wm_table *it)
+{
+	char sz[32], bs[32], of[32] = "", n[32] = "?";
+	long long cycles = wm_int(it, 0, "cycles_cfg", 0);
+
+	if (cycles > 0)
+		snprintf(of, sizeof(of), " of %lld", cycles);
+	if (wm_int(it, 0, "nsizes", 0) > 0) /* unknown until the daemon's first second */
+		snprintf(n, sizeof(n), "%lld", (long long)wm_int(it, 0, "nsizes", 0));
+	printf("  %-11s cycle %lld%s, size %lld of %s (%s), iteration %lld, %s %s QD%lld\n",
+	       !strcmp(wm_str(it, 0, "status"), "running") ? "now" : "last",
+	       (long long)wm_int(it, 0, "cycle", 0), of,
+	       (long long)wm_int(it, 0, "size_index", 0) + 1, n,
+	       wm_fmt_bytes(wm_num(it, 0, "size_bytes"), sz, sizeof(sz)),
+	       (long long)wm_int(it, 0, "number", 0), wm_str(it, 0, "workload"),
+	       wm_fmt_bytes(wm_num(it, 0, "block_size"), bs, sizeof(bs)),
+	       (long long)wm_int(it, 0, "queue_depth", 0));
+}
+
+static void print_last_done(const struct wm_table *d)
+{
+	char sz[32], at[32];
+	double base = wm_num(d, 0, "baseline_mibps");
+
+	if (d->nrows == 0)
+		return;
+	printf("  last done   %.1f MiB/s at %s, cycle %lld iteration %lld, ended %s UTC",
+	       wm_num(d, 0, "mibps_avg"), wm_fmt_bytes(wm_num(d, 0, "size_bytes"), sz, sizeof(sz)),
+	       (long long)wm_int(d, 0, "cycle", 0), (long long)wm_int(d, 0, "number", 0),
+	       wm_fmt_time(wm_str(d, 0, "ended_at"), at, sizeof(at)));
+	if (base > 0)
+		printf("; %.0f%% of baseline %.1f (cycle %lld)",
+		       100 * wm_num(d, 0, "mibps_avg") / base, base,
+		       (long long)wm_int(d, 0, "baseline_cycle", 0));
+	putchar('\n');
+}
+
+static void print_cycle_and_alert(const struct wm_table *c, const struct wm_table *e)
+{
+	char at[32];
+
+	if (c->nrows > 0)
+		printf("  cycle       %lld %s%s%s%s%s\n", (long long)wm_int(c, 0, "number", 0),
+		       wm_str(c, 0, "status"), wm_str(c, 0, "action") ? ", then " : "",
+		       wm_str(c, 0, "action") ? wm_str(c, 0, "action") : "",
+		       wm_str(c, 0, "action_outcome") ? ": " : "",
+		       wm_str(c, 0, "action_outcome") ? wm_str(c, 0, "action_outcome") : "");
+	if (e->nrows > 0)
+		printf("  last alert  %s UTC %s %s: %s\n",
+		       wm_fmt_time(wm_str(e, 0, "at"), at, sizeof(at)), wm_str(e, 0, "severity"),
+		       wm_str(e, 0, "kind"), wm_str(e, 0, "message"));
+	else
+		printf("  last alert  none\n");
+}
+
+/* Everything status says about one target. */
+struct target_status {
+	struct wm_table it, done, cyc, ev;
+	int running; /* it is running and a daemon may be on it */
+	struct progress p;
+	struct plan pl;
+};
+
+static void target_free(struct target_status *ts)
+{
+	wm_table_free(&ts->it);
+	wm_table_free(&ts->done);
+	wm_table_free(&ts->cyc);
+	wm_table_free(&ts->ev);
+}
+
+static int load_target(struct wm *wm, int64_t tid, enum daemon_state ds, int pv,
+		       struct target_status *ts)
+{
+	char *sql = last_it_sql(pv);
+	int ret;
+
+	if (!sql) {
+		wm_err("out of memory");
+		return WM_EXIT_ERROR;
+	}
+	ret = wm_fetch(wm, &ts->it, sql, (struct db_value[]){ WM_INT(tid), WM_NULLV }, 2);
+	if (!ret)
+		ret = wm_fetch(wm, &ts->done, sql,
+			       (struct db_value[]){ WM_INT(tid), WM_STR("done") }, 2);
+	free(sql);
+	if (!ret)
+		ret = wm_fetch(wm, &ts->cyc,
+			       "SELECT number, status, action, action_outcome"
+			       " FROM cycles WHERE target_id = ? ORDER BY number DESC LIMIT 1",
+			       (struct db_value[]){ WM_INT(tid) }, 1);
+	if (!ret)
+		ret = wm_fetch(wm, &ts->ev,
+			       "SELECT e.at, e.severity, e.kind, e.message,"
+			       " c.number AS cycle, i.number AS iteration, e.iteration_id"
+			       " FROM events e LEFT JOIN cycles c ON c.id = e.cycle_id"
+			       " LEFT JOIN iterations i ON i.id = e.iteration_id"
+			       " WHERE e.target_id = ? AND e.severity IN ('emerg', 'alert',"
+			       " 'crit', 'err', 'warning', 'notice')"
+			       " ORDER BY e.at DESC, e.id DESC LIMIT 1",
+			       (struct db_value[]){ WM_INT(tid) }, 1);
+	if (ret || ts->it.nrows == 0)
+		return ret;
+	ts->running = !strcmp(wm_str(&ts->it, 0, "status"), "running") &&
+		      (ds == D_RUNNING || ds == D_GONE || ds == D_ELSEWHERE);
+	if (ts->running)
+		ret = get_progress(wm, &ts->it, pv, &ts->p);
+	if (!ret)
+		ret = get_plan(wm, &ts->it, tid, pv, &ts->pl);
+	return ret;
+}
+
+static void print_target(const struct wm_table *tg, int r, const struct target_status *ts,
+			 enum daemon_state ds)
+{
+	const struct wm_table *it = &ts->it;
+	char cap[32];
+
+	printf("%s  %s (%s, %s)\n", wm_str(tg, r, "name"), wm_str(tg, r, "device"),
+	       wm_str(tg, r, "kind"),
+	       wm_fmt_bytes(wm_num(tg, r, "capacity_bytes"), cap, sizeof(cap)));
+	if (it->nrows == 0) {
+		printf("  %s\n", WM_NO_ITERATIONS);
+		return;
+	}
+	print_position(it);
+	if (ts->running)
+		print_running(it, &ts->p, ds);
+	else if (strcmp(wm_str(it, 0, "status"), "done") != 0)
+		printf("  state       %s%s%s\n", wm_str(it, 0, "status"),
+		       wm_str(it, 0, "error") ? ": " : "",
+		       wm_str(it, 0, "error") ? wm_str(it, 0, "error") : "");
+	if (ts->running)
+		print_plan(it, &ts->pl);
+	print_last_done(&ts->done);
+	print_cycle_and_alert(&ts->cyc, &ts->ev);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void jkey(const char *k, int *first)
+{
+	fputs(*first ? "" : ", ", stdout);
+	*first = 0;
+	wm_json_string(stdout, k);
+	fputs(": ", stdout);
+}
+
+static void jnum(const char *k, double v, int *first)
+{
+	jkey(k, first);
+	if (isnan(v) || isinf(v))
+		fputs("null", stdout);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		printf("%lld", (long long)v);
+	else
+		printf("%.17g", v);
+}
+
+static void jstr(const char *k, const char *s, int *first)
+{
+	jkey(k, first);
+	if (s)
+		wm_json_string(stdout, s);
+	else
+		fputs("null", stdout);
+}
+
+/* Every column of row 0 of t as an object member named name (null when the
+ * table has no row). */
+static void jrow(const char *name, const struct wm_table *t, int *first)
+{
+	int f = 1;
+
+	jkey(name, first);
+	if (t->nrows == 0) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('{');
+	for (int c = 0; c < t->ncols; c++) {
+		const struct wm_cell *cell = wm_cell(t, 0, t->names[c]);
+		if (cell->type == DB_TEXT)
+			jstr(t->names[c], cell->s, &f);
+		else
+			jnum(t->names[c], cell->type == DB_NULL ? NAN : cell->r, &f);
+	}
+	putchar('}');
+}
+
+static void json_daemon(const struct wm *wm, const struct daemons *d)
+{
+	int first = 1;
+
+	printf("{\"database\": ");
+	wm_json_string(stdout, wm->db_path);
+	printf(", \"daemon\": {");
+	jstr("state", state_names[d->state], &first);
+	jkey("live", &first);
+	putchar('[');
+	for (int k = 0; k < d->nlive; k++) {
+		int f = 1;
+		printf("%s{", k ? ", " : "");
+		jnum("pid", wm_num(&d->runs, d->live[k], "pid"), &f);
+		jstr("started_at", wm_str(&d->runs, d->live[k], "started_at"), &f);
+		jstr("hostname", wm_str(&d->runs, d->live[k], "hostname"), &f);
+		putchar('}');
+	}
+	putchar(']');
+	jrow("latest_run", &d->runs, &first);
+	printf("}, \"targets\": [");
+}
+
+static void json_target(const struct wm_table *tg, int r, const struct target_status *ts, int k)
+{
+	int first = 1;
+
+	printf("%s\n {", k ? "," : "");
+	jstr("name", wm_str(tg, r, "name"), &first);
+	jstr("device", wm_str(tg, r, "device"), &first);
+	jstr("kind", wm_str(tg, r, "kind"), &first);
+	jnum("capacity_bytes", wm_num(tg, r, "capacity_bytes"), &first);
+	jrow("iteration", &ts->it, &first);
+	jkey("progress", &first);
+	if (ts->running) {
+		int f = 1;
+		putchar('{');
+		jstr("phase", ts->p.phase, &f);
+		jnum("estimated", ts->p.estimated, &f);
+		jnum("fraction", ts->p.fraction, &f);
+		jnum("eta_seconds", ts->p.eta, &f);
+		jnum("mibps", ts->p.current, &f);
+		jnum("running_seconds", ts->p.elapsed, &f);
+		jnum("cycle_eta_seconds", ts->pl.cycle_eta, &f);
+		jnum("campaign_eta_seconds", ts->pl.campaign_eta, &f);
+		putchar('}');
+	} else {
+		fputs("null", stdout);
+	}
+	jrow("last_done", &ts->done, &first);
+	jrow("cycle", &ts->cyc, &first);
+	jrow("last_alert", &ts->ev, &first);
+	putchar('}');
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int status_targets(struct wm *wm, const struct wm_table *tg, const struct daemons *d,
+			  enum wm_format fmt)
+{
+	int pv = progress_version(wm), ret = 0;
+
+	if (fmt == WM_TABLE && tg->nrows == 0)
+		printf("%s\n", WM_NO_ITERATIONS);
+	for (int r = 0; !ret && r < tg->nrows; r++) {
+		struct target_status ts = { 0 };
+
+		ret = load_target(wm, wm_int(tg, r, "id", 0), d->state, pv, &ts);
+		if (!ret && fmt == WM_JSON)
+			json_target(tg, r, &ts, r);
+		else if (!ret)
+			print_target(tg, r, &ts, d->state);
+		target_free(&ts);
+	}
+	return ret;
+}
+
+int wm_cmd_status(struct wm *wm, int argc, char **argv)
+{
+	struct wm_table tg = { 0 };
+	struct daemons d = { 0 };
+	struct wm_args a;
+	int64_t tid;
+	int ret = wm_parse_args(wm, argc, argv, "tf", &a);
+
+	if (ret >= 0)
+		return ret;
+	if (a.npos > 0)
+		return wm_usage_error("status: unexpected argument '%s'", a.pos[0]);
+	if (a.format == WM_CSV)
+		return wm_usage_error("status: --format is table or json");
+	if ((ret = wm_open(wm)) || (a.target && (ret = wm_target_id(wm, a.target, &tid))))
+		return ret;
+	if ((ret = load_daemons(wm, &d)))
+		return ret;
+	if (a.format == WM_JSON)
+		json_daemon(wm, &d);
+	else
+		print_daemon(wm, &d);
+	ret = wm_fetch(wm, &tg,
+		       "SELECT id, name, device, kind, capacity_bytes FROM targets"
+		       " WHERE ?1 IS NULL OR name = ?1 ORDER BY name",
+		       (struct db_value[]){ WM_TEXT(a.target) }, 1);
+	if (!ret)
+		ret = status_targets(wm, &tg, &d, a.format);
+	if (!ret && a.format == WM_JSON)
+		printf("%s]}\n", tg.nrows ? "\n" : "");
+	wm_table_free(&tg);
+	wm_table_free(&d.runs);
+	return ret;
+}
