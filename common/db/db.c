@@ -394,7 +394,7 @@ static int migrate(struct db *db, char *err, size_t errlen)
 static int setup_writer(struct db *db, int version, char *err, size_t errlen)
 {
 	char mode[16] = "";
-	int on = 1;
+	int on = 1, ret;
 	int rc = query_value(db->conn, "PRAGMA journal_mode = WAL", NULL, mode, sizeof(mode));
 
 	if (rc == SQLITE_OK && strcmp(mode, "wal") != 0) {
@@ -416,7 +416,8 @@ static int setup_writer(struct db *db, int version, char *err, size_t errlen)
 		db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
 		return db_map_rc(rc, sqlite3_system_errno(db->conn));
 	}
-	return version < DB_SCHEMA_VERSION ? migrate(db, err, errlen) : 0;
+	ret = version < DB_SCHEMA_VERSION ? migrate(db, err, errlen) : 0;
+	return ret ? ret : db_index_create(db, err, errlen);
 }
 
 int db_open(const char *path, int readonly, struct db **out, char *err, size_t errlen)

@@ -22,6 +22,11 @@ extern const char *const db_migrations[];
  * Returns 0 or -errno with a message in err. */
 int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen);
 
+/* The indexes of the CLI's reads (db_index.c), IF NOT EXISTS: run after
+ * every migration of a writable open. Returns 0 or -errno with a message
+ * in err. */
+int db_index_create(struct db *db, char *err, size_t errlen);
+
 enum stmt_id {
 	ST_BEGIN,
 	ST_COMMIT,

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "db/db.h"
+#include "db/query/query.h"
 
 /* Exit statuses (documented in wearmon(1)). */
 #define WM_EXIT_OK 0
@@ -43,6 +44,8 @@ struct wm_table {
 };
 
 enum wm_format { WM_TABLE, WM_CSV, WM_JSON };
+
+#define WM_CELL_MAX 128 /* longest text of a table cell */
 
 /* How a column prints: raw values in csv/json, formatted in a table. */
 enum wm_kind {
@@ -92,20 +95,11 @@ struct wm_args {
 	int npos;
 };
 
-/* ---- session (wearmon.c) ---- */
+/* ---- fetched tables (wearmon_table.c) ---- */
 
-/* Parse a subcommand's options (argv[0] is its name); allowed lists the
- * short letters it takes ("tcsf" ...; -d and -h always). Returns -1 to go
- * on, or an exit status (usage error, or 0 after --help). */
-int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, struct wm_args *a);
-
-/* Open wm->db_path read-only with a clear message on failure.
- * Returns 0 or WM_EXIT_ERROR (message printed). */
-int wm_open(struct wm *wm);
-
-/* Run sql with params into t (emptied first). Returns 0 or WM_EXIT_ERROR
- * (message printed). */
-int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np);
+/* db_row_fn: appends the row to the struct wm_table arg (whose names come
+ * from the first row). Returns 0 or -ENOMEM. */
+int wm_add_row(void *arg, int n, const struct db_value *v, const char *const *names);
 
 /* Free a table's rows and names (the struct itself is the caller's). */
 void wm_table_free(struct wm_table *t);
@@ -124,6 +118,36 @@ int64_t wm_int(const struct wm_table *t, int row, const char *name, int64_t def)
 
 /* Text of a cell; NULL when NULL (numbers are not converted). */
 const char *wm_str(const struct wm_table *t, int row, const char *name);
+
+/* ---- session (wearmon_session.c) ---- */
+
+#define WM_ERR_MAX 1024 /* room for a query's error message */
+
+/* The usage text of the tool. */
+void wm_usage(FILE *f);
+
+/* Parse a subcommand's options (argv[0] is its name); allowed lists the
+ * short letters it takes ("tcsf" ...; -d and -h always). Returns -1 to go
+ * on, or an exit status (usage error, or 0 after --help). */
+int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, struct wm_args *a);
+
+/* Open wm->db_path read-only with a clear message on failure.
+ * Returns 0 or WM_EXIT_ERROR (message printed). */
+int wm_open(struct wm *wm);
+
+/* The exit status of a query's result ret (0, or -errno with err): prints
+ * the error. Returns 0 or WM_EXIT_ERROR. */
+int wm_result(const struct wm *wm, int ret, const char *err);
+
+/* Makes s a sink that collects rows into t (emptied first), its error in
+ * err. Returns s. */
+const struct query_sink *wm_rows(struct query_sink *s, struct wm_table *t, char *err,
+				 size_t errlen);
+
+/* Run sql with params into t (emptied first). Returns 0 or WM_EXIT_ERROR
+ * (message printed). For the charts and the report, which still hold
+ * their SQL; the other commands call common/db/query/. */
+int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np);
 
 /* Id of the target named name into *id. Returns 0 or WM_EXIT_ERROR with a
  * message listing the known targets. */
@@ -171,6 +195,43 @@ char *wm_fmt_bytes(double bytes, char *buf, size_t len);
 
 /* "45 s", "12 min", "3.2 h", "2.1 d". Returns buf. */
 char *wm_fmt_duration(double seconds, char *buf, size_t len);
+
+/* Rows printed as they come, so memory does not grow with them: csv and
+ * json at once; a table needs every row's width first, so its rows come
+ * twice: all of them (measuring), wm_printer_measured, then the same rows
+ * again (printed; rows beyond the measured count stop the query). */
+struct wm_printer {
+	FILE *f;
+	enum wm_format fmt;
+	const struct wm_col *cols;
+	int ncols;
+	int *idx;                   /* result column of each column; -1: none */
+	int mapped;                 /* idx set (from the first row's names) */
+	int measuring;              /* table: the first pass */
+	long rows;                  /* rows seen in this pass */
+	long measured_rows;         /* table: rows of the first pass */
+	size_t *w;                  /* table: column widths */
+	char (*first)[WM_CELL_MAX]; /* table: the first row's text of each column */
+	char *varies;               /* table: a column's text is not the same in every row */
+};
+
+/* Start printing with cols; prints the csv header or json's "[".
+ * Returns 0 or -ENOMEM. */
+int wm_printer_init(struct wm_printer *p, FILE *f, enum wm_format fmt, const struct wm_col *cols,
+		    int ncols);
+
+/* db_row_fn of a wm_printer: one row. Returns 0, or 1 to stop (a table's
+ * row that the measuring pass did not see). */
+int wm_printer_row(void *arg, int n, const struct db_value *v, const char *const *names);
+
+/* Table: the measuring pass is over; prints the header. */
+void wm_printer_measured(struct wm_printer *p);
+
+/* Ends the output (json's "]") and frees p. */
+void wm_printer_end(struct wm_printer *p);
+
+/* Frees p without ending the output. */
+void wm_printer_free(struct wm_printer *p);
 
 /* Print rows of t in the chosen format with the given columns.
  * Returns 0 or WM_EXIT_ERROR. */

@@ -12,7 +12,7 @@
 #include "base/util.h"
 #include "wearmon.h"
 
-#define CELL_MAX 128
+#define CELL_MAX WM_CELL_MAX
 
 /* ---- arguments ---------------------------------------------------------- */
 
@@ -188,7 +188,7 @@ static void fmt_exact(double v, char *buf, size_t len)
 }
 
 /* Raw value for csv/json: numbers exact, text as is; NULL gives "". */
-static void raw_cell(const struct wm_cell *c, char *buf, size_t len)
+static void raw_cell(const struct db_value *c, char *buf, size_t len)
 {
 	if (c->type == DB_INT)
 		snprintf(buf, len, "%lld", (long long)c->i);
@@ -211,7 +211,7 @@ static void ellipsis(char *buf, size_t len)
 }
 
 /* Value for a person. */
-static void human_cell(const struct wm_cell *c, enum wm_kind k, char *buf, size_t len)
+static void human_cell(const struct db_value *c, enum wm_kind k, char *buf, size_t len)
 {
 	double v = c->r;
 
@@ -240,13 +240,12 @@ static void human_cell(const struct wm_cell *c, enum wm_kind k, char *buf, size_
 
 /* ---- output ------------------------------------------------------------- */
 
-static const struct wm_cell *cell_at(const struct wm_table *t, int row, int col)
-{
-	static const struct wm_cell null_cell = { DB_NULL, 0, 0, NULL };
+static const struct db_value null_value = { .type = DB_NULL };
 
-	if (col < 0)
-		return &null_cell;
-	return &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
+/* Value col of a row (NULL when the result has no such column). */
+static const struct db_value *value_at(const struct db_value *v, int col)
+{
+	return col < 0 ? &null_value : &v[col];
 }
 
 static void csv_field(FILE *f, const char *s)
@@ -284,53 +283,50 @@ void wm_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void print_csv(FILE *f, const struct wm_table *t, const struct wm_col *cols, const int *idx,
-		      int ncols)
+/* A value as JSON: numbers exact, NULL and non-finite numbers null. */
+static void json_value(FILE *f, const struct db_value *v)
 {
 	char buf[CELL_MAX];
 
-	for (int c = 0; c < ncols; c++) {
-		fputs(c ? "," : "", f);
-		csv_field(f, cols[c].name);
+	if (v->type == DB_TEXT) {
+		wm_json_string(f, v->s);
+	} else if (v->type == DB_NULL || (v->type == DB_REAL && !isfinite(v->r))) {
+		fputs("null", f);
+	} else {
+		raw_cell(v, buf, sizeof(buf));
+		fputs(buf, f);
 	}
-	fputc('\n', f);
-	for (int r = 0; r < t->nrows; r++) {
-		for (int c = 0; c < ncols; c++) {
-			const struct wm_cell *cell = cell_at(t, r, idx[c]);
+}
 
-			fputs(c ? "," : "", f);
-			if (cell->type == DB_TEXT) {
-				csv_field(f, cell->s);
-			} else {
-				raw_cell(cell, buf, sizeof(buf));
-				fputs(buf, f);
-			}
-		}
-		fputc('\n', f);
+/* Row r of t as values (t's strings are borrowed). */
+static void table_row(const struct wm_table *t, int r, struct db_value *v)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		const struct wm_cell *cell = &t->cells[(size_t)r * (size_t)t->ncols + (size_t)c];
+
+		v[c] = (struct db_value){ cell->type, cell->i, cell->r, cell->s };
 	}
+}
+
+/* A JSON object of n values named names (no newline after). */
+static void json_object(FILE *f, int n, const struct db_value *v, const char *const *names)
+{
+	fputc('{', f);
+	for (int c = 0; c < n; c++) {
+		fputs(c ? ", " : "", f);
+		wm_json_string(f, names[c]);
+		fputs(": ", f);
+		json_value(f, &v[c]);
+	}
+	fputc('}', f);
 }
 
 void wm_json_row(FILE *f, const struct wm_table *t, int r)
 {
-	char buf[CELL_MAX];
+	struct db_value v[t->ncols + 1];
 
-	fputc('{', f);
-	for (int c = 0; c < t->ncols; c++) {
-		const struct wm_cell *cell = cell_at(t, r, c);
-
-		fputs(c ? ", " : "", f);
-		wm_json_string(f, t->names[c]);
-		fputs(": ", f);
-		if (cell->type == DB_TEXT) {
-			wm_json_string(f, cell->s);
-		} else if (cell->type == DB_NULL || (cell->type == DB_REAL && !isfinite(cell->r))) {
-			fputs("null", f);
-		} else {
-			raw_cell(cell, buf, sizeof(buf));
-			fputs(buf, f);
-		}
-	}
-	fputc('}', f);
+	table_row(t, r, v);
+	json_object(f, t->ncols, v, (const char *const *)t->names);
 }
 
 void wm_json_rows(FILE *f, const struct wm_table *t)
@@ -343,117 +339,199 @@ void wm_json_rows(FILE *f, const struct wm_table *t)
 	fputs(t->nrows ? "\n]" : "]", f);
 }
 
-static void print_json(FILE *f, const struct wm_table *t, const struct wm_col *cols, const int *idx,
-		       int ncols)
-{
-	char buf[CELL_MAX];
-
-	fputc('[', f);
-	for (int r = 0; r < t->nrows; r++) {
-		fputs(r ? ",\n {" : "\n {", f);
-		for (int c = 0; c < ncols; c++) {
-			const struct wm_cell *cell = cell_at(t, r, idx[c]);
-
-			fputs(c ? ", " : "", f);
-			wm_json_string(f, cols[c].name);
-			fputs(": ", f);
-			if (cell->type == DB_TEXT) {
-				wm_json_string(f, cell->s);
-			} else if (cell->type == DB_NULL ||
-				   (cell->type == DB_REAL && !isfinite(cell->r))) {
-				fputs("null", f);
-			} else {
-				raw_cell(cell, buf, sizeof(buf));
-				fputs(buf, f);
-			}
-		}
-		fputc('}', f);
-	}
-	fputs(t->nrows ? "\n]\n" : "]\n", f);
-}
-
 /* Text and numbers that read better left-aligned. */
 static int left_aligned(enum wm_kind k)
 {
 	return k == K_TEXT || k == K_TIME;
 }
 
-/* Whether a quiet column says the same thing in every row. */
-static int uniform(const struct wm_table *t, int col, enum wm_kind k)
+int wm_printer_init(struct wm_printer *p, FILE *f, enum wm_format fmt, const struct wm_col *cols,
+		    int ncols)
 {
-	char first[CELL_MAX], buf[CELL_MAX];
-
-	human_cell(cell_at(t, 0, col), k, first, sizeof(first));
-	for (int r = 1; r < t->nrows; r++) {
-		human_cell(cell_at(t, r, col), k, buf, sizeof(buf));
-		if (strcmp(buf, first) != 0)
-			return 0;
+	*p = (struct wm_printer){ .f = f, .fmt = fmt, .cols = cols, .ncols = ncols };
+	p->idx = calloc((size_t)ncols + 1, sizeof(*p->idx));
+	p->w = calloc((size_t)ncols + 1, sizeof(*p->w));
+	p->first = calloc((size_t)ncols + 1, sizeof(*p->first));
+	p->varies = calloc((size_t)ncols + 1, sizeof(*p->varies));
+	if (!p->idx || !p->w || !p->first || !p->varies) {
+		wm_printer_free(p);
+		return -ENOMEM;
 	}
-	return 1;
+	for (int c = 0; c < ncols; c++) {
+		p->idx[c] = -1;
+		p->w[c] = strlen(cols[c].head);
+	}
+	p->measuring = fmt == WM_TABLE;
+	if (fmt == WM_CSV) {
+		for (int c = 0; c < ncols; c++) {
+			fputs(c ? "," : "", f);
+			csv_field(f, cols[c].name);
+		}
+		fputc('\n', f);
+	} else if (fmt == WM_JSON) {
+		fputc('[', f);
+	}
+	return 0;
 }
 
-static int print_table(FILE *f, const struct wm_table *t, const struct wm_col *cols, int *idx,
-		       int ncols)
+void wm_printer_free(struct wm_printer *p)
 {
-	size_t *w = calloc((size_t)ncols, sizeof(*w));
+	free(p->idx);
+	free(p->w);
+	free(p->first);
+	free(p->varies);
+	p->idx = NULL;
+	p->w = NULL;
+	p->first = NULL;
+	p->varies = NULL;
+}
+
+/* idx from the names of the result's columns. */
+static void map_columns(struct wm_printer *p, int n, const char *const *names)
+{
+	for (int c = 0; c < p->ncols; c++) {
+		p->idx[c] = -1;
+		for (int k = 0; k < n; k++)
+			if (!strcmp(names[k], p->cols[c].name)) {
+				p->idx[c] = k;
+				break;
+			}
+	}
+	p->mapped = 1;
+}
+
+static void csv_row(struct wm_printer *p, const struct db_value *v)
+{
+	char buf[CELL_MAX];
+
+	for (int c = 0; c < p->ncols; c++) {
+		const struct db_value *cell = value_at(v, p->idx[c]);
+
+		fputs(c ? "," : "", p->f);
+		if (cell->type == DB_TEXT) {
+			csv_field(p->f, cell->s);
+		} else {
+			raw_cell(cell, buf, sizeof(buf));
+			fputs(buf, p->f);
+		}
+	}
+	fputc('\n', p->f);
+}
+
+static void json_row(struct wm_printer *p, const struct db_value *v)
+{
+	fputs(p->rows ? ",\n {" : "\n {", p->f);
+	for (int c = 0; c < p->ncols; c++) {
+		fputs(c ? ", " : "", p->f);
+		wm_json_string(p->f, p->cols[c].name);
+		fputs(": ", p->f);
+		json_value(p->f, value_at(v, p->idx[c]));
+	}
+	fputc('}', p->f);
+}
+
+/* Table, first pass: widths, and whether each quiet column says the same
+ * in every row. */
+static void measure_row(struct wm_printer *p, const struct db_value *v)
+{
+	char buf[CELL_MAX];
+
+	for (int c = 0; c < p->ncols; c++) {
+		human_cell(value_at(v, p->idx[c]), p->cols[c].kind, buf, sizeof(buf));
+		if (strlen(buf) > p->w[c])
+			p->w[c] = strlen(buf);
+		if (p->rows == 0)
+			memcpy(p->first[c], buf, sizeof(buf));
+		else if (strcmp(buf, p->first[c]) != 0)
+			p->varies[c] = 1;
+	}
+}
+
+/* Table: one line, the header when v is NULL. */
+static void table_line(struct wm_printer *p, const struct db_value *v)
+{
 	char buf[CELL_MAX];
 	int first = 1;
 
-	if (!w)
-		return WM_EXIT_ERROR;
-	for (int c = 0; c < ncols; c++) {
-		if (idx[c] >= 0 && cols[c].quiet && uniform(t, idx[c], cols[c].kind))
-			idx[c] = -1;
-		w[c] = strlen(cols[c].head);
-	}
-	for (int r = 0; r < t->nrows; r++)
-		for (int c = 0; c < ncols; c++) {
-			human_cell(cell_at(t, r, idx[c]), cols[c].kind, buf, sizeof(buf));
-			if (strlen(buf) > w[c])
-				w[c] = strlen(buf);
-		}
-	for (int r = -1; r < t->nrows; r++, first = 1) {
-		for (int c = 0; c < ncols; c++) {
-			int width = (int)w[c], last = c == ncols - 1;
-			const char *s = buf;
+	for (int c = 0; c < p->ncols; c++) {
+		int width = (int)p->w[c], last = c == p->ncols - 1;
+		const struct db_value *cell = value_at(v ? v : &null_value, v ? p->idx[c] : -1);
+		const char *s = buf;
 
-			if (idx[c] < 0)
-				continue; /* not in this schema, or says nothing */
-			if (r < 0)
-				s = cols[c].head;
-			else if (last && cols[c].kind == K_TEXT &&
-				 cell_at(t, r, idx[c])->type == DB_TEXT)
-				s = cell_at(t, r, idx[c])->s; /* whole: nothing follows it */
-			else
-				human_cell(cell_at(t, r, idx[c]), cols[c].kind, buf, sizeof(buf));
-			if (left_aligned(cols[c].kind))
-				fprintf(f, "%s%-*s", first ? "" : "  ", last ? 0 : width, s);
-			else
-				fprintf(f, "%s%*s", first ? "" : "  ", width, s);
-			first = 0;
-		}
-		fputc('\n', f);
+		if (p->idx[c] < 0)
+			continue; /* not in this schema, or says nothing */
+		if (!v)
+			s = p->cols[c].head;
+		else if (last && p->cols[c].kind == K_TEXT && cell->type == DB_TEXT)
+			s = cell->s; /* whole: nothing follows it */
+		else
+			human_cell(cell, p->cols[c].kind, buf, sizeof(buf));
+		if (left_aligned(p->cols[c].kind))
+			fprintf(p->f, "%s%-*s", first ? "" : "  ", last ? 0 : width, s);
+		else
+			fprintf(p->f, "%s%*s", first ? "" : "  ", width, s);
+		first = 0;
 	}
-	free(w);
+	fputc('\n', p->f);
+}
+
+int wm_printer_row(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct wm_printer *p = arg;
+
+	if (!p->mapped)
+		map_columns(p, n, names);
+	if (p->fmt == WM_CSV)
+		csv_row(p, v);
+	else if (p->fmt == WM_JSON)
+		json_row(p, v);
+	else if (p->measuring)
+		measure_row(p, v);
+	else if (p->rows < p->measured_rows)
+		table_line(p, v);
+	else
+		return 1; /* rows that came after the measuring pass: not shown */
+	p->rows++;
 	return 0;
+}
+
+void wm_printer_measured(struct wm_printer *p)
+{
+	for (int c = 0; c < p->ncols; c++)
+		if (p->idx[c] >= 0 && p->cols[c].quiet && !p->varies[c])
+			p->idx[c] = -1;
+	p->measuring = 0;
+	p->measured_rows = p->rows;
+	p->rows = 0;
+	p->mapped = 1; /* keep the columns hidden now */
+	table_line(p, NULL);
+}
+
+void wm_printer_end(struct wm_printer *p)
+{
+	if (p->fmt == WM_JSON)
+		fputs(p->rows ? "\n]\n" : "]\n", p->f);
+	wm_printer_free(p);
 }
 
 int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t, const struct wm_col *cols,
 	     int ncols)
 {
-	int *idx = calloc((size_t)ncols + 1, sizeof(*idx));
-	int ret = 0;
+	struct db_value v[t->ncols + 1];
+	struct wm_printer p;
+	int passes = fmt == WM_TABLE ? 2 : 1;
 
-	if (!idx)
+	if (wm_printer_init(&p, f, fmt, cols, ncols))
 		return WM_EXIT_ERROR;
-	for (int c = 0; c < ncols; c++)
-		idx[c] = wm_col(t, cols[c].name);
-	if (fmt == WM_CSV)
-		print_csv(f, t, cols, idx, ncols);
-	else if (fmt == WM_JSON)
-		print_json(f, t, cols, idx, ncols);
-	else
-		ret = print_table(f, t, cols, idx, ncols);
-	free(idx);
-	return ret;
+	map_columns(&p, t->ncols, (const char *const *)t->names);
+	for (int pass = 0; pass < passes; pass++) {
+		if (pass == 1)
+			wm_printer_measured(&p);
+		for (int r = 0; r < t->nrows; r++) {
+			table_row(t, r, v);
+			wm_printer_row(&p, t->ncols, v, (const char *const *)t->names);
+		}
+	}
+	wm_printer_end(&p);
+	return 0;
 }

@@ -1,0 +1,197 @@
+/* query: the named reads of the history that the wearmon CLI's status,
+ * history, show, alerts and export commands make. Each function holds its
+ * SQL, handles the differences between schema versions once, and streams
+ * its rows to a db_row_fn (db/db.h), so a caller keeps only the row it is
+ * looking at. Never writes; nothing here prints.
+ *
+ * Every function returns 0, the callback's first nonzero value, or -errno
+ * with a message naming the database in err. */
+#ifndef WEARMON_QUERY_H
+#define WEARMON_QUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+/* Where rows go, and where an error message is written. */
+struct query_sink {
+	db_row_fn fn; /* NULL: rows are dropped */
+	void *arg;
+	char *err;
+	size_t errlen;
+};
+
+/* What a statement depends on in the database's schema (query_schema_of). */
+struct query_schema {
+	int version;  /* PRAGMA user_version */
+	int progress; /* progress table: 0 none, 7 (phase), 8 (with the plan) */
+};
+
+/* One named statement, for tests that look at its query plan: sql builds
+ * its text for a schema (malloc'd, NULL when out of memory); its ?N
+ * parameters are integers or text. */
+struct query_named {
+	const char *name;
+	int per_target; /* 1: reads one target's (or iteration's) rows: its
+			       plan must not scan samples or iterations */
+	char *(*sql)(const struct query_schema *sc);
+};
+
+/* Every statement of this module but the history's, which is built per
+ * filter (query_history_prepare). */
+extern const struct query_named query_named[];
+extern const size_t query_nnamed;
+
+/* The schema facts the statements depend on into *sc. */
+int query_schema_of(struct db *db, struct query_schema *sc, char *err, size_t errlen);
+
+/* ---- lookups (query.c) ---- */
+
+/* The target named name: one row (id, known), id NULL when there is none
+ * and known the list of the targets' names ("a, b"), NULL when none. */
+int query_target_lookup(struct db *db, const char *name, const struct query_sink *s);
+
+/* Whether the database holds an iteration into *any (0 or 1). */
+int query_any_iteration(struct db *db, int *any, char *err, size_t errlen);
+
+/* The column names of a table or view, one row each (column "name"), in
+ * order. */
+int query_columns(struct db *db, const char *table, const struct query_sink *s);
+
+/* Whether table has column into *has (0 or 1). */
+int query_has_column(struct db *db, const char *table, const char *column, int *has, char *err,
+		     size_t errlen);
+
+/* ---- export (query.c) ---- */
+
+/* The tables and views a user may export (name, type), SQLite's own left
+ * out, tables first. */
+int query_export_names(struct db *db, const struct query_sink *s);
+
+/* Every row of the table or view name, every column (name must be one
+ * query_export_names listed: it is quoted, never parsed). */
+int query_export_rows(struct db *db, const char *name, const struct query_sink *s);
+
+/* ---- history and alerts (query_history.c) ---- */
+
+/* Which iterations history lists; NULL / 0 / "" : no filter. */
+struct query_history_filter {
+	const char *target;
+	int64_t cycle;
+	const char *since; /* ISO-8601 UTC, started_at >= since */
+};
+
+/* The history statement for this database's schema: its SQL and the names
+ * of its columns (id, target, cycle, iteration, every column of
+ * iterations but ids, baseline_mibps, baseline_cycle, ratio). */
+struct query_history {
+	char *sql;
+	char **names;
+	int nnames;
+};
+
+/* Builds q for f. Free it with query_history_free. */
+int query_history_prepare(struct db *db, const struct query_history_filter *f,
+			  struct query_history *q, char *err, size_t errlen);
+
+/* One row per iteration that f lets through, by target name, cycle and
+ * iteration number. */
+int query_history_run(struct db *db, const struct query_history *q,
+		      const struct query_history_filter *f, const struct query_sink *s);
+
+void query_history_free(struct query_history *q);
+
+/* Events of severity notice and above, oldest first (target and since
+ * may be NULL): id, at, target, severity, kind, cycle, iteration,
+ * iteration_id, value, baseline, message, message_id. */
+int query_alerts(struct db *db, const char *target, const char *since, const struct query_sink *s);
+
+/* ---- one iteration (query_show.c) ---- */
+
+/* The iteration id: every column of iterations, then target, device,
+ * device_kind, cycle, baseline_mibps, baseline_cycle, nsizes. */
+int query_show_iteration(struct db *db, int64_t id, const struct query_sink *s);
+
+/* Its samples per phase, measure last: phase, n, t_ms (the last), lo,
+ * mean, hi (MiB/s), iops (mean), p99 (worst). */
+int query_show_sample_phases(struct db *db, int64_t id, const struct query_sink *s);
+
+/* Its samples, measure last, in time order: phase, t_ms, mibps. */
+int query_show_sample_trace(struct db *db, int64_t id, const struct query_sink *s);
+
+/* Its samples, every column, in the same order. */
+int query_show_samples(struct db *db, int64_t id, const struct query_sink *s);
+
+/* The health snapshots of the iteration (schemas that store it) or else
+ * of its cycle, every column, oldest first. */
+int query_show_health(struct db *db, int64_t id, int64_t cycle_id, const struct query_sink *s);
+
+/* Its events and those of its cycle that name no iteration, oldest first:
+ * at, severity, kind, message, of_cycle (1: the cycle's). */
+int query_show_events(struct db *db, int64_t id, int64_t cycle_id, const struct query_sink *s);
+
+/* The same events, every column. */
+int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const struct query_sink *s);
+
+/* ---- status (query_status.c) ---- */
+
+/* Every run not known to have stopped, and the latest run, newest first:
+ * started_at, ended_at, pid, hostname, exit_status, exit_reason. */
+int query_status_runs(struct db *db, const struct query_sink *s);
+
+/* The targets (all when name is NULL), by name: id, name, device, kind,
+ * capacity_bytes. */
+int query_status_targets(struct db *db, const char *name, const struct query_sink *s);
+
+/* The target's last iteration, or its last done one: every column of
+ * iterations, then cycle, cycle_status, baseline_mibps, baseline_cycle,
+ * nsizes, cycles_cfg (NULL before progress version 8; nsizes then from
+ * the rows). */
+int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t target_id, int done,
+			 const struct query_sink *s);
+
+/* The target's progress row when it is fresh (< 10 s) and about this
+ * cycle and iteration: phase, mibps, phase_bytes (and phase_seconds,
+ * duration_seconds from version 8). */
+int query_fresh_progress(struct db *db, const struct query_schema *sc, int64_t target_id,
+			 int64_t cycle, int64_t iteration, const struct query_sink *s);
+
+/* A row of the same target, size, workload and block size: the last that
+ * is done: wall (seconds), fill_seconds, cycle_id, cycle. */
+struct query_same_size {
+	int64_t target_id, size_bytes, block_size;
+	const char *workload;
+};
+int query_last_same_size(struct db *db, const struct query_same_size *k,
+			 const struct query_sink *s);
+
+/* The target's last done cycle: number, wall (seconds), and elapsed, the
+ * seconds since cycle cycle_id started. */
+int query_last_done_cycle(struct db *db, int64_t target_id, int64_t cycle_id,
+			  const struct query_sink *s);
+
+/* The target's last cycle: number, status, action, action_outcome. */
+int query_last_cycle(struct db *db, int64_t target_id, const struct query_sink *s);
+
+/* The target's last event of severity notice and above: at, severity,
+ * kind, message, cycle, iteration, iteration_id. */
+int query_last_alert(struct db *db, int64_t target_id, const struct query_sink *s);
+
+/* ---- shared by the files of this module (query.c) ---- */
+
+/* Run sql with params into s. */
+int query_run(struct db *db, const char *sql, const struct db_value *p, int np,
+	      const struct query_sink *s);
+
+/* How an iteration i finds its baseline in this schema: the columns
+ * (baseline_mibps, baseline_cycle) and the joins that give them. From
+ * schema 9 the row names its baseline (baseline_iteration_id), a lookup by
+ * primary key; the view iteration_baseline would be built whole at every
+ * join. Before 9, the reader's TEMP view of the same name (db_open). */
+struct query_baseline {
+	const char *mibps, *cycle, *join;
+};
+const struct query_baseline *query_baseline_of(const struct query_schema *sc);
+
+#endif

@@ -1,0 +1,276 @@
+/* wearmon_session: what every subcommand shares: the usage text, error
+ * messages, its options, the read-only database session and the lookups
+ * every command makes (through common/db/query/). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "base/util.h"
+#include "wearmon.h"
+
+void wm_usage(FILE *f)
+{
+	fprintf(f, "Usage: wearmon [-d DB] COMMAND [OPTIONS]\n"
+		   "Read the history that wearmond records (read-only; safe while it runs).\n"
+		   "\n"
+		   "Commands:\n"
+		   "  status [--target T] [--format table|json]\n"
+		   "                              what each target is doing now\n"
+		   "  history [--target T] [--cycle N] [--since TIME] [--format table|csv|json]\n"
+		   "                              one row per iteration\n"
+		   "  show ITERATION [--format table|json]\n"
+		   "                              everything about one iteration (its ID)\n"
+		   "  alerts [--target T] [--since TIME] [--format table|csv|json]\n"
+		   "                              alerts: severity notice and above\n"
+		   "  plot --kind sizes|cycles|samples|wear|latency -o FILE.svg\n"
+		   "       [--target T[,T...]]    draw an SVG chart (samples needs --iteration;\n"
+		   "       [--iteration ID]       latency with one: over time; several targets\n"
+		   "                              in one chart: --target a,b)\n"
+		   "  report -o FILE.html [--target T] [--campaign N]\n"
+		   "                              one self-contained HTML report of a campaign\n"
+		   "  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
+		   "                              every row of a table or view (default csv)\n"
+		   "  merge -o OUT.db IN.db...    gather many machines' databases into OUT.db\n"
+		   "                              (targets become HOST/NAME; the only command\n"
+		   "       [--rename IN.db=HOST]  that writes, and only OUT.db, never a daemon's;\n"
+		   "                              --rename: IN.db's targets as HOST/NAME)\n"
+		   "\n"
+		   "Options (also accepted after COMMAND):\n"
+		   "  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
+		   "  -h, --help         this text\n"
+		   "  -V, --version      print the version\n"
+		   "\n"
+		   "TIME is UTC: 2026-12-01, 2026-12-01T08:00[:SS[.mmm]][Z], today, yesterday,\n"
+		   "or an age such as 90m, 12h, 7d.\n"
+		   "Exit status: 0 success (also when there is nothing to show yet),\n"
+		   "1 runtime error (database missing or unreadable, no such target or\n"
+		   "iteration), 2 usage error. See wearmon(1).\n");
+}
+
+void wm_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("wearmon: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int wm_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("wearmon: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'wearmon --help'.\n", stderr);
+	return WM_EXIT_USAGE;
+}
+
+/* ---- the session -------------------------------------------------------- */
+
+int wm_open(struct wm *wm)
+{
+	char err[1024];
+	struct stat st;
+	int ret;
+
+	if (stat(wm->db_path, &st) != 0) {
+		if (errno == ENOENT)
+			wm_err("database %s does not exist (wearmond creates it; "
+			       "choose another with -d DB)",
+			       wm->db_path);
+		else
+			wm_err("database %s: %s", wm->db_path, strerror(errno));
+		return WM_EXIT_ERROR;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		wm_err("database %s is a directory, not a file", wm->db_path);
+		return WM_EXIT_ERROR;
+	}
+	ret = db_open(wm->db_path, 1, &wm->db, err, sizeof(err));
+	if (ret) {
+		wm_err("%s", err);
+		return WM_EXIT_ERROR;
+	}
+	return 0;
+}
+
+int wm_result(const struct wm *wm, int ret, const char *err)
+{
+	if (ret == -ENOMEM)
+		wm_err("out of memory reading %s", wm->db_path);
+	else if (ret < 0)
+		wm_err("%s", err && err[0] ? err : strerror(-ret));
+	return ret < 0 ? WM_EXIT_ERROR : 0;
+}
+
+const struct query_sink *wm_rows(struct query_sink *s, struct wm_table *t, char *err, size_t errlen)
+{
+	wm_table_free(t);
+	if (errlen)
+		err[0] = '\0';
+	*s = (struct query_sink){ wm_add_row, t, err, errlen };
+	return s;
+}
+
+int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np)
+{
+	char err[1024] = "";
+	int ret;
+
+	wm_table_free(t);
+	ret = db_query(wm->db, sql, p, np, wm_add_row, t, err, sizeof(err));
+	if (ret == -ENOMEM)
+		wm_err("out of memory reading %s", wm->db_path);
+	else if (ret)
+		wm_err("%s", err[0] ? err : strerror(-ret));
+	return ret ? WM_EXIT_ERROR : 0;
+}
+
+int wm_target_id(struct wm *wm, const char *name, int64_t *id)
+{
+	struct wm_table t = { 0 };
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
+	int ret = wm_result(
+		wm, query_target_lookup(wm->db, name, wm_rows(&sk, &t, err, sizeof(err))), err);
+
+	if (ret)
+		return ret;
+	if (wm_cell(&t, 0, "id")->type == DB_NULL) {
+		const char *known = wm_str(&t, 0, "known");
+
+		wm_err("no target named '%s' in %s (%s%s)", name, wm->db_path,
+		       known ? "targets: " : "it has no targets yet", known ? known : "");
+		ret = WM_EXIT_ERROR;
+	} else {
+		*id = wm_int(&t, 0, "id", 0);
+	}
+	wm_table_free(&t);
+	return ret;
+}
+
+int wm_has_iterations(struct wm *wm)
+{
+	char err[WM_ERR_MAX] = "";
+	int any = 0;
+
+	if (wm_result(wm, query_any_iteration(wm->db, &any, err, sizeof(err)), err))
+		return -1;
+	return any;
+}
+
+int wm_columns(struct wm *wm, const char *table, struct wm_table *t)
+{
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
+
+	return wm_result(wm, query_columns(wm->db, table, wm_rows(&sk, t, err, sizeof(err))), err);
+}
+
+int wm_has_column(struct wm *wm, const char *table, const char *column)
+{
+	char err[WM_ERR_MAX] = "";
+	int has = 0;
+
+	if (wm_result(wm, query_has_column(wm->db, table, column, &has, err, sizeof(err)), err))
+		return -1;
+	return has;
+}
+
+/* ---- subcommand options ------------------------------------------------- */
+
+/* Checks and stores one option value. Returns -1 or WM_EXIT_USAGE. */
+static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
+{
+	switch (ch) {
+	case 't': a->target = val; break;
+	case 'c':
+		if (wm_parse_id(val, &a->cycle))
+			return wm_usage_error("%s: --cycle wants a cycle number >= 1, not '%s'",
+					      cmd, val);
+		break;
+	case 's':
+		if (wm_parse_since(val, time(NULL), a->since, sizeof(a->since)))
+			return wm_usage_error("%s: --since: cannot read '%s' as a time "
+					      "(2026-12-01, 2026-12-01T08:00Z, today, 12h, 7d)",
+					      cmd, val);
+		break;
+	case 'f':
+		if (wm_parse_format(val, &a->format))
+			return wm_usage_error("%s: --format is table, csv or json, not '%s'", cmd,
+					      val);
+		a->format_given = 1;
+		break;
+	case 'i':
+		if (wm_parse_id(val, &a->iteration))
+			return wm_usage_error("%s: --iteration wants an iteration ID, not '%s'",
+					      cmd, val);
+		break;
+	case 'k': a->kind = val; break;
+	case 'o': a->output = val; break;
+	case 'r':
+		if (a->nrename >= WM_MAX_RENAMES)
+			return wm_usage_error("%s: more than %d --rename", cmd, WM_MAX_RENAMES);
+		a->rename[a->nrename++] = val;
+		break;
+	case 'n':
+		if (wm_parse_id(val, &a->campaign))
+			return wm_usage_error(
+				"%s: --campaign wants a campaign number >= 1, not '%s'", cmd, val);
+		break;
+	}
+	return -1;
+}
+
+int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, struct wm_args *a)
+{
+	static const struct option longopts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "cycle", required_argument, NULL, 'c' },
+		{ "since", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "iteration", required_argument, NULL, 'i' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "campaign", required_argument, NULL, 'n' },
+		{ "rename", required_argument, NULL, 'r' },
+		{ "database", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = argv[0];
+	int ch, ret;
+
+	memset(a, 0, sizeof(*a));
+	optind = 0; /* glibc: start afresh on the new argv */
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:r:d:h", longopts, NULL)) != -1) {
+		if (ch == 'h') {
+			wm_usage(stdout);
+			return WM_EXIT_OK;
+		}
+		if (ch == ':')
+			return wm_usage_error("%s: option '%s' needs an argument", cmd,
+					      argv[optind - 1]);
+		if (ch == '?' || (ch != 'd' && !strchr(allowed, ch)))
+			return wm_usage_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
+		if (ch == 'd')
+			wm->db_path = optarg;
+		else if ((ret = set_arg(cmd, ch, optarg, a)) >= 0)
+			return ret;
+	}
+	a->pos = argv + optind;
+	a->npos = argc - optind;
+	return -1;
+}
