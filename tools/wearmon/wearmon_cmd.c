@@ -1,7 +1,7 @@
 /* wearmon_cmd: the listing subcommands of wearmon: history (one row per
  * iteration), alerts (events of severity notice and above) and show (all
- * about one iteration). Queries read base tables, so a version-1 database
- * that has not got the views yet reads the same. */
+ * about one iteration). The reads are common/db/query/'s (query_history.c,
+ * query_show.c); history and alerts print rows as they come. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,25 +11,11 @@
 #include "base/util.h"
 #include "wearmon.h"
 
-#define ALERT_SEVERITIES "('emerg', 'alert', 'crit', 'err', 'warning', 'notice')"
-
 /* ---- history ------------------------------------------------------------ */
 
 /* csv and json carry every column of iterations (whatever the schema
- * version), led by names a person knows and followed by the baseline. */
-static const char *const history_lead[] = { "id", "target", "cycle", "iteration" };
-static const char *const history_tail[] = { "baseline_mibps", "baseline_cycle", "ratio" };
-/* iterations columns already in the lead under another name, or ids */
-static const char *const history_skip[] = { "id", "number", "cycle_id", "run_id", "target_id" };
-
-static int listed(const char *const *v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return 1;
-	return 0;
-}
-
+ * version), led by names a person knows and followed by the baseline
+ * (query_history_prepare names them). */
 /* What fits a terminal. */
 static const struct wm_col history_table[] = {
 	{ "id", "ID", K_INT, 0 },
@@ -53,57 +39,6 @@ static const struct wm_col history_table[] = {
 	{ "ratio", "VS BASE", K_RATIO, 0 },
 };
 
-/* Builds the query and its csv/json columns from the live schema; names
- * in *raw point into names. Returns 0 or WM_EXIT_ERROR. */
-static int history_query(struct wm *wm, struct wm_table *names, char **sql, struct wm_col **raw,
-			 int *nraw)
-{
-	size_t len = 0;
-	FILE *f;
-	int n = 0;
-
-	if (wm_columns(wm, "iterations", names))
-		return WM_EXIT_ERROR;
-	*raw = calloc(ARRAY_SIZE(history_lead) + ARRAY_SIZE(history_tail) + (size_t)names->nrows,
-		      sizeof(**raw));
-	f = open_memstream(sql, &len);
-	if (!*raw || !f) {
-		wm_err("out of memory");
-		if (f)
-			fclose(f);
-		return WM_EXIT_ERROR;
-	}
-	for (size_t k = 0; k < ARRAY_SIZE(history_lead); k++)
-		(*raw)[n++] = (struct wm_col){ history_lead[k], "", K_TEXT, 0 };
-	fputs("SELECT i.id, t.name AS target, c.number AS cycle, i.number AS iteration", f);
-	for (int r = 0; r < names->nrows; r++) {
-		const char *col = wm_str(names, r, "name");
-
-		if (listed(history_skip, ARRAY_SIZE(history_skip), col))
-			continue;
-		fprintf(f, ", i.\"%s\"", col); /* names from sqlite_master */
-		(*raw)[n++] = (struct wm_col){ col, "", K_TEXT, 0 };
-	}
-	for (size_t k = 0; k < ARRAY_SIZE(history_tail); k++)
-		(*raw)[n++] = (struct wm_col){ history_tail[k], "", K_TEXT, 0 };
-	fputs(", CASE WHEN i.status = 'done' THEN b.baseline_mibps END AS baseline_mibps,"
-	      " CASE WHEN i.status = 'done' THEN b.baseline_cycle END AS baseline_cycle,"
-	      " CASE WHEN i.status = 'done' THEN i.mibps_avg / b.baseline_mibps END AS ratio"
-	      " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-	      " JOIN targets t ON t.id = i.target_id" WM_SQL_BASELINE_JOIN,
-	      f);
-	fputs(" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR c.number = ?2)"
-	      " AND (?3 IS NULL OR i.started_at >= ?3)"
-	      " ORDER BY t.name, c.number, i.number",
-	      f);
-	*nraw = n;
-	if (fclose(f) != 0) {
-		wm_err("out of memory");
-		return WM_EXIT_ERROR;
-	}
-	return 0;
-}
-
 /* An empty result in table form: say why. Returns 0 or WM_EXIT_ERROR. */
 static int say_empty(struct wm *wm, const char *what)
 {
@@ -115,14 +50,74 @@ static int say_empty(struct wm *wm, const char *what)
 	return 0;
 }
 
+/* A named read whose rows are printed as they come. */
+struct stream {
+	int (*run)(struct wm *wm, const void *ctx, const struct query_sink *s);
+	const void *ctx;
+	const char *empty; /* table: what no row means */
+};
+
+/* Prints the rows of st in fmt with cols: memory does not grow with them
+ * (a table reads them twice: widths, then lines). Returns 0 or
+ * WM_EXIT_ERROR. */
+static int print_stream(struct wm *wm, const struct stream *st, enum wm_format fmt,
+			const struct wm_col *cols, int ncols)
+{
+	struct wm_printer p;
+	char err[WM_ERR_MAX] = "";
+	struct query_sink sk = { wm_printer_row, &p, err, sizeof(err) };
+	int ret;
+
+	if (wm_printer_init(&p, stdout, fmt, cols, ncols)) {
+		wm_err("out of memory");
+		return WM_EXIT_ERROR;
+	}
+	ret = st->run(wm, st->ctx, &sk);
+	if (ret == 0 && fmt == WM_TABLE && p.rows == 0) {
+		wm_printer_free(&p);
+		return say_empty(wm, st->empty);
+	}
+	if (ret == 0 && fmt == WM_TABLE) {
+		wm_printer_measured(&p);
+		ret = st->run(wm, st->ctx, &sk);
+		if (ret > 0)
+			ret = 0; /* rows written since the first pass: left out */
+	}
+	wm_printer_end(&p);
+	return wm_result(wm, ret, err);
+}
+
+struct history_ctx {
+	struct query_history q;
+	struct query_history_filter f;
+};
+
+static int run_history(struct wm *wm, const void *ctx, const struct query_sink *s)
+{
+	const struct history_ctx *h = ctx;
+
+	return query_history_run(wm->db, &h->q, &h->f, s);
+}
+
+/* The csv/json columns: every column of the statement, raw. */
+static struct wm_col *raw_cols(const struct query_history *q)
+{
+	struct wm_col *raw = calloc((size_t)q->nnames + 1, sizeof(*raw));
+
+	for (int k = 0; raw && k < q->nnames; k++)
+		raw[k] = (struct wm_col){ q->names[k], "", K_TEXT, 0 };
+	return raw;
+}
+
 int wm_cmd_history(struct wm *wm, int argc, char **argv)
 {
-	struct wm_table t = { 0 }, names = { 0 };
+	struct history_ctx h = { 0 };
+	struct stream st = { run_history, &h, "no iterations match" };
 	struct wm_col *raw = NULL;
 	struct wm_args a;
-	char *sql = NULL;
+	char err[WM_ERR_MAX] = "";
 	int64_t tid;
-	int nraw = 0, ret = wm_parse_args(wm, argc, argv, "tcsf", &a);
+	int ret = wm_parse_args(wm, argc, argv, "tcsf", &a);
 
 	if (ret >= 0)
 		return ret;
@@ -130,39 +125,24 @@ int wm_cmd_history(struct wm *wm, int argc, char **argv)
 		return wm_usage_error("history: unexpected argument '%s'", a.pos[0]);
 	if ((ret = wm_open(wm)) || (a.target && (ret = wm_target_id(wm, a.target, &tid))))
 		return ret;
-	ret = history_query(wm, &names, &sql, &raw, &nraw);
-	if (!ret)
-		ret = wm_fetch(wm, &t, sql,
-			       (struct db_value[]){ WM_TEXT(a.target),
-						    a.cycle ? WM_INT(a.cycle) : WM_NULLV,
-						    WM_TEXT(a.since[0] ? a.since : NULL) },
-			       3);
-	if (ret == 0 && t.nrows == 0 && a.format == WM_TABLE)
-		ret = say_empty(wm, "no iterations match");
-	else if (ret == 0 && a.format == WM_TABLE)
-		ret = wm_print(stdout, a.format, &t, history_table, ARRAY_SIZE(history_table));
-	else if (ret == 0)
-		ret = wm_print(stdout, a.format, &t, raw, nraw);
-	free(sql);
+	h.f = (struct query_history_filter){ a.target, a.cycle, a.since };
+	ret = wm_result(wm, query_history_prepare(wm->db, &h.f, &h.q, err, sizeof(err)), err);
+	if (ret)
+		return ret;
+	if (a.format == WM_TABLE) {
+		ret = print_stream(wm, &st, a.format, history_table, ARRAY_SIZE(history_table));
+	} else if (!(raw = raw_cols(&h.q))) {
+		wm_err("out of memory");
+		ret = WM_EXIT_ERROR;
+	} else {
+		ret = print_stream(wm, &st, a.format, raw, h.q.nnames);
+	}
 	free(raw);
-	wm_table_free(&names);
-	wm_table_free(&t);
+	query_history_free(&h.q);
 	return ret;
 }
 
 /* ---- alerts ------------------------------------------------------------- */
-
-static const char alerts_sql[] =
-	"SELECT e.id, e.at, t.name AS target, e.severity, e.kind, c.number AS cycle,"
-	" i.number AS iteration, e.iteration_id, e.value, e.baseline, e.message,"
-	" e.message_id"
-	" FROM events e"
-	" LEFT JOIN targets t ON t.id = e.target_id"
-	" LEFT JOIN cycles c ON c.id = e.cycle_id"
-	" LEFT JOIN iterations i ON i.id = e.iteration_id"
-	" WHERE e.severity IN " ALERT_SEVERITIES
-	" AND (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR e.at >= ?2)"
-	" ORDER BY e.at, e.id";
 
 static const struct wm_col alerts_raw[] = {
 	{ "id", "", K_INT, 0 },        { "at", "", K_TEXT, 0 },
@@ -180,9 +160,21 @@ static const struct wm_col alerts_table[] = {
 	{ "iteration_id", "ID", K_INT, 0 },    { "message", "MESSAGE", K_TEXT, 0 },
 };
 
+struct alerts_ctx {
+	const char *target, *since;
+};
+
+static int run_alerts(struct wm *wm, const void *ctx, const struct query_sink *s)
+{
+	const struct alerts_ctx *c = ctx;
+
+	return query_alerts(wm->db, c->target, c->since, s);
+}
+
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv)
 {
-	struct wm_table t = { 0 };
+	struct alerts_ctx c;
+	struct stream st = { run_alerts, &c, NULL };
 	struct wm_args a;
 	int64_t tid;
 	int ret = wm_parse_args(wm, argc, argv, "tsf", &a);
@@ -193,30 +185,14 @@ int wm_cmd_alerts(struct wm *wm, int argc, char **argv)
 		return wm_usage_error("alerts: unexpected argument '%s'", a.pos[0]);
 	if ((ret = wm_open(wm)) || (a.target && (ret = wm_target_id(wm, a.target, &tid))))
 		return ret;
-	ret = wm_fetch(
-		wm, &t, alerts_sql,
-		(struct db_value[]){ WM_TEXT(a.target), WM_TEXT(a.since[0] ? a.since : NULL) }, 2);
-	if (ret == 0 && t.nrows == 0 && a.format == WM_TABLE)
-		ret = say_empty(wm, a.since[0] ? "no alerts in that time" : "no alerts");
-	else if (ret == 0)
-		ret = wm_print(stdout, a.format, &t,
-			       a.format == WM_TABLE ? alerts_table : alerts_raw,
-			       a.format == WM_TABLE ? (int)ARRAY_SIZE(alerts_table)
-						    : (int)ARRAY_SIZE(alerts_raw));
-	wm_table_free(&t);
-	return ret;
+	c = (struct alerts_ctx){ a.target, a.since[0] ? a.since : NULL };
+	st.empty = a.since[0] ? "no alerts in that time" : "no alerts";
+	if (a.format == WM_TABLE)
+		return print_stream(wm, &st, a.format, alerts_table, ARRAY_SIZE(alerts_table));
+	return print_stream(wm, &st, a.format, alerts_raw, ARRAY_SIZE(alerts_raw));
 }
 
 /* ---- show --------------------------------------------------------------- */
-
-static const char show_sql[] =
-	"SELECT i.*, t.name AS target, t.device, t.kind AS device_kind,"
-	" c.number AS cycle, b.baseline_mibps, b.baseline_cycle,"
-	" (SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id)"
-	"  AS nsizes"
-	" FROM iterations i"
-	" JOIN cycles c ON c.id = i.cycle_id"
-	" JOIN targets t ON t.id = i.target_id" WM_SQL_BASELINE_JOIN " WHERE i.id = ?";
 
 /* Columns show prints in its own words; others go under "more". */
 /* clang-format off */
@@ -348,19 +324,15 @@ static void sparkline(const struct wm_table *s, const char *phase, double max)
 static int show_samples(struct wm *wm, int64_t id)
 {
 	struct wm_table g = { 0 }, s = { 0 };
-	int ret = wm_fetch(wm, &g,
-			   "SELECT phase, count(*) AS n, max(t_ms) AS t_ms,"
-			   " min(mibps) AS lo, avg(mibps) AS mean, max(mibps) AS hi,"
-			   " avg(iops) AS iops, max(lat_p99_us) AS p99"
-			   " FROM samples WHERE iteration_id = ? GROUP BY phase"
-			   " ORDER BY phase = 'measure'",
-			   (struct db_value[]){ WM_INT(id) }, 1);
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
+	int ret = wm_result(
+		wm, query_show_sample_phases(wm->db, id, wm_rows(&sk, &g, err, sizeof(err))), err);
 
 	if (!ret)
-		ret = wm_fetch(wm, &s,
-			       "SELECT phase, t_ms, mibps FROM samples"
-			       " WHERE iteration_id = ? ORDER BY phase = 'measure', t_ms",
-			       (struct db_value[]){ WM_INT(id) }, 1);
+		ret = wm_result(
+			wm, query_show_sample_trace(wm->db, id, wm_rows(&sk, &s, err, sizeof(err))),
+			err);
 	if (ret)
 		goto out;
 	printf("samples\n");
@@ -412,42 +384,32 @@ static int show_health(struct wm *wm, int64_t id, int64_t cycle_id)
 {
 	static const char *const ids[] = { "id", "target_id", "run_id", "cycle_id",
 					   "iteration_id" };
-	struct wm_table cols = { 0 }, h = { 0 };
-	int ret = wm_fetch(wm, &cols,
-			   "SELECT (SELECT count(*) FROM pragma_table_info('health')"
-			   " WHERE name = 'iteration_id') AS by_it,"
-			   " (SELECT count(*) FROM pragma_table_info('health')"
-			   " WHERE name = 'cycle_id') AS by_cycle",
-			   NULL, 0);
+	struct wm_table h = { 0 };
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
+	int ret = wm_result(
+		wm, query_show_health(wm->db, id, cycle_id, wm_rows(&sk, &h, err, sizeof(err))),
+		err);
 
 	if (ret)
 		return ret;
 	printf("health\n");
-	if (wm_int(&cols, 0, "by_it", 0))
-		ret = wm_fetch(wm, &h, "SELECT * FROM health WHERE iteration_id = ?",
-			       (struct db_value[]){ WM_INT(id) }, 1);
-	if (!ret && h.nrows == 0 && wm_int(&cols, 0, "by_cycle", 0))
-		ret = wm_fetch(wm, &h, "SELECT * FROM health WHERE cycle_id = ? ORDER BY id",
-			       (struct db_value[]){ WM_INT(cycle_id) }, 1);
-	if (!ret && h.nrows == 0)
+	if (h.nrows == 0)
 		printf("  no snapshot recorded\n");
-	for (int r = 0; !ret && r < h.nrows; r++)
+	for (int r = 0; r < h.nrows; r++)
 		print_cells(&h, r, ids, ARRAY_SIZE(ids));
-	wm_table_free(&cols);
 	wm_table_free(&h);
-	return ret;
+	return 0;
 }
 
 static int show_events(struct wm *wm, int64_t id, int64_t cycle_id)
 {
 	struct wm_table e = { 0 };
-	char at[32];
-	int ret = wm_fetch(wm, &e,
-			   "SELECT at, severity, kind, message,"
-			   " iteration_id IS NULL AS of_cycle FROM events"
-			   " WHERE iteration_id = ?1 OR (cycle_id = ?2 AND iteration_id IS NULL)"
-			   " ORDER BY at, id",
-			   (struct db_value[]){ WM_INT(id), WM_INT(cycle_id) }, 2);
+	struct query_sink sk;
+	char at[32], err[WM_ERR_MAX];
+	int ret = wm_result(
+		wm, query_show_events(wm->db, id, cycle_id, wm_rows(&sk, &e, err, sizeof(err))),
+		err);
 
 	if (ret)
 		return ret;
@@ -462,40 +424,27 @@ static int show_events(struct wm *wm, int64_t id, int64_t cycle_id)
 	return 0;
 }
 
-/* The health rows of the iteration, else of its cycle (later schemas). */
-static int health_rows(struct wm *wm, int64_t id, int64_t cycle_id, struct wm_table *h)
-{
-	int by_it = wm_has_column(wm, "health", "iteration_id");
-	int by_cycle = wm_has_column(wm, "health", "cycle_id");
-	int ret = by_it < 0 || by_cycle < 0 ? WM_EXIT_ERROR : 0;
-
-	if (!ret && by_it)
-		ret = wm_fetch(wm, h, "SELECT * FROM health WHERE iteration_id = ?",
-			       (struct db_value[]){ WM_INT(id) }, 1);
-	if (!ret && h->nrows == 0 && by_cycle)
-		ret = wm_fetch(wm, h, "SELECT * FROM health WHERE cycle_id = ?",
-			       (struct db_value[]){ WM_INT(cycle_id) }, 1);
-	return ret;
-}
-
 /* show --format json: one object with the iteration (every column), its
  * samples, the health snapshot and the events, all whole. */
 static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
 {
 	struct wm_table s = { 0 }, h = { 0 }, e = { 0 };
 	int64_t cycle_id = wm_int(t, 0, "cycle_id", 0);
-	int ret = wm_fetch(wm, &s,
-			   "SELECT * FROM samples WHERE iteration_id = ?"
-			   " ORDER BY phase = 'measure', t_ms",
-			   (struct db_value[]){ WM_INT(id) }, 1);
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
+	int ret = wm_result(wm, query_show_samples(wm->db, id, wm_rows(&sk, &s, err, sizeof(err))),
+			    err);
 
 	if (!ret)
-		ret = health_rows(wm, id, cycle_id, &h);
+		ret = wm_result(
+			wm,
+			query_show_health(wm->db, id, cycle_id, wm_rows(&sk, &h, err, sizeof(err))),
+			err);
 	if (!ret)
-		ret = wm_fetch(wm, &e,
-			       "SELECT * FROM events WHERE iteration_id = ?1"
-			       " OR (cycle_id = ?2 AND iteration_id IS NULL) ORDER BY at, id",
-			       (struct db_value[]){ WM_INT(id), WM_INT(cycle_id) }, 2);
+		ret = wm_result(wm,
+				query_show_events_all(wm->db, id, cycle_id,
+						      wm_rows(&sk, &e, err, sizeof(err))),
+				err);
 	if (!ret) {
 		fputs("{\"iteration\": ", stdout);
 		wm_json_row(stdout, t, 0);
@@ -516,6 +465,8 @@ static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
 int wm_cmd_show(struct wm *wm, int argc, char **argv)
 {
 	struct wm_table t = { 0 };
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
 	struct wm_args a;
 	int64_t id;
 	int ret = wm_parse_args(wm, argc, argv, "f", &a);
@@ -531,8 +482,11 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv)
 		return wm_usage_error("show: ITERATION is an iteration ID (a number >= 1), "
 				      "not '%s'",
 				      a.pos[0]);
-	if ((ret = wm_open(wm)) ||
-	    (ret = wm_fetch(wm, &t, show_sql, (struct db_value[]){ WM_INT(id) }, 1)))
+	if ((ret = wm_open(wm)))
+		return ret;
+	ret = wm_result(wm, query_show_iteration(wm->db, id, wm_rows(&sk, &t, err, sizeof(err))),
+			err);
+	if (ret)
 		return ret;
 	if (t.nrows == 0) {
 		int any = wm_has_iterations(wm);

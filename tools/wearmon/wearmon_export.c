@@ -8,17 +8,15 @@
 #include "base/util.h"
 #include "wearmon.h"
 
-/* The tables and views a user may export (SQLite's own are left out). */
-static const char names_sql[] =
-	"SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')"
-	" AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, name";
-
-/* Whether name is one of them; prints the list otherwise. Returns 0 or
- * WM_EXIT_ERROR. */
+/* Whether name is one of the tables and views a user may export; prints
+ * the list otherwise. Returns 0 or WM_EXIT_ERROR. */
 static int check_name(struct wm *wm, const char *name)
 {
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(wm, &t, names_sql, NULL, 0);
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
+	int ret =
+		wm_result(wm, query_export_names(wm->db, wm_rows(&sk, &t, err, sizeof(err))), err);
 
 	if (ret)
 		return ret;
@@ -36,32 +34,31 @@ out:
 	return ret;
 }
 
-/* Every column of name, raw. Returns 0 or WM_EXIT_ERROR. */
+/* Every column of name, raw, each row printed as it comes (memory does
+ * not grow with the rows). Returns 0 or WM_EXIT_ERROR. */
 static int export(struct wm *wm, const char *name, enum wm_format fmt, FILE *out)
 {
-	struct wm_table names = { 0 }, rows = { 0 };
+	struct wm_table names = { 0 };
 	struct wm_col *cols = NULL;
-	char *sql = NULL;
+	struct wm_printer p;
+	char err[WM_ERR_MAX] = "";
+	struct query_sink sk = { wm_printer_row, &p, err, sizeof(err) };
 	int ret = wm_columns(wm, name, &names);
 
 	if (ret)
 		return ret;
 	cols = calloc((size_t)names.nrows + 1, sizeof(*cols));
-	if (!cols || asprintf(&sql, "SELECT * FROM \"%s\"", name) < 0) {
-		sql = NULL;
+	for (int r = 0; cols && r < names.nrows; r++)
+		cols[r] = (struct wm_col){ wm_str(&names, r, "name"), "", K_TEXT, 0 };
+	if (!cols || wm_printer_init(&p, out, fmt, cols, names.nrows)) {
 		wm_err("out of memory");
 		ret = WM_EXIT_ERROR;
 		goto out;
 	}
-	for (int r = 0; r < names.nrows; r++)
-		cols[r] = (struct wm_col){ wm_str(&names, r, "name"), "", K_TEXT, 0 };
-	ret = wm_fetch(wm, &rows, sql, NULL, 0);
-	if (!ret)
-		ret = wm_print(out, fmt, &rows, cols, names.nrows);
+	ret = wm_result(wm, query_export_rows(wm->db, name, &sk), err);
+	wm_printer_end(&p);
 out:
-	free(sql);
 	free(cols);
-	wm_table_free(&rows);
 	wm_table_free(&names);
 	return ret;
 }

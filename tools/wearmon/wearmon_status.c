@@ -43,11 +43,6 @@ static enum daemon_state run_state(const struct wm_table *run, int r)
 	return strncmp(comm, "wearmond", 8) == 0 ? D_RUNNING : D_GONE;
 }
 
-/* Every run not known to have stopped, and the latest run (row 0). */
-static const char runs_sql[] =
-	"SELECT started_at, ended_at, pid, hostname, exit_status, exit_reason FROM runs"
-	" WHERE ended_at IS NULL OR id = (SELECT max(id) FROM runs) ORDER BY id DESC";
-
 /* The daemons: several may write one database (one per set of targets).
  * Any live one makes the state running; otherwise the latest run says. */
 struct daemons {
@@ -58,7 +53,10 @@ struct daemons {
 
 static int load_daemons(struct wm *wm, struct daemons *d)
 {
-	int ret = wm_fetch(wm, &d->runs, runs_sql, NULL, 0);
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
+	int ret = wm_result(wm, query_status_runs(wm->db, wm_rows(&sk, &d->runs, err, sizeof(err))),
+			    err);
 
 	if (ret)
 		return ret;
@@ -138,37 +136,21 @@ static void phase_figures(struct progress *p, double done, double goal, double s
 				    : fmin(eta_bytes, eta_time);
 }
 
-/* Whether the database has the progress table (v7) and its plan columns
- * (v8): 0 neither, 7 or 8. */
-static int progress_version(struct wm *wm)
-{
-	int v7 = wm_has_column(wm, "progress", "phase");
-	int v8 = wm_has_column(wm, "progress", "nsizes");
-
-	return v8 > 0 ? 8 : v7 > 0 ? 7 : 0;
-}
-
 /* From the progress row the daemon rewrites every second: returns 1 when
  * it is fresh and about this iteration. */
-static int progress_from_table(struct wm *wm, const struct wm_table *it, int pv, struct progress *p)
+static int progress_from_table(struct wm *wm, const struct wm_table *it,
+			       const struct query_schema *sc, struct progress *p)
 {
 	struct wm_table r = { 0 };
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
 	int found = 0, ret;
 
-	if (!pv)
+	if (!sc->progress)
 		return 0;
-	ret = wm_fetch(
-		wm, &r,
-		pv >= 8 ? "SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds"
-			  " FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?"
-			  " AND julianday('now') - julianday(updated_at) < 10.0 / 86400"
-			: "SELECT phase, mibps, phase_bytes FROM progress"
-			  " WHERE target_id = ? AND iteration = ? AND cycle = ?"
-			  " AND julianday('now') - julianday(updated_at) < 10.0 / 86400",
-		(struct db_value[]){ WM_INT(wm_int(it, 0, "target_id", 0)),
-				     WM_INT(wm_int(it, 0, "number", 0)),
-				     WM_INT(wm_int(it, 0, "cycle", 0)) },
-		3);
+	ret = query_fresh_progress(wm->db, sc, wm_int(it, 0, "target_id", 0),
+				   wm_int(it, 0, "cycle", 0), wm_int(it, 0, "number", 0),
+				   wm_rows(&sk, &r, err, sizeof(err)));
 	if (ret == 0 && r.nrows == 1 && wm_str(&r, 0, "phase")) {
 		const char *phase = wm_str(&r, 0, "phase");
 		int fill = !strcmp(phase, "fill"), measure = !fill && strcmp(phase, "start");
@@ -191,19 +173,17 @@ static int progress_from_table(struct wm *wm, const struct wm_table *it, int pv,
 static int progress_estimate(struct wm *wm, const struct wm_table *it, struct progress *p)
 {
 	struct wm_table prev = { 0 };
+	struct query_same_size k = {
+		.target_id = wm_int(it, 0, "target_id", 0),
+		.size_bytes = wm_int(it, 0, "size_bytes", 0),
+		.block_size = wm_int(it, 0, "block_size", 0),
+		.workload = wm_str(it, 0, "workload"),
+	};
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
 	double wall, fill;
-	int ret = wm_fetch(wm, &prev,
-			   "SELECT (julianday(ended_at) - julianday(started_at))"
-			   " * 86400 AS wall, fill_seconds, cycle_id,"
-			   " (SELECT number FROM cycles WHERE id = cycle_id) AS cycle"
-			   " FROM iterations WHERE target_id = ? AND size_bytes = ?"
-			   " AND workload = ? AND block_size = ? AND status = 'done'"
-			   " AND ended_at IS NOT NULL ORDER BY id DESC LIMIT 1",
-			   (struct db_value[]){ WM_INT(wm_int(it, 0, "target_id", 0)),
-						WM_INT(wm_int(it, 0, "size_bytes", 0)),
-						WM_TEXT(wm_str(it, 0, "workload")),
-						WM_INT(wm_int(it, 0, "block_size", 0)) },
-			   4);
+	int ret = wm_result(
+		wm, query_last_same_size(wm->db, &k, wm_rows(&sk, &prev, err, sizeof(err))), err);
 
 	if (ret || prev.nrows == 0)
 		goto out;
@@ -230,11 +210,12 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int get_progress(struct wm *wm, const struct wm_table *it, int pv, struct progress *p)
+static int get_progress(struct wm *wm, const struct wm_table *it, const struct query_schema *sc,
+			struct progress *p)
 {
 	*p = (struct progress){ .fraction = NAN, .eta = NAN, .current = NAN };
 	p->elapsed = fmax(0, now_seconds() - wm_time_of(wm_str(it, 0, "started_at")));
-	if (progress_from_table(wm, it, pv, p))
+	if (progress_from_table(wm, it, sc, p))
 		return 0;
 	return progress_estimate(wm, it, p);
 }
@@ -297,9 +278,12 @@ struct plan {
 	double cycle_eta, campaign_eta; /* seconds; NAN unknown */
 };
 
-static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, int pv, struct plan *pl)
+static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid,
+		    const struct query_schema *sc, struct plan *pl)
 {
 	struct wm_table c = { 0 };
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
 	int ret;
 
 	*pl = (struct plan){ .cycles = -1,
@@ -307,15 +291,12 @@ static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, int p
 			     .cycle_eta = NAN,
 			     .campaign_eta = NAN,
 			     .cycle_elapsed = NAN };
-	if (pv >= 8)
+	if (sc->progress >= 8)
 		pl->cycles = wm_int(it, 0, "cycles_cfg", -1);
-	ret = wm_fetch(wm, &c,
-		       "SELECT number, (julianday(ended_at) - julianday(started_at))"
-		       " * 86400 AS wall, (julianday('now') - julianday((SELECT started_at"
-		       " FROM cycles WHERE id = ?2))) * 86400 AS elapsed FROM cycles"
-		       " WHERE target_id = ?1 AND status = 'done' AND ended_at IS NOT NULL"
-		       " ORDER BY number DESC LIMIT 1",
-		       (struct db_value[]){ WM_INT(tid), WM_INT(wm_int(it, 0, "cycle_id", 0)) }, 2);
+	ret = wm_result(wm,
+			query_last_done_cycle(wm->db, tid, wm_int(it, 0, "cycle_id", 0),
+					      wm_rows(&sk, &c, err, sizeof(err))),
+			err);
 	if (ret || c.nrows == 0)
 		goto out;
 	pl->cycle_wall = wm_num(&c, 0, "wall");
@@ -349,29 +330,6 @@ static void print_plan(const struct wm_table *it, const struct plan *pl)
 }
 
 /* ---- one target --------------------------------------------------------- */
-
-/* The last iteration (of status ?2 when given). nsizes and cycles come from
- * the configuration as the daemon published it (v8), else the rows. */
-static char *last_it_sql(int pv)
-{
-	char *sql = NULL;
-
-	if (asprintf(&sql,
-		     "SELECT i.*, c.number AS cycle, c.status AS cycle_status,"
-		     " b.baseline_mibps, b.baseline_cycle,"
-		     " %s AS nsizes, %s AS cycles_cfg"
-		     " FROM iterations i"
-		     " JOIN cycles c ON c.id = i.cycle_id" WM_SQL_BASELINE_JOIN
-		     " WHERE i.target_id = ?1 AND (?2 IS NULL OR i.status = ?2)"
-		     " ORDER BY i.id DESC LIMIT 1",
-		     pv >= 8 ? "(SELECT nsizes FROM progress WHERE target_id = i.target_id)"
-			     : "(SELECT max(size_index) + 1 FROM iterations"
-			       " WHERE target_id = i.target_id)",
-		     pv >= 8 ? "(SELECT cycles FROM progress WHERE target_id = i.target_id)"
-			     : "NULL") < 0)
-		return NULL;
-	return sql;
-}
 
 static void print_position(const struct wm_table *it)
 {
@@ -444,44 +402,37 @@ static void target_free(struct target_status *ts)
 	wm_table_free(&ts->ev);
 }
 
-static int load_target(struct wm *wm, int64_t tid, enum daemon_state ds, int pv,
-		       struct target_status *ts)
+static int load_target(struct wm *wm, int64_t tid, enum daemon_state ds,
+		       const struct query_schema *sc, struct target_status *ts)
 {
-	char *sql = last_it_sql(pv);
-	int ret;
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
+	int ret = wm_result(
+		wm,
+		query_last_iteration(wm->db, sc, tid, 0, wm_rows(&sk, &ts->it, err, sizeof(err))),
+		err);
 
-	if (!sql) {
-		wm_err("out of memory");
-		return WM_EXIT_ERROR;
-	}
-	ret = wm_fetch(wm, &ts->it, sql, (struct db_value[]){ WM_INT(tid), WM_NULLV }, 2);
 	if (!ret)
-		ret = wm_fetch(wm, &ts->done, sql,
-			       (struct db_value[]){ WM_INT(tid), WM_STR("done") }, 2);
-	free(sql);
+		ret = wm_result(wm,
+				query_last_iteration(wm->db, sc, tid, 1,
+						     wm_rows(&sk, &ts->done, err, sizeof(err))),
+				err);
 	if (!ret)
-		ret = wm_fetch(wm, &ts->cyc,
-			       "SELECT number, status, action, action_outcome"
-			       " FROM cycles WHERE target_id = ? ORDER BY number DESC LIMIT 1",
-			       (struct db_value[]){ WM_INT(tid) }, 1);
+		ret = wm_result(
+			wm, query_last_cycle(wm->db, tid, wm_rows(&sk, &ts->cyc, err, sizeof(err))),
+			err);
 	if (!ret)
-		ret = wm_fetch(wm, &ts->ev,
-			       "SELECT e.at, e.severity, e.kind, e.message,"
-			       " c.number AS cycle, i.number AS iteration, e.iteration_id"
-			       " FROM events e LEFT JOIN cycles c ON c.id = e.cycle_id"
-			       " LEFT JOIN iterations i ON i.id = e.iteration_id"
-			       " WHERE e.target_id = ? AND e.severity IN ('emerg', 'alert',"
-			       " 'crit', 'err', 'warning', 'notice')"
-			       " ORDER BY e.at DESC, e.id DESC LIMIT 1",
-			       (struct db_value[]){ WM_INT(tid) }, 1);
+		ret = wm_result(
+			wm, query_last_alert(wm->db, tid, wm_rows(&sk, &ts->ev, err, sizeof(err))),
+			err);
 	if (ret || ts->it.nrows == 0)
 		return ret;
 	ts->running = !strcmp(wm_str(&ts->it, 0, "status"), "running") &&
 		      (ds == D_RUNNING || ds == D_GONE || ds == D_ELSEWHERE);
 	if (ts->running)
-		ret = get_progress(wm, &ts->it, pv, &ts->p);
+		ret = get_progress(wm, &ts->it, sc, &ts->p);
 	if (!ret)
-		ret = get_plan(wm, &ts->it, tid, pv, &ts->pl);
+		ret = get_plan(wm, &ts->it, tid, sc, &ts->pl);
 	return ret;
 }
 
@@ -623,14 +574,16 @@ static void json_target(const struct wm_table *tg, int r, const struct target_st
 static int status_targets(struct wm *wm, const struct wm_table *tg, const struct daemons *d,
 			  enum wm_format fmt)
 {
-	int pv = progress_version(wm), ret = 0;
+	struct query_schema sc;
+	char err[WM_ERR_MAX] = "";
+	int ret = wm_result(wm, query_schema_of(wm->db, &sc, err, sizeof(err)), err);
 
 	if (fmt == WM_TABLE && tg->nrows == 0)
 		printf("%s\n", WM_NO_ITERATIONS);
 	for (int r = 0; !ret && r < tg->nrows; r++) {
 		struct target_status ts = { 0 };
 
-		ret = load_target(wm, wm_int(tg, r, "id", 0), d->state, pv, &ts);
+		ret = load_target(wm, wm_int(tg, r, "id", 0), d->state, &sc, &ts);
 		if (!ret && fmt == WM_JSON)
 			json_target(tg, r, &ts, r);
 		else if (!ret)
@@ -643,6 +596,8 @@ static int status_targets(struct wm *wm, const struct wm_table *tg, const struct
 int wm_cmd_status(struct wm *wm, int argc, char **argv)
 {
 	struct wm_table tg = { 0 };
+	struct query_sink sk;
+	char err[WM_ERR_MAX];
 	struct daemons d = { 0 };
 	struct wm_args a;
 	int64_t tid;
@@ -662,10 +617,9 @@ int wm_cmd_status(struct wm *wm, int argc, char **argv)
 		json_daemon(wm, &d);
 	else
 		print_daemon(wm, &d);
-	ret = wm_fetch(wm, &tg,
-		       "SELECT id, name, device, kind, capacity_bytes FROM targets"
-		       " WHERE ?1 IS NULL OR name = ?1 ORDER BY name",
-		       (struct db_value[]){ WM_TEXT(a.target) }, 1);
+	ret = wm_result(wm,
+			query_status_targets(wm->db, a.target, wm_rows(&sk, &tg, err, sizeof(err))),
+			err);
 	if (!ret)
 		ret = status_targets(wm, &tg, &d, a.format);
 	if (!ret && a.format == WM_JSON)
