@@ -11,6 +11,8 @@
 static const char index_sql[] =
 	/* status: a target's newest iteration (ORDER BY id DESC LIMIT 1) */
 	"CREATE INDEX IF NOT EXISTS iterations_target ON iterations (target_id);\n"
+	/* show and status: a target's number of sizes (max(size_index)) */
+	"CREATE INDEX IF NOT EXISTS iterations_target_size ON iterations (target_id, size_index);\n"
 	/* history --since without --target */
 	"CREATE INDEX IF NOT EXISTS iterations_started ON iterations (started_at);\n"
 	/* show: the events of an iteration and of its cycle */
