@@ -11,6 +11,7 @@
 
 #include "alert.h"
 #include "config/cfg.h"
+#include "config/plan.h"
 #include "db/db.h"
 #include "device/fsmode.h"
 #include "guard.h"
@@ -259,9 +260,8 @@ static int open_targets(struct daemon *d, const struct cfg *c, pid_t holder,
 		st[i].tg.fd = -1;
 		int ret = tgt_check(c, st[i].t, &g, d->o->check, &st[i].tg, err, sizeof(err));
 		if (!ret)
-			ret = cfg_resolve(c, st[i].t, st[i].tg.capacity,
-					  st[i].tg.logical_block_size, &st[i].layout, err,
-					  sizeof(err));
+			ret = plan_build(c, st[i].t, st[i].tg.capacity, st[i].tg.logical_block_size,
+					 &st[i].plan, err, sizeof(err));
 		if (!ret)
 			ret = check_command(c, st[i].t, err, sizeof(err));
 		if (ret) {
@@ -288,9 +288,8 @@ static int prepare_targets(const struct cfg *c, struct sched_target *st)
 		uint32_t lbs = st[i].tg.logical_block_size;
 		int ret = tgt_prepare(c, st[i].t, &st[i].tg, err, sizeof(err));
 		if (!ret && st[i].tg.logical_block_size != lbs)
-			ret = cfg_resolve(c, st[i].t, st[i].tg.capacity,
-					  st[i].tg.logical_block_size, &st[i].layout, err,
-					  sizeof(err));
+			ret = plan_build(c, st[i].t, st[i].tg.capacity, st[i].tg.logical_block_size,
+					 &st[i].plan, err, sizeof(err));
 		if (ret) {
 			log_lines(LOG_ERR, err);
 			return ret;
@@ -311,7 +310,7 @@ static void close_targets(struct daemon *d, int remove_created)
 static void print_check(const struct cfg *c, const struct sched_target *st)
 {
 	for (int i = 0; i < c->ntargets; i++) {
-		const struct cfg_layout *l = &st[i].layout;
+		const struct cfg_layout *l = &st[i].plan.layout;
 		char cap[32], off[32], reg[32], a[32], b[32];
 		printf("target %s: %s (%s) capacity %s, logical block %u, region %s at %s, "
 		       "%d sizes %s..%s, %s bs=%llu qd=%lld\n",
@@ -513,17 +512,24 @@ static struct sched_target *find_target(struct daemon *d, const char *name)
 static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t len)
 {
 	size_t used = 0;
-	char one[CFG_ERR_MAX];
+	char one[CFG_ERR_MAX], resolve_err[CFG_ERR_MAX];
 	int bad = 0;
+	struct plan *plan = malloc(sizeof(*plan));
 
+	if (!plan) {
+		snprintf(err, len, "out of memory checking %s", c->path);
+		return -ENOMEM;
+	}
 	err[0] = '\0';
 	for (int i = 0; i < c->ntargets && used < len; i++) {
 		const struct cfg_target *t = &c->targets[i];
 		struct sched_target *st = find_target(d, t->name);
-		struct cfg_layout l;
 		int ret = 0;
 		if (!st)
 			continue;
+		/* the plan the thread builds again when it adopts c (sched.c) */
+		int unfit = plan_build(c, t, st->tg.capacity, st->tg.logical_block_size, plan,
+				       resolve_err, sizeof(resolve_err));
 		if (strcmp(t->device, st->tg.path)) {
 			snprintf(one, sizeof(one),
 				 "%s:%d: device: target %s runs on %s; changing "
@@ -540,7 +546,7 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 				 cfg_ioengine_name(t->ioengine));
 			ret = -EINVAL;
 		}
-		if (!ret && !iter_within(&st->limits, t)) {
+		if (!ret && !iter_within(&st->limits, plan)) {
 			snprintf(one, sizeof(one),
 				 "%s:%d: queue_depth: target %s: a queue depth, "
 				 "block size or jobs above what this process allocated at start "
@@ -549,9 +555,10 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 				 (unsigned long long)st->limits.max_bs, st->limits.jobs);
 			ret = -EINVAL;
 		}
-		if (!ret)
-			ret = cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l, one,
-					  sizeof(one));
+		if (!ret && unfit) {
+			snprintf(one, sizeof(one), "%s", resolve_err);
+			ret = unfit;
+		}
 		if (!ret)
 			ret = check_command(c, t, one, sizeof(one));
 		if (ret) {
@@ -560,6 +567,7 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 			bad = 1;
 		}
 	}
+	free(plan);
 	return bad ? -EINVAL : 0;
 }
 

@@ -196,7 +196,7 @@ static int fs_resume(struct sched_target *st, const struct db_resume *res)
 		.first_cycle = res->campaign_first_cycle,
 		.cycles_done = res->campaign_cycles_done,
 		.size_index = res->next_size_index,
-		.at_action = res->next_size_index >= st->layout.nsizes,
+		.at_action = res->next_size_index >= st->plan.layout.nsizes,
 	};
 	const char *fsname = cfg_filesystem_name(t->filesystem);
 	char err[1024];
@@ -405,8 +405,8 @@ static enum sched_state between_cycles(struct sched_target *st, int64_t cycle_id
 	struct act_env env = {
 		.tg = &st->tg,
 		.t = st->t,
-		.region_offset = st->layout.region_offset,
-		.region_size = st->layout.region_size,
+		.region_offset = st->plan.layout.region_offset,
+		.region_size = st->plan.layout.region_size,
 		.stop = st->stop,
 		.mountpoint = st->fs.mounted ? st->fs.mnt : NULL,
 		.test_file = st->fs.mounted ? st->fs.file : NULL,
@@ -445,7 +445,7 @@ static void publish_cycle(struct sched_target *st, long cycle)
 {
 	pthread_mutex_lock(&st->lock);
 	st->prog.cycle = cycle;
-	st->prog.nsizes = st->layout.nsizes;
+	st->prog.nsizes = st->plan.layout.nsizes;
 	st->prog.cycles = (long)st->t->cycles;
 	st->prog.duration = st->t->duration;
 	pthread_mutex_unlock(&st->lock);
@@ -462,8 +462,9 @@ static int store_wear(void *arg)
 	const struct wear_args *a = arg;
 	struct sched_target *st = a->st;
 	int fsmode = st->t->filesystem != FS_NONE;
-	return wear_after_size(&st->wear, a->cycle_id, a->i, st->layout.region_offset,
-			       st->layout.sizes[a->i], st->tg.capacity, st->layout.region_size,
+	return wear_after_size(&st->wear, a->cycle_id, a->i, st->plan.layout.region_offset,
+			       st->plan.layout.sizes[a->i], st->tg.capacity,
+			       st->plan.layout.region_size,
 			       fsmode ? fsmode_allocated(&st->fs) : -1);
 }
 
@@ -482,8 +483,8 @@ static void record_wear(struct sched_target *st, int64_t cycle_id, long cycle, i
 		log_msg(LOG_ERR,
 			"target %s: cycle %ld: wear of size %d of %d (%s) not recorded (%s): its "
 			"iterations have no wear row and are not in the host byte counters",
-			st->t->name, cycle, i + 1, st->layout.nsizes,
-			util_fmt_bytes(st->layout.sizes[i], sz, sizeof(sz)), strerror(-ret));
+			st->t->name, cycle, i + 1, st->plan.layout.nsizes,
+			util_fmt_bytes(st->plan.layout.sizes[i], sz, sizeof(sz)), strerror(-ret));
 }
 
 /* One size, and the device state it leaves behind. */
@@ -496,7 +497,7 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 	struct iter_env env = {
 		.t = st->t,
 		.tg = &st->tg,
-		.layout = &st->layout,
+		.plan = &st->plan,
 		.watch = &st->watch,
 		.db = st->db,
 		.run_id = st->run_id,
@@ -524,8 +525,8 @@ static void health_phase_at(struct sched_target *st, long cycle, int start, long
 	st->prog.cycle = cycle;
 	st->prog.iteration = number;
 	st->prog.size_index = start;
-	st->prog.nsizes = st->layout.nsizes;
-	st->prog.size_bytes = start < st->layout.nsizes ? st->layout.sizes[start] : 0;
+	st->prog.nsizes = st->plan.layout.nsizes;
+	st->prog.size_bytes = start < st->plan.layout.nsizes ? st->plan.layout.sizes[start] : 0;
 	st->prog.cycles = (long)st->t->cycles;
 	pthread_mutex_unlock(&st->lock);
 	sched_set_phase(st, PH_HEALTH);
@@ -541,7 +542,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 	}
 	health_phase_at(st, cycle, start, number);
 	health(st, cycle_id, WEAR_CYCLE_START);
-	for (int i = start; i < st->layout.nsizes; i++) {
+	for (int i = start; i < st->plan.layout.nsizes; i++) {
 		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
 		if (s != IT_DONE) {
 			if (s == IT_INTERRUPTED)
@@ -582,13 +583,15 @@ static void adopt_locked(struct sched_target *st)
 	if (!c)
 		return;
 	char err[CFG_ERR_MAX];
-	struct cfg_layout l;
+	struct plan p; /* resolved here, once, for every cycle from this one */
+	int ret =
+		plan_build(c, t, st->tg.capacity, st->tg.logical_block_size, &p, err, sizeof(err));
 	if (strcmp(t->device, st->t->device)) {
 		log_msg(LOG_ERR, "target %s: reload changes device to %s; keeping %s until restart",
 			t->name, t->device, st->t->device);
 		return;
 	}
-	if (!iter_within(&st->limits, t)) {
+	if (!iter_within(&st->limits, &p)) {
 		log_msg(LOG_ERR,
 			"target %s: reload changes the I/O engine or raises queue depth, "
 			"block size or jobs beyond what this process allocated; keeping the old "
@@ -596,7 +599,7 @@ static void adopt_locked(struct sched_target *st)
 			t->name);
 		return;
 	}
-	if (cfg_resolve(c, t, st->tg.capacity, st->tg.logical_block_size, &l, err, sizeof(err))) {
+	if (ret) {
 		log_msg(LOG_ERR,
 			"target %s: reloaded configuration does not fit the device, keeping "
 			"the old one: %s",
@@ -605,7 +608,7 @@ static void adopt_locked(struct sched_target *st)
 	}
 	st->cfg = c;
 	st->t = t;
-	st->layout = l;
+	st->plan = p;
 	alert_set_config(st->alert, t);
 	log_msg(LOG_INFO, "target %s: reloaded configuration in effect from this cycle", t->name);
 }
@@ -681,13 +684,13 @@ static void resume_log(const struct sched_target *st, const struct db_resume *re
 		log_msg(LOG_NOTICE,
 			"target %s: campaign keys changed (%s): a new campaign begins at cycle %ld",
 			name, res->changed, res->cycle_number);
-	if (res->resume && res->next_size_index >= st->layout.nsizes)
+	if (res->resume && res->next_size_index >= st->plan.layout.nsizes)
 		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at its between-cycles action",
 			name, res->cycle_number);
 	else if (res->resume)
 		log_msg(LOG_NOTICE,
 			"target %s: resuming cycle %ld at size %d of %d (iteration %ld)", name,
-			res->cycle_number, res->next_size_index + 1, st->layout.nsizes,
+			res->cycle_number, res->next_size_index + 1, st->plan.layout.nsizes,
 			res->next_iteration);
 }
 
@@ -888,7 +891,7 @@ int sched_start(struct sched_target *st)
 	if (!st->stop)
 		st->stop = &signals_stop;
 	pthread_mutex_init(&st->lock, NULL);
-	iter_limits_of(st->t, &st->limits);
+	iter_limits_of(&st->plan, &st->limits);
 	watch_init(&st->watch, &st->tg, st->t->filesystem != FS_NONE);
 	st->prog.baseline_mibps = -1;
 	st->prog.phase = PH_START;
