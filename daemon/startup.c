@@ -215,8 +215,9 @@ static void target_info(const struct tgt *tg, struct db_target_info *info)
  * differs from the one opened now is refused unless adopt_new_device.
  * Returns 0 (same, new, or adopted: *adopt = 1), -EMEDIUMTYPE (logged
  * unless quiet) or -errno. */
-static int check_identity(struct db *db, const struct cfg *c, const struct sched_target *st,
-			  char *diff, size_t len, int *adopt, int quiet)
+static int check_recorded_identity(struct db *db, const struct cfg *c,
+				   const struct sched_target *st, char *diff, size_t len,
+				   int *adopt, int quiet)
 {
 	struct db_target_info info;
 	target_info(&st->tg, &info);
@@ -251,7 +252,7 @@ int startup_identities_ok(struct db *db, const struct cfg *c, const struct sched
 	char diff[1024];
 	int bad = 0, adopt;
 	for (int i = 0; i < c->ntargets; i++) {
-		int ret = check_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 0);
+		int ret = check_recorded_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 0);
 		if (ret == -EMEDIUMTYPE)
 			bad = 1;
 		else if (ret)
@@ -269,7 +270,7 @@ int startup_register_targets(struct db *db, const struct cfg *c, struct sched_ta
 	for (int i = 0; i < c->ntargets; i++) {
 		struct db_target_info info;
 		int adopt = 0;
-		int ret = check_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 1);
+		int ret = check_recorded_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 1);
 		target_info(&st[i].tg, &info);
 		if (!ret)
 			ret = db_target_upsert(db, &info, &st[i].target_id);
