@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "io/engine.h"
 #include "base/hstall.h"
@@ -17,7 +16,6 @@
 #include "io/verify.h"
 #include "io/workload.h"
 
-#define DB_RETRIES 5
 #define DB_WAIT_LOG_S 60 /* how often a wait for a locked database is logged */
 
 struct iter_ctx {
@@ -217,49 +215,58 @@ static void fields_for(const struct iter_env *e, struct log_fields *f, long cycl
 	f->size_bytes = (int64_t)size;
 }
 
+/* iter_db_patient's log lines, under db_retry's policy (db.h). */
+struct patience_log {
+	const char *target, *what;
+	uint64_t logged; /* when the wait was last logged */
+};
+
+static void patient_fail(void *ctx, int ret, int tries, double busy_s)
+{
+	struct patience_log *l = ctx;
+	uint64_t now = util_now_ns();
+	if (busy_s < 0) {
+		log_msg(LOG_ERR, "target %s: %s failed (%s), retry %d of %d", l->target, l->what,
+			strerror(-ret), tries, DB_RETRY_TRIES);
+		return;
+	}
+	/* Another program holds the write lock (a sqlite3 session with an
+	 * open transaction, a VACUUM): each try already waited the busy
+	 * timeout. Wait for it as long as it takes. */
+	if (!l->logged || now - l->logged >= DB_WAIT_LOG_S * 1000000000ull) {
+		log_msg(LOG_WARNING,
+			"target %s: %s: the database is locked by another "
+			"program (an open transaction in a sqlite3 session?) for "
+			"%.0f s; waiting for it, measuring nothing meanwhile",
+			l->target, l->what, busy_s);
+		l->logged = now;
+	}
+}
+
+static void patient_done(void *ctx, int tries, double busy_s)
+{
+	const struct patience_log *l = ctx;
+	if (busy_s >= 0)
+		log_msg(LOG_NOTICE,
+			"target %s: %s: done after the database was locked for "
+			"%.0f s; nothing was lost",
+			l->target, l->what, busy_s);
+}
+
 int iter_db_patient(const char *target, const char *what, const atomic_int *stop, int (*op)(void *),
 		    void *arg)
 {
-	uint64_t since = 0, logged = 0, tried_at;
-	int tries = 0, ret;
-
-	for (;;) {
-		tried_at = util_now_ns();
-		ret = op(arg);
-		if (!ret) {
-			if (since)
-				log_msg(LOG_NOTICE,
-					"target %s: %s: done after the database was locked for "
-					"%.0f s; nothing was lost",
-					target, what, (double)(util_now_ns() - since) / 1e9);
-			return 0;
-		}
-		uint64_t now = util_now_ns();
-		if (ret == -EBUSY && stop && atomic_load(stop))
-			return ret; /* stopping: the try above waited the busy timeout */
-		if (ret == -EBUSY) {
-			/* Another program holds the write lock (a sqlite3 session
-			 * with an open transaction, a VACUUM): each try already
-			 * waited the busy timeout. Wait for it as long as it takes. */
-			if (!since)
-				since = tried_at; /* the try itself waited the busy timeout */
-			if (!logged || now - logged >= DB_WAIT_LOG_S * 1000000000ull) {
-				log_msg(LOG_WARNING,
-					"target %s: %s: the database is locked by another "
-					"program (an open transaction in a sqlite3 session?) for "
-					"%.0f s; waiting for it, measuring nothing meanwhile",
-					target, what, (double)(now - since) / 1e9);
-				logged = now;
-			}
-			sleep(1);
-			continue;
-		}
-		if (++tries >= DB_RETRIES)
-			return ret;
-		log_msg(LOG_ERR, "target %s: %s failed (%s), retry %d of %d", target, what,
-			strerror(-ret), tries, DB_RETRIES);
-		sleep(1);
-	}
+	struct patience_log l = { .target = target, .what = what };
+	const struct db_retry r = {
+		.wait_busy = 1,
+		.tries = DB_RETRY_TRIES,
+		.patience = DB_RETRY_FOREVER,
+		.stop = stop,
+		.on_fail = patient_fail,
+		.on_done = patient_done,
+		.ctx = &l,
+	};
+	return db_retry(&r, op, arg);
 }
 
 struct end_args {
