@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "device/identity.h"
 #include "trust.h"
 #include "base/util.h"
 
@@ -61,14 +62,15 @@ int guard_same_device(const struct tgt *a, const struct tgt *b)
 {
 	struct stat fa, fb;
 
-	if (a->is_block && b->is_block && a->rdev == b->rdev)
+	const struct identity ia = { .rdev = a->rdev }, ib = { .rdev = b->rdev };
+	if (a->is_block && b->is_block && !identity_diff(&ia, &ib, ID_RDEV, ID_RDEV))
 		return 1;
 	/* two files not created yet, at one path */
 	if (!a->is_block && !b->is_block && !strcmp(a->real_path, b->real_path))
 		return 1;
 	if (file_id(a, &fa) || file_id(b, &fb))
 		return 0;
-	return fa.st_dev == fb.st_dev && fa.st_ino == fb.st_ino;
+	return identity_same_file(&fb, (uint64_t)fa.st_dev, (uint64_t)fa.st_ino);
 }
 
 static int is_wearmond(const char *pid)
@@ -95,10 +97,10 @@ struct held {
 static int names_target(const char *pid, const char *fd, const struct stat *st, void *arg)
 {
 	const struct held *h = arg;
-	if (h->tg->is_block && S_ISBLK(st->st_mode) && st->st_rdev == h->tg->rdev)
+	if (h->tg->is_block && identity_is_device(st, h->tg->rdev))
 		return 1;
-	return h->file && S_ISREG(st->st_mode) && st->st_dev == h->file->st_dev &&
-	       st->st_ino == h->file->st_ino;
+	return h->file && S_ISREG(st->st_mode) &&
+	       identity_same_file(st, (uint64_t)h->file->st_dev, (uint64_t)h->file->st_ino);
 }
 
 static int holds(const char *pid, const struct tgt *tg, const struct stat *file)

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "io/engine.h"
 #include "base/hstall.h"
@@ -17,7 +16,6 @@
 #include "io/verify.h"
 #include "io/workload.h"
 
-#define DB_RETRIES 5
 #define DB_WAIT_LOG_S 60 /* how often a wait for a locked database is logged */
 
 struct iter_ctx {
@@ -37,7 +35,7 @@ struct rounds {
 /* What one row measures. */
 struct row {
 	enum iter_phase kind;         /* the fill as a row, a workload, the read-back */
-	enum cfg_workload workload;   /* kind ITER_MEASURE */
+	const struct plan_phase *ph;  /* kind ITER_MEASURE: the plan's phase */
 	int repeat_index;             /* 1..repeat */
 	int more;                     /* further rows of the size follow */
 	int precondition;             /* run the fill = yes fill first */
@@ -47,40 +45,20 @@ struct row {
 	struct rounds *rounds;        /* NULL without rounds */
 };
 
-/* Largest block any phase of t uses: the engines' buffers. */
-static uint64_t largest_block(const struct cfg_target *t)
+void iter_limits_of(const struct plan *p, struct iter_limits *l)
 {
-	uint64_t m = t->block_size > t->fill_block_size ? t->block_size : t->fill_block_size;
-	int ph[CFG_MAX_PHASES];
-	char msg[256];
-	int n = cfg_measure_phases(t, ph, msg, sizeof(msg));
-
-	for (int i = 0; i < n; i++) {
-		struct workload_spec s;
-		if (ph[i] >= 0 &&
-		    !cfg_workload_spec(t, (enum cfg_workload)ph[i], &s, msg, sizeof(msg)) &&
-		    workload_max_bs(&s) > m)
-			m = workload_max_bs(&s);
-	}
-	return m;
-}
-
-void iter_limits_of(const struct cfg_target *t, struct iter_limits *l)
-{
-	l->max_qd = (unsigned)(t->queue_depth > t->fill_queue_depth ? t->queue_depth
-								    : t->fill_queue_depth);
-	l->max_bs = largest_block(t);
-	l->jobs = (unsigned)t->jobs;
-	l->engine = t->ioengine;
+	l->max_qd = p->max_qd;
+	l->max_bs = p->max_bs;
+	l->jobs = p->jobs;
+	l->engine = p->engine;
+	l->engine_name = p->engine_name;
 	l->null_mibps = ENGINE_NULL_MIBPS;
 }
 
-int iter_within(const struct iter_limits *l, const struct cfg_target *t)
+int iter_within(const struct iter_limits *l, const struct plan *p)
 {
-	struct iter_limits need;
-	iter_limits_of(t, &need);
-	return need.max_qd <= l->max_qd && need.max_bs <= l->max_bs && need.jobs <= l->jobs &&
-	       need.engine == l->engine;
+	return p->max_qd <= l->max_qd && p->max_bs <= l->max_bs && p->jobs <= l->jobs &&
+	       p->engine == l->engine;
 }
 
 static int engine_for(const struct iter_limits *l, struct engine_ctx **out)
@@ -106,8 +84,7 @@ int iter_init(const struct iter_limits *l, char *err, size_t errlen, struct iter
 	}
 	if (ret) {
 		snprintf(err, errlen, "cannot set up %s (queue depth %u, job %u): %s",
-			 cfg_ioengine_name(ic->lim.engine), ic->lim.max_qd, ic->njobs + 1,
-			 strerror(-ret));
+			 ic->lim.engine_name, ic->lim.max_qd, ic->njobs + 1, strerror(-ret));
 		iter_fini(ic);
 		return ret;
 	}
@@ -238,49 +215,58 @@ static void fields_for(const struct iter_env *e, struct log_fields *f, long cycl
 	f->size_bytes = (int64_t)size;
 }
 
+/* iter_db_patient's log lines, under db_retry's policy (db.h). */
+struct patience_log {
+	const char *target, *what;
+	uint64_t logged; /* when the wait was last logged */
+};
+
+static void patient_fail(void *ctx, int ret, int tries, double busy_s)
+{
+	struct patience_log *l = ctx;
+	uint64_t now = util_now_ns();
+	if (busy_s < 0) {
+		log_msg(LOG_ERR, "target %s: %s failed (%s), retry %d of %d", l->target, l->what,
+			strerror(-ret), tries, DB_RETRY_TRIES);
+		return;
+	}
+	/* Another program holds the write lock (a sqlite3 session with an
+	 * open transaction, a VACUUM): each try already waited the busy
+	 * timeout. Wait for it as long as it takes. */
+	if (!l->logged || now - l->logged >= DB_WAIT_LOG_S * 1000000000ull) {
+		log_msg(LOG_WARNING,
+			"target %s: %s: the database is locked by another "
+			"program (an open transaction in a sqlite3 session?) for "
+			"%.0f s; waiting for it, measuring nothing meanwhile",
+			l->target, l->what, busy_s);
+		l->logged = now;
+	}
+}
+
+static void patient_done(void *ctx, int tries, double busy_s)
+{
+	const struct patience_log *l = ctx;
+	if (busy_s >= 0)
+		log_msg(LOG_NOTICE,
+			"target %s: %s: done after the database was locked for "
+			"%.0f s; nothing was lost",
+			l->target, l->what, busy_s);
+}
+
 int iter_db_patient(const char *target, const char *what, const atomic_int *stop, int (*op)(void *),
 		    void *arg)
 {
-	uint64_t since = 0, logged = 0, tried_at;
-	int tries = 0, ret;
-
-	for (;;) {
-		tried_at = util_now_ns();
-		ret = op(arg);
-		if (!ret) {
-			if (since)
-				log_msg(LOG_NOTICE,
-					"target %s: %s: done after the database was locked for "
-					"%.0f s; nothing was lost",
-					target, what, (double)(util_now_ns() - since) / 1e9);
-			return 0;
-		}
-		uint64_t now = util_now_ns();
-		if (ret == -EBUSY && stop && atomic_load(stop))
-			return ret; /* stopping: the try above waited the busy timeout */
-		if (ret == -EBUSY) {
-			/* Another program holds the write lock (a sqlite3 session
-			 * with an open transaction, a VACUUM): each try already
-			 * waited the busy timeout. Wait for it as long as it takes. */
-			if (!since)
-				since = tried_at; /* the try itself waited the busy timeout */
-			if (!logged || now - logged >= DB_WAIT_LOG_S * 1000000000ull) {
-				log_msg(LOG_WARNING,
-					"target %s: %s: the database is locked by another "
-					"program (an open transaction in a sqlite3 session?) for "
-					"%.0f s; waiting for it, measuring nothing meanwhile",
-					target, what, (double)(now - since) / 1e9);
-				logged = now;
-			}
-			sleep(1);
-			continue;
-		}
-		if (++tries >= DB_RETRIES)
-			return ret;
-		log_msg(LOG_ERR, "target %s: %s failed (%s), retry %d of %d", target, what,
-			strerror(-ret), tries, DB_RETRIES);
-		sleep(1);
-	}
+	struct patience_log l = { .target = target, .what = what };
+	const struct db_retry r = {
+		.wait_busy = 1,
+		.tries = DB_RETRY_TRIES,
+		.patience = DB_RETRY_FOREVER,
+		.stop = stop,
+		.on_fail = patient_fail,
+		.on_done = patient_done,
+		.ctx = &l,
+	};
+	return db_retry(&r, op, arg);
 }
 
 struct end_args {
@@ -330,7 +316,7 @@ static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64
 {
 	memset(p, 0, sizeof(*p));
 	p->fd = e->tg->fd;
-	p->span_offset = e->layout->region_offset;
+	p->span_offset = e->plan->layout.region_offset;
 	p->span_len = size;
 	p->compressibility = (unsigned)e->t->compressibility;
 	p->dedupe_pct = (unsigned)e->t->dedupe_percent;
@@ -342,14 +328,6 @@ static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64
 	p->arg = sm;
 	p->verify = e->t->verify == VERIFY_CRC32C;
 	p->verify_stop = e->t->on_verify_error == ON_ERROR_STOP;
-}
-
-static uint64_t measure_amount(const struct cfg_target *t, uint64_t size, uint32_t bs)
-{
-	uint64_t a = t->amount.is_multiple ? (uint64_t)(t->amount.multiple * (double)size)
-					   : t->amount.bytes;
-	a = a / bs * bs;
-	return a ? a : bs;
 }
 
 static void describe_error(const struct engine_result *r, const char *phase, char *buf, size_t len)
@@ -396,13 +374,11 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 	return r->interrupted ? IT_INTERRUPTED : IT_DONE;
 }
 
-/* The engine phase of a row; spec is filled for measured workloads. */
+/* The engine phase of a row. */
 static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t size,
-		      const struct db_iteration *it, struct workload_spec *spec,
-		      struct engine_phase *p)
+		      const struct db_iteration *it, struct engine_phase *p)
 {
 	const struct cfg_target *t = e->t;
-	char msg[256];
 
 	p->queue_depth = (unsigned)it->queue_depth;
 	p->amount = it->amount_bytes;
@@ -413,8 +389,7 @@ static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t s
 		p->verify |= rw->kind == ITER_VERIFY;
 		return;
 	}
-	cfg_workload_spec(t, rw->workload, spec, msg, sizeof(msg));
-	p->spec = spec;
+	p->spec = &rw->ph->spec;
 	p->duration = t->duration;
 }
 
@@ -473,7 +448,6 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 			      struct engine_result *r, char *err, size_t elen)
 {
 	struct engine_phase p;
-	struct workload_spec spec;
 	enum it_status status = IT_DONE;
 	uint64_t seed = util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ (uint64_t)it->number;
 
@@ -486,7 +460,7 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 	}
 	enter_phase(e, sm, rw->kind);
 	phase_setup(e, &p, size, seed + 1, sm);
-	row_phase(e, rw, size, it, &spec, &p);
+	row_phase(e, rw, size, it, &p);
 	size_t first = sm->n;
 	if (engine_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
 		snprintf(err, elen, "%s: cannot run the I/O engine%s%s", it->workload,
@@ -633,12 +607,11 @@ static const char *mix_text(const struct workload_spec *s, char *buf, size_t len
 }
 
 /* The row's description before it starts. */
-static void row_describe(const struct iter_env *e, const struct row *rw, uint64_t size,
-			 struct db_iteration *it, char *mix, size_t mixlen)
+static void row_describe(const struct iter_env *e, const struct row *rw, int size_index,
+			 uint64_t size, struct db_iteration *it, char *mix, size_t mixlen)
 {
 	const struct cfg_target *t = e->t;
-	struct workload_spec spec;
-	char msg[256];
+	const struct workload_spec *spec = &rw->ph->spec;
 
 	it->verify = t->verify;
 	it->repeat_index = rw->repeat_index;
@@ -656,18 +629,17 @@ static void row_describe(const struct iter_env *e, const struct row *rw, uint64_
 		it->random_percent = 0;
 		return;
 	}
-	cfg_workload_spec(t, rw->workload, &spec, msg, sizeof(msg));
 	it->phase = DB_PHASE_MEASURE;
 	it->jobs = (unsigned)t->jobs;
-	it->workload = cfg_workload_name(rw->workload);
-	it->block_size = workload_max_bs(&spec);
-	it->block_sizes = spec.nbs > 1 ? mix_text(&spec, mix, mixlen) : NULL;
+	it->workload = rw->ph->name;
+	it->block_size = rw->ph->block_size;
+	it->block_sizes = spec->nbs > 1 ? mix_text(spec, mix, mixlen) : NULL;
 	it->queue_depth = (unsigned)t->queue_depth;
-	it->amount_bytes = measure_amount(t, size, it->block_size);
-	it->read_percent = (int)spec.read_pct;
+	it->amount_bytes = rw->ph->amount[size_index];
+	it->read_percent = (int)spec->read_pct;
 	/* random_pct shapes the sequential and random orders only */
 	it->random_percent =
-		spec.order == WO_RANDOM || spec.order == WO_SEQ ? (int)spec.random_pct : 0;
+		spec->order == WO_RANDOM || spec->order == WO_SEQ ? (int)spec->random_pct : 0;
 }
 
 static void publish(const struct iter_env *e, long number, int size_index, uint64_t size)
@@ -748,7 +720,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	struct samples sm = { .e = e };
 	char err[512] = "", mix[256];
 	int64_t id;
-	uint64_t size = e->layout->sizes[size_index];
+	uint64_t size = e->plan->layout.sizes[size_index];
 	struct engine_result *r = malloc(sizeof(*r));
 
 	if (!r) {
@@ -762,10 +734,10 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	it.number = number;
 	it.size_index = size_index;
 	it.size_bytes = size;
-	it.region_offset = e->layout->region_offset;
+	it.region_offset = e->plan->layout.region_offset;
 	it.compressibility = (int)e->t->compressibility;
 	it.dedupe_percent = (int)e->t->dedupe_percent;
-	row_describe(e, rw, size, &it, mix, sizeof(mix));
+	row_describe(e, rw, size_index, size, &it, mix, sizeof(mix));
 	it.status = DB_RUNNING;
 	util_iso_now(it.started_at, sizeof(it.started_at));
 	publish(e, number, size_index, size);
@@ -854,31 +826,22 @@ static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, 
 enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next)
 {
 	const struct cfg_target *t = e->t;
-	int ph[CFG_MAX_PHASES];
-	char msg[256];
-	int n = cfg_measure_phases(t, ph, msg, sizeof(msg));
-	int readback = t->verify_phase && t->verify == VERIFY_CRC32C;
-	int fill_row = 0;
+	const struct plan *pl = e->plan;
+	int n = pl->nphases;
+	int pre = pl->precondition;
 
-	if (n < 0) {
-		ph[0] = (int)t->workload;
-		n = 1;
-	}
-	for (int i = 0; i < n; i++)
-		fill_row |= ph[i] == CFG_PHASE_FILL;
-	int pre = t->fill && !fill_row;
 	for (int i = 0; i < n; i++) {
+		const struct plan_phase *ph = &pl->phase[i];
 		struct runstat mibps, iops;
 		stats_run_init(&mibps);
 		stats_run_init(&iops);
 		for (int k = 1; k <= (int)t->repeat; k++) {
 			struct row rw = {
-				.kind = ph[i] == CFG_PHASE_FILL ? ITER_FILL : ITER_MEASURE,
-				.workload = ph[i] == CFG_PHASE_FILL ? t->workload
-								    : (enum cfg_workload)ph[i],
+				.kind = ph->is_fill ? ITER_FILL : ITER_MEASURE,
+				.ph = ph,
 				.repeat_index = k,
 				.precondition = pre,
-				.more = readback || i + 1 < n ||
+				.more = pl->readback || i + 1 < n ||
 					k<(int)t->repeat, .summary = t->repeat> 1 &&
 						k == (int)t->repeat,
 				.mibps = &mibps,
@@ -892,7 +855,7 @@ enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_
 			pre = 0;
 		}
 	}
-	if (!readback)
+	if (!pl->readback)
 		return IT_DONE;
 	struct runstat a, b;
 	stats_run_init(&a);

@@ -12,6 +12,7 @@
 
 #include "alert.h"
 #include "config/cfg.h"
+#include "config/plan.h"
 #include "db/db.h"
 #include "device/tgt.h"
 #include "watch.h"
@@ -47,10 +48,10 @@ typedef void (*iter_progress_fn)(void *arg, const struct iter_progress *p);
 
 /* Everything a size needs, borrowed for the call. */
 struct iter_env {
-	const struct cfg_target *t;      /* the resolved target */
-	const struct tgt *tg;            /* the open device: fd, path, serial */
-	const struct cfg_layout *layout; /* region and sizes */
-	const struct watch *watch;       /* sizes to check at each row's end; NULL: none */
+	const struct cfg_target *t; /* the target's keys (= plan->t) */
+	const struct plan *plan;    /* phases, specs, amounts, region, sizes */
+	const struct tgt *tg;       /* the open device: fd, path, serial */
+	const struct watch *watch;  /* sizes to check at each row's end; NULL: none */
 	struct db *db;
 	int64_t run_id, target_id;
 	int64_t cycle_id; /* the cycle's row */
@@ -71,14 +72,16 @@ struct iter_limits {
 	uint64_t max_bs;          /* largest block of any phase */
 	unsigned jobs;            /* engines (threads) per measured phase */
 	enum cfg_ioengine engine; /* libaio or null */
+	const char *engine_name;  /* its name, for messages */
 	double null_mibps;        /* speed of the null engine */
 };
 
-/* The limits a configuration needs (null_mibps: ENGINE_NULL_MIBPS). */
-void iter_limits_of(const struct cfg_target *t, struct iter_limits *l);
+/* The limits a plan needs (null_mibps: ENGINE_NULL_MIBPS). */
+void iter_limits_of(const struct plan *p, struct iter_limits *l);
 
-/* Whether t fits within limits l (a reload must, or wait for a restart). */
-int iter_within(const struct iter_limits *l, const struct cfg_target *t);
+/* Whether plan p fits within limits l (a reload must, or wait for a
+ * restart). Returns 1 or 0. */
+int iter_within(const struct iter_limits *l, const struct plan *p);
 
 /* Allocate engines as l says. Returns 0 or -errno (message in err). */
 int iter_init(const struct iter_limits *l, char *err, size_t errlen, struct iter_ctx **out);

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "alert.h"
 #include "base/log.h"
@@ -117,23 +116,49 @@ static void log_unrecorded(struct db *db, const char *db_path)
 		db_path, s.started_at, s.seconds, s.error, s.failed, whats);
 }
 
+/* The run's end, written under db_retry's policy (db.h). */
+struct run_end {
+	struct db *db;
+	int64_t run_id;
+	int status;
+	const char *reason, *db_path;
+	double patience;
+	int waited; /* a try failed and another followed */
+};
+
+static int write_run_end(void *arg)
+{
+	const struct run_end *e = arg;
+	return db_run_end(e->db, e->run_id, e->status, e->reason);
+}
+
+static void run_end_failed(void *ctx, int ret, int tries, double busy_s)
+{
+	struct run_end *e = ctx;
+	if (!e->waited)
+		log_msg(LOG_WARNING,
+			"cannot record the end of the run (exit status %d, %s) in %s: %s; "
+			"trying again each second for up to %.0f s",
+			e->status, e->reason, e->db_path, strerror(-ret), e->patience);
+	e->waited = 1;
+	notify_watchdog();
+}
+
 int outage_run_end(struct outage *o, struct db *db, const char *db_path, int64_t run_id, int status,
 		   const char *reason, double patience, const atomic_int *stop)
 {
-	double until = util_now() + patience;
-	int stopping = atomic_load(stop), waited = 0, ret;
-
-	while ((ret = db_run_end(db, run_id, status, reason)) && ret != -ENOENT && ret != -EINVAL &&
-	       util_now() < until && (stopping || !atomic_load(stop))) {
-		if (!waited)
-			log_msg(LOG_WARNING,
-				"cannot record the end of the run (exit status %d, %s) in %s: %s; "
-				"trying again each second for up to %.0f s",
-				status, reason, db_path, strerror(-ret), patience);
-		waited = 1;
-		notify_watchdog();
-		sleep(1);
-	}
+	static const int no_retry[] = { -ENOENT, -EINVAL, 0 }; /* no run row, or bad input */
+	struct run_end e = { db, run_id, status, reason, db_path, patience, 0 };
+	const struct db_retry r = {
+		.patience = patience,
+		.final = no_retry,
+		.stop = stop,
+		.stop_ends = 1, /* a stop during the wait ends it; one before it does not */
+		.on_fail = run_end_failed,
+		.ctx = &e,
+	};
+	int ret = db_retry(&r, write_run_end, &e);
+	int waited = e.waited;
 	if (ret) {
 		log_msg(LOG_ERR,
 			"could not record the end of the run (exit status %d, %s) in %s: %s; "

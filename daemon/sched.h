@@ -12,6 +12,7 @@
 
 #include "alert.h"
 #include "config/cfg.h"
+#include "config/plan.h"
 #include "db/db.h"
 #include "device/fsmode.h"
 #include "iter.h"
@@ -53,7 +54,7 @@ struct sched_target {
 	const struct cfg *cfg;
 	const struct cfg_target *t;
 	struct tgt tg;
-	struct cfg_layout layout;
+	struct plan plan; /* t resolved for tg: what the cycles read */
 	struct db *db;
 	int64_t run_id, target_id;
 	pthread_t thread;

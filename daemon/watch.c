@@ -8,6 +8,8 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "device/identity.h"
+
 void watch_init(struct watch *w, const struct tgt *tg, int fsmode)
 {
 	struct stat st;
@@ -52,8 +54,9 @@ int watch_check(const struct watch *w, const struct tgt *tg, char *err, size_t l
 			       (uint64_t)st.st_size);
 	/* a path that names another file now is not the file attached: its
 	 * size says nothing about the device */
-	if (w->backing && stat(tg->backing_file, &st) == 0 && st.st_dev == w->dev &&
-	    st.st_ino == w->ino && (uint64_t)st.st_size != w->size) {
+	if (w->backing && stat(tg->backing_file, &st) == 0 &&
+	    identity_same_file(&st, (uint64_t)w->dev, (uint64_t)w->ino) &&
+	    (uint64_t)st.st_size != w->size) {
 		snprintf(of, sizeof(of), " of loop device %s", tg->path);
 		return changed(err, len, "backing file", tg->backing_file, of, w->size,
 			       (uint64_t)st.st_size);

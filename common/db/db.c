@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -45,6 +46,66 @@ void db_set_stop(struct db *db, const atomic_int *stop)
 	pthread_mutex_lock(&db->lock);
 	db->stop = stop;
 	pthread_mutex_unlock(&db->lock);
+}
+
+void db_set_busy_timeout(struct db *db, int ms)
+{
+	pthread_mutex_lock(&db->lock);
+	db->busy_ms = ms; /* on_busy's bound: the stop flag keeps working */
+	pthread_mutex_unlock(&db->lock);
+}
+
+/* Whether ret is one of r's errors that no retry can mend. */
+static int retry_is_final(const struct db_retry *r, int ret)
+{
+	for (const int *e = r->final; e && *e; e++)
+		if (ret == *e)
+			return 1;
+	return 0;
+}
+
+static void retry_nap(const struct db_retry *r)
+{
+	double s = r->step > 0 ? r->step : DB_RETRY_STEP;
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The second half of the locked-database policy: a write that still
+ * failed after on_busy's wait is tried again here, every DB_RETRY_STEP. */
+int db_retry(const struct db_retry *r, int (*op)(void *), void *arg)
+{
+	uint64_t start = util_now_ns(), busy_since = 0;
+	int stop_at_start = r->stop && atomic_load(r->stop);
+	int tries = 0, ret;
+
+	for (;;) {
+		uint64_t tried_at = util_now_ns();
+		ret = op(arg);
+		uint64_t now = util_now_ns();
+		if (!ret) {
+			if ((tries || busy_since) && r->on_done)
+				r->on_done(r->ctx, tries,
+					   busy_since ? (double)(now - busy_since) / 1e9 : -1);
+			return 0;
+		}
+		int stopped = r->stop && atomic_load(r->stop);
+		int busy_wait = ret == -EBUSY && r->wait_busy;
+		if (retry_is_final(r, ret) || (busy_wait && stopped) ||
+		    (r->stop_ends && stopped && !stop_at_start) ||
+		    (r->patience >= 0 && (double)(now - start) / 1e9 >= r->patience))
+			return ret;
+		if (busy_wait && !busy_since)
+			busy_since = tried_at; /* the try itself waited the busy timeout */
+		if (!busy_wait && r->tries && ++tries >= r->tries)
+			return ret;
+		tries += !busy_wait && !r->tries;
+		if (r->on_fail)
+			r->on_fail(r->ctx, ret, tries,
+				   busy_wait ? (double)(now - busy_since) / 1e9 : -1);
+		retry_nap(r);
+	}
 }
 
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)

@@ -321,6 +321,36 @@ void db_set_busy_timeout(struct db *db, int ms);
  * systemd's stop timeout). */
 void db_set_stop(struct db *db, const atomic_int *stop);
 
+/* The locked-database policy, in one place (common/db/db.c): a statement
+ * waits up to the busy timeout for another program's lock (10 s, 0.5 s
+ * once stopping); a write that still fails is tried again by db_retry,
+ * every DB_RETRY_STEP seconds, as the caller's policy says. */
+#define DB_RETRY_STEP 1.0
+#define DB_RETRY_TRIES 5 /* tries of a write failing for another reason */
+#define DB_RETRY_FOREVER (-1.0)
+
+struct db_retry {
+	int wait_busy;    /* -EBUSY: wait for as long as the lock lasts; tries
+				     do not count it; a stop set ends the wait */
+	int tries;        /* other errors: tries in all (0: until patience) */
+	double patience;  /* seconds in all, no try starts after them;
+				     DB_RETRY_FOREVER: no limit */
+	const int *final; /* errors no retry mends, 0-ended (NULL: none) */
+	const atomic_int *stop;
+	int stop_ends; /* a stop set after the first try ends the retries */
+	double step;   /* seconds between tries (0: DB_RETRY_STEP) */
+	/* After a failed try that is tried again: ret, the failures counted
+	 * as tries so far, the seconds the lock has lasted (-1: not busy). */
+	void (*on_fail)(void *ctx, int ret, int tries, double busy_s);
+	/* Success after failures: the same counts. */
+	void (*on_done)(void *ctx, int tries, double busy_s);
+	void *ctx;
+};
+
+/* Run op(arg), a database write, until it succeeds or r's policy gives up.
+ * Returns 0 or the last -errno of op. */
+int db_retry(const struct db_retry *r, int (*op)(void *), void *arg);
+
 /* ---- reading, for tools ---- */
 
 enum db_type { DB_NULL, DB_INT, DB_REAL, DB_TEXT };

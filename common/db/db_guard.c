@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
+#include "device/identity.h"
 
 /* ---- one daemon per database ------------------------------------------- */
 
@@ -116,7 +117,8 @@ int db_file_check(struct db *db, char *why, size_t len)
 			  strerror(errno));
 		return -ESTALE;
 	}
-	if (!gone && (path_st.st_dev != open_st.st_dev || path_st.st_ino != open_st.st_ino)) {
+	if (!gone &&
+	    !identity_same_file(&path_st, (uint64_t)open_st.st_dev, (uint64_t)open_st.st_ino)) {
 		db_seterr(why, len, "database %s was replaced by another file while in use",
 			  db->path);
 		return -ESTALE;
@@ -170,14 +172,12 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
-/* Appends "what: old -> new" to out when they differ. Empty values count
- * as unknown (a serial that cannot be read) unless both_required. */
-static void differ(char *out, size_t len, const char *what, const char *old, const char *now,
-		   int both_required)
+/* Appends "what 'old' -> 'new'" to out. */
+static void differ(char *out, size_t len, const char *what, const char *old, const char *now)
 {
 	size_t used = strlen(out);
 
-	if (!strcmp(old, now) || (!both_required && (!*old || !*now)) || used >= len)
+	if (used >= len)
 		return;
 	snprintf(out + used, len - used, "%s%s '%s' -> '%s'", used ? ", " : "", what,
 		 *old ? old : "(none)", *now ? now : "(none)");
@@ -190,36 +190,64 @@ static void file_id_text(char *out, size_t len, uint64_t dev, uint64_t ino)
 		 (unsigned long long)ino);
 }
 
-/* The identity that decides "same device": kind, serial, model, capacity,
- * the backing file of a loop device (its path, and its device and inode
- * where both starts knew them: a row from before v15 takes them silently),
- * the path of a regular file (which wearmon may create again, so not its
- * inode). The node name of a block device (sdb, loop3) may change between
- * boots. */
+/* The identity that decides "same device" (device/identity.h): kind,
+ * serial, model, capacity, the backing file of a loop device (its path,
+ * and its device and inode where both starts knew them: a row from before
+ * v15 takes them silently), the path of a regular file (which wearmon may
+ * create again, so not its inode). The node name of a block device (sdb,
+ * loop3) may change between boots. A serial or model that cannot be read
+ * is no difference. */
 static void compare(const struct known *k, const struct db_target_info *t, char *diff, size_t len)
 {
-	char a[32], b[32];
+	const struct identity was = {
+		.kind = k->kind,
+		.serial = k->serial,
+		.model = k->model,
+		.capacity = k->capacity,
+		.backing = k->backing,
+		.backing_dev = k->backing_dev,
+		.backing_ino = k->backing_ino,
+		.path = k->device,
+	};
+	const struct identity now = {
+		.kind = tgt_kind_name(t->kind),
+		.serial = t->serial,
+		.model = t->model,
+		.capacity = t->capacity_bytes,
+		.backing = t->backing_file,
+		.backing_dev = t->backing_dev,
+		.backing_ino = t->backing_ino,
+		.path = t->device,
+	};
+	unsigned parts = ID_KIND | ID_SERIAL | ID_MODEL | ID_CAPACITY | ID_BACKING;
+	if (t->kind == TGT_BLOCK && t->backing_file)
+		parts |= ID_BACKING_ID;
+	if (t->kind == TGT_FILE)
+		parts |= ID_PATH;
+	unsigned d = identity_diff(&was, &now, parts, ID_KIND | ID_CAPACITY | ID_BACKING | ID_PATH);
+	char a[64], b[64];
 
 	diff[0] = '\0';
-	differ(diff, len, "kind", k->kind, tgt_kind_name(t->kind), 1);
-	differ(diff, len, "serial", k->serial, nz(t->serial), 0);
-	differ(diff, len, "model", k->model, nz(t->model), 0);
-	if (k->capacity != t->capacity_bytes) {
+	if (d & ID_KIND)
+		differ(diff, len, "kind", k->kind, now.kind);
+	if (d & ID_SERIAL)
+		differ(diff, len, "serial", k->serial, nz(t->serial));
+	if (d & ID_MODEL)
+		differ(diff, len, "model", k->model, nz(t->model));
+	if (d & ID_CAPACITY) {
 		snprintf(a, sizeof(a), "%llu", (unsigned long long)k->capacity);
 		snprintf(b, sizeof(b), "%llu", (unsigned long long)t->capacity_bytes);
-		differ(diff, len, "capacity", a, b, 1);
+		differ(diff, len, "capacity", a, b);
 	}
-	if (*k->backing || t->backing_file)
-		differ(diff, len, "backing file", k->backing, nz(t->backing_file), 1);
-	if (t->kind == TGT_BLOCK && t->backing_file && k->backing_ino && t->backing_ino &&
-	    (k->backing_dev != t->backing_dev || k->backing_ino != t->backing_ino)) {
-		char was[64], now[64];
-		file_id_text(was, sizeof(was), k->backing_dev, k->backing_ino);
-		file_id_text(now, sizeof(now), t->backing_dev, t->backing_ino);
-		differ(diff, len, "backing file identity", was, now, 1);
+	if (d & ID_BACKING)
+		differ(diff, len, "backing file", k->backing, nz(t->backing_file));
+	if (d & ID_BACKING_ID) {
+		file_id_text(a, sizeof(a), k->backing_dev, k->backing_ino);
+		file_id_text(b, sizeof(b), t->backing_dev, t->backing_ino);
+		differ(diff, len, "backing file identity", a, b);
 	}
-	if (t->kind == TGT_FILE)
-		differ(diff, len, "file", k->device, t->device, 1);
+	if (d & ID_PATH)
+		differ(diff, len, "file", k->device, t->device);
 }
 
 int db_target_identity(struct db *db, const struct db_target_info *t, char *diff, size_t len)

@@ -165,13 +165,6 @@ int db_write(struct db *db, const char *const *sqls, const struct db_value *cons
 	return ret;
 }
 
-void db_set_busy_timeout(struct db *db, int ms)
-{
-	pthread_mutex_lock(&db->lock);
-	db->busy_ms = ms; /* on_busy's bound: the stop flag keeps working */
-	pthread_mutex_unlock(&db->lock);
-}
-
 /* ---- alert baselines ---------------------------------------------------- */
 
 struct first_row {

@@ -1,6 +1,7 @@
 /* tgt: safe opening of block devices and regular files. */
 #include "device/tgt.h"
 #include "device/tgt_int.h"
+#include "device/identity.h"
 
 #include <blkid.h>
 
@@ -452,7 +453,7 @@ static int vpd80_serial(const char *sysname, char *out, size_t len)
 static int fd_is_device(int fd, dev_t rdev)
 {
 	struct stat st;
-	return !fstat(fd, &st) && S_ISBLK(st.st_mode) && st.st_rdev == rdev;
+	return !fstat(fd, &st) && identity_is_device(&st, rdev);
 }
 
 static void sysfs_identity(const char *sysname, char *serial, size_t slen, char *model, size_t mlen,
@@ -698,7 +699,7 @@ int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const st
 	char serial[128], model[128], fw[64];
 	if (!tg->is_block)
 		return 0;
-	if (stat(tg->real_path, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != tg->rdev)
+	if (stat(tg->real_path, &st) || !identity_is_device(&st, tg->rdev))
 		return tgt_seterr(
 			err, len, -ENODEV, c, t, "device",
 			"refusing %s: the device node no longer names the device opened at "
@@ -709,7 +710,8 @@ int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const st
 		return tgt_seterr(err, len, -EMEDIUMTYPE, c, t, "expect_serial",
 				  "refusing %s: it now reports serial \"%s\", expected \"%s\"",
 				  tg->path, serial, t->expect_serial);
-	if (strcmp(serial, tg->serial))
+	const struct identity opened = { .serial = tg->serial }, now = { .serial = serial };
+	if (identity_diff(&opened, &now, ID_SERIAL, ID_SERIAL))
 		return tgt_seterr(
 			err, len, -EMEDIUMTYPE, c, t, "device",
 			"refusing %s: its serial changed from \"%s\" to \"%s\" during the run",

@@ -4,6 +4,7 @@
  * allow_destroy); checked before anything is created or extended. */
 #include "device/tgt.h"
 #include "device/tgt_int.h"
+#include "device/identity.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -51,8 +52,8 @@ const struct tgt_own_file *tgt_own_by_id(const struct tgt_guard *g, dev_t dev, i
 {
 	struct stat st;
 	for (int i = 0; g && i < g->nown; i++)
-		if (g->own[i].path[0] && !stat(g->own[i].path, &st) && st.st_dev == dev &&
-		    st.st_ino == ino)
+		if (g->own[i].path[0] && !stat(g->own[i].path, &st) &&
+		    identity_same_file(&st, dev, ino))
 			return &g->own[i];
 	return NULL;
 }
@@ -126,11 +127,23 @@ int tgt_loop_backing_id(const char *sysname, int fd, dev_t *dev, ino_t *ino)
 	return backing_path_id(file, dev, ino);
 }
 
+/* Whether the backing file of loop device sysname by its status (file
+ * NULL), or the file at path file, is want's file. */
+static int backs(const char *sysname, const char *file, const struct identity *want)
+{
+	dev_t bd = 0;
+	ino_t bi = 0;
+	int ret = file ? backing_path_id(file, &bd, &bi) : loop_status_id(sysname, -1, &bd, &bi);
+	const struct identity is = { .dev = (uint64_t)bd, .ino = (uint64_t)bi };
+	return !ret && !identity_diff(want, &is, ID_FILE, ID_FILE);
+}
+
 /* The attached loop device whose backing file is (dev, ino), by the loop
  * device's status or by its backing_file path. Returns 1 and names it in
  * loop, or 0. */
 static int find_loop_on(dev_t dev, ino_t ino, char *loop, size_t len)
 {
+	const struct identity want = { .dev = (uint64_t)dev, .ino = (uint64_t)ino };
 	char path[PATH_MAX], file[PATH_MAX];
 	struct dirent *e;
 	int found = 0;
@@ -140,13 +153,10 @@ static int find_loop_on(dev_t dev, ino_t ino, char *loop, size_t len)
 	if (!d)
 		return 0;
 	while (!found && (e = readdir(d))) {
-		dev_t bd;
-		ino_t bi;
 		if (strncmp(e->d_name, "loop", 4) ||
 		    tgt_sysfs_read(e->d_name, "loop/backing_file", file, sizeof(file)))
 			continue;
-		found = (!loop_status_id(e->d_name, -1, &bd, &bi) && bd == dev && bi == ino) ||
-			(!backing_path_id(file, &bd, &bi) && bd == dev && bi == ino);
+		found = backs(e->d_name, NULL, &want) || backs(NULL, file, &want);
 		if (found)
 			util_strlcpy(loop, e->d_name, len);
 	}
@@ -206,21 +216,16 @@ int tgt_pid_fds(const char *pid,
 	return found;
 }
 
-struct file_id {
-	dev_t dev;
-	ino_t ino;
-};
-
 static int fd_writes_file(const char *pid, const char *fd, const struct stat *st, void *arg)
 {
-	const struct file_id *id = arg;
-	return S_ISREG(st->st_mode) && st->st_dev == id->dev && st->st_ino == id->ino &&
+	const struct identity *id = arg;
+	return S_ISREG(st->st_mode) && identity_same_file(st, id->dev, id->ino) &&
 	       fd_writes(pid, fd);
 }
 
 static int pid_writes(const char *pid, dev_t dev, ino_t ino)
 {
-	struct file_id id = { dev, ino };
+	struct identity id = { .dev = (uint64_t)dev, .ino = (uint64_t)ino };
 	return tgt_pid_fds(pid, fd_writes_file, &id);
 }
 
@@ -392,7 +397,7 @@ static int open_for_run(const struct cfg *c, const struct cfg_target *t, struct 
 	if (fstat(tg->fd, &st))
 		return tgt_seterr(err, len, -errno, c, t, "device", "cannot stat %s: %s", tg->path,
 				  strerror(errno));
-	if (tg->exists && (st.st_dev != tg->backing_dev || st.st_ino != tg->backing_ino))
+	if (tg->exists && !identity_same_file(&st, tg->backing_dev, tg->backing_ino))
 		return tgt_seterr(err, len, -ESTALE, c, t, "device",
 				  "refusing %s: it was replaced by another file after it was "
 				  "checked; start again",

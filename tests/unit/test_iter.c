@@ -20,7 +20,7 @@ struct fx {
 	char out[8192]; /* q()'s rows */
 	struct cfg *c;
 	struct tgt tg;
-	struct cfg_layout layout;
+	struct plan plan;
 	struct db *db;
 	struct alert_ctx *alert;
 	int64_t run_id, target_id;
@@ -90,8 +90,8 @@ static void open_all(struct fx *fx, const char *extra)
 		fail_msg("%s", err);
 	const struct cfg_target *t = &fx->c->targets[0];
 	if (tgt_open(fx->c, t, fx->c->database, 0, &fx->tg, err, sizeof(err)) ||
-	    cfg_resolve(fx->c, t, fx->tg.capacity, fx->tg.logical_block_size, &fx->layout, err,
-			sizeof(err)) ||
+	    plan_build(fx->c, t, fx->tg.capacity, fx->tg.logical_block_size, &fx->plan, err,
+		       sizeof(err)) ||
 	    db_open(fx->c->database, 0, &fx->db, err, sizeof(err)))
 		fail_msg("%s", err);
 	struct db_target_info info = {
@@ -134,14 +134,14 @@ static enum it_status run_cycle(struct fx *fx, long cycle, double mibps)
 	long next = 1;
 	enum it_status s = IT_DONE;
 
-	iter_limits_of(&fx->c->targets[0], &lim);
+	iter_limits_of(&fx->plan, &lim);
 	lim.null_mibps = mibps;
 	assert_int_equal(iter_init(&lim, fx->error, sizeof(fx->error), &ic), 0);
 	assert_int_equal(db_cycle_begin(fx->db, fx->target_id, fx->run_id, cycle, &cycle_id), 0);
 	struct iter_env e = {
 		.t = &fx->c->targets[0],
 		.tg = &fx->tg,
-		.layout = &fx->layout,
+		.plan = &fx->plan,
 		.db = fx->db,
 		.run_id = fx->run_id,
 		.target_id = fx->target_id,
@@ -154,7 +154,7 @@ static enum it_status run_cycle(struct fx *fx, long cycle, double mibps)
 		.error = fx->error,
 		.error_len = sizeof(fx->error),
 	};
-	for (int i = 0; i < fx->layout.nsizes && s == IT_DONE; i++)
+	for (int i = 0; i < fx->plan.layout.nsizes && s == IT_DONE; i++)
 		s = iter_run(&e, ic, i, &next);
 	assert_int_equal(db_cycle_end(fx->db, cycle_id, iter_db_status(s)), 0);
 	iter_fini(ic);

@@ -93,8 +93,8 @@ static void start_daemon(struct fx *fx, const char *extra, iter_progress_fn tap,
 	st->cfg = r->c;
 	st->t = &r->c->targets[0];
 	if (tgt_open(r->c, st->t, r->c->database, 0, &st->tg, err, sizeof(err)) ||
-	    cfg_resolve(r->c, st->t, st->tg.capacity, st->tg.logical_block_size, &st->layout, err,
-			sizeof(err)) ||
+	    plan_build(r->c, st->t, st->tg.capacity, st->tg.logical_block_size, &st->plan, err,
+		       sizeof(err)) ||
 	    db_open(r->c->database, 0, &r->db, err, sizeof(err)))
 		fail_msg("%s", err);
 	struct db_target_info info = {
