@@ -17,3 +17,12 @@ $(BUILD)/scalegen: tools/scalegen/scalegen.c $(BUILD)/tools/scalegen/scalegen.d 
 		-o $@ $< $(BUILD)/libwearmond.a $(BUILD)/libwearmon.a $(LDLIBS)
 
 DEP_EXTRA += $(BUILD)/tools/scalegen/scalegen.d
+
+# build/sqltrace.so: the statements a program prepares, for the scale test
+# (tools/scalegen/sqltrace.c).
+PROGS += $(BUILD)/sqltrace.so
+
+$(BUILD)/sqltrace.so: tools/scalegen/sqltrace.c | build-deps
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -MF $(BUILD)/tools/scalegen/sqltrace.d -o $@ $< -ldl
+
+DEP_EXTRA += $(BUILD)/tools/scalegen/sqltrace.d
