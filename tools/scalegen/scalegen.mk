@@ -1,0 +1,28 @@
+# scalegen.mk: build/scalegen, the database generator of the scale test
+# (tests/integration/test_scale.py) and of `make bench`'s year-scale section
+# (tools/scalegen/README.md). Included by the top-level Makefile; reuses
+# $(BUILD), $(CC), $(ALL_CFLAGS), $(LDLIBS) and the libraries. It links the
+# daemon's objects too (libwearmond.a): its alerts follow daemon/alert.c's
+# rules, kinds and MESSAGE_IDs.
+
+# A rule here would otherwise become make's default goal.
+.DEFAULT_GOAL := all
+
+PROGS += $(BUILD)/scalegen
+
+$(BUILD)/scalegen: tools/scalegen/scalegen.c $(BUILD)/tools/scalegen/scalegen.d \
+		$(BUILD)/libwearmond.a $(BUILD)/libwearmon.a | build-deps
+	@mkdir -p $(BUILD)/tools/scalegen
+	$(CC) $(ALL_CFLAGS) -iquote daemon -MF $(BUILD)/tools/scalegen/scalegen.d $(ALL_LDFLAGS) \
+		-o $@ $< $(BUILD)/libwearmond.a $(BUILD)/libwearmon.a $(LDLIBS)
+
+DEP_EXTRA += $(BUILD)/tools/scalegen/scalegen.d
+
+# build/sqltrace.so: the statements a program prepares, for the scale test
+# (tools/scalegen/sqltrace.c).
+PROGS += $(BUILD)/sqltrace.so
+
+$(BUILD)/sqltrace.so: tools/scalegen/sqltrace.c | build-deps
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -MF $(BUILD)/tools/scalegen/sqltrace.d -o $@ $< -ldl
+
+DEP_EXTRA += $(BUILD)/tools/scalegen/sqltrace.d
