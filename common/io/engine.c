@@ -1,5 +1,6 @@
 /* engine: libaio O_DIRECT phase runner with batched submit and reap; the
- * null engine runs the same loop on a simulated clock without a device. */
+ * null engine runs the same loop on a simulated clock without a device.
+ * The two are backends in one const table (backends[]). */
 #include "io/engine.h"
 
 #include <errno.h>
@@ -49,7 +50,28 @@ struct slot {
 				       in mixed runs so write data stays intact */
 };
 
+struct engine_ctx;
+
+/* A backend: how I/Os are submitted, reaped and timed. */
+struct engine_ops {
+	const char *name;
+	int moves_data; /* buffers hold generated data; reads are verified */
+	/* The backend's time in ns. */
+	uint64_t (*now)(const struct engine_ctx *c);
+	/* A phase begins (t0: its start asked for, 0: now) and ends. */
+	void (*start)(struct engine_ctx *c, uint64_t t0);
+	void (*stop)(struct engine_ctx *c);
+	/* Submit v[0..n). Returns how many were taken, or -errno. */
+	int (*submit)(struct engine_ctx *c, struct iocb **v, unsigned n);
+	/* At least min and at most max completions into c->events, or 0 when
+	 * woken without any. Returns the count or -errno. */
+	int (*reap)(struct engine_ctx *c, unsigned min, unsigned max);
+	/* The completion time of an I/O of res bytes reaped at t. */
+	uint64_t (*done_at)(struct engine_ctx *c, long res, uint64_t t);
+};
+
 struct engine_ctx {
+	const struct engine_ops *ops;
 	io_context_t io;
 	unsigned max_qd;
 	uint32_t max_bs;
@@ -62,8 +84,7 @@ struct engine_ctx {
 	struct io_event *events;
 	struct iocb **batch; /* the I/Os of one io_submit */
 	struct hist sample_lat;
-	int null;                /* the null engine: no aio context, no buffers */
-	double null_ns_per_byte; /* its simulated device speed */
+	double null_ns_per_byte; /* the null engine's simulated device speed */
 	uint64_t clock;          /* its simulated time, in ns */
 	unsigned npend;          /* its completions waiting in events */
 	/* the waker (see waker_start): a timer per running thread */
@@ -91,13 +112,18 @@ struct run {
 	int stopping;
 };
 
+static const struct engine_ops backends[2];
+#define LIBAIO (&backends[0])
+#define NULL_ENGINE (&backends[1])
+
 /* The parts both engines share: slots, free list, events, batch. */
-static struct engine_ctx *ctx_alloc(unsigned max_qd, uint32_t max_bs)
+static struct engine_ctx *ctx_alloc(const struct engine_ops *ops, unsigned max_qd, uint32_t max_bs)
 {
 	struct engine_ctx *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
+	c->ops = ops;
 	c->max_qd = max_qd;
 	c->max_bs = max_bs;
 	c->slots = calloc(max_qd, sizeof(*c->slots));
@@ -113,7 +139,7 @@ static struct engine_ctx *ctx_alloc(unsigned max_qd, uint32_t max_bs)
 
 int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)
 {
-	struct engine_ctx *c = ctx_alloc(max_qd, max_bs);
+	struct engine_ctx *c = ctx_alloc(LIBAIO, max_qd, max_bs);
 	int ret = -ENOMEM;
 
 	if (!c)
@@ -139,10 +165,9 @@ int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct en
 {
 	if (!(mibps > 0))
 		return -EINVAL;
-	struct engine_ctx *c = ctx_alloc(max_qd, max_bs);
+	struct engine_ctx *c = ctx_alloc(NULL_ENGINE, max_qd, max_bs);
 	if (!c)
 		return -ENOMEM;
-	c->null = 1;
 	c->null_ns_per_byte = 1e9 / (mibps * 1048576.0);
 	*out = c;
 	return 0;
@@ -150,13 +175,13 @@ int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct en
 
 int engine_is_null(const struct engine_ctx *c)
 {
-	return c->null;
+	return c->ops == NULL_ENGINE;
 }
 
 /* The engine's time: the clock, or the simulated one of the null engine. */
 static uint64_t now(const struct engine_ctx *c)
 {
-	return c->null ? c->clock : util_now_ns();
+	return c->ops->now(c);
 }
 
 void engine_destroy(struct engine_ctx *c)
@@ -244,14 +269,15 @@ int engine_signals_init(void)
 	return wake_handler_ok ? 0 : -EINVAL;
 }
 
-static void waker_start(struct engine_ctx *c)
+static void waker_start(struct engine_ctx *c, uint64_t t0)
 {
 	sigset_t unblock;
 	struct sigevent ev;
 	struct itimerspec its = { { 0, REAP_TIMEOUT_NS }, { 0, REAP_TIMEOUT_NS } };
 
+	(void)t0;
 	c->waking = 0;
-	if (c->null || engine_signals_init())
+	if (engine_signals_init())
 		return;
 	sigemptyset(&unblock);
 	sigaddset(&unblock, WAKE_SIG);
@@ -289,13 +315,8 @@ static void waker_stop(struct engine_ctx *c)
  * min have arrived, not at each one. Returns the count (0 when woken
  * without completions, or when a wake came while the thread was busy) or
  * -errno. */
-static int reap(struct engine_ctx *c, unsigned min, unsigned max)
+static int aio_reap(struct engine_ctx *c, unsigned min, unsigned max)
 {
-	if (c->null) { /* everything submitted is complete */
-		unsigned got = c->npend;
-		c->npend = 0;
-		return (int)got;
-	}
 	unsigned n = ring_reap(c, max);
 	if (n)
 		return (int)n;
@@ -318,6 +339,91 @@ static int reap(struct engine_ctx *c, unsigned min, unsigned max)
 		return 0;
 	return ret;
 }
+
+static uint64_t aio_now(const struct engine_ctx *c)
+{
+	(void)c;
+	return util_now_ns();
+}
+
+static int aio_submit(struct engine_ctx *c, struct iocb **v, unsigned n)
+{
+	return io_submit(c->io, (long)n, v);
+}
+
+static uint64_t aio_done_at(struct engine_ctx *c, long res, uint64_t t)
+{
+	(void)c;
+	(void)res;
+	return t;
+}
+
+/* The null engine, as fio's: everything submitted completes at once and in
+ * full, one I/O after the other on a simulated clock. */
+static uint64_t null_now(const struct engine_ctx *c)
+{
+	return c->clock;
+}
+
+static void null_start(struct engine_ctx *c, uint64_t t0)
+{
+	c->clock = t0 ? t0 : util_now_ns();
+}
+
+static void null_stop(struct engine_ctx *c)
+{
+	(void)c;
+}
+
+static int null_submit(struct engine_ctx *c, struct iocb **v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct io_event *ev = &c->events[c->npend++];
+		memset(ev, 0, sizeof(*ev));
+		ev->data = v[i]->data;
+		ev->obj = v[i];
+		ev->res = v[i]->u.c.nbytes;
+	}
+	return (int)n;
+}
+
+static int null_reap(struct engine_ctx *c, unsigned min, unsigned max)
+{
+	unsigned got = c->npend;
+
+	(void)min;
+	(void)max;
+	c->npend = 0;
+	return (int)got;
+}
+
+static uint64_t null_done_at(struct engine_ctx *c, long res, uint64_t t)
+{
+	(void)t;
+	return c->clock += (uint64_t)((double)res * c->null_ns_per_byte) + 1;
+}
+
+static const struct engine_ops backends[2] = {
+	{
+		.name = "libaio",
+		.moves_data = 1,
+		.now = aio_now,
+		.start = waker_start,
+		.stop = waker_stop,
+		.submit = aio_submit,
+		.reap = aio_reap,
+		.done_at = aio_done_at,
+	},
+	{
+		.name = "null",
+		.now = null_now,
+		.start = null_start,
+		.stop = null_stop,
+		.submit = null_submit,
+		.reap = null_reap,
+		.done_at = null_done_at,
+	},
+};
 
 /* The phase's workload: its spec, or one made of the simple fields. */
 static void phase_spec(const struct engine_phase *p, struct workload_spec *out)
@@ -373,8 +479,8 @@ static int check_phase(const struct engine_ctx *c, const struct engine_phase *p,
 /* Mixed runs read into buffers of their own. Returns 0 or -ENOMEM. */
 static int use_read_buffers(struct engine_ctx *c, int mixed)
 {
-	if (c->null)
-		return 0; /* no data moves */
+	if (!c->ops->moves_data)
+		return 0;
 	if (mixed && !c->rmem) {
 		c->rmem = util_buf_alloc((size_t)c->max_qd * c->max_bs, &c->rmem_len);
 		if (!c->rmem)
@@ -466,18 +572,6 @@ static int continues(struct run *s, const struct workload_op *op)
 	return seq;
 }
 
-/* The null engine's submission: each I/O completes at once, in full. */
-static void null_submit(struct engine_ctx *c, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		struct io_event *ev = &c->events[c->npend++];
-		memset(ev, 0, sizeof(*ev));
-		ev->data = c->batch[i]->data;
-		ev->obj = c->batch[i];
-		ev->res = c->batch[i]->u.c.nbytes;
-	}
-}
-
 /* Mark batch[0..n) as submitted now: an I/O's latency runs from just
  * before the io_submit call that carries it. */
 static void stamp(struct engine_ctx *c, unsigned n)
@@ -497,7 +591,7 @@ static struct iocb *prepare(struct engine_ctx *c, struct run *s)
 
 	workload_next(&s->gen, &op);
 	sl->is_random = !continues(s, &op);
-	if (op.is_write && c->null) {
+	if (op.is_write && !c->ops->moves_data) {
 		io_prep_pwrite(&sl->iocb, p->fd, NULL, op.len, (long long)op.offset);
 	} else if (op.is_write) {
 		/* Fresh contents for every write (datagen.h: layout, dedupe). */
@@ -529,13 +623,8 @@ static void submit(struct engine_ctx *c, struct run *s)
 		       s->issued_bytes < s->amount)
 			c->batch[n++] = prepare(c, s);
 		stamp(c, n);
-		if (c->null) {
-			null_submit(c, n);
-			s->inflight += n;
-			continue;
-		}
 		while (done < n) {
-			int ret = io_submit(c->io, (long)(n - done), c->batch + done);
+			int ret = c->ops->submit(c, c->batch + done, n - done);
 			if (ret <= 0) {
 				if (ret != -EAGAIN || s->inflight + done == 0)
 					record_error(s, ret ? -ret : EIO,
@@ -593,7 +682,7 @@ static void tick(struct engine_ctx *c, struct run *s, uint64_t t)
 static int complete(struct engine_ctx *c, struct run *s)
 {
 	/* at least one: the queue is refilled as soon as a slot is free */
-	int got = reap(c, 1, s->inflight);
+	int got = c->ops->reap(c, 1, s->inflight);
 	if (got < 0)
 		return got;
 	uint64_t t = now(c);
@@ -602,8 +691,7 @@ static int complete(struct engine_ctx *c, struct run *s)
 		struct slot *sl = ev->data;
 		long res = (long)ev->res;
 		int is_write = sl->iocb.aio_lio_opcode == IO_CMD_PWRITE;
-		if (c->null) /* one I/O after the other at the simulated speed */
-			t = c->clock += (uint64_t)((double)res * c->null_ns_per_byte) + 1;
+		t = c->ops->done_at(c, res, t);
 		if (res != (long)sl->iocb.u.c.nbytes) {
 			record_error(s, res < 0 ? (int)-res : EIO, (uint64_t)sl->iocb.u.c.offset);
 		} else {
@@ -615,7 +703,7 @@ static int complete(struct engine_ctx *c, struct run *s)
 			s->win_bytes += (uint64_t)res;
 			s->r->writes += (uint64_t)is_write;
 			s->r->random_ios += (uint64_t)sl->is_random;
-			if (!is_write && s->p->verify && !c->null)
+			if (!is_write && s->p->verify && c->ops->moves_data)
 				check_read(s, sl);
 		}
 		c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
@@ -669,15 +757,13 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 	if (ret)
 		return ret;
 	run_init(c, p, r, &s);
-	if (c->null)
-		c->clock = p->t0 ? p->t0 : util_now_ns();
+	c->ops->start(c, p->t0);
 	s.t0 = s.last_sample = p->t0 ? p->t0 : now(c);
 	s.next_sample = s.t0 + s.interval_ns;
 	/* Windows only mean something inside samples longer than one. */
 	s.win_next = s.interval_ns > WINDOW_NS ? s.t0 + WINDOW_NS : UINT64_MAX;
 	uint64_t limit = p->duration > 0 ? s.t0 + (uint64_t)(p->duration * 1e9) : UINT64_MAX;
 
-	waker_start(c);
 	for (;;) {
 		if (p->stop && atomic_load(p->stop)) {
 			r->interrupted = 1;
@@ -693,7 +779,7 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 		if (ret < 0)
 			break;
 	}
-	waker_stop(c);
+	c->ops->stop(c);
 	if (ret < 0)
 		return ret;
 	uint64_t end = now(c);
