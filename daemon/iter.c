@@ -411,6 +411,7 @@ static void store_figures(struct db_iteration *it, const struct engine_result *r
 	it->reads = r->reads;
 	it->writes = r->writes;
 	it->random_ios = r->random_ios;
+	it->mean_depth = r->mean_depth;
 }
 
 /* The measured phase's figures over the time the host ran: the stalled
@@ -438,7 +439,7 @@ static void figures_without_stall(struct db_iteration *it, const struct engine_r
 static void forget_figures(struct db_iteration *it)
 {
 	it->mibps_avg = it->mibps_min = it->mibps_max = it->mibps_stddev = -1;
-	it->iops_avg = it->lat_mean_us = -1;
+	it->iops_avg = it->lat_mean_us = it->mean_depth = -1;
 	it->lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
 }
 

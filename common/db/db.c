@@ -1119,6 +1119,19 @@ static int iteration_stall(struct db *db, int64_t id, const struct db_iteration 
 	return db_bind_run(&b, "store the host stall");
 }
 
+/* The queue kept (schema 17), when the engine measured it. */
+static int iteration_depth(struct db *db, int64_t id, const struct db_iteration *it)
+{
+	struct db_bind b;
+
+	if (!(it->mean_depth > 0))
+		return 0;
+	db_bind_start(db, ST_IT_DEPTH, &b);
+	db_bind_dbl(&b, it->mean_depth);
+	db_bind_i64(&b, id);
+	return db_bind_run(&b, "store the mean queue depth");
+}
+
 /* The fill columns stay NULL when nothing was filled (fill = no). */
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
@@ -1222,6 +1235,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 		ret = iteration_io(db, id, it);
 	if (ret == 0)
 		ret = iteration_stall(db, id, it);
+	if (ret == 0)
+		ret = iteration_depth(db, id, it);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)
 		ret = sample_insert(db, id, &samples[i]);
 	ret = db_tx_end(db, ret);

@@ -19,7 +19,7 @@
 #include "base/hist.h"
 #include "device/tgt.h"
 
-#define DB_SCHEMA_VERSION 15
+#define DB_SCHEMA_VERSION 17
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -138,6 +138,8 @@ struct db_iteration {
 	int64_t baseline_iteration_id; /* 0: no baseline yet (NULL) */
 	double baseline_mibps;         /* its mibps_avg; not stored, < 0: none */
 	double host_stall_seconds;     /* wearmond did not run (hstall.h); <= 0: NULL */
+	double mean_depth;             /* I/Os in flight on average (engine.h,
+					  schema 17); <= 0: NULL */
 };
 
 /* One sample (sample_interval of one phase). */

@@ -53,6 +53,7 @@ enum stmt_id {
 	ST_IT_END,
 	ST_IT_IO,
 	ST_IT_STALL,
+	ST_IT_DEPTH,
 	ST_SAMPLE,
 	ST_EVENT,
 	ST_EXTENTS_DELETE,

@@ -483,6 +483,11 @@ const char *const db_migrations[] = {
 	"ALTER TABLE cycles ADD COLUMN action_ended_at TEXT;\n"
 	"ALTER TABLE iterations ADD COLUMN host_stall_seconds REAL;\n"
 	"ALTER TABLE samples ADD COLUMN host_stall_ms REAL;\n",
+	/* [16] is the compact samples' migration. The queue depth kept: the
+	 * mean number of I/Os in flight that the engine measured, next to
+	 * queue_depth, the one asked for. */
+	[17] =
+	"ALTER TABLE iterations ADD COLUMN mean_depth REAL;\n",
 };
 /* clang-format on */
 

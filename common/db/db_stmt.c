@@ -112,6 +112,8 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  "UPDATE iterations SET reads = ?, writes = ?, random_ios = ? WHERE id = ?" },
 	[ST_IT_STALL] = { 2,
 		  "UPDATE iterations SET host_stall_seconds = ? WHERE id = ?" },
+	[ST_IT_DEPTH] = { 2,
+		  "UPDATE iterations SET mean_depth = ? WHERE id = ?" },
 	[ST_SAMPLE] = { 15,
 		  "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
 		        " lat_p50_us, lat_p99_us, lat_max_us, lat_p90_us, lat_p999_us,"

@@ -1,5 +1,6 @@
 /* engine: libaio O_DIRECT phase runner with batched submit and reap; the
- * null engine runs the same loop on a simulated clock without a device. */
+ * null engine runs the same loop on a simulated clock without a device.
+ * The two are backends in one const table (backends[]). */
 #include "io/engine.h"
 
 #include <errno.h>
@@ -31,6 +32,11 @@
  * QD32 against this; tools/bench/results/2026-12-04-engine-changes.md,
  * item 11.) */
 #define BATCH_MAX 8
+/* Slots beyond the queue depth (as many as the depth, at most this many):
+ * while I/Os are in flight the engine fills them with the next blocks, so
+ * that a completion is replaced at once by a ready I/O rather than after
+ * its data has been generated (the queue used to average 26 of 32 at 4k). */
+#define SPARE_MAX 32
 
 /* The completion ring the kernel maps at the io_context_t address. */
 struct aio_ring {
@@ -49,27 +55,63 @@ struct slot {
 				       in mixed runs so write data stays intact */
 };
 
+struct engine_ctx;
+
+/* A backend: how I/Os are submitted, reaped and timed. */
+struct engine_ops {
+	const char *name;
+	int moves_data; /* buffers hold generated data; reads are verified */
+	/* The backend's time in ns. */
+	uint64_t (*now)(const struct engine_ctx *c);
+	/* A phase begins (t0: its start asked for, 0: now) and ends. */
+	void (*start)(struct engine_ctx *c, uint64_t t0);
+	void (*stop)(struct engine_ctx *c);
+	/* Submit v[0..n). Returns how many were taken, or -errno. */
+	int (*submit)(struct engine_ctx *c, struct iocb **v, unsigned n);
+	/* At least min and at most max completions into c->events, or 0 when
+	 * woken without any. Returns the count or -errno. */
+	int (*reap)(struct engine_ctx *c, unsigned min, unsigned max);
+	/* The completion time of an I/O of res bytes reaped at t. */
+	uint64_t (*done_at)(struct engine_ctx *c, long res, uint64_t t);
+};
+
 struct engine_ctx {
+	const struct engine_ops *ops;
 	io_context_t io;
 	unsigned max_qd;
 	uint32_t max_bs;
 	void *mem;
 	void *rmem;               /* read buffers, allocated by the first mix */
 	size_t mem_len, rmem_len; /* their mapped lengths (util_buf_alloc) */
+	unsigned nslots;          /* max_qd and the spares (SPARE_MAX) */
 	struct slot *slots;
 	unsigned *free_idx;
 	unsigned nfree;
+	unsigned *ready; /* ring of prepared slots, oldest first */
+	unsigned rhead, nready;
 	struct io_event *events;
 	struct iocb **batch; /* the I/Os of one io_submit */
 	struct hist sample_lat;
-	int null;                /* the null engine: no aio context, no buffers */
-	double null_ns_per_byte; /* its simulated device speed */
+	double null_ns_per_byte; /* the null engine's simulated device speed */
 	uint64_t clock;          /* its simulated time, in ns */
 	unsigned npend;          /* its completions waiting in events */
 	/* the waker (see waker_start): a timer per running thread */
 	int waking;
 	timer_t wake_timer;
 	sigset_t saved_mask;
+};
+
+/* Samples on their way out: each is held until the next one shows whether
+ * the two are to be one (out_sample), so that every sample passed on is at
+ * least an interval long unless the whole phase is shorter. */
+struct sample_out {
+	const struct engine_phase *p; /* on_sample, arg */
+	double interval;              /* seconds */
+	struct wstat *w;              /* the samples passed on, by length */
+	unsigned n;                   /* how many */
+	int held;
+	struct engine_sample smp;
+	struct hist lat;
 };
 
 /* Per-run state kept out of the public result. */
@@ -82,6 +124,10 @@ struct run {
 	uint64_t amount, issued_bytes, writes_issued;
 	uint64_t prev_off, prev_end; /* the job's previous I/O, for random_ios */
 	unsigned inflight;
+	unsigned spare;        /* slots prepared ahead at most */
+	uint64_t inflight_ns;  /* time in flight of the completed I/Os */
+	unsigned produced;     /* samples cut (their index) */
+	struct sample_out out; /* their way out */
 	uint64_t t0, next_sample, last_sample;
 	uint64_t s_bytes, s_ops;
 	uint64_t interval_ns;
@@ -91,20 +137,27 @@ struct run {
 	int stopping;
 };
 
+static const struct engine_ops backends[2];
+#define LIBAIO (&backends[0])
+#define NULL_ENGINE (&backends[1])
+
 /* The parts both engines share: slots, free list, events, batch. */
-static struct engine_ctx *ctx_alloc(unsigned max_qd, uint32_t max_bs)
+static struct engine_ctx *ctx_alloc(const struct engine_ops *ops, unsigned max_qd, uint32_t max_bs)
 {
 	struct engine_ctx *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
+	c->ops = ops;
 	c->max_qd = max_qd;
 	c->max_bs = max_bs;
-	c->slots = calloc(max_qd, sizeof(*c->slots));
-	c->free_idx = calloc(max_qd, sizeof(*c->free_idx));
+	c->nslots = max_qd + (max_qd < SPARE_MAX ? max_qd : SPARE_MAX);
+	c->slots = calloc(c->nslots, sizeof(*c->slots));
+	c->free_idx = calloc(c->nslots, sizeof(*c->free_idx));
+	c->ready = calloc(c->nslots, sizeof(*c->ready));
 	c->events = calloc(max_qd, sizeof(*c->events));
 	c->batch = calloc(BATCH_MAX, sizeof(*c->batch));
-	if (!c->slots || !c->free_idx || !c->events || !c->batch) {
+	if (!c->slots || !c->free_idx || !c->ready || !c->events || !c->batch) {
 		engine_destroy(c);
 		return NULL;
 	}
@@ -113,15 +166,15 @@ static struct engine_ctx *ctx_alloc(unsigned max_qd, uint32_t max_bs)
 
 int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)
 {
-	struct engine_ctx *c = ctx_alloc(max_qd, max_bs);
+	struct engine_ctx *c = ctx_alloc(LIBAIO, max_qd, max_bs);
 	int ret = -ENOMEM;
 
 	if (!c)
 		return -ENOMEM;
-	c->mem = util_buf_alloc((size_t)max_qd * max_bs, &c->mem_len);
+	c->mem = util_buf_alloc((size_t)c->nslots * max_bs, &c->mem_len);
 	if (!c->mem)
 		goto fail;
-	for (unsigned i = 0; i < max_qd; i++)
+	for (unsigned i = 0; i < c->nslots; i++)
 		c->slots[i].buf = (char *)c->mem + (size_t)i * max_bs;
 	ret = io_setup((int)max_qd, &c->io);
 	if (ret < 0) {
@@ -139,10 +192,9 @@ int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct en
 {
 	if (!(mibps > 0))
 		return -EINVAL;
-	struct engine_ctx *c = ctx_alloc(max_qd, max_bs);
+	struct engine_ctx *c = ctx_alloc(NULL_ENGINE, max_qd, max_bs);
 	if (!c)
 		return -ENOMEM;
-	c->null = 1;
 	c->null_ns_per_byte = 1e9 / (mibps * 1048576.0);
 	*out = c;
 	return 0;
@@ -150,13 +202,13 @@ int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct en
 
 int engine_is_null(const struct engine_ctx *c)
 {
-	return c->null;
+	return c->ops == NULL_ENGINE;
 }
 
 /* The engine's time: the clock, or the simulated one of the null engine. */
 static uint64_t now(const struct engine_ctx *c)
 {
-	return c->null ? c->clock : util_now_ns();
+	return c->ops->now(c);
 }
 
 void engine_destroy(struct engine_ctx *c)
@@ -169,6 +221,7 @@ void engine_destroy(struct engine_ctx *c)
 	util_buf_free(c->rmem, c->rmem_len);
 	free(c->slots);
 	free(c->free_idx);
+	free(c->ready);
 	free(c->events);
 	free(c->batch);
 	free(c);
@@ -244,14 +297,15 @@ int engine_signals_init(void)
 	return wake_handler_ok ? 0 : -EINVAL;
 }
 
-static void waker_start(struct engine_ctx *c)
+static void waker_start(struct engine_ctx *c, uint64_t t0)
 {
 	sigset_t unblock;
 	struct sigevent ev;
 	struct itimerspec its = { { 0, REAP_TIMEOUT_NS }, { 0, REAP_TIMEOUT_NS } };
 
+	(void)t0;
 	c->waking = 0;
-	if (c->null || engine_signals_init())
+	if (engine_signals_init())
 		return;
 	sigemptyset(&unblock);
 	sigaddset(&unblock, WAKE_SIG);
@@ -289,13 +343,8 @@ static void waker_stop(struct engine_ctx *c)
  * min have arrived, not at each one. Returns the count (0 when woken
  * without completions, or when a wake came while the thread was busy) or
  * -errno. */
-static int reap(struct engine_ctx *c, unsigned min, unsigned max)
+static int aio_reap(struct engine_ctx *c, unsigned min, unsigned max)
 {
-	if (c->null) { /* everything submitted is complete */
-		unsigned got = c->npend;
-		c->npend = 0;
-		return (int)got;
-	}
 	unsigned n = ring_reap(c, max);
 	if (n)
 		return (int)n;
@@ -318,6 +367,91 @@ static int reap(struct engine_ctx *c, unsigned min, unsigned max)
 		return 0;
 	return ret;
 }
+
+static uint64_t aio_now(const struct engine_ctx *c)
+{
+	(void)c;
+	return util_now_ns();
+}
+
+static int aio_submit(struct engine_ctx *c, struct iocb **v, unsigned n)
+{
+	return io_submit(c->io, (long)n, v);
+}
+
+static uint64_t aio_done_at(struct engine_ctx *c, long res, uint64_t t)
+{
+	(void)c;
+	(void)res;
+	return t;
+}
+
+/* The null engine, as fio's: everything submitted completes at once and in
+ * full, one I/O after the other on a simulated clock. */
+static uint64_t null_now(const struct engine_ctx *c)
+{
+	return c->clock;
+}
+
+static void null_start(struct engine_ctx *c, uint64_t t0)
+{
+	c->clock = t0 ? t0 : util_now_ns();
+}
+
+static void null_stop(struct engine_ctx *c)
+{
+	(void)c;
+}
+
+static int null_submit(struct engine_ctx *c, struct iocb **v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct io_event *ev = &c->events[c->npend++];
+		memset(ev, 0, sizeof(*ev));
+		ev->data = v[i]->data;
+		ev->obj = v[i];
+		ev->res = v[i]->u.c.nbytes;
+	}
+	return (int)n;
+}
+
+static int null_reap(struct engine_ctx *c, unsigned min, unsigned max)
+{
+	unsigned got = c->npend;
+
+	(void)min;
+	(void)max;
+	c->npend = 0;
+	return (int)got;
+}
+
+static uint64_t null_done_at(struct engine_ctx *c, long res, uint64_t t)
+{
+	(void)t;
+	return c->clock += (uint64_t)((double)res * c->null_ns_per_byte) + 1;
+}
+
+static const struct engine_ops backends[2] = {
+	{
+		.name = "libaio",
+		.moves_data = 1,
+		.now = aio_now,
+		.start = waker_start,
+		.stop = waker_stop,
+		.submit = aio_submit,
+		.reap = aio_reap,
+		.done_at = aio_done_at,
+	},
+	{
+		.name = "null",
+		.now = null_now,
+		.start = null_start,
+		.stop = null_stop,
+		.submit = null_submit,
+		.reap = null_reap,
+		.done_at = null_done_at,
+	},
+};
 
 /* The phase's workload: its spec, or one made of the simple fields. */
 static void phase_spec(const struct engine_phase *p, struct workload_spec *out)
@@ -373,14 +507,14 @@ static int check_phase(const struct engine_ctx *c, const struct engine_phase *p,
 /* Mixed runs read into buffers of their own. Returns 0 or -ENOMEM. */
 static int use_read_buffers(struct engine_ctx *c, int mixed)
 {
-	if (c->null)
-		return 0; /* no data moves */
+	if (!c->ops->moves_data)
+		return 0;
 	if (mixed && !c->rmem) {
-		c->rmem = util_buf_alloc((size_t)c->max_qd * c->max_bs, &c->rmem_len);
+		c->rmem = util_buf_alloc((size_t)c->nslots * c->max_bs, &c->rmem_len);
 		if (!c->rmem)
 			return -ENOMEM;
 	}
-	for (unsigned i = 0; i < c->max_qd; i++)
+	for (unsigned i = 0; i < c->nslots; i++)
 		c->slots[i].rbuf =
 			mixed ? (char *)c->rmem + (size_t)i * c->max_bs : c->slots[i].buf;
 	return 0;
@@ -413,20 +547,74 @@ static void make_sample(struct engine_sample *smp, unsigned index, double t, dou
 	hist_qos(lat, &smp->lat_us);
 }
 
+static void out_init(struct sample_out *o, const struct engine_phase *p, struct wstat *w)
+{
+	o->p = p;
+	o->interval = p->sample_interval;
+	o->w = w;
+	o->n = 0;
+	o->held = 0;
+}
+
+/* Pass the held sample on, and count it in min, max and stddev. */
+static void out_pass(struct sample_out *o)
+{
+	if (!o->held)
+		return;
+	o->smp.lat = &o->lat;
+	if (o->p->on_sample)
+		o->p->on_sample(o->p->arg, &o->smp);
+	stats_weighted_add(o->w, o->smp.mibps, o->smp.seconds / o->interval);
+	o->n++;
+	o->held = 0;
+}
+
+/* Whether a sample of secs seconds is shorter than an interval. */
+static int out_short(const struct sample_out *o, double secs)
+{
+	return secs < o->interval * WSTAT_FULL;
+}
+
+/* b, which follows a, becomes part of it: one sample from a's start to
+ * b's end, with both their bytes, I/Os and slowest windows. */
+static void sample_fold(struct engine_sample *a, struct hist *alat, const struct engine_sample *b)
+{
+	double min_1s = a->mibps_min_1s;
+
+	if (b->mibps_min_1s >= 0 && (min_1s < 0 || b->mibps_min_1s < min_1s))
+		min_1s = b->mibps_min_1s;
+	hist_merge(alat, b->lat);
+	make_sample(a, a->index, b->t, a->seconds + b->seconds, a->bytes + b->bytes,
+		    a->ops + b->ops, min_1s, alat);
+}
+
+/* A sample is cut: a part shorter than an interval (the end of a phase,
+ * or a merged interval that some jobs had left early) joins its
+ * neighbour, so min and max come from whole intervals (issue 32) while
+ * every byte stays in exactly one sample. */
+static void out_sample(struct sample_out *o, const struct engine_sample *smp)
+{
+	if (o->held && (out_short(o, o->smp.seconds) || out_short(o, smp->seconds))) {
+		sample_fold(&o->smp, &o->lat, smp);
+		return;
+	}
+	out_pass(o);
+	o->smp = *smp;
+	o->lat = *smp->lat;
+	o->held = 1;
+}
+
 static void emit_sample(struct engine_ctx *c, struct run *s, uint64_t end)
 {
 	struct engine_sample smp;
 
-	make_sample(&smp, s->r->nsamples, (double)(end - s->t0) / 1e9,
+	make_sample(&smp, s->produced++, (double)(end - s->t0) / 1e9,
 		    (double)(end - s->last_sample) / 1e9, s->s_bytes, s->s_ops, s->win_min,
 		    &c->sample_lat);
 	s->win_min = -1;
-	if (s->p->on_sample)
-		s->p->on_sample(s->p->arg, &smp);
+	out_sample(&s->out, &smp);
 	hist_merge(&s->r->lat, &c->sample_lat);
 	hist_reset(&c->sample_lat);
-	stats_weighted_add(&s->mibps, smp.mibps, smp.seconds * 1e9 / (double)s->interval_ns);
-	s->r->nsamples++;
 	s->s_bytes = s->s_ops = 0;
 	s->last_sample = end;
 }
@@ -466,18 +654,6 @@ static int continues(struct run *s, const struct workload_op *op)
 	return seq;
 }
 
-/* The null engine's submission: each I/O completes at once, in full. */
-static void null_submit(struct engine_ctx *c, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		struct io_event *ev = &c->events[c->npend++];
-		memset(ev, 0, sizeof(*ev));
-		ev->data = c->batch[i]->data;
-		ev->obj = c->batch[i];
-		ev->res = c->batch[i]->u.c.nbytes;
-	}
-}
-
 /* Mark batch[0..n) as submitted now: an I/O's latency runs from just
  * before the io_submit call that carries it. */
 static void stamp(struct engine_ctx *c, unsigned n)
@@ -497,7 +673,7 @@ static struct iocb *prepare(struct engine_ctx *c, struct run *s)
 
 	workload_next(&s->gen, &op);
 	sl->is_random = !continues(s, &op);
-	if (op.is_write && c->null) {
+	if (op.is_write && !c->ops->moves_data) {
 		io_prep_pwrite(&sl->iocb, p->fd, NULL, op.len, (long long)op.offset);
 	} else if (op.is_write) {
 		/* Fresh contents for every write (datagen.h: layout, dedupe). */
@@ -517,25 +693,58 @@ static struct iocb *prepare(struct engine_ctx *c, struct run *s)
 	return &sl->iocb;
 }
 
-/* Fill the queue: prepare and submit I/Os, at most BATCH_MAX per call, until
- * the queue is full or the phase has issued its amount. */
+/* The oldest prepared I/O, or a new one prepared now; NULL when the phase
+ * has issued its amount. */
+static struct iocb *next_ready(struct engine_ctx *c, struct run *s)
+{
+	if (c->nready) {
+		struct slot *sl = &c->slots[c->ready[c->rhead]];
+		c->rhead = (c->rhead + 1) % c->nslots;
+		c->nready--;
+		return &sl->iocb;
+	}
+	return s->issued_bytes < s->amount ? prepare(c, s) : NULL;
+}
+
+/* An I/O the kernel did not take goes back to the front of the ready
+ * queue, its data and offset kept. */
+static void unready(struct engine_ctx *c, struct iocb *io)
+{
+	struct slot *sl = io->data;
+
+	c->rhead = (c->rhead + c->nslots - 1) % c->nslots;
+	c->ready[c->rhead] = (unsigned)(sl - c->slots);
+	c->nready++;
+}
+
+/* Generation ahead of submission: while the queue is full, prepare the next
+ * I/Os (fresh data for writes) in the spare slots. */
+static void prepare_ahead(struct engine_ctx *c, struct run *s)
+{
+	while (c->nready < s->spare && c->nfree && s->issued_bytes < s->amount) {
+		struct iocb *io = prepare(c, s);
+		c->ready[(c->rhead + c->nready++) % c->nslots] =
+			(unsigned)((struct slot *)io->data - c->slots);
+	}
+}
+
+/* Fill the queue: submit prepared I/Os (preparing more when none is
+ * ready), at most BATCH_MAX per call, until the queue is full or the phase
+ * has issued its amount. */
 static void submit(struct engine_ctx *c, struct run *s)
 {
 	const struct engine_phase *p = s->p;
 
-	while (s->inflight < p->queue_depth && s->issued_bytes < s->amount) {
+	while (s->inflight < p->queue_depth) {
 		unsigned n = 0, done = 0;
-		while (n < BATCH_MAX && s->inflight + n < p->queue_depth &&
-		       s->issued_bytes < s->amount)
-			c->batch[n++] = prepare(c, s);
+		struct iocb *io;
+		while (n < BATCH_MAX && s->inflight + n < p->queue_depth && (io = next_ready(c, s)))
+			c->batch[n++] = io;
+		if (!n)
+			return;
 		stamp(c, n);
-		if (c->null) {
-			null_submit(c, n);
-			s->inflight += n;
-			continue;
-		}
 		while (done < n) {
-			int ret = io_submit(c->io, (long)(n - done), c->batch + done);
+			int ret = c->ops->submit(c, c->batch + done, n - done);
 			if (ret <= 0) {
 				if (ret != -EAGAIN || s->inflight + done == 0)
 					record_error(s, ret ? -ret : EIO,
@@ -546,12 +755,9 @@ static void submit(struct engine_ctx *c, struct run *s)
 		}
 		s->inflight += done;
 		if (done < n) {
-			/* Give back what the kernel did not take (issued again later). */
-			for (unsigned i = done; i < n; i++) {
-				struct slot *sl = c->batch[i]->data;
-				c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
-				s->issued_bytes -= c->batch[i]->u.c.nbytes;
-			}
+			/* What the kernel did not take is submitted again later. */
+			for (unsigned i = n; i-- > done;)
+				unready(c, c->batch[i]);
 			return;
 		}
 	}
@@ -593,7 +799,7 @@ static void tick(struct engine_ctx *c, struct run *s, uint64_t t)
 static int complete(struct engine_ctx *c, struct run *s)
 {
 	/* at least one: the queue is refilled as soon as a slot is free */
-	int got = reap(c, 1, s->inflight);
+	int got = c->ops->reap(c, 1, s->inflight);
 	if (got < 0)
 		return got;
 	uint64_t t = now(c);
@@ -602,8 +808,8 @@ static int complete(struct engine_ctx *c, struct run *s)
 		struct slot *sl = ev->data;
 		long res = (long)ev->res;
 		int is_write = sl->iocb.aio_lio_opcode == IO_CMD_PWRITE;
-		if (c->null) /* one I/O after the other at the simulated speed */
-			t = c->clock += (uint64_t)((double)res * c->null_ns_per_byte) + 1;
+		t = c->ops->done_at(c, res, t);
+		s->inflight_ns += t - sl->t_submit;
 		if (res != (long)sl->iocb.u.c.nbytes) {
 			record_error(s, res < 0 ? (int)-res : EIO, (uint64_t)sl->iocb.u.c.offset);
 		} else {
@@ -615,7 +821,7 @@ static int complete(struct engine_ctx *c, struct run *s)
 			s->win_bytes += (uint64_t)res;
 			s->r->writes += (uint64_t)is_write;
 			s->r->random_ios += (uint64_t)sl->is_random;
-			if (!is_write && s->p->verify && !c->null)
+			if (!is_write && s->p->verify && c->ops->moves_data)
 				check_read(s, sl);
 		}
 		c->free_idx[c->nfree++] = (unsigned)(sl - c->slots);
@@ -646,11 +852,13 @@ static void run_init(struct engine_ctx *c, const struct engine_phase *p, struct 
 	 * item 12). */
 	datagen_stream(&s->data, 1);
 	stats_weighted_init(&s->mibps);
-	c->nfree = 0;
-	for (unsigned i = 0; i < p->queue_depth; i++)
-		c->free_idx[c->nfree++] = p->queue_depth - 1 - i;
+	out_init(&s->out, p, &s->mibps);
+	s->spare = p->queue_depth < SPARE_MAX ? p->queue_depth : SPARE_MAX;
+	c->nfree = c->nready = c->rhead = 0;
+	for (unsigned i = 0; i < p->queue_depth + s->spare; i++)
+		c->free_idx[c->nfree++] = p->queue_depth + s->spare - 1 - i;
 	/* a new generator: what the buffers hold is not its layout */
-	for (unsigned i = 0; i < c->max_qd; i++)
+	for (unsigned i = 0; i < c->nslots; i++)
 		c->slots[i].layout = 0;
 }
 
@@ -669,15 +877,13 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 	if (ret)
 		return ret;
 	run_init(c, p, r, &s);
-	if (c->null)
-		c->clock = p->t0 ? p->t0 : util_now_ns();
+	c->ops->start(c, p->t0);
 	s.t0 = s.last_sample = p->t0 ? p->t0 : now(c);
 	s.next_sample = s.t0 + s.interval_ns;
 	/* Windows only mean something inside samples longer than one. */
 	s.win_next = s.interval_ns > WINDOW_NS ? s.t0 + WINDOW_NS : UINT64_MAX;
 	uint64_t limit = p->duration > 0 ? s.t0 + (uint64_t)(p->duration * 1e9) : UINT64_MAX;
 
-	waker_start(c);
 	for (;;) {
 		if (p->stop && atomic_load(p->stop)) {
 			r->interrupted = 1;
@@ -685,22 +891,29 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 		}
 		if (now(c) >= limit)
 			s.stopping = 1;
-		if (!s.stopping)
+		if (!s.stopping) {
 			submit(c, &s);
-		if (!s.inflight && (s.stopping || s.issued_bytes >= s.amount))
+			prepare_ahead(c, &s);
+		}
+		/* what was prepared but not submitted when stopping is dropped */
+		if (!s.inflight && (s.stopping || (s.issued_bytes >= s.amount && !c->nready)))
 			break;
 		ret = complete(c, &s);
 		if (ret < 0)
 			break;
 	}
-	waker_stop(c);
+	c->ops->stop(c);
 	if (ret < 0)
 		return ret;
 	uint64_t end = now(c);
-	/* The trailing part is a sample of its real length, however short. */
-	if (end > s.last_sample || s.s_bytes || !r->nsamples)
+	/* The trailing part is a sample of its real length, however short;
+	 * one shorter than an interval joins the sample before it. */
+	if (end > s.last_sample || s.s_bytes || !s.produced)
 		emit_sample(c, &s, end);
+	out_pass(&s.out);
+	r->nsamples = s.out.n;
 	r->seconds = (double)(end - s.t0) / 1e9;
+	r->mean_depth = end > s.t0 ? (double)s.inflight_ns / (double)(end - s.t0) : 0;
 	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
 	r->iops = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
 	set_rate_figs(r, &s.mibps);
@@ -732,6 +945,7 @@ struct merge {
 	double last_t;
 	unsigned nsamples;
 	struct wstat mibps;
+	struct sample_out out;
 	struct pend pend[PENDING];
 };
 
@@ -752,9 +966,7 @@ static void merge_emit(struct merge *m, struct pend *e)
 	make_sample(&smp, m->nsamples++, e->t, e->t - m->last_t, e->bytes, e->ops, e->min_1s,
 		    &e->lat);
 	m->last_t = e->t;
-	stats_weighted_add(&m->mibps, smp.mibps, smp.seconds / m->p->sample_interval);
-	if (m->p->on_sample)
-		m->p->on_sample(m->p->arg, &smp);
+	out_sample(&m->out, &smp);
 	e->used = 0;
 }
 
@@ -880,7 +1092,11 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 	}
 	r->mibps = r->seconds > 0 ? (double)r->bytes / 1048576.0 / r->seconds : 0;
 	r->iops = r->seconds > 0 ? (double)r->ops / r->seconds : 0;
-	r->nsamples = m->nsamples;
+	double depth_s = 0;
+	for (unsigned j = 0; j < n; j++)
+		depth_s += jobs[j].r.mean_depth * jobs[j].r.seconds;
+	r->mean_depth = r->seconds > 0 ? depth_s / r->seconds : 0;
+	r->nsamples = m->out.n;
 	set_rate_figs(r, &m->mibps);
 }
 
@@ -913,6 +1129,7 @@ int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct 
 	m->p = p;
 	m->njobs = njobs;
 	stats_weighted_init(&m->mibps);
+	out_init(&m->out, p, &m->mibps);
 	uint64_t t0 = util_now_ns();
 	for (unsigned j = 0; j < njobs; j++) {
 		jobs[j].m = m;
@@ -940,6 +1157,7 @@ int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct 
 	}
 	if (!ret) {
 		merge_flush(m, 1);
+		out_pass(&m->out);
 		jobs_sum(jobs, njobs, m, r);
 	}
 	pthread_mutex_destroy(&m->lock);

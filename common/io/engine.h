@@ -43,9 +43,11 @@ struct engine_phase {
 				       so jobs share intervals; 0: the start */
 	double sample_interval;   /* seconds */
 	const atomic_int *stop;   /* nonzero: drain and return */
-	/* Called at the end of every sample interval and once more for the
-	 * final partial one, with its real length: every byte the phase moved
-	 * is in exactly one sample. */
+	/* Called once per sample interval with the sample's real length:
+	 * every byte the phase moved is in exactly one sample. A part shorter
+	 * than the interval (the phase's end) joins the sample before it, so
+	 * every sample lasts at least an interval unless the phase is shorter;
+	 * each is therefore passed on when the next one ends. */
 	void (*on_sample)(void *arg, const struct engine_sample *s);
 	void *arg;
 };
@@ -78,9 +80,12 @@ struct engine_result {
 						      their length; -1 (unknown) with
 						      fewer than two full samples */
 	unsigned nsamples;
-	struct hist lat; /* every completed I/O */
-	int interrupted; /* stop flag seen */
-	int first_errno; /* 0 when none */
+	double mean_depth; /* I/Os in flight on average: their time in flight
+			      (submission to reaped completion) over the
+			      phase's time, summed over jobs */
+	struct hist lat;   /* every completed I/O */
+	int interrupted;   /* stop flag seen */
+	int first_errno;   /* 0 when none */
 	uint64_t first_error_offset;
 	uint64_t reads, writes;                /* completed operations */
 	uint64_t random_ios;                   /* completed operations that did
