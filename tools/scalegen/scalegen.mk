@@ -23,6 +23,7 @@ DEP_EXTRA += $(BUILD)/tools/scalegen/scalegen.d
 PROGS += $(BUILD)/sqltrace.so
 
 $(BUILD)/sqltrace.so: tools/scalegen/sqltrace.c | build-deps
+	@mkdir -p $(BUILD)/tools/scalegen
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -MF $(BUILD)/tools/scalegen/sqltrace.d -o $@ $< -ldl
 
 DEP_EXTRA += $(BUILD)/tools/scalegen/sqltrace.d
