@@ -416,7 +416,8 @@ static int setup_writer(struct db *db, int version, char *err, size_t errlen)
 		db_seterr(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(db->conn));
 		return db_map_rc(rc, sqlite3_system_errno(db->conn));
 	}
-	return version < DB_SCHEMA_VERSION ? migrate(db, err, errlen) : 0;
+	rc = version < DB_SCHEMA_VERSION ? migrate(db, err, errlen) : 0;
+	return rc ? rc : db_schema_indexes(db, err, errlen);
 }
 
 int db_open(const char *path, int readonly, struct db **out, char *err, size_t errlen)

@@ -17,6 +17,12 @@
 /* db_migrations[v] turns a version v-1 database into version v. */
 extern const char *const db_migrations[];
 
+/* The indexes the named queries of common/db/query/ read by, beside the
+ * schema versions (CREATE INDEX IF NOT EXISTS; names ix_charts_*): made on
+ * every writable open once the schema is current. Returns 0 or -errno with
+ * a message in err. */
+int db_schema_indexes(struct db *db, char *err, size_t errlen);
+
 /* A reader of a database older than the view iteration_baseline gets it
  * as a TEMP view of the same logic (version from PRAGMA user_version).
  * Returns 0 or -errno with a message in err. */
@@ -89,6 +95,7 @@ struct db {
 	int outage_on, outage_ended; /* a spell of failing writes: going on; */
 	uint64_t outage_since_ns;    /* one ended, not yet taken (db_outage.c) */
 	struct db_outage outage, outage_done;
+	uint64_t vm_steps; /* SQLite VM steps of every db_query (db_query_steps) */
 };
 
 /* A statement being bound: placeholders are numbered in call order and the

@@ -489,6 +489,24 @@ const char *const db_migrations[] = {
 _Static_assert(sizeof(db_migrations) / sizeof(db_migrations[0]) == DB_SCHEMA_VERSION + 1,
 	       "one migration script per schema version");
 
+int db_schema_indexes(struct db *db, char *err, size_t errlen)
+{
+	/* the rows of one target in id order: the charts' and the report's
+	 * running sums (common/db/query/query_charts.c) and a target's last
+	 * row without a sort or a walk of all its rows */
+	static const char sql[] = "CREATE INDEX IF NOT EXISTS ix_charts_iterations_target"
+				  " ON iterations (target_id, id);";
+	char *msg = NULL;
+	int rc = sqlite3_exec(db->conn, sql, NULL, NULL, &msg);
+
+	if (rc == SQLITE_OK)
+		return 0;
+	db_seterr(err, errlen, "database %s: cannot create the charts' indexes: %s", db->path,
+		  msg ? msg : sqlite3_errstr(rc));
+	sqlite3_free(msg);
+	return db_map_rc(rc, 0) ? db_map_rc(rc, 0) : -EIO;
+}
+
 int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen)
 {
 	static const char *const sql[] = {

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "db/db.h"
+#include "db/query/query_named.h"
 
 /* Exit statuses (documented in wearmon(1)). */
 #define WM_EXIT_OK 0
@@ -106,6 +107,15 @@ int wm_open(struct wm *wm);
 /* Run sql with params into t (emptied first). Returns 0 or WM_EXIT_ERROR
  * (message printed). */
 int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np);
+
+/* Run the named query q (common/db/query/) with params into t (emptied
+ * first). Returns 0 or WM_EXIT_ERROR (message printed). */
+int wm_fetch_named(struct wm *wm, struct wm_table *t, const struct dbq_named *q,
+		   const struct db_value *p, int np);
+
+/* With WEARMON_VM_STEPS set in the environment, print to stderr the SQLite
+ * VM steps the command's reads took (tests compare work, not time). */
+void wm_report_steps(struct wm *wm);
 
 /* Free a table's rows and names (the struct itself is the caller's). */
 void wm_table_free(struct wm_table *t);
@@ -252,10 +262,6 @@ int chart_wants_log(double a, double b);
 void wm_xml_text(FILE *f, const char *s);
 
 /* ---- charts of a target (wearmon_plot.c), shared with the report ---- */
-
-/* SQL for the host bytes iteration i wrote (its fill and the writes of its
- * workload) into buf. Returns 0 or WM_EXIT_ERROR. */
-int wm_written_sql(struct wm *wm, char *buf, size_t len);
 
 /* Draw chart kind ("sizes", "cycles", "samples", "wear", "latency") of
  * target tid (iteration it for samples) to f; fragment: inline SVG for
