@@ -543,10 +543,10 @@ static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *
 {
 	int64_t id;
 	int ret = wm_fetch_named(
-		wm, tg, &qc_queries[QC_TARGET],
+		wm, tg, &qc_queries[QC_TARGET_PICK],
 		(struct db_value[]){ WM_TEXT(a->target),
-				     a->iteration ? WM_INT(a->iteration) : WM_NULLV, WM_NULLV },
-		3);
+				     a->iteration ? WM_INT(a->iteration) : WM_NULLV },
+		2);
 
 	*none = 0;
 	if (ret || tg->nrows == 1)
@@ -585,7 +585,7 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 	struct plot p = { 0 };
 	struct wm_table tg = { 0 };
 	int ret = wm_fetch_named(wm, &tg, &qc_queries[QC_TARGET],
-				 (struct db_value[]){ WM_NULLV, WM_NULLV, WM_INT(tid) }, 3);
+				 (struct db_value[]){ WM_INT(tid) }, 1);
 
 	if (!ret && tg.nrows == 0)
 		ret = 1;

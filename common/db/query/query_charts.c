@@ -59,16 +59,15 @@
 		"cycle") " ORDER BY workload, block_size, size_bytes, id"
 
 /* Bytes written by the end of each cycle with an action: per cycle once,
- * then one running sum in the order of the cycles' last rows. A cycle
+ * then one running sum in cycle order (row ids follow the cycles). A cycle
  * without rows has none (no mark). */
 #define WEAR_MARKS_SQL(written)                                                                    \
-	"SELECT c.number, c.action, r.written FROM cycles c LEFT JOIN"                             \
-	" (SELECT cycle_id, sum(w) OVER (ORDER BY last) AS written FROM"                           \
-	"  (SELECT i.cycle_id, max(i.id) AS last, sum(" written ") AS w"                           \
-	"   FROM iterations i WHERE i.target_id = ?1 GROUP BY i.cycle_id)) r"                      \
-	" ON r.cycle_id = c.id"                                                                    \
-	" WHERE c.target_id = ?1 AND c.action IS NOT NULL AND c.action != 'none'" QS_SCOPE(        \
-		"c.number") " ORDER BY c.number"
+	"SELECT number, action, written FROM (SELECT c.number, c.action,"                          \
+	" CASE WHEN count(i.id) > 0 THEN sum(coalesce(sum(" written "), 0))"                       \
+	" OVER (ORDER BY c.number) END AS written"                                                 \
+	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id"                               \
+	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
+	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
 
 /* p50 / p99 / p99.9 / p99.99 of every done iteration, in the order measured. */
 #define LATENCY_SQL(p9999)                                                                         \
@@ -84,16 +83,15 @@
 			    " WHERE s.ord < 3 OR x.p9999 IS NOT NULL ORDER BY s.ord, x.seq"
 
 /* How many done rows of the scope precede the end of each cycle with an
- * action (its mark sits after them): per cycle once, one running sum. */
+ * action (its mark sits after them): per cycle once, one running count in
+ * cycle order; 0 for a cycle without rows. */
 #define LATENCY_MARKS_SQL                                                                          \
-	"SELECT c.number, c.action, coalesce(r.seq, 0) AS seq FROM cycles c LEFT JOIN"             \
-	" (SELECT cycle_id, sum(n) OVER (ORDER BY last) AS seq FROM"                               \
-	"  (SELECT i.cycle_id, max(i.id) AS last,"                                                 \
-	"   sum(i.status = 'done' AND n.number BETWEEN ?2 AND ?3) AS n"                            \
-	"   FROM iterations i JOIN cycles n ON n.id = i.cycle_id"                                  \
-	"   WHERE i.target_id = ?1 GROUP BY i.cycle_id)) r ON r.cycle_id = c.id"                   \
-	" WHERE c.target_id = ?1 AND c.action IS NOT NULL AND c.action != 'none'" QS_SCOPE(        \
-		"c.number") " ORDER BY c.number"
+	"SELECT number, action, seq FROM (SELECT c.number, c.action,"                              \
+	" CASE WHEN count(i.id) > 0 THEN sum(coalesce(sum(i.status = 'done'"                       \
+	" AND c.number BETWEEN ?2 AND ?3), 0)) OVER (ORDER BY c.number) ELSE 0 END AS seq"         \
+	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id"                               \
+	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
+	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
 
 #define LATENCY_TRACE_SQL(cols, more)                                                              \
 	"SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"                                   \
@@ -120,22 +118,23 @@
 	"  WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1) GROUP BY b.f)"        \
 	" WHERE f > ?2 AND f <= ?3 ORDER BY f"
 
-/* What the titles say of a target (?1 name, ?2 an iteration of it, ?3 its
- * id; NULL: any): its first and last cycle and the workload of its last
- * row, aggregated per chosen target (no subquery per target). */
+/* The targets a chart may be of: ?1 name, ?2 an iteration of it (NULL:
+ * any), with the names of all. */
+#define TARGET_PICK_SQL                                                                            \
+	"SELECT t.id, t.name, (SELECT group_concat(name, ', ') FROM targets) AS names"             \
+	" FROM targets t WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="              \
+	"  (SELECT target_id FROM iterations WHERE id = ?2)) ORDER BY t.name"
+
+/* What the titles say of target ?1: its first and last cycle and the
+ * workload of its last row (each one index lookup). */
 #define TARGET_SQL                                                                                 \
-	"WITH t AS (SELECT id, name, device, capacity_bytes FROM targets"                          \
-	"  WHERE (?1 IS NULL OR name = ?1) AND (?2 IS NULL OR id ="                                \
-	"  (SELECT target_id FROM iterations WHERE id = ?2)) AND (?3 IS NULL OR id = ?3)),"        \
-	" cy AS (SELECT c.target_id, min(c.number) AS first_cycle, max(c.number) AS last_cycle"    \
-	"  FROM t CROSS JOIN cycles c ON c.target_id = t.id GROUP BY c.target_id),"                \
-	" li AS (SELECT i.target_id, max(i.id) AS last FROM t CROSS JOIN iterations i"             \
-	"  ON i.target_id = t.id GROUP BY i.target_id)"                                            \
-	" SELECT t.id, t.name, t.device, t.capacity_bytes, cy.first_cycle, cy.last_cycle,"         \
+	"SELECT t.id, t.name, t.device, t.capacity_bytes,"                                         \
+	" (SELECT min(number) FROM cycles WHERE target_id = ?1) AS first_cycle,"                   \
+	" (SELECT max(number) FROM cycles WHERE target_id = ?1) AS last_cycle,"                    \
 	" l.workload, l.block_size, l.queue_depth,"                                                \
 	" (SELECT group_concat(name, ', ') FROM targets) AS names"                                 \
-	" FROM t LEFT JOIN cy ON cy.target_id = t.id LEFT JOIN li ON li.target_id = t.id"          \
-	" LEFT JOIN iterations l ON l.id = li.last ORDER BY t.name"
+	" FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"                         \
+	"  FROM iterations WHERE target_id = ?1) WHERE t.id = ?1"
 
 #define PCT "iterations", "read_percent"
 #define OLD(n, sql)                                                                                \
@@ -151,6 +150,7 @@ OLD(campaigns_latency_v3, CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITT
 
 /* clang-format off */
 const struct dbq_named qc_queries[QC__COUNT] = {
+	[QC_TARGET_PICK] = { "chart_target_pick", TARGET_PICK_SQL, NULL, NULL, NULL },
 	[QC_TARGET] = { "chart_target", TARGET_SQL, NULL, NULL, NULL },
 	[QC_SIZES] = { "chart_sizes", SIZES_SQL, NULL, NULL, NULL },
 	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL, NULL, NULL, NULL },

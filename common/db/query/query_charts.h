@@ -8,7 +8,8 @@
 #include "db/query/query_named.h"
 
 enum qc_id {
-	QC_TARGET,           /* titles: ?1 name, ?2 iteration, ?3 id (NULL: any) */
+	QC_TARGET_PICK,      /* targets: ?1 name, ?2 an iteration (NULL: any) */
+	QC_TARGET,           /* titles: ?1 target */
 	QC_SIZES,            /* MiB/s per size, one row per cycle and size */
 	QC_CYCLES,           /* max / average / min per cycle, three series */
 	QC_CYCLE_ACTIONS,    /* the actions after the cycles */
