@@ -251,7 +251,8 @@ struct chart {
 const char *chart_palette(size_t i);
 
 /* Write c as an SVG document (or fragment). The y axis starts at 0 unless
- * logarithmic. Returns 0 or -1 when the stream failed. */
+ * logarithmic. Returns 0 or -1 when the stream failed or memory
+ * ran out. */
 int chart_svg(FILE *f, const struct chart *c);
 
 /* Whether two positive averages differ enough (10x) that one linear axis
