@@ -376,6 +376,10 @@ typedef int (*db_row_fn)(void *arg, int n, const struct db_value *v, const char 
 int db_query(struct db *db, const char *sql, const struct db_value *params, int nparams,
 	     db_row_fn fn, void *arg, char *err, size_t errlen);
 
+/* SQLite VM steps that every db_query on db has taken so far: a measure of
+ * the work a read did that does not depend on the machine's speed. */
+uint64_t db_query_steps(struct db *db);
+
 /* Run nstmts writing statements (sqls[k] with nparams[k] params[k]) in one
  * transaction: all or nothing. Returns 0 or -errno with a message in err. */
 int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,

@@ -95,6 +95,7 @@ struct db {
 	int outage_on, outage_ended; /* a spell of failing writes: going on; */
 	uint64_t outage_since_ns;    /* one ended, not yet taken (db_outage.c) */
 	struct db_outage outage, outage_done;
+	uint64_t vm_steps; /* SQLite VM steps of every db_query (db_query_steps) */
 };
 
 /* A statement being bound: placeholders are numbered in call order and the

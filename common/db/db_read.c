@@ -115,9 +115,16 @@ int db_query(struct db *db, const char *sql, const struct db_value *params, int 
 			ret = -EIO;
 	}
 out:
+	if (st)
+		db->vm_steps += (uint64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
 	return ret;
+}
+
+uint64_t db_query_steps(struct db *db)
+{
+	return db ? db->vm_steps : 0;
 }
 
 int db_write(struct db *db, const char *const *sqls, const struct db_value *const *params,

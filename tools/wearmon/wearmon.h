@@ -12,6 +12,7 @@
 
 #include "db/db.h"
 #include "db/query/query.h"
+#include "db/query/query_named.h"
 
 /* Exit statuses (documented in wearmon(1)). */
 #define WM_EXIT_OK 0
@@ -100,6 +101,15 @@ struct wm_args {
 /* db_row_fn: appends the row to the struct wm_table arg (whose names come
  * from the first row). Returns 0 or -ENOMEM. */
 int wm_add_row(void *arg, int n, const struct db_value *v, const char *const *names);
+
+/* Run the named query q (common/db/query/) with params into t (emptied
+ * first). Returns 0 or WM_EXIT_ERROR (message printed). */
+int wm_fetch_named(struct wm *wm, struct wm_table *t, const struct dbq_named *q,
+		   const struct db_value *p, int np);
+
+/* With WEARMON_VM_STEPS set in the environment, print to stderr the SQLite
+ * VM steps the command's reads took (tests compare work, not time). */
+void wm_report_steps(struct wm *wm);
 
 /* Free a table's rows and names (the struct itself is the caller's). */
 void wm_table_free(struct wm_table *t);
@@ -302,7 +312,8 @@ struct chart {
 const char *chart_palette(size_t i);
 
 /* Write c as an SVG document (or fragment). The y axis starts at 0 unless
- * logarithmic. Returns 0 or -1 when the stream failed. */
+ * logarithmic. Returns 0 or -1 when the stream failed or memory
+ * ran out. */
 int chart_svg(FILE *f, const struct chart *c);
 
 /* Whether two positive averages differ enough (10x) that one linear axis
@@ -313,10 +324,6 @@ int chart_wants_log(double a, double b);
 void wm_xml_text(FILE *f, const char *s);
 
 /* ---- charts of a target (wearmon_plot.c), shared with the report ---- */
-
-/* SQL for the host bytes iteration i wrote (its fill and the writes of its
- * workload) into buf. Returns 0 or WM_EXIT_ERROR. */
-int wm_written_sql(struct wm *wm, char *buf, size_t len);
 
 /* Draw chart kind ("sizes", "cycles", "samples", "wear", "latency") of
  * target tid (iteration it for samples) to f; fragment: inline SVG for

@@ -1,7 +1,7 @@
 /* wearmon_plot: "wearmon plot": turns a target's history into one of five
  * charts (sizes, cycles, samples, wear, latency) and writes it as SVG
  * through wearmon_svg; the report draws its charts through wm_plot_draw.
- * Reads base tables only. */
+ * Reads through the named queries of common/db/query/query_charts.h. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,11 +10,12 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "db/query/query_charts.h"
 #include "wearmon.h"
 
-/* Queries of a target's charts take the target as their first "?" and
- * keep to the cycles of wm->cycle_lo..cycle_hi (a report's campaign). */
-#define SCOPE(number) " AND " number " BETWEEN ?2 AND ?3"
+/* Queries of a target's charts (common/db/query/query_charts.c) take the
+ * target as ?1 and keep to the cycles of wm->cycle_lo..cycle_hi (a
+ * report's campaign). */
 #define SCOPED(wm, tid)                                                                            \
 	(struct db_value[]){ WM_INT(tid), WM_INT((wm)->cycle_hi ? (wm)->cycle_lo : 0),             \
 			     WM_INT((wm)->cycle_hi ? (wm)->cycle_hi : INT64_MAX) },                \
@@ -170,15 +171,7 @@ static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 	const char *unit;
 	double scale, max = 0;
 	/* repeats of a size (schema 4) average into one point */
-	int ret = wm_fetch(
-		wm, &p->t,
-		"SELECT c.number AS cycle, i.size_bytes, i.workload,"
-		" i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"
-		" JOIN cycles c ON c.id = i.cycle_id"
-		" WHERE i.target_id = ? AND i.status = 'done'" SCOPE(
-			"c.number") " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"
-				    " ORDER BY i.workload, i.block_size, c.number, i.size_bytes",
-		SCOPED(wm, tid));
+	int ret = wm_fetch_named(wm, &p->t, &qc_queries[QC_SIZES], SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
 		return ret;
@@ -211,20 +204,7 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 	static const char *const key[] = { "series" };
 	size_t nb = 0;
 	/* three series (max, avg, min) of one row per cycle, for split_series */
-	int ret = wm_fetch(wm, &p->t,
-			   "SELECT s.series, s.ord, c.cycle, CASE s.ord"
-			   " WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"
-			   " FROM (SELECT 'max 1-second sample' AS series, 0 AS ord UNION ALL"
-			   " SELECT 'average of the sizes', 1 UNION ALL"
-			   " SELECT 'min 1-second sample', 2) s,"
-			   " (SELECT cy.number AS cycle,"
-			   "  min(coalesce(i.mibps_min, i.mibps_avg)) AS lo,"
-			   "  avg(i.mibps_avg) AS mean,"
-			   "  max(coalesce(i.mibps_max, i.mibps_avg)) AS hi"
-			   "  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"
-			   "  AND i.status = 'done' WHERE cy.target_id = ?" SCOPE(
-				   "cy.number") "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle",
-			   SCOPED(wm, tid));
+	int ret = wm_fetch_named(wm, &p->t, &qc_queries[QC_CYCLES], SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
@@ -275,11 +255,7 @@ static int marks_set(struct plot *p, struct wm_table *a, const char *legend, int
 static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
 {
 	struct wm_table a = { 0 };
-	int ret = wm_fetch(wm, &a,
-			   "SELECT number, action, action_outcome FROM cycles"
-			   " WHERE target_id = ? AND action IS NOT NULL AND action != 'none'" SCOPE(
-				   "number") " ORDER BY number",
-			   SCOPED(wm, tid));
+	int ret = wm_fetch_named(wm, &a, &qc_queries[QC_CYCLE_ACTIONS], SCOPED(wm, tid));
 
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		const char *out = wm_str(&a, r, "action_outcome");
@@ -312,18 +288,8 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 	static const char *const key[] = { "phase" };
 	char sz[32], bs[32];
 	/* the measured phase follows the fill on one time axis */
-	int ret =
-		wm_fetch(wm, &p->t,
-			 "SELECT s.phase, s.mibps,"
-			 " (s.t_ms + CASE s.phase WHEN 'measure' THEN coalesce((SELECT"
-			 "  max(t_ms) FROM samples WHERE iteration_id = s.iteration_id"
-			 "  AND phase = 'fill'), 0) ELSE 0 END) AS t_ms,"
-			 " i.mibps_avg, i.size_bytes, i.workload, i.block_size, i.queue_depth,"
-			 " i.status, i.number, c.number AS cycle, t.device"
-			 " FROM samples s JOIN iterations i ON i.id = s.iteration_id"
-			 " JOIN cycles c ON c.id = i.cycle_id JOIN targets t ON t.id = i.target_id"
-			 " WHERE s.iteration_id = ? ORDER BY s.phase = 'measure', s.t_ms",
-			 (struct db_value[]){ WM_INT(it) }, 1);
+	int ret = wm_fetch_named(wm, &p->t, &qc_queries[qc_samples_source(0)],
+				 (struct db_value[]){ WM_INT(it) }, 1);
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 1)))
 		return ret;
@@ -362,41 +328,12 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 	return 0;
 }
 
-/* Host bytes an iteration wrote: its fill, plus what its workload wrote:
- * by read_percent where the schema has it (4), else by the name. */
-#define WRITTEN_BY_NAME                                                                            \
-	"CASE WHEN i.workload = 'fill' OR i.workload LIKE '%write%'"                               \
-	" THEN 1.0 ELSE 0.0 END"
-#define WRITTEN_SQL "coalesce(i.fill_bytes, 0) + coalesce(i.bytes, 0) * %s"
-
-int wm_written_sql(struct wm *wm, char *buf, size_t len)
-{
-	int pct = wm_has_column(wm, "iterations", "read_percent");
-
-	if (pct < 0)
-		return WM_EXIT_ERROR;
-	snprintf(buf, len, WRITTEN_SQL,
-		 pct ? "coalesce((100 - i.read_percent) / 100.0, " WRITTEN_BY_NAME ")"
-		     : WRITTEN_BY_NAME);
-	return 0;
-}
-
 /* A dashed line where each action ran, at the bytes written by then. */
-static int wear_marks(struct wm *wm, int64_t tid, const char *written, double scale, struct plot *p)
+static int wear_marks(struct wm *wm, int64_t tid, double scale, struct plot *p)
 {
 	struct wm_table a = { 0 };
-	char sql[1024];
-	int ret;
+	int ret = wm_fetch_named(wm, &a, &qc_queries[QC_WEAR_MARKS], SCOPED(wm, tid));
 
-	snprintf(
-		sql, sizeof(sql),
-		"SELECT c.number, c.action, (SELECT sum(%s)"
-		" FROM iterations i WHERE i.target_id = c.target_id AND i.id <="
-		" (SELECT max(id) FROM iterations WHERE cycle_id = c.id)) AS written"
-		" FROM cycles c WHERE c.target_id = ? AND c.action IS NOT NULL AND c.action != 'none'" SCOPE(
-			"c.number") " ORDER BY c.number",
-		written);
-	ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
 		if (!isnan(wm_num(&a, r, "written")))
 			action_mark(p, &a, r, wm_num(&a, r, "written") / scale);
@@ -407,24 +344,11 @@ static int wear_marks(struct wm *wm, int64_t tid, const char *written, double sc
 static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 {
 	static const char *const key[] = { "workload", "block_size", "size_bytes" };
-	char written[512], sql[1536];
 	const char *unit;
 	double scale, max = 0;
-	int ret = wm_written_sql(wm, written, sizeof(written));
+	/* every row's running sum, the done rows as points */
+	int ret = wm_fetch_named(wm, &p->t, &qc_queries[QC_WEAR], SCOPED(wm, tid));
 
-	if (ret)
-		return ret;
-	/* the running sum over every row (interrupted ones wrote too), then
-	 * the done rows as points */
-	snprintf(sql, sizeof(sql),
-		 "SELECT * FROM (SELECT i.id, i.status, i.size_bytes,"
-		 " i.workload, i.block_size, i.mibps_avg, sum(%s) OVER (ORDER BY i.id)"
-		 " AS written, (SELECT number FROM cycles WHERE id = i.cycle_id) AS cycle"
-		 " FROM iterations i WHERE i.target_id = ?)"
-		 " WHERE status = 'done'" SCOPE(
-			 "cycle") " ORDER BY workload, block_size, size_bytes, id",
-		 written);
-	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
 	for (int r = 0; r < p->t.nrows; r++)
@@ -438,7 +362,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	p->ch.ylabel = "average MiB/s of the measured phase";
 	p->ch.x_from_zero = 1;
 	p->ch.break_at_marks = 1; /* an action is a jump, not a trend */
-	return wear_marks(wm, tid, written, scale, p);
+	return wear_marks(wm, tid, scale, p);
 }
 
 /* A dashed line after the last done iteration of each cycle that ended
@@ -446,16 +370,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 {
 	struct wm_table a = { 0 };
-	int ret = wm_fetch(
-		wm, &a,
-		"SELECT c.number, c.action, (SELECT count(*) FROM"
-		" iterations i JOIN cycles n ON n.id = i.cycle_id"
-		" WHERE i.target_id = c.target_id AND i.status = 'done'"
-		" AND i.id <= (SELECT max(id) FROM iterations WHERE cycle_id = c.id)" SCOPE(
-			"n.number") ") AS seq FROM cycles c WHERE c.target_id = ?1"
-				    " AND c.action IS NOT NULL AND c.action != 'none'" SCOPE(
-					    "c.number") " ORDER BY c.number",
-		SCOPED(wm, tid));
+	int ret = wm_fetch_named(wm, &a, &qc_queries[QC_LATENCY_MARKS], SCOPED(wm, tid));
 
 	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++)
 		action_mark(p, &a, r, wm_num(&a, r, "seq") + 0.5);
@@ -467,25 +382,9 @@ static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 {
 	static const char *const key[] = { "series" };
-	char sql[1400];
 	double max = 0;
-	int v4 = wm_has_column(wm, "iterations", "lat_p9999_us"), ret;
+	int ret = wm_fetch_named(wm, &p->t, &qc_queries[QC_LATENCY], SCOPED(wm, tid));
 
-	if (v4 < 0)
-		return WM_EXIT_ERROR;
-	snprintf(
-		sql, sizeof(sql),
-		"SELECT s.series, s.ord, i.seq, CASE s.ord WHEN 0 THEN"
-		" i.p50 WHEN 1 THEN i.p99 WHEN 2 THEN i.p999 ELSE i.p9999 END AS us"
-		" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
-		" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
-		" (SELECT row_number() OVER (ORDER BY id) AS seq, lat_p50_us AS p50,"
-		"  lat_p99_us AS p99, lat_p999_us AS p999, %s AS p9999 FROM iterations"
-		"  WHERE target_id = ? AND status = 'done'" SCOPE(
-			"(SELECT number FROM cycles WHERE id = cycle_id)") ") i"
-									   " WHERE s.ord < 3 OR i.p9999 IS NOT NULL ORDER BY s.ord, i.seq",
-		v4 ? "lat_p9999_us" : "NULL");
-	ret = wm_fetch(wm, &p->t, sql, SCOPED(wm, tid));
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
 	split_series(p, key, ARRAY_SIZE(key), "seq", 1, "us", label_column);
@@ -507,23 +406,10 @@ static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 {
 	static const char *const key[] = { "series" };
-	char sql[1200];
 	double max = 0;
-	int v4 = wm_has_column(wm, "samples", "lat_p999_us"), ret;
+	int ret = wm_fetch_named(wm, &p->t, &qc_queries[QC_LATENCY_TRACE],
+				 (struct db_value[]){ WM_INT(it) }, 1);
 
-	if (v4 < 0)
-		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql),
-		 "SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"
-		 " x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"
-		 " FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"
-		 " UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"
-		 " (SELECT t_ms, lat_p50_us AS p50, lat_p99_us AS p99, %s FROM samples"
-		 "  WHERE iteration_id = ? AND phase = 'measure') x"
-		 " WHERE s.ord < 2 OR %s ORDER BY s.ord, x.t_ms",
-		 v4 ? "lat_p999_us AS p999, lat_p9999_us AS p9999" : "NULL AS p999, NULL AS p9999",
-		 v4 ? "1" : "0");
-	ret = wm_fetch(wm, &p->t, sql, (struct db_value[]){ WM_INT(it) }, 1);
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
 		return ret;
 	split_series(p, key, ARRAY_SIZE(key), "t_ms", 1000, "us", label_column);
@@ -540,29 +426,6 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 }
 
 /* ---- campaigns ----------------------------------------------------------- */
-
-/* Where campaign b.f starts on the chart's x axis, as SQL over the target
- * ?1: before the first iteration of cycle b.f or later, or after the last
- * iteration when the campaign has none yet. */
-static void campaign_x_sql(const char *kind, const char *written, char *buf, size_t len)
-{
-	const char *first = "coalesce((SELECT min(i2.id) FROM iterations i2 JOIN cycles c2"
-			    " ON c2.id = i2.cycle_id WHERE i2.target_id = ?1 AND c2.number >= b.f),"
-			    " (SELECT coalesce(max(id), 0) + 1 FROM iterations))";
-
-	if (!strcmp(kind, "cycles"))
-		snprintf(buf, len, "b.f - 0.5");
-	else if (!strcmp(kind, "wear"))
-		snprintf(buf, len,
-			 "(SELECT coalesce(sum(%s), 0) FROM iterations i"
-			 " WHERE i.target_id = ?1 AND i.id < %s)",
-			 written, first);
-	else
-		snprintf(buf, len,
-			 "(SELECT count(*) FROM iterations i WHERE i.target_id = ?1"
-			 " AND i.status = 'done' AND i.id < %s) + 0.5",
-			 first);
-}
 
 /* Room for extra more marks; mark i keeps its label in mlabel[i]. Returns
  * 0 or WM_EXIT_ERROR (message printed). */
@@ -587,17 +450,6 @@ static int marks_grow(struct plot *p, size_t extra)
 	return 0;
 }
 
-/* The campaign starts of target ?1 after its first cycle, numbered from 2
- * (the campaigns the report counts), kept to the cycles ?2..?3 (a report's
- * campaign has none inside). */
-#define CAMPAIGN_SQL                                                                               \
-	"SELECT n, x FROM (SELECT b.f, %s AS x, row_number() OVER (ORDER BY b.f) + 1"              \
-	" AS n FROM (SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1"            \
-	"  AND campaign_first_cycle IS NOT NULL"                                                   \
-	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1) b"                        \
-	" WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1))"                      \
-	" WHERE f > ?2 AND f <= ?3 ORDER BY f"
-
 /* A mark "PREFIXcampaign N" where each later campaign of target tid
  * starts, on a chart of kind cycles, wear or latency (x in bytes / xscale
  * for wear); colour col, one legend entry for all. Returns 0 or
@@ -606,13 +458,11 @@ static int campaign_marks(struct wm *wm, const char *kind, int64_t tid, const ch
 			  const char *col, double xscale, struct plot *p)
 {
 	struct wm_table a = { 0 };
-	char written[512], x[1024], sql[2048];
-	int ret = wm_written_sql(wm, written, sizeof(written));
+	enum qc_id q = !strcmp(kind, "cycles") ? QC_CAMPAIGN_CYCLES
+		       : !strcmp(kind, "wear") ? QC_CAMPAIGN_WEAR
+					       : QC_CAMPAIGN_LATENCY;
+	int ret = wm_fetch_named(wm, &a, &qc_queries[q], SCOPED(wm, tid));
 
-	campaign_x_sql(kind, written, x, sizeof(x));
-	snprintf(sql, sizeof(sql), CAMPAIGN_SQL, x);
-	if (!ret)
-		ret = wm_fetch(wm, &a, sql, SCOPED(wm, tid));
 	if (!ret && a.nrows)
 		ret = marks_grow(p, (size_t)a.nrows);
 	for (int r = 0; !ret && r < a.nrows; r++, p->nm++) {
@@ -686,31 +536,17 @@ out:
 	p->ch.subtitle = p->subtitle;
 }
 
-/* What the titles say of a target; ?1 name, ?2 iteration, ?3 id (NULL:
- * any). */
-#define TARGET_SQL                                                                                 \
-	"SELECT t.id, t.name, t.device, t.capacity_bytes,"                                         \
-	" (SELECT min(number) FROM cycles WHERE target_id = t.id) AS first_cycle,"                 \
-	" (SELECT max(number) FROM cycles WHERE target_id = t.id) AS last_cycle,"                  \
-	" l.workload, l.block_size, l.queue_depth,"                                                \
-	" (SELECT group_concat(name, ', ') FROM targets) AS names"                                 \
-	" FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"                         \
-	"  FROM iterations WHERE target_id = t.id)"                                                \
-	" WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="                             \
-	"  (SELECT target_id FROM iterations WHERE id = ?2))"                                      \
-	" AND (?3 IS NULL OR t.id = ?3) ORDER BY t.name"
-
 /* The target to plot: the iteration's, the named one, or the only one.
  * *none is set when the database has no target yet. Returns 0 or an exit
  * status (message printed). */
 static int pick_target(struct wm *wm, const struct wm_args *a, struct wm_table *tg, int *none)
 {
 	int64_t id;
-	int ret = wm_fetch(wm, tg, TARGET_SQL,
-			   (struct db_value[]){ WM_TEXT(a->target),
-						a->iteration ? WM_INT(a->iteration) : WM_NULLV,
-						WM_NULLV },
-			   3);
+	int ret = wm_fetch_named(
+		wm, tg, &qc_queries[QC_TARGET_PICK],
+		(struct db_value[]){ WM_TEXT(a->target),
+				     a->iteration ? WM_INT(a->iteration) : WM_NULLV },
+		2);
 
 	*none = 0;
 	if (ret || tg->nrows == 1)
@@ -748,8 +584,8 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 {
 	struct plot p = { 0 };
 	struct wm_table tg = { 0 };
-	int ret = wm_fetch(wm, &tg, TARGET_SQL,
-			   (struct db_value[]){ WM_NULLV, WM_NULLV, WM_INT(tid) }, 3);
+	int ret = wm_fetch_named(wm, &tg, &qc_queries[QC_TARGET],
+				 (struct db_value[]){ WM_INT(tid) }, 1);
 
 	if (!ret && tg.nrows == 0)
 		ret = 1;
@@ -1012,8 +848,11 @@ int wm_cmd_plot(struct wm *wm, int argc, char **argv)
 
 	if (ret >= 0 || (ret = check_plot_args(&a)) >= 0 || (ret = wm_open(wm)))
 		return ret;
-	if (a.target && strchr(a.target, ','))
-		return plot_multi(wm, &a);
+	if (a.target && strchr(a.target, ',')) {
+		ret = plot_multi(wm, &a);
+		wm_report_steps(wm);
+		return ret;
+	}
 	ret = pick_target(wm, &a, &tg, &none);
 	if (ret || none) {
 		if (none)
@@ -1030,6 +869,7 @@ int wm_cmd_plot(struct wm *wm, int argc, char **argv)
 	if (ret == 1)
 		ret = 0;
 out:
+	wm_report_steps(wm);
 	wm_table_free(&tg);
 	return ret;
 }

@@ -14,114 +14,8 @@
 
 #include "base/util.h"
 #include "wearmon.h"
+#include "db/query/query_report.h"
 #include "wearmon_report.h"
-
-/* ---- HTML helpers ------------------------------------------------------- */
-
-void rep_esc(struct rep *r, const char *s)
-{
-	wm_xml_text(r->f, s ? s : "");
-}
-
-/* A number with d decimals, or an en dash when unknown. */
-char *rep_num(double v, int d, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "–");
-	else
-		snprintf(buf, len, "%.*f", d, v);
-	return buf;
-}
-
-char *rep_pct(double ratio, char *buf, size_t len)
-{
-	if (isnan(ratio))
-		snprintf(buf, len, "–");
-	else
-		snprintf(buf, len, "%.0f%%", ratio * 100);
-	return buf;
-}
-
-char *rep_bytes(double v, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "–");
-	else
-		wm_fmt_bytes(v, buf, len);
-	return buf;
-}
-
-/* A cell of a text column, escaped, "–" when NULL. */
-void rep_td_text(struct rep *r, const struct wm_table *t, int row, const char *col)
-{
-	const char *s = wm_str(t, row, col);
-
-	fputs("<td class=\"l\">", r->f);
-	rep_esc(r, s ? s : "–");
-	fputs("</td>", r->f);
-}
-
-void rep_td_num(struct rep *r, double v, int d)
-{
-	char b[48];
-
-	fprintf(r->f, "<td>%s</td>", rep_num(v, d, b, sizeof(b)));
-}
-
-void rep_td_bytes(struct rep *r, double v)
-{
-	char b[48];
-
-	fprintf(r->f, "<td>%s</td>", rep_bytes(v, b, sizeof(b)));
-}
-
-void rep_td_time(struct rep *r, const char *iso)
-{
-	char b[48];
-
-	fprintf(r->f, "<td class=\"l\">%s</td>", iso ? wm_fmt_time(iso, b, sizeof(b)) : "–");
-}
-
-/* A table head from a list of "|"-separated titles; a leading '<' makes a
- * column left-aligned. */
-void rep_thead(struct rep *r, const char *caption, const char *cols)
-{
-	char buf[1024], *save = NULL;
-
-	fprintf(r->f, "<table>\n");
-	if (caption) {
-		fputs("<caption>", r->f);
-		rep_esc(r, caption);
-		fputs("</caption>\n", r->f);
-	}
-	fputs("<thead><tr>", r->f);
-	snprintf(buf, sizeof(buf), "%s", cols);
-	for (char *c = strtok_r(buf, "|", &save); c; c = strtok_r(NULL, "|", &save)) {
-		fprintf(r->f, "<th%s>", *c == '<' ? " class=\"l\"" : "");
-		rep_esc(r, *c == '<' ? c + 1 : c);
-		fputs("</th>", r->f);
-	}
-	fputs("</tr></thead>\n<tbody>\n", r->f);
-}
-
-void rep_tend(struct rep *r)
-{
-	fputs("</tbody></table>\n", r->f);
-}
-
-void rep_section(struct rep *r, const char *id, const char *title)
-{
-	fprintf(r->f, "<section id=\"%s\">\n<h2>", id);
-	rep_esc(r, title);
-	fputs("</h2>\n", r->f);
-}
-
-void rep_para(struct rep *r, const char *text)
-{
-	fputs("<p>", r->f);
-	rep_esc(r, text);
-	fputs("</p>\n", r->f);
-}
 
 /* A chart of the plot module inline in a figure with a caption; a note
  * instead when there is nothing to draw. Returns 0 or WM_EXIT_ERROR. */
@@ -146,19 +40,9 @@ static int figure(struct rep *r, const char *kind, int64_t it, const char *capti
 static int pick_campaign(struct rep *r, int64_t want)
 {
 	struct wm_table c = { 0 };
-	int has = wm_has_column(r->wm, "cycles", "campaign_first_cycle");
-	char sql[512];
-	int ret;
+	int ret = wm_fetch_named(r->wm, &c, &qr_queries[QR_CAMPAIGNS],
+				 (struct db_value[]){ WM_INT(r->tid) }, 1);
 
-	if (has < 0)
-		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql),
-		 "SELECT %s AS first, min(number) AS lo, max(number) AS hi"
-		 " FROM cycles WHERE target_id = ?1 GROUP BY 1 ORDER BY 2",
-		 has ? "coalesce(campaign_first_cycle, (SELECT min(number) FROM cycles"
-		       " WHERE target_id = ?1))"
-		     : "1");
-	ret = wm_fetch(r->wm, &c, sql, (struct db_value[]){ WM_INT(r->tid) }, 1);
 	if (ret)
 		return ret;
 	r->ncampaigns = c.nrows;
@@ -182,74 +66,40 @@ static int pick_campaign(struct rep *r, int64_t want)
  * chart counts them). */
 static int load_iterations(struct rep *r)
 {
-	char written[512], sql[4096];
-	int v4 = wm_has_column(r->wm, "iterations", "lat_p9999_us");
-
-	if (v4 < 0 || wm_written_sql(r->wm, written, sizeof(written)))
-		return WM_EXIT_ERROR;
-	snprintf(
-		sql, sizeof(sql),
-		"SELECT i.id, c.number AS cycle, i.number AS iteration,"
-		" i.size_bytes, i.workload, i.block_size, i.queue_depth, i.status, i.error,"
-		" i.started_at, i.seconds, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,"
-		" i.fill_mibps, i.lat_p50_us, i.lat_p99_us, i.lat_p999_us, %s AS lat_p9999_us,"
-		" b.baseline_mibps AS baseline, b.baseline_cycle,"
-		" i.mibps_avg / b.baseline_mibps AS ratio, w.written, (SELECT count(*) FROM samples s"
-		"  WHERE s.iteration_id = i.id AND s.phase = 'measure') AS nsamples"
-		" FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-		" JOIN (SELECT i.id, sum(%s) OVER (ORDER BY i.id) AS written FROM iterations i"
-		"  WHERE i.target_id = ?1) w ON w.id = i.id" WM_SQL_BASELINE_JOIN
-		" WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 ORDER BY i.id",
-		v4 ? "i.lat_p9999_us" : "NULL", written);
-	return wm_fetch(r->wm, &r->it, sql,
-			(struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	return wm_fetch_named(r->wm, &r->it, &qr_queries[QR_ITERATIONS], REP_SCOPE(r));
 }
 
 /* Cycles with min / avg / max, the mean ratio to baseline of their done
  * iterations, and the action that followed. */
 static int load_cycles(struct rep *r)
 {
-	char sql[3072];
-
-	snprintf(
-		sql, sizeof(sql),
-		"SELECT c.id, c.number AS cycle, c.status, c.started_at,"
-		" c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"
-		" c.action_error, sum(i.status = 'done') AS done,"
-		" sum(i.status IN ('interrupted', 'failed')) AS cut,"
-		" min(CASE WHEN i.status = 'done' THEN i.mibps_min END) AS lo,"
-		" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg END) AS mean,"
-		" max(CASE WHEN i.status = 'done' THEN i.mibps_max END) AS hi,"
-		" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg / b.baseline_mibps END) AS ratio"
-		" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" WM_SQL_BASELINE_JOIN
-		" WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"
-		" GROUP BY c.id ORDER BY c.number");
-	return wm_fetch(r->wm, &r->cy, sql,
-			(struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	return wm_fetch_named(r->wm, &r->cy, &qr_queries[QR_CYCLES], REP_SCOPE(r));
 }
 
-/* The first done iteration with a trace worth drawing (3 samples; else
- * the first) and the one furthest below its baseline. */
-static void choose_iterations(struct rep *r)
+/* The first done iteration with a trace worth drawing (3 measured
+ * samples; else the first) and the one furthest below its baseline.
+ * Returns 0 or WM_EXIT_ERROR. */
+static int choose_iterations(struct rep *r)
 {
+	struct wm_table t = { 0 };
 	double worst = INFINITY;
-	int traced = 0;
+	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_FIRST_TRACED], REP_SCOPE(r));
 
-	for (int i = 0; i < r->it.nrows; i++) {
+	r->first_it = ret ? 0 : wm_int(&t, 0, "id", 0);
+	wm_table_free(&t);
+	for (int i = 0; !ret && i < r->it.nrows; i++) {
 		double q = wm_num(&r->it, i, "ratio");
-		int enough = wm_int(&r->it, i, "nsamples", 0) >= 3;
 
 		if (strcmp(wm_str(&r->it, i, "status"), "done"))
 			continue;
-		if (!r->first_it || (enough && !traced)) {
+		if (!r->first_it)
 			r->first_it = wm_int(&r->it, i, "id", 0);
-			traced = enough;
-		}
 		if (q < worst) {
 			worst = q;
 			r->worst_it = wm_int(&r->it, i, "id", 0);
 		}
 	}
+	return ret;
 }
 
 static int worst_row(const struct rep *r)
@@ -358,59 +208,35 @@ static void summary_actions(struct rep *r, FILE *m)
 		fprintf(m, " No action ran between the cycles.");
 }
 
-/* The campaign's write amplification (%s: over all its snapshots' deltas
- * from schema 9, else the last one the drive reported), its alerts by
- * severity and its steady-state phases (%s: their counts, or zeros before
- * schema 5); ?1 target, ?2..?3 cycles. */
-#define SUMMARY_SQL                                                                                \
-	"SELECT %s AS wa,"                                                                         \
-	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
-	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
-	"  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"                               \
-	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
-	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
-	"  e.severity = 'warning') AS warn,"                                                       \
-	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
-	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
-	"  e.severity = 'notice') AS notice, %s"
-
 /* Write amplification and alerts of the campaign, one sentence each. */
 static int summary_tail(struct rep *r, FILE *m)
 {
-	struct wm_table t = { 0 };
-	int steady = wm_has_column(r->wm, "iterations", "steady_reached");
-	int deltas = wm_has_column(r->wm, "health", "nand_bytes_delta");
-	char sql[4096];
-	int ret;
+	struct wm_table t = { 0 }, w = { 0 };
+	const char *sql = NULL;
+	char err[256] = "";
+	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_ALERT_COUNTS], REP_SCOPE(r));
+	int deltas;
 
-	if (steady < 0 || deltas < 0)
-		return WM_EXIT_ERROR;
-	snprintf(
-		sql, sizeof(sql), SUMMARY_SQL,
-		deltas ? "(SELECT sum(h.nand_bytes_delta) * 1.0 / sum(h.host_bytes_delta)"
-			 " FROM health h JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1"
-			 " AND c.number BETWEEN ?2 AND ?3 AND h.nand_bytes_delta IS NOT NULL"
-			 " AND h.host_bytes_delta IS NOT NULL)"
-		       : "(SELECT h.write_amplification FROM health h JOIN cycles c ON c.id = h.cycle_id"
-			 " WHERE h.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-			 " h.write_amplification IS NOT NULL ORDER BY h.at DESC LIMIT 1)",
-		steady ? "(SELECT count(*) FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-			 " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-			 " i.steady_reached IS NOT NULL) AS phases, (SELECT count(*) FROM iterations i"
-			 " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1 AND c.number"
-			 " BETWEEN ?2 AND ?3 AND i.steady_reached = 1) AS steady"
-		       : "0 AS phases, 0 AS steady");
-	ret = wm_fetch(r->wm, &t, sql,
-		       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
-	if (ret)
+	if (!ret)
+		ret = wm_fetch_named(r->wm, &w, &qr_queries[QR_WRITE_AMP], REP_SCOPE(r));
+	/* which definition of the figure the database has */
+	if (!ret && dbq_sql(r->wm->db, &qr_queries[QR_WRITE_AMP], &sql, err, sizeof(err))) {
+		wm_err("%s", err);
+		ret = WM_EXIT_ERROR;
+	}
+	deltas = sql == qr_queries[QR_WRITE_AMP].sql;
+	if (ret) {
+		wm_table_free(&t);
+		wm_table_free(&w);
 		return ret;
+	}
 	if (wm_int(&t, 0, "phases", 0) > 0)
 		fprintf(m,
 			" SNIA steady state was reached in %lld of %lld phases measured in"
 			" rounds.",
 			(long long)wm_int(&t, 0, "steady", 0),
 			(long long)wm_int(&t, 0, "phases", 0));
-	if (isnan(wm_num(&t, 0, "wa")))
+	if (isnan(wm_num(&w, 0, "wa")))
 		fprintf(m, " The drive did not report flash writes, so its write amplification"
 			   " is unknown.");
 	else
@@ -418,11 +244,12 @@ static int summary_tail(struct rep *r, FILE *m)
 			deltas ? "Write amplification over the campaign (flash"
 				 " bytes over host bytes, from the drive's counters)"
 			       : "The last write amplification the drive reported",
-			wm_num(&t, 0, "wa"));
+			wm_num(&w, 0, "wa"));
 	fprintf(m, " Alerts: %lld critical or error, %lld warning, %lld notice.",
 		(long long)wm_int(&t, 0, "bad", 0), (long long)wm_int(&t, 0, "warn", 0),
 		(long long)wm_int(&t, 0, "notice", 0));
 	wm_table_free(&t);
+	wm_table_free(&w);
 	return 0;
 }
 
@@ -490,13 +317,7 @@ static int device_region(struct rep *r)
 {
 	struct wm_table t = { 0 };
 	char a[48], b[48], line[160];
-	int ret = wm_fetch(r->wm, &t,
-			   "SELECT w.region_bytes, w.op_configured,"
-			   " min(w.op_effective) AS op_min, max(w.op_effective) AS op_max"
-			   " FROM wear w JOIN iterations i ON i.id = w.iteration_id"
-			   " JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1"
-			   " AND c.number BETWEEN ?2 AND ?3",
-			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_REGION], REP_SCOPE(r));
 
 	if (ret)
 		return ret;
@@ -527,15 +348,7 @@ static int device_health(struct rep *r)
 		"power_on_hours",  "host_bytes_written", "nand_bytes_written", "write_amplification"
 	};
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t,
-			   "SELECT h.*, c.number AS cycle FROM health h JOIN cycles c ON"
-			   " c.id = h.cycle_id WHERE h.target_id = ?1 AND c.number BETWEEN ?2"
-			   " AND ?3 AND h.id IN ((SELECT min(x.id) FROM health x JOIN cycles y"
-			   " ON y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"
-			   " AND ?3), (SELECT max(x.id) FROM health x JOIN cycles y ON"
-			   " y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"
-			   " AND ?3)) ORDER BY h.id",
-			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_HEALTH], REP_SCOPE(r));
 
 	if (ret)
 		return ret;
@@ -618,21 +431,8 @@ static int write_device(struct rep *r)
 static int write_conditions(struct rep *r)
 {
 	struct wm_table t = { 0 };
-	int cfg = wm_has_column(r->wm, "runs", "config"), last = -1, ret;
-	char sql[1024];
+	int last = -1, ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_RUNS], REP_SCOPE(r));
 
-	if (cfg < 0)
-		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql),
-		 "SELECT r.id, r.started_at, r.ended_at, r.version,"
-		 " r.hostname, r.config_path, r.exit_reason, %s FROM runs r WHERE r.id IN"
-		 " (SELECT i.run_id FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-		 "  WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 UNION"
-		 "  SELECT c.run_id FROM cycles c WHERE c.target_id = ?1 AND c.number"
-		 "  BETWEEN ?2 AND ?3) ORDER BY r.id",
-		 cfg ? "r.kernel, r.config" : "NULL AS kernel, NULL AS config");
-	ret = wm_fetch(r->wm, &t, sql,
-		       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
 	if (ret)
 		return ret;
 	rep_section(r, "conditions", "Test conditions");
@@ -798,11 +598,8 @@ static int write_report(struct rep *r)
  * (message printed). */
 static int report_target(struct rep *r, const char *name)
 {
-	int ret = wm_fetch(r->wm, &r->tg,
-			   "SELECT t.*, (SELECT group_concat(name, ', ')"
-			   " FROM targets) AS names FROM targets t WHERE ?1 IS NULL OR t.name = ?1"
-			   " ORDER BY t.name",
-			   (struct db_value[]){ WM_TEXT(name) }, 1);
+	int ret = wm_fetch_named(r->wm, &r->tg, &qr_queries[QR_TARGET],
+				 (struct db_value[]){ WM_TEXT(name) }, 1);
 	int64_t id;
 
 	if (ret || r->tg.nrows == 1) {
@@ -875,9 +672,11 @@ int wm_cmd_report(struct wm *wm, int argc, char **argv)
 	wm->cycle_hi = r.hi;
 	if ((ret = load_iterations(&r)) || (ret = load_cycles(&r)))
 		goto out;
-	choose_iterations(&r);
+	if ((ret = choose_iterations(&r)))
+		goto out;
 	ret = report_file(&r, a.output);
 out:
+	wm_report_steps(wm);
 	wm_table_free(&r.tg);
 	wm_table_free(&r.it);
 	wm_table_free(&r.cy);

@@ -1,6 +1,7 @@
 /* wearmon_report: what the parts of "wearmon report" share: the campaign
- * being reported, HTML helpers that escape everything from the database,
- * and the sections written by wearmon_report_data.c. */
+ * being reported, HTML helpers that escape everything from the database
+ * (wearmon_report_html.c), and the sections written by
+ * wearmon_report_data.c. Calls go report -> data -> html, never back. */
 #ifndef WEARMON_REPORT_H
 #define WEARMON_REPORT_H
 
@@ -22,7 +23,10 @@ struct rep {
 	int64_t first_it, worst_it; /* iterations whose samples are shown */
 };
 
-/* ---- HTML helpers (wearmon_report.c) ---- */
+/* Parameters of a query of the campaign: ?1 target, ?2..?3 its cycles. */
+#define REP_SCOPE(r) (struct db_value[]){ WM_INT((r)->tid), WM_INT((r)->lo), WM_INT((r)->hi) }, 3
+
+/* ---- HTML helpers (wearmon_report_html.c) ---- */
 
 /* s HTML-escaped ("" for NULL). */
 void rep_esc(struct rep *r, const char *s);

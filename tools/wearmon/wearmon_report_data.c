@@ -7,6 +7,7 @@
 
 #include "base/util.h"
 #include "wearmon.h"
+#include "db/query/query_report.h"
 #include "wearmon_report.h"
 
 #define MAX_STEADY_CHARTS 6 /* steady-state phases drawn (all tabulated) */
@@ -50,16 +51,8 @@ struct steady {
 static int steady_rounds(struct rep *r, int64_t id, struct steady *st)
 {
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t,
-			   "SELECT round_index, mibps_avg FROM iterations WHERE"
-			   " cycle_id = (SELECT cycle_id FROM iterations WHERE id = ?1) AND"
-			   " size_index = (SELECT size_index FROM iterations WHERE id = ?1) AND"
-			   " workload = (SELECT workload FROM iterations WHERE id = ?1) AND"
-			   " round_index IS NOT NULL AND status = 'done' AND id <= ?1 AND"
-			   " id > coalesce((SELECT max(p.id) FROM iterations p WHERE p.cycle_id ="
-			   " (SELECT cycle_id FROM iterations WHERE id = ?1) AND p.id < ?1 AND"
-			   " (p.steady_reached IS NOT NULL OR p.status <> 'done')), 0) ORDER BY id",
-			   (struct db_value[]){ WM_INT(id) }, 1);
+	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_STEADY_ROUNDS],
+				 (struct db_value[]){ WM_INT(id) }, 1);
 
 	for (st->n = 0; !ret && st->n < t.nrows && st->n < MAX_ROUNDS; st->n++) {
 		st->x[st->n] = wm_num(&t, st->n, "round_index");
@@ -166,22 +159,11 @@ static void criterion(struct rep *r, double v, double limit)
 int rep_write_steady(struct rep *r)
 {
 	struct wm_table v = { 0 };
-	int has = wm_has_column(r->wm, "iterations", "steady_reached"), ret = 0;
 	char b[48];
+	int ret;
 
 	rep_section(r, "steady", "Steady state");
-	if (has < 0)
-		return WM_EXIT_ERROR;
-	if (has)
-		ret = wm_fetch(r->wm, &v,
-			       "SELECT i.id, c.number AS cycle, i.size_bytes,"
-			       " i.workload, i.round_index, i.steady_reached, i.steady_round,"
-			       " i.steady_mean_mibps, i.steady_range_pct, i.steady_excursion_pct"
-			       " FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-			       " WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"
-			       " i.steady_reached IS NOT NULL ORDER BY i.id",
-			       (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) },
-			       3);
+	ret = wm_fetch_named(r->wm, &v, &qr_queries[QR_STEADY], REP_SCOPE(r));
 	if (ret || v.nrows == 0) {
 		if (!ret)
 			rep_para(r, "No phase of this campaign was measured in rounds"
@@ -233,16 +215,7 @@ out:
 int rep_write_events(struct rep *r)
 {
 	struct wm_table t = { 0 };
-	int ret = wm_fetch(r->wm, &t,
-			   "SELECT e.at, e.severity, e.kind, c.number AS cycle,"
-			   " e.message FROM events e LEFT JOIN cycles c ON c.id = e.cycle_id"
-			   " WHERE e.target_id = ?1 AND ((c.number BETWEEN ?2 AND ?3) OR"
-			   " (e.cycle_id IS NULL AND e.at >= (SELECT min(started_at) FROM cycles"
-			   "  WHERE target_id = ?1 AND number BETWEEN ?2 AND ?3) AND e.at <="
-			   "  coalesce((SELECT min(started_at) FROM cycles WHERE target_id = ?1"
-			   "  AND number > ?3), '9999')))"
-			   " AND e.severity != 'debug' ORDER BY e.at, e.id",
-			   (struct db_value[]){ WM_INT(r->tid), WM_INT(r->lo), WM_INT(r->hi) }, 3);
+	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_EVENTS], REP_SCOPE(r));
 
 	if (ret)
 		return ret;
@@ -322,16 +295,10 @@ static int write_iteration_table(struct rep *r)
 static int write_samples_table(struct rep *r, int64_t id)
 {
 	struct wm_table t = { 0 };
-	char cap[96], sql[400];
-	int v4 = wm_has_column(r->wm, "samples", "lat_p9999_us"), ret;
+	char cap[96];
+	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_SAMPLES],
+				 (struct db_value[]){ WM_INT(id) }, 1);
 
-	if (v4 < 0)
-		return WM_EXIT_ERROR;
-	snprintf(sql, sizeof(sql),
-		 "SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, %s"
-		 " FROM samples WHERE iteration_id = ? ORDER BY phase = 'measure', t_ms",
-		 v4 ? "lat_p999_us, lat_p9999_us" : "NULL AS lat_p999_us, NULL AS lat_p9999_us");
-	ret = wm_fetch(r->wm, &t, sql, (struct db_value[]){ WM_INT(id) }, 1);
 	if (ret || t.nrows == 0)
 		goto out;
 	snprintf(cap, sizeof(cap), "Samples of iteration %lld", (long long)id);

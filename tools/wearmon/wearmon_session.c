@@ -137,6 +137,28 @@ int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db
 	return ret ? WM_EXIT_ERROR : 0;
 }
 
+int wm_fetch_named(struct wm *wm, struct wm_table *t, const struct dbq_named *q,
+		   const struct db_value *p, int np)
+{
+	char err[1024] = "";
+	int ret;
+
+	wm_table_free(t);
+	ret = dbq_run(wm->db, q, p, np, wm_add_row, t, err, sizeof(err));
+	if (ret == -ENOMEM)
+		wm_err("out of memory reading %s", wm->db_path);
+	else if (ret)
+		wm_err("%s", err[0] ? err : strerror(-ret));
+	return ret ? WM_EXIT_ERROR : 0;
+}
+
+void wm_report_steps(struct wm *wm)
+{
+	if (getenv("WEARMON_VM_STEPS"))
+		fprintf(stderr, "wearmon: %llu SQLite VM steps\n",
+			(unsigned long long)db_query_steps(wm->db));
+}
+
 int wm_target_id(struct wm *wm, const char *name, int64_t *id)
 {
 	struct wm_table t = { 0 };

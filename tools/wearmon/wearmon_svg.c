@@ -5,6 +5,7 @@
  * may count carries a data-series / data-legend attribute or a class. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -406,19 +407,57 @@ static void draw_marker(FILE *f, size_t k, double x, double y, double r)
 	}
 }
 
-/* Whether a vertical mark lies between x0 and x1 (a point on the mark
- * came before it: the action followed the point). */
-static int mark_between(const struct chart *c, double x0, double x1)
+/* Where the vertical marks a line breaks at sit, sorted (n = 0: the
+ * chart does not break its lines), so that each segment of a line looks
+ * them up in log time: a year's wear chart has thousands of marks and
+ * tens of thousands of points. */
+struct mark_xs {
+	double *x;
+	size_t n;
+};
+
+static int cmp_double(const void *a, const void *b)
 {
-	for (size_t m = 0; c->break_at_marks && m < c->nmarks; m++)
-		if (c->marks[m].vertical && c->marks[m].at >= fmin(x0, x1) &&
-		    c->marks[m].at < fmax(x0, x1))
-			return 1;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The positions of c's vertical marks into m. Returns 0 or -1 (no memory). */
+static int mark_xs_of(const struct chart *c, struct mark_xs *m)
+{
+	m->n = 0;
+	m->x = c->break_at_marks && c->nmarks ? malloc(c->nmarks * sizeof(*m->x)) : NULL;
+	if (c->break_at_marks && c->nmarks && !m->x)
+		return -1;
+	for (size_t i = 0; m->x && i < c->nmarks; i++)
+		if (c->marks[i].vertical && !isnan(c->marks[i].at))
+			m->x[m->n++] = c->marks[i].at;
+	if (m->n > 1)
+		qsort(m->x, m->n, sizeof(*m->x), cmp_double);
 	return 0;
 }
 
+/* Whether a vertical mark lies between x0 and x1 (a point on the mark
+ * came before it: the action followed the point). */
+static int mark_between(const struct mark_xs *m, double x0, double x1)
+{
+	double lo = fmin(x0, x1), hi = fmax(x0, x1);
+	size_t a = 0, b = m->n;
+
+	while (a < b) { /* the first mark at or after lo */
+		size_t mid = a + (b - a) / 2;
+
+		if (m->x[mid] < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < m->n && m->x[a] < hi;
+}
+
 static void draw_line(FILE *f, const struct chart *c, size_t s, const struct axis *ax,
-		      const struct axis *ay)
+		      const struct axis *ay, const struct mark_xs *marks)
 {
 	const struct chart_series *se = &c->series[s];
 	const char *dash = dashes[series_style(c, s)];
@@ -434,7 +473,7 @@ static void draw_line(FILE *f, const struct chart *c, size_t s, const struct axi
 			pen = 0; /* a gap: lift the pen */
 			continue;
 		}
-		if (pen && mark_between(c, last, se->x[i]))
+		if (pen && mark_between(marks, last, se->x[i]))
 			pen = 0;
 		fprintf(f, "%s%.1f %.1f ", pen ? "L" : "M", px(ax, se->x[i]), py(ay, se->y[i]));
 		last = se->x[i];
@@ -444,7 +483,7 @@ static void draw_line(FILE *f, const struct chart *c, size_t s, const struct axi
 }
 
 static void draw_series(FILE *f, const struct chart *c, size_t s, const struct axis *ax,
-			const struct axis *ay)
+			const struct axis *ay, const struct mark_xs *marks)
 {
 	const struct chart_series *se = &c->series[s];
 	int dense = se->n > MAX_MARKERS;
@@ -455,7 +494,7 @@ static void draw_series(FILE *f, const struct chart *c, size_t s, const struct a
 	wm_xml_text(f, se->label);
 	fprintf(f, "\" stroke=\"%s\" fill=\"none\">\n", col);
 	if (se->lines && se->n > 1)
-		draw_line(f, c, s, ax, ay);
+		draw_line(f, c, s, ax, ay, marks);
 	if (!dense || !se->lines) {
 		fprintf(f, "<g fill=\"%s\" stroke-width=\"1.5\">\n", dense ? col : "#ffffff");
 		for (size_t i = 0; i < se->n; i++)
@@ -634,8 +673,11 @@ static void draw_head(FILE *f, const struct chart *c)
 int chart_svg(FILE *f, const struct chart *c)
 {
 	struct axis ax, ay;
+	struct mark_xs marks;
 	double x0, x1, y0, y1, ypos;
 
+	if (mark_xs_of(c, &marks))
+		return -1;
 	data_range(c, &x0, &x1, &y0, &y1, &ypos);
 	axis_fit(&ax, x0, x1, c->x_from_zero, c->x_integer);
 	if (c->y_log)
@@ -647,8 +689,9 @@ int chart_svg(FILE *f, const struct chart *c)
 	draw_band(f, c, &ax, &ay);
 	draw_marks(f, c, &ax, &ay);
 	for (size_t s = 0; s < c->nseries; s++)
-		draw_series(f, c, s, &ax, &ay);
+		draw_series(f, c, s, &ax, &ay, &marks);
 	draw_legend(f, c);
 	fprintf(f, "</svg>\n");
+	free(marks.x);
 	return ferror(f) ? -1 : 0;
 }

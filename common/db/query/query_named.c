@@ -1,26 +1,45 @@
-/* query_named: every statement of common/db/query/ by name, so that tests
- * can look at each one's query plan on a real database. */
-#include "db/query/query.h"
+/* query_named: runs a named query, choosing its SQL for the database's
+ * schema by one probe of the column the current SQL needs. */
+#include "db/query/query_named.h"
 
-#include "base/util.h"
-#include "db/query/query_int.h"
+#include <stdio.h>
+#include <string.h>
 
-const struct query_named query_named[] = {
-	{ "history --target --since", 1, query_history_target_sql },
-	{ "alerts --target --since", 0, query_alerts_sql },
-	{ "show: the iteration", 1, query_show_iteration_sql },
-	{ "show: samples per phase", 1, query_show_phases_sql },
-	{ "show: sample trace", 1, query_show_trace_sql },
-	{ "show: samples", 1, query_show_samples_sql },
-	{ "show: health of the cycle", 1, query_show_health_sql },
-	{ "show: events", 1, query_show_events_sql },
-	{ "status: last iteration", 1, query_last_iteration_sql },
-	{ "status: last done iteration", 1, query_last_done_sql },
-	{ "status: progress", 1, query_fresh_progress_sql },
-	{ "status: last of the same size", 1, query_last_same_size_sql },
-	{ "status: last done cycle", 1, query_last_done_cycle_sql },
-	{ "status: last cycle", 1, query_last_cycle_sql },
-	{ "status: last alert", 1, query_last_alert_sql },
-};
+static int count_row(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	*(int *)arg = n > 0 && v[0].type == DB_INT && v[0].i > 0;
+	return 0;
+}
 
-const size_t query_nnamed = ARRAY_SIZE(query_named);
+int dbq_sql(struct db *db, const struct dbq_named *q, const char **sql, char *err, size_t errlen)
+{
+	const struct db_value p[] = { { .type = DB_TEXT, .s = q->table },
+				      { .type = DB_TEXT, .s = q->column } };
+	int has = 1, ret = 0;
+
+	if (q->old && q->table && q->column)
+		ret = db_query(db, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2", p,
+			       2, count_row, &has, err, errlen);
+	if (ret || has) {
+		*sql = q->sql;
+		return ret;
+	}
+	return dbq_sql(db, q->old, sql, err, errlen);
+}
+
+int dbq_run(struct db *db, const struct dbq_named *q, const struct db_value *params, int nparams,
+	    db_row_fn fn, void *arg, char *err, size_t errlen)
+{
+	const char *sql = NULL;
+	int ret = dbq_sql(db, q, &sql, err, errlen);
+
+	if (!ret)
+		ret = db_query(db, sql, params, nparams, fn, arg, err, errlen);
+	if (ret < 0 && err && errlen && err[0]) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s (query %s)", err, q->name);
+		snprintf(err, errlen, "%s", msg);
+	}
+	return ret;
+}

@@ -1,0 +1,184 @@
+/* query_charts: the SQL of the charts, in one place (the CLI files hold
+ * none). Where the marks need "what happened by the end of cycle N" they
+ * aggregate per cycle once and run one window sum, never a subquery per
+ * cycle over the whole history. */
+#include "db/query/query_charts.h"
+
+#include "db/query/query_sql.h"
+
+#define SIZES_SQL                                                                                  \
+	"SELECT c.number AS cycle, i.size_bytes, i.workload,"                                      \
+	" i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"                           \
+	" JOIN cycles c ON c.id = i.cycle_id"                                                      \
+	" WHERE i.target_id = ?1 AND i.status = 'done'" QS_SCOPE(                                  \
+		"c.number") " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"           \
+			    " ORDER BY i.workload, i.block_size, c.number, i.size_bytes"
+
+/* three series (max, avg, min) of one row per cycle */
+#define CYCLES_SQL                                                                                 \
+	"SELECT s.series, s.ord, c.cycle, CASE s.ord"                                              \
+	" WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"                              \
+	" FROM (SELECT 'max 1-second sample' AS series, 0 AS ord UNION ALL"                        \
+	" SELECT 'average of the sizes', 1 UNION ALL"                                              \
+	" SELECT 'min 1-second sample', 2) s,"                                                     \
+	" (SELECT cy.number AS cycle,"                                                             \
+	"  min(coalesce(i.mibps_min, i.mibps_avg)) AS lo,"                                         \
+	"  avg(i.mibps_avg) AS mean,"                                                              \
+	"  max(coalesce(i.mibps_max, i.mibps_avg)) AS hi"                                          \
+	"  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"                                 \
+	"  AND i.status = 'done' WHERE cy.target_id = ?1" QS_SCOPE(                                \
+		"cy.number") "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle"
+
+#define CYCLE_ACTIONS_SQL                                                                          \
+	"SELECT number, action, action_outcome FROM cycles"                                        \
+	" WHERE target_id = ?1 AND action IS NOT NULL AND action != 'none'" QS_SCOPE(              \
+		"number") " ORDER BY number"
+
+/* The measured phase follows the fill on one time axis: the fill's end
+ * is read once (f), not per sample. */
+#define SAMPLES_SQL                                                                                \
+	"SELECT s.phase, s.mibps,"                                                                 \
+	" (s.t_ms + CASE s.phase WHEN 'measure' THEN f.end_ms ELSE 0 END) AS t_ms,"                \
+	" i.mibps_avg, i.size_bytes, i.workload, i.block_size, i.queue_depth,"                     \
+	" i.status, i.number, c.number AS cycle, t.device"                                         \
+	" FROM iterations i JOIN cycles c ON c.id = i.cycle_id"                                    \
+	" JOIN targets t ON t.id = i.target_id"                                                    \
+	" JOIN (SELECT coalesce(max(t_ms), 0) AS end_ms FROM samples"                              \
+	"  WHERE iteration_id = ?1 AND phase = 'fill') f"                                          \
+	" JOIN samples s ON s.iteration_id = i.id"                                                 \
+	" WHERE i.id = ?1 ORDER BY s.phase = 'measure', s.t_ms"
+
+/* The running sum over every row (interrupted ones wrote too), then the
+ * done rows as points. */
+#define WEAR_SQL(written)                                                                          \
+	"SELECT * FROM (SELECT i.id, i.status, i.size_bytes,"                                      \
+	" i.workload, i.block_size, i.mibps_avg, sum(" written ") OVER (ORDER BY i.id)"            \
+	" AS written, c.number AS cycle"                                                           \
+	" FROM iterations i JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1)"            \
+	" WHERE status = 'done'" QS_SCOPE(                                                         \
+		"cycle") " ORDER BY workload, block_size, size_bytes, id"
+
+/* Bytes written by the end of each cycle with an action: per cycle once,
+ * then one running sum in cycle order (row ids follow the cycles). A cycle
+ * without rows has none (no mark). */
+#define WEAR_MARKS_SQL(written)                                                                    \
+	"SELECT number, action, written FROM (SELECT c.number, c.action,"                          \
+	" CASE WHEN count(i.id) > 0 THEN sum(coalesce(sum(" written "), 0))"                       \
+	" OVER (ORDER BY c.number) END AS written"                                                 \
+	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id"                               \
+	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
+	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
+
+/* p50 / p99 / p99.9 / p99.99 of every done iteration, in the order measured. */
+#define LATENCY_SQL(p9999)                                                                         \
+	"SELECT s.series, s.ord, x.seq, CASE s.ord WHEN 0 THEN"                                    \
+	" x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"                       \
+	" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"                        \
+	" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"                            \
+	" (SELECT row_number() OVER (ORDER BY i.id) AS seq, i.lat_p50_us AS p50,"                  \
+	"  i.lat_p99_us AS p99, i.lat_p999_us AS p999, " p9999 " AS p9999 FROM iterations i"       \
+	"  JOIN cycles c ON c.id = i.cycle_id"                                                     \
+	"  WHERE i.target_id = ?1 AND i.status = 'done'" QS_SCOPE(                                 \
+		"c.number") ") x"                                                                  \
+			    " WHERE s.ord < 3 OR x.p9999 IS NOT NULL ORDER BY s.ord, x.seq"
+
+/* How many done rows of the scope precede the end of each cycle with an
+ * action (its mark sits after them): per cycle once, one running count in
+ * cycle order; 0 for a cycle without rows. */
+#define LATENCY_MARKS_SQL                                                                          \
+	"SELECT number, action, seq FROM (SELECT c.number, c.action,"                              \
+	" CASE WHEN count(i.id) > 0 THEN sum(coalesce(sum(i.status = 'done'"                       \
+	" AND c.number BETWEEN ?2 AND ?3), 0)) OVER (ORDER BY c.number) ELSE 0 END AS seq"         \
+	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id"                               \
+	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
+	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
+
+#define LATENCY_TRACE_SQL(cols, more)                                                              \
+	"SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"                                   \
+	" x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"                       \
+	" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"                        \
+	" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"                            \
+	" (SELECT t_ms, lat_p50_us AS p50, lat_p99_us AS p99, " cols " FROM samples"               \
+	"  WHERE iteration_id = ?1 AND phase = 'measure') x"                                       \
+	" WHERE s.ord < 2 OR " more " ORDER BY s.ord, x.t_ms"
+
+/* Campaign starts of target ?1 after its first cycle, numbered from 2 (the
+ * campaigns the report counts), kept to the cycles ?2..?3, with where each
+ * sits on the axis (x, from the per-cycle figures of the cycles before
+ * it: bytes written w, done rows d; iteration ids follow the cycles). */
+#define CAMPAIGN_SQL(x, written)                                                                   \
+	"WITH b AS (SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1"             \
+	"  AND campaign_first_cycle IS NOT NULL"                                                   \
+	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1),"                         \
+	" per AS (SELECT c.number, sum(" written ") AS w, sum(i.status = 'done') AS d"             \
+	"  FROM iterations i JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1"            \
+	"  GROUP BY c.number)"                                                                     \
+	" SELECT n, x FROM (SELECT b.f, " x " AS x, row_number() OVER (ORDER BY b.f) + 1 AS n"     \
+	"  FROM b LEFT JOIN per ON per.number < b.f"                                               \
+	"  WHERE b.f > (SELECT min(number) FROM cycles WHERE target_id = ?1) GROUP BY b.f)"        \
+	" WHERE f > ?2 AND f <= ?3 ORDER BY f"
+
+/* The targets a chart may be of: ?1 name, ?2 an iteration of it (NULL:
+ * any), with the names of all. */
+#define TARGET_PICK_SQL                                                                            \
+	"SELECT t.id, t.name, (SELECT group_concat(name, ', ') FROM targets) AS names"             \
+	" FROM targets t WHERE (?1 IS NULL OR t.name = ?1) AND (?2 IS NULL OR t.id ="              \
+	"  (SELECT target_id FROM iterations WHERE id = ?2)) ORDER BY t.name"
+
+/* What the titles say of target ?1: its first and last cycle and the
+ * workload of its last row (each one index lookup). */
+#define TARGET_SQL                                                                                 \
+	"SELECT t.id, t.name, t.device, t.capacity_bytes,"                                         \
+	" (SELECT min(number) FROM cycles WHERE target_id = ?1) AS first_cycle,"                   \
+	" (SELECT max(number) FROM cycles WHERE target_id = ?1) AS last_cycle,"                    \
+	" l.workload, l.block_size, l.queue_depth,"                                                \
+	" (SELECT group_concat(name, ', ') FROM targets) AS names"                                 \
+	" FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"                         \
+	"  FROM iterations WHERE target_id = ?1) WHERE t.id = ?1"
+
+#define PCT "iterations", "read_percent"
+#define OLD(n, sql)                                                                                \
+	static const struct dbq_named n = { #n " (older schema)", sql, NULL, NULL, NULL }
+
+OLD(wear_v3, WEAR_SQL(QS_WRITTEN_NAME));
+OLD(wear_marks_v3, WEAR_MARKS_SQL(QS_WRITTEN_NAME));
+OLD(latency_v3, LATENCY_SQL("NULL"));
+OLD(latency_trace_v3, LATENCY_TRACE_SQL("NULL AS p999, NULL AS p9999", "0"));
+OLD(campaigns_cycles_v3, CAMPAIGN_SQL("b.f - 0.5", QS_WRITTEN_NAME));
+OLD(campaigns_wear_v3, CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_NAME));
+OLD(campaigns_latency_v3, CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_NAME));
+
+/* clang-format off */
+const struct dbq_named qc_queries[QC__COUNT] = {
+	[QC_TARGET_PICK] = { "chart_target_pick", TARGET_PICK_SQL, NULL, NULL, NULL },
+	[QC_TARGET] = { "chart_target", TARGET_SQL, NULL, NULL, NULL },
+	[QC_SIZES] = { "chart_sizes", SIZES_SQL, NULL, NULL, NULL },
+	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL, NULL, NULL, NULL },
+	[QC_CYCLE_ACTIONS] = { "chart_cycle_actions", CYCLE_ACTIONS_SQL, NULL, NULL, NULL },
+	[QC_SAMPLES] = { "chart_samples", SAMPLES_SQL, NULL, NULL, NULL },
+	[QC_WEAR] = { "chart_wear", WEAR_SQL(QS_WRITTEN_PCT), PCT, &wear_v3 },
+	[QC_WEAR_MARKS] = { "chart_wear_marks", WEAR_MARKS_SQL(QS_WRITTEN_PCT), PCT,
+			    &wear_marks_v3 },
+	[QC_LATENCY] = { "chart_latency", LATENCY_SQL("i.lat_p9999_us"),
+			 "iterations", "lat_p9999_us", &latency_v3 },
+	[QC_LATENCY_MARKS] = { "chart_latency_marks", LATENCY_MARKS_SQL, NULL, NULL, NULL },
+	[QC_LATENCY_TRACE] = { "chart_latency_trace",
+			       LATENCY_TRACE_SQL("lat_p999_us AS p999, lat_p9999_us AS p9999", "1"),
+			       "samples", "lat_p999_us", &latency_trace_v3 },
+	[QC_CAMPAIGN_CYCLES] = { "chart_campaigns_cycles",
+				 CAMPAIGN_SQL("b.f - 0.5", QS_WRITTEN_PCT), PCT,
+				 &campaigns_cycles_v3 },
+	[QC_CAMPAIGN_WEAR] = { "chart_campaigns_wear",
+			       CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_PCT),
+			       PCT, &campaigns_wear_v3 },
+	[QC_CAMPAIGN_LATENCY] = { "chart_campaigns_latency",
+				  CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_PCT), PCT,
+				  &campaigns_latency_v3 },
+};
+/* clang-format on */
+
+enum qc_id qc_samples_source(double span_s)
+{
+	(void)span_s; /* one table of 1-second samples so far */
+	return QC_SAMPLES;
+}

@@ -1,0 +1,28 @@
+/* query_named: a read-only query with a name, its SQL for the current
+ * schema and, where an older schema lacks a column it reads, the same
+ * query for that schema (a chain); run through db_query. Owns no connection; never writes. */
+#ifndef WEARMON_QUERY_NAMED_H
+#define WEARMON_QUERY_NAMED_H
+
+#include <stddef.h>
+
+#include "db/db.h"
+
+struct dbq_named {
+	const char *name;            /* what the query reads, for messages and tests */
+	const char *sql;             /* for a database that has table.column */
+	const char *table, *column;  /* NULL: every schema this build reads */
+	const struct dbq_named *old; /* the same query for one that lacks it */
+};
+
+/* Run q with params, each row to fn (db_row_fn: rows stream, nothing is
+ * kept). Returns 0, fn's nonzero value, or -errno with a message naming
+ * the query in err. */
+int dbq_run(struct db *db, const struct dbq_named *q, const struct db_value *params, int nparams,
+	    db_row_fn fn, void *arg, char *err, size_t errlen);
+
+/* The SQL that dbq_run would run for q on db into *sql. Returns 0 or
+ * -errno with a message in err. */
+int dbq_sql(struct db *db, const struct dbq_named *q, const char **sql, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,197 @@
+/* query_report: the SQL of the report, in one place (the CLI files hold
+ * none). */
+#include "db/query/query_report.h"
+
+#include "db/query/query_sql.h"
+
+#define TARGET_SQL                                                                                 \
+	"SELECT t.*, (SELECT group_concat(name, ', ')"                                             \
+	" FROM targets) AS names FROM targets t WHERE ?1 IS NULL OR t.name = ?1"                   \
+	" ORDER BY t.name"
+
+/* By the first cycle each cycle recorded (schema 8), older cycles as one
+ * campaign. */
+#define CAMPAIGNS_SQL(first)                                                                       \
+	"SELECT " first " AS first, min(number) AS lo, max(number) AS hi"                          \
+	" FROM cycles WHERE target_id = ?1 GROUP BY 1 ORDER BY 2"
+
+/* Every row of the target with its baseline (the row baseline_iteration_id
+ * names) and the host bytes written by its end (whole history, as the wear
+ * chart counts them), kept to the campaign after the running sum. */
+#define ITERATIONS_SQL(p9999, written, base, join)                                                 \
+	"SELECT * FROM (SELECT i.id, c.number AS cycle, i.number AS iteration,"                    \
+	" i.size_bytes, i.workload, i.block_size, i.queue_depth, i.status, i.error,"               \
+	" i.started_at, i.seconds, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,"             \
+	" i.fill_mibps, i.lat_p50_us, i.lat_p99_us, i.lat_p999_us, " p9999 " AS lat_p9999_us,"     \
+	" " base ", sum(" written ") OVER (ORDER BY i.id) AS written"                              \
+	" FROM iterations i JOIN cycles c ON c.id = i.cycle_id" join " WHERE i.target_id = ?1)"    \
+	" WHERE cycle BETWEEN ?2 AND ?3 ORDER BY id"
+
+#define BASE_ROW                                                                                   \
+	"bi.mibps_avg AS baseline, bc.number AS baseline_cycle,"                                   \
+	" i.mibps_avg / bi.mibps_avg AS ratio"
+#define BASE_ROW_JOIN                                                                              \
+	" LEFT JOIN iterations bi ON bi.id = i.baseline_iteration_id"                              \
+	" LEFT JOIN cycles bc ON bc.id = bi.cycle_id"
+/* before schema 9 no row names its baseline: db_open's TEMP view chooses it */
+#define BASE_VIEW                                                                                  \
+	"b.baseline_mibps AS baseline, b.baseline_cycle,"                                          \
+	" i.mibps_avg / b.baseline_mibps AS ratio"
+#define BASE_VIEW_JOIN " LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
+
+/* Rows come in id order and stop at the first with 3 measured samples. */
+#define FIRST_TRACED_SQL                                                                           \
+	"SELECT i.id FROM iterations i JOIN cycles c ON c.id = i.cycle_id"                         \
+	" JOIN samples s ON s.iteration_id = i.id AND s.phase = 'measure'"                         \
+	" WHERE i.target_id = ?1 AND i.status = 'done'" QS_SCOPE(                                  \
+		"c.number") " GROUP BY i.id HAVING count(*) >= 3 ORDER BY i.id LIMIT 1"
+
+#define CYCLES_SQL(ratio, join)                                                                    \
+	"SELECT c.id, c.number AS cycle, c.status, c.started_at,"                                  \
+	" c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"               \
+	" c.action_error, sum(i.status = 'done') AS done,"                                         \
+	" sum(i.status IN ('interrupted', 'failed')) AS cut,"                                      \
+	" min(CASE WHEN i.status = 'done' THEN i.mibps_min END) AS lo,"                            \
+	" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg END) AS mean,"                          \
+	" max(CASE WHEN i.status = 'done' THEN i.mibps_max END) AS hi,"                            \
+	" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg / " ratio " END) AS ratio"              \
+	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" join                          \
+	" WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"                                   \
+	" GROUP BY c.id ORDER BY c.number"
+
+/* Over all the snapshots' deltas from schema 9, else the last figure the
+ * drive reported. */
+#define WRITE_AMP_SQL                                                                              \
+	"SELECT sum(h.nand_bytes_delta) * 1.0 / sum(h.host_bytes_delta) AS wa"                     \
+	" FROM health h JOIN cycles c ON c.id = h.cycle_id WHERE h.target_id = ?1"                 \
+	" AND c.number BETWEEN ?2 AND ?3 AND h.nand_bytes_delta IS NOT NULL"                       \
+	" AND h.host_bytes_delta IS NOT NULL"
+#define WRITE_AMP_ALT                                                                              \
+	"SELECT (SELECT h.write_amplification FROM health h JOIN cycles c ON c.id = h.cycle_id"    \
+	" WHERE h.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                               \
+	" h.write_amplification IS NOT NULL ORDER BY h.at DESC LIMIT 1) AS wa"
+
+/* Alerts by severity; steady-state phases (zeros before schema 5). */
+#define ALERT_COUNTS_SQL(phases)                                                                   \
+	"SELECT (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                 \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
+	"  e.severity IN ('emerg', 'alert', 'crit', 'err')) AS bad,"                               \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
+	"  e.severity = 'warning') AS warn,"                                                       \
+	" (SELECT count(*) FROM events e JOIN cycles c ON c.id = e.cycle_id"                       \
+	"  WHERE e.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                              \
+	"  e.severity = 'notice') AS notice, " phases
+#define PHASES_SQL                                                                                 \
+	"(SELECT count(*) FROM iterations i JOIN cycles c ON c.id = i.cycle_id"                    \
+	" WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                               \
+	" i.steady_reached IS NOT NULL) AS phases, (SELECT count(*) FROM iterations i"             \
+	" JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1 AND c.number"                  \
+	" BETWEEN ?2 AND ?3 AND i.steady_reached = 1) AS steady"
+
+#define REGION_SQL                                                                                 \
+	"SELECT w.region_bytes, w.op_configured,"                                                  \
+	" min(w.op_effective) AS op_min, max(w.op_effective) AS op_max"                            \
+	" FROM wear w JOIN iterations i ON i.id = w.iteration_id"                                  \
+	" JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1"                               \
+	" AND c.number BETWEEN ?2 AND ?3"
+
+#define HEALTH_SQL                                                                                 \
+	"SELECT h.*, c.number AS cycle FROM health h JOIN cycles c ON"                             \
+	" c.id = h.cycle_id WHERE h.target_id = ?1 AND c.number BETWEEN ?2"                        \
+	" AND ?3 AND h.id IN ((SELECT min(x.id) FROM health x JOIN cycles y"                       \
+	" ON y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"                     \
+	" AND ?3), (SELECT max(x.id) FROM health x JOIN cycles y ON"                               \
+	" y.id = x.cycle_id WHERE x.target_id = ?1 AND y.number BETWEEN ?2"                        \
+	" AND ?3)) ORDER BY h.id"
+
+#define RUNS_SQL(cols)                                                                             \
+	"SELECT r.id, r.started_at, r.ended_at, r.version,"                                        \
+	" r.hostname, r.config_path, r.exit_reason, " cols " FROM runs r WHERE r.id IN"            \
+	" (SELECT i.run_id FROM iterations i JOIN cycles c ON c.id = i.cycle_id"                   \
+	"  WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 UNION"                            \
+	"  SELECT c.run_id FROM cycles c WHERE c.target_id = ?1 AND c.number"                      \
+	"  BETWEEN ?2 AND ?3) ORDER BY r.id"
+
+#define STEADY_SQL                                                                                 \
+	"SELECT i.id, c.number AS cycle, i.size_bytes,"                                            \
+	" i.workload, i.round_index, i.steady_reached, i.steady_round,"                            \
+	" i.steady_mean_mibps, i.steady_range_pct, i.steady_excursion_pct"                         \
+	" FROM iterations i JOIN cycles c ON c.id = i.cycle_id"                                    \
+	" WHERE i.target_id = ?1 AND c.number BETWEEN ?2 AND ?3 AND"                               \
+	" i.steady_reached IS NOT NULL ORDER BY i.id"
+/* before schema 5 no phase was measured in rounds */
+#define STEADY_ALT "SELECT NULL AS id WHERE ?1 IS NULL AND ?2 IS NULL AND ?3 IS NULL AND 0"
+
+/* The done rows of the verdict row's cycle, size and workload since the
+ * previous verdict or the last row that did not finish (a resumed phase
+ * starts its rounds again); v is the verdict row, read once. */
+#define STEADY_ROUNDS_SQL                                                                          \
+	"SELECT i.round_index, i.mibps_avg FROM (SELECT cycle_id, size_index, workload"            \
+	"  FROM iterations WHERE id = ?1) v JOIN iterations i ON i.cycle_id = v.cycle_id"          \
+	" WHERE i.size_index = v.size_index AND i.workload = v.workload AND"                       \
+	" i.round_index IS NOT NULL AND i.status = 'done' AND i.id <= ?1 AND"                      \
+	" i.id > coalesce((SELECT max(p.id) FROM iterations p WHERE p.cycle_id ="                  \
+	" (SELECT cycle_id FROM iterations WHERE id = ?1) AND p.id < ?1 AND"                       \
+	" (p.steady_reached IS NOT NULL OR p.status <> 'done')), 0) ORDER BY i.id"
+
+#define EVENTS_SQL                                                                                 \
+	"SELECT e.at, e.severity, e.kind, c.number AS cycle,"                                      \
+	" e.message FROM events e LEFT JOIN cycles c ON c.id = e.cycle_id"                         \
+	" WHERE e.target_id = ?1 AND ((c.number BETWEEN ?2 AND ?3) OR"                             \
+	" (e.cycle_id IS NULL AND e.at >= (SELECT min(started_at) FROM cycles"                     \
+	"  WHERE target_id = ?1 AND number BETWEEN ?2 AND ?3) AND e.at <="                         \
+	"  coalesce((SELECT min(started_at) FROM cycles WHERE target_id = ?1"                      \
+	"  AND number > ?3), '9999')))"                                                            \
+	" AND e.severity != 'debug' ORDER BY e.at, e.id"
+
+#define SAMPLES_SQL(cols)                                                                          \
+	"SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, " cols                           \
+	" FROM samples WHERE iteration_id = ?1 ORDER BY phase = 'measure', t_ms"
+
+#define OLD(n, sql, tbl, col, older)                                                               \
+	static const struct dbq_named n = { #n " (older schema)", sql, tbl, col, older }
+
+OLD(campaigns_v7, CAMPAIGNS_SQL("1"), NULL, NULL, NULL);
+/* before lat_p9999_us and read_percent (4), then before baseline_iteration_id (9) */
+OLD(iterations_v3, ITERATIONS_SQL("NULL", QS_WRITTEN_NAME, BASE_VIEW, BASE_VIEW_JOIN), NULL, NULL,
+    NULL);
+OLD(iterations_v8, ITERATIONS_SQL("i.lat_p9999_us", QS_WRITTEN_PCT, BASE_VIEW, BASE_VIEW_JOIN),
+    "iterations", "read_percent", &iterations_v3);
+OLD(cycles_v8, CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN), NULL, NULL, NULL);
+OLD(write_amp_v8, WRITE_AMP_ALT, NULL, NULL, NULL);
+OLD(alert_counts_v4, ALERT_COUNTS_SQL("0 AS phases, 0 AS steady"), NULL, NULL, NULL);
+OLD(runs_v12, RUNS_SQL("NULL AS kernel, NULL AS config"), NULL, NULL, NULL);
+OLD(steady_v4, STEADY_ALT, NULL, NULL, NULL);
+OLD(samples_v3, SAMPLES_SQL("NULL AS lat_p999_us, NULL AS lat_p9999_us"), NULL, NULL, NULL);
+
+/* clang-format off */
+const struct dbq_named qr_queries[QR__COUNT] = {
+	[QR_TARGET] = { "report_target", TARGET_SQL, NULL, NULL, NULL },
+	[QR_CAMPAIGNS] = { "report_campaigns",
+			   CAMPAIGNS_SQL("coalesce(campaign_first_cycle, (SELECT min(number)"
+					 " FROM cycles WHERE target_id = ?1))"),
+			   "cycles", "campaign_first_cycle", &campaigns_v7 },
+	[QR_ITERATIONS] = { "report_iterations",
+			    ITERATIONS_SQL("i.lat_p9999_us", QS_WRITTEN_PCT, BASE_ROW,
+					   BASE_ROW_JOIN),
+			    "iterations", "baseline_iteration_id", &iterations_v8 },
+	[QR_FIRST_TRACED] = { "report_first_traced", FIRST_TRACED_SQL, NULL, NULL, NULL },
+	[QR_CYCLES] = { "report_cycles", CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN),
+			"iterations", "baseline_iteration_id", &cycles_v8 },
+	[QR_WRITE_AMP] = { "report_write_amplification", WRITE_AMP_SQL,
+			   "health", "nand_bytes_delta", &write_amp_v8 },
+	[QR_ALERT_COUNTS] = { "report_alert_counts", ALERT_COUNTS_SQL(PHASES_SQL),
+			      "iterations", "steady_reached", &alert_counts_v4 },
+	[QR_REGION] = { "report_region", REGION_SQL, NULL, NULL, NULL },
+	[QR_HEALTH] = { "report_health", HEALTH_SQL, NULL, NULL, NULL },
+	[QR_RUNS] = { "report_runs", RUNS_SQL("r.kernel, r.config"), "runs", "config",
+		      &runs_v12 },
+	[QR_STEADY] = { "report_steady", STEADY_SQL, "iterations", "steady_reached",
+			&steady_v4 },
+	[QR_STEADY_ROUNDS] = { "report_steady_rounds", STEADY_ROUNDS_SQL, NULL, NULL, NULL },
+	[QR_EVENTS] = { "report_events", EVENTS_SQL, NULL, NULL, NULL },
+	[QR_SAMPLES] = { "report_samples", SAMPLES_SQL("lat_p999_us, lat_p9999_us"),
+			 "samples", "lat_p9999_us", &samples_v3 },
+};
+/* clang-format on */

@@ -1,0 +1,136 @@
+/* test_query_plans: every named query of the charts and the report
+ * (common/db/query/) on a database of the current schema: it prepares,
+ * and its plan (EXPLAIN QUERY PLAN) has no subquery run per row and no
+ * full scan of samples or iterations, so its time follows the rows of the
+ * target it reads, not the whole history. */
+#include "unit.h"
+
+#include "unit_tmp.h"
+
+#include <regex.h>
+
+#include "db/db.h"
+#include "db/query/query_charts.h"
+#include "db/query/query_report.h"
+
+struct fx {
+	char dir[64];
+	char path[128];
+	sqlite3 *conn;
+};
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	struct db *db = NULL;
+	char err[512];
+
+	if (!fx || unit_tmpdir(fx->dir, sizeof(fx->dir), "plans"))
+		return -1;
+	*state = fx;
+	snprintf(fx->path, sizeof(fx->path), "%s/history.db", fx->dir);
+	if (db_open(fx->path, 0, &db, err, sizeof(err)) != 0) {
+		fprintf(stderr, "setup: %s\n", err);
+		return -1;
+	}
+	db_close(db);
+	return sqlite3_open_v2(fx->path, &fx->conn, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK ? 0
+											     : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	sqlite3_close(fx->conn);
+	unit_rmtree(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* Whether sql names table under alias (" table alias", " table AS alias"). */
+static int aliases(const char *sql, const char *table, const char *alias)
+{
+	char pat[160];
+	regex_t re;
+	int hit;
+
+	snprintf(pat, sizeof(pat), "(^|[^a-z_])%s( AS)? %s([^a-z_0-9]|$)", table, alias);
+	assert_int_equal(regcomp(&re, pat, REG_EXTENDED | REG_ICASE), 0);
+	hit = regexec(&re, sql, 0, NULL, 0) == 0;
+	regfree(&re);
+	return hit || !strcmp(alias, table);
+}
+
+/* A plan line that scans samples or iterations in full: "SCAN x" where x
+ * is either table or an alias of one. */
+static int full_scan(const char *sql, const char *detail)
+{
+	char name[64];
+
+	if (sscanf(detail, "SCAN %63[a-z_0-9]", name) != 1)
+		return 0;
+	return aliases(sql, "samples", name) || aliases(sql, "iterations", name);
+}
+
+static void check_plan(struct fx *fx, const char *name, const char *sql)
+{
+	char *ex = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", sql);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(fx->conn, ex, -1, &st, NULL), lines = 0;
+
+	if (rc != SQLITE_OK)
+		fail_msg("query %s does not prepare: %s", name, sqlite3_errmsg(fx->conn));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(st, 3);
+
+		if (getenv("WEARMON_SHOW_PLANS"))
+			fprintf(stderr, "%s: %s\n", name, d);
+		if (strstr(d, "CORRELATED"))
+			fail_msg("query %s runs a subquery per row: %s", name, d);
+		if (full_scan(sql, d))
+			fail_msg("query %s scans a whole table: %s", name, d);
+		lines++;
+	}
+	assert_true(lines > 0);
+	sqlite3_finalize(st);
+	sqlite3_free(ex);
+}
+
+static void test_chart_queries(void **state)
+{
+	for (size_t i = 0; i < QC__COUNT; i++) {
+		assert_non_null(qc_queries[i].name);
+		check_plan(*state, qc_queries[i].name, qc_queries[i].sql);
+	}
+}
+
+static void test_report_queries(void **state)
+{
+	for (size_t i = 0; i < QR__COUNT; i++) {
+		assert_non_null(qr_queries[i].name);
+		check_plan(*state, qr_queries[i].name, qr_queries[i].sql);
+	}
+}
+
+/* The check itself: a correlated sum per row and a scan are caught. */
+static void test_the_check_catches_them(void **state)
+{
+	struct fx *fx = *state;
+
+	assert_true(full_scan("SELECT 1 FROM iterations i", "SCAN i"));
+	assert_true(full_scan("SELECT 1 FROM samples", "SCAN samples"));
+	assert_false(full_scan("SELECT 1 FROM cycles c", "SCAN c"));
+	assert_false(full_scan("SELECT 1 FROM iterations i", "SEARCH i USING INDEX x (y=?)"));
+	(void)fx;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_chart_queries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_queries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_the_check_catches_them, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
