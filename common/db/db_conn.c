@@ -1,14 +1,143 @@
-/* db_bind: binding and running the db module's cached statements. Every
- * statement's bound values are counted against the placeholders SQLite
- * found in it before it runs, so a value added to the SQL but not to the
- * binding (or the reverse) fails loudly instead of shifting columns. */
+/* db_conn: the bottom of the db module, which every other db file calls
+ * and which calls none of them but the statement table (db_stmt.c) and the
+ * note of failing writes (db_outage.c): SQLite codes to errno, locking,
+ * transactions, the busy policy, and binding and running the cached
+ * statements. Every statement's bound values are counted against the
+ * placeholders SQLite found in it before it runs, so a value added to the
+ * SQL but not to the binding (or the reverse) fails loudly instead of
+ * shifting columns. */
 #include "db/db_int.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
+
+#define BUSY_TIMEOUT_MS 10000
+#define BUSY_STOP_MS 500 /* the wait for a lock once a stop was asked for */
+#define BUSY_STEP_MS 10
+
+/* SQLite's busy handler: wait busy_ms (BUSY_TIMEOUT_MS unless
+ * db_set_busy_timeout) for another program's lock, or at most BUSY_STOP_MS
+ * once db_set_stop's flag is set, so that a database
+ * someone keeps locked cannot hold a stopping daemon, whose last writes
+ * each meet the lock, past systemd's TimeoutStopSec. */
+static int on_busy(void *arg, int count)
+{
+	const struct db *db = arg;
+	int waited = count * BUSY_STEP_MS;
+
+	if (waited >= db->busy_ms || (db->stop && atomic_load(db->stop) && waited >= BUSY_STOP_MS))
+		return 0;
+	usleep(BUSY_STEP_MS * 1000);
+	return 1;
+}
+
+void db_busy_init(struct db *db)
+{
+	db->busy_ms = BUSY_TIMEOUT_MS;
+	sqlite3_busy_handler(db->conn, on_busy, db);
+}
+
+void db_set_stop(struct db *db, const atomic_int *stop)
+{
+	pthread_mutex_lock(&db->lock);
+	db->stop = stop;
+	pthread_mutex_unlock(&db->lock);
+}
+
+void db_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* The errno for a SQLite result code; sys is the OS errno behind it, if any. */
+int db_map_rc(int rc, int sys)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW: return 0;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED: return -EBUSY;
+	case SQLITE_FULL: return -ENOSPC;
+	case SQLITE_READONLY: return -EROFS;
+	case SQLITE_NOTADB: return -EINVAL;
+	case SQLITE_CANTOPEN: return (sys == EACCES || sys == EPERM) ? -EACCES : -ENOENT;
+	case SQLITE_NOMEM: return -ENOMEM;
+	case SQLITE_RANGE: return -ERANGE;
+	case SQLITE_CONSTRAINT:
+		/* a duplicate is "exists"; CHECK, NOT NULL, FOREIGN KEY: bad input */
+		if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+			return -EEXIST;
+		return -EINVAL;
+	default: return -EIO;
+	}
+}
+
+/* BEGIN IMMEDIATE: take the write lock now, so no statement inside the
+ * transaction can fail with SQLITE_BUSY half-way. Returns 0 or -errno. */
+int db_tx_begin(struct db *db)
+{
+	return db_exec_id(db, ST_BEGIN, "begin transaction");
+}
+
+/* Commits when ret is 0, else rolls back. Returns ret or the commit error. */
+int db_tx_end(struct db *db, int ret)
+{
+	if (ret == 0)
+		ret = db_exec_id(db, ST_COMMIT, "commit");
+	if (ret != 0 && !sqlite3_get_autocommit(db->conn))
+		db_exec_id(db, ST_ROLLBACK, "rollback");
+	return ret;
+}
+
+/* Locks db for a writing call. Returns 0 (locked) or -errno (not locked). */
+int db_enter(struct db *db)
+{
+	if (!db)
+		return -EINVAL;
+	if (db->readonly)
+		return -EROFS;
+	pthread_mutex_lock(&db->lock);
+	return 0;
+}
+
+int db_enter_msg(struct db *db, char *err, size_t errlen)
+{
+	int ret = db_enter(db);
+
+	db_seterr(err, errlen, "%s", "");
+	if (ret) {
+		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
+			  ret == -EROFS ? "opened read-only" : strerror(-ret));
+		return ret;
+	}
+	db->last_err[0] = '\0';
+	return 0;
+}
+
+void db_leave(struct db *db)
+{
+	pthread_mutex_unlock(&db->lock);
+}
+
+void db_set_busy_timeout(struct db *db, int ms)
+{
+	pthread_mutex_lock(&db->lock);
+	db->busy_ms = ms; /* on_busy's bound: the stop flag keeps working */
+	pthread_mutex_unlock(&db->lock);
+}
 
 /* Logs what failed with SQLite's text. Returns the errno for rc. */
 static int report(struct db *db, int rc, const char *what)
