@@ -21,6 +21,7 @@
 #include "base/log.h"
 #include "base/stats.h"
 #include "base/util.h"
+#include "config/cfg_diff.h"
 
 static const char *const status_names[DB_STATUS__COUNT] = {
 	[DB_RUNNING] = "running",
