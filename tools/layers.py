@@ -7,7 +7,8 @@ read), links each undefined symbol to the object defining it, and fails
 (exit 1) on:
   - a cycle between files (a calls b, b calls a, directly or round a loop),
   - a call that the layer table below does not allow (a lower layer calling
-    a higher one, daemon/ and tools/wearmon calling each other),
+    a higher one, daemon/ and tools/wearmon calling each other), or an
+    #include of a header of such a layer,
   - build/wearmon holding a symbol of common/device, common/io or the config
     parser, or `ldd build/wearmon` showing libblkid, libinih or libaio.
 A call named in the allow-list (tools/layers.allow) is left out of both
@@ -18,6 +19,7 @@ Python 3 standard library only.
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -28,7 +30,7 @@ LAYERS = [
     ("io", ["common/io/"], ["base"]),
     # The enums shared by every layer and their text, and the campaign-key
     # comparison: plain code that calls no other module.
-    ("config.plain", ["common/config/names.c", "common/config/cfg_diff.c"], ["base"]),
+    ("config.plain", ["common/config/names.", "common/config/cfg_diff."], ["base"]),
     ("config", ["common/config/"], ["base", "io", "config.plain"]),
     ("db", ["common/db/"], ["base", "config.plain"]),
     ("db.query", ["common/db/query/"], ["base", "config.plain", "db"]),
@@ -202,6 +204,33 @@ def check_rule(graph):
     return findings
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def check_includes(root):
+    """#include "x.h" of a layer the including file may not call."""
+    allowed = {name: set(may) for name, _, may in LAYERS}
+    findings = []
+    files = [f for f in sources(root)]
+    for d in SOURCE_DIRS:
+        for dirpath, _, names in os.walk(os.path.join(root, d)):
+            files += [os.path.relpath(os.path.join(dirpath, n), root)
+                      for n in names if n.endswith(".h")]
+    for f in sorted(set(files)):
+        la = layer_of(f)
+        with open(os.path.join(root, f), errors="replace") as fh:
+            text = fh.read()
+        for inc in INCLUDE.findall(text):
+            # -Icommon first, then the including file's own folder.
+            cands = [os.path.join("common", inc), os.path.join(os.path.dirname(f), inc)]
+            hdr = next((c for c in cands if os.path.exists(os.path.join(root, c))), None)
+            lb = layer_of(os.path.normpath(hdr)) if hdr else None
+            if la and lb and la != lb and lb not in allowed[la]:
+                findings.append("layer rule: %s (%s) may not include %s (%s)" %
+                                (f, la, os.path.normpath(hdr), lb))
+    return findings
+
+
 def check_cli(build, objs):
     """build/wearmon: no symbol of a forbidden layer, no forbidden library."""
     prog = os.path.join(build, "wearmon")
@@ -265,7 +294,7 @@ def main(argv):
         else:
             findings.append("%s:%d: %s calls nothing of %s any more: delete the line" %
                             (allow_path, n, a, b))
-    findings += check_cycles(graph) + check_rule(graph)
+    findings += check_cycles(graph) + check_rule(graph) + check_includes(root)
     if not args.no_cli:
         findings += check_cli(build, objs)
     for f in findings:
