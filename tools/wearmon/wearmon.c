@@ -1,6 +1,7 @@
-/* wearmon: read wearmond's history: entry point, option parsing, the
- * read-only database session and fetched result tables. The subcommands
- * live in wearmon_status.c, wearmon_cmd.c and wearmon_plot.c. */
+/* wearmon: read wearmond's history: the usage text, option parsing, the
+ * read-only database session and fetched result tables, which the command
+ * files call. The entry point and the command table are in wearmon_main.c;
+ * nothing here calls a command. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -14,7 +15,7 @@
 #include "base/util.h"
 #include "wearmon.h"
 
-static void usage(FILE *f)
+void wm_usage(FILE *f)
 {
 	fprintf(f, "Usage: wearmon [-d DB] COMMAND [OPTIONS]\n"
 		   "Read the history that wearmond records (read-only; safe while it runs).\n"
@@ -170,14 +171,6 @@ int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db
 	else if (ret)
 		wm_err("%s", err[0] ? err : strerror(-ret));
 	return ret ? WM_EXIT_ERROR : 0;
-}
-
-int wm_col(const struct wm_table *t, const char *name)
-{
-	for (int c = 0; c < t->ncols; c++)
-		if (!strcmp(t->names[c], name))
-			return c;
-	return -1;
 }
 
 const struct wm_cell *wm_cell(const struct wm_table *t, int row, const char *name)
@@ -337,7 +330,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:r:d:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
-			usage(stdout);
+			wm_usage(stdout);
 			return WM_EXIT_OK;
 		}
 		if (ch == ':')
@@ -353,76 +346,4 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 	a->pos = argv + optind;
 	a->npos = argc - optind;
 	return -1;
-}
-
-/* ---- entry -------------------------------------------------------------- */
-
-struct command {
-	const char *name;
-	int (*run)(struct wm *wm, int argc, char **argv);
-};
-
-static const struct command commands[] = {
-	{ "status", wm_cmd_status }, { "history", wm_cmd_history }, { "show", wm_cmd_show },
-	{ "alerts", wm_cmd_alerts }, { "plot", wm_cmd_plot },       { "report", wm_cmd_report },
-	{ "export", wm_cmd_export }, { "merge", wm_cmd_merge },
-};
-
-/* Global options, up to the command name. Returns -1 to go on, or an
- * exit status. */
-static int parse_global(int argc, char **argv, struct wm *wm)
-{
-	static const struct option longopts[] = {
-		{ "database", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
-
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:d:hV", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'd': wm->db_path = optarg; break;
-		case 'h': usage(stdout); return WM_EXIT_OK;
-		case 'V': printf("wearmon %s\n", WEARMON_VERSION); return WM_EXIT_OK;
-		case ':': return wm_usage_error("option '%s' needs an argument", argv[optind - 1]);
-		default: return wm_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	return -1;
-}
-
-int main(int argc, char **argv)
-{
-	struct wm wm = { .db_path = WM_DEFAULT_DB };
-	int ret = parse_global(argc, argv, &wm);
-	const char *name;
-
-	if (ret >= 0)
-		return ret;
-	if (optind >= argc)
-		return wm_usage_error(
-			"missing COMMAND (status, history, show, alerts, plot, report, "
-			"export, merge)");
-	name = argv[optind];
-	if (!strcmp(name, "help")) {
-		usage(stdout);
-		return WM_EXIT_OK;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (strcmp(name, commands[i].name) != 0)
-			continue;
-		/* the command sees argv[0] = its name, as getopt expects */
-		ret = commands[i].run(&wm, argc - optind, argv + optind);
-		db_close(wm.db);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			wm_err("writing the output failed: %s", strerror(errno));
-			return WM_EXIT_ERROR;
-		}
-		return ret;
-	}
-	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, report, "
-			      "export, merge)",
-			      name);
 }

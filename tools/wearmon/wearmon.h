@@ -110,7 +110,7 @@ int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db
 /* Free a table's rows and names (the struct itself is the caller's). */
 void wm_table_free(struct wm_table *t);
 
-/* Column index of name, or -1. */
+/* Column index of name, or -1 (wearmon_out.c, which prints tables). */
 int wm_col(const struct wm_table *t, const char *name);
 
 /* Cell of row and column name (NULL cell when the column is unknown). */
@@ -143,6 +143,9 @@ int wm_columns(struct wm *wm, const char *table, struct wm_table *t);
 
 /* Print "wearmon: " and a message to stderr. */
 void wm_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print the usage text (wearmon --help) to f. */
+void wm_usage(FILE *f);
 
 /* Print a usage error (and the hint to --help). Returns WM_EXIT_USAGE. */
 int wm_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

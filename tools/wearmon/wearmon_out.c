@@ -438,6 +438,14 @@ static int print_table(FILE *f, const struct wm_table *t, const struct wm_col *c
 	return 0;
 }
 
+int wm_col(const struct wm_table *t, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (!strcmp(t->names[c], name))
+			return c;
+	return -1;
+}
+
 int wm_print(FILE *f, enum wm_format fmt, const struct wm_table *t, const struct wm_col *cols,
 	     int ncols)
 {

@@ -22,7 +22,7 @@ struct rep {
 	int64_t first_it, worst_it; /* iterations whose samples are shown */
 };
 
-/* ---- HTML helpers (wearmon_report.c) ---- */
+/* ---- HTML helpers (wearmon_html.c) ---- */
 
 /* s HTML-escaped ("" for NULL). */
 void rep_esc(struct rep *r, const char *s);
