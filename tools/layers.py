@@ -211,7 +211,7 @@ def check_includes(root):
     """#include "x.h" of a layer the including file may not call."""
     allowed = {name: set(may) for name, _, may in LAYERS}
     findings = []
-    files = [f for f in sources(root)]
+    files = sources(root)
     for d in SOURCE_DIRS:
         for dirpath, _, names in os.walk(os.path.join(root, d)):
             files += [os.path.relpath(os.path.join(dirpath, n), root)
@@ -258,7 +258,7 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=here, help="source tree (default: this one)")
     ap.add_argument("--build", help="build directory (default: ROOT/build)")
-    ap.add_argument("--allow", help="allow-list (default: ROOT/tools/layers.allow)")
+    ap.add_argument("--allow", help="allow-list (default: ROOT/tools/layers.allow; '' for none)")
     ap.add_argument("--no-cli", action="store_true",
                     help="skip the check of build/wearmon (fabricated trees)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every call between files")
@@ -288,6 +288,8 @@ def main(argv):
                 print("%s -> %s (%s)" % (a, b, fmt_syms(graph[a][b], 100)))
 
     allow, findings = read_allow(allow_path)
+    findings += ["%s belongs to no layer: add its folder to LAYERS (tools/layers.py) and to "
+                 "common/ARCHITECTURE.md" % src for src in sorted(objs) if layer_of(src) is None]
     for (a, b), n in sorted(allow.items(), key=lambda kv: kv[1]):
         if b in graph.get(a, {}):
             del graph[a][b]

@@ -64,6 +64,13 @@ def test_call_up_the_layers_fails(workdir):
             in r.stderr)
 
 
+def test_file_of_no_layer_fails(workdir):
+    fabricate(workdir, {"common/misc/x.c": "int x(void) { return 0; }\n"})
+    r = run_layers("--root", str(workdir), "--allow", "", "--no-cli")
+    assert r.returncode == 1
+    assert "common/misc/x.c belongs to no layer" in r.stderr
+
+
 def test_allow_list_names_the_issue_and_goes_stale(workdir):
     fabricate(workdir, {
         "common/io/a.c": "int b(void);\nint a(void) { return b(); }\n",
