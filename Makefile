@@ -58,7 +58,8 @@ PROGS := $(BUILD)/wearmond
 -include $(wildcard tools/*.mk tools/*/*.mk)
 
 .PHONY: all build-deps check check-run check-clang unit unit-san integration \
-        demo demo-run bench bench-run install install-systemd clean format lint lint-cppcheck
+        demo demo-run bench bench-run install install-systemd clean format lint lint-cppcheck \
+        lint-layers
 
 # `make` only compiles. It installs nothing: when a build package is missing it
 # says which, and the command that installs them.
@@ -215,9 +216,15 @@ format:
 
 # `make check` runs lint (its stage "lint"): a file out of format fails the
 # check, and `make format` is the fix.
-lint: lint-cppcheck
+lint: lint-cppcheck lint-layers
 	clang-format --dry-run -Werror $(FORMAT_SRC)
 	@echo "clang-format: clean"
+
+# Who may call whom (common/ARCHITECTURE.md), read from the built objects:
+# no call cycle between files, no call against the layers, and a wearmon
+# without device, I/O or config-parser code (tools/layers.py).
+lint-layers: all
+	tools/layers.py --build $(BUILD)
 
 lint-cppcheck:
 	cppcheck $(CPPCHECK_FLAGS) common daemon tools

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device/identity.h"
+#include "base/identity.h"
 #include "trust.h"
 #include "base/util.h"
 

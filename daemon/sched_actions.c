@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "device/act.h"
 #include "sched_int.h"
 
 /* Filesystem mode: a fresh filesystem and test file. Returns 0, -EINTR

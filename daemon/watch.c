@@ -8,7 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
-#include "device/identity.h"
+#include "base/identity.h"
 
 void watch_init(struct watch *w, const struct tgt *tg, int fsmode)
 {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # run-check.sh: the stages of `make check`, fastest first: the gcc and clang
-# builds, cppcheck and clang-format (make lint), the unit tests, the same under ASan+UBSan, the integration tests,
+# builds, cppcheck, clang-format and the layers (make lint), the unit tests, the same under ASan+UBSan, the integration tests,
 # then the QEMU device tests. Every stage runs even when an earlier one
 # failed, so one broken stage never hides the others. At the end it checks
 # that no test left a process, loop device or mount of its own behind, and

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "base/util.h"
+#include "config/cfg_diff.h"
+#include "config/names.h"
 #include "io/workload.h"
 
 #define CFG_NAME_MAX 64
@@ -16,34 +18,12 @@
 #define CFG_MAX_KEYS 64
 #define CFG_ERR_MAX 4096
 
-enum cfg_workload {
-	WL_SEQWRITE,
-	WL_SEQREAD,
-	WL_RANDWRITE,
-	WL_RANDREAD,
-	WL_REWRITE,
-	WL_BACKREAD,
-	WL_STRIDEREAD,
-	WL_RANDRW,
-	WL_SEQRW,
-	WL_DATABASE, /* IOMeter presets, as common/io/workload.c defines them */
-	WL_FILESERVER,
-	WL_WEBSERVER,
-	WL_WORKSTATION,
-	WL_STREAMING,
-	WL__COUNT /* same order as workload_presets() */
-};
-
-enum cfg_verify { VERIFY_NONE, VERIFY_CRC32C };
-
 /* ioengine: real I/O, or the null engine (engine_create_null) that
  * completes every I/O at once without touching the device. */
 enum cfg_ioengine { IOENGINE_LIBAIO, IOENGINE_NULL };
 
 /* steady_state: one round per phase, or rounds until SNIA PTS steady state. */
 enum cfg_steady { STEADY_NONE, STEADY_SNIA };
-
-enum cfg_action { ACT_NONE, ACT_TRIM, ACT_FITRIM, ACT_SECURE_ERASE, ACT_IDLE, ACT__COUNT };
 
 /* filesystem mode: the test file lives on a filesystem wearmond makes. */
 enum cfg_filesystem { FS_NONE, FS_EXT4, FS_XFS };
@@ -74,14 +54,6 @@ enum cfg_trim_scope { TRIM_REGION, TRIM_DEVICE };
 struct cfg_actions {
 	enum cfg_action a[CFG_MAX_ACTIONS];
 	int n;
-};
-
-/* What a throughput alert compares an iteration with. */
-enum cfg_baseline {
-	BASELINE_FIRST,    /* first done iteration of the campaign */
-	BASELINE_BEST,     /* best done iteration so far */
-	BASELINE_PREVIOUS, /* the latest done iteration before it */
-	BASELINE__COUNT
 };
 
 #define CFG_MAX_PHASES 8
@@ -274,15 +246,8 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capaci
  * or NULL when out of memory. */
 char *cfg_campaign_key(const struct cfg_target *t);
 
-/* Compare two campaign keys: the names of the keys whose values differ
- * (", "-separated) go to names; a key present in only one of them is no
- * difference (a key added to the list later does not end campaigns).
- * Returns how many differ. */
-int cfg_campaign_diff(const char *old, const char *now, char *names, size_t len);
-
-/* Names of enum values, as written in the file. */
-const char *cfg_workload_name(enum cfg_workload w);
-const char *cfg_action_name(enum cfg_action a);
+/* Names of enum values, as written in the file (the shared ones are in
+ * config/names.h). */
 
 /* The action that follows cycle number cycle (1-based). */
 enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);
@@ -291,8 +256,6 @@ enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);
 int cfg_has_action(const struct cfg_target *t, enum cfg_action a);
 const char *cfg_filesystem_name(enum cfg_filesystem f);
 const char *cfg_erase_name(enum cfg_erase e);
-const char *cfg_baseline_name(enum cfg_baseline b);
-const char *cfg_verify_name(enum cfg_verify v);
 const char *cfg_ioengine_name(enum cfg_ioengine e);
 
 /* Workload properties: writes only; uniform random offsets only. */

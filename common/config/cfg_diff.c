@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config/cfg.h"
+#include "config/cfg_diff.h"
 
 /* The length of line's key name (up to '='), 0 when it has none. */
 static size_t name_len(const char *line, const char *end)

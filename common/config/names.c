@@ -4,10 +4,6 @@
 
 #include <stddef.h>
 
-#include "device/act.h"
-#include "config/cfg.h"
-#include "device/tgt.h"
-
 #define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1) /* less the NULL */
 
 const char *const cfg_workload_names[] = {

@@ -1,6 +1,8 @@
 /* db: the SQLite history of wearmon (opening and migrating, every insert, the
- * resume query) behind one connection serialised by a mutex. SQLite result
- * codes are translated to negative errno here and never leave the module. */
+ * resume query, the progress row) behind one connection serialised by a
+ * mutex: the top of the db module, which calls its other files and which
+ * none of them calls. SQLite result codes become negative errno in
+ * db_conn.c and never leave the module. */
 #include "db/db_int.h"
 
 #include <errno.h>
@@ -20,175 +22,7 @@
 #include "base/log.h"
 #include "base/stats.h"
 #include "base/util.h"
-
-#define BUSY_TIMEOUT_MS 10000
-#define BUSY_STOP_MS 500 /* the wait for a lock once a stop was asked for */
-#define BUSY_STEP_MS 10
-
-/* SQLite's busy handler: wait busy_ms (BUSY_TIMEOUT_MS unless
- * db_set_busy_timeout) for another program's lock, or at most BUSY_STOP_MS
- * once db_set_stop's flag is set, so that a database
- * someone keeps locked cannot hold a stopping daemon, whose last writes
- * each meet the lock, past systemd's TimeoutStopSec. */
-static int on_busy(void *arg, int count)
-{
-	const struct db *db = arg;
-	int waited = count * BUSY_STEP_MS;
-
-	if (waited >= db->busy_ms || (db->stop && atomic_load(db->stop) && waited >= BUSY_STOP_MS))
-		return 0;
-	usleep(BUSY_STEP_MS * 1000);
-	return 1;
-}
-
-void db_set_stop(struct db *db, const atomic_int *stop)
-{
-	pthread_mutex_lock(&db->lock);
-	db->stop = stop;
-	pthread_mutex_unlock(&db->lock);
-}
-
-void db_set_busy_timeout(struct db *db, int ms)
-{
-	pthread_mutex_lock(&db->lock);
-	db->busy_ms = ms; /* on_busy's bound: the stop flag keeps working */
-	pthread_mutex_unlock(&db->lock);
-}
-
-/* Whether ret is one of r's errors that no retry can mend. */
-static int retry_is_final(const struct db_retry *r, int ret)
-{
-	for (const int *e = r->final; e && *e; e++)
-		if (ret == *e)
-			return 1;
-	return 0;
-}
-
-static void retry_nap(const struct db_retry *r)
-{
-	double s = r->step > 0 ? r->step : DB_RETRY_STEP;
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* The second half of the locked-database policy: a write that still
- * failed after on_busy's wait is tried again here, every DB_RETRY_STEP. */
-int db_retry(const struct db_retry *r, int (*op)(void *), void *arg)
-{
-	uint64_t start = util_now_ns(), busy_since = 0;
-	int stop_at_start = r->stop && atomic_load(r->stop);
-	int tries = 0, ret;
-
-	for (;;) {
-		uint64_t tried_at = util_now_ns();
-		ret = op(arg);
-		uint64_t now = util_now_ns();
-		if (!ret) {
-			if ((tries || busy_since) && r->on_done)
-				r->on_done(r->ctx, tries,
-					   busy_since ? (double)(now - busy_since) / 1e9 : -1);
-			return 0;
-		}
-		int stopped = r->stop && atomic_load(r->stop);
-		int busy_wait = ret == -EBUSY && r->wait_busy;
-		if (retry_is_final(r, ret) || (busy_wait && stopped) ||
-		    (r->stop_ends && stopped && !stop_at_start) ||
-		    (r->patience >= 0 && (double)(now - start) / 1e9 >= r->patience))
-			return ret;
-		if (busy_wait && !busy_since)
-			busy_since = tried_at; /* the try itself waited the busy timeout */
-		if (!busy_wait && r->tries && ++tries >= r->tries)
-			return ret;
-		tries += !busy_wait && !r->tries;
-		if (r->on_fail)
-			r->on_fail(r->ctx, ret, tries,
-				   busy_wait ? (double)(now - busy_since) / 1e9 : -1);
-		retry_nap(r);
-	}
-}
-
-void db_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-/* The errno for a SQLite result code; sys is the OS errno behind it, if any. */
-int db_map_rc(int rc, int sys)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_DONE:
-	case SQLITE_ROW: return 0;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED: return -EBUSY;
-	case SQLITE_FULL: return -ENOSPC;
-	case SQLITE_READONLY: return -EROFS;
-	case SQLITE_NOTADB: return -EINVAL;
-	case SQLITE_CANTOPEN: return (sys == EACCES || sys == EPERM) ? -EACCES : -ENOENT;
-	case SQLITE_NOMEM: return -ENOMEM;
-	case SQLITE_RANGE: return -ERANGE;
-	case SQLITE_CONSTRAINT:
-		/* a duplicate is "exists"; CHECK, NOT NULL, FOREIGN KEY: bad input */
-		if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-			return -EEXIST;
-		return -EINVAL;
-	default: return -EIO;
-	}
-}
-
-/* BEGIN IMMEDIATE: take the write lock now, so no statement inside the
- * transaction can fail with SQLITE_BUSY half-way. Returns 0 or -errno. */
-int db_tx_begin(struct db *db)
-{
-	return db_exec_id(db, ST_BEGIN, "begin transaction");
-}
-
-/* Commits when ret is 0, else rolls back. Returns ret or the commit error. */
-int db_tx_end(struct db *db, int ret)
-{
-	if (ret == 0)
-		ret = db_exec_id(db, ST_COMMIT, "commit");
-	if (ret != 0 && !sqlite3_get_autocommit(db->conn))
-		db_exec_id(db, ST_ROLLBACK, "rollback");
-	return ret;
-}
-
-/* Locks db for a writing call. Returns 0 (locked) or -errno (not locked). */
-int db_enter(struct db *db)
-{
-	if (!db)
-		return -EINVAL;
-	if (db->readonly)
-		return -EROFS;
-	pthread_mutex_lock(&db->lock);
-	return 0;
-}
-
-int db_enter_msg(struct db *db, char *err, size_t errlen)
-{
-	int ret = db_enter(db);
-
-	db_seterr(err, errlen, "%s", "");
-	if (ret) {
-		db_seterr(err, errlen, "database %s: %s", db ? db->path : "(none)",
-			  ret == -EROFS ? "opened read-only" : strerror(-ret));
-		return ret;
-	}
-	db->last_err[0] = '\0';
-	return 0;
-}
-
-void db_leave(struct db *db)
-{
-	pthread_mutex_unlock(&db->lock);
-}
+#include "config/cfg_diff.h"
 
 static const char *const status_names[DB_STATUS__COUNT] = {
 	[DB_RUNNING] = "running",
@@ -257,7 +91,7 @@ static int open_conn(struct db *db, char *err, size_t errlen)
 
 	if (rc == SQLITE_OK) {
 		sqlite3_extended_result_codes(db->conn, 1);
-		sqlite3_busy_handler(db->conn, on_busy, db);
+		db_busy_init(db);
 		return 0;
 	}
 	ret = db_map_rc(rc, db->conn ? sqlite3_system_errno(db->conn) : 0);
@@ -497,7 +331,6 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 	pthread_mutex_init(&db->lock, NULL);
 	db->readonly = readonly;
 	db->watch_fd = -1;
-	db->busy_ms = BUSY_TIMEOUT_MS;
 	ret = check_file_type(path, err, errlen);
 	if (!ret)
 		ret = open_conn(db, err, errlen);
@@ -1267,6 +1100,42 @@ int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
 	ret = db_bind_run(&b, "store event");
 	if (ret == 0 && event_id)
 		*event_id = sqlite3_last_insert_rowid(db->conn);
+	db_leave(db);
+	return ret;
+}
+
+int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db->last_err[0] = '\0';
+	db_bind_start(db, ST_PROGRESS, &b);
+	db_bind_i64(&b, target_id);
+	db_bind_i64(&b, p->cycle);
+	db_bind_i64(&b, p->iteration);
+	db_bind_u64(&b, p->size_bytes);
+	db_bind_text(&b, p->phase);
+	db_bind_fig(&b, p->mibps);
+	db_bind_u64(&b, p->phase_bytes);
+	if (p->nsizes > 0)
+		db_bind_i64(&b, p->nsizes);
+	else
+		db_bind_null(&b);
+	db_bind_i64(&b, p->cycles);
+	db_bind_fig(&b, p->phase_seconds);
+	if (p->duration > 0)
+		db_bind_dbl(&b, p->duration);
+	else
+		db_bind_null(&b);
+	ret = db_bind_run(&b, "store progress");
+	if (ret) {
+		char err[512];
+		db_failure(db, ret, err, sizeof(err));
+		log_msg(LOG_ERR, "storing progress: %s", err);
+	}
 	db_leave(db);
 	return ret;
 }

@@ -14,10 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "device/act.h"
-#include "config/cfg.h"
 #include "base/hist.h"
-#include "device/tgt.h"
+#include "config/names.h"
 
 #define DB_SCHEMA_VERSION 17
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */

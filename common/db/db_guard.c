@@ -15,7 +15,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
-#include "device/identity.h"
+#include "base/identity.h"
 
 /* ---- one daemon per database ------------------------------------------- */
 
@@ -190,7 +190,7 @@ static void file_id_text(char *out, size_t len, uint64_t dev, uint64_t ino)
 		 (unsigned long long)ino);
 }
 
-/* The identity that decides "same device" (device/identity.h): kind,
+/* The identity that decides "same device" (base/identity.h): kind,
  * serial, model, capacity, the backing file of a loop device (its path,
  * and its device and inode where both starts knew them: a row from before
  * v15 takes them silently), the path of a regular file (which wearmon may

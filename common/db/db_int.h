@@ -1,6 +1,8 @@
 /* db_int: what the db module's files share: the connection, the table of
  * prepared statements and their counted binding, the locking and error
- * helpers. Nothing outside the db module includes it. */
+ * helpers (db_conn.c, the bottom of the module, which calls no other db
+ * file but db_stmt.c and db_outage.c). Nothing outside the db module
+ * includes it. */
 #ifndef WEARMON_DB_INT_H
 #define WEARMON_DB_INT_H
 
@@ -165,6 +167,10 @@ void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /* The errno for a SQLite result code; sys is the OS errno behind it. */
 int db_map_rc(int rc, int sys);
+
+/* The busy policy on a newly opened connection: wait for another
+ * program's lock (db_set_busy_timeout, db_set_stop). */
+void db_busy_init(struct db *db);
 
 /* Lock db for a writing call. Returns 0 (locked) or -errno (not locked). */
 int db_enter(struct db *db);

@@ -1,5 +1,5 @@
 /* db_stmt: every statement the db module keeps prepared, with the number of
- * values its binding code binds; db_bind refuses to run one whose count
+ * values its binding code binds; db_conn.c refuses to run one whose count
  * differs from the placeholders SQLite found, and test_db prepares them all
  * and compares. Grouped by the table they write. */
 #include "db/db_int.h"

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "config/cfg.h"
+#include "config/names.h"
 #include "base/log.h"
 
 struct extents_arg {

@@ -8,18 +8,8 @@
 #include <stdint.h>
 
 #include "config/cfg.h"
+#include "config/names.h"
 #include "device/tgt.h"
-
-/* How an action ended; stored as text (act_outcome_name) in
- * cycles.action_outcome. */
-enum act_outcome {
-	ACT_OUT_OK,
-	ACT_OUT_UNSUPPORTED, /* the device or filesystem cannot do it */
-	ACT_OUT_FAILED,
-	ACT_OUT_SKIPPED,     /* between_cycles = none */
-	ACT_OUT_INTERRUPTED, /* a stop was requested: re-run on restart */
-	ACT_OUT__COUNT
-};
 
 /* What an action did. */
 struct act_result {
@@ -49,10 +39,6 @@ enum act_effect { EFFECT_NONE, EFFECT_TRIMMED, EFFECT_ERASED };
 /* Effect of a successful action (the range for EFFECT_TRIMMED). */
 enum act_effect act_effect(enum cfg_action a, const struct act_env *env, uint64_t *start,
 			   uint64_t *end);
-
-/* Text of an outcome ("ok", "unsupported", "failed", "skipped",
- * "interrupted"), as stored and logged. */
-const char *act_outcome_name(enum act_outcome o);
 
 /* Run the configured between-cycles action. Returns 0 when the action ran
  * to an outcome (see r->outcome: unsupported and interrupted included),

@@ -1,7 +1,7 @@
 /* tgt: safe opening of block devices and regular files. */
 #include "device/tgt.h"
 #include "device/tgt_int.h"
-#include "device/identity.h"
+#include "base/identity.h"
 
 #include <blkid.h>
 
@@ -24,64 +24,12 @@
 
 #define MAX_DEVS 256
 
-/* Where sysfs and procfs are: tests point these at fixture trees. */
-static const char *sys_root = "/sys";
-static const char *proc_root = "/proc";
-
-void tgt_set_roots(const char *sys, const char *proc)
-{
-	sys_root = sys ? sys : "/sys";
-	proc_root = proc ? proc : "/proc";
-}
-
 /* The disk and all its partitions: anything touching one touches all. */
 struct devset {
 	dev_t dev[MAX_DEVS];
 	char name[MAX_DEVS][64];
 	int n;
 };
-
-const char *tgt_sys_root(void)
-{
-	return sys_root;
-}
-
-const char *tgt_proc_root(void)
-{
-	return proc_root;
-}
-
-int tgt_seterr(char *err, size_t len, int ret, const struct cfg *c, const struct cfg_target *t,
-	       const char *key, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	int line = cfg_line(t, key);
-	if (!line)
-		line = t->section_line;
-	snprintf(err, len, "%s:%d: %s: %s", c->path, line, key, msg);
-	return ret;
-}
-
-int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/class/block/%s/%s", sys_root, sysname, attr);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		buf[0] = 0;
-		return -EIO;
-	}
-	fclose(f);
-	util_strip(buf);
-	return 0;
-}
 
 static uint64_t sysfs_u64(const char *sysname, const char *attr)
 {
@@ -95,7 +43,7 @@ static uint64_t sysfs_u64(const char *sysname, const char *attr)
 static int dev_sysname(dev_t d, char *out, size_t len)
 {
 	char link[PATH_MAX], target[PATH_MAX];
-	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sys_root, major(d), minor(d));
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", tgt_sys_root(), major(d), minor(d));
 	ssize_t n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;
@@ -119,7 +67,7 @@ static void devset_build(const char *sysname, dev_t disk, struct devset *s)
 	char path[PATH_MAX];
 	s->n = 0;
 	devset_add(s, disk, sysname);
-	snprintf(path, sizeof(path), "%s/class/block/%s", sys_root, sysname);
+	snprintf(path, sizeof(path), "%s/class/block/%s", tgt_sys_root(), sysname);
 	DIR *d = opendir(path);
 	if (!d)
 		return;
@@ -145,11 +93,11 @@ static const char *devset_find(const struct devset *s, dev_t d)
 	return NULL;
 }
 
-/* A file of procfs (under proc_root), or NULL. */
+/* A file of procfs (under tgt_proc_root()), or NULL. */
 static FILE *open_proc(const char *rel)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/%s", proc_root, rel);
+	snprintf(path, sizeof(path), "%s/%s", tgt_proc_root(), rel);
 	return fopen(path, "re");
 }
 
@@ -205,7 +153,8 @@ static int find_holder(const struct devset *s, char *part, size_t plen, char *ho
 {
 	for (int i = 0; i < s->n; i++) {
 		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "%s/class/block/%s/holders", sys_root, s->name[i]);
+		snprintf(path, sizeof(path), "%s/class/block/%s/holders", tgt_sys_root(),
+			 s->name[i]);
 		DIR *d = opendir(path);
 		if (!d)
 			continue;
@@ -244,7 +193,7 @@ static int loop_backing_device(const char *sysname, dev_t *out)
 static int find_loop_user(const struct devset *s, char *part, size_t plen, char *loop, size_t llen)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/class/block", sys_root);
+	snprintf(path, sizeof(path), "%s/class/block", tgt_sys_root());
 	DIR *d = opendir(path);
 	if (!d)
 		return 0;
@@ -345,7 +294,7 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
 static int nvme_namespaces(const char *sysname)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/class/block/%s/device", sys_root, sysname);
+	snprintf(path, sizeof(path), "%s/class/block/%s/device", tgt_sys_root(), sysname);
 	DIR *d = opendir(path);
 	if (!d)
 		return 0;
@@ -427,7 +376,7 @@ static int vpd80_serial(const char *sysname, char *out, size_t len)
 {
 	char path[PATH_MAX];
 	unsigned char page[260];
-	snprintf(path, sizeof(path), "%s/class/block/%s/device/vpd_pg80", sys_root, sysname);
+	snprintf(path, sizeof(path), "%s/class/block/%s/device/vpd_pg80", tgt_sys_root(), sysname);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -737,11 +686,4 @@ int tgt_reopen(struct tgt *tg, char *err, size_t len)
 		return -ENODEV;
 	}
 	return 0;
-}
-
-void tgt_close(struct tgt *tg)
-{
-	if (tg->fd >= 0)
-		close(tg->fd);
-	tg->fd = -1;
 }

@@ -10,13 +10,7 @@
 #include <sys/types.h>
 
 #include "config/cfg.h"
-
-/* What a target is: a block device, or a regular file (also a test file
- * on a block device's filesystem, in filesystem mode). */
-enum tgt_kind { TGT_BLOCK, TGT_FILE };
-
-/* "block" or "file": targets.kind. */
-const char *tgt_kind_name(enum tgt_kind k);
+#include "config/names.h"
 
 struct tgt {
 	char name[CFG_NAME_MAX];

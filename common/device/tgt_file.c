@@ -4,7 +4,7 @@
  * allow_destroy); checked before anything is created or extended. */
 #include "device/tgt.h"
 #include "device/tgt_int.h"
-#include "device/identity.h"
+#include "base/identity.h"
 
 #include <dirent.h>
 #include <errno.h>

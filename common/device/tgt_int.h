@@ -1,4 +1,4 @@
-/* tgt_int: what the tgt module's files (tgt.c, tgt_file.c) share: the
+/* tgt_int: what the tgt module's files (tgt.c, tgt_file.c, tgt_sys.c) share: the
  * sysfs and procfs roots and the error format. Nothing outside the tgt
  * module includes it. */
 #ifndef WEARMON_TGT_INT_H

@@ -31,7 +31,7 @@ DEFAULTS = {
     "ioengine": "null",
 }
 
-BUSY_TIMEOUT_S = 10   # how long a write of wearmond waits for a lock (db.c)
+BUSY_TIMEOUT_S = 10   # how long a write of wearmond waits for a lock (db_conn.c)
 
 
 def erase_script(workdir):

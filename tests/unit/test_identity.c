@@ -1,4 +1,4 @@
-/* test_identity: one comparison of identities (device/identity.h): which
+/* test_identity: one comparison of identities (base/identity.h): which
  * part differs, unknown parts under the two rules, and the device and
  * file checks on stat results. */
 #include "unit.h"
@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 
 #include "base/util.h"
-#include "device/identity.h"
+#include "base/identity.h"
 
 static const struct identity drive = {
 	.kind = "block",
