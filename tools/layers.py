@@ -74,38 +74,59 @@ def sources(root):
     return sorted(out)
 
 
+def parse_nm(text, defined, undefined, key=lambda f: None):
+    """Add the global symbols of `nm -P` output to defined/undefined, by
+    key(first field) when nm named the file (-A), else under None."""
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[0].endswith(":"):
+            who, f = key(f[0][:-1]), f[1:]
+        else:
+            who = key(None)
+        if len(f) < 2 or f[0].endswith(":"):
+            continue
+        name, kind = f[0], f[1]
+        if kind == "U":
+            undefined.setdefault(who, set()).add(name)
+        elif kind.isupper() or kind in "vw":
+            defined.setdefault(who, set()).add(name)
+
+
 def nm_symbols(path):
     """(defined, undefined) global symbol sets of an object or program."""
     res = subprocess.run(["nm", "-P", path], capture_output=True, text=True)
     if res.returncode != 0:
         raise OSError("nm %s: %s" % (path, res.stderr.strip()))
-    defined, undefined = set(), set()
-    for line in res.stdout.splitlines():
-        f = line.split()
-        if len(f) < 2 or f[0].endswith(":"):
-            continue
-        name, kind = f[0], f[1]
-        if kind == "U":
-            undefined.add(name)
-        elif kind.isupper() or kind in "vw":
-            defined.add(name)
-    return defined, undefined
+    defined, undefined = {}, {}
+    parse_nm(res.stdout, defined, undefined)
+    return defined.get(None, set()), undefined.get(None, set())
+
+
+def nm_objects(objs):
+    """{source: (defined, undefined)} of every object, in one nm run."""
+    by_obj = {obj: src for src, obj in objs.items()}
+    res = subprocess.run(["nm", "-P", "-A", *objs.values()], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise OSError("nm: %s" % res.stderr.strip())
+    defined, undefined = {}, {}
+    parse_nm(res.stdout, defined, undefined, key=by_obj.get)
+    return {src: (defined.get(src, set()), undefined.get(src, set())) for src in objs}
 
 
 def call_graph(objs):
     """{caller: {callee: set(symbols)}} over sources (objs: source -> object)."""
-    owner, undef = {}, {}
-    for src, obj in objs.items():
-        defined, undef[src] = nm_symbols(obj)
-        for s in defined:
+    syms = nm_objects(objs)
+    owner = {}
+    for src in sorted(objs):
+        for s in syms[src][0]:
             owner.setdefault(s, src)
     graph = {src: {} for src in objs}
-    for src, syms in undef.items():
-        for s in syms:
+    for src in objs:
+        for s in syms[src][1]:
             dst = owner.get(s)
             if dst and dst != src:
                 graph[src].setdefault(dst, set()).add(s)
-    return graph
+    return graph, syms
 
 
 def read_allow(path):
@@ -231,18 +252,18 @@ def check_includes(root):
     return findings
 
 
-def check_cli(build, objs):
+def check_cli(build, syms):
     """build/wearmon: no symbol of a forbidden layer, no forbidden library."""
     prog = os.path.join(build, "wearmon")
     if not os.path.exists(prog):
         return ["%s: not built (run make)" % prog]
     defined, _ = nm_symbols(prog)
     findings = []
-    for src, obj in sorted(objs.items()):
+    for src in sorted(syms):
         layer = layer_of(src)
         if layer not in CLI_FORBIDDEN:
             continue
-        bad = defined & nm_symbols(obj)[0]
+        bad = defined & syms[src][0]
         if bad:
             findings.append("%s links %s (%s layer): %s" % (prog, src, layer, fmt_syms(bad)))
     res = subprocess.run(["ldd", prog], capture_output=True, text=True)
@@ -278,7 +299,7 @@ def main(argv):
         print("layers: not built (run make): %s" % ", ".join(missing), file=sys.stderr)
         return 2
     try:
-        graph = call_graph(objs)
+        graph, syms = call_graph(objs)
     except OSError as e:
         print("layers: %s" % e, file=sys.stderr)
         return 2
@@ -298,7 +319,10 @@ def main(argv):
                             (allow_path, n, a, b))
     findings += check_cycles(graph) + check_rule(graph) + check_includes(root)
     if not args.no_cli:
-        findings += check_cli(build, objs)
+        try:
+            findings += check_cli(build, syms)
+        except OSError as e:
+            findings.append(str(e))
     for f in findings:
         print("layers: %s" % f, file=sys.stderr)
     if findings:
