@@ -341,10 +341,4 @@ int wm_cmd_export(struct wm *wm, int argc, char **argv);
 int wm_cmd_merge(struct wm *wm, int argc, char **argv);
 int wm_cmd_report(struct wm *wm, int argc, char **argv);
 
-/* SQL: for iteration i, its baseline b (b.baseline_mibps, b.baseline_cycle,
- * b.baseline_iteration, b.baseline_iteration_id): the view
- * iteration_baseline, the one definition the degradation view reads too
- * (db_open gives a reader of a database older than the view a TEMP copy). */
-#define WM_SQL_BASELINE_JOIN " LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
-
 #endif
