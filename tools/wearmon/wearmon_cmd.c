@@ -72,17 +72,19 @@ static int print_stream(struct wm *wm, const struct stream *st, enum wm_format f
 		wm_err("out of memory");
 		return WM_EXIT_ERROR;
 	}
-	ret = st->run(wm, st->ctx, &sk);
+	ret = query_snapshot(wm->db, 1, err, sizeof(err)); /* both passes: the same rows */
+	if (!ret)
+		ret = st->run(wm, st->ctx, &sk);
 	if (ret == 0 && fmt == WM_TABLE && p.rows == 0) {
+		query_snapshot(wm->db, 0, NULL, 0);
 		wm_printer_free(&p);
 		return say_empty(wm, st->empty);
 	}
 	if (ret == 0 && fmt == WM_TABLE) {
 		wm_printer_measured(&p);
 		ret = st->run(wm, st->ctx, &sk);
-		if (ret > 0)
-			ret = 0; /* rows written since the first pass: left out */
 	}
+	query_snapshot(wm->db, 0, NULL, 0);
 	wm_printer_end(&p);
 	return wm_result(wm, ret, err);
 }

@@ -112,6 +112,11 @@ int query_has_column(struct db *db, const char *table, const char *column, int *
 	return ret;
 }
 
+int query_snapshot(struct db *db, int begin, char *err, size_t errlen)
+{
+	return db_query(db, begin ? "BEGIN" : "COMMIT", NULL, 0, NULL, NULL, err, errlen);
+}
+
 /* ---- export ------------------------------------------------------------- */
 
 int query_export_names(struct db *db, const struct query_sink *s)

@@ -63,6 +63,11 @@ int query_columns(struct db *db, const char *table, const struct query_sink *s);
 int query_has_column(struct db *db, const char *table, const char *column, int *has, char *err,
 		     size_t errlen);
 
+/* Begin (begin = 1) or end (0) a read snapshot: the reads in between see
+ * the same rows, whatever the daemon commits meanwhile (WAL). For a caller
+ * that reads the same rows twice. */
+int query_snapshot(struct db *db, int begin, char *err, size_t errlen);
+
 /* ---- export (query.c) ---- */
 
 /* The tables and views a user may export (name, type), SQLite's own left

@@ -53,6 +53,9 @@ static void history_filters(const struct query_history_filter *f, struct filters
 			   (struct db_value){ .type = DB_TEXT, .s = f->since });
 }
 
+/* Room for the columns of iterations (a few dozen today). */
+#define MAX_COLS 256
+
 /* db_row_fn: appends the column name of a pragma_table_info row. */
 static int add_name(void *arg, int n, const struct db_value *v, const char *const *names)
 {
@@ -60,6 +63,8 @@ static int add_name(void *arg, int n, const struct db_value *v, const char *cons
 
 	if (n < 1 || v[0].type != DB_TEXT || listed(history_skip, ARRAY_SIZE(history_skip), v[0].s))
 		return 0;
+	if (q->nnames >= (int)ARRAY_SIZE(history_lead) + MAX_COLS)
+		return -E2BIG;
 	return (q->names[q->nnames] = strdup(v[0].s)) ? (q->nnames++, 0) : -ENOMEM;
 }
 
@@ -67,7 +72,6 @@ static int add_name(void *arg, int n, const struct db_value *v, const char *cons
  * the tail. */
 static int history_names(struct db *db, struct query_history *q, char *err, size_t errlen)
 {
-	enum { MAX_COLS = 256 };
 	int ret;
 
 	q->names = calloc(ARRAY_SIZE(history_lead) + ARRAY_SIZE(history_tail) + MAX_COLS,
@@ -80,8 +84,6 @@ static int history_names(struct db *db, struct query_history *q, char *err, size
 	ret = query_columns(db, "iterations", &(struct query_sink){ add_name, q, err, errlen });
 	if (ret)
 		return ret;
-	if (q->nnames > (int)ARRAY_SIZE(history_lead) + MAX_COLS - 1)
-		return -E2BIG;
 	for (size_t k = 0; k < ARRAY_SIZE(history_tail); k++)
 		if (!(q->names[q->nnames++] = strdup(history_tail[k])))
 			return -ENOMEM;
