@@ -85,10 +85,12 @@ static int last_iteration(struct db *db, int64_t target_id, struct metrics_targe
 
 static int wear_and_health(struct db *db, int64_t target_id, struct metrics_target *t)
 {
+	/* i.id, not w.iteration_id: the index on (target_id, id) gives the
+	 * target's rows newest first, so the last one is read, not sorted */
 	static const char wear[] =
 		"SELECT w.host_bytes_total, w.op_effective, w.op_configured FROM wear w"
 		" JOIN iterations i ON i.id = w.iteration_id WHERE i.target_id = ?"
-		" ORDER BY w.iteration_id DESC LIMIT 1";
+		" ORDER BY i.id DESC LIMIT 1";
 	/* The latest snapshot's counters; write amplification over the whole
 	 * history (flash bytes over host bytes of every snapshot's deltas),
 	 * since the latest snapshot may be one with no host writes since the

@@ -288,7 +288,7 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 	static const char *const key[] = { "phase" };
 	char sz[32], bs[32];
 	/* the measured phase follows the fill on one time axis */
-	int ret = wm_fetch_named(wm, &p->t, &qc_queries[qc_samples_source(0)],
+	int ret = wm_fetch_named(wm, &p->t, &qc_queries[qc_samples_source(0, 0)],
 				 (struct db_value[]){ WM_INT(it) }, 1);
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 1)))
@@ -407,7 +407,7 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 {
 	static const char *const key[] = { "series" };
 	double max = 0;
-	int ret = wm_fetch_named(wm, &p->t, &qc_queries[QC_LATENCY_TRACE],
+	int ret = wm_fetch_named(wm, &p->t, &qc_queries[qc_samples_source(1, 0)],
 				 (struct db_value[]){ WM_INT(it) }, 1);
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))

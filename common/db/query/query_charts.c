@@ -177,8 +177,8 @@ const struct dbq_named qc_queries[QC__COUNT] = {
 };
 /* clang-format on */
 
-enum qc_id qc_samples_source(double span_s)
+enum qc_id qc_samples_source(int latency, double span_s)
 {
 	(void)span_s; /* one table of 1-second samples so far */
-	return QC_SAMPLES;
+	return latency ? QC_LATENCY_TRACE : QC_SAMPLES;
 }

@@ -28,9 +28,11 @@ enum qc_id {
 /* Every chart query, by id (also what the query-plan test reads). */
 extern const struct dbq_named qc_queries[QC__COUNT];
 
-/* The samples query for a chart of an iteration that spans span_s
- * seconds: today always QC_SAMPLES over the 1-second samples table; the
- * one place to choose per-minute rollups once a long span has them. */
-enum qc_id qc_samples_source(double span_s);
+/* The query that reads one iteration's samples for a chart of its rate
+ * (latency 0: QC_SAMPLES) or its latency percentiles (1: QC_LATENCY_TRACE)
+ * over span_s seconds (0: unknown). Today always the 1-second samples; the
+ * one place to switch a long span to per-minute rollups once the database
+ * keeps them. */
+enum qc_id qc_samples_source(int latency, double span_s);
 
 #endif
