@@ -612,7 +612,6 @@ static void row_describe(const struct iter_env *e, const struct row *rw, int siz
 			 uint64_t size, struct db_iteration *it, char *mix, size_t mixlen)
 {
 	const struct cfg_target *t = e->t;
-	const struct workload_spec *spec = &rw->ph->spec;
 
 	it->verify = t->verify;
 	it->repeat_index = rw->repeat_index;
@@ -630,6 +629,7 @@ static void row_describe(const struct iter_env *e, const struct row *rw, int siz
 		it->random_percent = 0;
 		return;
 	}
+	const struct workload_spec *spec = &rw->ph->spec;
 	it->phase = DB_PHASE_MEASURE;
 	it->jobs = (unsigned)t->jobs;
 	it->workload = rw->ph->name;
