@@ -154,11 +154,6 @@ int wm_result(const struct wm *wm, int ret, const char *err);
 const struct query_sink *wm_rows(struct query_sink *s, struct wm_table *t, char *err,
 				 size_t errlen);
 
-/* Run sql with params into t (emptied first). Returns 0 or WM_EXIT_ERROR
- * (message printed). For the charts and the report, which still hold
- * their SQL; the other commands call common/db/query/. */
-int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np);
-
 /* Id of the target named name into *id. Returns 0 or WM_EXIT_ERROR with a
  * message listing the known targets. */
 int wm_target_id(struct wm *wm, const char *name, int64_t *id);

@@ -123,20 +123,6 @@ const struct query_sink *wm_rows(struct query_sink *s, struct wm_table *t, char 
 	return s;
 }
 
-int wm_fetch(struct wm *wm, struct wm_table *t, const char *sql, const struct db_value *p, int np)
-{
-	char err[1024] = "";
-	int ret;
-
-	wm_table_free(t);
-	ret = db_query(wm->db, sql, p, np, wm_add_row, t, err, sizeof(err));
-	if (ret == -ENOMEM)
-		wm_err("out of memory reading %s", wm->db_path);
-	else if (ret)
-		wm_err("%s", err[0] ? err : strerror(-ret));
-	return ret ? WM_EXIT_ERROR : 0;
-}
-
 int wm_fetch_named(struct wm *wm, struct wm_table *t, const struct dbq_named *q,
 		   const struct db_value *p, int np)
 {
