@@ -16,6 +16,7 @@
 #include "guard.h"
 #include "base/hstall.h"
 #include "base/log.h"
+#include "integrity.h"
 #include "notify.h"
 #include "outage.h"
 #include "publish.h"
@@ -72,8 +73,10 @@ struct daemon {
 	int nown;
 	struct db *db; /* once the run is recorded */
 	int64_t run_id;
-	struct outage outage; /* spells of failing writes, stored afterwards */
-	int all_done;         /* every target's campaign is complete */
+	struct outage outage;   /* spells of failing writes, stored afterwards */
+	struct integrity integ; /* the background integrity check */
+	int db_damaged;         /* it found the database damaged */
+	int all_done;           /* every target's campaign is complete */
 };
 
 static void usage(FILE *f)
@@ -675,6 +678,60 @@ static void check_database(struct daemon *d)
 	signals_stop = 1;
 }
 
+/* db_open's hook before something long (a schema update): systemd's start
+ * timeout is extended so that it does not kill a daemon that is busy. */
+static void extend_start(const char *what, uint64_t usec)
+{
+	log_msg(LOG_NOTICE, "%s (may take up to %llu s)", what,
+		(unsigned long long)(usec / 1000000));
+	notify_extend_timeout(usec, what);
+}
+
+/* The background check's verdict, stored as an 'integrity-check' event.
+ * A damaged database stops wearmond like a lost one: a critical
+ * db-write-failed alert (journal and alert_command), status 1. */
+static void check_integrity(struct daemon *d)
+{
+	struct integrity_verdict v;
+	char msg[1800];
+	int damaged;
+
+	if (!integrity_take(&d->integ, &v))
+		return;
+	damaged = v.ret == -EBADMSG;
+	if (!v.ret)
+		snprintf(msg, sizeof(msg), "database %s: integrity check ok (%d tables, %.1f s)",
+			 d->cfgs[0]->database, v.r.tables, v.seconds);
+	else if (damaged)
+		snprintf(msg, sizeof(msg),
+			 "database %s is damaged: %d problem%s (PRAGMA integrity_check): %s;"
+			 " stopping; move it aside or restore a copy",
+			 d->cfgs[0]->database, v.r.problems, v.r.problems == 1 ? "" : "s",
+			 v.r.first);
+	else
+		snprintf(msg, sizeof(msg), "database %s: integrity check could not run: %s",
+			 d->cfgs[0]->database, v.err[0] ? v.err : strerror(-v.ret));
+	log_msg(!v.ret ? LOG_INFO : damaged ? LOG_CRIT : LOG_WARNING, "%s", msg);
+	struct db_event e = {
+		.run_id = d->run_id,
+		.severity = !v.ret    ? "info"
+			    : damaged ? "crit"
+				      : "warning",
+		.kind = "integrity-check",
+		.message = msg,
+		.value = v.ret && !damaged ? -1 : v.r.problems,
+		.baseline = -1,
+	};
+	db_event(d->db, &e, NULL);
+	if (!damaged || d->db_damaged)
+		return;
+	d->db_damaged = 1;
+	for (int i = 0; i < d->started; i++)
+		if (d->st[i].alert)
+			alert_failure(d->st[i].alert, ALERT_DB_WRITE, LOG_CRIT, 0, 0, msg);
+	signals_stop = 1;
+}
+
 /* The progress table for `wearmon status`: written here, once a second,
  * so the I/O threads never wait for the database in the middle of a phase. */
 static void publish_progress(struct daemon *d)
@@ -714,6 +771,7 @@ static void tick(struct daemon *d)
 	}
 	if (now >= d->next_status) {
 		check_database(d);
+		check_integrity(d);
 		outage_record(&d->outage, d->db, d->cfgs[0]->database, d->run_id);
 		sweep_cfgs(d);
 		send_status(d, 0);
@@ -779,7 +837,7 @@ static int run_targets(struct daemon *d)
 	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, 1, 1);
 	if (alert_finish(COMMAND_GRACE))
 		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
-	return failed || d->db_lost ? EXIT_RUNTIME : EXIT_OK;
+	return failed || d->db_lost || d->db_damaged ? EXIT_RUNTIME : EXIT_OK;
 }
 
 /* Every check of the targets, changing nothing: each target, the pairs,
@@ -810,6 +868,8 @@ static void run_reason(const struct daemon *d, int status, char *buf, size_t len
 			failed = &d->st[i];
 	if (d->db_lost)
 		snprintf(buf, len, "database lost");
+	else if (d->db_damaged)
+		snprintf(buf, len, "database damaged");
 	else if (signals_stop)
 		snprintf(buf, len, "signal");
 	else if (status && failed)
@@ -870,6 +930,7 @@ static int run(struct daemon *d)
 		status = EXIT_OK;
 		goto out;
 	}
+	db_set_slow_hook(extend_start);
 	if (db_open(c->database, 0, &db, err, sizeof(err))) {
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
@@ -897,7 +958,12 @@ static int run(struct daemon *d)
 			"cannot start the host-stall ticker (%s): a stopped or "
 			"suspended host will count against the drive",
 			strerror(-ret_hs));
+	ret = integrity_start(&d->integ, c->database);
+	if (ret)
+		log_msg(LOG_WARNING, "cannot start the background integrity check of %s: %s",
+			c->database, strerror(-ret));
 	status = run_targets(d);
+	integrity_stop(&d->integ);
 	hstall_fini();
 	char why[512];
 	run_reason(d, status, why, sizeof(why));

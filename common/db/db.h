@@ -174,6 +174,13 @@ struct db_event {
 	const char *data;       /* JSON text or NULL */
 };
 
+/* Called before something long that db_open must do before it returns (a
+ * schema update): what it is and how long it may take at most from now.
+ * One hook for the process, set before any db_open (wearmond sends
+ * EXTEND_TIMEOUT_USEC with it); NULL: none. */
+typedef void (*db_slow_fn)(const char *what, uint64_t usec);
+void db_set_slow_hook(db_slow_fn fn);
+
 /* Open (creating and migrating when writable). readonly opens without
  * creating. Returns 0 or -errno with a message naming path in err:
  * -ENOENT/-EACCES cannot open, -EINVAL not a (wearmon) SQLite database,

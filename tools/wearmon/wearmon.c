@@ -40,6 +40,8 @@ static void usage(FILE *f)
 		   "                              (targets become HOST/NAME; the only command\n"
 		   "       [--rename IN.db=HOST]  that writes, and only OUT.db, never a daemon's;\n"
 		   "                              --rename: IN.db's targets as HOST/NAME)\n"
+		   "  check                       read the whole database file once: is it\n"
+		   "                              damaged? (PRAGMA integrity_check)\n"
 		   "\n"
 		   "Options (also accepted after COMMAND):\n"
 		   "  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
@@ -50,7 +52,8 @@ static void usage(FILE *f)
 		   "or an age such as 90m, 12h, 7d.\n"
 		   "Exit status: 0 success (also when there is nothing to show yet),\n"
 		   "1 runtime error (database missing or unreadable, no such target or\n"
-		   "iteration), 2 usage error. See wearmon(1).\n");
+		   "iteration), 2 usage error, 3 check found the database damaged.\n"
+		   "See wearmon(1).\n");
 }
 
 void wm_err(const char *fmt, ...)
@@ -365,7 +368,7 @@ struct command {
 static const struct command commands[] = {
 	{ "status", wm_cmd_status }, { "history", wm_cmd_history }, { "show", wm_cmd_show },
 	{ "alerts", wm_cmd_alerts }, { "plot", wm_cmd_plot },       { "report", wm_cmd_report },
-	{ "export", wm_cmd_export }, { "merge", wm_cmd_merge },
+	{ "export", wm_cmd_export }, { "merge", wm_cmd_merge },     { "check", wm_cmd_check },
 };
 
 /* Global options, up to the command name. Returns -1 to go on, or an
@@ -404,7 +407,7 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		return wm_usage_error(
 			"missing COMMAND (status, history, show, alerts, plot, report, "
-			"export, merge)");
+			"export, merge, check)");
 	name = argv[optind];
 	if (!strcmp(name, "help")) {
 		usage(stdout);
@@ -423,6 +426,6 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, report, "
-			      "export, merge)",
+			      "export, merge, check)",
 			      name);
 }
