@@ -949,6 +949,7 @@ static int run(struct daemon *d)
 		c->ntargets, c->database);
 	log_echo_errors(0);
 	publish_init(&d->pub, c);
+	publish_seed(&d->pub, db, d->st, d->nst);
 	d->db = db;
 	d->run_id = run_id;
 	/* the ticker that tells the host's stalls from the drive's (hstall.h) */

@@ -48,6 +48,18 @@ void db_set_stop(struct db *db, const atomic_int *stop)
 	pthread_mutex_unlock(&db->lock);
 }
 
+void db_set_row_hook(struct db *db, db_rowhook_fn fn, void *arg)
+{
+	db->row_hook = fn;
+	db->row_arg = arg;
+}
+
+void db_row_written(struct db *db, enum db_row_kind kind, int64_t id)
+{
+	if (db->row_hook)
+		db->row_hook(db->row_arg, kind, id);
+}
+
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -1267,6 +1279,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 	ret = db_tx_end(db, ret);
 out:
 	db_leave(db);
+	if (!ret)
+		db_row_written(db, DB_ROW_ITERATION, id);
 	return ret;
 }
 
@@ -1290,8 +1304,11 @@ int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
 	db_bind_fig(&b, e->baseline);
 	db_bind_text(&b, e->data);
 	ret = db_bind_run(&b, "store event");
-	if (ret == 0 && event_id)
-		*event_id = sqlite3_last_insert_rowid(db->conn);
+	int64_t id = ret == 0 ? sqlite3_last_insert_rowid(db->conn) : 0;
+	if (event_id)
+		*event_id = id;
 	db_leave(db);
+	if (id)
+		db_row_written(db, DB_ROW_EVENT, id);
 	return ret;
 }
