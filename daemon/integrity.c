@@ -53,7 +53,7 @@ static void *run(void *arg)
 	const struct db_check_opts o = {
 		.stepwise = 1,
 		.pause_ms = INTEGRITY_PAUSE_MS,
-		.stop = &g->stop,
+		.ctl = &g->ctl,
 	};
 	struct integrity_verdict v;
 	double due = util_now();
@@ -79,9 +79,12 @@ int integrity_start(struct integrity *g, const char *path)
 {
 	memset(g, 0, sizeof(*g));
 	util_strlcpy(g->path, path, sizeof(g->path));
+	db_check_ctl_init(&g->ctl);
 	int rc = pthread_create(&g->thread, NULL, run, g);
-	if (rc)
+	if (rc) {
+		db_check_ctl_fini(&g->ctl);
 		return -rc;
+	}
 	/* the tests tell its reads from the daemon's by this name */
 	pthread_setname_np(g->thread, "wm-integrity");
 	g->started = 1;
@@ -102,6 +105,8 @@ void integrity_stop(struct integrity *g)
 	if (!g->started)
 		return;
 	atomic_store(&g->stop, 1);
+	db_check_interrupt(&g->ctl);
 	pthread_join(g->thread, NULL);
+	db_check_ctl_fini(&g->ctl);
 	g->started = 0;
 }

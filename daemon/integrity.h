@@ -27,8 +27,9 @@ struct integrity {
 	char path[PATH_MAX];
 	pthread_t thread;
 	int started;
-	atomic_int stop;  /* asks the thread to end */
-	atomic_int ready; /* a verdict waits in v */
+	atomic_int stop;         /* asks the thread to end */
+	struct db_check_ctl ctl; /* ends a check under way */
+	atomic_int ready;        /* a verdict waits in v */
 	struct integrity_verdict v;
 };
 
@@ -38,7 +39,8 @@ int integrity_start(struct integrity *g, const char *path);
 /* Copy a new verdict into v. Returns 1 (one was waiting) or 0. */
 int integrity_take(struct integrity *g, struct integrity_verdict *v);
 
-/* Ask the thread to end and wait for it (between two tables). */
+/* Ask the thread to end (a check under way is interrupted) and wait for
+ * it. */
 void integrity_stop(struct integrity *g);
 
 #endif

@@ -31,6 +31,54 @@ static void add_problem(struct db_check_result *r, const char *text)
 	snprintf(r->first + n, sizeof(r->first) - n, "%s%s", n ? "; " : "", text);
 }
 
+void db_check_ctl_init(struct db_check_ctl *ctl)
+{
+	pthread_mutex_init(&ctl->lock, NULL);
+	ctl->conn = NULL;
+	ctl->stop = 0;
+}
+
+void db_check_ctl_fini(struct db_check_ctl *ctl)
+{
+	pthread_mutex_destroy(&ctl->lock);
+}
+
+void db_check_interrupt(struct db_check_ctl *ctl)
+{
+	pthread_mutex_lock(&ctl->lock);
+	ctl->stop = 1;
+	if (ctl->conn) /* the b-tree walk of integrity_check looks at it */
+		sqlite3_interrupt(ctl->conn);
+	pthread_mutex_unlock(&ctl->lock);
+}
+
+/* Publishes c in ctl (NULL: the check is over). Returns whether a stop was
+ * asked for. */
+static int ctl_conn(struct db_check_ctl *ctl, sqlite3 *c)
+{
+	int stop;
+
+	if (!ctl)
+		return 0;
+	pthread_mutex_lock(&ctl->lock);
+	ctl->conn = c;
+	stop = ctl->stop;
+	pthread_mutex_unlock(&ctl->lock);
+	return stop;
+}
+
+static int ctl_stopped(struct db_check_ctl *ctl)
+{
+	int stop;
+
+	if (!ctl)
+		return 0;
+	pthread_mutex_lock(&ctl->lock);
+	stop = ctl->stop;
+	pthread_mutex_unlock(&ctl->lock);
+	return stop;
+}
+
 /* A check's answer: "ok", or one problem a row. A file too damaged to be
  * checked (SQLITE_CORRUPT, SQLITE_NOTADB) counts as one problem.
  * Returns 0, -EBADMSG or -errno. */
@@ -52,6 +100,8 @@ static int run_pragma(sqlite3 *c, const char *sql, struct db_check_result *r, ch
 		add_problem(r, sqlite3_errmsg(c));
 		return -EBADMSG;
 	}
+	if ((rc & 0xff) == SQLITE_INTERRUPT)
+		return -EINTR;
 	if (rc != SQLITE_DONE) {
 		db_seterr(err, errlen, "%s", sqlite3_errmsg(c));
 		return db_map_rc(rc, sqlite3_system_errno(c));
@@ -79,6 +129,8 @@ static int list_tables(sqlite3 *c, char **names, struct db_check_result *r, char
 		return n;
 	for (int i = 0; i < n; i++)
 		free(names[i]);
+	if ((rc & 0xff) == SQLITE_INTERRUPT)
+		return -EINTR;
 	if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) {
 		add_problem(r, sqlite3_errmsg(c));
 		return -EBADMSG;
@@ -110,7 +162,7 @@ static int check_steps(sqlite3 *c, const struct db_check_opts *o, struct db_chec
 
 	for (int i = 0; i < n; i++) {
 		int one = 0;
-		if (o->stop && atomic_load(o->stop))
+		if (ctl_stopped(o->ctl))
 			one = -EINTR;
 		if (i && o->pause_ms && !one)
 			rest(o->pause_ms);
@@ -142,6 +194,11 @@ int db_check_file(const char *path, const struct db_check_opts *o, struct db_che
 	}
 	sqlite3_extended_result_codes(c, 1);
 	sqlite3_busy_timeout(c, CHECK_BUSY_MS);
+	if (ctl_conn(o->ctl, c)) {
+		ctl_conn(o->ctl, NULL);
+		sqlite3_close(c);
+		return -EINTR;
+	}
 	if (o->stepwise) {
 		ret = check_steps(c, o, r, err, errlen);
 	} else {
@@ -155,6 +212,7 @@ int db_check_file(const char *path, const struct db_check_opts *o, struct db_che
 		util_strlcpy(msg, err, sizeof(msg));
 		db_seterr(err, errlen, "database %s: %s", path, msg);
 	}
+	ctl_conn(o->ctl, NULL);
 	sqlite3_close(c);
 	return ret;
 }

@@ -4,18 +4,33 @@
 #ifndef WEARMON_DB_CHECK_H
 #define WEARMON_DB_CHECK_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
 #define DB_CHECK_PROBLEMS 10 /* problems reported at most */
 
+/* Lets another thread end a running check at once (db_check_interrupt),
+ * even inside one large table. Zero it, then db_check_ctl_init. */
+struct db_check_ctl {
+	pthread_mutex_t lock;
+	void *conn; /* the check's connection while it runs */
+	int stop;
+};
+
+void db_check_ctl_init(struct db_check_ctl *ctl);
+void db_check_ctl_fini(struct db_check_ctl *ctl);
+
+/* End the check that uses ctl (now or when it starts): it returns -EINTR. */
+void db_check_interrupt(struct db_check_ctl *ctl);
+
 struct db_check_opts {
-	int quick;              /* quick_check (no index contents) */
-	int stepwise;           /* one table and its indexes per read transaction,
+	int quick;                /* quick_check (no index contents) */
+	int stepwise;             /* one table and its indexes per read transaction,
 				   so that a writer's WAL can be checkpointed between
 				   them; skips the whole-file page accounting */
-	unsigned pause_ms;      /* stepwise: rest between tables */
-	const atomic_int *stop; /* stepwise: checked between tables; may be NULL */
+	unsigned pause_ms;        /* stepwise: rest between tables */
+	struct db_check_ctl *ctl; /* may be NULL */
 };
 
 struct db_check_result {

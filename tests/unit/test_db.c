@@ -341,6 +341,13 @@ static void test_cheap_open_and_full_check(void **state)
 	assert_int_equal(db_check_file(fx->path, &steps, &r, err, sizeof(err)), 0);
 	assert_true(r.tables >= 11 && r.problems == 0);
 
+	struct db_check_ctl ctl;
+	db_check_ctl_init(&ctl);
+	const struct db_check_opts stopped = { .ctl = &ctl };
+	db_check_interrupt(&ctl);
+	assert_int_equal(db_check_file(fx->path, &stopped, &r, err, sizeof(err)), -EINTR);
+	db_check_ctl_fini(&ctl);
+
 	int64_t leaves = qi(fx, "SELECT count(*) FROM dbstat WHERE name = 'bulk' AND"
 				" pagetype = 'leaf'");
 	assert_true(leaves > 10);
