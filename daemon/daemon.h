@@ -10,6 +10,7 @@
 #include "db/db.h"
 #include "device/tgt.h"
 #include "guard.h"
+#include "integrity.h"
 #include "outage.h"
 #include "publish.h"
 #include "sched.h"
@@ -46,8 +47,10 @@ struct daemon {
 	int nown;
 	struct db *db; /* once the run is recorded */
 	int64_t run_id;
-	struct outage outage; /* spells of failing writes, stored afterwards */
-	int all_done;         /* every target's campaign is complete */
+	struct outage outage;   /* spells of failing writes, stored afterwards */
+	struct integrity integ; /* the background integrity check */
+	int db_damaged;         /* it found the database damaged */
+	int all_done;           /* every target's campaign is complete */
 };
 
 /* Log each line of a multi-line error at prio. */

@@ -16,6 +16,7 @@
 #include "db/db.h"
 #include "device/fsmode.h"
 #include "guard.h"
+#include "integrity.h"
 #include "notify.h"
 #include "outage.h"
 #include "publish.h"
@@ -171,6 +172,60 @@ static void check_database(struct daemon *d)
 	signals_stop = 1;
 }
 
+/* db_open's hook before something long (a schema update): systemd's start
+ * timeout is extended so that it does not kill a daemon that is busy. */
+static void extend_start(const char *what, uint64_t usec)
+{
+	log_msg(LOG_NOTICE, "%s (may take up to %llu s)", what,
+		(unsigned long long)(usec / 1000000));
+	notify_extend_timeout(usec, what);
+}
+
+/* The background check's verdict, stored as an 'integrity-check' event.
+ * A damaged database stops wearmond like a lost one: a critical
+ * db-write-failed alert (journal and alert_command), status 1. */
+static void check_integrity(struct daemon *d)
+{
+	struct integrity_verdict v;
+	char msg[1800];
+	int damaged;
+
+	if (!integrity_take(&d->integ, &v))
+		return;
+	damaged = v.ret == -EBADMSG;
+	if (!v.ret)
+		snprintf(msg, sizeof(msg), "database %s: integrity check ok (%d tables, %.1f s)",
+			 d->cfgs[0]->database, v.r.tables, v.seconds);
+	else if (damaged)
+		snprintf(msg, sizeof(msg),
+			 "database %s is damaged: %d problem%s (PRAGMA integrity_check): %s;"
+			 " stopping; move it aside or restore a copy",
+			 d->cfgs[0]->database, v.r.problems, v.r.problems == 1 ? "" : "s",
+			 v.r.first);
+	else
+		snprintf(msg, sizeof(msg), "database %s: integrity check could not run: %s",
+			 d->cfgs[0]->database, v.err[0] ? v.err : strerror(-v.ret));
+	log_msg(!v.ret ? LOG_INFO : damaged ? LOG_CRIT : LOG_WARNING, "%s", msg);
+	struct db_event e = {
+		.run_id = d->run_id,
+		.severity = !v.ret    ? "info"
+			    : damaged ? "crit"
+				      : "warning",
+		.kind = "integrity-check",
+		.message = msg,
+		.value = v.ret && !damaged ? -1 : v.r.problems,
+		.baseline = -1,
+	};
+	db_event(d->db, &e, NULL);
+	if (!damaged || d->db_damaged)
+		return;
+	d->db_damaged = 1;
+	for (int i = 0; i < d->started; i++)
+		if (d->st[i].alert)
+			alert_failure(d->st[i].alert, ALERT_DB_WRITE, LOG_CRIT, 0, 0, msg);
+	signals_stop = 1;
+}
+
 /* The progress table for `wearmon status`: written here, once a second,
  * so the I/O threads never wait for the database in the middle of a phase. */
 static void publish_progress(struct daemon *d)
@@ -210,6 +265,7 @@ static void tick(struct daemon *d)
 	}
 	if (now >= d->next_status) {
 		check_database(d);
+		check_integrity(d);
 		outage_record(&d->outage, d->db, d->cfgs[0]->database, d->run_id);
 		reload_sweep(d);
 		send_status(d, 0);
@@ -277,7 +333,7 @@ static int run_targets(struct daemon *d)
 	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, 1, 1);
 	if (alert_finish(COMMAND_GRACE))
 		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
-	return failed || d->db_lost ? EXIT_RUNTIME : EXIT_OK;
+	return failed || d->db_lost || d->db_damaged ? EXIT_RUNTIME : EXIT_OK;
 }
 
 /* runs.exit_reason: why the run ended; a failure names the first target
@@ -291,6 +347,8 @@ static void run_reason(const struct daemon *d, int status, char *buf, size_t len
 			failed = &d->st[i];
 	if (d->db_lost)
 		snprintf(buf, len, "database lost");
+	else if (d->db_damaged)
+		snprintf(buf, len, "database damaged");
 	else if (signals_stop)
 		snprintf(buf, len, "signal");
 	else if (status && failed)
@@ -351,6 +409,7 @@ static int run(struct daemon *d)
 		status = EXIT_OK;
 		goto out;
 	}
+	db_set_slow_hook(extend_start);
 	if (db_open(c->database, 0, &db, err, sizeof(err))) {
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
@@ -369,6 +428,7 @@ static int run(struct daemon *d)
 		c->ntargets, c->database);
 	log_echo_errors(0);
 	publish_init(&d->pub, c);
+	publish_seed(&d->pub, db, d->st, d->nst);
 	d->db = db;
 	d->run_id = run_id;
 	/* the ticker that tells the host's stalls from the drive's (hstall.h) */
@@ -378,7 +438,12 @@ static int run(struct daemon *d)
 			"cannot start the host-stall ticker (%s): a stopped or "
 			"suspended host will count against the drive",
 			strerror(-ret_hs));
+	ret = integrity_start(&d->integ, c->database);
+	if (ret)
+		log_msg(LOG_WARNING, "cannot start the background integrity check of %s: %s",
+			c->database, strerror(-ret));
 	status = run_targets(d);
+	integrity_stop(&d->integ);
 	hstall_fini();
 	char why[512];
 	run_reason(d, status, why, sizeof(why));

@@ -51,6 +51,16 @@ int notify_reloading(void)
 	return send_state(buf);
 }
 
+int notify_extend_timeout(uint64_t usec, const char *what)
+{
+	char buf[1200];
+	int n = snprintf(buf, sizeof(buf), "EXTEND_TIMEOUT_USEC=%llu", (unsigned long long)usec);
+
+	if (what)
+		snprintf(buf + n, sizeof(buf) - (size_t)n, "\nSTATUS=%s", what);
+	return send_state(buf);
+}
+
 int notify_stopping(void)
 {
 	return send_state("STOPPING=1");

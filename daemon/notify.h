@@ -18,6 +18,11 @@ int notify_ready(const char *status);
  * Type=notify-reload; older ones ignore it). Returns 0 or -errno. */
 int notify_reloading(void);
 
+/* EXTEND_TIMEOUT_USEC=usec: something long before READY=1 (or STOPPING=1)
+ * may take usec more from now; with STATUS=what when what is not NULL.
+ * Returns 0 or -errno. */
+int notify_extend_timeout(uint64_t usec, const char *what);
+
 /* STOPPING=1. Returns 0 or -errno. */
 int notify_stopping(void);
 

@@ -27,6 +27,7 @@ static double wall_now(void)
 void publish_init(struct publish *p, const struct cfg *c)
 {
 	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->lock, NULL);
 	util_strlcpy(p->path, c->metrics_file, sizeof(p->path));
 	p->start_unix = wall_now();
 	if (p->path[0] && metrics_remove_stale(p->path) > 0)
@@ -101,25 +102,77 @@ static void live_figures(struct sched_target *st, const struct cfg_target *t,
 		util_strlcpy(m->workload, cfg_workload_name(t->workload), sizeof(m->workload));
 }
 
-static void gather(const struct cfg *c, struct sched_target *st, struct metrics_target *m)
+static struct db_metrics_state *fig_of(void *arg, int64_t target_id)
+{
+	struct publish *p = arg;
+
+	for (int i = 0; i < p->nfig; i++)
+		if (p->fig[i].target_id == target_id)
+			return &p->fig[i];
+	return NULL;
+}
+
+/* db's row hook: a row of a target's figures was written (by any
+ * thread); read it by its key and fold it in. */
+static void row_written(void *arg, enum db_row_kind kind, int64_t id)
+{
+	struct publish *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	db_metrics_apply(p->db, kind, id, fig_of, p);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void publish_seed(struct publish *p, struct db *db, struct sched_target *st, int n)
+{
+	if (!p->path[0])
+		return;
+	p->db = db;
+	p->nfig = n < PUBLISH_MAX_TARGETS ? n : PUBLISH_MAX_TARGETS;
+	for (int i = 0; i < p->nfig; i++) {
+		struct db_metrics_state *f = &p->fig[i];
+		memset(f, 0, sizeof(*f));
+		f->target_id = st[i].target_id;
+		metrics_target_init(&f->t);
+		db_metrics_seed(db, f);
+	}
+	db_set_row_hook(db, row_written, p);
+}
+
+/* The stored figures of target i as the row hook keeps them. */
+static void stored_figures(struct publish *p, int i, struct metrics_target *m)
+{
+	pthread_mutex_lock(&p->lock);
+	if (i < p->nfig)
+		*m = p->fig[i].t;
+	else
+		metrics_target_init(m);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void gather(struct publish *p, const struct cfg *c, struct sched_target *st, int i,
+		   struct metrics_target *m)
 {
 	const struct cfg_target *t = find_cfg(c, st->tg.name);
 
-	metrics_target_init(m);
+	stored_figures(p, i, m);
 	util_strlcpy(m->name, st->tg.name, sizeof(m->name));
 	util_strlcpy(m->device, st->tg.path, sizeof(m->device));
 	util_strlcpy(m->serial, st->tg.serial, sizeof(m->serial));
 	if (t)
 		util_strlcpy(m->workload, cfg_workload_name(t->workload), sizeof(m->workload));
 	live_figures(st, t, m);
-	db_metrics_collect(st->db, st->target_id, m);
 }
 
-/* The newest done iteration of the target (0: none or unknown). */
-static int64_t newest_done(struct sched_target *st)
+/* The newest done iteration of target i (0: none or unknown). */
+static int64_t newest_done(struct publish *p, int i)
 {
 	int64_t id = 0;
-	db_metrics_last_done(st->db, st->target_id, &id);
+
+	pthread_mutex_lock(&p->lock);
+	if (i < p->nfig)
+		id = p->fig[i].last_done_id;
+	pthread_mutex_unlock(&p->lock);
 	return id;
 }
 
@@ -142,7 +195,7 @@ static int write_now(struct publish *p, const struct cfg *c, struct sched_target
 	if (!mt)
 		return ret;
 	for (int i = 0; i < n; i++)
-		gather(c, &st[i], &mt[i]);
+		gather(p, c, &st[i], i, &mt[i]);
 	ret = metrics_render(&m, &text, &len);
 	if (!ret)
 		ret = metrics_write_file(p->path, text, len);
@@ -176,7 +229,7 @@ void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *s
 	if (n > PUBLISH_MAX_TARGETS)
 		n = PUBLISH_MAX_TARGETS;
 	for (int i = 0; i < n; i++) {
-		int64_t last = newest_done(&st[i]);
+		int64_t last = newest_done(p, i);
 		due |= last != p->last_done[i];
 		p->last_done[i] = last;
 		due |= stage_moved(&p->stage[i], &st[i]);

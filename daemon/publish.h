@@ -6,9 +6,11 @@
 #ifndef WEARMON_PUBLISH_H
 #define WEARMON_PUBLISH_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "config/cfg.h"
+#include "db/db_metrics.h"
 #include "sched.h"
 
 #define PUBLISH_EVERY 5.0 /* seconds between rewrites at the latest */
@@ -24,10 +26,21 @@ struct publish {
 		int phase, live;
 	} stage[PUBLISH_MAX_TARGETS];
 	int failed; /* a write failed (logged once) */
+	/* each target's stored figures, seeded at start and kept up to date
+	 * by the database's row hook (any thread), under lock */
+	pthread_mutex_t lock;
+	struct db *db; /* the daemon's, once seeded */
+	struct db_metrics_state fig[PUBLISH_MAX_TARGETS];
+	int nfig;
 };
 
 /* Set up from the configuration (c->metrics_file; off when empty). */
 void publish_init(struct publish *p, const struct cfg *c);
+
+/* Read each target's stored figures once (st[0..n) registered, no thread
+ * started yet) and keep them up to date from then on: db's row hook is
+ * set, so publishing never reads the history. Does nothing when off. */
+void publish_seed(struct publish *p, struct db *db, struct sched_target *st, int n);
 
 /* Rewrite the file when due. c is the latest accepted configuration (for
  * each target's workload and baseline mode), st[0..n) the started targets;

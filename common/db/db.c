@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -183,19 +184,93 @@ static int check_owner(struct db *db, int version, char *err, size_t errlen)
 	return 0;
 }
 
-/* Pages damaged on disk are found now, at start, rather than by a write
- * days later: quick_check reads every page. Returns 0 or -EINVAL. */
+/* The file's length against its pages: not a whole number of pages, or
+ * fewer than the header counts while no WAL holds the rest, is a file cut
+ * short. Returns NULL or what is wrong (in why). */
+static const char *check_length(struct db *db, char *why, size_t len)
+{
+	char wal[PATH_MAX + 8];
+	struct stat st, ws;
+	int page = 0, pages = 0;
+
+	if (query_value(db->conn, "PRAGMA page_size", &page, NULL, 0) != SQLITE_OK ||
+	    query_value(db->conn, "PRAGMA page_count", &pages, NULL, 0) != SQLITE_OK)
+		return sqlite3_errmsg(db->conn);
+	if (page <= 0 || stat(db->path, &st) != 0)
+		return NULL;
+	snprintf(wal, sizeof(wal), "%s-wal", db->path);
+	if (st.st_size % page)
+		snprintf(why, len, "its length %lld is not a multiple of its page size %d",
+			 (long long)st.st_size, page);
+	else if (st.st_size < (off_t)pages * page && (stat(wal, &ws) != 0 || ws.st_size <= 32))
+		snprintf(why, len, "%lld bytes where its header counts %d pages of %d",
+			 (long long)st.st_size, pages, page);
+	else
+		return NULL;
+	return why;
+}
+
+/* Reads the first and last row of table name (a rowid table) or its first
+ * (WITHOUT ROWID): the root page and the b-tree's two edges, a few pages.
+ * Returns a SQLite result code. */
+static int touch_table(sqlite3 *conn, const char *name, int rowid)
+{
+	static const char *const fmt[] = { "SELECT 1 FROM \"%w\" LIMIT 1",
+					   "SELECT rowid FROM \"%w\" ORDER BY rowid LIMIT 1",
+					   "SELECT rowid FROM \"%w\" ORDER BY rowid DESC LIMIT 1" };
+	int rc = SQLITE_OK;
+
+	for (int i = rowid ? 1 : 0; rc == SQLITE_OK && i < (rowid ? 3 : 1); i++) {
+		char *sql = sqlite3_mprintf(fmt[i], name);
+		rc = sql ? query_value(conn, sql, NULL, NULL, 0) : SQLITE_NOMEM;
+		sqlite3_free(sql);
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The first table whose edges cannot be read (why says how), or NULL. */
+static const char *check_tables(struct db *db, char *why, size_t len)
+{
+	static const char sql[] = "SELECT name, wr FROM pragma_table_list"
+				  " WHERE schema = 'main' AND type = 'table' ORDER BY name";
+	sqlite3_stmt *st = NULL;
+	const char *bad = NULL;
+	int rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
+
+	while (rc == SQLITE_OK && !bad && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		rc = touch_table(db->conn, name, !sqlite3_column_int(st, 1));
+		if (rc != SQLITE_OK) {
+			snprintf(why, len, "table %s: %s", name, sqlite3_errmsg(db->conn));
+			bad = why;
+		}
+	}
+	if (!bad && rc != SQLITE_DONE) {
+		snprintf(why, len, "its tables: %s", sqlite3_errmsg(db->conn));
+		bad = why;
+	}
+	sqlite3_finalize(st);
+	return bad;
+}
+
+/* A cheap look at start instead of reading every page (which would take
+ * minutes at a year of history): the file's length against its header,
+ * and the root and edge pages of every table. The whole file is checked
+ * later, in the background (daemon/integrity.c) or by `wearmon check`.
+ * Returns 0 or -EINVAL. */
 static int check_pages(struct db *db, char *err, size_t errlen)
 {
-	char res[200] = "";
-	int rc = query_value(db->conn, "PRAGMA quick_check", NULL, res, sizeof(res));
+	char why[600];
+	const char *bad = check_length(db, why, sizeof(why));
 
-	if (rc == SQLITE_OK && !strcmp(res, "ok"))
+	if (!bad)
+		bad = check_tables(db, why, sizeof(why));
+	if (!bad)
 		return 0;
 	db_seterr(err, errlen,
-		  "database %s is damaged (PRAGMA quick_check: %s); move it "
-		  "aside or restore a copy, then start again",
-		  db->path, rc == SQLITE_OK ? res : sqlite3_errmsg(db->conn));
+		  "database %s is damaged (%s); move it aside or restore a copy, then start"
+		  " again",
+		  db->path, bad);
 	return -EINVAL;
 }
 
@@ -249,6 +324,31 @@ static int check_schema(struct db *db, int *version, char *err, size_t errlen)
 	return 0;
 }
 
+static db_slow_fn slow_hook;
+
+void db_set_slow_hook(db_slow_fn fn)
+{
+	slow_hook = fn;
+}
+
+/* What a migration of the file may take at most: a minute, and a second
+ * for every SLOW_BYTES_PER_S of the file (a generous bound: rewriting
+ * is done well above that rate on any disk). */
+#define SLOW_BYTES_PER_S (8ULL << 20)
+
+static void announce_migration(struct db *db, int from)
+{
+	char what[PATH_MAX + 96];
+	struct stat st;
+	uint64_t bytes = stat(db->path, &st) == 0 ? (uint64_t)st.st_size : 0;
+
+	if (!slow_hook || from < 1)
+		return;
+	snprintf(what, sizeof(what), "updating database %s from schema version %d to %d", db->path,
+		 from, DB_SCHEMA_VERSION);
+	slow_hook(what, (60ULL + bytes / SLOW_BYTES_PER_S) * 1000000ULL);
+}
+
 /* Brings the schema to DB_SCHEMA_VERSION in one transaction. The version is
  * read again under the write lock: another process may have migrated. */
 static int migrate(struct db *db, char *err, size_t errlen)
@@ -259,6 +359,8 @@ static int migrate(struct db *db, char *err, size_t errlen)
 	rc = sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = query_value(db->conn, "PRAGMA user_version", &v, NULL, 0);
+	if (rc == SQLITE_OK && v < DB_SCHEMA_VERSION)
+		announce_migration(db, v);
 	for (int next = v + 1; rc == SQLITE_OK && next <= DB_SCHEMA_VERSION; next++)
 		rc = sqlite3_exec(db->conn, db_migrations[next], NULL, NULL, NULL);
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
@@ -1075,6 +1177,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 	ret = db_tx_end(db, ret);
 out:
 	db_leave(db);
+	if (!ret)
+		db_row_written(db, DB_ROW_ITERATION, id);
 	return ret;
 }
 
@@ -1098,9 +1202,12 @@ int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
 	db_bind_fig(&b, e->baseline);
 	db_bind_text(&b, e->data);
 	ret = db_bind_run(&b, "store event");
-	if (ret == 0 && event_id)
-		*event_id = sqlite3_last_insert_rowid(db->conn);
+	int64_t id = ret == 0 ? sqlite3_last_insert_rowid(db->conn) : 0;
+	if (event_id)
+		*event_id = id;
 	db_leave(db);
+	if (id)
+		db_row_written(db, DB_ROW_EVENT, id);
 	return ret;
 }
 

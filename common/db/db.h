@@ -174,6 +174,28 @@ struct db_event {
 	const char *data;       /* JSON text or NULL */
 };
 
+/* A row that the daemon's figures depend on (db_set_row_hook). */
+enum db_row_kind {
+	DB_ROW_ITERATION, /* an iteration ended: its id */
+	DB_ROW_WEAR,      /* a wear row: its iteration_id */
+	DB_ROW_HEALTH,    /* a health snapshot: its id */
+	DB_ROW_EVENT,     /* an event: its id */
+};
+
+/* Called once a row of kind is committed, by the thread that wrote it,
+ * outside the connection's lock (it may query db). */
+typedef void (*db_rowhook_fn)(void *arg, enum db_row_kind kind, int64_t id);
+
+/* Set db's row hook (NULL: none), before any thread writes. */
+void db_set_row_hook(struct db *db, db_rowhook_fn fn, void *arg);
+
+/* Called before something long that db_open must do before it returns (a
+ * schema update): what it is and how long it may take at most from now.
+ * One hook for the process, set before any db_open (wearmond sends
+ * EXTEND_TIMEOUT_USEC with it); NULL: none. */
+typedef void (*db_slow_fn)(const char *what, uint64_t usec);
+void db_set_slow_hook(db_slow_fn fn);
+
 /* Open (creating and migrating when writable). readonly opens without
  * creating. Returns 0 or -errno with a message naming path in err:
  * -ENOENT/-EACCES cannot open, -EINVAL not a (wearmon) SQLite database,

@@ -52,6 +52,18 @@ void db_set_stop(struct db *db, const atomic_int *stop)
 	pthread_mutex_unlock(&db->lock);
 }
 
+void db_set_row_hook(struct db *db, db_rowhook_fn fn, void *arg)
+{
+	db->row_hook = fn;
+	db->row_arg = arg;
+}
+
+void db_row_written(struct db *db, enum db_row_kind kind, int64_t id)
+{
+	if (db->row_hook)
+		db->row_hook(db->row_arg, kind, id);
+}
+
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -35,9 +35,12 @@ int db_health_insert(struct db *db, const struct db_health *h, char *err, size_t
 	else
 		db_bind_null(&b);
 	ret = db_bind_run(&b, "store a health snapshot");
+	int64_t id = ret ? 0 : sqlite3_last_insert_rowid(db->conn);
 	if (ret)
 		db_failure(db, ret, err, errlen);
 	db_leave(db);
+	if (id)
+		db_row_written(db, DB_ROW_HEALTH, id);
 	return ret;
 }
 

@@ -93,6 +93,8 @@ struct db {
 	char last_err[256];          /* SQLite's text for the last failure */
 	const atomic_int *stop;      /* set: a lock is waited for briefly (db_set_stop) */
 	int busy_ms;                 /* how long a write waits for a lock (on_busy) */
+	db_rowhook_fn row_hook;      /* db_set_row_hook; NULL: none */
+	void *row_arg;
 	char tx_what[48];            /* the first write of the open transaction */
 	int outage_on, outage_ended; /* a spell of failing writes: going on; */
 	uint64_t outage_since_ns;    /* one ended, not yet taken (db_outage.c) */
@@ -162,6 +164,9 @@ int db_watch_open(struct db *db, char *err, size_t errlen);
 void db_outage_note(struct db *db, enum stmt_id id, sqlite3_stmt *st, int rc, const char *what);
 
 /* printf into err (when err and errlen). */
+/* Tells the row hook (if any) that a row was stored; call after db_leave. */
+void db_row_written(struct db *db, enum db_row_kind kind, int64_t id);
+
 void db_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -258,10 +258,10 @@ static int copy_state(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 #define FNV_OFFSET 1469598103934665603ULL
 #define FNV_PRIME 1099511628211ULL
 
-/* Adds one result row's first three columns to the FNV-1a hash h. */
+/* Adds one result row's columns to the FNV-1a hash h. */
 static uint64_t hash_row(uint64_t h, sqlite3_stmt *st)
 {
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < sqlite3_column_count(st); k++) {
 		const unsigned char *t = sqlite3_column_text(st, k);
 		size_t n = t ? strlen((const char *)t) + 1 : 1;
 		const unsigned char *b = t ? t : (const unsigned char *)"\xff";
@@ -271,33 +271,48 @@ static uint64_t hash_row(uint64_t h, sqlite3_stmt *st)
 	return h;
 }
 
-/* What tells the inputs apart: ident hashes source target s's first
- * iteration (a newer copy of the same database keeps it), print every
- * iteration's id, start and bytes, the count and last id of its cycles,
- * events and health rows and the samples of its last iteration. Returns 0
- * or -errno. */
+/* Rows that a fingerprint reads, each through an index or a primary key,
+ * so that a target of a year costs its index entries, never its rows.
+ * The first names the target's first iteration (the identity). */
+static const char *const print_sql[] = {
+	"SELECT id, started_at, bytes FROM src.iterations WHERE id ="
+	" (SELECT min(id) FROM src.iterations WHERE target_id = ?1)",
+	"SELECT count(*), max(id), 'i' FROM src.iterations WHERE target_id = ?1",
+	/* the newest rows change last: a running one ends, a restart marks
+	 * it interrupted */
+	"SELECT id, started_at, bytes, status, ended_at, errors FROM src.iterations WHERE id IN"
+	" (SELECT id FROM src.iterations WHERE target_id = ?1 ORDER BY id DESC LIMIT 8)"
+	" ORDER BY id",
+	"SELECT count(*), max(id), 'c' FROM src.cycles WHERE target_id = ?1",
+	"SELECT id, status, ended_at FROM src.cycles WHERE id ="
+	" (SELECT max(id) FROM src.cycles WHERE target_id = ?1)",
+	"SELECT count(*), max(id), 'e' FROM src.events WHERE target_id = ?1",
+	"SELECT count(*), max(id), 'h' FROM src.health WHERE target_id = ?1",
+	"SELECT count(*), max(iteration_id), 'w' FROM src.wear WHERE iteration_id IN"
+	" (SELECT id FROM src.iterations WHERE target_id = ?1)",
+	/* the last iteration may still be running: its samples grow */
+	"SELECT count(*), max(t_ms), 's' FROM src.samples WHERE iteration_id ="
+	" (SELECT max(id) FROM src.iterations WHERE target_id = ?1)",
+};
+
+/* What tells the inputs apart, read through indexes only (merging
+ * unchanged inputs again reads little of them): ident hashes source
+ * target s's first iteration (a newer copy of the same database keeps
+ * it), print the rows of print_sql: counts and last ids of its
+ * iterations, cycles, events, health and wear rows, its newest iterations
+ * and cycle, and the samples of its last iteration. Returns 0 or -errno. */
 static int fingerprint(sqlite3 *c, int64_t s, struct merge_source *m)
 {
-	static const char *const sql[] = {
-		"SELECT id, started_at, bytes FROM src.iterations WHERE target_id = ?1"
-		" ORDER BY id",
-		"SELECT count(*), max(id), 'c' FROM src.cycles WHERE target_id = ?1",
-		"SELECT count(*), max(id), 'e' FROM src.events WHERE target_id = ?1",
-		"SELECT count(*), max(id), 'h' FROM src.health WHERE target_id = ?1",
-		/* the last iteration may still be running: its samples grow */
-		"SELECT count(*), max(t_ms), 's' FROM src.samples WHERE iteration_id ="
-		" (SELECT max(id) FROM src.iterations WHERE target_id = ?1)",
-	};
 	uint64_t h = FNV_OFFSET, first = 0;
 	int ret = 0;
 
-	for (size_t q = 0; q < ARRAY_SIZE(sql) && !ret; q++) {
+	for (size_t q = 0; q < ARRAY_SIZE(print_sql) && !ret; q++) {
 		sqlite3_stmt *st = NULL;
-		int rc = sqlite3_prepare_v2(c, sql[q], -1, &st, NULL);
+		int rc = sqlite3_prepare_v2(c, print_sql[q], -1, &st, NULL);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_bind_int64(st, 1, s);
 		while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (q == 0 && !first)
+			if (q == 0)
 				first = hash_row(FNV_OFFSET, st);
 			h = hash_row(h, st);
 			rc = SQLITE_OK;

@@ -50,6 +50,36 @@ struct metrics_target {
 	int nalerts;
 };
 
+/* A target's stored figures kept in memory by wearmond (daemon/publish.c),
+ * so that publishing reads no history: seeded once by db_metrics_seed,
+ * then brought up to date by db_metrics_apply for each row written. */
+struct db_metrics_state {
+	int64_t target_id;
+	struct metrics_target t; /* the stored figures (db_metrics_collect's) */
+	int64_t last_done_id;    /* newest done iteration (any phase); 0: none */
+	int64_t last_shown_id;   /* the one in t.last_* (done, not a read-back) */
+	int64_t wear_iteration;  /* the wear row in t */
+	char health_at[40];      /* the health snapshot in t: at, id */
+	int64_t health_id;
+	double nand_sum, host_sum; /* deltas of the snapshots that have both */
+	long wa_rows;              /* how many such snapshots */
+	int first_kinds;           /* t.alerts[0..first_kinds): the caller's
+					 kinds, in its order; the rest by name */
+};
+
+/* Fill s (s->target_id and s->t initialised by the caller) from the
+ * database: db_metrics_collect and one query for the keys and sums.
+ * Returns 0 or -errno (logged). */
+int db_metrics_seed(struct db *db, struct db_metrics_state *s);
+
+/* Gives the state of target_id, or NULL (not ours). */
+typedef struct db_metrics_state *(*db_metrics_find_fn)(void *arg, int64_t target_id);
+
+/* Read the row just written (kind, id as db_set_row_hook tells) by its
+ * primary key and fold it into its target's state. Returns 0 or -errno. */
+int db_metrics_apply(struct db *db, enum db_row_kind kind, int64_t id, db_metrics_find_fn find,
+		     void *arg);
+
 /* Count n more alerts of kind in t (a kind beyond METRICS_MAX_KINDS is
  * dropped). */
 void metrics_add_alert(struct metrics_target *t, const char *kind, double n);

@@ -151,5 +151,7 @@ out:
 	if (ret)
 		db_failure(db, ret, err, errlen);
 	db_leave(db);
+	for (size_t i = 0; !ret && i < nrows; i++)
+		db_row_written(db, DB_ROW_WEAR, rows[i].iteration_id);
 	return ret;
 }

@@ -19,7 +19,7 @@ import urllib.request
 import pytest
 
 import simssd_helper
-from conftest import REPO, MiB, query, run_wearmond, start_wearmond, wait_for, write_conf
+from conftest import REPO, MiB, query, run_wearmond, sh, start_wearmond, wait_for, write_conf
 
 RULES = REPO / "conf/prometheus/wearmon.rules.yml"
 RULE_TESTS = REPO / "conf/prometheus/wearmon.rules.test.yml"
@@ -383,3 +383,42 @@ def check_prometheus(prom, db, dev, t0):
     assert all(re.search(r"life_used|spare|temperature", e) for e in empty), empty
     print(f"crash ratio {crash[0]['ratio']:.3f}, alert {fired[0]['metric']['alertname']}, "
           f"{len(by_panel)} panels/annotations with data, empty queries: {len(empty)}")
+
+
+STORED = ("wearmon_last_iteration_", "wearmon_host_written_bytes_total",
+          "wearmon_overprovisioning_", "wearmon_drive_", "wearmon_io_errors_total",
+          "wearmon_verify_errors_total", "wearmon_alerts_total")
+
+
+def stored_lines(text):
+    return sorted(line for line in text.splitlines() if line.startswith(STORED))
+
+
+def test_figures_kept_in_memory_equal_the_databases(workdir):
+    """Run 2 reads each target's stored figures once at start and keeps them
+    up to date as it writes rows; run 3 has nothing left to do and only reads
+    them from the database: both files show the same stored figures."""
+    mdir = workdir / "textfile"
+    mdir.mkdir()
+    metrics = mdir / "wearmon.prom"
+    db = workdir / "w.db"
+
+    def run(cycles):
+        conf = write_conf(workdir / "w.conf",
+                          file_target(db, workdir / "f1.img", metrics, cycles=str(cycles)))
+        p = run_wearmond(conf, timeout=300)
+        assert p.returncode == 0, p.stderr
+        return p.stderr, metrics.read_text()
+
+    run(2)
+    # alerts from before the start are seeded, those during it counted
+    sh("sqlite3", db, "INSERT INTO events (target_id, severity, kind, message) VALUES"
+       " (1, 'warning', 'throughput-crash', 'before'), (1, 'notice', 'zz-kind', 'before')")
+    _, kept = run(4)
+    err, fresh = run(4)
+    assert "nothing to do" in err, err
+    assert query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'done'") == [{"n": 8}]
+    assert stored_lines(kept) == stored_lines(fresh)
+    assert any(line.startswith("wearmon_last_iteration_end_timestamp_seconds")
+               for line in stored_lines(kept)), kept
+    assert any('kind="zz-kind"' in line for line in stored_lines(kept)), kept

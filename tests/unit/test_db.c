@@ -22,6 +22,7 @@
 #include "unit_tmp.h"
 
 #include "db/db.h"
+#include "db/db_check.h"
 #include "db/db_int.h"
 
 #define Q_NULL INT64_MIN
@@ -304,6 +305,69 @@ static void test_reopen_keeps_data(void **state)
 	assert_string_equal(qs(fx, buf, sizeof(buf), "SELECT firmware FROM targets"), "FW2");
 	assert_int_equal(qi(fx, "SELECT first_seen <= last_seen FROM targets"), 1);
 	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+}
+
+/* Writes 64 bytes of garbage at the start of page pageno. */
+static void spoil_page(const struct fx *fx, int64_t pageno)
+{
+	int64_t size = qi(fx, "PRAGMA page_size");
+	FILE *f = fopen(fx->path, "r+b");
+	char junk[64];
+
+	assert_non_null(f);
+	memset(junk, 0xa5, sizeof(junk));
+	assert_int_equal(fseek(f, (long)((pageno - 1) * size), SEEK_SET), 0);
+	assert_int_equal(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
+	fclose(f);
+}
+
+/* Open reads the edges of each table only: a page in the middle of one is
+ * found by db_check_file, in steps or whole; a file cut short is refused
+ * at open. */
+static void test_cheap_open_and_full_check(void **state)
+{
+	struct fx *fx = *state;
+	const struct db_check_opts whole = { 0 }, steps = { .stepwise = 1 };
+	struct db_check_result r;
+	char err[512];
+
+	db_close(fx->db);
+	fx->db = NULL;
+	raw_exec(fx, "CREATE TABLE bulk (id INTEGER PRIMARY KEY, x BLOB);"
+		     "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 400)"
+		     " INSERT INTO bulk (x) SELECT randomblob(1000) FROM n;"
+		     "PRAGMA wal_checkpoint(TRUNCATE)");
+	assert_int_equal(db_check_file(fx->path, &whole, &r, err, sizeof(err)), 0);
+	assert_int_equal(db_check_file(fx->path, &steps, &r, err, sizeof(err)), 0);
+	assert_true(r.tables >= 11 && r.problems == 0);
+
+	struct db_check_ctl ctl;
+	db_check_ctl_init(&ctl);
+	const struct db_check_opts stopped = { .ctl = &ctl };
+	db_check_interrupt(&ctl);
+	assert_int_equal(db_check_file(fx->path, &stopped, &r, err, sizeof(err)), -EINTR);
+	db_check_ctl_fini(&ctl);
+
+	int64_t leaves = qi(fx, "SELECT count(*) FROM dbstat WHERE name = 'bulk' AND"
+				" pagetype = 'leaf'");
+	assert_true(leaves > 10);
+	spoil_page(fx, qi(fx,
+			  "SELECT pageno FROM dbstat WHERE name = 'bulk' AND pagetype ="
+			  " 'leaf' ORDER BY path LIMIT 1 OFFSET %lld",
+			  (long long)leaves / 2));
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
+	db_close(fx->db);
+	fx->db = NULL;
+	assert_int_equal(db_check_file(fx->path, &whole, &r, err, sizeof(err)), -EBADMSG);
+	assert_true(r.problems >= 1 && r.first[0]);
+	assert_int_equal(db_check_file(fx->path, &steps, &r, err, sizeof(err)), -EBADMSG);
+	assert_true(r.problems >= 1 && r.first[0]);
+
+	int64_t size = qi(fx, "PRAGMA page_size") * qi(fx, "PRAGMA page_count");
+	assert_int_equal(truncate(fx->path, (off_t)size - 100), 0);
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "is damaged"));
+	assert_non_null(strstr(err, "not a multiple of its page size"));
 }
 
 static void test_newer_version_refused(void **state)
@@ -1768,6 +1832,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
 		cmocka_unit_test(test_phase_names),
+		cmocka_unit_test_setup_teardown(test_cheap_open_and_full_check, setup_open,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_statement_bind_counts, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_count_refused, setup_open, teardown),
 	};

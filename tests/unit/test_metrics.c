@@ -431,6 +431,132 @@ static void test_collect_from_db(void **state)
 	close_db(&fx);
 }
 
+/* Two figures are the same: equal, or both unknown. */
+static void assert_same(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		assert_true(isnan(a) && isnan(b));
+	else
+		assert_true(a == b);
+}
+
+static void assert_same_stored(const struct metrics_target *a, const struct metrics_target *b)
+{
+	const double *const fa[] = { &a->last_bps,
+				     &a->last_iops,
+				     &a->last_p99_seconds,
+				     &a->last_ratio,
+				     &a->last_end_unix,
+				     &a->last_seconds,
+				     &a->last_size_bytes,
+				     &a->host_written_bytes,
+				     &a->op_effective,
+				     &a->op_configured,
+				     &a->life_used_ratio,
+				     &a->media_errors,
+				     &a->temperature_celsius,
+				     &a->nand_written_bytes,
+				     &a->spare_ratio,
+				     &a->write_amplification,
+				     &a->io_errors,
+				     &a->verify_errors };
+	for (size_t i = 0; i < sizeof(fa) / sizeof(fa[0]); i++)
+		assert_same(*fa[i], *(const double *)((const char *)b +
+						      ((const char *)fa[i] - (const char *)a)));
+	assert_string_equal(a->last_workload, b->last_workload);
+	assert_int_equal(a->nalerts, b->nalerts);
+	for (int k = 0; k < a->nalerts; k++) {
+		assert_string_equal(a->alerts[k].kind, b->alerts[k].kind);
+		assert_true(a->alerts[k].count == b->alerts[k].count);
+	}
+}
+
+static struct db_metrics_state *find_one(void *arg, int64_t target_id)
+{
+	struct db_metrics_state *s = arg;
+	return s->target_id == target_id ? s : NULL;
+}
+
+struct fold {
+	struct db_metrics_state s;
+	struct db *db;
+};
+
+static void fold_row(void *arg, enum db_row_kind kind, int64_t id)
+{
+	struct fold *f = arg;
+	assert_int_equal(db_metrics_apply(f->db, kind, id, find_one, &f->s), 0);
+}
+
+static void add_health(struct dbfx *fx, int64_t nand_delta, int64_t host_delta, int64_t temp)
+{
+	struct db_health h = { .target_id = fx->tgt,
+			       .source = "nvme",
+			       .write_amplification = -1,
+			       .host_bytes_delta = host_delta,
+			       .nand_bytes_delta = nand_delta };
+	char err[256];
+	h.has[DB_H_TEMP] = h.has[DB_H_PCT_USED] = h.has[DB_H_SPARE] = 1;
+	h.val[DB_H_TEMP] = temp;
+	h.val[DB_H_PCT_USED] = temp / 10;
+	h.val[DB_H_SPARE] = 100 - temp / 10;
+	assert_int_equal(db_health_insert(fx->db, &h, err, sizeof(err)), 0);
+}
+
+static void add_event(struct dbfx *fx, const char *severity, const char *kind)
+{
+	struct db_event e = { .target_id = fx->tgt,
+			      .run_id = fx->run,
+			      .severity = severity,
+			      .kind = kind,
+			      .message = "m",
+			      .value = -1,
+			      .baseline = -1 };
+	assert_int_equal(db_event(fx->db, &e, NULL), 0);
+}
+
+/* The figures seeded once and kept up to date row by row equal those
+ * read from the whole history afterwards. */
+static void test_seed_then_rows(void **state)
+{
+	struct dbfx fx;
+	struct fold f;
+	struct db_metrics_state *const s = &f.s;
+	struct metrics_target fresh;
+	int64_t c1 = 0, c2 = 0;
+
+	open_db(&fx);
+	assert_int_equal(db_cycle_begin(fx.db, fx.tgt, fx.run, 1, &c1), 0);
+	int64_t first = add_iteration(&fx, c1, 1, 200, 1, 0);
+	add_health(&fx, 300, 100, 40);
+	add_event(&fx, "warning", "throughput-crash");
+	memset(&f, 0, sizeof(f));
+	f.db = fx.db;
+	s->target_id = fx.tgt;
+	metrics_target_init(&s->t);
+	assert_int_equal(db_metrics_seed(fx.db, s), 0);
+	db_set_row_hook(fx.db, fold_row, &f);
+
+	assert_int_equal(db_cycle_begin(fx.db, fx.tgt, fx.run, 2, &c2), 0);
+	add_iteration(&fx, c2, 1, 50, 3, first);
+	int64_t last = add_iteration(&fx, c2, 2, 70, 0, first);
+	add_health(&fx, 500, 100, 45);
+	add_health(&fx, -1, -1, 47); /* no deltas: not in the write amplification */
+	add_event(&fx, "err", "zz-novel");
+	add_event(&fx, "notice", "aa-novel");
+	add_event(&fx, "info", "throughput-crash");
+	add_event(&fx, "warning", "throughput-crash");
+	db_set_row_hook(fx.db, NULL, NULL);
+
+	metrics_target_init(&fresh);
+	assert_int_equal(db_metrics_collect(fx.db, fx.tgt, &fresh), 0);
+	assert_same_stored(&s->t, &fresh);
+	assert_int_equal(s->last_done_id, last);
+	assert_true(fabs(s->t.write_amplification - 800.0 / 200.0) < 1e-12);
+	assert_true(s->t.io_errors == 4 && s->t.temperature_celsius == 47);
+	close_db(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_label_escaping), cmocka_unit_test(test_values),
 		cmocka_unit_test(test_add_alert),      cmocka_unit_test(test_write_file),
 		cmocka_unit_test(test_remove_stale),   cmocka_unit_test(test_collect_from_db),
+		cmocka_unit_test(test_seed_then_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,7 @@ struct command {
 static const struct command commands[] = {
 	{ "status", wm_cmd_status }, { "history", wm_cmd_history }, { "show", wm_cmd_show },
 	{ "alerts", wm_cmd_alerts }, { "plot", wm_cmd_plot },       { "report", wm_cmd_report },
-	{ "export", wm_cmd_export }, { "merge", wm_cmd_merge },
+	{ "export", wm_cmd_export }, { "merge", wm_cmd_merge },     { "check", wm_cmd_check },
 };
 
 /* Global options, up to the command name. Returns -1 to go on, or an
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		return wm_usage_error(
 			"missing COMMAND (status, history, show, alerts, plot, report, "
-			"export, merge)");
+			"export, merge, check)");
 	name = argv[optind];
 	if (!strcmp(name, "help")) {
 		wm_usage(stdout);
@@ -78,6 +78,6 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	return wm_usage_error("unknown command '%s' (status, history, show, alerts, plot, report, "
-			      "export, merge)",
+			      "export, merge, check)",
 			      name);
 }

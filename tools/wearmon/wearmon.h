@@ -18,6 +18,7 @@
 #define WM_EXIT_OK 0
 #define WM_EXIT_ERROR 1
 #define WM_EXIT_USAGE 2
+#define WM_EXIT_DAMAGED 3 /* check: the database is damaged */
 
 #define WM_DEFAULT_DB "/var/lib/wearmon/wearmon.db"
 #define WM_NO_ITERATIONS "no iterations yet"
@@ -334,6 +335,7 @@ int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
 int wm_cmd_plot(struct wm *wm, int argc, char **argv);
 int wm_cmd_export(struct wm *wm, int argc, char **argv);
 int wm_cmd_merge(struct wm *wm, int argc, char **argv);
+int wm_cmd_check(struct wm *wm, int argc, char **argv);
 int wm_cmd_report(struct wm *wm, int argc, char **argv);
 
 #endif

@@ -40,6 +40,8 @@ void wm_usage(FILE *f)
 		   "                              (targets become HOST/NAME; the only command\n"
 		   "       [--rename IN.db=HOST]  that writes, and only OUT.db, never a daemon's;\n"
 		   "                              --rename: IN.db's targets as HOST/NAME)\n"
+		   "  check                       read the whole database file once: is it\n"
+		   "                              damaged? (PRAGMA integrity_check)\n"
 		   "\n"
 		   "Options (also accepted after COMMAND):\n"
 		   "  -d, --database DB  history file (default " WM_DEFAULT_DB ")\n"
@@ -50,7 +52,8 @@ void wm_usage(FILE *f)
 		   "or an age such as 90m, 12h, 7d.\n"
 		   "Exit status: 0 success (also when there is nothing to show yet),\n"
 		   "1 runtime error (database missing or unreadable, no such target or\n"
-		   "iteration), 2 usage error. See wearmon(1).\n");
+		   "iteration), 2 usage error, 3 check found the database damaged.\n"
+		   "See wearmon(1).\n");
 }
 
 void wm_err(const char *fmt, ...)
