@@ -590,7 +590,7 @@ static void sample_fold(struct engine_sample *a, struct hist *alat, const struct
 
 /* A sample is cut: a part shorter than an interval (the end of a phase,
  * or a merged interval that some jobs had left early) joins its
- * neighbour, so min and max come from whole intervals (issue 32) while
+ * neighbour, so min and max come from whole intervals while
  * every byte stays in exactly one sample. */
 static void out_sample(struct sample_out *o, const struct engine_sample *smp)
 {

@@ -1,5 +1,6 @@
 /* engine: one measured I/O phase with libaio and O_DIRECT: keeps the queue
- * full, batches submissions and completions, times every I/O and cuts the
+ * full (the next I/Os prepared ahead in spare slots while the queue is
+ * busy), batches submissions and completions, times every I/O and cuts the
  * phase into samples; several jobs (threads, a context each) summed into
  * one result. The null engine (engine_create_null) runs the same loop
  * without a device. Knows nothing of configs or databases. */
@@ -99,7 +100,8 @@ struct engine_result {
 };
 
 /* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio
- * context and aligned buffers, allocated once. Returns 0 or -errno. */
+ * context and aligned buffers for max_qd and up to 32 spare slots,
+ * allocated once. Returns 0 or -errno. */
 int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out);
 
 /* Create a null engine context, as fio's null engine: every I/O completes

@@ -36,9 +36,11 @@ def test_bench_quick_reports_everything(tmp_path):
     assert "--direct-io=off (buffered)" in out and "--direct-io=on (direct)" in out
     for mode in ("buffered", "direct"):
         for tool in ("wearmond", "fio", "fio-tuned"):
-            # IOPS, MiB/s, CPU s/GiB and (QD1) the p50 latency
-            assert re.search(rf"^4k randwrite QD1 +{mode} +{tool} +\d+ +[\d.]+ +[\d.]+ +[\d.]+$",
-                             out, re.M), (mode, tool, out)
+            # IOPS, MiB/s, CPU s/GiB, mean depth and (QD1) the p50 latency
+            m = re.search(rf"^4k randwrite QD1 +{mode} +{tool} +\d+ +[\d.]+ +[\d.]+ +([\d.]+)"
+                          rf" +[\d.]+$", out, re.M)
+            assert m, (mode, tool, out)
+            assert 0 < float(m.group(1)) <= 1.005, (mode, tool, out)  # at most the QD
         for what in ("rate IOPS", "CPU/GiB", "p50 latency"):
             m = re.search(rf"{mode} +ratio vs (fio|fio-tuned) +{what} +([\d.]+) "
                           rf"\[([\d.]+) \.\. ([\d.]+)\] \(goal [<>]= 1\.00\) (.+)$", out, re.M)

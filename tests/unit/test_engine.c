@@ -409,7 +409,7 @@ static void test_short_phase_no_spread(void **state)
 /* Merged samples: ordered intervals, summed bytes. */
 struct merged {
 	unsigned n, next_index;
-	double last_t;
+	double last_t, shortest; /* the shortest sample, seconds */
 	uint64_t bytes, ops;
 	int ordered;
 };
@@ -422,6 +422,8 @@ static void merged_sample(void *arg, const struct engine_sample *s)
 	m->ordered &= s->lat != NULL && s->lat->count == s->ops;
 	m->next_index = s->index + 1;
 	m->last_t = s->t;
+	if (!m->n || s->seconds < m->shortest)
+		m->shortest = s->seconds;
 	m->bytes += s->bytes;
 	m->ops += s->ops;
 	m->n++;
@@ -453,6 +455,8 @@ static void test_jobs_sum_and_cover(void **state)
 	assert_int_equal(r.lat.count, SPAN / 4096);
 	assert_true(m.ordered);
 	assert_int_equal((int)r.nsamples, (int)m.n);
+	/* no merged sample is a part of an interval (issue 32) */
+	assert_true(m.n == 1 || m.shortest >= p.sample_interval * 0.999);
 	/* every byte in exactly one sample, however far apart the jobs ran */
 	assert_true(m.bytes == r.bytes && m.ops == r.ops);
 	assert_true(r.mibps > 0 && r.mibps_min <= r.mibps && r.mibps <= r.mibps_max);

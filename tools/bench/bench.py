@@ -9,10 +9,13 @@ tools/bench/results; tools/bench/README.md describes the method).
 Each case runs its repeats alternating the three runners (wearmond, fio
 defaults, fio tuned batching), rotating their order every repeat, after
 one warm-up round. It prints per case and loop mode each runner's median
-IOPS and MiB/s, its CPU seconds per GiB moved, at QD1 the p50 completion
-latency, then wearmond's ratio to the better fio setting (the one with the
+IOPS and MiB/s, its CPU seconds per GiB moved, the mean number of I/Os it
+kept in flight (wearmond's iterations.mean_depth; fio's by Little's law,
+its IOPS times its mean total latency), at QD1 the p50 completion latency, then wearmond's ratio to the better fio setting (the one with the
 higher median rate) as the median of the per-repeat ratios with their min
-and max; a spread that crosses 1.00 is flagged "inconclusive".
+and max; a spread that crosses 1.00 is flagged "inconclusive". Equal work: fio
+refills its buffers before every write (--refill_buffers) as wearmond
+writes fresh data, unless --no-refill.
 
 Then: `jobs = 2` against one job, the database's growth per target-day at
 one sample per second, the time wearmond spends storing each iteration
@@ -37,9 +40,10 @@ from pathlib import Path
 
 CASES = [
     # name, workload (wearmond), rw (fio), block size, queue depth,
-    # compressibility (None: both tools' defaults; wearmond writes fresh
-    # random data, fio fills its buffers once)
+    # compressibility (None: both tools' defaults, wearmond writing fresh
+    # random data and fio refilling its buffers with random data per write)
     ("4k randwrite QD1", "randwrite", "randwrite", "4k", 1, None),
+    ("4k randwrite QD8", "randwrite", "randwrite", "4k", 8, None),
     ("4k randwrite QD32", "randwrite", "randwrite", "4k", 32, None),
     ("4k randwrite QD128", "randwrite", "randwrite", "4k", 128, None),
     ("4k randread QD32", "randread", "randread", "4k", 32, None),
@@ -56,10 +60,11 @@ GIB = 1 << 30
 MIB = 1 << 20
 
 
-def fio_data_args(compress):
-    """fio options that match wearmond's compressibility = compress."""
+def fio_data_args(compress, rw, refill=True):
+    """fio options that match wearmond's compressibility = compress: fresh
+    data in every write (refill, the default) or fio's buffers filled once."""
     if compress is None:
-        return []
+        return ["--refill_buffers=1"] if refill and "write" in rw else []
     return ["--refill_buffers=1", f"--buffer_compress_percentage={compress}",
             "--buffer_compress_chunk=4k"]
 
@@ -252,11 +257,17 @@ def run_wearmond(ctx, dev, case, jobs=1, keep_db=False, build=None):
     wearmond_conf(conf, db, dev, case, ctx["seconds"], ctx["size_mib"], jobs)
     _, err, cpu = run_measured([*ctx["pin"], str(build / "wearmond"), "--foreground",
                                 "--debug", "-c", str(conf)])
-    row = sql_json(db, "SELECT bytes, ops, seconds, lat_p50_us FROM iterations")[0]
+    row = sql_json(db, "SELECT bytes, ops, seconds, lat_p50_us, lat_mean_us, iops_avg"
+                   " FROM iterations")[0]
+    try:  # a build from before schema 17: Little's law from the row
+        depth = sql_json(db, "SELECT mean_depth FROM iterations")[0]["mean_depth"]
+    except subprocess.CalledProcessError:
+        depth = row["iops_avg"] * row["lat_mean_us"] / 1e6
     if not keep_db:
         remove_db(db)
     return {"bytes": row["bytes"], "ops": row["ops"], "seconds": row["seconds"],
-            "cpu": cpu, "p50": row["lat_p50_us"], "store_ms": db_store_ms(err)}
+            "cpu": cpu, "p50": row["lat_p50_us"], "store_ms": db_store_ms(err),
+            "depth": depth}
 
 
 def run_fio(ctx, dev, case, tuned, jobs=1):
@@ -265,7 +276,7 @@ def run_fio(ctx, dev, case, tuned, jobs=1):
             "--direct=1", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
             f"--size={ctx['size_mib']}M", f"--runtime={ctx['seconds']}", "--time_based",
             "--randrepeat=0", "--norandommap", "--output-format=json",
-            "--lat_percentiles=1", *fio_data_args(compress)]
+            "--lat_percentiles=1", *fio_data_args(compress, rw, ctx.get("refill", True))]
     if tuned:
         argv += fio_tuned_args(qd)
     if jobs > 1:
@@ -275,7 +286,8 @@ def run_fio(ctx, dev, case, tuned, jobs=1):
     d = job["read" if rw.endswith("read") else "write"]
     p50 = d["lat_ns"].get("percentile", {}).get("50.000000")
     return {"bytes": d["io_bytes"], "ops": d["total_ios"], "seconds": d["runtime"] / 1000.0,
-            "cpu": cpu, "p50": p50 / 1000.0 if p50 else None, "store_ms": []}
+            "cpu": cpu, "p50": p50 / 1000.0 if p50 else None, "store_ms": [],
+            "depth": d["lat_ns"]["mean"] / 1e9 * d["iops"]}
 
 
 def run_one(ctx, dev, case, runner):
@@ -335,6 +347,7 @@ def print_case(name, mode, res, is_mib, qd):
               f"{statistics.median(rate(x, False) for x in v):>10.0f} "
               f"{statistics.median(rate(x, True) for x in v):>9.1f} "
               f"{statistics.median(cpu_per_gib(x) for x in v):>9.3f} "
+              f"{statistics.median(x['depth'] for x in v):>7.2f} "
               f"{'' if lat is None else f'{lat:.1f}':>9}")
     best = max(("fio", "fio-tuned"),
                key=lambda r: statistics.median(rate(x, is_mib) for x in res[r]))
@@ -425,6 +438,9 @@ def main():
     ap.add_argument("--pin", metavar="CPU",
                     help="run both tools on this CPU only (taskset -c CPU), so that a "
                     "QD1 latency does not depend on which CPU the loop worker wakes on")
+    ap.add_argument("--no-refill", action="store_true",
+                    help="fio fills its write buffers once (less work than wearmond's "
+                    "fresh data per write) instead of --refill_buffers")
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: 1 repeat of 1 s on 256 MiB")
     ap.add_argument("--results", metavar="DIR",
@@ -451,7 +467,8 @@ def run(a):
     ctx = {"build": Path(a.build).resolve(), "seconds": a.seconds, "repeats": a.repeats,
            "size_mib": a.size_mib, "pin": ["taskset", "-c", a.pin] if a.pin else [],
            "runners": RUNNERS + (("baseline",) if a.baseline else ()),
-           "baseline": Path(a.baseline).resolve() if a.baseline else None}
+           "baseline": Path(a.baseline).resolve() if a.baseline else None,
+           "refill": not a.no_refill}
     ctx["work"] = Path(tempfile.mkdtemp(prefix="wearmon-bench-", dir="/var/tmp"))
     img = Path(tempfile.mkstemp(prefix="wearmon-bench-", suffix=".img", dir="/dev/shm")[1])
     devs = {}
@@ -469,10 +486,11 @@ def run(a):
                   f"({a.size_mib} MiB in /dev/shm)")
         print(f"method: per case, one warm-up round then {a.repeats} repeats of "
               f"{a.seconds:g} s, wearmond / fio defaults / fio tuned batching alternating "
-              f"in rotating order; medians; ratios per repeat against the better fio setting"
+              f"in rotating order; medians; ratios per repeat against the better fio setting; "
+              f"fio {'fills its buffers once' if a.no_refill else 'refills every write buffer'}"
               + (f"; both tools pinned to CPU {a.pin}" if a.pin else ""))
         print(f"{'case':<22} {'loop':<8} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} "
-              f"{'CPU s/GiB':>9} {'p50 us':>9}")
+              f"{'CPU s/GiB':>9} {'depth':>7} {'p50 us':>9}")
         device_mibps = None
         for case in CASES:
             name, _, _, bs, qd, _ = case

@@ -209,7 +209,7 @@ static const char *const shown_cols[] = {
 	"fill_mibps",   "fill_seconds", "fill_bytes",     "errors",
 	"status",       "error",        "target",         "device",
 	"device_kind",  "cycle",        "baseline_mibps", "baseline_cycle",
-	"nsizes",       "host_stall_seconds",
+	"nsizes",       "host_stall_seconds", "mean_depth",
 };
 /* clang-format on */
 
@@ -261,9 +261,9 @@ static void show_head(const struct wm_table *t)
 	       fig(wm_num(t, 0, "seconds"), 1));
 	printf("  device      %s (%s), region offset %s\n", wm_str(t, 0, "device"),
 	       wm_str(t, 0, "device_kind"), bytes_of(wm_num(t, 0, "region_offset")));
-	printf("  workload    %s, block %s, queue depth %lld, compressibility %lld%%\n",
+	printf("  workload    %s, block %s, queue depth %lld (kept %s), compressibility %lld%%\n",
 	       wm_str(t, 0, "workload"), bytes_of(wm_num(t, 0, "block_size")),
-	       (long long)wm_int(t, 0, "queue_depth", 0),
+	       (long long)wm_int(t, 0, "queue_depth", 0), fig(wm_num(t, 0, "mean_depth"), 1),
 	       (long long)wm_int(t, 0, "compressibility", 0));
 	printf("  size        %s; planned %s, moved %s in %s I/Os, %s errors\n",
 	       bytes_of(wm_num(t, 0, "size_bytes")), bytes_of(wm_num(t, 0, "amount_bytes")),
