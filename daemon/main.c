@@ -19,6 +19,7 @@
 #include "notify.h"
 #include "outage.h"
 #include "publish.h"
+#include "retain.h"
 #include "sched.h"
 #include "signals.h"
 #include "device/tgt.h"
@@ -73,6 +74,7 @@ struct daemon {
 	struct db *db; /* once the run is recorded */
 	int64_t run_id;
 	struct outage outage; /* spells of failing writes, stored afterwards */
+	struct retain retain; /* moving and rolling up samples (retain.h) */
 	int all_done;         /* every target's campaign is complete */
 };
 
@@ -721,6 +723,7 @@ static void tick(struct daemon *d)
 		publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, d->stopping, 0);
 		d->next_status = now + STATUS_EVERY;
 	}
+	retain_tick(&d->retain, d->db, d->cfgs[d->ncfgs - 1]->sample_retention, now);
 	alert_reap();
 }
 
@@ -890,6 +893,7 @@ static int run(struct daemon *d)
 	publish_init(&d->pub, c);
 	d->db = db;
 	d->run_id = run_id;
+	retain_init(&d->retain);
 	/* the ticker that tells the host's stalls from the drive's (hstall.h) */
 	int ret_hs = hstall_init();
 	if (ret_hs)

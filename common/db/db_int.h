@@ -22,6 +22,13 @@ extern const char *const db_migrations[];
  * Returns 0 or -errno with a message in err. */
 int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen);
 
+/* Schema 16's samples (db_schema.c): the end of the move of the old table
+ * (drops it, the view reads sample_data only); the move of the rows of
+ * iterations ?1..?2; the rollup of iteration ?1's samples into minutes. */
+extern const char db_schema_samples_done[];
+extern const char db_schema_samples_move[];
+extern const char db_schema_samples_fold[];
+
 enum stmt_id {
 	ST_BEGIN,
 	ST_COMMIT,
