@@ -28,6 +28,10 @@ int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen)
 extern const char db_schema_samples_done[];
 extern const char db_schema_samples_move[];
 extern const char db_schema_samples_fold[];
+/* sample_data's columns, and the values of all but the first (the
+ * iteration) from a row x in schema 15's columns and units. */
+extern const char db_schema_sample_cols[];
+extern const char db_schema_sample_from_15[];
 
 enum stmt_id {
 	ST_BEGIN,

@@ -93,33 +93,34 @@
 	" lat_p99_ns, lat_p999_ns, lat_p9999_ns, lat_max_ns, host_stall_ns, mibps_min_1s,"         \
 	" mibps, iops"
 #define NS_16(x, col, f) "CAST(round(" x "." col " * " f ") AS INTEGER)"
-#define SAMPLE_FROM_15(x)                                                                                           \
-	x ".iteration_id, CASE " x ".phase WHEN 'fill' THEN 0 WHEN 'measure' THEN 1 END,"                           \
-	  " " x ".t_ms, " NS_16(                                                                                    \
-		  x, "duration_ms",                                                                                 \
-		  "1e6") ", " x ".bytes,"                                                                           \
-			 " CASE WHEN " x ".duration_ms >= 0 THEN"                                                   \
-			 " CAST(round(" x ".iops * " x ".duration_ms / 1e3) AS INTEGER) END,"                       \
-			 " " NS_16(x, "lat_p50_us", "1e3") ", " NS_16(                                              \
-				 x, "lat_p90_us",                                                                   \
-				 "1e3") ","                                                                         \
-					" " NS_16(x, "lat_p99_us", "1e3") ", " NS_16(                               \
-						x, "lat_p999_us",                                                   \
-						"1e3") ","                                                          \
-						       " " NS_16(x, "lat_p9999_us", "1e3") ", " NS_16(              \
-							       x, "lat_max_us",                                     \
-							       "1e3") ","                                           \
-								      " " NS_16(                                    \
-									      x, "host_stall_ms",                   \
-									      "1e6") ", " x                         \
-										     ".mibps_min_1s,"               \
-										     " CASE WHEN " x                \
-										     ".bytes IS NULL OR " x         \
-										     ".duration_ms IS NULL THEN " x \
-										     ".mibps END,"                  \
-										     " CASE WHEN " x                \
-										     ".duration_ms IS NULL THEN " x \
-										     ".iops END"
+#define SAMPLE_FROM_15(x) x ".iteration_id, " SAMPLE_FROM_15_REST(x)
+#define SAMPLE_FROM_15_REST(x)                                                                                    \
+	"CASE " x ".phase WHEN 'fill' THEN 0 WHEN 'measure' THEN 1 END,"                                          \
+	" " x ".t_ms, " NS_16(                                                                                    \
+		x, "duration_ms",                                                                                 \
+		"1e6") ", " x ".bytes,"                                                                           \
+		       " CASE WHEN " x ".duration_ms >= 0 THEN"                                                   \
+		       " CAST(round(" x ".iops * " x ".duration_ms / 1e3) AS INTEGER) END,"                       \
+		       " " NS_16(x, "lat_p50_us", "1e3") ", " NS_16(                                              \
+			       x, "lat_p90_us",                                                                   \
+			       "1e3") ","                                                                         \
+				      " " NS_16(x, "lat_p99_us", "1e3") ", " NS_16(                               \
+					      x, "lat_p999_us",                                                   \
+					      "1e3") ","                                                          \
+						     " " NS_16(x, "lat_p9999_us", "1e3") ", " NS_16(              \
+							     x, "lat_max_us",                                     \
+							     "1e3") ","                                           \
+								    " " NS_16(                                    \
+									    x, "host_stall_ms",                   \
+									    "1e6") ", " x                         \
+										   ".mibps_min_1s,"               \
+										   " CASE WHEN " x                \
+										   ".bytes IS NULL OR " x         \
+										   ".duration_ms IS NULL THEN " x \
+										   ".mibps END,"                  \
+										   " CASE WHEN " x                \
+										   ".duration_ms IS NULL THEN " x \
+										   ".iops END"
 
 /* Writes through the view: an INSERT in schema 15's columns is stored
  * converted, a DELETE removes the row wherever it is. */
@@ -690,6 +691,9 @@ const char db_schema_samples_move[] =
 	"INSERT INTO sample_data (" SAMPLE_DATA_COLS_16 ")\n"
 	"  SELECT " SAMPLE_FROM_15("x") "\n"
 	"  FROM samples_v15 x WHERE x.iteration_id BETWEEN ?1 AND ?2";
+
+const char db_schema_sample_cols[] = SAMPLE_DATA_COLS_16;
+const char db_schema_sample_from_15[] = SAMPLE_FROM_15_REST("x");
 
 const char db_schema_samples_fold[] =
 	"INSERT INTO sample_minute_data (iteration_id, phase, minute, samples,\n"
