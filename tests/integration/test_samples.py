@@ -7,7 +7,7 @@ import random
 import signal
 import sqlite3
 
-from conftest import (REPO, query, spawn, wait_for, write_conf, WEARMOND,
+from conftest import (REPO, query, run_wearmon, spawn, wait_for, write_conf, WEARMOND,
                       two_cycle_file_db)
 
 FIXTURE = REPO / "tests/unit/fixtures/schema-v15.sql"
@@ -199,3 +199,16 @@ def test_old_samples_rolled_up_into_minutes(workdir):
     # yet visited): the rollup never touches a running one
     assert query(db, "SELECT count(*) AS n FROM sample_data s JOIN iterations i"
                      " ON i.id = s.iteration_id WHERE i.status = 'running'")[0]["n"] == 0
+
+
+def test_merge_converts_a_schema15_input(workdir):
+    """wearmon merge of a schema-15 database: its samples arrive compact,
+    equal through the view (ids renumbered, in the same order)."""
+    src = workdir / "v15.db"
+    schema15_db(src, copies=8, seed=2)
+    out = workdir / "out.db"
+    p = run_wearmon("merge", "-o", out, src)
+    assert p.returncode == 0, p.stderr
+    old, new = rows(src), rows(out)
+    assert_same_samples([(0,) + o[1:] for o in old], [(0,) + n[1:] for n in new])
+    assert query(out, "SELECT count(*) AS n FROM sample_data")[0]["n"] == len(old)
