@@ -101,11 +101,13 @@ static int migrate_batch(struct db *db, int batch, struct db_samples_progress *p
 	}
 	if (!ret)
 		ret = one_i64(db, "SELECT max(iteration_id) FROM samples_v15", 0, 0, &last);
-	if (!ret && one_i64(db,
-			    "SELECT max(id) FROM (SELECT id FROM iterations WHERE id >= ?1"
-			    " ORDER BY id LIMIT ?2)",
-			    lo, batch, &hi) == -ENOENT)
-		hi = lo;
+	if (!ret)
+		ret = one_i64(db,
+			      "SELECT max(id) FROM (SELECT id FROM iterations WHERE id >= ?1"
+			      " ORDER BY id LIMIT ?2)",
+			      lo, batch, &hi);
+	if (ret == -ENOENT) /* samples of no iteration: FOREIGN KEY was off */
+		hi = last, ret = 0;
 	if (!ret)
 		ret = move_rows(db, lo, hi);
 	if (!ret)
