@@ -268,9 +268,9 @@ struct db_samples_progress {
  * Returns 1 when rows remain, 0 when none do (nothing to do), or -errno. */
 int db_samples_migrate(struct db *db, int batch, struct db_samples_progress *p);
 
-/* Replace the 1-second samples of up to batch iterations that ended more
- * than retention seconds ago by per-minute rollups (sample_minute_data),
- * one transaction; iterations are visited in id order from *cursor (0 at
+/* Replace the 1-second samples of up to batch (at most 64) iterations that
+ * ended more than retention seconds ago by per-minute rollups
+ * (sample_minute_data), one transaction, taken only when one is found; iterations are visited in id order from *cursor (0 at
  * first), which is set back to 0 after the last. Returns how many
  * iterations were rolled up, or -errno. */
 int db_samples_rollup(struct db *db, double retention, int batch, int64_t *cursor);

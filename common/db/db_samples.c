@@ -175,29 +175,36 @@ static int fold_iteration(struct db *db, int64_t id)
 }
 
 /* Iterations visited per call at most, old enough or not: bounds the time
- * a call holds the connection while the window's iterations are passed. */
+ * a call holds the connection while the window's iterations are passed;
+ * and iterations rolled up per transaction at most. */
 #define ROLLUP_VISIT 256
+#define ROLLUP_MAX 64
 
 int db_samples_rollup(struct db *db, double retention, int batch, int64_t *cursor)
 {
-	int folded = 0, old = 0, ret = db_enter(db);
+	int64_t ids[ROLLUP_MAX];
+	int n = 0, old = 0, ret = db_enter(db);
 
 	if (ret)
 		return ret;
-	ret = db_tx_begin(db);
-	for (int seen = 0; !ret && folded < batch && seen < ROLLUP_VISIT; seen++) {
+	batch = batch < 1 ? 1 : batch > ROLLUP_MAX ? ROLLUP_MAX : batch;
+	/* found by reads; the write lock is taken only when there is work */
+	for (int seen = 0; !ret && n < batch && seen < ROLLUP_VISIT; seen++) {
 		ret = next_with_samples(db, retention, cursor, &old);
 		if (ret == -ENOENT) {
 			*cursor = 0;
 			ret = 0;
 			break;
 		}
-		if (!ret && old) {
-			ret = fold_iteration(db, *cursor);
-			folded++;
-		}
+		if (!ret && old)
+			ids[n++] = *cursor;
 	}
-	ret = db_tx_end(db, ret);
+	if (!ret && n) {
+		ret = db_tx_begin(db);
+		for (int i = 0; !ret && i < n; i++)
+			ret = fold_iteration(db, ids[i]);
+		ret = db_tx_end(db, ret);
+	}
 	db_leave(db);
-	return ret ? ret : folded;
+	return ret ? ret : n;
 }
