@@ -13,6 +13,7 @@
 #include "integrity.h"
 #include "outage.h"
 #include "publish.h"
+#include "retain.h"
 #include "sched.h"
 
 struct opts {
@@ -50,6 +51,7 @@ struct daemon {
 	struct outage outage;   /* spells of failing writes, stored afterwards */
 	struct integrity integ; /* the background integrity check */
 	int db_damaged;         /* it found the database damaged */
+	struct retain retain;   /* moving and rolling up samples (retain.h) */
 	int all_done;           /* every target's campaign is complete */
 };
 

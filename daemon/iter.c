@@ -170,6 +170,7 @@ static void on_sample(void *arg, const struct engine_sample *s)
 	d->bytes = s->bytes;
 	d->mibps = s->mibps;
 	d->iops = s->iops;
+	d->ops = s->ops;
 	d->lat_us = s->lat_us;
 	d->mibps_min_1s = s->mibps_min_1s;
 	d->host_stall_ms = 0; /* known when the phase has ended (phase_stalls) */

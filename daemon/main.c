@@ -20,6 +20,7 @@
 #include "notify.h"
 #include "outage.h"
 #include "publish.h"
+#include "retain.h"
 #include "sched.h"
 #include "signals.h"
 
@@ -273,6 +274,7 @@ static void tick(struct daemon *d)
 		publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, d->stopping, 0);
 		d->next_status = now + STATUS_EVERY;
 	}
+	retain_tick(&d->retain, d->db, d->cfgs[d->ncfgs - 1]->sample_retention, now);
 	alert_reap();
 }
 
@@ -431,6 +433,7 @@ static int run(struct daemon *d)
 	publish_seed(&d->pub, db, d->st, d->nst);
 	d->db = db;
 	d->run_id = run_id;
+	retain_init(&d->retain);
 	/* the ticker that tells the host's stalls from the drive's (hstall.h) */
 	int ret_hs = hstall_init();
 	if (ret_hs)

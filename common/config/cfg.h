@@ -159,6 +159,8 @@ struct cfg {
 	char database[PATH_MAX]; /* [wearmon] database */
 	int database_line;
 	char metrics_file[PATH_MAX]; /* [wearmon] metrics_file; "" = none */
+	double sample_retention;     /* [wearmon] seconds 1-second samples are
+					kept before per-minute rollups; 0 = forever */
 	struct cfg_set set;          /* global keys the file set */
 	int lines[CFG_MAX_KEYS];     /* line of each global key, for messages */
 	int section_line;            /* line of [wearmon] (0 = none) */
@@ -210,6 +212,7 @@ struct cfg_key {
 	uint64_t align;             /* CT_BYTES: must be a multiple (0 = any) */
 	const char *const *choices; /* enum types: names by value, NULL-ended */
 	int required;               /* 1: no default, every target must set it */
+	int forever;                /* CT_DURATION: "forever" is accepted, as 0 */
 };
 
 /* The key table, for documentation and tests. Returns its rows; *n = count. */

@@ -66,6 +66,10 @@ const struct cfg_key cfg_table[K__COUNT] = {
 			     .help = "Prometheus text file for node_exporter's textfile collector "
 				     "(e.g. /var/lib/node_exporter/textfile_collector/wearmon.prom); "
 				     "empty = none" },
+	[K_SAMPLE_RETENTION] = { "sample_retention", CT_DURATION, GF(sample_retention),
+				 .def = "30d", .forever = 1,
+				 .help = "keep 1-second samples this long after their iteration "
+					 "ended, then per-minute rollups; 0 or forever = keep all" },
 	[K_DEVICE] = { "device", CT_STRING, TF(device), .required = 1,
 		       .help = "the block device or regular file under test" },
 	[K_FILE_SIZE] = { "file_size", CT_BYTES, TF(file_size), .def = "0",
@@ -315,7 +319,7 @@ static int parse_duration(const struct cfg_key *k, const char *v, void *field, c
 			  size_t len)
 {
 	double s;
-	int rc = util_parse_duration(v, &s);
+	int rc = k->forever && !strcasecmp(v, "forever") ? (s = 0, 0) : util_parse_duration(v, &s);
 
 	if (rc == -ERANGE) {
 		snprintf(msg, len, "\"%s\" is too long", v);

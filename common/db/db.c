@@ -349,6 +349,20 @@ static void announce_migration(struct db *db, int from)
 	slow_hook(what, (60ULL + bytes / SLOW_BYTES_PER_S) * 1000000ULL);
 }
 
+/* Migration 16 kept schema 15's samples table as samples_v15, for
+ * db_samples_migrate to move in batches; one without rows (a new
+ * database) is done with at once. Returns a SQLite result code. */
+static int samples_moved_if_empty(struct db *db)
+{
+	int empty = 0;
+	int rc = query_value(db->conn, "SELECT NOT EXISTS (SELECT 1 FROM samples_v15)", &empty,
+			     NULL, 0);
+
+	if (rc == SQLITE_OK && empty)
+		rc = sqlite3_exec(db->conn, db_schema_samples_done, NULL, NULL, NULL);
+	return rc;
+}
+
 /* Brings the schema to DB_SCHEMA_VERSION in one transaction. The version is
  * read again under the write lock: another process may have migrated. */
 static int migrate(struct db *db, char *err, size_t errlen)
@@ -363,6 +377,8 @@ static int migrate(struct db *db, char *err, size_t errlen)
 		announce_migration(db, v);
 	for (int next = v + 1; rc == SQLITE_OK && next <= DB_SCHEMA_VERSION; next++)
 		rc = sqlite3_exec(db->conn, db_migrations[next], NULL, NULL, NULL);
+	if (rc == SQLITE_OK && v < 16)
+		rc = samples_moved_if_empty(db);
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
 	if (rc == SQLITE_OK && v < DB_SCHEMA_VERSION)
 		rc = sqlite3_exec(db->conn, sql, NULL, NULL, NULL);
@@ -1129,26 +1145,30 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 	return ret ? ret : db_changed(db, id, "store iteration results");
 }
 
+/* sample_data.phase: 0 fill, 1 measure (the read-back's samples are
+ * stored as measure, daemon/iter.c). */
+static int64_t sample_phase(enum db_phase p)
+{
+	return p == DB_PHASE_FILL ? 0 : 1;
+}
+
 static int sample_insert(struct db *db, int64_t id, const struct db_sample *s)
 {
+	const double *lat[] = { &s->lat_us.p50,  &s->lat_us.p90,   &s->lat_us.p99,
+				&s->lat_us.p999, &s->lat_us.p9999, &s->lat_us.max };
 	struct db_bind b;
 
 	db_bind_start(db, ST_SAMPLE, &b);
 	db_bind_i64(&b, id);
-	db_bind_text(&b, db_phase_name(s->phase));
+	db_bind_i64(&b, sample_phase(s->phase));
 	db_bind_i64(&b, s->t_ms);
-	db_bind_dbl(&b, s->mibps);
-	db_bind_dbl(&b, s->iops);
-	db_bind_dbl(&b, s->lat_us.p50);
-	db_bind_dbl(&b, s->lat_us.p99);
-	db_bind_dbl(&b, s->lat_us.max);
-	db_bind_dbl(&b, s->lat_us.p90);
-	db_bind_dbl(&b, s->lat_us.p999);
-	db_bind_dbl(&b, s->lat_us.p9999);
-	db_bind_fig(&b, s->mibps_min_1s);
-	db_bind_dbl(&b, s->seconds * 1e3);
+	db_bind_opt_i64(&b, db_sample_ns(s->seconds, 1e9));
 	db_bind_u64(&b, s->bytes);
-	db_bind_fig(&b, s->host_stall_ms > 0 ? s->host_stall_ms : -1);
+	db_bind_u64(&b, s->ops);
+	for (size_t i = 0; i < ARRAY_SIZE(lat); i++)
+		db_bind_opt_i64(&b, db_sample_ns(*lat[i], 1e3));
+	db_bind_opt_i64(&b, s->host_stall_ms > 0 ? db_sample_ns(s->host_stall_ms, 1e6) : -1);
+	db_bind_fig(&b, s->mibps_min_1s);
 	return db_bind_run(&b, "store sample");
 }
 

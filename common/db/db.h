@@ -144,12 +144,13 @@ struct db_iteration {
 struct db_sample {
 	enum db_phase phase; /* fill or measure */
 	int64_t t_ms;        /* end of the sample since phase start */
-	double mibps, iops;
+	double mibps, iops;  /* not stored: bytes, ops and seconds are */
 	struct lat_qos lat_us;
 	double mibps_min_1s;  /* slowest 1-second window; < 0: NULL */
 	double seconds;       /* its real length (the last one may be short) */
 	uint64_t bytes;       /* moved in it */
 	double host_stall_ms; /* of its time, wearmond did not run; <= 0: NULL */
+	uint64_t ops;         /* completed in it */
 };
 
 /* An action between cycles. */
@@ -270,6 +271,31 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 
 /* Store an event. Returns 0 or -errno. */
 int db_event(struct db *db, const struct db_event *e, int64_t *event_id);
+
+/* ---- compact samples: migration and rollups (db_samples.c) ---- */
+
+/* value in units of ns_per_unit nanoseconds as whole nanoseconds, the way
+ * sample_data stores it (rounded to nearest). Returns it, or -1 for a
+ * negative or non-finite value (stored as NULL). */
+int64_t db_sample_ns(double value, double ns_per_unit);
+
+/* How far the move of schema 15's samples into sample_data has come: the
+ * iterations up to the last one with old samples, and those moved. */
+struct db_samples_progress {
+	long done, total;
+};
+
+/* Move the old samples (table samples_v15) of the next batch iterations
+ * into sample_data, one transaction; the last call drops the old table.
+ * Returns 1 when rows remain, 0 when none do (nothing to do), or -errno. */
+int db_samples_migrate(struct db *db, int batch, struct db_samples_progress *p);
+
+/* Replace the 1-second samples of up to batch (at most 64) iterations that
+ * ended more than retention seconds ago by per-minute rollups
+ * (sample_minute_data), one transaction, taken only when one is found; iterations are visited in id order from *cursor (0 at
+ * first), which is set back to 0 after the last. Returns how many
+ * iterations were rolled up, or -errno. */
+int db_samples_rollup(struct db *db, double retention, int batch, int64_t *cursor);
 
 /* ---- writes that fail (db_outage.c) ---- */
 

@@ -29,6 +29,17 @@ int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen)
  * in err. */
 int db_index_create(struct db *db, char *err, size_t errlen);
 
+/* Schema 16's samples (db_schema.c): the end of the move of the old table
+ * (drops it, the view reads sample_data only); the move of the rows of
+ * iterations ?1..?2; the rollup of iteration ?1's samples into minutes. */
+extern const char db_schema_samples_done[];
+extern const char db_schema_samples_move[];
+extern const char db_schema_samples_fold[];
+/* sample_data's columns, and the values of all but the first (the
+ * iteration) from a row x in schema 15's columns and units. */
+extern const char db_schema_sample_cols[];
+extern const char db_schema_sample_from_15[];
+
 enum stmt_id {
 	ST_BEGIN,
 	ST_COMMIT,

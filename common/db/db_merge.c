@@ -133,10 +133,12 @@ static int clear_target(sqlite3 *c, int64_t id, char *err, size_t len)
 	/* children first: the daemon's foreign keys stay satisfied */
 	static const char *const table[] = { "events", "health", "mapped_extents", "progress" };
 	int ret = execf(c, err, len,
-			"DELETE FROM samples WHERE iteration_id IN (SELECT id FROM"
-			" iterations WHERE target_id = %lld); DELETE FROM wear WHERE iteration_id"
+			"DELETE FROM sample_data WHERE iteration_id IN (SELECT id FROM"
+			" iterations WHERE target_id = %lld); DELETE FROM sample_minute_data"
+			" WHERE iteration_id IN (SELECT id FROM iterations WHERE target_id = %lld);"
+			" DELETE FROM wear WHERE iteration_id"
 			" IN (SELECT id FROM iterations WHERE target_id = %lld)",
-			(long long)id, (long long)id);
+			(long long)id, (long long)id, (long long)id);
 	for (size_t i = 0; i < ARRAY_SIZE(table) && !ret; i++)
 		ret = execf(c, err, len, "DELETE FROM %s WHERE target_id = %lld", table[i],
 			    (long long)id);
@@ -177,6 +179,70 @@ static int merge_runs(sqlite3 *c, char *err, size_t len)
 }
 
 #define MAP(tbl, col) "(SELECT dst FROM temp." tbl " WHERE src = x." col ")"
+
+/* Whether the source has table name. Returns 1, 0 or -errno. */
+static int src_has(sqlite3 *c, const char *name)
+{
+	int64_t n = 0;
+	int ret = one_value(c,
+			    "SELECT count(*) FROM src.sqlite_master WHERE type = 'table'"
+			    " AND name = ?1",
+			    name, &n, NULL, 0);
+	return ret ? ret : n > 0;
+}
+
+/* "(SELECT c1, c2, ... FROM src.table)" with schema 15's sample columns,
+ * NULL for those an older source lacks. Returns 0 or -errno. */
+static int old_samples(sqlite3 *c, const char *table, char *out, size_t len)
+{
+	static const char *const cols[] = { "iteration_id", "phase",        "t_ms",
+					    "mibps",        "iops",         "lat_p50_us",
+					    "lat_p99_us",   "lat_max_us",   "lat_p90_us",
+					    "lat_p999_us",  "lat_p9999_us", "mibps_min_1s",
+					    "duration_ms",  "bytes",        "host_stall_ms" };
+	size_t n = (size_t)snprintf(out, len, "(SELECT ");
+	int64_t has = 0;
+	char sql[160];
+	int ret = 0;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM pragma_table_info('%s', 'src') WHERE name = ?1", table);
+	for (size_t i = 0; i < ARRAY_SIZE(cols) && !ret; i++) {
+		ret = one_value(c, sql, cols[i], &has, NULL, 0);
+		n += (size_t)snprintf(out + (n < len ? n : len), n < len ? len - n : 0,
+				      "%s%s AS %s", i ? ", " : "", has ? cols[i] : "NULL", cols[i]);
+	}
+	n += (size_t)snprintf(out + (n < len ? n : len), n < len ? len - n : 0, " FROM src.%s)",
+			      table);
+	return ret ? ret : n >= len ? -E2BIG : 0;
+}
+
+/* The samples of the iterations its names (a WHERE on x.iteration_id):
+ * the compact rows and rollups of a source of schema 16 as they are, the
+ * rows of an older one (or those not yet moved: samples_v15) converted.
+ * Returns 0 or -errno (err set). */
+static int copy_samples(sqlite3 *c, const char *its, char *err, size_t len)
+{
+	static const char *const old[] = { "samples", "samples_v15" };
+	char from[1024];
+	int compact = src_has(c, "sample_data"), ret = compact < 0 ? compact : 0;
+
+	if (!ret && compact)
+		ret = copy_rows(c, "sample_data", ",iteration_id,", "iteration_id",
+				MAP("it_map", "iteration_id"), its, err, len);
+	if (!ret && compact)
+		ret = copy_rows(c, "sample_minute_data", ",iteration_id,", "iteration_id",
+				MAP("it_map", "iteration_id"), its, err, len);
+	int has = ret ? 0 : src_has(c, old[compact > 0]);
+	if (has > 0)
+		ret = old_samples(c, old[compact > 0], from, sizeof(from));
+	if (!ret && has > 0)
+		ret = execf(c, err, len,
+			    "INSERT INTO main.sample_data (%s) SELECT " MAP(
+				    "it_map", "iteration_id") ", %s FROM %s x %s",
+			    db_schema_sample_cols, db_schema_sample_from_15, from, its);
+	return ret ? ret : has < 0 ? has : 0;
+}
 
 /* Cycles, iterations and what hangs on them, of source target s into
  * local target d; temp.cycle_map and temp.it_map pair the ids. */
@@ -220,8 +286,7 @@ static int copy_history(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 			    (long long)d);
 	snprintf(its, sizeof(its), "WHERE x.iteration_id IN (SELECT src FROM temp.it_map)");
 	if (!ret)
-		ret = copy_rows(c, "samples", ",iteration_id,", "iteration_id",
-				MAP("it_map", "iteration_id"), its, err, len);
+		ret = copy_samples(c, its, err, len);
 	if (!ret)
 		ret = copy_rows(c, "wear", ",iteration_id,", "iteration_id",
 				MAP("it_map", "iteration_id"), its, err, len);
@@ -582,6 +647,15 @@ int db_merge(struct db *db, const char *src_path, const char *rename, struct db_
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	/* samples of schema 15 still in OUT are moved first (db_samples.c) */
+	struct db_samples_progress p;
+	while ((ret = db_samples_migrate(db, 64, &p)) == 1)
+		;
+	if (ret) {
+		db_seterr(err, errlen, "%s: cannot move its samples of schema 15: %s", db->path,
+			  strerror(-ret));
+		return ret;
+	}
 	if ((ret = db_enter(db)))
 		return ret;
 	if (sqlite3_prepare_v2(db->conn, "ATTACH DATABASE ?1 AS src", -1, &st, NULL) ||

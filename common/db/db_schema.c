@@ -44,6 +44,122 @@
 	"    ORDER BY yc.number, y.id LIMIT 1)\n"                                                  \
 	"  JOIN cycles bc ON bc.id = b.cycle_id"
 
+/* Schema 16 stores a sample as integers (sample_data): the phase as 0
+ * (fill) or 1 (measure), its length, stalled time and latencies in
+ * nanoseconds, bytes and operations; the rates follow from them, computed
+ * as the engine computes them (common/io/engine.c, make_sample), so that
+ * the view samples shows the figures and units of schema 15. mibps and
+ * iops are stored only for a row whose bytes, operations or length are
+ * unknown (rows from before schema 10). Released text: a change needs a
+ * new migration. */
+#define SAMPLE_MIBPS_16(d)                                                                         \
+	"CASE WHEN " d ".bytes IS NULL OR " d ".duration_ns IS NULL THEN " d ".mibps"              \
+	" WHEN " d ".duration_ns > 0 THEN " d ".bytes / 1048576.0 / (" d ".duration_ns / 1e9)"     \
+	" ELSE 0.0 END"
+#define SAMPLE_IOPS_16(d)                                                                          \
+	"CASE WHEN " d ".ops IS NULL OR " d ".duration_ns IS NULL THEN " d ".iops"                 \
+	" WHEN " d ".duration_ns > 0 THEN " d ".ops / (" d ".duration_ns / 1e9)"                   \
+	" ELSE 0.0 END"
+#define SAMPLE_PHASE_16(d) "CASE " d ".phase WHEN 0 THEN 'fill' ELSE 'measure' END"
+
+/* The columns of schema 15's samples table, in its order, from sample_data. */
+#define SAMPLES_VIEW_16                                                                                                               \
+	"  SELECT d.iteration_id, " SAMPLE_PHASE_16(                                                                                  \
+		"d") " AS phase, d.t_ms,\n"                                                                                           \
+		     "         " SAMPLE_MIBPS_16(                                                                                     \
+			     "d") " AS mibps,\n"                                                                                      \
+				  "         " SAMPLE_IOPS_16(                                                                         \
+					  "d") " AS iops,\n"                                                                          \
+					       "         d.lat_p50_ns / 1e3 AS lat_p50_us, d.lat_p99_ns / 1e3 AS lat_p99_us,\n"       \
+					       "         d.lat_max_ns / 1e3 AS lat_max_us, d.lat_p90_ns / 1e3 AS lat_p90_us,\n"       \
+					       "         d.lat_p999_ns / 1e3 AS lat_p999_us, d.lat_p9999_ns / 1e3 AS lat_p9999_us,\n" \
+					       "         d.mibps_min_1s, d.duration_ns / 1e6 AS duration_ms, d.bytes,\n"              \
+					       "         d.host_stall_ns / 1e6 AS host_stall_ms\n"                                    \
+					       "  FROM sample_data d"
+
+/* The same columns from the table of schema 15 (renamed samples_v15 by
+ * migration 16 until db_samples_migrate has moved its rows). */
+#define SAMPLES_LEGACY_16                                                                          \
+	"  SELECT iteration_id, phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us,\n"               \
+	"         lat_max_us, lat_p90_us, lat_p999_us, lat_p9999_us, mibps_min_1s,\n"              \
+	"         duration_ms, bytes, host_stall_ms\n"                                             \
+	"  FROM samples_v15"
+
+/* A row in schema 15's columns and units (x) as the values of sample_data's
+ * columns, in SAMPLE_DATA_COLS_16's order: exact for what the engine
+ * wrote (integers behind every REAL), rounded to the nanosecond else. */
+#define SAMPLE_DATA_COLS_16                                                                        \
+	"iteration_id, phase, t_ms, duration_ns, bytes, ops, lat_p50_ns, lat_p90_ns,"              \
+	" lat_p99_ns, lat_p999_ns, lat_p9999_ns, lat_max_ns, host_stall_ns, mibps_min_1s,"         \
+	" mibps, iops"
+#define NS_16(x, col, f) "CAST(round(" x "." col " * " f ") AS INTEGER)"
+#define SAMPLE_FROM_15(x) x ".iteration_id, " SAMPLE_FROM_15_REST(x)
+#define SAMPLE_FROM_15_REST(x)                                                                                    \
+	"CASE " x ".phase WHEN 'fill' THEN 0 WHEN 'measure' THEN 1 END,"                                          \
+	" " x ".t_ms, " NS_16(                                                                                    \
+		x, "duration_ms",                                                                                 \
+		"1e6") ", " x ".bytes,"                                                                           \
+		       " CASE WHEN " x ".duration_ms >= 0 THEN"                                                   \
+		       " CAST(round(" x ".iops * " x ".duration_ms / 1e3) AS INTEGER) END,"                       \
+		       " " NS_16(x, "lat_p50_us", "1e3") ", " NS_16(                                              \
+			       x, "lat_p90_us",                                                                   \
+			       "1e3") ","                                                                         \
+				      " " NS_16(x, "lat_p99_us", "1e3") ", " NS_16(                               \
+					      x, "lat_p999_us",                                                   \
+					      "1e3") ","                                                          \
+						     " " NS_16(x, "lat_p9999_us", "1e3") ", " NS_16(              \
+							     x, "lat_max_us",                                     \
+							     "1e3") ","                                           \
+								    " " NS_16(                                    \
+									    x, "host_stall_ms",                   \
+									    "1e6") ", " x                         \
+										   ".mibps_min_1s,"               \
+										   " CASE WHEN " x                \
+										   ".bytes IS NULL OR " x         \
+										   ".duration_ms IS NULL THEN " x \
+										   ".mibps END,"                  \
+										   " CASE WHEN " x                \
+										   ".duration_ms IS NULL THEN " x \
+										   ".iops END"
+
+/* Writes through the view: an INSERT in schema 15's columns is stored
+ * converted, a DELETE removes the row wherever it is. */
+#define SAMPLES_TRIGGERS_16(legacy_delete)                                                                                   \
+	"CREATE TRIGGER samples_insert INSTEAD OF INSERT ON samples BEGIN\n"                                                 \
+	"  INSERT INTO sample_data (" SAMPLE_DATA_COLS_16 ")\n"                                                              \
+	"  VALUES (" SAMPLE_FROM_15(                                                                                         \
+		"NEW") ");\n"                                                                                                \
+		       "END;\n"                                                                                              \
+		       "CREATE TRIGGER samples_delete INSTEAD OF DELETE ON samples BEGIN\n"                                  \
+		       "  DELETE FROM sample_data WHERE iteration_id = OLD.iteration_id\n"                                   \
+		       "    AND phase = (CASE OLD.phase WHEN 'fill' THEN 0 ELSE 1 END) AND t_ms = OLD.t_ms;\n" legacy_delete \
+		       "END;\n"
+#define SAMPLES_LEGACY_DELETE_16                                                                   \
+	"  DELETE FROM samples_v15 WHERE iteration_id = OLD.iteration_id\n"                        \
+	"    AND phase = OLD.phase AND t_ms = OLD.t_ms;\n"
+
+/* The per-minute rollups that replace an iteration's samples after
+ * sample_retention (db_samples_rollup), in familiar units: the count of
+ * samples, their length and bytes summed, the rate's min, average (by
+ * time) and max, each latency percentile's highest value. */
+#define SAMPLE_MINUTES_VIEW_16                                                                                 \
+	"  SELECT m.iteration_id, " SAMPLE_PHASE_16(                                                           \
+		"m") " AS phase, m.minute,\n"                                                                  \
+		     "         m.samples, m.duration_ns / 1e6 AS duration_ms, m.bytes, m.ops,\n"               \
+		     "         m.mibps_min,\n"                                                                 \
+		     "         CASE WHEN m.bytes IS NULL OR m.duration_ns IS NULL THEN m.mibps_avg\n"          \
+		     "              WHEN m.duration_ns > 0 THEN m.bytes / 1048576.0 / (m.duration_ns / 1e9)\n" \
+		     "              ELSE 0.0 END AS mibps_avg,\n"                                              \
+		     "         m.mibps_max,\n"                                                                 \
+		     "         CASE WHEN m.ops IS NULL OR m.duration_ns IS NULL THEN m.iops_avg\n"             \
+		     "              WHEN m.duration_ns > 0 THEN m.ops / (m.duration_ns / 1e9)\n"               \
+		     "              ELSE 0.0 END AS iops_avg,\n"                                               \
+		     "         m.lat_p50_ns / 1e3 AS lat_p50_us, m.lat_p90_ns / 1e3 AS lat_p90_us,\n"          \
+		     "         m.lat_p99_ns / 1e3 AS lat_p99_us, m.lat_p999_ns / 1e3 AS lat_p999_us,\n"        \
+		     "         m.lat_p9999_ns / 1e3 AS lat_p9999_us, m.lat_max_ns / 1e3 AS lat_max_us,\n"      \
+		     "         m.host_stall_ns / 1e6 AS host_stall_ms\n"                                       \
+		     "  FROM sample_minute_data m"
+
 /* clang-format off */
 const char *const db_migrations[] = {
 	[0] = NULL,
@@ -483,7 +599,61 @@ const char *const db_migrations[] = {
 	"ALTER TABLE cycles ADD COLUMN action_ended_at TEXT;\n"
 	"ALTER TABLE iterations ADD COLUMN host_stall_seconds REAL;\n"
 	"ALTER TABLE samples ADD COLUMN host_stall_ms REAL;\n",
-	/* [16] is the compact samples' migration. The queue depth kept: the
+	/* Samples as small integer rows (sample_data) behind a view with the
+	 * columns and units of before, and their per-minute rollups. The old
+	 * table's rows move in batches (db_samples_migrate): until the last,
+	 * the view shows both; then db_schema_samples_done drops the old
+	 * table. */
+	[16] =
+	"CREATE TABLE sample_data (\n"
+	"  iteration_id INTEGER NOT NULL REFERENCES iterations(id),\n"
+	"  phase INTEGER NOT NULL CHECK (phase IN (0, 1)),\n"
+	"  t_ms INTEGER NOT NULL,\n"
+	"  duration_ns INTEGER,\n"
+	"  bytes INTEGER,\n"
+	"  ops INTEGER,\n"
+	"  lat_p50_ns INTEGER,\n"
+	"  lat_p90_ns INTEGER,\n"
+	"  lat_p99_ns INTEGER,\n"
+	"  lat_p999_ns INTEGER,\n"
+	"  lat_p9999_ns INTEGER,\n"
+	"  lat_max_ns INTEGER,\n"
+	"  host_stall_ns INTEGER,\n"
+	"  mibps_min_1s REAL,\n"
+	"  mibps REAL,\n"
+	"  iops REAL,\n"
+	"  PRIMARY KEY (iteration_id, phase, t_ms)\n"
+	") WITHOUT ROWID;\n"
+	"CREATE TABLE sample_minute_data (\n"
+	"  iteration_id INTEGER NOT NULL REFERENCES iterations(id),\n"
+	"  phase INTEGER NOT NULL CHECK (phase IN (0, 1)),\n"
+	"  minute INTEGER NOT NULL,\n"
+	"  samples INTEGER NOT NULL,\n"
+	"  duration_ns INTEGER,\n"
+	"  bytes INTEGER,\n"
+	"  ops INTEGER,\n"
+	"  mibps_min REAL,\n"
+	"  mibps_max REAL,\n"
+	"  lat_p50_ns INTEGER,\n"
+	"  lat_p90_ns INTEGER,\n"
+	"  lat_p99_ns INTEGER,\n"
+	"  lat_p999_ns INTEGER,\n"
+	"  lat_p9999_ns INTEGER,\n"
+	"  lat_max_ns INTEGER,\n"
+	"  host_stall_ns INTEGER,\n"
+	"  mibps_avg REAL,\n"
+	"  iops_avg REAL,\n"
+	"  PRIMARY KEY (iteration_id, phase, minute)\n"
+	") WITHOUT ROWID;\n"
+	"ALTER TABLE samples RENAME TO samples_v15;\n"
+	"CREATE VIEW samples AS\n"
+	SAMPLES_VIEW_16 "\n"
+	"  UNION ALL\n"
+	SAMPLES_LEGACY_16 ";\n"
+	SAMPLES_TRIGGERS_16(SAMPLES_LEGACY_DELETE_16)
+	"CREATE VIEW sample_minutes AS\n"
+	SAMPLE_MINUTES_VIEW_16 ";\n",
+	/* The queue depth kept: the
 	 * mean number of I/Os in flight that the engine measured, next to
 	 * queue_depth, the one asked for. */
 	[17] =
@@ -513,3 +683,36 @@ int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen)
 	sqlite3_free(msg);
 	return db_map_rc(rc, 0) ? db_map_rc(rc, 0) : -EIO;
 }
+
+/* clang-format off */
+const char db_schema_samples_done[] =
+	"DROP VIEW samples;\n"
+	"DROP TABLE samples_v15;\n"
+	"CREATE VIEW samples AS\n"
+	SAMPLES_VIEW_16 ";\n"
+	SAMPLES_TRIGGERS_16("");
+
+const char db_schema_samples_move[] =
+	"INSERT INTO sample_data (" SAMPLE_DATA_COLS_16 ")\n"
+	"  SELECT " SAMPLE_FROM_15("x") "\n"
+	"  FROM samples_v15 x WHERE x.iteration_id BETWEEN ?1 AND ?2";
+
+const char db_schema_sample_cols[] = SAMPLE_DATA_COLS_16;
+const char db_schema_sample_from_15[] = SAMPLE_FROM_15_REST("x");
+
+const char db_schema_samples_fold[] =
+	"INSERT INTO sample_minute_data (iteration_id, phase, minute, samples,\n"
+	"  duration_ns, bytes, ops, mibps_min, mibps_max, lat_p50_ns, lat_p90_ns,\n"
+	"  lat_p99_ns, lat_p999_ns, lat_p9999_ns, lat_max_ns, host_stall_ns,\n"
+	"  mibps_avg, iops_avg)\n"
+	"  SELECT iteration_id, phase, max(t_ms - 1, 0) / 60000 AS minute, count(*),\n"
+	"    sum(duration_ns), sum(bytes), sum(ops), min(rate), max(rate),\n"
+	"    max(lat_p50_ns), max(lat_p90_ns), max(lat_p99_ns), max(lat_p999_ns),\n"
+	"    max(lat_p9999_ns), max(lat_max_ns), sum(host_stall_ns),\n"
+	"    CASE WHEN sum(bytes) IS NULL OR sum(duration_ns) IS NULL THEN avg(rate) END,\n"
+	"    CASE WHEN sum(ops) IS NULL OR sum(duration_ns) IS NULL THEN avg(iorate) END\n"
+	"  FROM (SELECT d.*, " SAMPLE_MIBPS_16("d") " AS rate,\n"
+	"          " SAMPLE_IOPS_16("d") " AS iorate\n"
+	"        FROM sample_data d WHERE d.iteration_id = ?1)\n"
+	"  GROUP BY phase, minute";
+/* clang-format on */

@@ -114,11 +114,12 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  "UPDATE iterations SET host_stall_seconds = ? WHERE id = ?" },
 	[ST_IT_DEPTH] = { 2,
 		  "UPDATE iterations SET mean_depth = ? WHERE id = ?" },
-	[ST_SAMPLE] = { 15,
-		  "INSERT INTO samples (iteration_id, phase, t_ms, mibps, iops,"
-		        " lat_p50_us, lat_p99_us, lat_max_us, lat_p90_us, lat_p999_us,"
-		        " lat_p9999_us, mibps_min_1s, duration_ms, bytes, host_stall_ms)"
-		        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* integers (schema 16); the view samples shows the rates and units */
+	[ST_SAMPLE] = { 14,
+		  "INSERT INTO sample_data (iteration_id, phase, t_ms, duration_ns,"
+		        " bytes, ops, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns,"
+		        " lat_p9999_ns, lat_max_ns, host_stall_ns, mibps_min_1s)"
+		        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	[ST_EVENT] = { 11,
 		  "INSERT INTO events (target_id, run_id, cycle_id, iteration_id,"
 		       " severity, kind, message_id, message, value, baseline, data)"

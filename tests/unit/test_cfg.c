@@ -149,6 +149,32 @@ static void test_metrics_file(void **state)
 	cfg_free(c);
 }
 
+/* sample_retention: a duration, 30 days by default, forever (or 0) keeps
+ * every sample. */
+static void test_sample_retention(void **state)
+{
+	static const struct {
+		const char *text;
+		double seconds;
+	} cases[] = {
+		{ "", 30 * 86400.0 },
+		{ "sample_retention = 2s\n", 2 },
+		{ "sample_retention = 90d\n", 90 * 86400.0 },
+		{ "sample_retention = forever\n", 0 },
+		{ "sample_retention = Forever\n", 0 },
+		{ "sample_retention = 0\n", 0 },
+	};
+	char text[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(text, sizeof(text), "[wearmon]\n%s[target t1]\ndevice = /dev/x\n",
+			 cases[i].text);
+		struct cfg *c = parse_ok(text);
+		assert_true(c->sample_retention == cases[i].seconds);
+		cfg_free(c);
+	}
+}
+
 static void test_defaults(void **state)
 {
 	struct cfg *c = parse_ok("[target t1]\ndevice = /dev/x\n");
@@ -432,6 +458,12 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:3: baseline: \"worst\" is not one of: first, best", 1 },
 	{ "relative metrics_file", "[wearmon]\nmetrics_file = wearmon.prom\n" T,
 	  "t.conf:2: metrics_file: \"wearmon.prom\" is not an absolute path", 1 },
+	{ "sample_retention not a duration", "[wearmon]\nsample_retention = always\n" T,
+	  "t.conf:2: sample_retention: \"always\" is not a duration (use e.g. 0, 30s, 5m, "
+	  "1.5h, 2d, 250ms)",
+	  1 },
+	{ "sample_retention in a target", T "sample_retention = 1d\n",
+	  "t.conf:3: sample_retention: only allowed in [wearmon], not in [target lab1]", 1 },
 	{ "metrics_file in a target", T "metrics_file = /m.prom\n",
 	  "t.conf:3: metrics_file: only allowed in [wearmon], not in [target lab1]", 1 },
 	{ "relative alert_command", T "alert_command = notify.sh\n",
@@ -933,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_full_config),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_metrics_file),
+		cmocka_unit_test(test_sample_retention),
 		cmocka_unit_test(test_action_list),
 		cmocka_unit_test(test_wearmon_defaults),
 		cmocka_unit_test(test_resolved_text),

@@ -223,7 +223,8 @@ static const struct db_sample three_samples[] = {
 	  -1,
 	  1.0,
 	  1887436800,
-	  0 },
+	  0,
+	  14400 },
 	{ DB_PHASE_MEASURE,
 	  1000,
 	  410.0,
@@ -237,7 +238,8 @@ static const struct db_sample three_samples[] = {
 	  -1,
 	  1.0,
 	  429916160,
-	  0 },
+	  0,
+	  104960 },
 	{ DB_PHASE_MEASURE,
 	  2000,
 	  391.0,
@@ -251,7 +253,8 @@ static const struct db_sample three_samples[] = {
 	  380.5,
 	  1.0,
 	  409993216,
-	  0 },
+	  0,
+	  100096 },
 };
 
 /* ---- schema and opening ------------------------------------------------- */
@@ -265,11 +268,14 @@ static void test_schema_created(void **state)
 	assert_string_equal(qs(fx, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 				" AND name IN ('targets', 'runs', 'cycles', 'iterations',"
-				" 'samples', 'events')"),
-			 6);
+				" 'sample_data', 'sample_minute_data', 'events')"),
+			 7);
+	/* a new database has no old samples to move (db_samples_migrate) */
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"
-				" AND name = 'history'"),
-			 1);
+				" AND name IN ('history', 'samples', 'sample_minutes')"),
+			 3);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE name = 'samples_v15'"),
+			 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
 				" AND name IN ('iterations_target_status',"
 				" 'iterations_target_started', 'events_target_at', 'events_at')"),
@@ -1143,7 +1149,8 @@ static void test_iteration_end_rollback(void **state)
 		  -1,
 		  1.0,
 		  419430400,
-		  0 },
+		  0,
+		  1 },
 		{ DB_PHASE_MEASURE,
 		  1000,
 		  401.0,
@@ -1152,7 +1159,8 @@ static void test_iteration_end_rollback(void **state)
 		  -1,
 		  1.0,
 		  419430400,
-		  0 },
+		  0,
+		  1 },
 	};
 	struct fx *fx = *state;
 	int64_t tgt = mk_target(fx->db, "lab1", NULL), cyc = 0, id = 0;
