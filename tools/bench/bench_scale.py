@@ -95,10 +95,13 @@ def startup(build, db, work):
 
 
 def print_reads(build, db, work, target):
-    """Every CLI read of issue 31 on one target, against its goal."""
+    """Every CLI read of issue 31 on one target, against its goal. Returns
+    {read: SQLite steps}."""
+    steps = {}
     print(f"  {'read':<36} {'seconds':>8} {'goal':>6} {'peak RSS':>9} {'VM steps':>13}")
     for name, argv in scale.cli_reads(db, work, target):
         r = scale.run_traced(build, db, argv, timeout=CAP)
+        steps[name] = r["vm"]
         goal = read_goal(name)
         state = verdict(r["seconds"] <= goal) if r["rc"] == 0 else f"exit {r['rc']}"
         if r["rc"] == 124:
@@ -116,19 +119,24 @@ def print_reads(build, db, work, target):
              else f"exit {r['rc']} (address space limited to 8 GiB)")
     print(f"  {what:<36} {r['seconds']:>8.2f} {'':>6} {r['rss'] / MIB:>6.0f} MiB "
           f"{r['vm']:>13} {r['out'] / MIB:.0f} MiB out, goal RSS <= 128 MiB: {state}")
+    return steps
 
 
 def print_readme(db):
+    """Every README query, against its goal. Returns {query: SQLite steps}."""
+    steps = {}
     print(f"  {'README query':<36} {'seconds':>8} {'goal':>6} {'':>9} {'VM steps':>13}")
     for where, sql in scale.readme_queries():
-        secs, steps = scale.query_steps(db, sql, timeout=CAP)
+        secs, n = scale.query_steps(db, sql, timeout=CAP)
+        steps[where] = n or 0
         if secs is None:
             print(f"  {where:<36} {'> ' + str(CAP):>8} {GOAL_SECONDS['readme']:>6.1f} "
                   f"{'':>9} {'?':>13} stopped: goal missed")
             continue
-        print(f"  {where:<36} {secs:>8.2f} {GOAL_SECONDS['readme']:>6.1f} {'':>9} {steps:>13} "
+        print(f"  {where:<36} {secs:>8.2f} {GOAL_SECONDS['readme']:>6.1f} {'':>9} {n:>13} "
               f"{verdict(secs <= GOAL_SECONDS['readme'])}")
         sys.stdout.flush()
+    return steps
 
 
 def merge(build, inputs, out):
@@ -176,15 +184,17 @@ def scale_remove(db):
 
 def print_growth(build, work, have):
     """SQLite steps of every read at 2 x 32 days and 2 x 96 days: the
-    figures any machine gives alike. have: {days: database} already built
-    with 2 targets (kept)."""
+    figures any machine gives alike. have: {days: {read: steps}} measured
+    already on a history of 2 targets."""
     steps, dbs = {}, {}
     for days in GROWTH_DAYS:
-        db = have.get(days)
-        if not db:
-            db = dbs[days] = work / f"growth{days}.db"
-            scale.generate(build, 2, days, db)
-            scale.checkpoint(db)
+        if days in have:
+            for name, n in have[days].items():
+                steps.setdefault(name, []).append(n)
+            continue
+        db = dbs[days] = work / f"growth{days}.db"
+        scale.generate(build, 2, days, db)
+        scale.checkpoint(db)
         for name, argv in scale.cli_reads(db, work, "ssd1"):
             steps.setdefault(name, []).append(
                 scale.run_traced(build, db, argv, timeout=CAP)["vm"])
@@ -217,9 +227,9 @@ def run(build, targets, days, where):
               f"(goal <= 4 GiB) {verdict(year8 <= GOAL_YEAR_8)}; x 24 targets "
               f"{3 * year8 / GIB:.1f} GiB (goal <= 12 GiB)")
         sys.stdout.flush()
-        print_reads(build, db, work, "ssd1")
-        print_readme(db)
-        print_growth(build, work, {days: db} if targets == 2 else {})
+        steps = print_reads(build, db, work, "ssd1")
+        steps.update(print_readme(db))
+        print_growth(build, work, {days: steps} if targets == 2 else {})
         ready = startup(build, db, work)
         print(f"  wearmond start-up to READY=1 on it (null engine): "
               + (f"{ready:.1f} s (goal <= 5 s) {verdict(ready <= GOAL_SECONDS['ready'])}"

@@ -15,8 +15,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PLOT_KINDS = ("sizes", "cycles", "samples", "wear", "latency")
-# Tables whose full scan grows with the whole history.
-BIG_TABLES = ("samples", "iterations")
+# Tables whose full scan grows with the whole history: iterations and the
+# samples, whatever table holds them (a samples view over integer rows or
+# per-minute rollups names them sample...).
+BIG_TABLES = (r"samples?\w*", "iterations")
 # Words that can follow a table name in FROM/JOIN and are no alias.
 _NOT_ALIAS = {"where", "join", "on", "left", "inner", "cross", "group", "order", "limit",
               "using", "natural", "window", "union", "as", "and", "or", "outer", "full",
@@ -123,7 +125,7 @@ def _aliases(sql):
     names = {}
     pat = r"\b(?:from|join)\s+(" + "|".join(BIG_TABLES) + r")\b(?:\s+(?:as\s+)?(\w+))?"
     for m in re.finditer(pat, sql, re.I):
-        table, alias = m.group(1).lower(), m.group(2)
+        table, alias = m.group(1), m.group(2)
         names[table] = table
         if alias and alias.lower() not in _NOT_ALIAS:
             names[alias] = table
