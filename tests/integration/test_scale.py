@@ -18,6 +18,7 @@ passes shows as XPASS: then its mark is to be removed."""
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -204,3 +205,19 @@ def test_export_samples_memory(dbs):
           f"{b['out'] >> 20} MiB out in {b['rss'] >> 20} MiB RSS")
     assert b["out"] > 5 * s["out"]
     assert b["rss"] <= 1.5 * s["rss"] + (8 << 20)
+
+
+def test_scalegen_refuses_bad_use(tmp_path):
+    """scalegen writes only a new file and says what is wrong: an existing
+    --out is refused (exit 1, untouched), a missing option is a usage error
+    (exit 2)."""
+    out = tmp_path / "there.db"
+    out.write_text("not a database")
+    p = subprocess.run([str(BUILD / "scalegen"), "--targets", "1", "--days", "1", "--out",
+                        str(out)], capture_output=True, text=True)
+    assert p.returncode == 1 and f"{out} exists" in p.stderr
+    assert out.read_text() == "not a database"
+    p = subprocess.run([str(BUILD / "scalegen"), "--targets", "1", "--out",
+                        str(tmp_path / "new.db")], capture_output=True, text=True)
+    assert p.returncode == 2 and "--days" in p.stderr
+    assert not (tmp_path / "new.db").exists()

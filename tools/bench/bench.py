@@ -443,6 +443,17 @@ def main():
                     "fresh data per write) instead of --refill_buffers")
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: 1 repeat of 1 s on 256 MiB")
+    ap.add_argument("--scale-targets", type=int,
+                    default=int(os.environ.get("BENCH_SCALE_TARGETS", "8")),
+                    help="year scale: targets of the history (BENCH_SCALE_TARGETS, 8)")
+    ap.add_argument("--scale-days", type=int,
+                    default=int(os.environ.get("BENCH_SCALE_DAYS", "365")),
+                    help="year scale: days of the history (BENCH_SCALE_DAYS, 365; "
+                    "0 skips the section)")
+    ap.add_argument("--scale-dir", default=os.environ.get("BENCH_SCALE_DIR", "/var/tmp"),
+                    help="year scale: where its databases go (BENCH_SCALE_DIR, /var/tmp)")
+    ap.add_argument("--scale-only", action="store_true",
+                    help="run the year-scale section alone (tools/bench/bench_scale.py)")
     ap.add_argument("--results", metavar="DIR",
                     help="also write what the run prints to a new file in DIR, named "
                     "for the time and the machine (make bench: tools/bench/results)")
@@ -461,9 +472,21 @@ def main():
 
 
 def run(a):
-    """One bench run with the parsed options a; prints as it goes."""
+    """One bench run with the parsed options a; prints as it goes: the
+    engine against fio, then the year scale (not with --quick)."""
     if a.quick:
         a.seconds, a.repeats, a.size_mib = 1, 1, 256
+    if not a.scale_only:
+        run_fio_section(a)
+    if a.scale_days > 0 and not a.quick:
+        import bench_scale
+        bench_scale.run(a.build, a.scale_targets, a.scale_days, a.scale_dir)
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+def run_fio_section(a):
+    """wearmond against fio, and the extras."""
     ctx = {"build": Path(a.build).resolve(), "seconds": a.seconds, "repeats": a.repeats,
            "size_mib": a.size_mib, "pin": ["taskset", "-c", a.pin] if a.pin else [],
            "runners": RUNNERS + (("baseline",) if a.baseline else ()),
@@ -515,7 +538,6 @@ def run(a):
             subprocess.run(["losetup", "-d", dev])
         img.unlink(missing_ok=True)
         subprocess.run(["rm", "-rf", str(ctx["work"])])
-    return 0
 
 
 if __name__ == "__main__":

@@ -15,8 +15,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PLOT_KINDS = ("sizes", "cycles", "samples", "wear", "latency")
-# Tables whose full scan grows with the whole history.
-BIG_TABLES = ("samples", "iterations")
+# Tables whose full scan grows with the whole history: iterations and the
+# samples, whatever table holds them (a samples view over integer rows or
+# per-minute rollups names them sample...).
+BIG_TABLES = (r"samples?\w*", "iterations")
 # Words that can follow a table name in FROM/JOIN and are no alias.
 _NOT_ALIAS = {"where", "join", "on", "left", "inner", "cross", "group", "order", "limit",
               "using", "natural", "window", "union", "as", "and", "or", "outer", "full",
@@ -81,17 +83,19 @@ def _limit_memory(limit):
     return apply
 
 
-def run_traced(build, db, argv, mem_limit=None, timeout=3600):
-    """Run wearmon -d db argv with build/sqltrace.so. Returns a dict: rc,
-    seconds, rss (peak, bytes), out (bytes written to stdout), sql (the
-    statements it prepared, in order), vm and scan (SQLite's virtual machine
-    steps and full-scan steps, summed over its statements), stderr."""
+def run_traced(build, db, argv, mem_limit=None, timeout=None):
+    """Run wearmon -d db argv with build/sqltrace.so (killed after timeout
+    seconds when given: rc 124). Returns a dict: rc, seconds, rss (peak,
+    bytes), out (bytes written to stdout), sql (the statements it prepared,
+    in order), vm and scan (SQLite's virtual machine steps and full-scan
+    steps, summed over its statements), stderr."""
     with tempfile.NamedTemporaryFile(prefix="wearmon-sqltrace-", suffix=".sql") as tr:
         env = dict(os.environ, LD_PRELOAD=str(Path(build).resolve() / "sqltrace.so"),
                    WEARMON_SQLTRACE=tr.name)
         t = time.monotonic()
         with tempfile.TemporaryFile() as errf:
-            proc = subprocess.Popen([str(Path(build) / "wearmon"), "-d", str(db), *argv],
+            limit = ["timeout", "-s", "KILL", str(timeout)] if timeout else []
+            proc = subprocess.Popen([*limit, str(Path(build) / "wearmon"), "-d", str(db), *argv],
                                     stdout=subprocess.PIPE, stderr=errf, env=env,
                                     preexec_fn=_limit_memory(mem_limit) if mem_limit else None)
             out = 0
@@ -102,6 +106,8 @@ def run_traced(build, db, argv, mem_limit=None, timeout=3600):
                 out += len(chunk)
             _, status, ru = os.wait4(proc.pid, 0)
             proc.returncode = os.waitstatus_to_exitcode(status)
+            if timeout and proc.returncode in (124, 137, -9):
+                proc.returncode = 124
             errf.seek(0)
             err = errf.read().decode(errors="replace")
         secs = time.monotonic() - t
@@ -119,7 +125,7 @@ def _aliases(sql):
     names = {}
     pat = r"\b(?:from|join)\s+(" + "|".join(BIG_TABLES) + r")\b(?:\s+(?:as\s+)?(\w+))?"
     for m in re.finditer(pat, sql, re.I):
-        table, alias = m.group(1).lower(), m.group(2)
+        table, alias = m.group(1), m.group(2)
         names[table] = table
         if alias and alias.lower() not in _NOT_ALIAS:
             names[alias] = table
@@ -168,9 +174,13 @@ def readme_queries():
 
 
 def query_steps(db, sql, timeout=3600):
-    """(seconds, virtual machine steps) of sql in the sqlite3 CLI."""
+    """(seconds, virtual machine steps) of sql in the sqlite3 CLI; (None,
+    None) when it took longer than timeout."""
     t = time.monotonic()
-    out = sqlite(db, ".stats on", sql, timeout=timeout)
+    try:
+        out = sqlite(db, ".stats on", sql, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, None
     secs = time.monotonic() - t
     m = re.findall(r"Virtual Machine Steps:\s+(\d+)", out)
     return secs, sum(int(x) for x in m)
