@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "db/db.h"
 #include "unit_tmp.h"
 
