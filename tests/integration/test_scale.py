@@ -73,15 +73,7 @@ KNOWN_GROWTH = {k: v for k, v in KNOWN_SCANS.items() if k != "plot --kind cycles
 # Reads of a bounded part of the history: their work must not grow.
 RECENT = ("status", "status --target ssd1", "history --target ssd1 --since 1d",
           "show ssd1's latest", "plot --kind samples")
-KNOWN_README = {
-    "README.md query 1": "the latest cycle per target: cycle_summary's max(cycle) "
-                         "subquery re-groups every cycle per row (square); to be rewritten "
-                         "with a grouped join",
-    "README.md query 4": "recovery after each action: degradation's baseline subquery per "
-                         "cycle pair (square); to be rewritten with window functions",
-    "tools/README-querying.md query 2": "first against latest per size: degradation's "
-                                        "max(cycle) subquery per row (square)",
-}
+KNOWN_README = {}
 EXPORT_REASON = ("export (tools/wearmon/wearmon_export.c) reads every row before writing "
                  "(about 480 bytes a row); hB streams it")
 
