@@ -125,7 +125,7 @@ def test_migration_keeps_every_sample_and_resumes_after_kill(workdir):
     p.send_signal(signal.SIGKILL)
     p.communicate(timeout=30)
     assert legacy_left(db) == 1, "the move ended before the kill: nothing to resume"
-    assert query(db, "PRAGMA user_version")[0]["user_version"] == 16
+    assert query(db, "PRAGMA user_version")[0]["user_version"] >= 16
     # half moved, every sample is still there once through the view
     assert_same_samples(old, rows(db, f"WHERE iteration_id <= {last_old}"))
 
