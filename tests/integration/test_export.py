@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import query, run_wearmon, two_cycle_file_db
+from conftest import query, run_wearmon, run_wearmond, sh, two_cycle_file_db, write_conf
 
 
 wearmon = functools.partial(run_wearmon, timeout=60)
@@ -75,3 +75,45 @@ def test_export_errors(db, tmp_path):
     # a quote in the name is only ever a name looked up, never SQL
     p = wearmon("-d", db, "export", 'history" WHERE 0 --', check=1)
     assert "no table or view" in p.stderr
+
+
+@pytest.fixture(scope="module")
+def db2(tmp_path_factory):
+    """Two targets measured side by side, so a filter has rows to drop."""
+    d = tmp_path_factory.mktemp("export2")
+    conf = write_conf(d / "w.conf", f"[wearmon]\ndatabase = {d}/w.db\n\n"
+                      + "".join(f"[target {t}]\ndevice = {d}/{t}.img\nfile_size = 16M\n"
+                                "sizes = 100%\nfill = no\nduration = 0.5s\ncycles = 2\n"
+                                "sample_interval = 0.25s\n\n" for t in ("f1", "f2")))
+    p = run_wearmond(conf, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return d / "w.db"
+
+
+@pytest.mark.parametrize("name", ["samples", "iterations", "cycles", "events"])
+def test_export_of_one_target_is_the_filtered_export(db2, name):
+    """--target keeps exactly that target's rows, in the same order."""
+    ids = {t["name"]: t["id"] for t in query(db2, "SELECT id, name FROM targets")}
+    its = {r["id"]: r["target_id"] for r in query(db2, "SELECT id, target_id FROM iterations")}
+    every = json.loads(wearmon("export", name, "--format", "json", db=db2, check=0).stdout)
+    for t, tid in ids.items():
+        one = json.loads(wearmon("export", name, "--target", t, "--format", "json",
+                                 db=db2, check=0).stdout)
+        want = [r for r in every if r.get("target_id", its.get(r.get("iteration_id"))) == tid]
+        assert one == want and (name == "events" or want), (t, name)
+
+
+def test_export_of_one_target_reads_no_other(db2):
+    """The plan of the per-target samples export finds the rows by index:
+    no full scan of sample_data (common/db/query/query.c)."""
+    sql = ("SELECT x.* FROM iterations i JOIN \"samples\" x ON x.iteration_id = i.id"
+           " WHERE i.target_id = (SELECT id FROM targets WHERE name = 'f1') ORDER BY i.id")
+    plan = sh("sqlite3", "-readonly", db2, "EXPLAIN QUERY PLAN " + sql).stdout
+    assert "SCAN" not in plan and "USING PRIMARY KEY (iteration_id=?)" in plan, plan
+
+
+def test_export_target_errors(db2):
+    p = wearmon("export", "samples", "--target", "nope", db=db2, check=1)
+    assert "nope" in p.stderr
+    p = wearmon("export", "targets", "--target", "f1", db=db2, check=1)
+    assert "no target_id or iteration_id column" in p.stderr

@@ -212,3 +212,40 @@ def test_merge_converts_a_schema15_input(workdir):
     old, new = rows(src), rows(out)
     assert_same_samples([(0,) + o[1:] for o in old], [(0,) + n[1:] for n in new])
     assert query(out, "SELECT count(*) AS n FROM sample_data")[0]["n"] == len(old)
+
+
+def test_plot_and_report_read_rolled_up_minutes(workdir):
+    """An iteration past sample_retention has no 1-second samples left: its
+    samples chart and the report's samples table show its minute rows and
+    say so (common/db/query/query_charts.c, QC_POINTS)."""
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n"
+                      "sample_retention = 2s\n\n"
+                      f"[target n1]\ndevice = {workdir}/n1.img\nfile_size = 1G\n"
+                      "ioengine = null\nsizes = 100%\namount = 100x\nfill = yes\n"
+                      "cycles = 0\npause = 0.5s\n")
+    p = start(conf, workdir, "d.log")
+    assert wait_for(lambda: query(db, "SELECT count(DISTINCT iteration_id) AS n"
+                                      " FROM sample_minute_data")[0]["n"] >= 1, 120)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=60)
+    it = query(db, "SELECT min(iteration_id) AS id FROM sample_minute_data")[0]["id"]
+    minutes = query(db, f"SELECT phase, bytes FROM sample_minutes WHERE iteration_id = {it}")
+    row = query(db, f"SELECT bytes, fill_bytes FROM iterations WHERE id = {it}")[0]
+    assert sum(m["bytes"] for m in minutes if m["phase"] == "measure") == row["bytes"]
+    assert sum(m["bytes"] for m in minutes if m["phase"] == "fill") == row["fill_bytes"]
+    svg = workdir / "s.svg"
+    run_wearmon("plot", "--kind", "samples", "--iteration", it, "-o", svg, db=db, check=0)
+    text = svg.read_text()
+    assert "per-minute rollup: min/avg/max" in text and "no samples" not in text
+    html = workdir / "r.html"
+    run_wearmon("report", "-o", html, db=db, check=0)
+    text = html.read_text()
+    cap = f"Samples of iteration {it} (a row: per-minute rollup: min/avg/max)"
+    assert cap in text, text[-3000:]
+    # one table row per minute row
+    part = text[text.index(cap):]
+    part = part[:part.index("</table>")]
+    assert part.count("<tr><td") == len(minutes)
+    # the minute's lowest and highest rate next to its average
+    assert part.count(" / ") >= 2 * len(minutes)

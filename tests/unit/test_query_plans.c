@@ -10,6 +10,8 @@
 #include <regex.h>
 
 #include "db/db.h"
+#include "base/util.h"
+#include "db/query/query.h"
 #include "db/query/query_charts.h"
 #include "db/query/query_report.h"
 
@@ -119,6 +121,29 @@ static void test_report_queries(void **state)
 	}
 }
 
+/* export --target: found by index, through iterations for samples. */
+static void test_export_target_queries(void **state)
+{
+	static const struct {
+		const char *name;
+		enum query_target_key key;
+	} cases[] = {
+		{ "samples", QUERY_TARGET_ITERATION },
+		{ "sample_minutes", QUERY_TARGET_ITERATION },
+		{ "iterations", QUERY_TARGET_ID },
+		{ "cycles", QUERY_TARGET_ID },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *sql = query_export_target_sql(cases[i].name, cases[i].key);
+
+		assert_non_null(sql);
+		check_plan(*state, cases[i].name, sql);
+		free(sql);
+	}
+	assert_null(query_export_target_sql("targets", QUERY_TARGET_NONE));
+}
+
 #define V1_SCHEMA "tests/unit/fixtures/schema-v1.sql"
 
 /* On a database of the first schema (read-only, as the CLI opens it) each
@@ -195,6 +220,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_chart_queries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_queries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_export_target_queries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_check_catches_them, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_schema_variants, setup, teardown),
 	};

@@ -34,9 +34,27 @@ out:
 	return ret;
 }
 
+/* How the rows of a table or view with these columns belong to a target. */
+static enum query_target_key target_key(const struct wm_table *names)
+{
+	enum query_target_key k = QUERY_TARGET_NONE;
+
+	for (int r = 0; r < names->nrows; r++) {
+		const char *c = wm_str(names, r, "name");
+
+		if (c && !strcmp(c, "target_id"))
+			return QUERY_TARGET_ID;
+		if (c && !strcmp(c, "iteration_id"))
+			k = QUERY_TARGET_ITERATION;
+	}
+	return k;
+}
+
 /* Every column of name, raw, each row printed as it comes (memory does
- * not grow with the rows). Returns 0 or WM_EXIT_ERROR. */
-static int export(struct wm *wm, const char *name, enum wm_format fmt, FILE *out)
+ * not grow with the rows); only target's rows when target is not NULL.
+ * Returns 0 or WM_EXIT_ERROR. */
+static int export(struct wm *wm, const char *name, const char *target, enum wm_format fmt,
+		  FILE *out)
 {
 	struct wm_table names = { 0 };
 	struct wm_col *cols = NULL;
@@ -55,7 +73,12 @@ static int export(struct wm *wm, const char *name, enum wm_format fmt, FILE *out
 		ret = WM_EXIT_ERROR;
 		goto out;
 	}
-	ret = wm_result(wm, query_export_rows(wm->db, name, &sk), err);
+	if (target)
+		ret = wm_result(
+			wm, query_export_target_rows(wm->db, name, target_key(&names), target, &sk),
+			err);
+	else
+		ret = wm_result(wm, query_export_rows(wm->db, name, &sk), err);
 	wm_printer_end(&p);
 out:
 	free(cols);
@@ -67,7 +90,8 @@ int wm_cmd_export(struct wm *wm, int argc, char **argv)
 {
 	struct wm_args a;
 	FILE *out = stdout;
-	int ret = wm_parse_args(wm, argc, argv, "fo", &a);
+	int64_t tid;
+	int ret = wm_parse_args(wm, argc, argv, "tfo", &a);
 
 	if (ret >= 0)
 		return ret;
@@ -81,13 +105,14 @@ int wm_cmd_export(struct wm *wm, int argc, char **argv)
 		return wm_usage_error("export: --format is csv or json");
 	if (!a.format_given)
 		a.format = WM_CSV;
-	if ((ret = wm_open(wm)) || (ret = check_name(wm, a.pos[0])))
+	if ((ret = wm_open(wm)) || (ret = check_name(wm, a.pos[0])) ||
+	    (a.target && (ret = wm_target_id(wm, a.target, &tid))))
 		return ret;
 	if (a.output && !(out = fopen(a.output, "we"))) {
 		wm_err("export: cannot write %s: %s", a.output, strerror(errno));
 		return WM_EXIT_ERROR;
 	}
-	ret = export(wm, a.pos[0], a.format, out);
+	ret = export(wm, a.pos[0], a.target, a.format, out);
 	if (out != stdout && fclose(out) && !ret) {
 		wm_err("export: writing %s failed: %s", a.output, strerror(errno));
 		ret = WM_EXIT_ERROR;

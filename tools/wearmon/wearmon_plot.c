@@ -283,6 +283,15 @@ static double series_mean(const struct chart_series *s)
 	return n ? sum / (double)n : NAN;
 }
 
+/* What a point of a sample chart is: a 1-second sample unless the
+ * query fell back to per-minute rollups (common/db/query/query_charts.h). */
+static const char *point_kind(const struct wm_table *t)
+{
+	const char *k = wm_str(t, 0, "point");
+
+	return k ? k : QC_POINT_SAMPLE;
+}
+
 static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 {
 	static const char *const key[] = { "phase" };
@@ -295,13 +304,13 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 		return ret;
 	snprintf(p->subtitle, sizeof(p->subtitle),
 		 "cycle %lld, iteration %lld, size %s,"
-		 " %s %s QD%lld, %s; %s",
+		 " %s %s QD%lld, %s; %s; a point: %s",
 		 (long long)wm_int(&p->t, 0, "cycle", 0), (long long)wm_int(&p->t, 0, "number", 0),
 		 wm_fmt_bytes(wm_num(&p->t, 0, "size_bytes"), sz, sizeof(sz)),
 		 wm_str(&p->t, 0, "workload"),
 		 wm_fmt_bytes(wm_num(&p->t, 0, "block_size"), bs, sizeof(bs)),
 		 (long long)wm_int(&p->t, 0, "queue_depth", 0), wm_str(&p->t, 0, "status"),
-		 wm_str(&p->t, 0, "device"));
+		 wm_str(&p->t, 0, "device"), point_kind(&p->t));
 	split_series(p, key, ARRAY_SIZE(key), "t_ms", 1000, "mibps", label_column);
 	for (size_t s = 0; s < p->ns; s++) {
 		int fill = !strcmp(p->s[s].label, "fill");

@@ -292,22 +292,40 @@ static int write_iteration_table(struct rep *r)
 	return 0;
 }
 
+/* A sample's rate; a per-minute rollup's as its lowest / average / highest. */
+static void td_rate(struct rep *r, const struct wm_table *t, int row)
+{
+	char lo[48], avg[48], hi[48];
+	double min = wm_num(t, row, "mibps_min");
+
+	if (isnan(min)) {
+		rep_td_num(r, wm_num(t, row, "mibps"), 1);
+		return;
+	}
+	fprintf(r->f, "<td>%s / %s / %s</td>", rep_num(min, 1, lo, sizeof(lo)),
+		rep_num(wm_num(t, row, "mibps"), 1, avg, sizeof(avg)),
+		rep_num(wm_num(t, row, "mibps_max"), 1, hi, sizeof(hi)));
+}
+
 static int write_samples_table(struct rep *r, int64_t id)
 {
 	struct wm_table t = { 0 };
-	char cap[96];
+	char cap[160];
+	const char *point;
 	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_SAMPLES],
 				 (struct db_value[]){ WM_INT(id) }, 1);
 
 	if (ret || t.nrows == 0)
 		goto out;
-	snprintf(cap, sizeof(cap), "Samples of iteration %lld", (long long)id);
+	point = wm_str(&t, 0, "point");
+	snprintf(cap, sizeof(cap), "Samples of iteration %lld (a row: %s)", (long long)id,
+		 point ? point : QC_POINT_SAMPLE);
 	rep_thead(r, cap, "<phase|t in the phase (s)|MiB/s|IOPS|p50 µs|p99 µs|p99.9 µs|p99.99 µs");
 	for (int i = 0; i < t.nrows && i < MAX_SAMPLE_ROWS; i++) {
 		fputs("<tr>", r->f);
 		rep_td_text(r, &t, i, "phase");
 		rep_td_num(r, wm_num(&t, i, "t_ms") / 1000, 1);
-		rep_td_num(r, wm_num(&t, i, "mibps"), 1);
+		td_rate(r, &t, i);
 		rep_td_num(r, wm_num(&t, i, "iops"), 0);
 		rep_td_num(r, wm_num(&t, i, "lat_p50_us"), 0);
 		rep_td_num(r, wm_num(&t, i, "lat_p99_us"), 0);

@@ -34,7 +34,7 @@ void wm_usage(FILE *f)
 		   "                              in one chart: --target a,b)\n"
 		   "  report -o FILE.html [--target T] [--campaign N]\n"
 		   "                              one self-contained HTML report of a campaign\n"
-		   "  export TABLE|VIEW [--format csv|json] [-o FILE]\n"
+		   "  export TABLE|VIEW [--target T] [--format csv|json] [-o FILE]\n"
 		   "                              every row of a table or view (default csv)\n"
 		   "  merge -o OUT.db IN.db...    gather many machines' databases into OUT.db\n"
 		   "                              (targets become HOST/NAME; the only command\n"

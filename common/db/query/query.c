@@ -144,3 +144,42 @@ int query_export_rows(struct db *db, const char *name, const struct query_sink *
 	free(sql);
 	return ret;
 }
+
+char *query_export_target_sql(const char *name, enum query_target_key key)
+{
+	char *sql = NULL;
+	int n = -1;
+
+	if (key == QUERY_TARGET_ID)
+		n = asprintf(&sql,
+			     "SELECT * FROM \"%s\" WHERE target_id ="
+			     " (SELECT id FROM targets WHERE name = ?1)",
+			     name);
+	else if (key == QUERY_TARGET_ITERATION)
+		n = asprintf(&sql,
+			     "SELECT x.* FROM iterations i JOIN \"%s\" x ON x.iteration_id = i.id"
+			     " WHERE i.target_id = (SELECT id FROM targets WHERE name = ?1)"
+			     " ORDER BY i.id",
+			     name);
+	return n < 0 ? NULL : sql;
+}
+
+int query_export_target_rows(struct db *db, const char *name, enum query_target_key key,
+			     const char *target, const struct query_sink *s)
+{
+	struct db_value p = { .type = DB_TEXT, .s = target };
+	char *sql;
+	int ret;
+
+	if (strchr(name, '"') || key == QUERY_TARGET_NONE) {
+		snprintf(s->err, s->errlen, "%s has no target_id or iteration_id column", name);
+		return -EINVAL;
+	}
+	if (!(sql = query_export_target_sql(name, key))) {
+		snprintf(s->err, s->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = query_run(db, sql, &p, 1, s);
+	free(sql);
+	return ret;
+}

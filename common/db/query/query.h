@@ -78,6 +78,20 @@ int query_export_names(struct db *db, const struct query_sink *s);
  * query_export_names listed: it is quoted, never parsed). */
 int query_export_rows(struct db *db, const char *name, const struct query_sink *s);
 
+/* How a table or view's rows belong to a target: by its target_id, by its
+ * iteration_id (through iterations, whose index finds that target's rows
+ * without a scan), or not at all. */
+enum query_target_key { QUERY_TARGET_NONE, QUERY_TARGET_ID, QUERY_TARGET_ITERATION };
+
+/* The SQL of query_export_target_rows, for the plan test; NULL: no memory.
+ * Free it. */
+char *query_export_target_sql(const char *name, enum query_target_key key);
+
+/* The rows of name that belong to target ?1 (a name), in the order of
+ * query_export_rows. Returns 0 or -errno with a message in s->err. */
+int query_export_target_rows(struct db *db, const char *name, enum query_target_key key,
+			     const char *target, const struct query_sink *s);
+
 /* ---- history and alerts (query_history.c) ---- */
 
 /* Which iterations history lists; NULL / 0 / "" : no filter. */

@@ -48,6 +48,27 @@
 	" JOIN samples s ON s.iteration_id = i.id"                                                 \
 	" WHERE i.id = ?1 ORDER BY s.phase = 'measure', s.t_ms"
 
+/* An iteration's points: its 1-second samples, or once sample_retention
+ * replaced them (common/db/schema.md), its per-minute rollups, each at
+ * the end of its minute. */
+#define QC_POINTS                                                                                  \
+	"WITH src AS (SELECT phase, t_ms, mibps, NULL AS mibps_min, NULL AS mibps_max, bytes,"     \
+	"  '" QC_POINT_SAMPLE "' AS point FROM samples WHERE iteration_id = ?1"                    \
+	" UNION ALL SELECT phase, (minute + 1) * 60000, mibps_avg, mibps_min, mibps_max, bytes,"   \
+	"  '" QC_POINT_MINUTE "' FROM sample_minutes WHERE iteration_id = ?1"                      \
+	"  AND NOT EXISTS (SELECT 1 FROM samples WHERE iteration_id = ?1)) "
+
+#define SAMPLES_ROLLUP_SQL                                                                         \
+	QC_POINTS                                                                                  \
+	"SELECT s.phase, s.mibps, s.mibps_min, s.mibps_max, s.bytes, s.point,"                     \
+	" (s.t_ms + CASE s.phase WHEN 'measure' THEN f.end_ms ELSE 0 END) AS t_ms,"                \
+	" i.mibps_avg, i.size_bytes, i.workload, i.block_size, i.queue_depth,"                     \
+	" i.status, i.number, c.number AS cycle, t.device"                                         \
+	" FROM iterations i JOIN cycles c ON c.id = i.cycle_id"                                    \
+	" JOIN targets t ON t.id = i.target_id"                                                    \
+	" JOIN (SELECT coalesce(max(t_ms), 0) AS end_ms FROM src WHERE phase = 'fill') f"          \
+	" JOIN src s WHERE i.id = ?1 ORDER BY s.phase = 'measure', s.t_ms"
+
 /* The running sum over every row (interrupted ones wrote too), then the
  * done rows as points. */
 #define WEAR_SQL(written)                                                                          \
@@ -140,6 +161,7 @@
 #define OLD(n, sql)                                                                                \
 	static const struct dbq_named n = { #n " (older schema)", sql, NULL, NULL, NULL }
 
+OLD(samples_v15, SAMPLES_SQL);
 OLD(wear_v3, WEAR_SQL(QS_WRITTEN_NAME));
 OLD(wear_marks_v3, WEAR_MARKS_SQL(QS_WRITTEN_NAME));
 OLD(latency_v3, LATENCY_SQL("NULL"));
@@ -155,7 +177,8 @@ const struct dbq_named qc_queries[QC__COUNT] = {
 	[QC_SIZES] = { "chart_sizes", SIZES_SQL, NULL, NULL, NULL },
 	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL, NULL, NULL, NULL },
 	[QC_CYCLE_ACTIONS] = { "chart_cycle_actions", CYCLE_ACTIONS_SQL, NULL, NULL, NULL },
-	[QC_SAMPLES] = { "chart_samples", SAMPLES_SQL, NULL, NULL, NULL },
+	[QC_SAMPLES] = { "chart_samples", SAMPLES_ROLLUP_SQL, "sample_minute_data", "mibps_max",
+			 &samples_v15 },
 	[QC_WEAR] = { "chart_wear", WEAR_SQL(QS_WRITTEN_PCT), PCT, &wear_v3 },
 	[QC_WEAR_MARKS] = { "chart_wear_marks", WEAR_MARKS_SQL(QS_WRITTEN_PCT), PCT,
 			    &wear_marks_v3 },

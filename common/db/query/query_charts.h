@@ -30,9 +30,9 @@ extern const struct dbq_named qc_queries[QC__COUNT];
 
 /* The query that reads one iteration's samples for a chart of its rate
  * (latency 0: QC_SAMPLES) or its latency percentiles (1: QC_LATENCY_TRACE)
- * over span_s seconds (0: unknown). Today always the 1-second samples; the
- * one place to switch a long span to per-minute rollups once the database
- * keeps them. */
+ * over span_s seconds (0: unknown). QC_SAMPLES reads the 1-second samples,
+ * or the per-minute rollups of an iteration past sample_retention (column
+ * `point` says which). */
 enum qc_id qc_samples_source(int latency, double span_s);
 
 #endif

@@ -25,4 +25,8 @@ int dbq_run(struct db *db, const struct dbq_named *q, const struct db_value *par
  * -errno with a message in err. */
 int dbq_sql(struct db *db, const struct dbq_named *q, const char **sql, char *err, size_t errlen);
 
+/* What one point of a sample chart or table is (column `point`). */
+#define QC_POINT_SAMPLE "1-second sample"
+#define QC_POINT_MINUTE "per-minute rollup: min/avg/max"
+
 #endif

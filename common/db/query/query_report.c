@@ -46,6 +46,17 @@
 	" WHERE i.target_id = ?1 AND i.status = 'done'" QS_SCOPE(                                  \
 		"c.number") " GROUP BY i.id HAVING count(*) >= 3 ORDER BY i.id LIMIT 1"
 
+/* The same over the per-minute rollups that replaced samples (v16): the
+ * first of either. */
+#define FIRST_TRACED_MINUTES_SQL                                                                   \
+	"SELECT i.id FROM iterations i JOIN cycles c ON c.id = i.cycle_id"                         \
+	" JOIN sample_minutes m ON m.iteration_id = i.id AND m.phase = 'measure'"                  \
+	" WHERE i.target_id = ?1 AND i.status = 'done'" QS_SCOPE(                                  \
+		"c.number") " GROUP BY i.id HAVING sum(m.samples) >= 3 ORDER BY i.id LIMIT 1"
+#define FIRST_TRACED_ROLLUP_SQL                                                                    \
+	"SELECT min(id) AS id FROM (SELECT * FROM (" FIRST_TRACED_SQL ")"                          \
+	" UNION ALL SELECT * FROM (" FIRST_TRACED_MINUTES_SQL ")) HAVING count(*) > 0"
+
 #define CYCLES_SQL(ratio, join)                                                                    \
 	"SELECT c.id, c.number AS cycle, c.status, c.started_at,"                                  \
 	" c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"               \
@@ -145,6 +156,19 @@
 	"  AND number > ?3), '9999')))"                                                            \
 	" AND e.severity != 'debug' ORDER BY e.at, e.id"
 
+/* The 1-second samples, or the per-minute rollups that replaced them
+ * (rate: the minute's average; latencies: its highest). */
+#define SAMPLES_ROLLUP_SQL                                                                         \
+	"SELECT * FROM (SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, lat_p999_us,"     \
+	" lat_p9999_us, NULL AS mibps_min, NULL AS mibps_max, bytes,"                              \
+	" '" QC_POINT_SAMPLE "' AS point FROM samples WHERE iteration_id = ?1"                     \
+	" UNION ALL SELECT phase, (minute + 1) * 60000, mibps_avg, iops_avg, lat_p50_us,"          \
+	" lat_p99_us, lat_p999_us, lat_p9999_us, mibps_min, mibps_max, bytes,"                     \
+	" '" QC_POINT_MINUTE "'"                                                                   \
+	" FROM sample_minutes WHERE iteration_id = ?1"                                             \
+	" AND NOT EXISTS (SELECT 1 FROM samples WHERE iteration_id = ?1))"                         \
+	" ORDER BY phase = 'measure', t_ms"
+
 #define SAMPLES_SQL(cols)                                                                          \
 	"SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, " cols                           \
 	" FROM samples WHERE iteration_id = ?1 ORDER BY phase = 'measure', t_ms"
@@ -163,7 +187,9 @@ OLD(write_amp_v8, WRITE_AMP_ALT, NULL, NULL, NULL);
 OLD(alert_counts_v4, ALERT_COUNTS_SQL("0 AS phases, 0 AS steady"), NULL, NULL, NULL);
 OLD(runs_v12, RUNS_SQL("NULL AS kernel, NULL AS config"), NULL, NULL, NULL);
 OLD(steady_v4, STEADY_ALT, NULL, NULL, NULL);
+OLD(first_traced_v15, FIRST_TRACED_SQL, NULL, NULL, NULL);
 OLD(samples_v3, SAMPLES_SQL("NULL AS lat_p999_us, NULL AS lat_p9999_us"), NULL, NULL, NULL);
+OLD(samples_v15, SAMPLES_SQL("lat_p999_us, lat_p9999_us"), "samples", "lat_p9999_us", &samples_v3);
 
 /* clang-format off */
 const struct dbq_named qr_queries[QR__COUNT] = {
@@ -176,7 +202,8 @@ const struct dbq_named qr_queries[QR__COUNT] = {
 			    ITERATIONS_SQL("i.lat_p9999_us", QS_WRITTEN_PCT, BASE_ROW,
 					   BASE_ROW_JOIN),
 			    "iterations", "baseline_iteration_id", &iterations_v8 },
-	[QR_FIRST_TRACED] = { "report_first_traced", FIRST_TRACED_SQL, NULL, NULL, NULL },
+	[QR_FIRST_TRACED] = { "report_first_traced", FIRST_TRACED_ROLLUP_SQL, "sample_minute_data",
+				"mibps_max", &first_traced_v15 },
 	[QR_CYCLES] = { "report_cycles", CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN),
 			"iterations", "baseline_iteration_id", &cycles_v8 },
 	[QR_WRITE_AMP] = { "report_write_amplification", WRITE_AMP_SQL,
@@ -191,7 +218,7 @@ const struct dbq_named qr_queries[QR__COUNT] = {
 			&steady_v4 },
 	[QR_STEADY_ROUNDS] = { "report_steady_rounds", STEADY_ROUNDS_SQL, NULL, NULL, NULL },
 	[QR_EVENTS] = { "report_events", EVENTS_SQL, NULL, NULL, NULL },
-	[QR_SAMPLES] = { "report_samples", SAMPLES_SQL("lat_p999_us, lat_p9999_us"),
-			 "samples", "lat_p9999_us", &samples_v3 },
+	[QR_SAMPLES] = { "report_samples", SAMPLES_ROLLUP_SQL, "sample_minute_data", "mibps_max",
+			 &samples_v15 },
 };
 /* clang-format on */
