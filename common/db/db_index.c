@@ -19,7 +19,11 @@ static const char index_sql[] =
 	"CREATE INDEX IF NOT EXISTS events_iteration ON events (iteration_id);\n"
 	"CREATE INDEX IF NOT EXISTS events_cycle ON events (cycle_id);\n"
 	/* show: the health snapshots of a cycle */
-	"CREATE INDEX IF NOT EXISTS health_cycle ON health (cycle_id);\n";
+	"CREATE INDEX IF NOT EXISTS health_cycle ON health (cycle_id);\n"
+	/* the daemon's alert baseline (db_baseline, common/db/db_read.c): the
+	 * done iterations of one size, workload and block size in id order */
+	"CREATE INDEX IF NOT EXISTS iterations_baseline ON iterations"
+	" (target_id, size_bytes, workload, block_size, status);\n";
 /* clang-format on */
 
 int db_index_create(struct db *db, char *err, size_t errlen)

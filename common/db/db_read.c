@@ -34,25 +34,41 @@ static int keep_first(void *arg, int n, const struct db_value *v, const char *co
 	return 1;
 }
 
+/* The baseline query for a rule. All read the key's rows through
+ * iterations_baseline (common/db/db_index.c), whose entries end in the row
+ * id: first and previous stop at the first row that qualifies (a cycle's
+ * iterations have higher ids than an earlier cycle's, so id order is cycle
+ * order); best sorts only the key's rows, one per cycle, never all the
+ * target's. */
+#define BASELINE_SQL                                                                               \
+	"SELECT i.mibps_avg, i.id FROM iterations i"                                               \
+	" JOIN cycles c ON c.id = i.cycle_id"                                                      \
+	" JOIN targets t ON t.id = i.target_id"                                                    \
+	" WHERE i.target_id = ? AND i.size_bytes = ? AND i.workload = ?"                           \
+	" AND i.block_size = ? AND i.id < ? AND i.status = 'done'"                                 \
+	" AND i.mibps_avg > 0 AND c.number >= t.campaign_first_cycle"
+
+static const char *baseline_sql(enum cfg_baseline rule)
+{
+	switch (rule) {
+	case BASELINE_BEST: return BASELINE_SQL " ORDER BY -i.mibps_avg, i.id LIMIT 1";
+	case BASELINE_PREVIOUS: return BASELINE_SQL " ORDER BY i.id DESC LIMIT 1";
+	case BASELINE_FIRST:
+	case BASELINE__COUNT:
+	default: return BASELINE_SQL " ORDER BY i.id LIMIT 1";
+	}
+}
+
 int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 		int64_t *iteration_id)
 {
-	static const char sql[] =
-		"SELECT i.mibps_avg, i.id FROM iterations i"
-		" JOIN cycles c ON c.id = i.cycle_id"
-		" JOIN targets t ON t.id = i.target_id"
-		" WHERE i.target_id = ? AND i.size_bytes = ? AND i.workload = ?"
-		" AND i.block_size = ? AND i.id < ? AND i.status = 'done'"
-		" AND i.mibps_avg > 0 AND c.number >= t.campaign_first_cycle"
-		" ORDER BY CASE ? WHEN 'best' THEN -i.mibps_avg WHEN 'previous' THEN -i.id"
-		" ELSE 0 END, c.number, i.id LIMIT 1";
+	const char *sql = baseline_sql(k->rule);
 	struct db_value p[] = {
 		{ .type = DB_INT, .i = k->target_id },
 		{ .type = DB_INT, .i = (int64_t)k->size_bytes },
 		{ .type = DB_TEXT, .s = k->workload },
 		{ .type = DB_INT, .i = k->block_size },
 		{ .type = DB_INT, .i = k->before_id },
-		{ .type = DB_TEXT, .s = cfg_baseline_name(k->rule) },
 	};
 	struct first_row f = { 0 };
 	char err[256];

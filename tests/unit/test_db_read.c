@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/db_int.h"
 
 #define V1_SCHEMA "tests/unit/fixtures/schema-v1.sql"
 
@@ -453,6 +454,76 @@ static void test_iteration_baseline_for_every_schema(void **state)
 	db_close(ro);
 }
 
+/* ---- db_baseline's cost ---------------------------------------------------- */
+
+static long vm_steps;
+
+static int count_steps(unsigned type, void *ctx, void *p, void *x)
+{
+	if (type == SQLITE_TRACE_PROFILE)
+		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 0);
+	return 0;
+}
+
+/* Done cycles first..last, eight sizes each; 1 MiB runs fastest in cycle 6. */
+static void mk_history(struct fx *fx, long first, long last)
+{
+	for (long c = first; c <= last; c++) {
+		int64_t cyc = mk_cycle(fx, c);
+
+		for (long s = 1; s <= 8; s++)
+			mk_it(fx, cyc, s, (uint64_t)s << 20, "randwrite", 0, 100.0 + (c == 6), 0,
+			      DB_DONE);
+		end_cycle(fx, cyc, ACT_NONE, ACT_OUT_OK);
+	}
+}
+
+/* The VM steps of one db_baseline of 1 MiB under rule; its row id in *id. */
+static long baseline_steps(struct fx *fx, enum cfg_baseline rule, int64_t *id)
+{
+	struct db_baseline_key k = { .target_id = fx->tgt,
+				     .size_bytes = 1 << 20,
+				     .workload = "randwrite",
+				     .block_size = 4096,
+				     .before_id = INT64_MAX,
+				     .rule = rule };
+	double mibps = 0;
+
+	vm_steps = 0;
+	sqlite3_trace_v2(fx->db->conn, SQLITE_TRACE_PROFILE, count_steps, NULL);
+	assert_int_equal(db_baseline(fx->db, &k, &mibps, id), 0);
+	sqlite3_trace_v2(fx->db->conn, 0, NULL, NULL);
+	return vm_steps;
+}
+
+/* The daemon looks its baseline up per iteration: first and previous cost
+ * the same after 100 cycles as after 5 (an index, not a sort of the
+ * target's history), and every rule still picks the same row. */
+static void test_baseline_cost_does_not_grow(void **state)
+{
+	struct fx *fx = *state;
+	long first5, prev5, first100, prev100, best100;
+	int64_t first, prev, id;
+
+	mk_history(fx, 1, 5);
+	first5 = baseline_steps(fx, BASELINE_FIRST, &first);
+	prev5 = baseline_steps(fx, BASELINE_PREVIOUS, &prev);
+	assert_int_equal(first, 1);
+	assert_int_equal(prev, 4 * 8 + 1);
+	mk_history(fx, 6, 100);
+	first100 = baseline_steps(fx, BASELINE_FIRST, &id);
+	assert_int_equal(id, 1);
+	prev100 = baseline_steps(fx, BASELINE_PREVIOUS, &id);
+	assert_int_equal(id, 99 * 8 + 1);
+	best100 = baseline_steps(fx, BASELINE_BEST, &id);
+	assert_int_equal(id, 5 * 8 + 1);
+	print_message("db_baseline VM steps, 5 -> 100 cycles: first %ld -> %ld,"
+		      " previous %ld -> %ld; best (sorts its key's rows) %ld\n",
+		      first5, first100, prev5, prev100, best100);
+	assert_true(first100 <= 2 * first5);
+	assert_true(prev100 <= 2 * prev5);
+}
+
 static void test_alerts_view(void **state)
 {
 	static const char *const sev[] = { "info",    "crit", "debug", "notice",
@@ -575,6 +646,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_degradation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_baseline_for_every_schema, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_cost_does_not_grow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alerts_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_from_v1, setup, teardown),
 	};
