@@ -95,7 +95,7 @@ def test_bench_scale_section_reports_everything(tmp_path):
     out = p.stdout
     assert re.search(r"size: [\d.]+ MiB per target-day; a year x 8 targets [\d.]+ GiB", out), out
     for read in ("status", "history --target ssd1 --since 1d", "show ssd1's latest",
-                 "alerts --target ssd1", "report --target ssd1", "export samples",
+                 "alerts --target ssd1", "report --target ssd1", "export samples --target ssd1",
                  *(f"plot --kind {k}" for k in ("sizes", "cycles", "samples", "wear",
                                                  "latency"))):
         assert re.search(rf"^  {re.escape(read)} +[\d.]+ .*MiB +\d+", out, re.M), read

@@ -397,7 +397,7 @@ def jobs_scaling(ctx, dev, mode):
 
 def db_growth(ctx, dev):
     """Database bytes per sample at sample_interval = 1s, from the pages the
-    samples table and its indexes use after a run of known length (dbstat),
+    samples' table (sample_data since schema 16) and its indexes use after a run of known length (dbstat),
     extrapolated to a target-day of measuring (86400 samples); and the time
     wearmond took to store each iteration."""
     case = next(c for c in CASES if c[0] == "4k randwrite QD32")
@@ -407,7 +407,7 @@ def db_growth(ctx, dev):
     subprocess.run(["sqlite3", str(db), "PRAGMA wal_checkpoint(TRUNCATE);"], check=True,
                    capture_output=True)
     used = sql_json(db, "SELECT sum(pgsize - unused) AS b FROM dbstat WHERE name IN "
-                    "(SELECT name FROM sqlite_master WHERE tbl_name = 'samples')")[0]["b"]
+                    "(SELECT name FROM sqlite_master WHERE tbl_name IN ('samples', 'sample_data'))")[0]["b"]
     n = sql_json(db, "SELECT count(*) AS n FROM samples")[0]["n"]
     total = db.stat().st_size
     remove_db(db)

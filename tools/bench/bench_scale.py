@@ -110,10 +110,7 @@ def print_reads(build, db, work, target):
               f"{r['vm']:>13} {state}")
         sys.stdout.flush()
     export_argv = ["export", "samples", "--target", target]
-    r = scale.run_traced(build, db, export_argv, timeout=CAP)
-    if r["rc"] == 2:  # no --target on export yet: all of the samples
-        export_argv = ["export", "samples"]
-        r = scale.run_traced(build, db, export_argv, mem_limit=8 * GIB, timeout=CAP)
+    r = scale.run_traced(build, db, export_argv, mem_limit=8 * GIB, timeout=CAP)
     what = " ".join(export_argv)
     state = (verdict(r["rss"] <= GOAL_EXPORT_RSS) if r["rc"] == 0
              else f"exit {r['rc']} (address space limited to 8 GiB)")
