@@ -20,7 +20,9 @@ CLI = ROOT / "tools" / "wearmon"
 NOT_YET = set()
 
 STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|FROM|JOIN|WHERE|PRAGMA|CREATE|GROUP BY|"
+# A message may name the pragma it reports on "(PRAGMA integrity_check)":
+# that is text for the user, not a statement.
+SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|FROM|JOIN|WHERE|(?<!\()PRAGMA|CREATE|GROUP BY|"
                  r"ORDER BY|LIMIT)\b")
 
 
