@@ -109,7 +109,13 @@ def test_kill9_storm_ends_with_each_cycle_and_action_once(workdir, make_loop, fs
                          " c.action_started_at IS NOT NULL AS started"
                          " FROM cycles c JOIN targets t ON t.id = c.target_id"
                          f" WHERE t.name = '{name}' ORDER BY c.number")
-        assert [r["status"] for r in rows] == ["done"] * CYCLES, (seed, kills, name, rows)
+        why = query(db, "SELECT c.number, i.status, i.error FROM iterations i"
+                        " JOIN cycles c ON c.id = i.cycle_id JOIN targets t ON t.id = i.target_id"
+                        f" WHERE t.name = '{name}' AND i.status != 'done'")
+        why += query(db, "SELECT e.kind, e.message FROM events e JOIN targets t"
+                         f" ON t.id = e.target_id WHERE t.name = '{name}'"
+                         " AND e.severity IN ('err', 'crit', 'alert', 'emerg')")
+        assert [r["status"] for r in rows] == ["done"] * CYCLES, (seed, kills, name, rows, why)
         started = sum(r["started"] for r in rows)
         cut = sum(1 for r in rows if r["action_outcome"] == "interrupted")
         ran = lines_for(workdir, lp.dev)
