@@ -73,7 +73,9 @@ def startup(build, db, work):
     conf.write_text(f"[wearmon]\ndatabase = {db}\n\n[target startup]\n"
                     f"device = {img}/startup.img\nfile_size = 64M\nioengine = null\n"
                     "sizes = 100%\nfill = no\nduration = 1s\ncycles = 0\n")
-    path = work / "notify.sock"
+    # in the short directory: a socket's path has at most 107 bytes, and
+    # work may be deep (make check's TMPDIR)
+    path = img / "notify.sock"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(path))
     env = dict(os.environ, NOTIFY_SOCKET=str(path))
