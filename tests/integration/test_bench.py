@@ -106,3 +106,26 @@ def test_bench_scale_section_reports_everything(tmp_path):
     assert re.search(r"^growth, SQLite virtual machine steps at 2 targets x 1 days -> x 2", out,
                      re.M), out
     assert list(tmp_path.iterdir()) == []  # its databases removed
+
+
+def test_bench_scale_startup_cleans_up_when_the_bind_fails(tmp_path, monkeypatch):
+    """bench_scale.startup() removes its start-up directory on every way out:
+    here the notify socket's bind fails before wearmond starts."""
+    sys.path.insert(0, str(REPO / "tools/bench"))
+    import bench_scale
+
+    made = []
+
+    def mkdtemp(*args, **kwargs):
+        made.append(real_mkdtemp(*args, **kwargs))
+        return made[-1]
+
+    def bind(self, address):
+        raise OSError(98, "Address already in use", address)
+
+    real_mkdtemp = bench_scale.tempfile.mkdtemp
+    monkeypatch.setattr(bench_scale.tempfile, "mkdtemp", mkdtemp)
+    monkeypatch.setattr(bench_scale.socket.socket, "bind", bind)
+    with pytest.raises(OSError, match="Address already in use"):
+        bench_scale.startup(BUILD, tmp_path / "wearmon.db", tmp_path)
+    assert len(made) == 1 and not os.path.exists(made[0]), made

@@ -70,14 +70,23 @@ def startup(build, db, work):
     conf = work / "startup.conf"
     # the target's file outside /dev (a path in /dev/shm reads as a device)
     img = Path(tempfile.mkdtemp(prefix="wearmon-bench-startup-", dir="/var/tmp"))
-    conf.write_text(f"[wearmon]\ndatabase = {db}\n\n[target startup]\n"
-                    f"device = {img}/startup.img\nfile_size = 64M\nioengine = null\n"
-                    "sizes = 100%\nfill = no\nduration = 1s\ncycles = 0\n")
-    # in the short directory: a socket's path has at most 107 bytes, and
-    # work may be deep (make check's TMPDIR)
-    path = img / "notify.sock"
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(str(path))
+    try:
+        conf.write_text(f"[wearmon]\ndatabase = {db}\n\n[target startup]\n"
+                        f"device = {img}/startup.img\nfile_size = 64M\nioengine = null\n"
+                        "sizes = 100%\nfill = no\nduration = 1s\ncycles = 0\n")
+        # in the short directory: a socket's path has at most 107 bytes, and
+        # work may be deep (make check's TMPDIR)
+        path = img / "notify.sock"
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.bind(str(path))
+            return run_to_ready(build, conf, sock, path)
+    finally:
+        shutil.rmtree(img, ignore_errors=True)
+
+
+def run_to_ready(build, conf, sock, path):
+    """wearmond on conf, told to notify path (bound by sock), until READY=1;
+    stopped on every way out. Returns seconds or None."""
     env = dict(os.environ, NOTIFY_SOCKET=str(path))
     proc = subprocess.Popen([str(build / "wearmond"), "--foreground", "-c", str(conf)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -91,9 +100,6 @@ def startup(build, db, work):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        sock.close()
-        path.unlink(missing_ok=True)
-        shutil.rmtree(img, ignore_errors=True)
 
 
 def print_reads(build, db, work, target):
