@@ -159,9 +159,10 @@ def test_new_samples_read_as_before(tmp_path):
     assert miss == []
 
 
-def test_old_samples_rolled_up_into_minutes(workdir):
-    """sample_retention = 2s: the samples of iterations that ended more than
-    2 s ago become minutes, with every byte of the phase."""
+def run_until_rolled_up(workdir, iterations):
+    """wearmond with sample_retention = 2s on a null-engine file target
+    (iterations of 100 s at 1000 MiB/s), stopped once the samples of that
+    many iterations are rolled up into minutes. Returns the database."""
     db = workdir / "w.db"
     conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n"
                       "sample_retention = 2s\n\n"
@@ -170,9 +171,16 @@ def test_old_samples_rolled_up_into_minutes(workdir):
                       "cycles = 0\npause = 0.5s\n")
     p = start(conf, workdir, "d.log")
     assert wait_for(lambda: query(db, "SELECT count(DISTINCT iteration_id) AS n"
-                                      " FROM sample_minute_data")[0]["n"] >= 2, 120)
+                                      " FROM sample_minute_data")[0]["n"] >= iterations, 120)
     p.send_signal(signal.SIGTERM)
     p.communicate(timeout=60)
+    return db
+
+
+def test_old_samples_rolled_up_into_minutes(workdir):
+    """sample_retention = 2s: the samples of iterations that ended more than
+    2 s ago become minutes, with every byte of the phase."""
+    db = run_until_rolled_up(workdir, 2)
     rolled = query(db, """SELECT i.id, i.bytes, i.fill_bytes, i.mibps_avg,
                             (SELECT sum(bytes) FROM sample_minutes m WHERE m.iteration_id
                              = i.id AND m.phase = 'measure') AS measure,
@@ -218,17 +226,7 @@ def test_plot_and_report_read_rolled_up_minutes(workdir):
     """An iteration past sample_retention has no 1-second samples left: its
     samples chart and the report's samples table show its minute rows and
     say so (common/db/query/query_charts.c, QC_POINTS)."""
-    db = workdir / "w.db"
-    conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n"
-                      "sample_retention = 2s\n\n"
-                      f"[target n1]\ndevice = {workdir}/n1.img\nfile_size = 1G\n"
-                      "ioengine = null\nsizes = 100%\namount = 100x\nfill = yes\n"
-                      "cycles = 0\npause = 0.5s\n")
-    p = start(conf, workdir, "d.log")
-    assert wait_for(lambda: query(db, "SELECT count(DISTINCT iteration_id) AS n"
-                                      " FROM sample_minute_data")[0]["n"] >= 1, 120)
-    p.send_signal(signal.SIGTERM)
-    p.communicate(timeout=60)
+    db = run_until_rolled_up(workdir, 1)
     it = query(db, "SELECT min(iteration_id) AS id FROM sample_minute_data")[0]["id"]
     minutes = query(db, f"SELECT phase, bytes FROM sample_minutes WHERE iteration_id = {it}")
     row = query(db, f"SELECT bytes, fill_bytes FROM iterations WHERE id = {it}")[0]

@@ -88,16 +88,6 @@ static sqlite3 *raw_open(const struct fx *fx, int flags)
 	return c;
 }
 
-static void raw_exec(const struct fx *fx, const char *sql)
-{
-	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-	char *msg = NULL;
-
-	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
-	sqlite3_close(c);
-}
-
 /* First column of the first row as an integer (Q_NULL for NULL or no row);
  * text goes to buf when given. Uses its own read-only connection. */
 static int64_t q(const struct fx *fx, const char *sql, char *buf, size_t len)
@@ -339,10 +329,11 @@ static void test_cheap_open_and_full_check(void **state)
 
 	db_close(fx->db);
 	fx->db = NULL;
-	raw_exec(fx, "CREATE TABLE bulk (id INTEGER PRIMARY KEY, x BLOB);"
-		     "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 400)"
-		     " INSERT INTO bulk (x) SELECT randomblob(1000) FROM n;"
-		     "PRAGMA wal_checkpoint(TRUNCATE)");
+	unit_exec(fx->path,
+		  "CREATE TABLE bulk (id INTEGER PRIMARY KEY, x BLOB);"
+		  "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 400)"
+		  " INSERT INTO bulk (x) SELECT randomblob(1000) FROM n;"
+		  "PRAGMA wal_checkpoint(TRUNCATE)");
 	assert_int_equal(db_check_file(fx->path, &whole, &r, err, sizeof(err)), 0);
 	assert_int_equal(db_check_file(fx->path, &steps, &r, err, sizeof(err)), 0);
 	assert_true(r.tables >= 11 && r.problems == 0);
@@ -382,7 +373,7 @@ static void test_newer_version_refused(void **state)
 	struct db *db = (struct db *)1;
 	char err[512], want[32];
 
-	raw_exec(fx, "PRAGMA user_version = 99");
+	unit_exec(fx->path, "PRAGMA user_version = 99");
 	for (int ro = 0; ro <= 1; ro++) {
 		assert_int_equal(db_open(fx->path, ro, &db, err, sizeof(err)), -ENOTSUP);
 		assert_null(db);
@@ -431,14 +422,15 @@ static void test_migration_8_campaigns(void **state)
 	int64_t id = 0;
 
 	for (int v = 1; v <= 7; v++)
-		raw_exec(fx, db_migrations[v]);
-	raw_exec(fx, "INSERT INTO runs (id, pid, version) VALUES (1, 1, 'old');"
-		     "INSERT INTO targets (id, name, device, kind, capacity_bytes,"
-		     " logical_block_size, campaign_first_cycle) VALUES (1, 't', '/d', 'file',"
-		     " 1048576, 512, 3);"
-		     "INSERT INTO cycles (target_id, run_id, number, status) VALUES"
-		     " (1, 1, 1, 'done'), (1, 1, 2, 'done'), (1, 1, 3, 'done'), (1, 1, 4, 'done');"
-		     "PRAGMA user_version = 7");
+		unit_exec(fx->path, db_migrations[v]);
+	unit_exec(fx->path,
+		  "INSERT INTO runs (id, pid, version) VALUES (1, 1, 'old');"
+		  "INSERT INTO targets (id, name, device, kind, capacity_bytes,"
+		  " logical_block_size, campaign_first_cycle) VALUES (1, 't', '/d', 'file',"
+		  " 1048576, 512, 3);"
+		  "INSERT INTO cycles (target_id, run_id, number, status) VALUES"
+		  " (1, 1, 1, 'done'), (1, 1, 2, 'done'), (1, 1, 3, 'done'), (1, 1, 4, 'done');"
+		  "PRAGMA user_version = 7");
 	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM cycles WHERE number < 3 AND"
 				" campaign_first_cycle IS NULL"),
@@ -458,7 +450,7 @@ static void test_foreign_sqlite_refused(void **state)
 	struct db *db = NULL;
 	char err[512];
 
-	raw_exec(fx, "CREATE TABLE notes (t TEXT)");
+	unit_exec(fx->path, "CREATE TABLE notes (t TEXT)");
 	assert_int_equal(db_open(fx->path, 0, &db, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, fx->path));
 	assert_non_null(strstr(err, "not a wearmon database"));
@@ -474,18 +466,18 @@ static void test_no_application_id_refused(void **state)
 	struct db *db = NULL;
 	char err[512];
 
-	raw_exec(fx, db_migrations[1]);
-	raw_exec(fx, "PRAGMA user_version = 3");
+	unit_exec(fx->path, db_migrations[1]);
+	unit_exec(fx->path, "PRAGMA user_version = 3");
 	for (int ro = 0; ro <= 1; ro++) {
 		assert_int_equal(db_open(fx->path, ro, &db, err, sizeof(err)), -EINVAL);
 		assert_null(db);
 		assert_non_null(strstr(err, fx->path));
 		assert_non_null(strstr(err, "schema version 3 but no mapped_extents table"));
 	}
-	raw_exec(fx, "PRAGMA user_version = 2");
+	unit_exec(fx->path, "PRAGMA user_version = 2");
 	assert_int_equal(db_open(fx->path, 1, &db, err, sizeof(err)), 0);
 	db_close(db);
-	raw_exec(fx, "PRAGMA user_version = 11");
+	unit_exec(fx->path, "PRAGMA user_version = 11");
 	for (int ro = 0; ro <= 1; ro++) {
 		assert_int_equal(db_open(fx->path, ro, &db, err, sizeof(err)), -EINVAL);
 		assert_non_null(strstr(err, "SQLite application_id 0 at schema version 11"));
@@ -909,7 +901,7 @@ static void run_resume_case(struct fx *fx, const struct resume_case *c, int idx)
 			 "UPDATE targets SET campaign_first_cycle = %ld"
 			 " WHERE id = %lld",
 			 c->campaign_first, (long long)tgt);
-		raw_exec(fx, sql);
+		unit_exec(fx->path, sql);
 	}
 	for (; n < 4 && c->cycles[n].iters; n++)
 		cyc = build_cycle(fx, tgt, n + 1, c->cycles[n].status, c->cycles[n].iters);
@@ -1334,7 +1326,7 @@ static void test_migrate_v7_figures(void **state)
 	char err[512], sql[4096];
 
 	for (int v = 1; v <= 7; v++)
-		raw_exec(fx, db_migrations[v]);
+		unit_exec(fx->path, db_migrations[v]);
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA user_version = 7;"
 		 " INSERT INTO targets (name, device, kind, capacity_bytes, logical_block_size)"
@@ -1351,7 +1343,7 @@ static void test_migrate_v7_figures(void **state)
 		 "  0.4, 5, 5, 9, 'done'),"
 		 " (1, 1, 1, 3, 1, 2, 0, 'seqwrite', 4096, 1, 0, 1, 't', 300, 290, 310, 4, 5, 5,"
 		 "  9, 'done');");
-	raw_exec(fx, sql);
+	unit_exec(fx->path, sql);
 	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
 	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE number = 1 AND"

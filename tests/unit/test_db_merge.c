@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "unit_tmp.h"
 
 struct fx {
 	char dir[64], src[128], out[128], grown[128];
@@ -51,17 +52,6 @@ static int teardown(void **state)
 	rmdir(fx->dir);
 	free(fx);
 	return 0;
-}
-
-static void raw(const char *path, const char *sql)
-{
-	sqlite3 *c = NULL;
-	char *msg = NULL;
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	sqlite3_busy_timeout(c, 5000);
-	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
-	sqlite3_close(c);
 }
 
 static int64_t count(const char *path, const char *sql)
@@ -130,7 +120,7 @@ static void make_source(const char *path, int ncycles)
 	}
 	assert_int_equal(db_run_end(db, run, 0, "cycles done"), 0);
 	db_close(db);
-	raw(path, "UPDATE runs SET hostname = 'm7'");
+	unit_exec(path, "UPDATE runs SET hostname = 'm7'");
 }
 
 static int merge_as(const char *out, const char *src, const char *host, struct db_merge_result *r,
@@ -158,13 +148,13 @@ static void test_merge_and_again(void **state)
 	make_source(fx->src, 3);
 	char sql[200];
 	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", fx->grown);
-	raw(fx->src, sql);
-	raw(fx->src,
-	    "DELETE FROM samples WHERE iteration_id IN (SELECT i.id FROM iterations i"
-	    " JOIN cycles c ON c.id = i.cycle_id WHERE c.number = 3);"
-	    " DELETE FROM events WHERE cycle_id IN (SELECT id FROM cycles WHERE number = 3);"
-	    " DELETE FROM iterations WHERE cycle_id IN (SELECT id FROM cycles"
-	    " WHERE number = 3); DELETE FROM cycles WHERE number = 3");
+	unit_exec(fx->src, sql);
+	unit_exec(fx->src,
+		  "DELETE FROM samples WHERE iteration_id IN (SELECT i.id FROM iterations i"
+		  " JOIN cycles c ON c.id = i.cycle_id WHERE c.number = 3);"
+		  " DELETE FROM events WHERE cycle_id IN (SELECT id FROM cycles WHERE number = 3);"
+		  " DELETE FROM iterations WHERE cycle_id IN (SELECT id FROM cycles"
+		  " WHERE number = 3); DELETE FROM cycles WHERE number = 3");
 	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
 	assert_string_equal(r.host, "m7");
 	assert_int_equal(r.targets, 1);
@@ -192,8 +182,8 @@ static void test_merge_and_again(void **state)
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets"), 1);
 	assert_int_equal(r.unchanged, 1);
 	/* the last iteration's samples grew (it was running): copied again */
-	raw(fx->src, "INSERT INTO samples (iteration_id, phase, t_ms, mibps) SELECT max(id),"
-		     " 'measure', 999999, 1 FROM iterations");
+	unit_exec(fx->src, "INSERT INTO samples (iteration_id, phase, t_ms, mibps) SELECT max(id),"
+			   " 'measure', 999999, 1 FROM iterations");
 	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.unchanged, 0);
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM samples"), 5);
@@ -207,7 +197,7 @@ static void test_merge_and_again(void **state)
 	 * naming both, and taken under another host name */
 	remove_db(fx->src);
 	make_source(fx->src, 1);
-	raw(fx->src, "UPDATE iterations SET started_at = '2020-01-01T00:00:00Z'");
+	unit_exec(fx->src, "UPDATE iterations SET started_at = '2020-01-01T00:00:00Z'");
 	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), -EEXIST);
 	assert_non_null(strstr(err, fx->src));
 	assert_non_null(strstr(err, fx->grown));
@@ -225,13 +215,13 @@ static void test_refused(void **state)
 	char err[512] = "";
 
 	make_source(fx->src, 1);
-	raw(fx->src, "PRAGMA user_version = 99");
+	unit_exec(fx->src, "PRAGMA user_version = 99");
 	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), -ENOTSUP);
 	assert_non_null(strstr(err, "schema version 99 is newer than this wearmon knows"));
 	assert_non_null(strstr(err, fx->src));
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM targets"), 0);
 	remove_db(fx->src);
-	raw(fx->src, "CREATE TABLE something (x); PRAGMA user_version = 2");
+	unit_exec(fx->src, "CREATE TABLE something (x); PRAGMA user_version = 2");
 	assert_int_equal(merge(fx->out, fx->src, &r, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not a wearmon database"));
 	assert_int_equal(count(fx->out, "SELECT count(*) FROM runs"), 0);

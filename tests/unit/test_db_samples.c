@@ -74,16 +74,6 @@ static long long one_int(struct fx *fx, const char *sql)
 	return strtoll(unit_rows(fx->path, sql, out, sizeof(out)), NULL, 10);
 }
 
-static void raw(const char *path, const char *sql)
-{
-	sqlite3 *c = NULL;
-	char *msg = NULL;
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s", msg ? msg : "?");
-	sqlite3_close(c);
-}
-
 /* A done iteration number n with nm measured samples of 1 s (the last
  * 0.25 s) and 2 fill samples, as the engine makes them from integers. */
 static int64_t store(struct fx *fx, long n, int nm, struct db_sample *s)
@@ -202,8 +192,8 @@ static void test_rollup_minutes(void **state)
 	long long bytes = one_int(fx, "SELECT sum(bytes) FROM samples WHERE iteration_id = 1");
 
 	(void)recent;
-	raw(fx->path, "UPDATE iterations SET ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now',"
-		      " '-1 hour') WHERE number = 1");
+	unit_exec(fx->path, "UPDATE iterations SET ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now',"
+			    " '-1 hour') WHERE number = 1");
 	assert_int_equal(db_samples_rollup(fx->db, 60, 8, &cursor), 1);
 	assert_int_equal(cursor, 0); /* the pass reached the end */
 	assert_string_equal(
@@ -253,7 +243,7 @@ static void test_migrate_in_batches(void **state)
 	sql[fread(sql, 1, sizeof(sql) - 1, f)] = '\0';
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/v15.db", fx->dir);
-	raw(path, sql);
+	unit_exec(path, sql);
 	unit_rows(path, q, before, sizeof(before));
 	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), 0);
 	for (long n = 1; n <= 4; n++) {

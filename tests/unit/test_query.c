@@ -15,36 +15,27 @@
 
 #include "db/db.h"
 #include "db/query/query.h"
-#include "unit_tmp.h"
+#include "unit_db.h"
 
 struct fx {
-	char dir[64];
-	char path[128];
+	struct unit_db u;
 };
 
 static int setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
-	struct db *db = NULL;
-	char err[512];
 
-	if (!fx || unit_tmpdir(fx->dir, sizeof(fx->dir), "query"))
+	if (!fx)
 		return -1;
 	*state = fx;
-	snprintf(fx->path, sizeof(fx->path), "%s/history.db", fx->dir);
-	if (db_open(fx->path, 0, &db, err, sizeof(err)) != 0) {
-		fprintf(stderr, "setup: %s\n", err);
-		return -1;
-	}
-	db_close(db);
-	return 0;
+	return unit_db_make(&fx->u, "query");
 }
 
 static int teardown(void **state)
 {
 	struct fx *fx = *state;
 
-	unit_rmtree(fx->dir);
+	unit_db_remove(&fx->u);
 	free(fx);
 	return 0;
 }
@@ -93,7 +84,7 @@ static void test_schema_facts(void **state)
 	struct db *db;
 	char err[512];
 
-	assert_int_equal(db_open(fx->path, 1, &db, err, sizeof(err)), 0);
+	assert_int_equal(db_open(fx->u.path, 1, &db, err, sizeof(err)), 0);
 	assert_int_equal(query_schema_of(db, &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.version, DB_SCHEMA_VERSION);
 	assert_int_equal(sc.progress, 8);
@@ -110,7 +101,7 @@ static void test_per_target_reads_do_not_scan(void **state)
 	sqlite3 *conn;
 	int bad = 0;
 
-	assert_int_equal(sqlite3_open_v2(fx->path, &conn, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_open_v2(fx->u.path, &conn, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_true(query_nnamed >= 10);
 	for (size_t k = 0; k < query_nnamed; k++) {
 		char *sql = query_named[k].sql(&sc);

@@ -5,7 +5,7 @@
  * target it reads, not the whole history. */
 #include "unit.h"
 
-#include "unit_tmp.h"
+#include "unit_db.h"
 
 #include <regex.h>
 
@@ -16,28 +16,21 @@
 #include "db/query/query_report.h"
 
 struct fx {
-	char dir[64];
-	char path[128];
+	struct unit_db u;
 	sqlite3 *conn;
 };
 
 static int setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
-	struct db *db = NULL;
-	char err[512];
 
-	if (!fx || unit_tmpdir(fx->dir, sizeof(fx->dir), "plans"))
+	if (!fx)
 		return -1;
 	*state = fx;
-	snprintf(fx->path, sizeof(fx->path), "%s/history.db", fx->dir);
-	if (db_open(fx->path, 0, &db, err, sizeof(err)) != 0) {
-		fprintf(stderr, "setup: %s\n", err);
+	if (unit_db_make(&fx->u, "plans"))
 		return -1;
-	}
-	db_close(db);
-	return sqlite3_open_v2(fx->path, &fx->conn, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK ? 0
-											     : -1;
+	return sqlite3_open_v2(fx->u.path, &fx->conn, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK ? 0
+											       : -1;
 }
 
 static int teardown(void **state)
@@ -45,7 +38,7 @@ static int teardown(void **state)
 	struct fx *fx = *state;
 
 	sqlite3_close(fx->conn);
-	unit_rmtree(fx->dir);
+	unit_db_remove(&fx->u);
 	free(fx);
 	return 0;
 }
@@ -154,9 +147,8 @@ static void test_old_schema_variants(void **state)
 {
 	static char v1[65536];
 	struct fx *fx = *state;
-	char path[160], err[512], *msg = NULL;
+	char path[160], err[512];
 	struct db *ro = NULL;
-	sqlite3 *w = NULL;
 	const char *sql;
 	FILE *f = fopen(V1_SCHEMA, "r");
 	size_t n;
@@ -168,12 +160,9 @@ static void test_old_schema_variants(void **state)
 	n = fread(v1, 1, sizeof(v1) - 1, f);
 	fclose(f);
 	v1[n] = '\0';
-	snprintf(path, sizeof(path), "%s/v1.db", fx->dir);
-	assert_int_equal(sqlite3_open(path, &w), SQLITE_OK);
-	if (sqlite3_exec(w, v1, NULL, NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(w, "PRAGMA user_version = 1", NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("v1 schema: %s", msg ? msg : "?");
-	sqlite3_close(w);
+	snprintf(path, sizeof(path), "%s/v1.db", fx->u.dir);
+	unit_exec(path, v1);
+	unit_exec(path, "PRAGMA user_version = 1");
 	assert_int_equal(db_open(path, 1, &ro, err, sizeof(err)), 0);
 	for (size_t i = 0; i < QR__COUNT; i++) {
 		assert_int_equal(dbq_sql(ro, &qr_queries[i], &sql, err, sizeof(err)), 0);

@@ -20,16 +20,6 @@ static long long one_int(const char *sql)
 	return strtoll(unit_rows(path, sql, out, sizeof(out)), NULL, 10);
 }
 
-static void exec_sql(const char *sql)
-{
-	sqlite3 *c = NULL;
-	char *msg = NULL;
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s", msg ? msg : "?");
-	sqlite3_close(c);
-}
-
 static void test_move_then_rollup(void **state)
 {
 	static char sql[65536];
@@ -49,7 +39,7 @@ static void test_move_then_rollup(void **state)
 	fclose(f);
 	assert_int_equal(unit_tmpdir(dir, sizeof(dir), "retain"), 0);
 	snprintf(path, sizeof(path), "%s/w.db", dir);
-	exec_sql(sql);
+	unit_exec(path, sql);
 	long long bytes = one_int("SELECT sum(bytes) FROM samples");
 	assert_int_equal(db_open(path, 0, &db, err, sizeof(err)), 0);
 
@@ -65,7 +55,7 @@ static void test_move_then_rollup(void **state)
 	assert_int_equal(one_int("SELECT count(*) FROM sample_data"), 10);
 
 	/* retention 0 (forever): nothing is rolled up however old */
-	exec_sql("UPDATE iterations SET ended_at = '2020-01-01T00:00:00.000Z'");
+	unit_exec(path, "UPDATE iterations SET ended_at = '2020-01-01T00:00:00.000Z'");
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(retain_tick(&r, db, 0, now += 100), 0);
 	assert_int_equal(one_int("SELECT count(*) FROM sample_data"), 10);

@@ -1,6 +1,7 @@
 /* unit_tmp.h: what the unit tests that write files share: a private
  * directory under /tmp, removed whole at teardown, and the rows of a query
- * on a database in it, printed as the sqlite3 CLI prints them. Include
+ * on a database in it, printed as the sqlite3 CLI prints them, and a
+ * statement run on it. Include
  * after unit.h. */
 #ifndef WEARMON_UNIT_TMP_H
 #define WEARMON_UNIT_TMP_H
@@ -66,6 +67,21 @@ static inline const char *unit_rows(const char *path, const char *sql, char *out
 		fail_msg("%s: %s", sql, err ? err : "?");
 	sqlite3_close(db);
 	return out;
+}
+
+/* Run sql (one statement or several) on the database at path, made when
+ * missing, waiting up to 5 s for a lock. A failing statement fails the
+ * test, naming it. */
+static inline void unit_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err ? err : "?");
+	sqlite3_close(db);
 }
 
 #endif

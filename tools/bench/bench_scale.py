@@ -34,7 +34,8 @@ GOAL_SECONDS = {"status": 0.3, "history": 0.2, "show": 0.2, "alerts": 0.2, "plot
 GOAL_EXPORT_RSS = 128 * MIB
 GOAL_YEAR_8 = 4 * GIB  # 8 targets x 365 days
 # A read or query still running after this is stopped and shown as "> N s"
-# (README query 1 was projected at 51 min on a year).
+# ("README.md query 1", the first ```sql block of README.md in
+# scale.readme_queries(), was projected at 51 min on a year).
 CAP = int(os.environ.get("BENCH_SCALE_CAP", "600"))
 
 
