@@ -15,6 +15,7 @@
 
 #include "db/db.h"
 #include "db/query/query.h"
+#include "db/query/query_int.h"
 #include "unit_db.h"
 
 struct fx {
@@ -88,53 +89,112 @@ static void test_schema_facts(void **state)
 	assert_int_equal(query_schema_of(db, &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.version, DB_SCHEMA_VERSION);
 	assert_int_equal(sc.progress, 8);
+	/* the current schema has every fact but the health rows' own
+	 * iteration (query_show_health reads it where a schema stores it) */
+	for (int f = 0; f < QF__COUNT; f++)
+		assert_int_equal(sc.has[f], f != QF_HEALTH_BY_IT);
 	db_close(db);
 }
 
-/* Every per-target read finds its rows by index; the plans print with
- * cmocka's output when one fails. */
+/* The plan of sql on conn; fails (after printing sql and the plan) when a
+ * per-target read scans. Returns 1 when it scans. */
+static int check_reads(sqlite3 *conn, const char *name, const char *sql, int per_target)
+{
+	char plan[4096];
+
+	assert_non_null(sql);
+	plan_of(conn, sql, plan, sizeof(plan));
+	if (getenv("QUERY_PLANS"))
+		fprintf(stderr, "%s:\n%s\n", name, plan);
+	if (per_target && scans(plan, name)) {
+		fprintf(stderr, "%s scans:\n%s\n%s\n", name, sql, plan);
+		return 1;
+	}
+	return 0;
+}
+
+/* Every per-target read of every table of named queries (query_registry.c)
+ * and the history of one target find their rows by index; the plans
+ * print with cmocka's output when one fails. */
 static void test_per_target_reads_do_not_scan(void **state)
 {
 	struct fx *fx = *state;
-	struct query_schema sc = { DB_SCHEMA_VERSION, 8 };
-	char plan[4096];
+	struct query_schema sc;
+	struct db *db;
+	char err[512], *history;
 	sqlite3 *conn;
-	int bad = 0;
+	int bad = 0, per_target = 0;
 
+	assert_int_equal(db_open(fx->u.path, 1, &db, err, sizeof(err)), 0);
+	assert_int_equal(query_schema_of(db, &sc, err, sizeof(err)), 0);
+	db_close(db);
 	assert_int_equal(sqlite3_open_v2(fx->u.path, &conn, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_true(query_nnamed >= 10);
-	for (size_t k = 0; k < query_nnamed; k++) {
-		char *sql = query_named[k].sql(&sc);
+	for (size_t k = 0; k < query_ntables; k++)
+		for (size_t i = 0; i < query_tables[k].n; i++) {
+			const struct query_named *q = &query_tables[k].q[i];
+			const char *sql = query_named_sql(&sc, q);
 
-		assert_non_null(sql);
-		plan_of(conn, sql, plan, sizeof(plan));
-		if (getenv("QUERY_PLANS"))
-			fprintf(stderr, "%s:\n%s\n", query_named[k].name, plan);
-		if (query_named[k].per_target && scans(plan, query_named[k].name)) {
-			fprintf(stderr, "%s scans:\n%s\n%s\n", query_named[k].name, sql, plan);
-			bad++;
+			if (sql) /* NULL: no such rows in this schema */
+				bad += check_reads(conn, q->name, sql, q->per_target);
+			per_target += q->per_target;
 		}
-		free(sql);
-	}
+	history = query_history_target_sql(&sc);
+	bad += check_reads(conn, "history --target --since", history, 1);
+	free(history);
 	sqlite3_close(conn);
+	assert_true(per_target >= 10);
 	assert_int_equal(bad, 0);
 }
 
 /* The baseline is looked up by the row's baseline_iteration_id: the view
- * iteration_baseline is not in any statement of a current schema. */
+ * iteration_baseline is in no statement for a current schema, and in the
+ * older variants of those that read a baseline. */
 static void test_baseline_by_key(void **state)
 {
-	struct query_schema now = { DB_SCHEMA_VERSION, 8 }, old = { 8, 7 };
+	struct query_schema now, old;
+	char *history;
 
 	(void)state;
-	for (size_t k = 0; k < query_nnamed; k++) {
-		char *sql = query_named[k].sql(&now);
+	memset(&now, 1, sizeof(now));
+	old = now;
+	old.has[QF_BASELINE_ROW] = 0;
+	for (size_t k = 0; k < query_ntables; k++)
+		for (size_t i = 0; i < query_tables[k].n; i++) {
+			const char *sql = query_named_sql(&now, &query_tables[k].q[i]);
 
-		assert_null(strstr(sql, "iteration_baseline"));
-		free(sql);
-	}
+			assert_true(sql && !strstr(sql, "iteration_baseline"));
+		}
+	assert_non_null(strstr(query_named_sql(&old, &query_status_queries[QSTATUS_LAST_IT]),
+			       "iteration_baseline"));
+	assert_non_null(strstr(query_named_sql(&old, &query_show_queries[QSHOW_ITERATION]),
+			       "iteration_baseline"));
+	history = query_history_target_sql(&now);
+	assert_null(strstr(history, "iteration_baseline"));
+	free(history);
 	assert_non_null(strstr(query_baseline_of(&old)->join, "iteration_baseline"));
 	assert_non_null(strstr(query_baseline_of(&now)->join, "bi.id = i.baseline_iteration_id"));
+}
+
+/* A query whose fact the schema lacks takes the next of its chain; one
+ * with no chain left has no SQL there (it reads no rows). */
+static void test_chain_by_facts(void **state)
+{
+	const struct query_named *last_done = &query_status_queries[QSTATUS_LAST_DONE];
+	const struct query_named *progress = &query_status_queries[QSTATUS_PROGRESS];
+	struct query_schema sc;
+
+	(void)state;
+	memset(&sc, 1, sizeof(sc));
+	assert_ptr_equal(query_named_sql(&sc, last_done), last_done->sql);
+	sc.has[QF_BASELINE_ROW] = 0;
+	assert_ptr_equal(query_named_sql(&sc, last_done), last_done->old->sql);
+	assert_non_null(strstr(query_named_sql(&sc, last_done), "FROM progress"));
+	sc.has[QF_PROGRESS_PLAN] = 0;
+	assert_ptr_equal(query_named_sql(&sc, last_done), last_done->old->old->sql);
+	assert_null(strstr(query_named_sql(&sc, last_done), "FROM progress"));
+	assert_non_null(strstr(query_named_sql(&sc, progress), "phase_bytes FROM progress"));
+	sc.has[QF_PROGRESS_PHASE] = 0;
+	assert_null(query_named_sql(&sc, progress));
 }
 
 int main(void)
@@ -143,6 +203,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_schema_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_per_target_reads_do_not_scan, setup, teardown),
 		cmocka_unit_test(test_baseline_by_key),
+		cmocka_unit_test(test_chain_by_facts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

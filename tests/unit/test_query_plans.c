@@ -14,6 +14,7 @@
 #include "db/query/query.h"
 #include "db/query/query_charts.h"
 #include "db/query/query_report.h"
+#include "db/query/query_int.h"
 
 struct fx {
 	struct unit_db u;
@@ -43,10 +44,18 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* How many parameters sql takes (1 or 3 here). */
-static int sqlite3_bind_parameter_count_of(const char *sql)
+/* How many parameters sql takes: its highest ?N, else how many ? it has. */
+static int parameters_of(const char *sql)
 {
-	return strstr(sql, "?3") ? 3 : 1;
+	int most = 0, bare = 0;
+
+	for (const char *p = strchr(sql, '?'); p; p = strchr(p + 1, '?')) {
+		if (p[1] >= '1' && p[1] <= '9')
+			most = atoi(p + 1) > most ? atoi(p + 1) : most;
+		else
+			bare++;
+	}
+	return most ? most : bare;
 }
 
 /* Whether sql names table under alias (" table alias", " table AS alias"). */
@@ -140,14 +149,19 @@ static void test_export_target_queries(void **state)
 #define V1_SCHEMA "tests/unit/fixtures/schema-v1.sql"
 
 /* On a database of the first schema (read-only, as the CLI opens it) each
- * report query resolves to a SQL text that runs there, unless it reads a
+ * named query (query_registry.c) resolves to a SQL text that runs there, unless it reads a
  * table that schema lacks (health and wear came with schema 3): the older
  * variants reach back to it. */
 static void test_old_schema_variants(void **state)
 {
 	static char v1[65536];
 	struct fx *fx = *state;
+	const struct db_value params[] = { { .type = DB_INT, .i = 1 },
+					   { .type = DB_INT, .i = 0 },
+					   { .type = DB_INT, .i = 9 },
+					   { .type = DB_INT, .i = 4096 } };
 	char path[160], err[512];
+	struct query_schema sc;
 	struct db *ro = NULL;
 	const char *sql;
 	FILE *f = fopen(V1_SCHEMA, "r");
@@ -164,31 +178,42 @@ static void test_old_schema_variants(void **state)
 	unit_exec(path, v1);
 	unit_exec(path, "PRAGMA user_version = 1");
 	assert_int_equal(db_open(path, 1, &ro, err, sizeof(err)), 0);
-	for (size_t i = 0; i < QR__COUNT; i++) {
-		assert_int_equal(dbq_sql(ro, &qr_queries[i], &sql, err, sizeof(err)), 0);
-		if (i == QR_STEADY_ROUNDS)
-			continue; /* runs only for a verdict row (schema 5) */
-		if (db_query(ro, sql,
-			     (struct db_value[]){ { .type = DB_INT, .i = 1 },
-						  { .type = DB_INT, .i = 0 },
-						  { .type = DB_INT, .i = 9 } },
-			     sqlite3_bind_parameter_count_of(sql), NULL, NULL, err, sizeof(err)) &&
-		    !strstr(err, "no such table"))
-			fail_msg("query %s on schema 1: %s", qr_queries[i].name, err);
-	}
+	assert_int_equal(query_schema_of(ro, &sc, err, sizeof(err)), 0);
+	for (size_t k = 0; k < query_ntables; k++)
+		for (size_t i = 0; i < query_tables[k].n; i++) {
+			const struct query_named *q = &query_tables[k].q[i];
+
+			if (q == &qr_queries[QR_STEADY_ROUNDS])
+				continue; /* runs only for a verdict row (schema 5) */
+			if (q == &qc_queries[QC_CAMPAIGN_CYCLES] ||
+			    q == &qc_queries[QC_CAMPAIGN_WEAR] ||
+			    q == &qc_queries[QC_CAMPAIGN_LATENCY])
+				continue; /* campaigns begin at schema 8 */
+			if (!(sql = query_named_sql(&sc, q)))
+				continue; /* that schema has no such rows */
+			if (db_query(ro, sql, params, parameters_of(sql), NULL, NULL, err,
+				     sizeof(err)) &&
+			    !strstr(err, "no such table"))
+				fail_msg("query %s on schema 1: %s", q->name, err);
+		}
 	/* the variant chain: before baseline_iteration_id (9), before
 	 * lat_p9999_us and read_percent (4) */
-	assert_int_equal(dbq_sql(ro, &qr_queries[QR_ITERATIONS], &sql, err, sizeof(err)), 0);
+	sql = query_named_sql(&sc, &qr_queries[QR_ITERATIONS]);
 	assert_null(strstr(sql, "lat_p9999_us AS"));
 	assert_non_null(strstr(sql, "NULL AS lat_p9999_us"));
 	assert_non_null(strstr(sql, "iteration_baseline"));
 	for (size_t i = 0; i < QC__COUNT; i++) {
-		assert_int_equal(dbq_sql(ro, &qc_queries[i], &sql, err, sizeof(err)), 0);
+		sql = query_named_sql(&sc, &qc_queries[i]);
 		if (i == QC_CAMPAIGN_CYCLES || i == QC_CAMPAIGN_WEAR || i == QC_CAMPAIGN_LATENCY)
 			continue; /* campaigns begin at schema 8 */
 		assert_null(strstr(sql, "read_percent"));
 		assert_null(strstr(sql, "lat_p9999_us"));
 	}
+	/* status: the baseline through the view, nsizes from the rows, no progress */
+	sql = query_named_sql(&sc, &query_status_queries[QSTATUS_LAST_IT]);
+	assert_non_null(strstr(sql, "iteration_baseline"));
+	assert_null(strstr(sql, "FROM progress"));
+	assert_null(query_named_sql(&sc, &query_status_queries[QSTATUS_PROGRESS]));
 	db_close(ro);
 }
 

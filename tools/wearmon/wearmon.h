@@ -28,6 +28,8 @@ struct wm {
 	const char *db_path;
 	struct db *db;
 	int64_t cycle_lo, cycle_hi; /* charts: only these cycles (0, 0: all) */
+	struct query_schema sc;     /* the database's schema facts, */
+	int have_sc;                /* once wm_schema has read them */
 };
 
 /* One fetched value; s is owned by the table. */
@@ -105,8 +107,12 @@ int wm_add_row(void *arg, int n, const struct db_value *v, const char *const *na
 
 /* Run the named query q (common/db/query/) with params into t (emptied
  * first). Returns 0 or WM_EXIT_ERROR (message printed). */
-int wm_fetch_named(struct wm *wm, struct wm_table *t, const struct dbq_named *q,
+int wm_fetch_named(struct wm *wm, struct wm_table *t, const struct query_named *q,
 		   const struct db_value *p, int np);
+
+/* The database's schema facts, read at the first call (the named queries
+ * choose their SQL by them). NULL: not readable (message printed). */
+const struct query_schema *wm_schema(struct wm *wm);
 
 /* With WEARMON_VM_STEPS set in the environment, print to stderr the SQLite
  * VM steps the command's reads took (tests compare work, not time). */

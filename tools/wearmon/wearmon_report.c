@@ -212,19 +212,15 @@ static void summary_actions(struct rep *r, FILE *m)
 static int summary_tail(struct rep *r, FILE *m)
 {
 	struct wm_table t = { 0 }, w = { 0 };
-	const char *sql = NULL;
-	char err[256] = "";
 	int ret = wm_fetch_named(r->wm, &t, &qr_queries[QR_ALERT_COUNTS], REP_SCOPE(r));
 	int deltas;
 
 	if (!ret)
 		ret = wm_fetch_named(r->wm, &w, &qr_queries[QR_WRITE_AMP], REP_SCOPE(r));
-	/* which definition of the figure the database has */
-	if (!ret && dbq_sql(r->wm->db, &qr_queries[QR_WRITE_AMP], &sql, err, sizeof(err))) {
-		wm_err("%s", err);
-		ret = WM_EXIT_ERROR;
-	}
-	deltas = sql == qr_queries[QR_WRITE_AMP].sql;
+	/* which definition of the figure the database has (wm_fetch_named has
+	 * read its schema facts) */
+	deltas = !ret && query_named_sql(wm_schema(r->wm), &qr_queries[QR_WRITE_AMP]) ==
+				 qr_queries[QR_WRITE_AMP].sql;
 	if (ret) {
 		wm_table_free(&t);
 		wm_table_free(&w);

@@ -126,14 +126,33 @@ const struct query_sink *wm_rows(struct query_sink *s, struct wm_table *t, char 
 	return s;
 }
 
-int wm_fetch_named(struct wm *wm, struct wm_table *t, const struct dbq_named *q,
-		   const struct db_value *p, int np)
+const struct query_schema *wm_schema(struct wm *wm)
 {
 	char err[1024] = "";
 	int ret;
 
+	if (wm->have_sc)
+		return &wm->sc;
+	ret = query_schema_of(wm->db, &wm->sc, err, sizeof(err));
+	if (ret) {
+		wm_err("%s", err[0] ? err : strerror(-ret));
+		return NULL;
+	}
+	wm->have_sc = 1;
+	return &wm->sc;
+}
+
+int wm_fetch_named(struct wm *wm, struct wm_table *t, const struct query_named *q,
+		   const struct db_value *p, int np)
+{
+	const struct query_schema *sc = wm_schema(wm);
+	char err[1024] = "";
+	int ret;
+
 	wm_table_free(t);
-	ret = dbq_run(wm->db, q, p, np, wm_add_row, t, err, sizeof(err));
+	if (!sc)
+		return WM_EXIT_ERROR;
+	ret = query_named_run(wm->db, sc, q, p, np, wm_add_row, t, err, sizeof(err));
 	if (ret == -ENOMEM)
 		wm_err("out of memory reading %s", wm->db_path);
 	else if (ret)

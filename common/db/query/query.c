@@ -1,5 +1,5 @@
 /* query: what the named reads share (running a statement into a sink, the
- * schema facts, the baseline lookup), the lookups every command makes, and
+ * baseline lookup), the lookups every command makes, and
  * export's reads. */
 #include "db/query/query.h"
 
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "db/query/query_sql.h"
 
 int query_run(struct db *db, const char *sql, const struct db_value *p, int np,
 	      const struct query_sink *s)
@@ -16,57 +17,20 @@ int query_run(struct db *db, const char *sql, const struct db_value *p, int np,
 	return db_query(db, sql, p, np, s->fn, s->arg, s->err, s->errlen);
 }
 
-/* db_row_fn: the first column of the first row as an integer. */
-static int first_int(void *arg, int n, const struct db_value *v, const char *const *names)
+int query_named_sink(struct db *db, const struct query_schema *sc, const struct query_named *q,
+		     const struct db_value *p, int np, const struct query_sink *s)
 {
-	int64_t *out = arg;
-
-	*out = n > 0 && (v[0].type == DB_INT || v[0].type == DB_REAL) ? v[0].i : 0;
-	return 0;
-}
-
-/* One integer read by sql into *out (0 when no row). */
-static int query_int(struct db *db, const char *sql, const struct db_value *p, int np, int64_t *out,
-		     char *err, size_t errlen)
-{
-	*out = 0;
-	return db_query(db, sql, p, np, first_int, out, err, errlen);
-}
-
-int query_schema_of(struct db *db, struct query_schema *sc, char *err, size_t errlen)
-{
-	int64_t v = 0;
-	int phase = 0, plan = 0;
-	int ret = query_int(db, "PRAGMA user_version", NULL, 0, &v, err, errlen);
-
-	if (!ret)
-		ret = query_has_column(db, "progress", "phase", &phase, err, errlen);
-	if (!ret)
-		ret = query_has_column(db, "progress", "nsizes", &plan, err, errlen);
-	if (ret)
-		return ret;
-	sc->version = (int)v;
-	sc->progress = plan ? 8 : phase ? 7 : 0;
-	return 0;
+	return query_named_run(db, sc, q, p, np, s->fn, s->arg, s->err, s->errlen);
 }
 
 const struct query_baseline *query_baseline_of(const struct query_schema *sc)
 {
-	/* Two LEFT JOINs give what the view's inner joins give: a baseline
-	 * row whose cycle is missing counts as none. */
-	static const struct query_baseline by_key = {
-		.mibps = "CASE WHEN bc.id IS NOT NULL THEN bi.mibps_avg END",
-		.cycle = "bc.number",
-		.join = " LEFT JOIN iterations bi ON bi.id = i.baseline_iteration_id"
-			" LEFT JOIN cycles bc ON bc.id = bi.cycle_id",
-	};
-	static const struct query_baseline by_view = {
-		.mibps = "b.baseline_mibps",
-		.cycle = "b.baseline_cycle",
-		.join = " LEFT JOIN iteration_baseline b ON b.iteration_id = i.id",
-	};
+	static const struct query_baseline by_key = { QS_BASE_KEY_MIBPS, QS_BASE_KEY_CYCLE,
+						      QS_BASE_KEY_JOIN };
+	static const struct query_baseline by_view = { QS_BASE_VIEW_MIBPS, QS_BASE_VIEW_CYCLE,
+						       QS_BASE_VIEW_JOIN };
 
-	return sc->version >= 9 ? &by_key : &by_view;
+	return sc->has[QF_BASELINE_ROW] ? &by_key : &by_view;
 }
 
 /* ---- lookups ------------------------------------------------------------ */
@@ -97,19 +61,6 @@ int query_columns(struct db *db, const char *table, const struct query_sink *s)
 {
 	return query_run(db, "SELECT name FROM pragma_table_info(?) ORDER BY cid",
 			 (struct db_value[]){ { .type = DB_TEXT, .s = table } }, 1, s);
-}
-
-int query_has_column(struct db *db, const char *table, const char *column, int *has, char *err,
-		     size_t errlen)
-{
-	int64_t n;
-	int ret = query_int(db, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?",
-			    (struct db_value[]){ { .type = DB_TEXT, .s = table },
-						 { .type = DB_TEXT, .s = column } },
-			    2, &n, err, errlen);
-
-	*has = n > 0;
-	return ret;
 }
 
 int query_snapshot(struct db *db, int begin, char *err, size_t errlen)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "db/query/query_named.h"
 
 /* Where rows go, and where an error message is written. */
 struct query_sink {
@@ -21,30 +22,6 @@ struct query_sink {
 	char *err;
 	size_t errlen;
 };
-
-/* What a statement depends on in the database's schema (query_schema_of). */
-struct query_schema {
-	int version;  /* PRAGMA user_version */
-	int progress; /* progress table: 0 none, 7 (phase), 8 (with the plan) */
-};
-
-/* One named statement, for tests that look at its query plan: sql builds
- * its text for a schema (malloc'd, NULL when out of memory); its ?N
- * parameters are integers or text. */
-struct query_named {
-	const char *name;
-	int per_target; /* 1: reads one target's (or iteration's) rows: its
-			       plan must not scan samples or iterations */
-	char *(*sql)(const struct query_schema *sc);
-};
-
-/* Every statement of this module but the history's, which is built per
- * filter (query_history_prepare). */
-extern const struct query_named query_named[];
-extern const size_t query_nnamed;
-
-/* The schema facts the statements depend on into *sc. */
-int query_schema_of(struct db *db, struct query_schema *sc, char *err, size_t errlen);
 
 /* ---- lookups (query.c) ---- */
 
@@ -58,10 +35,6 @@ int query_any_iteration(struct db *db, int *any, char *err, size_t errlen);
 /* The column names of a table or view, one row each (column "name"), in
  * order. */
 int query_columns(struct db *db, const char *table, const struct query_sink *s);
-
-/* Whether table has column into *has (0 or 1). */
-int query_has_column(struct db *db, const char *table, const char *column, int *has, char *err,
-		     size_t errlen);
 
 /* Begin (begin = 1) or end (0) a read snapshot: the reads in between see
  * the same rows, whatever the daemon commits meanwhile (WAL). For a caller
@@ -203,10 +176,15 @@ int query_last_alert(struct db *db, int64_t target_id, const struct query_sink *
 int query_run(struct db *db, const char *sql, const struct db_value *p, int np,
 	      const struct query_sink *s);
 
+/* Run the named query q (its SQL for facts sc; NULL: read them now) with
+ * params into s. */
+int query_named_sink(struct db *db, const struct query_schema *sc, const struct query_named *q,
+		     const struct db_value *p, int np, const struct query_sink *s);
+
 /* How an iteration i finds its baseline in this schema: the columns
  * (baseline_mibps, baseline_cycle) and the joins that give them. From
- * schema 9 the row names its baseline (baseline_iteration_id), a lookup by
- * primary key; the view iteration_baseline would be built whole at every
+ * schema 9 the row names its baseline (baseline_iteration_id, the fact
+ * QF_BASELINE_ROW), a lookup by primary key; the view iteration_baseline would be built whole at every
  * join. Before 9, the reader's TEMP view of the same name (db_open). */
 struct query_baseline {
 	const char *mibps, *cycle, *join;

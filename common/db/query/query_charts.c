@@ -160,9 +160,8 @@
 	" FROM targets t LEFT JOIN iterations l ON l.id = (SELECT max(id)"                         \
 	"  FROM iterations WHERE target_id = ?1) WHERE t.id = ?1"
 
-#define PCT "iterations", "read_percent"
 #define OLD(n, sql)                                                                                \
-	static const struct dbq_named n = { #n " (older schema)", sql, NULL, NULL, NULL }
+	static const struct query_named n = { #n " (older schema)", sql, QF_NONE, NULL, 0 }
 
 OLD(samples_v15, SAMPLES_SQL);
 OLD(wear_v3, WEAR_SQL(QS_WRITTEN_NAME));
@@ -174,32 +173,32 @@ OLD(campaigns_wear_v3, CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_NAME))
 OLD(campaigns_latency_v3, CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_NAME));
 
 /* clang-format off */
-const struct dbq_named qc_queries[QC__COUNT] = {
-	[QC_TARGET_PICK] = { "chart_target_pick", TARGET_PICK_SQL, NULL, NULL, NULL },
-	[QC_TARGET] = { "chart_target", TARGET_SQL, NULL, NULL, NULL },
-	[QC_SIZES] = { "chart_sizes", SIZES_SQL, NULL, NULL, NULL },
-	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL, NULL, NULL, NULL },
-	[QC_CYCLE_ACTIONS] = { "chart_cycle_actions", CYCLE_ACTIONS_SQL, NULL, NULL, NULL },
-	[QC_SAMPLES] = { "chart_samples", SAMPLES_ROLLUP_SQL, "sample_minute_data", "mibps_max",
-			 &samples_v15 },
-	[QC_WEAR] = { "chart_wear", WEAR_SQL(QS_WRITTEN_PCT), PCT, &wear_v3 },
-	[QC_WEAR_MARKS] = { "chart_wear_marks", WEAR_MARKS_SQL(QS_WRITTEN_PCT), PCT,
-			    &wear_marks_v3 },
+const struct query_named qc_queries[QC__COUNT] = {
+	[QC_TARGET_PICK] = { "chart_target_pick", TARGET_PICK_SQL, QF_NONE, NULL, 0 },
+	[QC_TARGET] = { "chart_target", TARGET_SQL, QF_NONE, NULL, 0 },
+	[QC_SIZES] = { "chart_sizes", SIZES_SQL, QF_NONE, NULL, 0 },
+	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL, QF_NONE, NULL, 0 },
+	[QC_CYCLE_ACTIONS] = { "chart_cycle_actions", CYCLE_ACTIONS_SQL, QF_NONE, NULL, 0 },
+	[QC_SAMPLES] = { "chart_samples", SAMPLES_ROLLUP_SQL, QF_MINUTES,
+			 &samples_v15, 0 },
+	[QC_WEAR] = { "chart_wear", WEAR_SQL(QS_WRITTEN_PCT), QF_READ_PERCENT, &wear_v3, 0 },
+	[QC_WEAR_MARKS] = { "chart_wear_marks", WEAR_MARKS_SQL(QS_WRITTEN_PCT), QF_READ_PERCENT,
+			    &wear_marks_v3, 0 },
 	[QC_LATENCY] = { "chart_latency", LATENCY_SQL("i.lat_p9999_us"),
-			 "iterations", "lat_p9999_us", &latency_v3 },
-	[QC_LATENCY_MARKS] = { "chart_latency_marks", LATENCY_MARKS_SQL, NULL, NULL, NULL },
+			 QF_LAT_P9999, &latency_v3, 0 },
+	[QC_LATENCY_MARKS] = { "chart_latency_marks", LATENCY_MARKS_SQL, QF_NONE, NULL, 0 },
 	[QC_LATENCY_TRACE] = { "chart_latency_trace",
 			       LATENCY_TRACE_SQL("lat_p999_us AS p999, lat_p9999_us AS p9999", "1"),
-			       "samples", "lat_p999_us", &latency_trace_v3 },
+			       QF_SAMPLE_P999, &latency_trace_v3, 0 },
 	[QC_CAMPAIGN_CYCLES] = { "chart_campaigns_cycles",
-				 CAMPAIGN_SQL("starts.f - 0.5", QS_WRITTEN_PCT), PCT,
-				 &campaigns_cycles_v3 },
+				 CAMPAIGN_SQL("starts.f - 0.5", QS_WRITTEN_PCT), QF_READ_PERCENT,
+				 &campaigns_cycles_v3, 0 },
 	[QC_CAMPAIGN_WEAR] = { "chart_campaigns_wear",
 			       CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_PCT),
-			       PCT, &campaigns_wear_v3 },
+			       QF_READ_PERCENT, &campaigns_wear_v3, 0 },
 	[QC_CAMPAIGN_LATENCY] = { "chart_campaigns_latency",
-				  CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_PCT), PCT,
-				  &campaigns_latency_v3 },
+				  CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_PCT),
+				  QF_READ_PERCENT, &campaigns_latency_v3, 0 },
 };
 /* clang-format on */
 

@@ -26,7 +26,7 @@ enum qc_id {
 };
 
 /* Every chart query, by id (also what the query-plan test reads). */
-extern const struct dbq_named qc_queries[QC__COUNT];
+extern const struct query_named qc_queries[QC__COUNT];
 
 /* The query that reads one iteration's samples for a chart of its rate
  * (latency 0: QC_SAMPLES) or its latency percentiles (1: QC_LATENCY_TRACE)

@@ -181,10 +181,11 @@ int query_alerts(struct db *db, const char *target, const char *since, const str
 	return query_run(db, sql, fl.v, fl.n, s);
 }
 
-char *query_alerts_sql(const struct query_schema *sc)
-{
-	return strdup(ALERTS_SQL " AND t.name = ? AND e.at >= ? ORDER BY e.at, e.id");
-}
+/* query_alerts with both filters, as the plan tests read it */
+const struct query_named query_alerts_queries[1] = {
+	{ "alerts --target --since", ALERTS_SQL " AND t.name = ? AND e.at >= ? ORDER BY e.at, e.id",
+	  QF_NONE, NULL, 0 },
+};
 
 char *query_history_target_sql(const struct query_schema *sc)
 {

@@ -30,14 +30,12 @@
 #define BASE_ROW                                                                                   \
 	"bi.mibps_avg AS baseline, bc.number AS baseline_cycle,"                                   \
 	" i.mibps_avg / bi.mibps_avg AS ratio"
-#define BASE_ROW_JOIN                                                                              \
-	" LEFT JOIN iterations bi ON bi.id = i.baseline_iteration_id"                              \
-	" LEFT JOIN cycles bc ON bc.id = bi.cycle_id"
+#define BASE_ROW_JOIN QS_BASE_KEY_JOIN
 /* before schema 9 no row names its baseline: db_open's TEMP view chooses it */
 #define BASE_VIEW                                                                                  \
 	"b.baseline_mibps AS baseline, b.baseline_cycle,"                                          \
 	" i.mibps_avg / b.baseline_mibps AS ratio"
-#define BASE_VIEW_JOIN " LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
+#define BASE_VIEW_JOIN QS_BASE_VIEW_JOIN
 
 /* Rows come in id order and stop at the first with 3 measured samples. */
 #define FIRST_TRACED_SQL                                                                           \
@@ -173,52 +171,52 @@
 	"SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, " cols                           \
 	" FROM samples WHERE iteration_id = ?1 ORDER BY phase = 'measure', t_ms"
 
-#define OLD(n, sql, tbl, col, older)                                                               \
-	static const struct dbq_named n = { #n " (older schema)", sql, tbl, col, older }
+#define OLD(n, sql, fact, older)                                                                   \
+	static const struct query_named n = { #n " (older schema)", sql, fact, older, 0 }
 
-OLD(campaigns_v7, CAMPAIGNS_SQL("1"), NULL, NULL, NULL);
+OLD(campaigns_v7, CAMPAIGNS_SQL("1"), QF_NONE, NULL);
 /* before lat_p9999_us and read_percent (4), then before baseline_iteration_id (9) */
-OLD(iterations_v3, ITERATIONS_SQL("NULL", QS_WRITTEN_NAME, BASE_VIEW, BASE_VIEW_JOIN), NULL, NULL,
+OLD(iterations_v3, ITERATIONS_SQL("NULL", QS_WRITTEN_NAME, BASE_VIEW, BASE_VIEW_JOIN), QF_NONE,
     NULL);
 OLD(iterations_v8, ITERATIONS_SQL("i.lat_p9999_us", QS_WRITTEN_PCT, BASE_VIEW, BASE_VIEW_JOIN),
-    "iterations", "read_percent", &iterations_v3);
-OLD(cycles_v8, CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN), NULL, NULL, NULL);
-OLD(write_amp_v8, WRITE_AMP_ALT, NULL, NULL, NULL);
-OLD(alert_counts_v4, ALERT_COUNTS_SQL("0 AS phases, 0 AS steady"), NULL, NULL, NULL);
-OLD(runs_v12, RUNS_SQL("NULL AS kernel, NULL AS config"), NULL, NULL, NULL);
-OLD(steady_v4, STEADY_ALT, NULL, NULL, NULL);
-OLD(first_traced_v15, FIRST_TRACED_SQL, NULL, NULL, NULL);
-OLD(samples_v3, SAMPLES_SQL("NULL AS lat_p999_us, NULL AS lat_p9999_us"), NULL, NULL, NULL);
-OLD(samples_v15, SAMPLES_SQL("lat_p999_us, lat_p9999_us"), "samples", "lat_p9999_us", &samples_v3);
+    QF_READ_PERCENT, &iterations_v3);
+OLD(cycles_v8, CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN), QF_NONE, NULL);
+OLD(write_amp_v8, WRITE_AMP_ALT, QF_NONE, NULL);
+OLD(alert_counts_v4, ALERT_COUNTS_SQL("0 AS phases, 0 AS steady"), QF_NONE, NULL);
+OLD(runs_v12, RUNS_SQL("NULL AS kernel, NULL AS config"), QF_NONE, NULL);
+OLD(steady_v4, STEADY_ALT, QF_NONE, NULL);
+OLD(first_traced_v15, FIRST_TRACED_SQL, QF_NONE, NULL);
+OLD(samples_v3, SAMPLES_SQL("NULL AS lat_p999_us, NULL AS lat_p9999_us"), QF_NONE, NULL);
+OLD(samples_v15, SAMPLES_SQL("lat_p999_us, lat_p9999_us"), QF_SAMPLE_P9999, &samples_v3);
 
 /* clang-format off */
-const struct dbq_named qr_queries[QR__COUNT] = {
-	[QR_TARGET] = { "report_target", TARGET_SQL, NULL, NULL, NULL },
+const struct query_named qr_queries[QR__COUNT] = {
+	[QR_TARGET] = { "report_target", TARGET_SQL, QF_NONE, NULL, 0 },
 	[QR_CAMPAIGNS] = { "report_campaigns",
 			   CAMPAIGNS_SQL("coalesce(campaign_first_cycle, (SELECT min(number)"
 					 " FROM cycles WHERE target_id = ?1))"),
-			   "cycles", "campaign_first_cycle", &campaigns_v7 },
+			   QF_CAMPAIGN_FIRST, &campaigns_v7, 0 },
 	[QR_ITERATIONS] = { "report_iterations",
 			    ITERATIONS_SQL("i.lat_p9999_us", QS_WRITTEN_PCT, BASE_ROW,
 					   BASE_ROW_JOIN),
-			    "iterations", "baseline_iteration_id", &iterations_v8 },
-	[QR_FIRST_TRACED] = { "report_first_traced", FIRST_TRACED_ROLLUP_SQL, "sample_minute_data",
-				"mibps_max", &first_traced_v15 },
+			    QF_BASELINE_ROW, &iterations_v8, 0 },
+	[QR_FIRST_TRACED] = { "report_first_traced", FIRST_TRACED_ROLLUP_SQL, QF_MINUTES,
+				&first_traced_v15, 0 },
 	[QR_CYCLES] = { "report_cycles", CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN),
-			"iterations", "baseline_iteration_id", &cycles_v8 },
+			QF_BASELINE_ROW, &cycles_v8, 0 },
 	[QR_WRITE_AMP] = { "report_write_amplification", WRITE_AMP_SQL,
-			   "health", "nand_bytes_delta", &write_amp_v8 },
+			   QF_NAND_DELTA, &write_amp_v8, 0 },
 	[QR_ALERT_COUNTS] = { "report_alert_counts", ALERT_COUNTS_SQL(PHASES_SQL),
-			      "iterations", "steady_reached", &alert_counts_v4 },
-	[QR_REGION] = { "report_region", REGION_SQL, NULL, NULL, NULL },
-	[QR_HEALTH] = { "report_health", HEALTH_SQL, NULL, NULL, NULL },
-	[QR_RUNS] = { "report_runs", RUNS_SQL("r.kernel, r.config"), "runs", "config",
-		      &runs_v12 },
-	[QR_STEADY] = { "report_steady", STEADY_SQL, "iterations", "steady_reached",
-			&steady_v4 },
-	[QR_STEADY_ROUNDS] = { "report_steady_rounds", STEADY_ROUNDS_SQL, NULL, NULL, NULL },
-	[QR_EVENTS] = { "report_events", EVENTS_SQL, NULL, NULL, NULL },
-	[QR_SAMPLES] = { "report_samples", SAMPLES_ROLLUP_SQL, "sample_minute_data", "mibps_max",
-			 &samples_v15 },
+			      QF_STEADY, &alert_counts_v4, 0 },
+	[QR_REGION] = { "report_region", REGION_SQL, QF_NONE, NULL, 0 },
+	[QR_HEALTH] = { "report_health", HEALTH_SQL, QF_NONE, NULL, 0 },
+	[QR_RUNS] = { "report_runs", RUNS_SQL("r.kernel, r.config"), QF_RUN_CONFIG,
+		      &runs_v12, 0 },
+	[QR_STEADY] = { "report_steady", STEADY_SQL, QF_STEADY,
+			&steady_v4, 0 },
+	[QR_STEADY_ROUNDS] = { "report_steady_rounds", STEADY_ROUNDS_SQL, QF_NONE, NULL, 0 },
+	[QR_EVENTS] = { "report_events", EVENTS_SQL, QF_NONE, NULL, 0 },
+	[QR_SAMPLES] = { "report_samples", SAMPLES_ROLLUP_SQL, QF_MINUTES,
+			 &samples_v15, 0 },
 };
 /* clang-format on */

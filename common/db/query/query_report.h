@@ -26,6 +26,6 @@ enum qr_id {
 };
 
 /* Every report query, by id (also what the query-plan test reads). */
-extern const struct dbq_named qr_queries[QR__COUNT];
+extern const struct query_named qr_queries[QR__COUNT];
 
 #endif

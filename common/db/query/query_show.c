@@ -3,57 +3,17 @@
  * iteration's (or its cycle's) id, so its cost is that iteration's rows. */
 #include "db/query/query.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "db/query/query_int.h"
+#include "db/query/query_sql.h"
 
-#define INT_PARAM(v) ((struct db_value){ .type = DB_INT, .i = (v) })
-
-char *query_show_iteration_sql(const struct query_schema *sc)
-{
-	const struct query_baseline *b = query_baseline_of(sc);
-	char *sql = NULL;
-
-	if (asprintf(&sql,
-		     "SELECT i.*, t.name AS target, t.device, t.kind AS device_kind,"
-		     " c.number AS cycle, %s AS baseline_mibps, %s AS baseline_cycle,"
-		     " (SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id)"
-		     "  AS nsizes"
-		     " FROM iterations i"
-		     " JOIN cycles c ON c.id = i.cycle_id"
-		     " JOIN targets t ON t.id = i.target_id%s WHERE i.id = ?",
-		     b->mibps, b->cycle, b->join) < 0)
-		return NULL;
-	return sql;
-}
-
-/* Runs the statement build makes for this database's schema. */
-static int run_built(struct db *db, char *(*build)(const struct query_schema *sc),
-		     const struct db_value *p, int np, const struct query_sink *s)
-{
-	struct query_schema sc;
-	char *sql;
-	int ret = query_schema_of(db, &sc, s->err, s->errlen);
-
-	if (ret)
-		return ret;
-	sql = build(&sc);
-	if (!sql) {
-		snprintf(s->err, s->errlen, "out of memory");
-		return -ENOMEM;
-	}
-	ret = query_run(db, sql, p, np, s);
-	free(sql);
-	return ret;
-}
-
-int query_show_iteration(struct db *db, int64_t id, const struct query_sink *s)
-{
-	return run_built(db, query_show_iteration_sql, (struct db_value[]){ INT_PARAM(id) }, 1, s);
-}
+#define ITERATION_SQL(base_mibps, base_cycle, base_join)                                           \
+	"SELECT i.*, t.name AS target, t.device, t.kind AS device_kind,"                           \
+	" c.number AS cycle, " base_mibps " AS baseline_mibps, " base_cycle " AS baseline_cycle,"  \
+	" (SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id)"              \
+	"  AS nsizes"                                                                              \
+	" FROM iterations i"                                                                       \
+	" JOIN cycles c ON c.id = i.cycle_id"                                                      \
+	" JOIN targets t ON t.id = i.target_id" base_join " WHERE i.id = ?"
 
 #define PHASES_SQL                                                                                 \
 	"SELECT phase, count(*) AS n, max(t_ms) AS t_ms,"                                          \
@@ -76,44 +36,52 @@ int query_show_iteration(struct db *db, int64_t id, const struct query_sink *s)
 	"SELECT at, severity, kind, message, iteration_id IS NULL AS of_cycle" EVENTS_WHERE
 #define EVENTS_ALL_SQL "SELECT *" EVENTS_WHERE
 
-char *query_show_phases_sql(const struct query_schema *sc)
-{
-	return strdup(PHASES_SQL);
-}
+/* before schema 9, the baseline through the view */
+static const struct query_named iteration_view = {
+	"show: the iteration (before schema 9)",
+	ITERATION_SQL(QS_BASE_VIEW_MIBPS, QS_BASE_VIEW_CYCLE, QS_BASE_VIEW_JOIN), QF_NONE, NULL, 1
+};
 
-char *query_show_trace_sql(const struct query_schema *sc)
-{
-	return strdup(TRACE_SQL);
-}
+/* clang-format off */
+const struct query_named query_show_queries[QSHOW__COUNT] = {
+	[QSHOW_ITERATION] = { "show: the iteration",
+			  ITERATION_SQL(QS_BASE_KEY_MIBPS, QS_BASE_KEY_CYCLE, QS_BASE_KEY_JOIN),
+			  QF_BASELINE_ROW, &iteration_view, 1 },
+	[QSHOW_PHASES] = { "show: samples per phase", PHASES_SQL, QF_NONE, NULL, 1 },
+	[QSHOW_TRACE] = { "show: sample trace", TRACE_SQL, QF_NONE, NULL, 1 },
+	[QSHOW_SAMPLES] = { "show: samples", SAMPLES_SQL, QF_NONE, NULL, 1 },
+	/* a schema without the column has no such rows */
+	[QSHOW_HEALTH_BY_IT] = { "show: health of the iteration", HEALTH_BY_IT_SQL, QF_HEALTH_BY_IT,
+			     NULL, 1 },
+	[QSHOW_HEALTH_BY_CYCLE] = { "show: health of the cycle", HEALTH_BY_CYCLE_SQL,
+				QF_HEALTH_BY_CYCLE, NULL, 1 },
+	[QSHOW_EVENTS] = { "show: events", EVENTS_SQL, QF_NONE, NULL, 1 },
+	[QSHOW_EVENTS_ALL] = { "show: events, every column", EVENTS_ALL_SQL, QF_NONE, NULL, 1 },
+};
+/* clang-format on */
 
-char *query_show_samples_sql(const struct query_schema *sc)
-{
-	return strdup(SAMPLES_SQL);
-}
+/* Show query id of this file with its parameters, rows into s. */
+#define RUN(db, sc, id, s, ...)                                                                    \
+	query_named_sink(db, sc, &query_show_queries[id], QS_PARAMS(__VA_ARGS__), s)
 
-char *query_show_health_sql(const struct query_schema *sc)
+int query_show_iteration(struct db *db, int64_t id, const struct query_sink *s)
 {
-	return strdup(HEALTH_BY_CYCLE_SQL);
-}
-
-char *query_show_events_sql(const struct query_schema *sc)
-{
-	return strdup(EVENTS_ALL_SQL);
+	return RUN(db, NULL, QSHOW_ITERATION, s, QS_INT(id));
 }
 
 int query_show_sample_phases(struct db *db, int64_t id, const struct query_sink *s)
 {
-	return query_run(db, PHASES_SQL, (struct db_value[]){ INT_PARAM(id) }, 1, s);
+	return RUN(db, NULL, QSHOW_PHASES, s, QS_INT(id));
 }
 
 int query_show_sample_trace(struct db *db, int64_t id, const struct query_sink *s)
 {
-	return query_run(db, TRACE_SQL, (struct db_value[]){ INT_PARAM(id) }, 1, s);
+	return RUN(db, NULL, QSHOW_TRACE, s, QS_INT(id));
 }
 
 int query_show_samples(struct db *db, int64_t id, const struct query_sink *s)
 {
-	return query_run(db, SAMPLES_SQL, (struct db_value[]){ INT_PARAM(id) }, 1, s);
+	return RUN(db, NULL, QSHOW_SAMPLES, s, QS_INT(id));
 }
 
 /* A sink that counts the rows it passes on. */
@@ -134,28 +102,22 @@ int query_show_health(struct db *db, int64_t id, int64_t cycle_id, const struct 
 {
 	struct counted c = { s, 0 };
 	struct query_sink counting = { count_row, &c, s->err, s->errlen };
-	int by_it = 0, by_cycle = 0;
-	int ret = query_has_column(db, "health", "iteration_id", &by_it, s->err, s->errlen);
+	struct query_schema sc;
+	int ret = query_schema_of(db, &sc, s->err, s->errlen);
 
 	if (!ret)
-		ret = query_has_column(db, "health", "cycle_id", &by_cycle, s->err, s->errlen);
-	if (!ret && by_it)
-		ret = query_run(db, HEALTH_BY_IT_SQL, (struct db_value[]){ INT_PARAM(id) }, 1,
-				&counting);
-	if (!ret && c.n == 0 && by_cycle)
-		ret = query_run(db, HEALTH_BY_CYCLE_SQL, (struct db_value[]){ INT_PARAM(cycle_id) },
-				1, s);
+		ret = RUN(db, &sc, QSHOW_HEALTH_BY_IT, &counting, QS_INT(id));
+	if (!ret && c.n == 0)
+		ret = RUN(db, &sc, QSHOW_HEALTH_BY_CYCLE, s, QS_INT(cycle_id));
 	return ret;
 }
 
 int query_show_events(struct db *db, int64_t id, int64_t cycle_id, const struct query_sink *s)
 {
-	return query_run(db, EVENTS_SQL, (struct db_value[]){ INT_PARAM(id), INT_PARAM(cycle_id) },
-			 2, s);
+	return RUN(db, NULL, QSHOW_EVENTS, s, QS_INT(id), QS_INT(cycle_id));
 }
 
 int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const struct query_sink *s)
 {
-	return query_run(db, EVENTS_ALL_SQL,
-			 (struct db_value[]){ INT_PARAM(id), INT_PARAM(cycle_id) }, 2, s);
+	return RUN(db, NULL, QSHOW_EVENTS_ALL, s, QS_INT(id), QS_INT(cycle_id));
 }

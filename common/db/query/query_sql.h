@@ -3,6 +3,12 @@
 #ifndef WEARMON_QUERY_SQL_H
 #define WEARMON_QUERY_SQL_H
 
+/* An array of parameters (struct db_value) and its length. */
+#define QS_PARAMS(...)                                                                             \
+	(struct db_value[]){ __VA_ARGS__ },                                                        \
+		(int)(sizeof((struct db_value[]){ __VA_ARGS__ }) / sizeof(struct db_value))
+#define QS_INT(v) ((struct db_value){ .type = DB_INT, .i = (v) })
+
 /* Cycle numbers ?2..?3 (a report's campaign; 0..INT64_MAX: all). */
 #define QS_SCOPE(number) " AND " number " BETWEEN ?2 AND ?3"
 
@@ -15,5 +21,19 @@
 	"coalesce(i.fill_bytes, 0) + coalesce(i.bytes, 0) * coalesce((100 - i.read_percent)"       \
 	" / 100.0, " QS_WRITTEN_BY_NAME ")"
 #define QS_WRITTEN_NAME "coalesce(i.fill_bytes, 0) + coalesce(i.bytes, 0) * " QS_WRITTEN_BY_NAME
+
+/* How an iteration i finds its baseline (query_baseline_of): by the row
+ * its baseline_iteration_id names (fact QF_BASELINE_ROW; two LEFT JOINs
+ * give what the view's inner joins give: a baseline row whose cycle is
+ * missing counts as none), or before that through the reader's TEMP view
+ * iteration_baseline (db_open). */
+#define QS_BASE_KEY_MIBPS "CASE WHEN bc.id IS NOT NULL THEN bi.mibps_avg END"
+#define QS_BASE_KEY_CYCLE "bc.number"
+#define QS_BASE_KEY_JOIN                                                                           \
+	" LEFT JOIN iterations bi ON bi.id = i.baseline_iteration_id"                              \
+	" LEFT JOIN cycles bc ON bc.id = bi.cycle_id"
+#define QS_BASE_VIEW_MIBPS "b.baseline_mibps"
+#define QS_BASE_VIEW_CYCLE "b.baseline_cycle"
+#define QS_BASE_VIEW_JOIN " LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
 
 #endif
