@@ -165,26 +165,35 @@ static void label_size(const struct plot *p, int r, char *buf, size_t len)
 		snprintf(buf, len, "size %s", sz);
 }
 
+/* The measured phase's average MiB/s of p's rows against the byte column
+ * xcol, in the byte unit that suits its largest value (p->xscale), one
+ * series per key; the x axis reads "xname (unit<xnote>)" from zero. */
+static void rate_by_bytes(struct plot *p, const char *const *key, size_t nkey, const char *xcol,
+			  labeler name, const char *xname, const char *xnote)
+{
+	const char *unit;
+	double max = 0;
+
+	for (int r = 0; r < p->t.nrows; r++)
+		max = fmax(max, wm_num(&p->t, r, xcol));
+	p->xscale = byte_unit(max, &unit);
+	p->mixed = mixed_workloads(&p->t);
+	split_series(p, key, nkey, xcol, p->xscale, "mibps_avg", name);
+	snprintf(p->xlabel, sizeof(p->xlabel), "%s (%s%s)", xname, unit, xnote);
+	p->ch.xlabel = p->xlabel;
+	p->ch.ylabel = "average MiB/s of the measured phase";
+	p->ch.x_from_zero = 1;
+}
+
 static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 {
 	static const char *const key[] = { "workload", "block_size", "cycle" };
-	const char *unit;
-	double scale, max = 0;
 	/* repeats of a size (schema 4) average into one point */
 	int ret = wm_fetch_named(wm, &p->t, &qc_queries[QC_SIZES], SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
 		return ret;
-	for (int r = 0; r < p->t.nrows; r++)
-		max = fmax(max, wm_num(&p->t, r, "size_bytes"));
-	scale = byte_unit(max, &unit);
-	p->xscale = scale;
-	p->mixed = mixed_workloads(&p->t);
-	split_series(p, key, ARRAY_SIZE(key), "size_bytes", scale, "mibps_avg", label_cycle);
-	snprintf(p->xlabel, sizeof(p->xlabel), "size (%s)", unit);
-	p->ch.xlabel = p->xlabel;
-	p->ch.ylabel = "average MiB/s of the measured phase";
-	p->ch.x_from_zero = 1;
+	rate_by_bytes(p, key, ARRAY_SIZE(key), "size_bytes", label_cycle, "size", "");
 	p->ch.ordered = !p->mixed;
 	return 0;
 }
@@ -353,25 +362,15 @@ static int wear_marks(struct wm *wm, int64_t tid, double scale, struct plot *p)
 static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 {
 	static const char *const key[] = { "workload", "block_size", "size_bytes" };
-	const char *unit;
-	double scale, max = 0;
 	/* every row's running sum, the done rows as points */
 	int ret = wm_fetch_named(wm, &p->t, &qc_queries[QC_WEAR], SCOPED(wm, tid));
 
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, (size_t)p->t.nrows)))
 		return ret;
-	for (int r = 0; r < p->t.nrows; r++)
-		max = fmax(max, wm_num(&p->t, r, "written"));
-	scale = byte_unit(max, &unit);
-	p->xscale = scale;
-	p->mixed = mixed_workloads(&p->t);
-	split_series(p, key, ARRAY_SIZE(key), "written", scale, "mibps_avg", label_size);
-	snprintf(p->xlabel, sizeof(p->xlabel), "host bytes written (%s, fill + writes)", unit);
-	p->ch.xlabel = p->xlabel;
-	p->ch.ylabel = "average MiB/s of the measured phase";
-	p->ch.x_from_zero = 1;
+	rate_by_bytes(p, key, ARRAY_SIZE(key), "written", label_size, "host bytes written",
+		      ", fill + writes");
 	p->ch.break_at_marks = 1; /* an action is a jump, not a trend */
-	return wear_marks(wm, tid, scale, p);
+	return wear_marks(wm, tid, p->xscale, p);
 }
 
 /* A dashed line after the last done iteration of each cycle that ended
