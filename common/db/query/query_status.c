@@ -4,11 +4,6 @@
  * and alert. Each reads one target's newest rows through an index. */
 #include "db/query/query.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "db/query/query_int.h"
 #include "db/query/query_sql.h"
 
