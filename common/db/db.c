@@ -430,6 +430,8 @@ static int setup_writer(struct db *db, int version, char *err, size_t errlen)
 		return db_map_rc(rc, sqlite3_system_errno(db->conn));
 	}
 	ret = version < DB_SCHEMA_VERSION ? migrate(db, err, errlen) : 0;
+	if (!ret)
+		ret = db_views_update(db, err, errlen);
 	return ret ? ret : db_index_create(db, err, errlen);
 }
 
@@ -463,6 +465,8 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 		ret = setup_writer(db, version, err, errlen);
 	if (!ret && readonly)
 		ret = db_schema_reader_views(db, version, err, errlen);
+	if (!ret && readonly)
+		ret = db_views_reader(db, version, err, errlen);
 	if (!ret && !readonly)
 		ret = db_watch_open(db, err, errlen);
 	if (ret)

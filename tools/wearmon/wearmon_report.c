@@ -380,7 +380,9 @@ static int device_health(struct rep *r)
 			known |= wm_cell(&t, i, cols[c])->type != DB_NULL;
 		if (!known)
 			continue;
-		fprintf(r->f, "<tr><td class=\"l\">%s</td>", cols[c]);
+		/* the snapshot's own figure, not the campaign's of the summary */
+		fprintf(r->f, "<tr><td class=\"l\">%s%s</td>", cols[c],
+			strcmp(cols[c], "write_amplification") ? "" : " since the snapshot before");
 		for (int i = 0; i < t.nrows; i++) {
 			const struct wm_cell *v = wm_cell(&t, i, cols[c]);
 
@@ -511,13 +513,18 @@ static int write_cycles(struct rep *r)
 		fputs("</td></tr>\n", r->f);
 	}
 	rep_tend(r);
-	fputs("<p class=\"note\">min and max are the lowest and highest 1-second samples of the"
-	      " cycle's finished iterations; avg is the mean of their averages (every size"
-	      " counts once); avg vs baseline is the mean of their ratios to baseline.</p>\n",
+	fputs("<p class=\"note\">A sample is the I/O of one <code>sample_interval</code> (1 s"
+	      " by default; the last of a phase lasts up to two). min and max are the lowest"
+	      " and highest sample of the cycle's finished measured rows (fill and read-back"
+	      " rows apart), a row too short for two full samples counting with its average;"
+	      " avg is the mean over the sizes of each size's average (every size counts"
+	      " once, its repeats and rounds averaged first): the view"
+	      " <code>cycle_summary</code>. avg vs baseline is the mean of the measured rows'"
+	      " ratios to baseline.</p>\n",
 	      r->f);
 	figure(r, "cycles", 0,
-	       "Per cycle: the lowest and highest 1-second sample and the"
-	       " average of the sizes; dashed lines after cycles that ended with an action.");
+	       "Per cycle: the lowest and highest sample and the average of the sizes, as in"
+	       " the table above; dashed lines after cycles that ended with an action.");
 	fputs("</section>\n", r->f);
 	return 0;
 }

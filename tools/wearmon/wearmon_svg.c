@@ -167,10 +167,15 @@ static void axis_fit_log(struct axis *a, double lo, double hi)
 	a->decimals = a->lo < 1 ? (int)ceil(-log10(a->lo) - 1e-9) : 0;
 }
 
-/* Tick values of a: nice steps, or 1-2-5 per decade (decades only when the
- * axis spans more than three). Returns how many (at most max). */
+/* Tick values of a: nice steps, or per decade 1-2-5 (an axis of up to
+ * three decades), 1-3 (up to six: a reader still finds 3 ms between 1 and
+ * 10 ms), else decades only. Returns how many (at most max). */
 static int axis_ticks(const struct axis *a, double *out, int max)
 {
+	static const int m125[] = { 1, 2, 5 }, m13[] = { 1, 3 }, m1[] = { 1 };
+	double decades;
+	const int *mult;
+	size_t nm;
 	int n = 0;
 
 	if (!a->log) {
@@ -179,12 +184,13 @@ static int axis_ticks(const struct axis *a, double *out, int max)
 			out[n++] = fabs(v) < a->step * 1e-6 ? 0.0 : v;
 		return n;
 	}
+	decades = log10(a->hi / a->lo);
+	mult = decades <= 3.01 ? m125 : decades <= 6.01 ? m13 : m1;
+	nm = decades <= 3.01 ? ARRAY_SIZE(m125) : decades <= 6.01 ? ARRAY_SIZE(m13) : 1;
 	for (double d = pow(10, floor(log10(a->lo))); d <= a->hi * 1.0001; d *= 10)
-		for (int m = 1; m <= 5 && n < max; m += m == 1 ? 1 : 3) {
-			double v = d * m;
+		for (size_t k = 0; k < nm && n < max; k++) {
+			double v = d * mult[k];
 
-			if (m > 1 && log10(a->hi / a->lo) > 3.01)
-				break; /* decades only */
 			if (v >= a->lo * 0.9999 && v <= a->hi * 1.0001)
 				out[n++] = v;
 		}

@@ -5,6 +5,7 @@
 #include "db/query/query_charts.h"
 
 #include "db/query/query_sql.h"
+#include "db/db_views.h"
 
 #define SIZES_SQL                                                                                  \
 	"SELECT c.number AS cycle, i.size_bytes, i.workload,"                                      \
@@ -14,20 +15,22 @@
 		"c.number") " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"           \
 			    " ORDER BY i.workload, i.block_size, c.number, i.size_bytes"
 
-/* three series (max, avg, min) of one row per cycle */
-#define CYCLES_SQL                                                                                 \
-	"SELECT s.series, s.ord, c.cycle, CASE s.ord"                                              \
-	" WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"                              \
-	" FROM (SELECT 'max 1-second sample' AS series, 0 AS ord UNION ALL"                        \
-	" SELECT 'average of the sizes', 1 UNION ALL"                                              \
-	" SELECT 'min 1-second sample', 2) s,"                                                     \
-	" (SELECT cy.number AS cycle,"                                                             \
-	"  min(coalesce(i.mibps_min, i.mibps_avg)) AS lo,"                                         \
-	"  avg(i.mibps_avg) AS mean,"                                                              \
-	"  max(coalesce(i.mibps_max, i.mibps_avg)) AS hi"                                          \
-	"  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"                                 \
-	"  AND i.status = 'done' WHERE cy.target_id = ?1" QS_SCOPE(                                \
-		"cy.number") "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle"
+/* three series (max, avg, min) of one row per cycle, the figures of
+ * DB_CYCLE_FIGURES_SQL (common/db/db_views.h: the view cycle_summary and
+ * the report's table read the same) */
+#define CYCLES_SQL(m, fl)                                                                            \
+	"SELECT s.series, s.ord, c.cycle, CASE s.ord"                                                \
+	" WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"                                \
+	" FROM (SELECT '" QC_SERIES_MAX "' AS series, 0 AS ord UNION ALL"                            \
+	" SELECT '" QC_SERIES_AVG "', 1 UNION ALL"                                                   \
+	" SELECT '" QC_SERIES_MIN "', 2) s,"                                                         \
+	" (SELECT cy.number AS cycle, f.lo, f.mean, f.hi FROM cycles cy"                             \
+	"  JOIN (" DB_CYCLE_FIGURES_SQL(                                                             \
+		m, fl,                                                                               \
+		" AND i.target_id = ?1") ") f"                                                       \
+					 "  ON f.cycle_id = cy.id WHERE cy.target_id = ?1" QS_SCOPE( \
+						 "cy.number") ") c"                                  \
+							      " WHERE c.mean IS NOT NULL ORDER BY s.ord, c.cycle"
 
 #define CYCLE_ACTIONS_SQL                                                                          \
 	"SELECT number, action, action_outcome FROM cycles"                                        \
@@ -90,26 +93,26 @@
 	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
 	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
 
-/* p50 / p99 / p99.9 / p99.99 of every done iteration, in the order measured. */
+/* p50 / p99 / p99.9 / p99.99 of every done iteration at its ID (the ID of
+ * `wearmon history` and `show`, iterations.id), so that a gap shows a row
+ * that did not end done. */
 #define LATENCY_SQL(p9999)                                                                         \
 	"SELECT s.series, s.ord, x.seq, CASE s.ord WHEN 0 THEN"                                    \
 	" x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"                       \
 	" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"                        \
 	" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"                            \
-	" (SELECT row_number() OVER (ORDER BY i.id) AS seq, i.lat_p50_us AS p50,"                  \
+	" (SELECT i.id AS seq, i.lat_p50_us AS p50,"                                               \
 	"  i.lat_p99_us AS p99, i.lat_p999_us AS p999, " p9999 " AS p9999 FROM iterations i"       \
 	"  JOIN cycles c ON c.id = i.cycle_id"                                                     \
 	"  WHERE i.target_id = ?1 AND i.status = 'done'" QS_SCOPE(                                 \
 		"c.number") ") x"                                                                  \
 			    " WHERE s.ord < 3 OR x.p9999 IS NOT NULL ORDER BY s.ord, x.seq"
 
-/* How many done rows of the scope precede the end of each cycle with an
- * action (its mark sits after them): per cycle once, one running count in
- * cycle order; 0 for a cycle without rows. */
+/* The last iteration ID of each cycle with an action (its mark sits
+ * after it); a cycle without rows: the last ID before it. */
 #define LATENCY_MARKS_SQL                                                                          \
 	"SELECT number, action, seq FROM (SELECT c.number, c.action,"                              \
-	" CASE WHEN count(i.id) > 0 THEN sum(coalesce(sum(i.status = 'done'"                       \
-	" AND c.number BETWEEN ?2 AND ?3), 0)) OVER (ORDER BY c.number) ELSE 0 END AS seq"         \
+	" coalesce(max(max(i.id)) OVER (ORDER BY c.number), 0) AS seq"                             \
 	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id"                               \
 	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
 	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
@@ -128,12 +131,13 @@
  * tools/scalegen/scale.py's plan check counts as a full scan), numbered
  * from 2 (the campaigns the report counts), kept to the cycles ?2..?3, with where each
  * sits on the axis (x, from the per-cycle figures of the cycles before
- * it: bytes written w, done rows d; iteration ids follow the cycles). */
+ * it: bytes written w, the last iteration ID d; iteration ids follow the
+ * cycles). */
 #define CAMPAIGN_SQL(x, written)                                                                      \
 	"WITH starts AS (SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1"           \
 	"  AND campaign_first_cycle IS NOT NULL"                                                      \
 	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1),"                            \
-	" per AS (SELECT c.number, sum(" written ") AS w, sum(i.status = 'done') AS d"                \
+	" per AS (SELECT c.number, sum(" written ") AS w, max(i.id) AS d"                             \
 	"  FROM iterations i JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1"               \
 	"  GROUP BY c.number)"                                                                        \
 	" SELECT n, x FROM (SELECT starts.f, " x                                                      \
@@ -165,20 +169,22 @@
 	static const struct dbq_named n = { #n " (older schema)", sql, NULL, NULL, NULL }
 
 OLD(samples_v15, SAMPLES_SQL);
+OLD(cycles_v3, CYCLES_SQL(DB_MEASURE_ROW_V3("i"), DB_FILL_ROW_V3("i")));
 OLD(wear_v3, WEAR_SQL(QS_WRITTEN_NAME));
 OLD(wear_marks_v3, WEAR_MARKS_SQL(QS_WRITTEN_NAME));
 OLD(latency_v3, LATENCY_SQL("NULL"));
 OLD(latency_trace_v3, LATENCY_TRACE_SQL("NULL AS p999, NULL AS p9999", "0"));
 OLD(campaigns_cycles_v3, CAMPAIGN_SQL("starts.f - 0.5", QS_WRITTEN_NAME));
 OLD(campaigns_wear_v3, CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_NAME));
-OLD(campaigns_latency_v3, CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_NAME));
+OLD(campaigns_latency_v3, CAMPAIGN_SQL("coalesce(max(per.d), 0) + 0.5", QS_WRITTEN_NAME));
 
 /* clang-format off */
 const struct dbq_named qc_queries[QC__COUNT] = {
 	[QC_TARGET_PICK] = { "chart_target_pick", TARGET_PICK_SQL, NULL, NULL, NULL },
 	[QC_TARGET] = { "chart_target", TARGET_SQL, NULL, NULL, NULL },
 	[QC_SIZES] = { "chart_sizes", SIZES_SQL, NULL, NULL, NULL },
-	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL, NULL, NULL, NULL },
+	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
+			"iterations", "phase", &cycles_v3 },
 	[QC_CYCLE_ACTIONS] = { "chart_cycle_actions", CYCLE_ACTIONS_SQL, NULL, NULL, NULL },
 	[QC_SAMPLES] = { "chart_samples", SAMPLES_ROLLUP_SQL, "sample_minute_data", "mibps_max",
 			 &samples_v15 },
@@ -198,7 +204,7 @@ const struct dbq_named qc_queries[QC__COUNT] = {
 			       CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_PCT),
 			       PCT, &campaigns_wear_v3 },
 	[QC_CAMPAIGN_LATENCY] = { "chart_campaigns_latency",
-				  CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_PCT), PCT,
+				  CAMPAIGN_SQL("coalesce(max(per.d), 0) + 0.5", QS_WRITTEN_PCT), PCT,
 				  &campaigns_latency_v3 },
 };
 /* clang-format on */

@@ -25,8 +25,15 @@ int dbq_run(struct db *db, const struct dbq_named *q, const struct db_value *par
  * -errno with a message in err. */
 int dbq_sql(struct db *db, const struct dbq_named *q, const char **sql, char *err, size_t errlen);
 
-/* What one point of a sample chart or table is (column `point`). */
-#define QC_POINT_SAMPLE "1-second sample"
+/* What one point of a sample chart or table is (column `point`): a
+ * sample lasts the target's sample_interval (wearmon.conf(5), 1 s by
+ * default; the last of a phase up to twice that, common/db/schema.md). */
+#define QC_POINT_SAMPLE "sample (one sample_interval)"
 #define QC_POINT_MINUTE "per-minute rollup: min/avg/max"
+
+/* The series of the cycles chart (and their names in the report). */
+#define QC_SERIES_MAX "highest sample"
+#define QC_SERIES_AVG "average of the sizes"
+#define QC_SERIES_MIN "lowest sample"
 
 #endif
