@@ -457,10 +457,14 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 		status = precondition(e, ic->eng[0], size, it, sm, r, err, elen);
 		if (status == IT_INTERRUPTED)
 			forget_figures(it);
+		it->phase_not_run = status != IT_DONE;
 		if (status != IT_DONE)
 			return status;
 	}
 	enter_phase(e, sm, rw->kind);
+	/* a `measure = fill` row's samples are those of its measured phase
+	 * (samples.phase = 'measure', summing to its bytes; schema.md) */
+	sm->phase = ITER_MEASURE;
 	phase_setup(e, &p, size, seed + 1, sm);
 	row_phase(e, rw, size, it, &p);
 	size_t first = sm->n;

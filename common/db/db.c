@@ -1102,9 +1102,15 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 			(long long)id, it->mibps_min, it->mibps_avg, it->mibps_max);
 	db_bind_start(db, ST_IT_END, &b);
 	db_bind_opt_text(&b, it->ended_at);
-	db_bind_u64(&b, it->bytes);
-	db_bind_u64(&b, it->ops);
-	db_bind_dbl(&b, it->seconds);
+	if (it->phase_not_run) {
+		db_bind_null(&b);
+		db_bind_null(&b);
+		db_bind_null(&b);
+	} else {
+		db_bind_u64(&b, it->bytes);
+		db_bind_u64(&b, it->ops);
+		db_bind_dbl(&b, it->seconds);
+	}
 	db_bind_fig(&b, f.avg);
 	db_bind_fig(&b, f.min);
 	db_bind_fig(&b, f.max);

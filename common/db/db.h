@@ -127,6 +127,9 @@ struct db_iteration {
 	unsigned jobs; /* threads summed into the row; 0: NULL */
 	/* the I/O the engine completed (schema 8); all NULL unless io_counted */
 	int io_counted;
+	/* the measured phase never ran (stopped or failed in its fill):
+	 * bytes, ops and seconds are stored NULL, not 0 */
+	int phase_not_run;
 	uint64_t reads, writes; /* completed reads and writes */
 	uint64_t random_ios;    /* completed I/Os that did not continue
 					 their job's previous one (engine_run) */

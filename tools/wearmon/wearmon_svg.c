@@ -379,38 +379,50 @@ static void draw_band(FILE *f, const struct chart *c, const struct axis *ax, con
 }
 
 /* Marker of style k at (x, y), radius r: circle, square, triangle up,
- * diamond, triangle down, cross; hollow so overlapping points show. */
-static void draw_marker(FILE *f, size_t k, double x, double y, double r)
+ * diamond, triangle down, cross; hollow so overlapping points show. data:
+ * attributes of the element ("" for a legend's sample marker). */
+static void draw_marker(FILE *f, size_t k, double x, double y, double r, const char *data)
 {
 	switch (k) {
 	case 0:
-		fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>\n", x, y, r);
+		fprintf(f, "<circle class=\"pt\"%s cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>\n", data, x,
+			y, r);
 		break;
 	case 1:
 		fprintf(f,
-			"<rect class=\"pt\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
-			x - r, y - r, 2 * r, 2 * r);
+			"<rect class=\"pt\"%s x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+			data, x - r, y - r, 2 * r, 2 * r);
 		break;
 	case 2:
 	case 4: {
 		double d = k == 2 ? 1 : -1;
 
-		fprintf(f, "<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n", x,
-			y - d * r * 1.3, x + r * 1.2, y + d * r * 0.8, x - r * 1.2,
+		fprintf(f, "<path class=\"pt\"%s d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n",
+			data, x, y - d * r * 1.3, x + r * 1.2, y + d * r * 0.8, x - r * 1.2,
 			y + d * r * 0.8);
 		break;
 	}
 	case 3:
 		fprintf(f,
-			"<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n",
-			x, y - r * 1.4, x + r * 1.4, y, x, y + r * 1.4, x - r * 1.4, y);
+			"<path class=\"pt\"%s d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n",
+			data, x, y - r * 1.4, x + r * 1.4, y, x, y + r * 1.4, x - r * 1.4, y);
 		break;
 	default:
 		fprintf(f,
-			"<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f M%.1f %.1f L%.1f %.1f\"/>\n",
-			x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r);
+			"<path class=\"pt\"%s d=\"M%.1f %.1f L%.1f %.1f M%.1f %.1f L%.1f %.1f\"/>\n",
+			data, x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r);
 		break;
 	}
+}
+
+/* A data point's marker, carrying its place in the axes' units (data-x,
+ * data-y: the figure, not the pixel, for a reader or a test). */
+static void draw_point(FILE *f, size_t k, double x, double y, double r, double dx, double dy)
+{
+	char data[80];
+
+	snprintf(data, sizeof(data), " data-x=\"%.10g\" data-y=\"%.10g\"", dx, dy);
+	draw_marker(f, k, x, y, r, data);
 }
 
 /* Where the vertical marks a line breaks at sit, sorted (n = 0: the
@@ -505,8 +517,8 @@ static void draw_series(FILE *f, const struct chart *c, size_t s, const struct a
 		fprintf(f, "<g fill=\"%s\" stroke-width=\"1.5\">\n", dense ? col : "#ffffff");
 		for (size_t i = 0; i < se->n; i++)
 			if (!isnan(se->x[i]) && !isnan(se->y[i]))
-				draw_marker(f, dense ? 0 : series_style(c, s), px(ax, se->x[i]),
-					    py(ay, se->y[i]), dense ? 1.5 : 3.5);
+				draw_point(f, dense ? 0 : series_style(c, s), px(ax, se->x[i]),
+					   py(ay, se->y[i]), dense ? 1.5 : 3.5, se->x[i], se->y[i]);
 		fprintf(f, "</g>\n");
 	}
 	fprintf(f, "</g>\n");
@@ -556,7 +568,7 @@ static int legend_entry(FILE *f, const struct chart *c, size_t s, int y)
 	if (dash && c->series[s].lines)
 		fprintf(f, " stroke-dasharray=\"%s\"", dash);
 	fprintf(f, "/><g fill=\"#ffffff\" stroke-width=\"1.5\">");
-	draw_marker(f, series_style(c, s), RIGHT + 30, y, 3.5);
+	draw_marker(f, series_style(c, s), RIGHT + 30, y, 3.5, "");
 	fprintf(f, "</g>");
 	y = legend_text(f, RIGHT + 54, y, c->series[s].label);
 	fprintf(f, "</g>\n");
