@@ -567,7 +567,11 @@ static void log_iteration(const struct iter_env *e, const struct db_iteration *i
 	if (it->round_index)
 		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
 	fields_for(e, &f, e->cycle, it->number, it->size_bytes);
-	if (it->mibps_avg < 0)
+	if (it->phase_not_run) /* as stored: nothing measured (NULL), not zeros */
+		snprintf(figs, sizeof(figs), "no figures (%s during the fill, %s filled)",
+			 db_status_name(it->status),
+			 util_fmt_bytes(it->fill_bytes, b[0], sizeof(b[0])));
+	else if (it->mibps_avg < 0)
 		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)",
 			 db_status_name(it->status), it->seconds,
 			 util_fmt_bytes(it->bytes, b[0], sizeof(b[0])));
