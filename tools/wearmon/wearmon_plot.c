@@ -283,7 +283,7 @@ static double series_mean(const struct chart_series *s)
 	return n ? sum / (double)n : NAN;
 }
 
-/* What a point of a sample chart is: a 1-second sample unless the
+/* What a point of a sample chart is: one sample unless the
  * query fell back to per-minute rollups (common/db/query/query_charts.h). */
 static const char *point_kind(const struct wm_table *t)
 {
@@ -374,7 +374,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	return wear_marks(wm, tid, scale, p);
 }
 
-/* A dashed line after the last done iteration of each cycle that ended
+/* A dashed line after the last iteration ID of each cycle that ended
  * with an action, on the latency chart's iteration axis. */
 static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 {

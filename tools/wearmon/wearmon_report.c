@@ -550,8 +550,9 @@ static int write_charts(struct rep *r)
 	rep_section(r, "latency", "Latency");
 	if (!ret)
 		ret = figure(r, "latency", 0,
-			     "Completion latency percentiles of every finished"
-			     " iteration, in the order measured (logarithmic axis).");
+			     "Total latency percentiles (submission to reaped completion) of"
+			     " every finished iteration at its ID, as in the Data table"
+			     " (logarithmic axis).");
 	for (int k = 0; !ret && k < 2; k++) {
 		int64_t id = k ? r->worst_it : r->first_it;
 

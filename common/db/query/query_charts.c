@@ -17,20 +17,20 @@
 
 /* three series (max, avg, min) of one row per cycle, the figures of
  * DB_CYCLE_FIGURES_SQL (common/db/db_views.h: the view cycle_summary and
- * the report's table read the same) */
-#define CYCLES_SQL(m, fl)                                                                            \
-	"SELECT s.series, s.ord, c.cycle, CASE s.ord"                                                \
-	" WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"                                \
-	" FROM (SELECT '" QC_SERIES_MAX "' AS series, 0 AS ord UNION ALL"                            \
-	" SELECT '" QC_SERIES_AVG "', 1 UNION ALL"                                                   \
-	" SELECT '" QC_SERIES_MIN "', 2) s,"                                                         \
-	" (SELECT cy.number AS cycle, f.lo, f.mean, f.hi FROM cycles cy"                             \
-	"  JOIN (" DB_CYCLE_FIGURES_SQL(                                                             \
-		m, fl,                                                                               \
-		" AND i.target_id = ?1") ") f"                                                       \
-					 "  ON f.cycle_id = cy.id WHERE cy.target_id = ?1" QS_SCOPE( \
-						 "cy.number") ") c"                                  \
-							      " WHERE c.mean IS NOT NULL ORDER BY s.ord, c.cycle"
+ * the report's table read the same); CROSS JOIN: the figures once, each
+ * cycle by its key, never the figures again per cycle */
+#define CYCLE_FIGS(m, fl) DB_CYCLE_FIGURES_SQL(m, fl, " AND i.target_id = ?1")
+#define CYCLES_SQL(m, fl)                                                                          \
+	"SELECT s.series, s.ord, c.cycle, CASE s.ord"                                              \
+	" WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"                              \
+	" FROM (SELECT '" QC_SERIES_MAX "' AS series, 0 AS ord UNION ALL"                          \
+	" SELECT '" QC_SERIES_AVG "', 1 UNION ALL"                                                 \
+	" SELECT '" QC_SERIES_MIN "', 2) s,"                                                       \
+	" (SELECT cy.number AS cycle, f.lo, f.mean, f.hi"                                          \
+	"  FROM (" CYCLE_FIGS(m,                                                                   \
+			      fl) ") f CROSS JOIN cycles cy ON cy.id = f.cycle_id"                 \
+				  "  WHERE cy.target_id = ?1 AND cy.number BETWEEN ?2 AND ?3) c"   \
+				  " WHERE c.mean IS NOT NULL ORDER BY s.ord, c.cycle"
 
 #define CYCLE_ACTIONS_SQL                                                                          \
 	"SELECT number, action, action_outcome FROM cycles"                                        \
@@ -51,7 +51,7 @@
 	" JOIN samples s ON s.iteration_id = i.id"                                                 \
 	" WHERE i.id = ?1 ORDER BY s.phase = 'measure', s.t_ms"
 
-/* An iteration's points: its 1-second samples, or once sample_retention
+/* An iteration's points: its samples, or once sample_retention
  * replaced them (common/db/schema.md), its per-minute rollups, each at
  * the end of its minute. */
 #define QC_POINTS                                                                                  \
@@ -211,6 +211,6 @@ const struct dbq_named qc_queries[QC__COUNT] = {
 
 enum qc_id qc_samples_source(int latency, double span_s)
 {
-	(void)span_s; /* one table of 1-second samples so far */
+	(void)span_s; /* one table of samples so far */
 	return latency ? QC_LATENCY_TRACE : QC_SAMPLES;
 }
