@@ -95,7 +95,7 @@ def build_killed(d, dev):
     running = wait_for(lambda: query(db, "SELECT phase FROM progress"
                                          " WHERE phase = 'measure'"), timeout=120, step=0.05)
     assert running, "no measured phase ever ran"
-    time.sleep(0.3)   # inside the 1.5 s phase
+    time.sleep(0.1)   # inside the 1.5 s phase (progress is published once a second)
     proc.send_signal(signal.SIGKILL)
     _, first = proc.communicate(timeout=30)
     p = run_wearmond(conf, timeout=600)
@@ -231,6 +231,10 @@ def test_latency_chart_is_the_rows_at_their_ids(dbs, name, tmp_path):
             assert [x for x, _ in pts[series]] == [r["id"] for r in rows], (name, tgt)
             for (_, y), r in zip(pts[series], rows):
                 assert close(y * scale, r[col], 1e-6), (name, tgt, series, y, r[col])
+        html = report(db, tgt, tmp_path)
+        at = html.index('id="latency"')
+        embedded = ET.fromstring(html[html.index("<svg", at):html.index("</svg>", at) + 6])
+        assert svg_points(embedded) == pts, (name, tgt, "the report's latency chart")
         ticks = [float(t.text) for t in root.iter(SVG + "text")
                  if t.get("text-anchor") == "end" and re.fullmatch(r"[0-9.]+", t.text or "")]
         ms = [t * scale / 1000 for t in ticks]
