@@ -25,11 +25,12 @@ _NOT_ALIAS = {"where", "join", "on", "left", "inner", "cross", "group", "order",
               "right", "having", "except", "intersect", "indexed", "not"}
 
 
-def generate(build, targets, days, out, seed=1):
-    """Run scalegen; returns (seconds, the line it printed)."""
+def generate(build, targets, days, out, seed=1, extra=()):
+    """Run scalegen (extra: more of its options); returns (seconds, the
+    line it printed)."""
     t = time.monotonic()
     p = subprocess.run([str(Path(build) / "scalegen"), "--targets", str(targets), "--days",
-                        str(days), "--out", str(out), "--seed", str(seed)],
+                        str(days), "--out", str(out), "--seed", str(seed), *extra],
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"scalegen failed: {p.stderr}")
