@@ -28,5 +28,6 @@ int dbq_sql(struct db *db, const struct dbq_named *q, const char **sql, char *er
 /* What one point of a sample chart or table is (column `point`). */
 #define QC_POINT_SAMPLE "1-second sample"
 #define QC_POINT_MINUTE "per-minute rollup: min/avg/max"
+#define QC_POINT_MINUTE_MAX "per-minute rollup: the highest 1-second value"
 
 #endif
