@@ -50,7 +50,7 @@ static const struct family families[] = {
 	  "Average I/O operations per second of the last finished iteration.", F(last_iops),
 	  L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_latency_p99_seconds", "gauge",
-	  "99th percentile completion latency of the last finished iteration.", F(last_p99_seconds),
+	  "99th percentile total latency (submit to reap) of the last finished iteration.", F(last_p99_seconds),
 	  L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_baseline_ratio", "gauge",
 	  "Last finished iteration's throughput over its baseline (same size, workload, block size).",

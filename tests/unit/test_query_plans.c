@@ -142,6 +142,11 @@ static void test_export_target_queries(void **state)
 		free(sql);
 	}
 	assert_null(query_export_target_sql("targets", QUERY_TARGET_NONE));
+	/* a view that names its target only (cycle_summary): filtered by name */
+	char *sql = query_export_target_sql("cycle_summary", QUERY_TARGET_NAME);
+	assert_non_null(sql);
+	assert_non_null(strstr(sql, "FROM \"cycle_summary\" WHERE target = ?1"));
+	free(sql);
 }
 
 #define V1_SCHEMA "tests/unit/fixtures/schema-v1.sql"

@@ -427,9 +427,15 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 		max = fmax(max, isnan(p->y[r]) ? 0 : p->y[r]);
 	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
 		p->y[r] /= 1000;
+	/* past sample_retention: the highest of each minute's samples */
+	int minutes = !strcmp(point_kind(&p->t), QC_POINT_MINUTE_MAX);
 	p->ch.xlabel = "time since the measured phase started (s)";
-	p->ch.ylabel =
-		max >= 20000 ? "total latency per sample (ms)" : "total latency per sample (µs)";
+	if (minutes)
+		p->ch.ylabel = max >= 20000 ? "highest total latency per minute (ms)"
+					    : "highest total latency per minute (µs)";
+	else
+		p->ch.ylabel =
+			max >= 20000 ? "total latency per sample (ms)" : "total latency per sample (µs)";
 	p->ch.x_from_zero = 1;
 	p->ch.y_log = 1;
 	return 0;

@@ -563,8 +563,9 @@ static int write_charts(struct rep *r)
 			   : "the first finished one with a trace of three samples or more");
 		ret = figure(r, "samples", id, cap);
 		snprintf(cap, sizeof(cap),
-			 "Latency percentiles of every sample of iteration %lld's"
-			 " measured phase (logarithmic axis).",
+			 "Latency percentiles of iteration %lld's measured phase over time:"
+			 " every 1-second sample, or past sample_retention the highest of"
+			 " each minute's (logarithmic axis).",
 			 (long long)id);
 		if (!ret)
 			ret = figure(r, "latency", id, cap);

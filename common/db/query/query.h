@@ -81,7 +81,15 @@ int query_export_rows(struct db *db, const char *name, const struct query_sink *
 /* How a table or view's rows belong to a target: by its target_id, by its
  * iteration_id (through iterations, whose index finds that target's rows
  * without a scan), or not at all. */
-enum query_target_key { QUERY_TARGET_NONE, QUERY_TARGET_ID, QUERY_TARGET_ITERATION };
+/* How a table's or view's rows name their target: a target_id column, an
+ * iteration_id column (found through that target's iterations), or only
+ * the target's name (column target: cycle_summary, owned_files). */
+enum query_target_key {
+	QUERY_TARGET_NONE,
+	QUERY_TARGET_ID,
+	QUERY_TARGET_ITERATION,
+	QUERY_TARGET_NAME
+};
 
 /* The SQL of query_export_target_rows, for the plan test; NULL: no memory.
  * Free it. */

@@ -117,6 +117,24 @@
 	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
 	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
 
+/* The percentiles of an iteration's measured phase over time: its
+ * 1-second samples, or once sample_retention replaced them
+ * (common/db/schema.md), the highest of each minute's samples
+ * (sample_minutes), at the end of its minute; column `point` says which. */
+#define LATENCY_TRACE_ROLLUP_SQL                                                                   \
+	"WITH x AS (SELECT t_ms, lat_p50_us AS p50, lat_p99_us AS p99, lat_p999_us AS p999,"       \
+	"  lat_p9999_us AS p9999, '" QC_POINT_SAMPLE "' AS point FROM samples"                     \
+	"  WHERE iteration_id = ?1 AND phase = 'measure'"                                          \
+	" UNION ALL SELECT (minute + 1) * 60000, lat_p50_us, lat_p99_us, lat_p999_us,"             \
+	"  lat_p9999_us, '" QC_POINT_MINUTE_MAX "' FROM sample_minutes"                            \
+	"  WHERE iteration_id = ?1 AND phase = 'measure'"                                          \
+	"  AND NOT EXISTS (SELECT 1 FROM samples WHERE iteration_id = ?1))"                        \
+	" SELECT s.series, s.ord, x.t_ms, x.point, CASE s.ord WHEN 0 THEN"                         \
+	" x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"                       \
+	" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"                        \
+	" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s, x"                          \
+	" ORDER BY s.ord, x.t_ms"
+
 #define LATENCY_TRACE_SQL(cols, more)                                                              \
 	"SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"                                   \
 	" x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"                       \
@@ -174,6 +192,11 @@ OLD(wear_v3, WEAR_SQL(QS_WRITTEN_NAME));
 OLD(wear_marks_v3, WEAR_MARKS_SQL(QS_WRITTEN_NAME));
 OLD(latency_v3, LATENCY_SQL("NULL"));
 OLD(latency_trace_v3, LATENCY_TRACE_SQL("NULL AS p999, NULL AS p9999", "0"));
+static const struct dbq_named latency_trace_v15 = {
+	"latency_trace_v15 (older schema)",
+	LATENCY_TRACE_SQL("lat_p999_us AS p999, lat_p9999_us AS p9999", "1"), "samples",
+	"lat_p999_us", &latency_trace_v3
+};
 OLD(campaigns_cycles_v3, CAMPAIGN_SQL("starts.f - 0.5", QS_WRITTEN_NAME));
 OLD(campaigns_wear_v3, CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_NAME));
 OLD(campaigns_latency_v3, CAMPAIGN_SQL("coalesce(max(per.d), 0) + 0.5", QS_WRITTEN_NAME));
@@ -194,9 +217,8 @@ const struct dbq_named qc_queries[QC__COUNT] = {
 	[QC_LATENCY] = { "chart_latency", LATENCY_SQL("i.lat_p9999_us"),
 			 "iterations", "lat_p9999_us", &latency_v3 },
 	[QC_LATENCY_MARKS] = { "chart_latency_marks", LATENCY_MARKS_SQL, NULL, NULL, NULL },
-	[QC_LATENCY_TRACE] = { "chart_latency_trace",
-			       LATENCY_TRACE_SQL("lat_p999_us AS p999, lat_p9999_us AS p9999", "1"),
-			       "samples", "lat_p999_us", &latency_trace_v3 },
+	[QC_LATENCY_TRACE] = { "chart_latency_trace", LATENCY_TRACE_ROLLUP_SQL,
+			       "sample_minute_data", "lat_p9999_ns", &latency_trace_v15 },
 	[QC_CAMPAIGN_CYCLES] = { "chart_campaigns_cycles",
 				 CAMPAIGN_SQL("starts.f - 0.5", QS_WRITTEN_PCT), PCT,
 				 &campaigns_cycles_v3 },

@@ -30,6 +30,7 @@ int dbq_sql(struct db *db, const struct dbq_named *q, const char **sql, char *er
  * default; the last of a phase up to twice that, common/db/schema.md). */
 #define QC_POINT_SAMPLE "sample (one sample_interval)"
 #define QC_POINT_MINUTE "per-minute rollup: min/avg/max"
+#define QC_POINT_MINUTE_MAX "per-minute rollup: the highest 1-second value"
 
 /* The series of the cycles chart (and their names in the report). */
 #define QC_SERIES_MAX "highest sample"
