@@ -33,7 +33,7 @@ from conftest import MiB, query, run_wearmond, sh, start_wearmond, target_conf, 
 CYCLES = 4
 SIZES = 3
 MAX_STARTS = 60
-STALLED_KILLS = 3   # kills in a row without progress before the kill times stretch
+STALLED_KILLS = 5   # kills in a row without progress before the kill times stretch
 STRETCH = 1.5
 
 
