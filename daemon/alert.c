@@ -262,7 +262,7 @@ static void run_command(const char *path, const struct alert_ctx *a, const struc
 	if (!rc && !(env = command_env(a, e)))
 		rc = ENOMEM;
 	if (!rc)
-		rc = posix_spawn(&pid, path, &fa, &at, argv, env);
+		rc = cmd_spawn(&pid, path, &fa, &at, argv, env);
 	if (!rc) {
 		struct child *c = &children.v[children.n++];
 		c->pid = pid;
