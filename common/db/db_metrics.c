@@ -118,7 +118,8 @@ static int wear_and_health(struct db *db, int64_t target_id, struct metrics_targ
 	 * target's rows newest first, so the last one is read, not sorted */
 	/* op_effective: the newest figure, a health snapshot's after the wear
 	 * row's iteration (an action's TRIM or erase) included: the mapped
-	 * bytes of both are the same extents (device/wear.h) */
+	 * bytes of both are the same extents (device/wear.h); rows stored
+	 * later, one by one, replace it as they come (op_update) */
 	static const char wear[] =
 		"SELECT w.host_bytes_total, coalesce((SELECT h.op_effective FROM health h"
 		" WHERE h.target_id = i.target_id AND h.op_effective IS NOT NULL"
@@ -241,7 +242,6 @@ int db_metrics_seed(struct db *db, struct db_metrics_state *s)
 	int ret;
 
 	s->first_kinds = s->t.nalerts;
-	s->op_at[0] = '\0'; /* any row stored from now on is newer than the seed's */
 	ret = db_metrics_collect(db, s->target_id, &s->t);
 	if (!ret)
 		ret = one_row(db, sql, s->target_id, &m);
@@ -298,31 +298,24 @@ static int apply_iteration(struct db *db, int64_t id, db_metrics_find_fn find, v
 	return 0;
 }
 
-/* The effective over-provisioning shown is the newest one stored (a wear
- * row's, at its iteration's end, or a health snapshot's): both count the
- * same mapped bytes (device/wear.h), an action's TRIM or erase included. */
-static void op_update(struct db_metrics_state *s, double op, const char *at)
+/* The effective over-provisioning shown is the one stored last (a wear
+ * row's or a health snapshot's): both count the mapped bytes as they are
+ * when the row is written (device/wear.h), an action's TRIM or erase
+ * included. */
+static void op_update(struct db_metrics_state *s, double op)
 {
-	if (isnan(op) || strcmp(at, s->op_at) < 0)
-		return;
-	util_strlcpy(s->op_at, at, sizeof(s->op_at));
-	s->t.op_effective = op;
+	if (!isnan(op))
+		s->t.op_effective = op;
 }
 
 /* A wear row of a newer iteration is the one shown. */
 static int apply_wear(struct db *db, int64_t iteration_id, db_metrics_find_fn find, void *arg)
 {
 	static const char sql[] = "SELECT w.host_bytes_total, w.op_effective, w.op_configured,"
-				  " i.target_id, i.ended_at FROM wear w JOIN iterations i ON i.id ="
+				  " i.target_id FROM wear w JOIN iterations i ON i.id ="
 				  " w.iteration_id WHERE w.iteration_id = ?";
-	char at[40] = "";
 	double v[4] = { NAN, NAN, NAN, NAN };
-	struct row_map m = {
-		.dst = { &v[0], &v[1], &v[2], &v[3] },
-		.text_col = 4,
-		.text = at,
-		.textlen = sizeof(at),
-	};
+	struct row_map m = { .dst = { &v[0], &v[1], &v[2], &v[3] }, .text_col = -1 };
 	int ret = one_row(db, sql, iteration_id, &m);
 	struct db_metrics_state *s = ret || !m.found ? NULL : find(arg, id_of(v[3]));
 
@@ -331,7 +324,7 @@ static int apply_wear(struct db *db, int64_t iteration_id, db_metrics_find_fn fi
 	s->wear_iteration = iteration_id;
 	s->t.host_written_bytes = v[0];
 	s->t.op_configured = v[2];
-	op_update(s, v[1], at);
+	op_update(s, v[1]);
 	return 0;
 }
 
@@ -370,7 +363,7 @@ static int apply_health(struct db *db, int64_t id, db_metrics_find_fn find, void
 		s->t.temperature_celsius = v[3];
 		s->t.nand_written_bytes = v[4];
 	}
-	op_update(s, v[8], at);
+	op_update(s, v[8]);
 	wa_update(s);
 	return 0;
 }

@@ -59,8 +59,6 @@ struct db_metrics_state {
 	int64_t last_done_id;    /* newest done iteration (any phase); 0: none */
 	int64_t last_shown_id;   /* the one in t.last_* (done, not a read-back) */
 	int64_t wear_iteration;  /* the wear row in t */
-	char op_at[40];          /* when t.op_effective was taken: its wear
-				    row's iteration end or health snapshot */
 	char health_at[40];      /* the health snapshot in t: at, id */
 	int64_t health_id;
 	double nand_sum, host_sum; /* deltas of the snapshots that have both */
