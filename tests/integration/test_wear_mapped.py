@@ -8,6 +8,8 @@ import math
 import re
 import signal
 
+import pytest
+
 import simssd_helper
 from conftest import MiB, query, run_wearmond, start_wearmond, wait_for, write_conf
 
@@ -31,15 +33,18 @@ def valid_bytes(d):
     return st["valid_pages"] * simssd_helper.parse_size(DRIVE["page"])
 
 
-def test_random_tenth_after_secure_erase_maps_what_the_drive_holds(workdir):
+@pytest.mark.parametrize("jobs", [1, 4])
+def test_random_tenth_after_secure_erase_maps_what_the_drive_holds(workdir, jobs):
     """Cycle 1 writes 0.1x at random, the secure erase after it clears
     everything, cycle 2 writes 0.1x at random again: its wear row maps the
     unique 4 KiB blocks written (about 1 - e^-0.1 of the region), within 5 %
-    of the valid pages the drive reports, not the region."""
+    of the valid pages the drive reports, not the region; with several
+    jobs too (they mark one map)."""
     with simssd_helper.sim_drive(**DRIVE) as d:
         db = workdir / "w.db"
         conf = write_conf(workdir / "w.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
             "sim", d.loop, cycles=2, amount="0.1x", between_cycles="secure-erase none",
+            jobs=jobs,
             secure_erase="command", secure_erase_command=d.erase_script(workdir)))
         p = run_wearmond(conf, timeout=600)
         assert p.returncode == 0, p.stderr
@@ -51,10 +56,11 @@ def test_random_tenth_after_secure_erase_maps_what_the_drive_holds(workdir):
     health = query(db, "SELECT c.number AS cycle, h.point, h.mapped_bytes, h.op_effective"
                        " FROM health h JOIN cycles c ON c.id = h.cycle_id ORDER BY h.id")
     assert [w["cycle"] for w in wear] == [1, 2]
+    assert query(db, "SELECT DISTINCT jobs FROM iterations") == [{"jobs": jobs}]
     last = wear[-1]
     region = last["region_bytes"]
     expected = region * (1 - math.exp(-last["host_bytes_written"] / region))
-    print(f"mapped {last['mapped_bytes'] / MiB:.3f} MiB, drive valid {valid / MiB:.3f} MiB, "
+    print(f"jobs {jobs}: mapped {last['mapped_bytes'] / MiB:.3f} MiB, drive valid {valid / MiB:.3f} MiB, "
           f"model {expected / MiB:.3f} MiB, region {region / MiB:.1f} MiB, "
           f"op_effective {last['op_effective']:.4f}")
     assert abs(last["mapped_bytes"] - valid) <= 0.05 * valid
