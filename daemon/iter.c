@@ -11,6 +11,7 @@
 #include "io/engine.h"
 #include "base/hstall.h"
 #include "base/log.h"
+#include "base/wmap.h"
 #include "steady.h"
 #include "base/util.h"
 #include "io/verify.h"
@@ -112,6 +113,7 @@ struct samples {
 	enum iter_phase phase; /* of the samples coming */
 	enum iter_phase last;  /* of v[n - 1] */
 	int oom;
+	struct wmap *written; /* what the row's writes completed (phase_setup) */
 };
 
 /* The stored phase of a row or sample (samples.phase, iterations.phase). */
@@ -327,6 +329,7 @@ static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64
 	p->stop = e->stop;
 	p->on_sample = on_sample;
 	p->arg = sm;
+	p->written = sm->written;
 	p->verify = e->t->verify == VERIFY_CRC32C;
 	p->verify_stop = e->t->on_verify_error == ON_ERROR_STOP;
 }
@@ -763,7 +766,16 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 		free(r);
 		return IT_FAILED;
 	}
+	struct wmap wm;
+	uint64_t(*written)[2] = NULL;
+	/* without a map the row stores no written extents, and its wear
+	 * counts the whole span (wear.h: wear_after_size) */
+	if (!wmap_init(&wm, it.region_offset, size))
+		sm.written = &wm;
 	enum it_status status = measure(e, ic, size, rw, &it, &sm, r, err, sizeof(err));
+	if (sm.written && !wmap_extents(&wm, &written, &it.nwritten))
+		it.written = (const uint64_t(*)[2])written;
+	wmap_free(&wm);
 	status = watch_row(e, status, err, sizeof(err));
 	if (sm.oom && status == IT_DONE) {
 		snprintf(err, sizeof(err), "out of memory for samples");
@@ -782,6 +794,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	it.host_stall_seconds += (double)sm.suspended_ns / 1e9;
 	util_iso_now(it.ended_at, sizeof(it.ended_at));
 	ret = db_retry_end(e, id, &it, &sm);
+	free(written);
 	log_iteration(e, &it);
 	if (ret) {
 		snprintf(e->error, e->error_len, "cannot store iteration %ld: %s", number,

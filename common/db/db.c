@@ -107,9 +107,9 @@ static const struct {
 	const char *name;
 	int since;
 } schema_tables[] = {
-	{ "targets", 1 }, { "runs", 1 },     { "cycles", 1 },         { "iterations", 1 },
-	{ "samples", 1 }, { "events", 1 },   { "mapped_extents", 3 }, { "wear", 3 },
-	{ "health", 3 },  { "progress", 7 },
+	{ "targets", 1 }, { "runs", 1 },     { "cycles", 1 },           { "iterations", 1 },
+	{ "samples", 1 }, { "events", 1 },   { "mapped_extents", 3 },   { "wear", 3 },
+	{ "health", 3 },  { "progress", 7 }, { "written_extents", 18 },
 };
 
 /* A SQLite database that is not wearmon's: refused before anything writes
@@ -632,6 +632,11 @@ static int mark_interrupted(struct db *db, int64_t target_id, long *marked)
 	struct db_bind b;
 	int ret;
 
+	db_bind_start(db, ST_WRITTEN_RECOVER, &b);
+	db_bind_i64(&b, target_id);
+	ret = db_bind_run(&b, "recover what interrupted fills wrote");
+	if (ret)
+		return ret;
 	db_bind_start(db, ST_MARK_INTERRUPTED, &b);
 	db_bind_i64(&b, target_id);
 	ret = db_bind_run(&b, "mark interrupted iterations");
@@ -819,7 +824,8 @@ static int campaign_decide(struct db *db, int64_t target_id, const struct db_cam
 /* In one transaction:
  * 1. iterations of this target still 'running' were cut short by a crash or
  *    kill: they become 'interrupted' with an error saying so (their ended_at
- *    stays NULL: the time is unknown). Cycles keep their status: a 'running'
+ *    stays NULL: the time is unknown); one cut short in its fill keeps, in
+ *    written_extents, the prefix the last progress row counted. Cycles keep their status: a 'running'
  *    cycle whose run has ended is simply resumable.
  * 2. When the highest-numbered cycle is 'running' or 'interrupted', it is
  *    resumed (status set back to 'running'): the next size is 1 + the highest
@@ -1087,6 +1093,18 @@ static int iteration_depth(struct db *db, int64_t id, const struct db_iteration 
 	return db_bind_run(&b, "store the mean queue depth");
 }
 
+/* One range the iteration wrote (written_extents). */
+static int written_insert(struct db *db, int64_t id, const uint64_t r[2])
+{
+	struct db_bind b;
+
+	db_bind_start(db, ST_WRITTEN_INSERT, &b);
+	db_bind_i64(&b, id);
+	db_bind_u64(&b, r[0]);
+	db_bind_u64(&b, r[1]);
+	return db_bind_run(&b, "store a written extent");
+}
+
 /* The fill columns stay NULL when nothing was filled (fill = no). */
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
@@ -1202,6 +1220,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 		ret = iteration_stall(db, id, it);
 	if (ret == 0)
 		ret = iteration_depth(db, id, it);
+	for (size_t i = 0; ret == 0 && i < it->nwritten; i++)
+		ret = written_insert(db, id, it->written[i]);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)
 		ret = sample_insert(db, id, &samples[i]);
 	ret = db_tx_end(db, ret);

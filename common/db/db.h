@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 17
+#define DB_SCHEMA_VERSION 18
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -139,7 +139,10 @@ struct db_iteration {
 	int64_t baseline_iteration_id; /* 0: no baseline yet (NULL) */
 	double baseline_mibps;         /* its mibps_avg; not stored, < 0: none */
 	double host_stall_seconds;     /* wearmond did not run (hstall.h); <= 0: NULL */
-	double mean_depth;             /* I/Os in flight on average (engine.h,
+	const uint64_t (*written)[2];  /* the ranges its writes completed, sorted
+					  (written_extents; device/wear.h) */
+	size_t nwritten;
+	double mean_depth; /* I/Os in flight on average (engine.h,
 					  schema 17); <= 0: NULL */
 };
 
@@ -549,7 +552,12 @@ typedef int (*db_pending_fn)(void *arg, int64_t iteration_id, uint64_t fill_byte
  * id order. Returns 0 or -errno. */
 int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn, void *arg);
 
-/* Replace the target's extents and counters with s and add rows, in one
+/* Call fn with each range iteration_id wrote (written_extents, stored by
+ * db_iteration_end), ascending. Returns 0, fn's nonzero value, or -errno. */
+int db_wear_written(struct db *db, int64_t iteration_id, db_extent_fn fn, void *arg);
+
+/* Replace the target's extents and counters with s and add rows (their
+ * iterations' written_extents go: they are in s now), in one
  * transaction. Returns 0 or -errno (nothing written) with a message
  * naming the database in err. */
 int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,

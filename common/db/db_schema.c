@@ -658,6 +658,15 @@ const char *const db_migrations[] = {
 	 * queue_depth, the one asked for. */
 	[17] =
 	"ALTER TABLE iterations ADD COLUMN mean_depth REAL;\n",
+	/* What each iteration wrote (the union of the byte ranges its writes
+	 * completed), kept until its wear row adds it to mapped_extents. */
+	[18] =
+	"CREATE TABLE written_extents (\n"
+	"  iteration_id INTEGER NOT NULL,\n"
+	"  start_byte INTEGER NOT NULL,\n"
+	"  end_byte INTEGER NOT NULL\n"
+	");\n"
+	"CREATE INDEX written_extents_iteration ON written_extents (iteration_id);\n",
 };
 /* clang-format on */
 

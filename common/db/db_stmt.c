@@ -130,6 +130,23 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_EXTENT_INSERT] = { 3,
 		  "INSERT INTO mapped_extents (target_id, start_byte, end_byte)"
 		  " VALUES (?, ?, ?)" },
+	[ST_WRITTEN_INSERT] = { 3,
+		  "INSERT INTO written_extents (iteration_id, start_byte, end_byte)"
+		  " VALUES (?, ?, ?)" },
+	[ST_WRITTEN_DELETE] = { 1,
+		  "DELETE FROM written_extents WHERE iteration_id = ?" },
+	/* a fill cut short by a crash or kill: the prefix its samples counted
+	 * by the last progress row (fills are sequential from the span start,
+	 * one job; daemon/iter.c) */
+	[ST_WRITTEN_RECOVER] = { 1,
+		  "INSERT INTO written_extents (iteration_id, start_byte, end_byte)"
+		  " SELECT i.id, i.region_offset, i.region_offset"
+		  " + min(p.phase_bytes, i.size_bytes) FROM iterations i"
+		  " JOIN cycles c ON c.id = i.cycle_id"
+		  " JOIN progress p ON p.target_id = i.target_id AND p.cycle = c.number"
+		  " AND p.iteration = i.number"
+		  " WHERE i.target_id = ? AND i.status = 'running' AND p.phase = 'fill'"
+		  " AND p.phase_bytes > 0" },
 	[ST_WEAR_COUNTERS] = { 3,
 		  "UPDATE targets SET host_bytes_total = ?, host_bytes_since_erase = ?"
 		  " WHERE id = ?" },
