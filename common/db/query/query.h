@@ -24,8 +24,10 @@ struct query_sink {
 
 /* What a statement depends on in the database's schema (query_schema_of). */
 struct query_schema {
-	int version;  /* PRAGMA user_version */
-	int progress; /* progress table: 0 none, 7 (phase), 8 (with the plan) */
+	int version;    /* PRAGMA user_version */
+	int progress;   /* progress table: 0 none, 7 (phase), 8 (with the plan),
+			 9 (with iteration_seconds, v18) */
+	int cycle_plan; /* cycles.nsizes and cycles_planned (v18) */
 };
 
 /* One named statement, for tests that look at its query plan: sql builds
@@ -155,18 +157,42 @@ int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const str
 
 /* ---- status (query_status.c) ---- */
 
-/* Every run not known to have stopped, and the latest run, newest first:
- * started_at, ended_at, pid, hostname, exit_status, exit_reason. */
+/* Every run not known to have stopped, and the latest run of every host,
+ * newest first: id, started_at, ended_at, pid, hostname, exit_status,
+ * exit_reason, last_seen (see query_status.c). */
 int query_status_runs(struct db *db, const struct query_sink *s);
+
+/* What a run of the database at db_path is now: stopped (it recorded its
+ * end), alive (its pid holds the database's lock), dead (it recorded no
+ * end and holds no lock: killed, crashed, power lost) or elsewhere (it
+ * ran on another host: this one cannot tell). The one definition of
+ * "running" that status prints in every format. */
+enum query_run_state {
+	QUERY_RUN_ALIVE,
+	QUERY_RUN_STOPPED,
+	QUERY_RUN_DEAD,
+	QUERY_RUN_ELSEWHERE,
+};
+enum query_run_state query_run_state(const char *db_path, const char *hostname, int64_t pid,
+				     int ended);
+
+/* "running", "stopped", "gone", "elsewhere". */
+const char *query_run_state_name(enum query_run_state s);
 
 /* The targets (all when name is NULL), by name: id, name, device, kind,
  * capacity_bytes. */
 int query_status_targets(struct db *db, const char *name, const struct query_sink *s);
 
+/* The SQL expressions of the plan of iteration i in cycle c: the sizes a
+ * cycle measures and the cycles configured (0 = forever; NULL unknown).
+ * status and show count "size 2 of 3" by them. */
+const char *query_plan_nsizes(const struct query_schema *sc);
+const char *query_plan_cycles(const struct query_schema *sc);
+
 /* The target's last iteration, or its last done one: every column of
- * iterations, then cycle, cycle_status, baseline_mibps, baseline_cycle,
- * nsizes, cycles_cfg (NULL before progress version 8; nsizes then from
- * the rows). */
+ * iterations, then cycle, cycle_status, run_host (the hostname of the
+ * run that started it), baseline_mibps, baseline_cycle,
+ * nsizes, cycles_cfg (query_plan_nsizes, query_plan_cycles). */
 int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t target_id, int done,
 			 const struct query_sink *s);
 

@@ -8,18 +8,60 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/query/query_int.h"
 
 #define INT_PARAM(v) ((struct db_value){ .type = DB_INT, .i = (v) })
 
+/* last_seen: the newest time the run is known to have been alive, its
+ * start or the newest progress row (rewritten every second while a daemon
+ * runs), for a run that recorded no stop. */
 int query_status_runs(struct db *db, const struct query_sink *s)
 {
 	return query_run(db,
-			 "SELECT started_at, ended_at, pid, hostname, exit_status, exit_reason"
-			 " FROM runs WHERE ended_at IS NULL OR id = (SELECT max(id) FROM runs)"
+			 "SELECT id, started_at, ended_at, pid, hostname, exit_status, exit_reason,"
+			 " CASE WHEN ended_at IS NULL THEN max(started_at,"
+			 " coalesce((SELECT max(updated_at) FROM progress), '')) END AS last_seen"
+			 " FROM runs WHERE ended_at IS NULL OR id IN"
+			 " (SELECT max(id) FROM runs GROUP BY hostname)"
 			 " ORDER BY id DESC",
 			 NULL, 0, s);
+}
+
+/* This machine's name, as wearmond records it in runs.hostname. */
+static int this_host(char *buf, size_t len)
+{
+	if (gethostname(buf, len - 1) != 0)
+		return -errno;
+	buf[len - 1] = '\0';
+	return 0;
+}
+
+enum query_run_state query_run_state(const char *db_path, const char *hostname, int64_t pid,
+				     int ended)
+{
+	char host[256] = "";
+
+	if (ended)
+		return QUERY_RUN_STOPPED;
+	if (this_host(host, sizeof(host)) || !hostname || strcmp(hostname, host) != 0)
+		return QUERY_RUN_ELSEWHERE;
+	/* the lock, not /proc: a killed daemon's pid lingers as a zombie until
+	 * its parent reaps it, and may be reused; the kernel drops the lock at
+	 * its exit (common/db/db_guard.c) */
+	return pid > 0 && db_lock_holder(db_path) == (pid_t)pid ? QUERY_RUN_ALIVE : QUERY_RUN_DEAD;
+}
+
+const char *query_run_state_name(enum query_run_state s)
+{
+	switch (s) {
+	case QUERY_RUN_ALIVE: return "running";
+	case QUERY_RUN_STOPPED: return "stopped";
+	case QUERY_RUN_DEAD: return "gone";
+	case QUERY_RUN_ELSEWHERE: return "elsewhere";
+	}
+	return "?";
 }
 
 int query_status_targets(struct db *db, const char *name, const struct query_sink *s)
@@ -35,26 +77,50 @@ int query_status_targets(struct db *db, const char *name, const struct query_sin
 			 (struct db_value[]){ { .type = DB_TEXT, .s = name } }, 1, s);
 }
 
-/* The last iteration of target ?1 (done ones only when done). nsizes and
- * cycles come from the configuration as the daemon published it (progress
- * version 8), else from the rows. */
+/* The plan of the cycle c of iteration i, the one definition that status
+ * and show count "size 2 of 3" and "cycle 2 of 5" from: the sizes and
+ * cycles the cycle was started with (cycles.nsizes, cycles_planned, v18),
+ * else as the daemon published them for that cycle (progress, version 8),
+ * else (sizes only) the sizes the target's rows reached. */
+const char *query_plan_nsizes(const struct query_schema *sc)
+{
+	if (sc->cycle_plan)
+		return "coalesce(c.nsizes, (SELECT nsizes FROM progress p WHERE"
+		       " p.target_id = i.target_id AND p.cycle = c.number),"
+		       " (SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id))";
+	if (sc->progress >= 8)
+		return "coalesce((SELECT nsizes FROM progress p WHERE"
+		       " p.target_id = i.target_id AND p.cycle = c.number),"
+		       " (SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id))";
+	return "(SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id)";
+}
+
+const char *query_plan_cycles(const struct query_schema *sc)
+{
+	if (sc->cycle_plan)
+		return "coalesce(c.cycles_planned, (SELECT cycles FROM progress p WHERE"
+		       " p.target_id = i.target_id AND p.cycle = c.number))";
+	if (sc->progress >= 8)
+		return "(SELECT cycles FROM progress p WHERE p.target_id = i.target_id"
+		       " AND p.cycle = c.number)";
+	return "NULL";
+}
+
+/* The last iteration of target ?1 (done ones only when done), with its
+ * cycle's plan. */
 static char *last_it_sql(const struct query_schema *sc, int done)
 {
 	const struct query_baseline *b = query_baseline_of(sc);
-	int plan = sc->progress >= 8;
 	char *sql = NULL;
 
 	if (asprintf(&sql,
 		     "SELECT i.*, c.number AS cycle, c.status AS cycle_status,"
+		     " (SELECT hostname FROM runs WHERE id = i.run_id) AS run_host,"
 		     " %s AS baseline_mibps, %s AS baseline_cycle, %s AS nsizes, %s AS cycles_cfg"
 		     " FROM iterations i JOIN cycles c ON c.id = i.cycle_id%s"
 		     " WHERE i.target_id = ?1%s ORDER BY i.id DESC LIMIT 1",
-		     b->mibps, b->cycle,
-		     plan ? "(SELECT nsizes FROM progress WHERE target_id = i.target_id)"
-			  : "(SELECT max(size_index) + 1 FROM iterations"
-			    " WHERE target_id = i.target_id)",
-		     plan ? "(SELECT cycles FROM progress WHERE target_id = i.target_id)" : "NULL",
-		     b->join, done ? " AND i.status = 'done'" : "") < 0)
+		     b->mibps, b->cycle, query_plan_nsizes(sc), query_plan_cycles(sc), b->join,
+		     done ? " AND i.status = 'done'" : "") < 0)
 		return NULL;
 	return sql;
 }
@@ -85,6 +151,9 @@ int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t t
 }
 
 #define FRESH " AND julianday('now') - julianday(updated_at) < 10.0 / 86400"
+#define PROGRESS_9_SQL                                                                             \
+	"SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds, iteration_seconds"     \
+	" FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?" FRESH
 #define PROGRESS_8_SQL                                                                             \
 	"SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds"                        \
 	" FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?" FRESH
@@ -92,9 +161,16 @@ int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t t
 	"SELECT phase, mibps, phase_bytes FROM progress"                                           \
 	" WHERE target_id = ? AND iteration = ? AND cycle = ?" FRESH
 
+static const char *progress_sql(const struct query_schema *sc)
+{
+	return sc->progress >= 9   ? PROGRESS_9_SQL
+	       : sc->progress >= 8 ? PROGRESS_8_SQL
+				   : PROGRESS_7_SQL;
+}
+
 char *query_fresh_progress_sql(const struct query_schema *sc)
 {
-	return strdup(sc->progress >= 8 ? PROGRESS_8_SQL : PROGRESS_7_SQL);
+	return strdup(progress_sql(sc));
 }
 
 int query_fresh_progress(struct db *db, const struct query_schema *sc, int64_t target_id,
@@ -103,7 +179,7 @@ int query_fresh_progress(struct db *db, const struct query_schema *sc, int64_t t
 	if (sc->progress < 7)
 		return 0;
 	return query_run(
-		db, sc->progress >= 8 ? PROGRESS_8_SQL : PROGRESS_7_SQL,
+		db, progress_sql(sc),
 		(struct db_value[]){ INT_PARAM(target_id), INT_PARAM(iteration), INT_PARAM(cycle) },
 		3, s);
 }
