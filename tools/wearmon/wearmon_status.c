@@ -12,7 +12,9 @@
 #include "base/util.h"
 #include "wearmon.h"
 
-#define JUST_STARTED 5.0 /* seconds: an iteration with no figures yet */
+#define JUST_STARTED 5.0  /* seconds: an iteration with no figures yet */
+#define FRESH_SECONDS 10.0 /* a progress row younger is current */
+#define ROW_EVERY 1.0      /* the daemon rewrites its progress row (daemon/main.c) */
 
 enum daemon_state { D_RUNNING, D_STOPPED, D_GONE, D_ELSEWHERE, D_NEVER };
 
@@ -209,10 +211,21 @@ static void phase_figures(struct progress *p, double done, double goal, double s
 				    : fmin(eta_bytes, eta_time);
 }
 
+/* The iteration's running time by the daemon's monotonic clock: as the
+ * row says, plus its age, which is at most the time between rows unless
+ * the wall clock jumped (a jump only spoils the age, never the sum). */
+static double monotonic_elapsed(const struct wm_table *r)
+{
+	double age = wm_num(r, 0, "age");
+
+	age = isnan(age) || age < 0 ? 0 : fmin(age, ROW_EVERY);
+	return wm_num(r, 0, "iteration_seconds") + age;
+}
+
 /* From the progress row the daemon rewrites every second: returns 1 when
  * it is fresh and about this iteration. */
 static int progress_from_table(struct wm *wm, const struct wm_table *it,
-			       const struct query_schema *sc, struct progress *p)
+			       const struct query_schema *sc, int alive, struct progress *p)
 {
 	struct wm_table r = { 0 };
 	struct query_sink sk;
@@ -224,6 +237,9 @@ static int progress_from_table(struct wm *wm, const struct wm_table *it,
 	ret = query_fresh_progress(wm->db, sc, wm_int(it, 0, "target_id", 0),
 				   wm_int(it, 0, "cycle", 0), wm_int(it, 0, "number", 0),
 				   wm_rows(&sk, &r, err, sizeof(err)));
+	/* the row stands while its daemon holds the lock, else while fresh */
+	if (ret == 0 && r.nrows == 1 && !alive && wm_num(&r, 0, "age") >= FRESH_SECONDS)
+		r.nrows = 0;
 	if (ret == 0 && r.nrows == 1 && wm_str(&r, 0, "phase")) {
 		const char *phase = wm_str(&r, 0, "phase");
 		int fill = !strcmp(phase, "fill"), measure = !fill && strcmp(phase, "start");
@@ -232,6 +248,8 @@ static int progress_from_table(struct wm *wm, const struct wm_table *it,
 
 		p->phase = fill ? "fill" : !strcmp(phase, "start") ? "start" : "measure";
 		p->current = wm_num(&r, 0, "mibps");
+		if (!isnan(wm_num(&r, 0, "iteration_seconds")))
+			p->elapsed = monotonic_elapsed(&r);
 		phase_figures(p, wm_num(&r, 0, "phase_bytes"),
 			      wm_num(it, 0, fill ? "size_bytes" : "amount_bytes"),
 			      isnan(secs) ? -1 : secs, isnan(dur) ? 0 : dur);
@@ -274,22 +292,32 @@ out:
 	return ret;
 }
 
-/* Wall-clock time with its fraction: started_at has milliseconds. */
+/* Wall-clock time with its fraction: started_at has milliseconds. The
+ * environment's WEARMON_TEST_CLOCK_SHIFT (seconds) is added: what status
+ * shows after a jump of the wall clock, for tests (wearmon.1). */
 static double now_seconds(void)
 {
+	const char *shift = getenv("WEARMON_TEST_CLOCK_SHIFT");
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + (shift ? atof(shift) : 0);
 }
 
 static int get_progress(struct wm *wm, const struct wm_table *it, const struct query_schema *sc,
-			struct progress *p)
+			int alive, struct progress *p)
 {
 	*p = (struct progress){ .fraction = NAN, .eta = NAN, .current = NAN };
 	p->elapsed = fmax(0, now_seconds() - wm_time_of(wm_str(it, 0, "started_at")));
-	if (progress_from_table(wm, it, sc, p))
+	if (progress_from_table(wm, it, sc, alive, p))
 		return 0;
+	if (alive && sc->progress >= 9) {
+		/* a live daemon writes a new iteration's row within a loop's nap
+		 * (daemon/main.c): this one has only just begun, whatever the
+		 * wall clock says */
+		p->elapsed = fmin(p->elapsed, JUST_STARTED);
+		return 0;
+	}
 	return progress_estimate(wm, it, p);
 }
 
@@ -341,64 +369,66 @@ static void print_running(const struct wm_table *it, const struct progress *p, e
 
 /* ---- the cycle and the campaign ----------------------------------------- */
 
-/* How far the cycle and the campaign are, estimated from the last cycle
- * that ran to the end: its wall time for each cycle still to come. */
+/* How far the cycle and the campaign are (query_status.c:
+ * query_campaign_eta): what remains of the plan at the seconds each size
+ * took when last measured. */
 struct plan {
-	long long cycles;  /* configured; 0 forever, -1 unknown */
-	double cycle_wall; /* last done cycle's wall time; NAN none */
-	long long from_cycle;
-	double cycle_elapsed;
-	double cycle_eta, campaign_eta; /* seconds; NAN unknown */
+	long long cycles; /* configured; 0 forever, -1 unknown */
+	struct query_eta eta;
 };
 
-static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid,
-		    const struct query_schema *sc, struct plan *pl)
+static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, const struct progress *p,
+		    struct plan *pl)
 {
 	struct wm_table c = { 0 };
 	struct query_sink sk;
-	char err[WM_ERR_MAX];
+	char err[WM_ERR_MAX] = "";
 	int ret;
 
-	*pl = (struct plan){ .cycles = -1,
-			     .cycle_wall = NAN,
-			     .cycle_eta = NAN,
-			     .campaign_eta = NAN,
-			     .cycle_elapsed = NAN };
-	if (sc->progress >= 8)
-		pl->cycles = wm_int(it, 0, "cycles_cfg", -1);
+	*pl = (struct plan){ .cycles = wm_int(it, 0, "cycles_cfg", -1),
+			     .eta = { .cycle_eta = NAN, .campaign_eta = NAN } };
+	if (strcmp(wm_str(it, 0, "cycle_status"), "running") != 0)
+		return 0;
 	ret = wm_result(wm,
 			query_last_done_cycle(wm->db, tid, wm_int(it, 0, "cycle_id", 0),
 					      wm_rows(&sk, &c, err, sizeof(err))),
 			err);
-	if (ret || c.nrows == 0)
+	if (ret)
 		goto out;
-	pl->cycle_wall = wm_num(&c, 0, "wall");
-	pl->from_cycle = wm_int(&c, 0, "number", 0);
-	pl->cycle_elapsed = wm_num(&c, 0, "elapsed");
-	if (!strcmp(wm_str(it, 0, "cycle_status"), "running") && !isnan(pl->cycle_elapsed)) {
-		pl->cycle_eta = fmax(0, pl->cycle_wall - pl->cycle_elapsed);
-		if (pl->cycles > 0)
-			pl->campaign_eta =
-				pl->cycle_eta +
-				pl->cycle_wall * (double)(pl->cycles - wm_int(it, 0, "cycle", 0));
-	}
+	struct query_eta_in in = {
+		.target_id = tid,
+		.cycle_id = wm_int(it, 0, "cycle_id", 0),
+		.prev_cycle_id = c.nrows ? wm_int(&c, 0, "id", 0) : 0,
+		.prev_wall = c.nrows ? wm_num(&c, 0, "wall") : NAN,
+		.size_index = (int)wm_int(it, 0, "size_index", 0),
+		.nsizes = (int)wm_int(it, 0, "nsizes", 0),
+		.cycle = (long)wm_int(it, 0, "cycle", 0),
+		.cycles = (long)pl->cycles,
+		.iteration_elapsed = p->elapsed,
+		.iteration_eta = !p->estimated && !isnan(p->eta) ? p->eta : -1,
+	};
+	ret = wm_result(wm, query_campaign_eta(wm->db, &in, &pl->eta, err, sizeof(err)), err);
 out:
 	wm_table_free(&c);
 	return ret;
 }
 
-static void print_plan(const struct wm_table *it, const struct plan *pl)
+static void print_plan(const struct plan *pl)
 {
 	char a[32], b[32];
 
-	if (isnan(pl->cycle_eta))
+	if (isnan(pl->eta.cycle_eta))
 		return;
-	printf("  plan        cycle ETA %s (as long as cycle %lld took, %s)",
-	       wm_fmt_duration(pl->cycle_eta, a, sizeof(a)), pl->from_cycle,
-	       wm_fmt_duration(pl->cycle_wall, b, sizeof(b)));
-	if (!isnan(pl->campaign_eta))
+	printf("  plan        cycle ETA %s (a cycle takes %s", 
+	       wm_fmt_duration(pl->eta.cycle_eta, a, sizeof(a)),
+	       wm_fmt_duration(pl->eta.cycle_seconds, b, sizeof(b)));
+	if (pl->eta.sizes_estimated)
+		printf(", %d size%s not measured yet counted as the mean", pl->eta.sizes_estimated,
+		       pl->eta.sizes_estimated == 1 ? "" : "s");
+	putchar(')');
+	if (!isnan(pl->eta.campaign_eta))
 		printf("; campaign of %lld cycles ETA %s", pl->cycles,
-		       wm_fmt_duration(pl->campaign_eta, a, sizeof(a)));
+		       wm_fmt_duration(pl->eta.campaign_eta, a, sizeof(a)));
 	putchar('\n');
 }
 
@@ -508,9 +538,9 @@ static int load_target(struct wm *wm, int64_t tid, const struct daemons *d,
 	ts->running = !strcmp(wm_str(&ts->it, 0, "status"), "running") &&
 		      (ts->ds == D_RUNNING || ts->ds == D_GONE);
 	if (ts->running)
-		ret = get_progress(wm, &ts->it, sc, &ts->p);
+		ret = get_progress(wm, &ts->it, sc, ts->ds == D_RUNNING, &ts->p);
 	if (!ret)
-		ret = get_plan(wm, &ts->it, tid, sc, &ts->pl);
+		ret = get_plan(wm, &ts->it, tid, &ts->p, &ts->pl);
 	return ret;
 }
 
@@ -539,7 +569,7 @@ static void print_target(const struct wm_table *tg, int r, const struct target_s
 		       wm_str(it, 0, "error") ? ": " : "",
 		       wm_str(it, 0, "error") ? wm_str(it, 0, "error") : "");
 	if (ts->running)
-		print_plan(it, &ts->pl);
+		print_plan(&ts->pl);
 	print_last_done(&ts->done);
 	print_cycle_and_alert(&ts->cyc, &ts->ev);
 }
@@ -654,8 +684,9 @@ static void json_target(const struct wm_table *tg, int r, const struct target_st
 		jnum("eta_seconds", ts->p.eta, &f);
 		jnum("mibps", ts->p.current, &f);
 		jnum("running_seconds", ts->p.elapsed, &f);
-		jnum("cycle_eta_seconds", ts->pl.cycle_eta, &f);
-		jnum("campaign_eta_seconds", ts->pl.campaign_eta, &f);
+		jnum("cycle_eta_seconds", ts->pl.eta.cycle_eta, &f);
+		jnum("campaign_eta_seconds", ts->pl.eta.campaign_eta, &f);
+		jnum("cycle_seconds", ts->pl.eta.cycle_seconds, &f);
 		putchar('}');
 	} else {
 		fputs("null", stdout);

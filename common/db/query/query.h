@@ -196,9 +196,11 @@ const char *query_plan_cycles(const struct query_schema *sc);
 int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t target_id, int done,
 			 const struct query_sink *s);
 
-/* The target's progress row when it is fresh (< 10 s) and about this
- * cycle and iteration: phase, mibps, phase_bytes (and phase_seconds,
- * duration_seconds from version 8). */
+/* The target's progress row when it is about this cycle and iteration:
+ * phase, mibps, phase_bytes (and phase_seconds, duration_seconds from
+ * version 8; iteration_seconds and age, its age in wall-clock seconds,
+ * from version 9). Before version 9 only a fresh row (< 10 s); from 9 any,
+ * and the caller takes it when the daemon is alive or the row fresh. */
 int query_fresh_progress(struct db *db, const struct query_schema *sc, int64_t target_id,
 			 int64_t cycle, int64_t iteration, const struct query_sink *s);
 
@@ -211,10 +213,35 @@ struct query_same_size {
 int query_last_same_size(struct db *db, const struct query_same_size *k,
 			 const struct query_sink *s);
 
-/* The target's last done cycle: number, wall (seconds), and elapsed, the
+/* The target's last done cycle: id, number, wall (seconds), and elapsed, the
  * seconds since cycle cycle_id started. */
 int query_last_done_cycle(struct db *db, int64_t target_id, int64_t cycle_id,
 			  const struct query_sink *s);
+
+/* The ETA of a target's cycle and campaign, from what remains of the plan
+ * and the seconds each size took when last measured (in this cycle, else
+ * in the last done cycle; a size measured in neither counts as the mean of
+ * those that were), plus the time the last done cycle spent outside its
+ * iterations. Rows' own wall times are summed, so that a stop and restart
+ * (and the time between) leave the figures alone. The one definition of
+ * the ETAs that status prints in every format. */
+struct query_eta_in {
+	int64_t target_id, cycle_id; /* the cycle running */
+	int64_t prev_cycle_id;       /* the last done cycle; 0 none */
+	double prev_wall;            /* its wall time (seconds); <= 0 unknown */
+	int size_index, nsizes;      /* the size running, of how many */
+	long cycle, cycles;          /* its number; cycles planned, 0 forever */
+	double iteration_elapsed;    /* seconds the running iteration has run */
+	double iteration_eta;        /* its phase's own ETA; < 0 unknown */
+};
+struct query_eta {
+	double cycle_eta, campaign_eta; /* seconds; NAN unknown */
+	double cycle_seconds;           /* a whole cycle; NAN unknown */
+	double between_seconds;         /* of it, outside iterations */
+	int sizes_estimated;            /* sizes not measured yet (mean used) */
+};
+int query_campaign_eta(struct db *db, const struct query_eta_in *in, struct query_eta *out,
+		       char *err, size_t errlen);
 
 /* The target's last cycle: number, status, action, action_outcome. */
 int query_last_cycle(struct db *db, int64_t target_id, const struct query_sink *s);

@@ -5,6 +5,7 @@
 #include "db/query/query.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,9 +152,13 @@ int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t t
 }
 
 #define FRESH " AND julianday('now') - julianday(updated_at) < 10.0 / 86400"
+/* From version 9 the row whatever its age, with its age: a row is current
+ * when its daemon holds the lock (query_run_state), which a jump of the
+ * wall clock cannot make look stale. */
 #define PROGRESS_9_SQL                                                                             \
-	"SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds, iteration_seconds"     \
-	" FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?" FRESH
+	"SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds, iteration_seconds,"    \
+	" (julianday('now') - julianday(updated_at)) * 86400 AS age"                               \
+	" FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?"
 #define PROGRESS_8_SQL                                                                             \
 	"SELECT phase, mibps, phase_bytes, phase_seconds, duration_seconds"                        \
 	" FROM progress WHERE target_id = ? AND iteration = ? AND cycle = ?" FRESH
@@ -209,7 +214,7 @@ int query_last_same_size(struct db *db, const struct query_same_size *k, const s
 }
 
 #define DONE_CYCLE_SQL                                                                             \
-	"SELECT number, (julianday(ended_at) - julianday(started_at))"                             \
+	"SELECT id, number, (julianday(ended_at) - julianday(started_at))"                         \
 	" * 86400 AS wall, (julianday('now') - julianday((SELECT started_at"                       \
 	" FROM cycles WHERE id = ?2))) * 86400 AS elapsed FROM cycles"                             \
 	" WHERE target_id = ?1 AND status = 'done' AND ended_at IS NOT NULL"                       \
@@ -256,4 +261,112 @@ int query_last_cycle(struct db *db, int64_t target_id, const struct query_sink *
 int query_last_alert(struct db *db, int64_t target_id, const struct query_sink *s)
 {
 	return query_run(db, LAST_ALERT_SQL, (struct db_value[]){ INT_PARAM(target_id) }, 1, s);
+}
+
+/* ---- the ETA of the cycle and the campaign ------------------------------ */
+
+/* The done rows of the current cycle ?2 and of the last done cycle ?3, by
+ * cycle and size: their seconds (each row's own wall time, so that a
+ * stop, a restart and the gap between them count nothing), and whether
+ * the size's last row is among them. Found through
+ * iterations_target_started from the older cycle's start. */
+#define SIZE_SECONDS_SQL                                                                           \
+	"SELECT cycle_id, size_index, sum((julianday(ended_at) - julianday(started_at))"           \
+	" * 86400) AS secs, max(more_rows = 0) AS complete FROM iterations"                        \
+	" WHERE target_id = ?1 AND started_at >= (SELECT min(started_at) FROM cycles"             \
+	" WHERE id IN (?2, ?3)) AND cycle_id IN (?2, ?3) AND status = 'done'"                      \
+	" AND ended_at IS NOT NULL GROUP BY cycle_id, size_index"
+
+char *query_size_seconds_sql(const struct query_schema *sc)
+{
+	return strdup(SIZE_SECONDS_SQL);
+}
+
+#define ETA_MAX_SIZES 256
+
+struct eta_rows {
+	const struct query_eta_in *in;
+	double cur[ETA_MAX_SIZES], prev[ETA_MAX_SIZES]; /* NAN: not complete there */
+	double cur_done;                                /* current size's done rows so far */
+	double prev_sum;                                /* every done row of the last done cycle */
+};
+
+static int eta_row(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct eta_rows *e = arg;
+	int64_t cycle = v[0].i, k = v[1].i;
+	double secs = v[2].type == DB_NULL ? 0 : v[2].r;
+	int complete = v[3].type == DB_INT && v[3].i;
+
+	if (n < 4 || k < 0 || k >= ETA_MAX_SIZES || secs < 0)
+		return 0;
+	if (cycle == e->in->cycle_id && k == e->in->size_index)
+		e->cur_done = secs;
+	if (cycle == e->in->cycle_id && complete)
+		e->cur[k] = secs;
+	if (cycle == e->in->prev_cycle_id) {
+		e->prev_sum += secs;
+		if (complete)
+			e->prev[k] = secs;
+	}
+	return 0;
+}
+
+/* The seconds of size k: as this cycle measured it, else as the last done
+ * cycle did; NAN when neither has. */
+static double size_seconds(const struct eta_rows *e, int k)
+{
+	return !isnan(e->cur[k]) ? e->cur[k] : e->prev[k];
+}
+
+int query_campaign_eta(struct db *db, const struct query_eta_in *in, struct query_eta *out,
+		       char *err, size_t errlen)
+{
+	struct eta_rows e = { .in = in };
+	double known = 0, sum = 0, rest = 0, cur;
+	int nknown = 0, n = in->nsizes;
+	int ret;
+
+	*out = (struct query_eta){ .cycle_eta = NAN, .campaign_eta = NAN, .cycle_seconds = NAN };
+	if (n <= 0 || n > ETA_MAX_SIZES || in->size_index < 0 || in->size_index >= n)
+		return 0;
+	for (int k = 0; k < ETA_MAX_SIZES; k++)
+		e.cur[k] = e.prev[k] = NAN;
+	ret = db_query(db, SIZE_SECONDS_SQL,
+		       (struct db_value[]){ INT_PARAM(in->target_id), INT_PARAM(in->cycle_id),
+					    INT_PARAM(in->prev_cycle_id) },
+		       3, eta_row, &e, err, errlen);
+	if (ret)
+		return ret;
+	for (int k = 0; k < n; k++)
+		if (!isnan(size_seconds(&e, k))) {
+			known += size_seconds(&e, k);
+			nknown++;
+		}
+	if (!nknown)
+		return 0; /* nothing measured yet to go by */
+	out->sizes_estimated = n - nknown;
+	/* a size never measured: the mean of those that were */
+	for (int k = 0; k < n; k++) {
+		double s = size_seconds(&e, k);
+		sum += isnan(s) ? known / nknown : s;
+		if (k > in->size_index)
+			rest += isnan(s) ? known / nknown : s;
+	}
+	/* the time a cycle spends outside its iterations: health snapshots,
+	 * the action, as the last done cycle spent it */
+	if (in->prev_wall > 0 && in->prev_wall > e.prev_sum)
+		out->between_seconds = in->prev_wall - e.prev_sum;
+	cur = size_seconds(&e, in->size_index);
+	if (isnan(cur))
+		cur = known / nknown;
+	cur = fmax(0, cur - e.cur_done - fmax(0, in->iteration_elapsed));
+	if (in->iteration_eta >= 0)
+		cur = fmax(cur, in->iteration_eta);
+	out->cycle_seconds = sum + out->between_seconds;
+	out->cycle_eta = cur + rest + out->between_seconds;
+	if (in->cycles > 0 && in->cycle <= in->cycles)
+		out->campaign_eta =
+			out->cycle_eta + (double)(in->cycles - in->cycle) * out->cycle_seconds;
+	return 0;
 }
