@@ -12,7 +12,7 @@
 #include "base/util.h"
 #include "wearmon.h"
 
-#define JUST_STARTED 5.0  /* seconds: an iteration with no figures yet */
+#define JUST_STARTED 5.0   /* seconds: an iteration with no figures yet */
 #define FRESH_SECONDS 10.0 /* a progress row younger is current */
 #define ROW_EVERY 1.0      /* the daemon rewrites its progress row (daemon/main.c) */
 
@@ -419,7 +419,7 @@ static void print_plan(const struct plan *pl)
 
 	if (isnan(pl->eta.cycle_eta))
 		return;
-	printf("  plan        cycle ETA %s (a cycle takes %s", 
+	printf("  plan        cycle ETA %s (a cycle takes %s",
 	       wm_fmt_duration(pl->eta.cycle_eta, a, sizeof(a)),
 	       wm_fmt_duration(pl->eta.cycle_seconds, b, sizeof(b)));
 	if (pl->eta.sizes_estimated)

@@ -273,7 +273,7 @@ int query_last_alert(struct db *db, int64_t target_id, const struct query_sink *
 #define SIZE_SECONDS_SQL                                                                           \
 	"SELECT cycle_id, size_index, sum((julianday(ended_at) - julianday(started_at))"           \
 	" * 86400) AS secs, max(more_rows = 0) AS complete FROM iterations"                        \
-	" WHERE target_id = ?1 AND started_at >= (SELECT min(started_at) FROM cycles"             \
+	" WHERE target_id = ?1 AND started_at >= (SELECT min(started_at) FROM cycles"              \
 	" WHERE id IN (?2, ?3)) AND cycle_id IN (?2, ?3) AND status = 'done'"                      \
 	" AND ended_at IS NOT NULL GROUP BY cycle_id, size_index"
 
