@@ -377,8 +377,8 @@ struct plan {
 	struct query_eta eta;
 };
 
-static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, const struct progress *p,
-		    struct plan *pl)
+static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid,
+		    const struct query_schema *sc, const struct progress *p, struct plan *pl)
 {
 	struct wm_table c = { 0 };
 	struct query_sink sk;
@@ -406,6 +406,7 @@ static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid, const
 		.cycles = (long)pl->cycles,
 		.iteration_elapsed = p->elapsed,
 		.iteration_eta = !p->estimated && !isnan(p->eta) ? p->eta : -1,
+		.schema_version = sc->version,
 	};
 	ret = wm_result(wm, query_campaign_eta(wm->db, &in, &pl->eta, err, sizeof(err)), err);
 out:
@@ -540,7 +541,7 @@ static int load_target(struct wm *wm, int64_t tid, const struct daemons *d,
 	if (ts->running)
 		ret = get_progress(wm, &ts->it, sc, ts->ds == D_RUNNING, &ts->p);
 	if (!ret)
-		ret = get_plan(wm, &ts->it, tid, &ts->p, &ts->pl);
+		ret = get_plan(wm, &ts->it, tid, sc, &ts->p, &ts->pl);
 	return ret;
 }
 

@@ -233,6 +233,7 @@ struct query_eta_in {
 	long cycle, cycles;          /* its number; cycles planned, 0 forever */
 	double iteration_elapsed;    /* seconds the running iteration has run */
 	double iteration_eta;        /* its phase's own ETA; < 0 unknown */
+	int schema_version;          /* before 4 (no more_rows): no ETA */
 };
 struct query_eta {
 	double cycle_eta, campaign_eta; /* seconds; NAN unknown */

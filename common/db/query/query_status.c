@@ -18,15 +18,24 @@
 /* last_seen: the newest time the run is known to have been alive, its
  * start or the newest progress row (rewritten every second while a daemon
  * runs), for a run that recorded no stop. */
+#define RUNS_SQL(last_seen)                                                                        \
+	"SELECT id, started_at, ended_at, pid, hostname, exit_status, exit_reason,"                \
+	" CASE WHEN ended_at IS NULL THEN " last_seen " END AS last_seen"                          \
+	" FROM runs WHERE ended_at IS NULL OR id IN"                                               \
+	" (SELECT max(id) FROM runs GROUP BY hostname)"                                            \
+	" ORDER BY id DESC"
+
 int query_status_runs(struct db *db, const struct query_sink *s)
 {
+	struct query_schema sc;
+	int ret = query_schema_of(db, &sc, s->err, s->errlen);
+
+	if (ret)
+		return ret;
 	return query_run(db,
-			 "SELECT id, started_at, ended_at, pid, hostname, exit_status, exit_reason,"
-			 " CASE WHEN ended_at IS NULL THEN max(started_at,"
-			 " coalesce((SELECT max(updated_at) FROM progress), '')) END AS last_seen"
-			 " FROM runs WHERE ended_at IS NULL OR id IN"
-			 " (SELECT max(id) FROM runs GROUP BY hostname)"
-			 " ORDER BY id DESC",
+			 sc.progress ? RUNS_SQL("max(started_at, coalesce((SELECT max(updated_at)"
+						" FROM progress), ''))")
+				     : RUNS_SQL("started_at"),
 			 NULL, 0, s);
 }
 
@@ -328,7 +337,8 @@ int query_campaign_eta(struct db *db, const struct query_eta_in *in, struct quer
 	int ret;
 
 	*out = (struct query_eta){ .cycle_eta = NAN, .campaign_eta = NAN, .cycle_seconds = NAN };
-	if (n <= 0 || n > ETA_MAX_SIZES || in->size_index < 0 || in->size_index >= n)
+	if (n <= 0 || n > ETA_MAX_SIZES || in->size_index < 0 || in->size_index >= n ||
+	    in->schema_version < 4)
 		return 0;
 	for (int k = 0; k < ETA_MAX_SIZES; k++)
 		e.cur[k] = e.prev[k] = NAN;
