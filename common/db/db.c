@@ -908,6 +908,22 @@ int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number
 	return ret;
 }
 
+int db_cycle_plan(struct db *db, int64_t cycle_id, int nsizes, long cycles)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_CYCLE_PLAN, &b);
+	db_bind_i64(&b, nsizes);
+	db_bind_i64(&b, cycles);
+	db_bind_i64(&b, cycle_id);
+	ret = db_bind_run(&b, "record the cycle's plan");
+	db_leave(db);
+	return ret;
+}
+
 int db_action_start(struct db *db, int64_t cycle_id, const struct db_action *a)
 {
 	struct db_bind b;
@@ -1287,6 +1303,7 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 		db_bind_dbl(&b, p->duration);
 	else
 		db_bind_null(&b);
+	db_bind_fig(&b, p->iteration_seconds);
 	ret = db_bind_run(&b, "store progress");
 	if (ret) {
 		char err[512];

@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 18
+#define DB_SCHEMA_VERSION 19
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -248,6 +248,11 @@ int db_campaign_done(struct db *db, int64_t target_id);
 int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
 		   int64_t *cycle_id);
 
+/* Record the plan the cycle runs: nsizes sizes, and cycles configured
+ * (0 = forever), so that readers count "size 2 of 3" from it (v19).
+ * Returns 0 or -errno. */
+int db_cycle_plan(struct db *db, int64_t cycle_id, int nsizes, long cycles);
+
 /* Record that a's action starts (kind and started_at; "" = now), before
  * it runs; clears what an earlier try of it stored. Returns 0 or -errno. */
 int db_action_start(struct db *db, int64_t cycle_id, const struct db_action *a);
@@ -442,12 +447,13 @@ struct db_progress {
 	long cycle, iteration;
 	uint64_t size_bytes;
 	const char *phase;
-	double mibps;         /* last sample of the phase; < 0: NULL */
-	uint64_t phase_bytes; /* moved so far in the phase */
-	int nsizes;           /* sizes per cycle as configured (v8) */
-	long cycles;          /* cycles configured, 0 = forever */
-	double phase_seconds; /* time in the phase so far; < 0: NULL */
-	double duration;      /* measured phase's duration, 0 = none */
+	double mibps;             /* last sample of the phase; < 0: NULL */
+	uint64_t phase_bytes;     /* moved so far in the phase */
+	int nsizes;               /* sizes per cycle as configured (v8) */
+	long cycles;              /* cycles configured, 0 = forever */
+	double phase_seconds;     /* time in the phase so far; < 0: NULL */
+	double duration;          /* measured phase's duration, 0 = none */
+	double iteration_seconds; /* monotonic time in the iteration so far; < 0: NULL (v19) */
 };
 
 /* Replace the target's progress row. Returns 0 or -errno. */

@@ -667,6 +667,14 @@ const char *const db_migrations[] = {
 	"  end_byte INTEGER NOT NULL\n"
 	");\n"
 	"CREATE INDEX written_extents_iteration ON written_extents (iteration_id);\n",
+	/* Status from the plan and a monotonic clock: the sizes and cycles
+	 * a cycle was started with, so that "size 2 of 3" holds mid-cycle and
+	 * in a merged copy; the iteration's running time as the daemon's
+	 * monotonic clock measures it, which a wall-clock jump leaves alone. */
+	[19] =
+	"ALTER TABLE cycles ADD COLUMN nsizes INTEGER;\n"
+	"ALTER TABLE cycles ADD COLUMN cycles_planned INTEGER;\n"
+	"ALTER TABLE progress ADD COLUMN iteration_seconds REAL;\n",
 };
 /* clang-format on */
 

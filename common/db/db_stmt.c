@@ -55,6 +55,8 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  "SELECT coalesce(max(CASE WHEN status = 'done' AND more_rows = 0"
 		  " THEN size_index END) + 1, 0),"
 		  " coalesce(max(number), 0) + 1 FROM iterations WHERE cycle_id = ?" },
+	[ST_CYCLE_PLAN] = { 3,
+		  "UPDATE cycles SET nsizes = ?, cycles_planned = ? WHERE id = ?" },
 	[ST_CYCLE_REOPEN] = { 1,
 		  "UPDATE cycles SET status = 'running', ended_at = NULL"
 		      " WHERE id = ?" },
@@ -165,17 +167,19 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " mapped_bytes, op_effective)"
 		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* progress: what a target is doing now */
-	[ST_PROGRESS] = { 11,
+	[ST_PROGRESS] = { 12,
 		  "INSERT INTO progress (target_id, updated_at, cycle, iteration, size_bytes,"
-		  " phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds)"
-		  " VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		  " phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds,"
+		  " iteration_seconds)"
+		  " VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 		  " ON CONFLICT (target_id) DO UPDATE SET updated_at = excluded.updated_at,"
 		  " cycle = excluded.cycle, iteration = excluded.iteration,"
 		  " size_bytes = excluded.size_bytes, phase = excluded.phase,"
 		  " mibps = excluded.mibps, phase_bytes = excluded.phase_bytes,"
 		  " nsizes = excluded.nsizes, cycles = excluded.cycles,"
 		  " phase_seconds = excluded.phase_seconds,"
-		  " duration_seconds = excluded.duration_seconds" },
+		  " duration_seconds = excluded.duration_seconds,"
+		  " iteration_seconds = excluded.iteration_seconds" },
 	/* adopting a new device under a target's name (with ST_EXTENTS_DELETE) */
 	[ST_ADOPT_FAIL_CYCLES] = { 1,
 		  "UPDATE cycles SET status = 'failed', ended_at = coalesce(ended_at, " NOW ")"

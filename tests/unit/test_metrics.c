@@ -43,7 +43,7 @@ static void test_daemon_head(void **state)
 	struct metrics m = { .version = "1.2.3",
 			     .start_unix = 1796300465,
 			     .updated_unix = 1796300470.25,
-			     .stopping = 0 };
+			     .daemon = METRICS_DAEMON_RUNNING };
 	char *text = render(&m);
 	assert_string_equal(
 		text,
@@ -54,6 +54,7 @@ static void test_daemon_head(void **state)
 		"# TYPE wearmon_daemon_state gauge\n"
 		"wearmon_daemon_state{state=\"running\"} 1\n"
 		"wearmon_daemon_state{state=\"stopping\"} 0\n"
+		"wearmon_daemon_state{state=\"stopped\"} 0\n"
 		"# HELP wearmon_daemon_start_time_seconds When the daemon started, in seconds "
 		"since the epoch.\n"
 		"# TYPE wearmon_daemon_start_time_seconds gauge\n"

@@ -96,7 +96,8 @@ static void test_schema_facts(void **state)
 	assert_int_equal(db_open(fx->path, 1, &db, err, sizeof(err)), 0);
 	assert_int_equal(query_schema_of(db, &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.version, DB_SCHEMA_VERSION);
-	assert_int_equal(sc.progress, 8);
+	assert_int_equal(sc.progress, 9);
+	assert_int_equal(sc.cycle_plan, 1);
 	db_close(db);
 }
 
@@ -105,7 +106,7 @@ static void test_schema_facts(void **state)
 static void test_per_target_reads_do_not_scan(void **state)
 {
 	struct fx *fx = *state;
-	struct query_schema sc = { DB_SCHEMA_VERSION, 8 };
+	struct query_schema sc = { DB_SCHEMA_VERSION, 9, 1 };
 	char plan[4096];
 	sqlite3 *conn;
 	int bad = 0;
@@ -133,7 +134,7 @@ static void test_per_target_reads_do_not_scan(void **state)
  * iteration_baseline is not in any statement of a current schema. */
 static void test_baseline_by_key(void **state)
 {
-	struct query_schema now = { DB_SCHEMA_VERSION, 8 }, old = { 8, 7 };
+	struct query_schema now = { DB_SCHEMA_VERSION, 9, 1 }, old = { 8, 7, 0 };
 
 	(void)state;
 	for (size_t k = 0; k < query_nnamed; k++) {

@@ -36,17 +36,22 @@ static int query_int(struct db *db, const char *sql, const struct db_value *p, i
 int query_schema_of(struct db *db, struct query_schema *sc, char *err, size_t errlen)
 {
 	int64_t v = 0;
-	int phase = 0, plan = 0;
+	int phase = 0, plan = 0, mono = 0, cplan = 0;
 	int ret = query_int(db, "PRAGMA user_version", NULL, 0, &v, err, errlen);
 
 	if (!ret)
 		ret = query_has_column(db, "progress", "phase", &phase, err, errlen);
 	if (!ret)
 		ret = query_has_column(db, "progress", "nsizes", &plan, err, errlen);
+	if (!ret)
+		ret = query_has_column(db, "progress", "iteration_seconds", &mono, err, errlen);
+	if (!ret)
+		ret = query_has_column(db, "cycles", "nsizes", &cplan, err, errlen);
 	if (ret)
 		return ret;
 	sc->version = (int)v;
-	sc->progress = plan ? 8 : phase ? 7 : 0;
+	sc->progress = mono ? 9 : plan ? 8 : phase ? 7 : 0;
+	sc->cycle_plan = cplan;
 	return 0;
 }
 

@@ -24,8 +24,10 @@ struct query_sink {
 
 /* What a statement depends on in the database's schema (query_schema_of). */
 struct query_schema {
-	int version;  /* PRAGMA user_version */
-	int progress; /* progress table: 0 none, 7 (phase), 8 (with the plan) */
+	int version;    /* PRAGMA user_version */
+	int progress;   /* progress table: 0 none, 7 (phase), 8 (with the plan),
+			 9 (with iteration_seconds, v19) */
+	int cycle_plan; /* cycles.nsizes and cycles_planned (v19) */
 };
 
 /* One named statement, for tests that look at its query plan: sql builds
@@ -163,24 +165,50 @@ int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const str
 
 /* ---- status (query_status.c) ---- */
 
-/* Every run not known to have stopped, and the latest run, newest first:
- * started_at, ended_at, pid, hostname, exit_status, exit_reason. */
+/* Every run not known to have stopped, and the latest run of every host,
+ * newest first: id, started_at, ended_at, pid, hostname, exit_status,
+ * exit_reason, last_seen (see query_status.c). */
 int query_status_runs(struct db *db, const struct query_sink *s);
+
+/* What a run of the database at db_path is now: stopped (it recorded its
+ * end), alive (its pid holds the database's lock), dead (it recorded no
+ * end and holds no lock: killed, crashed, power lost) or elsewhere (it
+ * ran on another host: this one cannot tell). The one definition of
+ * "running" that status prints in every format. */
+enum query_run_state {
+	QUERY_RUN_ALIVE,
+	QUERY_RUN_STOPPED,
+	QUERY_RUN_DEAD,
+	QUERY_RUN_ELSEWHERE,
+};
+enum query_run_state query_run_state(const char *db_path, const char *hostname, int64_t pid,
+				     int ended);
+
+/* "running", "stopped", "gone", "elsewhere". */
+const char *query_run_state_name(enum query_run_state s);
 
 /* The targets (all when name is NULL), by name: id, name, device, kind,
  * capacity_bytes. */
 int query_status_targets(struct db *db, const char *name, const struct query_sink *s);
 
+/* The SQL expressions of the plan of iteration i in cycle c: the sizes a
+ * cycle measures and the cycles configured (0 = forever; NULL unknown).
+ * status and show count "size 2 of 3" by them. */
+const char *query_plan_nsizes(const struct query_schema *sc);
+const char *query_plan_cycles(const struct query_schema *sc);
+
 /* The target's last iteration, or its last done one: every column of
- * iterations, then cycle, cycle_status, baseline_mibps, baseline_cycle,
- * nsizes, cycles_cfg (NULL before progress version 8; nsizes then from
- * the rows). */
+ * iterations, then cycle, cycle_status, run_host (the hostname of the
+ * run that started it), baseline_mibps, baseline_cycle,
+ * nsizes, cycles_cfg (query_plan_nsizes, query_plan_cycles). */
 int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t target_id, int done,
 			 const struct query_sink *s);
 
-/* The target's progress row when it is fresh (< 10 s) and about this
- * cycle and iteration: phase, mibps, phase_bytes (and phase_seconds,
- * duration_seconds from version 8). */
+/* The target's progress row when it is about this cycle and iteration:
+ * phase, mibps, phase_bytes (and phase_seconds, duration_seconds from
+ * version 8; iteration_seconds and age, its age in wall-clock seconds,
+ * from version 9). Before version 9 only a fresh row (< 10 s); from 9 any,
+ * and the caller takes it when the daemon is alive or the row fresh. */
 int query_fresh_progress(struct db *db, const struct query_schema *sc, int64_t target_id,
 			 int64_t cycle, int64_t iteration, const struct query_sink *s);
 
@@ -193,10 +221,36 @@ struct query_same_size {
 int query_last_same_size(struct db *db, const struct query_same_size *k,
 			 const struct query_sink *s);
 
-/* The target's last done cycle: number, wall (seconds), and elapsed, the
+/* The target's last done cycle: id, number, wall (seconds), and elapsed, the
  * seconds since cycle cycle_id started. */
 int query_last_done_cycle(struct db *db, int64_t target_id, int64_t cycle_id,
 			  const struct query_sink *s);
+
+/* The ETA of a target's cycle and campaign, from what remains of the plan
+ * and the seconds each size took when last measured (in this cycle, else
+ * in the last done cycle; a size measured in neither counts as the mean of
+ * those that were), plus the time the last done cycle spent outside its
+ * iterations. Rows' own wall times are summed, so that a stop and restart
+ * (and the time between) leave the figures alone. The one definition of
+ * the ETAs that status prints in every format. */
+struct query_eta_in {
+	int64_t target_id, cycle_id; /* the cycle running */
+	int64_t prev_cycle_id;       /* the last done cycle; 0 none */
+	double prev_wall;            /* its wall time (seconds); <= 0 unknown */
+	int size_index, nsizes;      /* the size running, of how many */
+	long cycle, cycles;          /* its number; cycles planned, 0 forever */
+	double iteration_elapsed;    /* seconds the running iteration has run */
+	double iteration_eta;        /* its phase's own ETA; < 0 unknown */
+	int schema_version;          /* before 4 (no more_rows): no ETA */
+};
+struct query_eta {
+	double cycle_eta, campaign_eta; /* seconds; NAN unknown */
+	double cycle_seconds;           /* a whole cycle; NAN unknown */
+	double between_seconds;         /* of it, outside iterations */
+	int sizes_estimated;            /* sizes not measured yet (mean used) */
+};
+int query_campaign_eta(struct db *db, const struct query_eta_in *in, struct query_eta *out,
+		       char *err, size_t errlen);
 
 /* The target's last cycle: number, status, action, action_outcome. */
 int query_last_cycle(struct db *db, int64_t target_id, const struct query_sink *s);

@@ -20,6 +20,7 @@ char *query_last_done_sql(const struct query_schema *sc);
 char *query_fresh_progress_sql(const struct query_schema *sc);
 char *query_last_same_size_sql(const struct query_schema *sc);
 char *query_last_done_cycle_sql(const struct query_schema *sc);
+char *query_size_seconds_sql(const struct query_schema *sc);
 char *query_last_cycle_sql(const struct query_schema *sc);
 char *query_last_alert_sql(const struct query_schema *sc);
 

@@ -19,6 +19,7 @@ const struct query_named query_named[] = {
 	{ "status: progress", 1, query_fresh_progress_sql },
 	{ "status: last of the same size", 1, query_last_same_size_sql },
 	{ "status: last done cycle", 1, query_last_done_cycle_sql },
+	{ "status: seconds of each size", 1, query_size_seconds_sql },
 	{ "status: last cycle", 1, query_last_cycle_sql },
 	{ "status: last alert", 1, query_last_alert_sql },
 };

@@ -20,12 +20,11 @@ char *query_show_iteration_sql(const struct query_schema *sc)
 	if (asprintf(&sql,
 		     "SELECT i.*, t.name AS target, t.device, t.kind AS device_kind,"
 		     " c.number AS cycle, %s AS baseline_mibps, %s AS baseline_cycle,"
-		     " (SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id)"
-		     "  AS nsizes"
+		     " %s AS nsizes"
 		     " FROM iterations i"
 		     " JOIN cycles c ON c.id = i.cycle_id"
 		     " JOIN targets t ON t.id = i.target_id%s WHERE i.id = ?",
-		     b->mibps, b->cycle, b->join) < 0)
+		     b->mibps, b->cycle, query_plan_nsizes(sc), b->join) < 0)
 		return NULL;
 	return sql;
 }
