@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 17
+#define DB_SCHEMA_VERSION 18
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -80,6 +80,24 @@ struct db_campaign_req {
 };
 
 /* One iteration row. Strings are borrowed. */
+/* The drive's own evidence over an iteration (schema 18; common/device/
+ * devpoll.h): each field stored only when has[] says it is known. */
+enum db_device_field {
+	DB_DEV_HOST_BYTES,   /* iterations.device_host_bytes */
+	DB_DEV_MEDIA_BYTES,  /* device_media_bytes */
+	DB_DEV_PEAK_TEMP_C,  /* device_peak_temp_c */
+	DB_DEV_THROTTLE_S,   /* device_throttle_seconds */
+	DB_DEV_MEDIA_ERRORS, /* device_media_errors */
+	DB_DEV_SPARE_PCT,    /* device_spare_pct */
+	DB_DEV__COUNT
+};
+
+struct db_device_evidence {
+	int has[DB_DEV__COUNT];
+	int64_t val[DB_DEV__COUNT];
+	double wa; /* device_wa: media / host bytes; < 0: NULL */
+};
+
 struct db_iteration {
 	int64_t cycle_id, run_id, target_id;
 	long number;
@@ -132,12 +150,13 @@ struct db_iteration {
 					 their job's previous one (engine_run) */
 	/* the baseline (schema 8), chosen when the row starts: by
 	 * alert_baseline_of, the one the alerts compare with */
-	const char *baseline;          /* "first", "best", "previous"; NULL: none */
-	int64_t baseline_iteration_id; /* 0: no baseline yet (NULL) */
-	double baseline_mibps;         /* its mibps_avg; not stored, < 0: none */
-	double host_stall_seconds;     /* wearmond did not run (hstall.h); <= 0: NULL */
-	double mean_depth;             /* I/Os in flight on average (engine.h,
+	const char *baseline;             /* "first", "best", "previous"; NULL: none */
+	int64_t baseline_iteration_id;    /* 0: no baseline yet (NULL) */
+	double baseline_mibps;            /* its mibps_avg; not stored, < 0: none */
+	double host_stall_seconds;        /* wearmond did not run (hstall.h); <= 0: NULL */
+	double mean_depth;                /* I/Os in flight on average (engine.h,
 					  schema 17); <= 0: NULL */
+	struct db_device_evidence device; /* schema 18; all unknown: NULL */
 };
 
 /* One sample (sample_interval of one phase). */

@@ -658,6 +658,17 @@ const char *const db_migrations[] = {
 	 * queue_depth, the one asked for. */
 	[17] =
 	"ALTER TABLE iterations ADD COLUMN mean_depth REAL;\n",
+	/* The drive's own evidence over each iteration (common/device/devpoll.h):
+	 * its host and media writes, their ratio, the highest temperature polled,
+	 * throttle seconds, media errors, the spare left. */
+	[18] =
+	"ALTER TABLE iterations ADD COLUMN device_host_bytes INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_media_bytes INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_wa REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN device_peak_temp_c INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_throttle_seconds INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_media_errors INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_spare_pct INTEGER;\n",
 };
 /* clang-format on */
 

@@ -1,0 +1,69 @@
+"""The drive's own evidence per iteration (issue 33): on the simulated SSD,
+whose counters file is the truth, every iteration stores the host and
+media bytes the drive counted over it and their ratio, and the rows'
+ratios weighted by their host bytes are the drive's own; a loop device
+without counters stores none of it (NULL, never 0)."""
+
+import pytest
+
+import simssd_helper
+from conftest import MiB, query, run_wearmond, target_conf, write_conf
+
+# A small drive (tests/integration/test_wear_sim.py's): a full rewrite of it
+# garbage-collects, so the rows' write amplification differs.
+DRIVE = dict(capacity="32M", page="4k", erase_block="128k", spare=7, channels=4,
+             t_prog="800us", t_read="50us", t_erase="2ms", cache="512k")
+
+KEYS = {"allow_destroy": "yes", "fill": "yes", "fill_block_size": "128k",
+        "fill_queue_depth": "8", "workload": "randwrite", "block_size": "4k",
+        "queue_depth": "16", "duration": "2s", "sample_interval": "0.5s"}
+
+DEVICE_COLUMNS = ("device_host_bytes", "device_media_bytes", "device_wa", "device_peak_temp_c",
+                  "device_throttle_seconds", "device_media_errors", "device_spare_pct")
+
+
+@simssd_helper.needs_sim
+def test_iteration_write_amplification_adds_up_to_the_drives(workdir):
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        before = d.stats()
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf", target_conf(
+            db, d.loop, KEYS, sizes="50% 100%", cycles="2"))
+        p = run_wearmond(conf, timeout=600)
+        assert p.returncode == 0, p.stderr
+        st = d.stats()
+    rows = query(db, "SELECT number, status, " + ", ".join(DEVICE_COLUMNS)
+                 + " FROM iterations ORDER BY id")
+    assert len(rows) == 4 and all(r["status"] == "done" for r in rows), rows
+    for r in rows:
+        assert r["device_host_bytes"] > 0 and r["device_media_bytes"] > 0, r
+        assert r["device_wa"] == pytest.approx(
+            r["device_media_bytes"] / r["device_host_bytes"], rel=1e-9)
+        assert r["device_wa"] >= 1.0, r
+    host = sum(r["device_host_bytes"] for r in rows)
+    weighted = sum(r["device_wa"] * r["device_host_bytes"] for r in rows) / host
+    d_host = st["host_bytes_written"] - before["host_bytes_written"]
+    d_flash = st["flash_bytes_written"] - before["flash_bytes_written"]
+    print("per-iteration WA", [round(r["device_wa"], 3) for r in rows],
+          "host MiB", [round(r["device_host_bytes"] / MiB, 1) for r in rows],
+          f"weighted {weighted:.4f} drive {d_flash / d_host:.4f}",
+          f"rows' host bytes {host} of the drive's {d_host}")
+    # every host write of the run is inside an iteration (fill included):
+    # the rows hold the drive's bytes and its ratio exactly
+    assert host == d_host
+    assert sum(r["device_media_bytes"] for r in rows) == d_flash
+    assert weighted == pytest.approx(d_flash / d_host, rel=1e-9)
+    # the second cycle rewrites a full drive: more garbage collection
+    assert rows[3]["device_wa"] > rows[0]["device_wa"], rows
+
+
+def test_no_counters_no_evidence(workdir, make_loop):
+    """A plain loop device reports nothing of its own: NULL, not 0."""
+    loop = make_loop(16 * MiB)
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", target_conf(
+        db, loop.dev, dict(KEYS, fill="no"), sizes="8M", cycles="1", duration="1s"))
+    p = run_wearmond(conf, timeout=300)
+    assert p.returncode == 0, p.stderr
+    rows = query(db, "SELECT " + ", ".join(DEVICE_COLUMNS) + " FROM iterations")
+    assert rows and all(v is None for r in rows for v in r.values()), rows
