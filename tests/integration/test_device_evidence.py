@@ -67,3 +67,46 @@ def test_no_counters_no_evidence(workdir, make_loop):
     assert p.returncode == 0, p.stderr
     rows = query(db, "SELECT " + ", ".join(DEVICE_COLUMNS) + " FROM iterations")
     assert rows and all(v is None for r in rows for v in r.values()), rows
+
+
+# Heats fast (its steady state at the fresh rate is far above the throttle
+# temperature) and cools within seconds; throttled, it writes 256 KiB/s.
+# Throttling at 40 C, it averages about (40 - 35) / thermal_rise = 0.5 MiB/s
+# (tools/simssd/README.md, "Temperature and thermal throttling").
+HOT = dict(DRIVE, thermal_rise=10, thermal_tau="2s", throttle_rate="256k")
+
+
+def run_hot(workdir, name, **sim):
+    """One 8 MiB iteration of 4k random writes on a simulated drive with
+    options sim: (its iteration row, the drive's stats after the run)."""
+    with simssd_helper.sim_drive(**sim) as d:
+        db = workdir / f"{name}.db"
+        conf = write_conf(workdir / f"{name}.conf", target_conf(
+            db, d.loop, dict(KEYS, fill="no"), sizes="8M", cycles="1", duration="4s"))
+        p = run_wearmond(conf, timeout=300)
+        assert p.returncode == 0, p.stderr
+        st = d.stats()
+    rows = query(db, "SELECT mibps_avg, device_peak_temp_c, device_throttle_seconds,"
+                     " device_host_bytes FROM iterations")
+    assert len(rows) == 1, rows
+    return rows[0], st
+
+
+@simssd_helper.needs_sim
+def test_thermal_throttle_is_in_the_iteration(workdir):
+    """The same drive with and without a throttle temperature: both heat
+    well above it while writing; the throttled one counts throttle time in
+    its iteration and its stats, and writes far slower."""
+    cool, cool_st = run_hot(workdir, "free", **HOT)
+    hot, hot_st = run_hot(workdir, "throttled", **HOT, throttle_temp=40)
+    print(f"no throttle: {cool['mibps_avg']:.2f} MiB/s, peak {cool['device_peak_temp_c']} C;"
+          f" throttle at 40 C: {hot['mibps_avg']:.2f} MiB/s, peak {hot['device_peak_temp_c']} C,"
+          f" throttled {hot['device_throttle_seconds']} s of the row,"
+          f" {hot_st['throttle_seconds']:.2f} s in all")
+    assert cool["device_peak_temp_c"] > 40, cool
+    assert cool["device_throttle_seconds"] == 0 and cool_st["throttle_seconds"] == 0
+    assert hot["device_peak_temp_c"] > 36, hot  # heated, held near 40 C
+    assert hot["device_throttle_seconds"] >= 1, hot
+    assert hot_st["throttle_seconds"] >= hot["device_throttle_seconds"]
+    # throttled it writes about 0.5 MiB/s, free some MiB/s
+    assert hot["mibps_avg"] < 0.5 * cool["mibps_avg"], (hot, cool)
