@@ -510,6 +510,10 @@ struct db_baseline_key {
 					 BASELINE_PREVIOUS: the latest */
 };
 
+/* The drive's write amplification over iteration id (device_wa, schema
+ * 18). Returns 0, -ENOENT when unknown (NULL, or no such row), or -errno. */
+int db_iteration_device_wa(struct db *db, int64_t id, double *wa);
+
 /* The baseline MiB/s for k (and the iteration it comes from, may be NULL).
  * Returns 0, -ENOENT when there is none yet, or -errno. */
 int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,

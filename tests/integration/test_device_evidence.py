@@ -110,3 +110,63 @@ def test_thermal_throttle_is_in_the_iteration(workdir):
     assert hot_st["throttle_seconds"] >= hot["device_throttle_seconds"]
     # throttled it writes about 0.5 MiB/s, free some MiB/s
     assert hot["mibps_avg"] < 0.5 * cool["mibps_avg"], (hot, cool)
+
+
+def crash_causes(db):
+    """(cycle, CAUSE, evidence) of every crash alert stored, from events."""
+    return [(r["cycle"], r["cause"], r) for r in query(
+        db, "SELECT a.cycle, json_extract(e.data, '$.cause') AS cause,"
+            " json_extract(e.data, '$.device_wa') AS wa,"
+            " json_extract(e.data, '$.baseline_device_wa') AS base_wa,"
+            " json_extract(e.data, '$.throttle_seconds') AS throttled,"
+            " json_extract(e.data, '$.peak_temp_c') AS peak, e.message"
+            " FROM alerts a JOIN events e ON e.id = a.event_id"
+            " WHERE a.kind = 'throughput-crash' ORDER BY e.id")]
+
+
+@simssd_helper.needs_sim
+def test_crash_cause_thermal(workdir):
+    """Two cycles of the same 4 MiB size on a drive that cools slowly: the
+    first warms it, the second reaches the throttle temperature and
+    throttles; its crash names the thermal cause with its evidence."""
+    # each 40 MiB iteration heats the drive at most 10 C (40 x 15 / 60): the
+    # first ends below 45 C, the second passes 46 C early on; throttled it
+    # writes 2 MiB/s, which keeps it above the end of the hysteresis
+    sim = dict(DRIVE, thermal_rise=15, thermal_tau="60s", throttle_temp=46,
+               throttle_rate="2M")
+    with simssd_helper.sim_drive(**sim) as d:
+        db = workdir / "t.db"
+        conf = write_conf(workdir / "t.conf", target_conf(
+            db, d.loop, dict(KEYS, fill="no", amount="10x", duration="0"), sizes="4M",
+            cycles="2"))
+        p = run_wearmond(conf, timeout=600)
+        assert p.returncode == 0, p.stderr
+    rows = query(db, "SELECT mibps_avg, device_peak_temp_c, device_throttle_seconds"
+                     " FROM iterations ORDER BY id")
+    causes = crash_causes(db)
+    print(rows, causes)
+    # the iterations end at their amount, whatever the machine's speed
+    assert rows[0]["device_throttle_seconds"] == 0 and rows[1]["device_throttle_seconds"] >= 2
+    assert [(c, cause) for c, cause, _ in causes][:1] == [(2, "thermal")], causes
+    ev = causes[0][2]
+    assert ev["throttled"] == rows[1]["device_throttle_seconds"]
+    assert ev["peak"] == rows[1]["device_peak_temp_c"] >= 44
+    assert "likely cause: thermal" in ev["message"]
+
+
+@simssd_helper.needs_sim
+def test_crash_cause_wear(workdir):
+    """A full drive rewritten without an action: the second cycle's crash
+    names wear, its device write amplification well above the baseline's."""
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf", target_conf(
+            db, d.loop, KEYS, sizes="50% 100%", cycles="2"))
+        p = run_wearmond(conf, timeout=600)
+        assert p.returncode == 0, p.stderr
+    causes = crash_causes(db)
+    print(causes)
+    assert causes and all(c == 2 and cause == "wear" for c, cause, _ in causes), causes
+    for _, _, ev in causes:
+        assert ev["wa"] >= 1.25 * ev["base_wa"], ev
+        assert ev["throttled"] == 0
