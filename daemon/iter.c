@@ -12,6 +12,7 @@
 #include "base/hstall.h"
 #include "base/log.h"
 #include "base/wmap.h"
+#include "device/devpoll.h"
 #include "steady.h"
 #include "base/util.h"
 #include "io/verify.h"
@@ -724,6 +725,42 @@ static enum it_status watch_row(const struct iter_env *e, enum it_status s, char
 	return IT_FAILED;
 }
 
+/* The drive's evidence as the iteration row stores it. */
+static void device_evidence(const struct devstat_delta *x, struct db_device_evidence *d)
+{
+	const struct devstat_opt *f[DB_DEV__COUNT] = {
+		[DB_DEV_HOST_BYTES] = &x->host_bytes,     [DB_DEV_MEDIA_BYTES] = &x->media_bytes,
+		[DB_DEV_PEAK_TEMP_C] = &x->peak_temp_c,   [DB_DEV_THROTTLE_S] = &x->throttle_s,
+		[DB_DEV_MEDIA_ERRORS] = &x->media_errors, [DB_DEV_SPARE_PCT] = &x->spare_pct,
+	};
+	for (int i = 0; i < DB_DEV__COUNT; i++) {
+		d->has[i] = f[i]->has;
+		d->val[i] = f[i]->v;
+	}
+	d->wa = x->wa;
+}
+
+/* Measure a row while the drive is polled for its own evidence
+ * (devpoll.h): from before its fill to after its last I/O. */
+static enum it_status measure_polled(const struct iter_env *e, struct iter_ctx *ic, uint64_t size,
+				     const struct row *rw, struct db_iteration *it,
+				     struct samples *sm, struct engine_result *r, char *err,
+				     size_t elen)
+{
+	struct devpoll *dp = NULL;
+	struct devstat_delta x;
+	int rc = devpoll_begin(e->tg, DEVPOLL_INTERVAL, e->stop, &dp);
+
+	if (rc < 0 && rc != -EINTR)
+		log_msg(LOG_WARNING,
+			"target %s: iteration %ld: cannot poll %s for its own counters: %s",
+			e->t->name, it->number, e->tg->path, strerror(-rc));
+	enum it_status status = measure(e, ic, size, rw, it, sm, r, err, elen);
+	devpoll_end(dp, &x);
+	device_evidence(&x, &it->device);
+	return status;
+}
+
 /* One row: begin, measure, store, report. */
 static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int size_index,
 			      long *next, const struct row *rw)
@@ -772,7 +809,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	 * counts the whole span (wear.h: wear_after_size) */
 	if (!wmap_init(&wm, it.region_offset, size))
 		sm.written = &wm;
-	enum it_status status = measure(e, ic, size, rw, &it, &sm, r, err, sizeof(err));
+	enum it_status status = measure_polled(e, ic, size, rw, &it, &sm, r, err, sizeof(err));
 	if (sm.written && !wmap_extents(&wm, &written, &it.nwritten))
 		it.written = (const uint64_t(*)[2])written;
 	wmap_free(&wm);

@@ -1121,6 +1121,31 @@ static int written_insert(struct db *db, int64_t id, const uint64_t r[2])
 	return db_bind_run(&b, "store a written extent");
 }
 
+/* The drive's own evidence (schema 20), when it had any. */
+static int iteration_device(struct db *db, int64_t id, const struct db_iteration *it)
+{
+	const struct db_device_evidence *d = &it->device;
+	struct db_bind b;
+	int any = d->wa >= 0;
+
+	for (int f = 0; f < DB_DEV__COUNT; f++)
+		any |= d->has[f];
+	if (!any)
+		return 0;
+	db_bind_start(db, ST_IT_DEVICE, &b);
+	for (int f = 0; f < DB_DEV__COUNT; f++)
+		if (d->has[f])
+			db_bind_i64(&b, d->val[f]);
+		else
+			db_bind_null(&b);
+	if (d->wa >= 0)
+		db_bind_dbl(&b, d->wa);
+	else
+		db_bind_null(&b);
+	db_bind_i64(&b, id);
+	return db_bind_run(&b, "store the drive's evidence");
+}
+
 /* The fill columns stay NULL when nothing was filled (fill = no). */
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
@@ -1238,6 +1263,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 		ret = iteration_depth(db, id, it);
 	for (size_t i = 0; ret == 0 && i < it->nwritten; i++)
 		ret = written_insert(db, id, it->written[i]);
+	if (ret == 0)
+		ret = iteration_device(db, id, it);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)
 		ret = sample_insert(db, id, &samples[i]);
 	ret = db_tx_end(db, ret);

@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 19
+#define DB_SCHEMA_VERSION 20
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -80,6 +80,24 @@ struct db_campaign_req {
 };
 
 /* One iteration row. Strings are borrowed. */
+/* The drive's own evidence over an iteration (schema 20; common/device/
+ * devpoll.h): each field stored only when has[] says it is known. */
+enum db_device_field {
+	DB_DEV_HOST_BYTES,   /* iterations.device_host_bytes */
+	DB_DEV_MEDIA_BYTES,  /* device_media_bytes */
+	DB_DEV_PEAK_TEMP_C,  /* device_peak_temp_c */
+	DB_DEV_THROTTLE_S,   /* device_throttle_seconds */
+	DB_DEV_MEDIA_ERRORS, /* device_media_errors */
+	DB_DEV_SPARE_PCT,    /* device_spare_pct */
+	DB_DEV__COUNT
+};
+
+struct db_device_evidence {
+	int has[DB_DEV__COUNT];
+	int64_t val[DB_DEV__COUNT];
+	double wa; /* device_wa: media / host bytes; < 0: NULL */
+};
+
 struct db_iteration {
 	int64_t cycle_id, run_id, target_id;
 	long number;
@@ -144,6 +162,7 @@ struct db_iteration {
 	size_t nwritten;
 	double mean_depth; /* I/Os in flight on average (engine.h,
 					  schema 17); <= 0: NULL */
+	struct db_device_evidence device; /* schema 20; all unknown: NULL */
 };
 
 /* One sample (sample_interval of one phase). */
@@ -502,6 +521,10 @@ struct db_baseline_key {
 					 the highest mibps_avg (earliest on a tie);
 					 BASELINE_PREVIOUS: the latest */
 };
+
+/* The drive's write amplification over iteration id (device_wa, schema
+ * 18). Returns 0, -ENOENT when unknown (NULL, or no such row), or -errno. */
+int db_iteration_device_wa(struct db *db, int64_t id, double *wa);
 
 /* The baseline MiB/s for k (and the iteration it comes from, may be NULL).
  * Returns 0, -ENOENT when there is none yet, or -errno. */

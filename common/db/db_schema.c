@@ -675,6 +675,17 @@ const char *const db_migrations[] = {
 	"ALTER TABLE cycles ADD COLUMN nsizes INTEGER;\n"
 	"ALTER TABLE cycles ADD COLUMN cycles_planned INTEGER;\n"
 	"ALTER TABLE progress ADD COLUMN iteration_seconds REAL;\n",
+	/* The drive's own evidence over each iteration (common/device/devpoll.h):
+	 * its host and media writes, their ratio, the highest temperature polled,
+	 * throttle seconds, media errors, the spare left. */
+	[20] =
+	"ALTER TABLE iterations ADD COLUMN device_host_bytes INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_media_bytes INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_wa REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN device_peak_temp_c INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_throttle_seconds INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_media_errors INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_spare_pct INTEGER;\n",
 };
 /* clang-format on */
 

@@ -116,6 +116,11 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  "UPDATE iterations SET host_stall_seconds = ? WHERE id = ?" },
 	[ST_IT_DEPTH] = { 2,
 		  "UPDATE iterations SET mean_depth = ? WHERE id = ?" },
+	[ST_IT_DEVICE] = { 8,
+		  "UPDATE iterations SET device_host_bytes = ?, device_media_bytes = ?,"
+		  " device_peak_temp_c = ?, device_throttle_seconds = ?,"
+		  " device_media_errors = ?, device_spare_pct = ?, device_wa = ?"
+		  " WHERE id = ?" },
 	/* integers (schema 16); the view samples shows the rates and units */
 	[ST_SAMPLE] = { 14,
 		  "INSERT INTO sample_data (iteration_id, phase, t_ms, duration_ns,"
