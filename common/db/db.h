@@ -160,7 +160,7 @@ struct db_iteration {
 	const uint64_t (*written)[2];  /* the ranges its writes completed, sorted
 					  (written_extents; device/wear.h) */
 	size_t nwritten;
-	double mean_depth; /* I/Os in flight on average (engine.h,
+	double mean_depth;                /* I/Os in flight on average (engine.h,
 					  schema 17); <= 0: NULL */
 	struct db_device_evidence device; /* schema 20; all unknown: NULL */
 };
