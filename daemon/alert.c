@@ -21,7 +21,7 @@
 
 #define MAX_CHILDREN 16
 #define MSG_LEN 512
-#define DATA_LEN 256
+#define DATA_LEN 640
 
 extern char **environ;
 
@@ -72,10 +72,34 @@ struct alert_event {
 	double mibps, baseline; /* < 0: not known */
 	double value;           /* events.value when not MiB/s (an offset); NAN */
 	const char *data;       /* JSON or NULL */
+	const char *cause;      /* CAUSE= (crash, collapse); NULL: none */
 	char message[MSG_LEN];
 };
 
 /* ---- the pure decisions ---- */
+
+enum alert_cause alert_cause_of(const struct alert_evidence *ev)
+{
+	if (ev->has_throttle && ev->throttle_s >= 1)
+		return ALERT_CAUSE_THERMAL;
+	if (ev->device_wa >= 0 && ev->baseline_wa > 0 &&
+	    ev->device_wa >= ALERT_WEAR_WA_RATIO * ev->baseline_wa)
+		return ALERT_CAUSE_WEAR;
+	if (ev->seconds > 0 && ev->host_stall_s >= ALERT_HOST_STALL_SHARE * ev->seconds)
+		return ALERT_CAUSE_HOST;
+	return ALERT_CAUSE_UNKNOWN;
+}
+
+const char *alert_cause_name(enum alert_cause c)
+{
+	static const char *const names[] = {
+		[ALERT_CAUSE_THERMAL] = "thermal",
+		[ALERT_CAUSE_WEAR] = "wear",
+		[ALERT_CAUSE_HOST] = "host",
+		[ALERT_CAUSE_UNKNOWN] = "unknown",
+	};
+	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
+}
 
 int alert_check_crash(double avg, double baseline, double below_pct, double critical_pct)
 {
@@ -262,7 +286,7 @@ static void run_command(const char *path, const struct alert_ctx *a, const struc
 	if (!rc && !(env = command_env(a, e)))
 		rc = ENOMEM;
 	if (!rc)
-		rc = posix_spawn(&pid, path, &fa, &at, argv, env);
+		rc = cmd_spawn(&pid, path, &fa, &at, argv, env);
 	if (!rc) {
 		struct child *c = &children.v[children.n++];
 		c->pid = pid;
@@ -367,6 +391,7 @@ static void announce(struct alert_ctx *a, const struct alert_event *e)
 	f.size_bytes = e->size;
 	f.mibps = e->mibps;
 	f.baseline_mibps = e->baseline;
+	f.cause = e->cause;
 	log_fields(e->prio, &f, "%s", e->message);
 	struct db_event ev = {
 		.target_id = a->who.target_id,
@@ -500,11 +525,63 @@ static const struct cfg_target *config(struct alert_ctx *a)
 	return t;
 }
 
+/* The evidence of iteration it (its baseline's device WA read back). */
+static void evidence_of(struct alert_ctx *a, const struct db_iteration *it,
+			struct alert_evidence *ev)
+{
+	const struct db_device_evidence *d = &it->device;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->device_wa = d->wa;
+	ev->baseline_wa = -1;
+	if (a->who.db && it->baseline_iteration_id &&
+	    db_iteration_device_wa(a->who.db, it->baseline_iteration_id, &ev->baseline_wa))
+		ev->baseline_wa = -1;
+	ev->has_throttle = d->has[DB_DEV_THROTTLE_S];
+	ev->throttle_s = d->val[DB_DEV_THROTTLE_S];
+	ev->has_peak = d->has[DB_DEV_PEAK_TEMP_C];
+	ev->peak_temp_c = d->val[DB_DEV_PEAK_TEMP_C];
+	ev->host_stall_s = it->host_stall_seconds;
+	ev->seconds = it->seconds;
+}
+
+/* A number or JSON null. Returns buf. */
+static const char *num_or_null(int known, double v, int decimals, char *buf, size_t len)
+{
+	if (!known)
+		return "null";
+	snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
+/* The evidence as JSON members (after a comma) and as words for the
+ * message. */
+static void evidence_text(const struct alert_evidence *ev, enum alert_cause c, char *json,
+			  size_t jlen, char *words, size_t wlen)
+{
+	char wa[32], bwa[32], thr[32], peak[32];
+	snprintf(json, jlen,
+		 "\"cause\":\"%s\",\"device_wa\":%s,\"baseline_device_wa\":%s,"
+		 "\"throttle_seconds\":%s,\"peak_temp_c\":%s,\"host_stall_seconds\":%.3f",
+		 alert_cause_name(c), num_or_null(ev->device_wa >= 0, ev->device_wa, 4, wa, 32),
+		 num_or_null(ev->baseline_wa >= 0, ev->baseline_wa, 4, bwa, 32),
+		 num_or_null(ev->has_throttle, (double)ev->throttle_s, 0, thr, 32),
+		 num_or_null(ev->has_peak, (double)ev->peak_temp_c, 0, peak, 32),
+		 ev->host_stall_s > 0 ? ev->host_stall_s : 0.0);
+	snprintf(words, wlen,
+		 "; likely cause: %s (device WA %s against %s at the baseline, throttled %s s, "
+		 "peak %s C, host stalls %.1f s)",
+		 alert_cause_name(c), ev->device_wa >= 0 ? wa : "unknown",
+		 ev->baseline_wa >= 0 ? bwa : "unknown", ev->has_throttle ? thr : "unknown",
+		 ev->has_peak ? peak : "unknown", ev->host_stall_s > 0 ? ev->host_stall_s : 0.0);
+}
+
 static void check_crash(struct alert_ctx *a, const struct cfg_target *t, long cycle,
 			const struct db_iteration *it, int64_t it_id, double base, int64_t base_id)
 {
 	struct alert_event e;
-	char data[DATA_LEN], sz[32];
+	struct alert_evidence ev;
+	char data[DATA_LEN], sz[32], evj[320], evw[200];
 	int prio = alert_check_crash(it->mibps_avg, base, t->alert_below, t->alert_critical);
 
 	if (prio == ALERT_NONE)
@@ -512,20 +589,24 @@ static void check_crash(struct alert_ctx *a, const struct cfg_target *t, long cy
 	a->degraded = 1;
 	event_for(&e, ALERT_CRASH, prio, cycle, it, it_id);
 	e.baseline = base;
+	evidence_of(a, it, &ev);
+	enum alert_cause c = alert_cause_of(&ev);
+	evidence_text(&ev, c, evj, sizeof(evj), evw, sizeof(evw));
+	e.cause = alert_cause_name(c);
 	snprintf(data, sizeof(data),
 		 "{\"ratio\":%.4f,\"baseline\":\"%s\",\"baseline_iteration_id\":"
-		 "%lld,\"workload\":\"%s\",\"block_size\":%u}",
+		 "%lld,\"workload\":\"%s\",\"block_size\":%u,%s}",
 		 it->mibps_avg / base, it->baseline, (long long)base_id, it->workload,
-		 it->block_size);
+		 it->block_size, evj);
 	e.data = data;
-	snprintf(
-		e.message, sizeof(e.message),
-		"target %s: throughput crash%s: cycle %ld iteration "
-		"%ld (%s %s): %.1f MiB/s is %.0f%% of the %s baseline %.1f MiB/s (alert below %g%%)",
-		a->who.name, prio == LOG_CRIT ? " (critical)" : "", cycle, it->number,
-		util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload, it->mibps_avg,
-		100.0 * it->mibps_avg / base, it->baseline, base,
-		prio == LOG_CRIT ? t->alert_critical : t->alert_below);
+	snprintf(e.message, sizeof(e.message),
+		 "target %s: throughput crash%s: cycle %ld iteration "
+		 "%ld (%s %s): %.1f MiB/s is %.0f%% of the %s baseline %.1f MiB/s (alert below "
+		 "%g%%)%s",
+		 a->who.name, prio == LOG_CRIT ? " (critical)" : "", cycle, it->number,
+		 util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload, it->mibps_avg,
+		 100.0 * it->mibps_avg / base, it->baseline, base,
+		 prio == LOG_CRIT ? t->alert_critical : t->alert_below, evw);
 	raise_alert(a, &e);
 }
 
@@ -557,7 +638,8 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 			   size_t n)
 {
 	struct alert_event e;
-	char data[DATA_LEN], sz[32];
+	struct alert_evidence ev;
+	char data[DATA_LEN], sz[32], evj[320], evw[200];
 	double low = 0;
 	long i = alert_check_collapse(s, n, it->mibps_avg, t->sample_crash_below, &low);
 
@@ -569,18 +651,22 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 	char min[32] = "null"; /* unknown in a phase of fewer than two samples */
 	if (it->mibps_min >= 0)
 		snprintf(min, sizeof(min), "%.2f", it->mibps_min);
+	evidence_of(a, it, &ev);
+	enum alert_cause c = alert_cause_of(&ev);
+	evidence_text(&ev, c, evj, sizeof(evj), evw, sizeof(evw));
+	e.cause = alert_cause_name(c);
 	snprintf(data, sizeof(data),
 		 "{\"first_sample_t_ms\":%lld,\"samples\":%d,"
-		 "\"iteration_mibps_avg\":%.2f,\"iteration_mibps_min\":%s}",
-		 (long long)s[i].t_ms, ALERT_COLLAPSE_RUN, it->mibps_avg, min);
+		 "\"iteration_mibps_avg\":%.2f,\"iteration_mibps_min\":%s,%s}",
+		 (long long)s[i].t_ms, ALERT_COLLAPSE_RUN, it->mibps_avg, min, evj);
 	e.data = data;
 	snprintf(e.message, sizeof(e.message),
 		 "target %s: throughput collapse inside cycle %ld "
 		 "iteration %ld (%s %s): %d samples in a row from %.1f s down to %.1f MiB/s, below "
-		 "%g%% of the iteration's average %.1f MiB/s",
+		 "%g%% of the iteration's average %.1f MiB/s%s",
 		 a->who.name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
 		 it->workload, ALERT_COLLAPSE_RUN, (double)s[i].t_ms / 1000.0, low,
-		 t->sample_crash_below, it->mibps_avg);
+		 t->sample_crash_below, it->mibps_avg, evw);
 	raise_alert(a, &e);
 }
 

@@ -11,6 +11,8 @@
 #include "io/engine.h"
 #include "base/hstall.h"
 #include "base/log.h"
+#include "base/wmap.h"
+#include "device/devpoll.h"
 #include "steady.h"
 #include "base/util.h"
 #include "io/verify.h"
@@ -112,6 +114,7 @@ struct samples {
 	enum iter_phase phase; /* of the samples coming */
 	enum iter_phase last;  /* of v[n - 1] */
 	int oom;
+	struct wmap *written; /* what the row's writes completed (phase_setup) */
 };
 
 /* The stored phase of a row or sample (samples.phase, iterations.phase). */
@@ -327,6 +330,7 @@ static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64
 	p->stop = e->stop;
 	p->on_sample = on_sample;
 	p->arg = sm;
+	p->written = sm->written;
 	p->verify = e->t->verify == VERIFY_CRC32C;
 	p->verify_stop = e->t->on_verify_error == ON_ERROR_STOP;
 }
@@ -457,10 +461,14 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 		status = precondition(e, ic->eng[0], size, it, sm, r, err, elen);
 		if (status == IT_INTERRUPTED)
 			forget_figures(it);
+		it->phase_not_run = status != IT_DONE;
 		if (status != IT_DONE)
 			return status;
 	}
 	enter_phase(e, sm, rw->kind);
+	/* a `measure = fill` row's samples are those of its measured phase
+	 * (samples.phase = 'measure', summing to its bytes; schema.md) */
+	sm->phase = ITER_MEASURE;
 	phase_setup(e, &p, size, seed + 1, sm);
 	row_phase(e, rw, size, it, &p);
 	size_t first = sm->n;
@@ -563,7 +571,11 @@ static void log_iteration(const struct iter_env *e, const struct db_iteration *i
 	if (it->round_index)
 		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
 	fields_for(e, &f, e->cycle, it->number, it->size_bytes);
-	if (it->mibps_avg < 0)
+	if (it->phase_not_run) /* as stored: nothing measured (NULL), not zeros */
+		snprintf(figs, sizeof(figs), "no figures (%s during the fill, %s filled)",
+			 db_status_name(it->status),
+			 util_fmt_bytes(it->fill_bytes, b[0], sizeof(b[0])));
+	else if (it->mibps_avg < 0)
 		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)",
 			 db_status_name(it->status), it->seconds,
 			 util_fmt_bytes(it->bytes, b[0], sizeof(b[0])));
@@ -713,6 +725,42 @@ static enum it_status watch_row(const struct iter_env *e, enum it_status s, char
 	return IT_FAILED;
 }
 
+/* The drive's evidence as the iteration row stores it. */
+static void device_evidence(const struct devstat_delta *x, struct db_device_evidence *d)
+{
+	const struct devstat_opt *f[DB_DEV__COUNT] = {
+		[DB_DEV_HOST_BYTES] = &x->host_bytes,     [DB_DEV_MEDIA_BYTES] = &x->media_bytes,
+		[DB_DEV_PEAK_TEMP_C] = &x->peak_temp_c,   [DB_DEV_THROTTLE_S] = &x->throttle_s,
+		[DB_DEV_MEDIA_ERRORS] = &x->media_errors, [DB_DEV_SPARE_PCT] = &x->spare_pct,
+	};
+	for (int i = 0; i < DB_DEV__COUNT; i++) {
+		d->has[i] = f[i]->has;
+		d->val[i] = f[i]->v;
+	}
+	d->wa = x->wa;
+}
+
+/* Measure a row while the drive is polled for its own evidence
+ * (devpoll.h): from before its fill to after its last I/O. */
+static enum it_status measure_polled(const struct iter_env *e, struct iter_ctx *ic, uint64_t size,
+				     const struct row *rw, struct db_iteration *it,
+				     struct samples *sm, struct engine_result *r, char *err,
+				     size_t elen)
+{
+	struct devpoll *dp = NULL;
+	struct devstat_delta x;
+	int rc = devpoll_begin(e->tg, DEVPOLL_INTERVAL, e->stop, &dp);
+
+	if (rc < 0 && rc != -EINTR)
+		log_msg(LOG_WARNING,
+			"target %s: iteration %ld: cannot poll %s for its own counters: %s",
+			e->t->name, it->number, e->tg->path, strerror(-rc));
+	enum it_status status = measure(e, ic, size, rw, it, sm, r, err, elen);
+	devpoll_end(dp, &x);
+	device_evidence(&x, &it->device);
+	return status;
+}
+
 /* One row: begin, measure, store, report. */
 static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int size_index,
 			      long *next, const struct row *rw)
@@ -755,7 +803,16 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 		free(r);
 		return IT_FAILED;
 	}
-	enum it_status status = measure(e, ic, size, rw, &it, &sm, r, err, sizeof(err));
+	struct wmap wm;
+	uint64_t(*written)[2] = NULL;
+	/* without a map the row stores no written extents, and its wear
+	 * counts the whole span (wear.h: wear_after_size) */
+	if (!wmap_init(&wm, it.region_offset, size))
+		sm.written = &wm;
+	enum it_status status = measure_polled(e, ic, size, rw, &it, &sm, r, err, sizeof(err));
+	if (sm.written && !wmap_extents(&wm, &written, &it.nwritten))
+		it.written = (const uint64_t(*)[2])written;
+	wmap_free(&wm);
 	status = watch_row(e, status, err, sizeof(err));
 	if (sm.oom && status == IT_DONE) {
 		snprintf(err, sizeof(err), "out of memory for samples");
@@ -774,6 +831,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	it.host_stall_seconds += (double)sm.suspended_ns / 1e9;
 	util_iso_now(it.ended_at, sizeof(it.ended_at));
 	ret = db_retry_end(e, id, &it, &sm);
+	free(written);
 	log_iteration(e, &it);
 	if (ret) {
 		snprintf(e->error, e->error_len, "cannot store iteration %ld: %s", number,

@@ -227,9 +227,24 @@ static void check_integrity(struct daemon *d)
 	signals_stop = 1;
 }
 
-/* The progress table for `wearmon status`: written here, once a second,
- * so the I/O threads never wait for the database in the middle of a phase. */
-static void publish_progress(struct daemon *d)
+/* Whether the target is in another cycle, iteration or phase than its last
+ * progress row says; remembers the stage about to be written. */
+static int stage_moved(struct sched_target *st, const struct sched_progress *p)
+{
+	int moved = p->cycle != st->published.cycle || p->iteration != st->published.iteration ||
+		    (int)p->phase != st->published.phase;
+
+	st->published.cycle = p->cycle;
+	st->published.iteration = p->iteration;
+	st->published.phase = (int)p->phase;
+	return moved;
+}
+
+/* The progress table for `wearmon status`: written here, once a second and
+ * within a loop's nap of a new iteration or phase (so that no row of the
+ * last one stands for it), so the I/O threads never wait for the database
+ * in the middle of a phase. moved_only: only the targets whose stage moved. */
+static void publish_progress(struct daemon *d, int moved_only)
 {
 	for (int i = 0; i < d->started; i++) {
 		struct sched_target *st = &d->st[i];
@@ -237,7 +252,7 @@ static void publish_progress(struct daemon *d)
 		if (target_state(st))
 			continue;
 		sched_progress_get(st, &p);
-		if (!p.cycle)
+		if (!p.cycle || (!stage_moved(st, &p) && moved_only))
 			continue;
 		struct db_progress row = {
 			.cycle = p.cycle,
@@ -250,6 +265,8 @@ static void publish_progress(struct daemon *d)
 			.cycles = p.cycles,
 			.phase_seconds = p.phase_started > 0 ? util_now() - p.phase_started : -1,
 			.duration = p.duration,
+			.iteration_seconds =
+				p.iteration_started > 0 ? util_now() - p.iteration_started : -1,
 		};
 		db_progress(st->db, st->target_id, &row);
 	}
@@ -270,9 +287,12 @@ static void tick(struct daemon *d)
 		outage_record(&d->outage, d->db, d->cfgs[0]->database, d->run_id);
 		reload_sweep(d);
 		send_status(d, 0);
-		publish_progress(d);
-		publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, d->stopping, 0);
+		publish_progress(d, 0);
+		publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started,
+			     d->stopping ? METRICS_DAEMON_STOPPING : METRICS_DAEMON_RUNNING, 0);
 		d->next_status = now + STATUS_EVERY;
+	} else {
+		publish_progress(d, 1);
 	}
 	retain_tick(&d->retain, d->db, d->cfgs[d->ncfgs - 1]->sample_retention, now);
 	alert_reap();
@@ -332,7 +352,8 @@ static int run_targets(struct daemon *d)
 		failed |= s == SCHED_FAILED;
 		d->all_done &= s == SCHED_DONE;
 	}
-	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, 1, 1);
+	/* every thread has ended: the file's last word is that the daemon has */
+	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, METRICS_DAEMON_STOPPED, 1);
 	if (alert_finish(COMMAND_GRACE))
 		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
 	return failed || d->db_lost || d->db_damaged ? EXIT_RUNTIME : EXIT_OK;

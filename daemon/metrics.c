@@ -26,6 +26,12 @@ static const char *const target_states[METRICS_STATE__COUNT] = {
 	[METRICS_FAILED] = "failed",
 };
 
+static const char *const daemon_states[METRICS_DAEMON__COUNT] = {
+	[METRICS_DAEMON_RUNNING] = "running",
+	[METRICS_DAEMON_STOPPING] = "stopping",
+	[METRICS_DAEMON_STOPPED] = "stopped",
+};
+
 /* Which labels a family's samples carry besides target, device, serial. */
 enum labels { L_TARGET, L_WORKLOAD, L_LAST_WORKLOAD };
 
@@ -50,8 +56,8 @@ static const struct family families[] = {
 	  "Average I/O operations per second of the last finished iteration.", F(last_iops),
 	  L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_latency_p99_seconds", "gauge",
-	  "99th percentile completion latency of the last finished iteration.", F(last_p99_seconds),
-	  L_LAST_WORKLOAD },
+	  "99th percentile total latency (submit to reap) of the last finished iteration.",
+	  F(last_p99_seconds), L_LAST_WORKLOAD },
 	{ "wearmon_last_iteration_baseline_ratio", "gauge",
 	  "Last finished iteration's throughput over its baseline (same size, workload, block size).",
 	  F(last_ratio), L_LAST_WORKLOAD },
@@ -237,8 +243,9 @@ static void put_daemon(FILE *f, const struct metrics *m)
 	put_label(f, "version", m->version ? m->version : "", 1);
 	fputs("} 1\n", f);
 	put_head(f, "wearmon_daemon_state", "gauge", "State of the daemon: 1 for the current one.");
-	fprintf(f, "wearmon_daemon_state{state=\"running\"} %d\n", !m->stopping);
-	fprintf(f, "wearmon_daemon_state{state=\"stopping\"} %d\n", !!m->stopping);
+	for (int s = 0; s < METRICS_DAEMON__COUNT; s++)
+		fprintf(f, "wearmon_daemon_state{state=\"%s\"} %d\n", daemon_states[s],
+			m->daemon == (enum metrics_daemon)s);
 	put_head(f, "wearmon_daemon_start_time_seconds", "gauge",
 		 "When the daemon started, in seconds since the epoch.");
 	fputs("wearmon_daemon_start_time_seconds ", f);

@@ -10,12 +10,22 @@
 
 #include "db/db_metrics.h"
 
+/* The daemon's state (wearmon_daemon_state): stopping once a stop was
+ * asked for or every target ended, stopped in the file's last write at
+ * exit. */
+enum metrics_daemon {
+	METRICS_DAEMON_RUNNING,
+	METRICS_DAEMON_STOPPING,
+	METRICS_DAEMON_STOPPED,
+	METRICS_DAEMON__COUNT
+};
+
 /* The whole exposition. */
 struct metrics {
 	const char *version;
 	double start_unix;   /* when the daemon started */
 	double updated_unix; /* when these figures were taken */
-	int stopping;        /* 1 once a stop was asked for */
+	enum metrics_daemon daemon;
 	const struct metrics_target *t;
 	int n;
 };

@@ -177,14 +177,14 @@ static int64_t newest_done(struct publish *p, int i)
 }
 
 static int write_now(struct publish *p, const struct cfg *c, struct sched_target *st, int n,
-		     int stopping)
+		     enum metrics_daemon daemon)
 {
 	struct metrics_target *mt = calloc((size_t)(n ? n : 1), sizeof(*mt));
 	struct metrics m = {
 		.version = WEARMON_VERSION,
 		.start_unix = p->start_unix,
 		.updated_unix = wall_now(),
-		.stopping = stopping,
+		.daemon = daemon,
 		.t = mt,
 		.n = n,
 	};
@@ -219,7 +219,7 @@ static int stage_moved(struct publish_stage *seen, struct sched_target *st)
 }
 
 void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *st, int n,
-		  int stopping, int force)
+		  enum metrics_daemon daemon, int force)
 {
 	double now = util_now();
 	int due = force || now >= p->next_at;
@@ -237,7 +237,7 @@ void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *s
 	if (!due)
 		return;
 	p->next_at = now + PUBLISH_EVERY;
-	int ret = write_now(p, c, st, n, stopping);
+	int ret = write_now(p, c, st, n, daemon);
 	if (ret && !p->failed)
 		log_msg(LOG_WARNING, "metrics_file %s: cannot write: %s (retrying, logged once)",
 			p->path, strerror(-ret));

@@ -11,6 +11,7 @@
 
 #include "config/cfg.h"
 #include "db/db_metrics.h"
+#include "metrics.h"
 #include "sched.h"
 
 #define PUBLISH_EVERY 5.0 /* seconds between rewrites at the latest */
@@ -44,9 +45,9 @@ void publish_seed(struct publish *p, struct db *db, struct sched_target *st, int
 
 /* Rewrite the file when due. c is the latest accepted configuration (for
  * each target's workload and baseline mode), st[0..n) the started targets;
- * force rewrites now (at exit). */
+ * force rewrites now (at exit, with daemon METRICS_DAEMON_STOPPED). */
 void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *st, int n,
-		  int stopping, int force);
+		  enum metrics_daemon daemon, int force);
 
 /* Check that metrics_file can be written (its directory exists and is
  * writable). Returns 0 or -errno with "FILE:LINE: metrics_file: ..." in err. */

@@ -30,11 +30,17 @@ static void progress_cb(void *arg, const struct iter_progress *p)
 	struct sched_target *st = arg;
 	switch (p->what) {
 	case ITER_PHASE: sched_set_phase(st, phase_of(p->phase)); break;
-	case ITER_ROW:
+	case ITER_ROW: /* a new iteration: nothing of the last one's phase is its */
 		pthread_mutex_lock(&st->lock);
 		st->prog.iteration = p->iteration;
 		st->prog.size_index = p->size_index;
 		st->prog.size_bytes = p->size_bytes;
+		st->prog.phase = PH_START;
+		st->prog.action = ACT_NONE;
+		st->prog.mibps = 0;
+		st->prog.phase_bytes = 0;
+		st->prog.phase_started = util_now();
+		st->prog.iteration_started = st->prog.phase_started;
 		pthread_mutex_unlock(&st->lock);
 		break;
 	case ITER_SAMPLE:
@@ -185,6 +191,11 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 		return SCHED_FAILED;
 	}
 	health_phase_at(st, cycle, start, number);
+	if (db_cycle_plan(st->db, cycle_id, st->plan.layout.nsizes, (long)st->t->cycles))
+		log_msg(LOG_WARNING,
+			"target %s: cycle %ld: its plan (sizes, cycles) not recorded; status "
+			"counts the sizes from the progress row instead",
+			st->t->name, cycle);
 	sched_health(st, cycle_id, WEAR_CYCLE_START);
 	for (int i = start; i < st->plan.layout.nsizes; i++) {
 		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);

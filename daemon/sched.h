@@ -41,13 +41,14 @@ struct sched_progress {
 	int size_index, nsizes;
 	uint64_t size_bytes;
 	enum sched_phase phase;
-	enum cfg_action action; /* when phase is PH_ACTION */
-	double mibps;           /* last sample of the current phase */
-	uint64_t phase_bytes;   /* moved so far in the current phase */
-	double baseline_mibps;  /* < 0: none yet */
-	double phase_started;   /* util_now() when the phase began */
-	long cycles;            /* configured cycles (0 = forever) */
-	double duration;        /* configured duration of a measured phase */
+	enum cfg_action action;   /* when phase is PH_ACTION */
+	double mibps;             /* last sample of the current phase */
+	uint64_t phase_bytes;     /* moved so far in the current phase */
+	double baseline_mibps;    /* < 0: none yet */
+	double phase_started;     /* util_now() when the phase began */
+	double iteration_started; /* util_now() when the iteration began; 0 none */
+	long cycles;              /* configured cycles (0 = forever) */
+	double duration;          /* configured duration of a measured phase */
 };
 
 struct sched_target {
@@ -65,6 +66,10 @@ struct sched_target {
 	struct alert_ctx *alert;
 	pthread_mutex_t lock; /* guards prog and the pending config */
 	struct sched_progress prog;
+	struct { /* the stage of the last progress row; main thread only */
+		long cycle, iteration;
+		int phase;
+	} published;
 	atomic_int *stop;     /* stop flag; NULL at sched_start: signals_stop */
 	iter_progress_fn tap; /* NULL, or told each report of iter once it is
 				       in prog (tests stop a run at a chosen point) */

@@ -10,7 +10,7 @@ SIMSSD_CFLAGS   = $(call lazy,SIMSSD_CFLAGS,--cflags $(SIMSSD_PKGS))
 SIMSSD_PKG_LIBS = $(call lazy,SIMSSD_PKG_LIBS,--libs $(SIMSSD_PKGS))
 SIMSSD_LIBS     = $(SIMSSD_PKG_LIBS) -lm
 # The FTL and everything else that needs no FUSE: unit-testable.
-SIMSSD_CORE    := ftl opts ctl
+SIMSSD_CORE    := ftl opts ctl thermal
 SIMSSD_OBJ     := $(addprefix $(BUILD)/$(SIMSSD_DIR)/,$(addsuffix .o,$(SIMSSD_CORE) store compress simssd))
 SIMSSD_TEST_OBJ := $(addprefix $(BUILD)/$(SIMSSD_DIR)/,$(addsuffix .o,$(SIMSSD_CORE) test_ftl))
 SIMSSD_SAN_TEST_OBJ := $(addprefix $(BUILD)/san/$(SIMSSD_DIR)/,$(addsuffix .o,$(SIMSSD_CORE) test_ftl))

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,31 @@
 #define KILL_WAIT_S 0.7
 /* How often the stop flag and the clock are looked at. */
 #define POLL_MS 50
+
+/* Held while a child is started: from the fork to its exec the child has
+ * copies of all our descriptors (cmd_close_exclusive). */
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int cmd_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+	      const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+{
+	pthread_mutex_lock(&spawn_lock);
+	/* glibc's posix_spawn returns once the child has called exec (it
+	 * shares our memory until then, CLONE_VFORK) */
+	int rc = strchr(path, '/') ? posix_spawn(pid, path, fa, at, argv, envp)
+				   : posix_spawnp(pid, path, fa, at, argv, envp);
+	pthread_mutex_unlock(&spawn_lock);
+	return rc;
+}
+
+void cmd_close_exclusive(int fd)
+{
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&spawn_lock);
+	close(fd);
+	pthread_mutex_unlock(&spawn_lock);
+}
 
 static const char *const end_names[] = {
 	[CMD_EXITED] = "exited",
@@ -153,9 +179,7 @@ static int start(const struct cmd_req *rq, int out_fd, pid_t *pid)
 	if (!rc)
 		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
 	if (!rc)
-		rc = strchr(rq->argv[0], '/')
-			     ? posix_spawn(pid, rq->argv[0], &fa, &at, rq->argv, cmd_min_env())
-			     : posix_spawnp(pid, rq->argv[0], &fa, &at, rq->argv, cmd_min_env());
+		rc = cmd_spawn(pid, rq->argv[0], &fa, &at, rq->argv, cmd_min_env());
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	return rc;

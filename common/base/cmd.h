@@ -39,6 +39,23 @@ struct cmd_result {
  * /dev/null. Returns 0 or an errno (nothing to destroy then). */
 int cmd_attrs(posix_spawnattr_t *at, posix_spawn_file_actions_t *fa);
 
+/* posix_spawn(3) (posix_spawnp(3) when path has no '/'), while no
+ * cmd_close_exclusive runs: every child this process starts goes through
+ * here. Returns 0 or an errno, as posix_spawn does. */
+int cmd_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+	      const posix_spawnattr_t *at, char *const argv[], char *const envp[]);
+
+/* Close a descriptor that something waits to have released: a device
+ * opened O_EXCL (mkfs, mount and the next exclusive open are refused while
+ * any copy of it is open), a file on a filesystem about to be unmounted.
+ * A child started by another thread holds copies of every descriptor from
+ * its fork until its exec closes those marked O_CLOEXEC; this waits for a
+ * child being started (cmd_spawn) to reach its exec first. The kernel
+ * may still finish that child's closing a moment later: callers that need
+ * the device at once wait for it with a bound (device/tgt.h:
+ * tgt_busy_wait). */
+void cmd_close_exclusive(int fd);
+
 /* Minimal environment for commands (PATH, LANG=C.UTF-8), NULL-terminated. */
 char *const *cmd_min_env(void);
 

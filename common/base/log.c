@@ -129,6 +129,8 @@ static void add_context(struct iov_list *l, const struct log_fields *f)
 		add_field(l, "MIBPS=%.2f", f->mibps);
 	if (f->baseline_mibps >= 0)
 		add_field(l, "BASELINE_MIBPS=%.2f", f->baseline_mibps);
+	if (f->cause)
+		add_field(l, "CAUSE=%s", f->cause);
 }
 
 /* Returns 0 or a negative errno from sd_journal_sendv. */

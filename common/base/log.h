@@ -18,11 +18,12 @@ struct log_fields {
 	int64_t size_bytes;     /* < 0: not set */
 	double mibps;           /* < 0: not set */
 	double baseline_mibps;  /* < 0: not set */
+	const char *cause;      /* CAUSE= of a crash alert; NULL: not set */
 };
 
 #define LOG_FIELDS_INIT                                                                            \
 	{                                                                                          \
-		NULL, NULL, NULL, NULL, -1, -1, -1, -1.0, -1.0                                     \
+		NULL, NULL, NULL, NULL, -1, -1, -1, -1.0, -1.0, NULL                               \
 	}
 
 /* LOG_SINK_AUTO: the journal (structured fields) when stderr is the

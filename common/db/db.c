@@ -107,9 +107,9 @@ static const struct {
 	const char *name;
 	int since;
 } schema_tables[] = {
-	{ "targets", 1 }, { "runs", 1 },     { "cycles", 1 },         { "iterations", 1 },
-	{ "samples", 1 }, { "events", 1 },   { "mapped_extents", 3 }, { "wear", 3 },
-	{ "health", 3 },  { "progress", 7 },
+	{ "targets", 1 }, { "runs", 1 },     { "cycles", 1 },           { "iterations", 1 },
+	{ "samples", 1 }, { "events", 1 },   { "mapped_extents", 3 },   { "wear", 3 },
+	{ "health", 3 },  { "progress", 7 }, { "written_extents", 18 },
 };
 
 /* A SQLite database that is not wearmon's: refused before anything writes
@@ -430,6 +430,8 @@ static int setup_writer(struct db *db, int version, char *err, size_t errlen)
 		return db_map_rc(rc, sqlite3_system_errno(db->conn));
 	}
 	ret = version < DB_SCHEMA_VERSION ? migrate(db, err, errlen) : 0;
+	if (!ret)
+		ret = db_views_update(db, err, errlen);
 	return ret ? ret : db_index_create(db, err, errlen);
 }
 
@@ -463,6 +465,8 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 		ret = setup_writer(db, version, err, errlen);
 	if (!ret && readonly)
 		ret = db_schema_reader_views(db, version, err, errlen);
+	if (!ret && readonly)
+		ret = db_views_reader(db, version, err, errlen);
 	if (!ret && !readonly)
 		ret = db_watch_open(db, err, errlen);
 	if (ret)
@@ -628,6 +632,11 @@ static int mark_interrupted(struct db *db, int64_t target_id, long *marked)
 	struct db_bind b;
 	int ret;
 
+	db_bind_start(db, ST_WRITTEN_RECOVER, &b);
+	db_bind_i64(&b, target_id);
+	ret = db_bind_run(&b, "recover what interrupted fills wrote");
+	if (ret)
+		return ret;
 	db_bind_start(db, ST_MARK_INTERRUPTED, &b);
 	db_bind_i64(&b, target_id);
 	ret = db_bind_run(&b, "mark interrupted iterations");
@@ -815,7 +824,8 @@ static int campaign_decide(struct db *db, int64_t target_id, const struct db_cam
 /* In one transaction:
  * 1. iterations of this target still 'running' were cut short by a crash or
  *    kill: they become 'interrupted' with an error saying so (their ended_at
- *    stays NULL: the time is unknown). Cycles keep their status: a 'running'
+ *    stays NULL: the time is unknown); one cut short in its fill keeps, in
+ *    written_extents, the prefix the last progress row counted. Cycles keep their status: a 'running'
  *    cycle whose run has ended is simply resumable.
  * 2. When the highest-numbered cycle is 'running' or 'interrupted', it is
  *    resumed (status set back to 'running'): the next size is 1 + the highest
@@ -894,6 +904,22 @@ int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number
 	ret = db_bind_run(&b, "start cycle");
 	if (ret == 0)
 		*cycle_id = sqlite3_last_insert_rowid(db->conn);
+	db_leave(db);
+	return ret;
+}
+
+int db_cycle_plan(struct db *db, int64_t cycle_id, int nsizes, long cycles)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_CYCLE_PLAN, &b);
+	db_bind_i64(&b, nsizes);
+	db_bind_i64(&b, cycles);
+	db_bind_i64(&b, cycle_id);
+	ret = db_bind_run(&b, "record the cycle's plan");
 	db_leave(db);
 	return ret;
 }
@@ -1083,6 +1109,43 @@ static int iteration_depth(struct db *db, int64_t id, const struct db_iteration 
 	return db_bind_run(&b, "store the mean queue depth");
 }
 
+/* One range the iteration wrote (written_extents). */
+static int written_insert(struct db *db, int64_t id, const uint64_t r[2])
+{
+	struct db_bind b;
+
+	db_bind_start(db, ST_WRITTEN_INSERT, &b);
+	db_bind_i64(&b, id);
+	db_bind_u64(&b, r[0]);
+	db_bind_u64(&b, r[1]);
+	return db_bind_run(&b, "store a written extent");
+}
+
+/* The drive's own evidence (schema 20), when it had any. */
+static int iteration_device(struct db *db, int64_t id, const struct db_iteration *it)
+{
+	const struct db_device_evidence *d = &it->device;
+	struct db_bind b;
+	int any = d->wa >= 0;
+
+	for (int f = 0; f < DB_DEV__COUNT; f++)
+		any |= d->has[f];
+	if (!any)
+		return 0;
+	db_bind_start(db, ST_IT_DEVICE, &b);
+	for (int f = 0; f < DB_DEV__COUNT; f++)
+		if (d->has[f])
+			db_bind_i64(&b, d->val[f]);
+		else
+			db_bind_null(&b);
+	if (d->wa >= 0)
+		db_bind_dbl(&b, d->wa);
+	else
+		db_bind_null(&b);
+	db_bind_i64(&b, id);
+	return db_bind_run(&b, "store the drive's evidence");
+}
+
 /* The fill columns stay NULL when nothing was filled (fill = no). */
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
@@ -1098,9 +1161,15 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 			(long long)id, it->mibps_min, it->mibps_avg, it->mibps_max);
 	db_bind_start(db, ST_IT_END, &b);
 	db_bind_opt_text(&b, it->ended_at);
-	db_bind_u64(&b, it->bytes);
-	db_bind_u64(&b, it->ops);
-	db_bind_dbl(&b, it->seconds);
+	if (it->phase_not_run) {
+		db_bind_null(&b);
+		db_bind_null(&b);
+		db_bind_null(&b);
+	} else {
+		db_bind_u64(&b, it->bytes);
+		db_bind_u64(&b, it->ops);
+		db_bind_dbl(&b, it->seconds);
+	}
 	db_bind_fig(&b, f.avg);
 	db_bind_fig(&b, f.min);
 	db_bind_fig(&b, f.max);
@@ -1192,6 +1261,10 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 		ret = iteration_stall(db, id, it);
 	if (ret == 0)
 		ret = iteration_depth(db, id, it);
+	for (size_t i = 0; ret == 0 && i < it->nwritten; i++)
+		ret = written_insert(db, id, it->written[i]);
+	if (ret == 0)
+		ret = iteration_device(db, id, it);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)
 		ret = sample_insert(db, id, &samples[i]);
 	ret = db_tx_end(db, ret);
@@ -1257,6 +1330,7 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 		db_bind_dbl(&b, p->duration);
 	else
 		db_bind_null(&b);
+	db_bind_fig(&b, p->iteration_seconds);
 	ret = db_bind_run(&b, "store progress");
 	if (ret) {
 		char err[512];

@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 17
+#define DB_SCHEMA_VERSION 20
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -80,6 +80,24 @@ struct db_campaign_req {
 };
 
 /* One iteration row. Strings are borrowed. */
+/* The drive's own evidence over an iteration (schema 20; common/device/
+ * devpoll.h): each field stored only when has[] says it is known. */
+enum db_device_field {
+	DB_DEV_HOST_BYTES,   /* iterations.device_host_bytes */
+	DB_DEV_MEDIA_BYTES,  /* device_media_bytes */
+	DB_DEV_PEAK_TEMP_C,  /* device_peak_temp_c */
+	DB_DEV_THROTTLE_S,   /* device_throttle_seconds */
+	DB_DEV_MEDIA_ERRORS, /* device_media_errors */
+	DB_DEV_SPARE_PCT,    /* device_spare_pct */
+	DB_DEV__COUNT
+};
+
+struct db_device_evidence {
+	int has[DB_DEV__COUNT];
+	int64_t val[DB_DEV__COUNT];
+	double wa; /* device_wa: media / host bytes; < 0: NULL */
+};
+
 struct db_iteration {
 	int64_t cycle_id, run_id, target_id;
 	long number;
@@ -127,6 +145,9 @@ struct db_iteration {
 	unsigned jobs; /* threads summed into the row; 0: NULL */
 	/* the I/O the engine completed (schema 8); all NULL unless io_counted */
 	int io_counted;
+	/* the measured phase never ran (stopped or failed in its fill):
+	 * bytes, ops and seconds are stored NULL, not 0 */
+	int phase_not_run;
 	uint64_t reads, writes; /* completed reads and writes */
 	uint64_t random_ios;    /* completed I/Os that did not continue
 					 their job's previous one (engine_run) */
@@ -136,8 +157,12 @@ struct db_iteration {
 	int64_t baseline_iteration_id; /* 0: no baseline yet (NULL) */
 	double baseline_mibps;         /* its mibps_avg; not stored, < 0: none */
 	double host_stall_seconds;     /* wearmond did not run (hstall.h); <= 0: NULL */
-	double mean_depth;             /* I/Os in flight on average (engine.h,
+	const uint64_t (*written)[2];  /* the ranges its writes completed, sorted
+					  (written_extents; device/wear.h) */
+	size_t nwritten;
+	double mean_depth;                /* I/Os in flight on average (engine.h,
 					  schema 17); <= 0: NULL */
+	struct db_device_evidence device; /* schema 20; all unknown: NULL */
 };
 
 /* One sample (sample_interval of one phase). */
@@ -241,6 +266,11 @@ int db_campaign_done(struct db *db, int64_t target_id);
 /* Start a cycle row (status running). Returns 0 or -errno. */
 int db_cycle_begin(struct db *db, int64_t target_id, int64_t run_id, long number,
 		   int64_t *cycle_id);
+
+/* Record the plan the cycle runs: nsizes sizes, and cycles configured
+ * (0 = forever), so that readers count "size 2 of 3" from it (v19).
+ * Returns 0 or -errno. */
+int db_cycle_plan(struct db *db, int64_t cycle_id, int nsizes, long cycles);
 
 /* Record that a's action starts (kind and started_at; "" = now), before
  * it runs; clears what an earlier try of it stored. Returns 0 or -errno. */
@@ -436,12 +466,13 @@ struct db_progress {
 	long cycle, iteration;
 	uint64_t size_bytes;
 	const char *phase;
-	double mibps;         /* last sample of the phase; < 0: NULL */
-	uint64_t phase_bytes; /* moved so far in the phase */
-	int nsizes;           /* sizes per cycle as configured (v8) */
-	long cycles;          /* cycles configured, 0 = forever */
-	double phase_seconds; /* time in the phase so far; < 0: NULL */
-	double duration;      /* measured phase's duration, 0 = none */
+	double mibps;             /* last sample of the phase; < 0: NULL */
+	uint64_t phase_bytes;     /* moved so far in the phase */
+	int nsizes;               /* sizes per cycle as configured (v8) */
+	long cycles;              /* cycles configured, 0 = forever */
+	double phase_seconds;     /* time in the phase so far; < 0: NULL */
+	double duration;          /* measured phase's duration, 0 = none */
+	double iteration_seconds; /* monotonic time in the iteration so far; < 0: NULL (v19) */
 };
 
 /* Replace the target's progress row. Returns 0 or -errno. */
@@ -490,6 +521,10 @@ struct db_baseline_key {
 					 the highest mibps_avg (earliest on a tie);
 					 BASELINE_PREVIOUS: the latest */
 };
+
+/* The drive's write amplification over iteration id (device_wa, schema
+ * 18). Returns 0, -ENOENT when unknown (NULL, or no such row), or -errno. */
+int db_iteration_device_wa(struct db *db, int64_t id, double *wa);
 
 /* The baseline MiB/s for k (and the iteration it comes from, may be NULL).
  * Returns 0, -ENOENT when there is none yet, or -errno. */
@@ -546,7 +581,12 @@ typedef int (*db_pending_fn)(void *arg, int64_t iteration_id, uint64_t fill_byte
  * id order. Returns 0 or -errno. */
 int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn, void *arg);
 
-/* Replace the target's extents and counters with s and add rows, in one
+/* Call fn with each range iteration_id wrote (written_extents, stored by
+ * db_iteration_end), ascending. Returns 0, fn's nonzero value, or -errno. */
+int db_wear_written(struct db *db, int64_t iteration_id, db_extent_fn fn, void *arg);
+
+/* Replace the target's extents and counters with s and add rows (their
+ * iterations' written_extents go: they are in s now), in one
  * transaction. Returns 0 or -errno (nothing written) with a message
  * naming the database in err. */
 int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,

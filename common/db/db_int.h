@@ -24,6 +24,14 @@ extern const char *const db_migrations[];
  * Returns 0 or -errno with a message in err. */
 int db_schema_reader_views(struct db *db, int version, char *err, size_t errlen);
 
+/* The views defined apart from the schema versions (db_views.c): a
+ * writable open recreates a stored one whose text is not the current
+ * one (db_views_update), a reader of such a file gets the current one
+ * as a TEMP view (db_views_reader, version from PRAGMA user_version).
+ * Both return 0 or -errno with a message in err. */
+int db_views_update(struct db *db, char *err, size_t errlen);
+int db_views_reader(struct db *db, int version, char *err, size_t errlen);
+
 /* The indexes of the CLI's reads (db_index.c), IF NOT EXISTS: run after
  * every migration of a writable open. Returns 0 or -errno with a message
  * in err. */
@@ -55,6 +63,7 @@ enum stmt_id {
 	ST_CYCLE_REOPEN,
 	ST_CAMPAIGN_NEW,
 	ST_CYCLE_BEGIN,
+	ST_CYCLE_PLAN,
 	ST_ACTION_START,
 	ST_ACTION_END,
 	ST_ACTION_CRASHED,
@@ -67,10 +76,14 @@ enum stmt_id {
 	ST_IT_IO,
 	ST_IT_STALL,
 	ST_IT_DEPTH,
+	ST_IT_DEVICE,
 	ST_SAMPLE,
 	ST_EVENT,
 	ST_EXTENTS_DELETE,
 	ST_EXTENT_INSERT,
+	ST_WRITTEN_INSERT,
+	ST_WRITTEN_DELETE,
+	ST_WRITTEN_RECOVER,
 	ST_WEAR_COUNTERS,
 	ST_WEAR_INSERT,
 	ST_HEALTH_INSERT,

@@ -116,8 +116,15 @@ static int wear_and_health(struct db *db, int64_t target_id, struct metrics_targ
 {
 	/* i.id, not w.iteration_id: the index on (target_id, id) gives the
 	 * target's rows newest first, so the last one is read, not sorted */
+	/* op_effective: the newest figure, a health snapshot's after the wear
+	 * row's iteration (an action's TRIM or erase) included: the mapped
+	 * bytes of both are the same extents (device/wear.h); rows stored
+	 * later, one by one, replace it as they come (op_update) */
 	static const char wear[] =
-		"SELECT w.host_bytes_total, w.op_effective, w.op_configured FROM wear w"
+		"SELECT w.host_bytes_total, coalesce((SELECT h.op_effective FROM health h"
+		" WHERE h.target_id = i.target_id AND h.op_effective IS NOT NULL"
+		" AND h.at > i.ended_at ORDER BY h.at DESC, h.id DESC LIMIT 1), w.op_effective),"
+		" w.op_configured FROM wear w"
 		" JOIN iterations i ON i.id = w.iteration_id WHERE i.target_id = ?"
 		" ORDER BY i.id DESC LIMIT 1";
 	/* The latest snapshot's counters; write amplification over the whole
@@ -291,6 +298,16 @@ static int apply_iteration(struct db *db, int64_t id, db_metrics_find_fn find, v
 	return 0;
 }
 
+/* The effective over-provisioning shown is the one stored last (a wear
+ * row's or a health snapshot's): both count the mapped bytes as they are
+ * when the row is written (device/wear.h), an action's TRIM or erase
+ * included. */
+static void op_update(struct db_metrics_state *s, double op)
+{
+	if (!isnan(op))
+		s->t.op_effective = op;
+}
+
 /* A wear row of a newer iteration is the one shown. */
 static int apply_wear(struct db *db, int64_t iteration_id, db_metrics_find_fn find, void *arg)
 {
@@ -306,8 +323,8 @@ static int apply_wear(struct db *db, int64_t iteration_id, db_metrics_find_fn fi
 		return ret;
 	s->wear_iteration = iteration_id;
 	s->t.host_written_bytes = v[0];
-	s->t.op_effective = v[1];
 	s->t.op_configured = v[2];
+	op_update(s, v[1]);
 	return 0;
 }
 
@@ -317,12 +334,12 @@ static int apply_health(struct db *db, int64_t id, db_metrics_find_fn find, void
 {
 	static const char sql[] = "SELECT percentage_used, available_spare, media_errors,"
 				  " temperature_c, nand_bytes_written, target_id, nand_bytes_delta,"
-				  " host_bytes_delta, at FROM health WHERE id = ?";
+				  " host_bytes_delta, op_effective, at FROM health WHERE id = ?";
 	char at[40] = "";
-	double v[8] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+	double v[9] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
 	struct row_map m = {
-		.dst = { &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7] },
-		.text_col = 8,
+		.dst = { &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8] },
+		.text_col = 9,
 		.text = at,
 		.textlen = sizeof(at),
 	};
@@ -346,6 +363,7 @@ static int apply_health(struct db *db, int64_t id, db_metrics_find_fn find, void
 		s->t.temperature_celsius = v[3];
 		s->t.nand_written_bytes = v[4];
 	}
+	op_update(s, v[8]);
 	wa_update(s);
 	return 0;
 }

@@ -86,6 +86,25 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 	return 0;
 }
 
+int db_iteration_device_wa(struct db *db, int64_t id, double *wa)
+{
+	static const char sql[] = "SELECT device_wa, id FROM iterations"
+				  " WHERE id = ? AND device_wa IS NOT NULL";
+	struct db_value p[] = { { .type = DB_INT, .i = id } };
+	struct first_row f = { 0 };
+	char err[256];
+	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
+
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		return ret;
+	}
+	if (!f.found)
+		return -ENOENT;
+	*wa = f.r;
+	return 0;
+}
+
 int db_event_latest(struct db *db, int64_t target_id, const char *kind_a, const char *kind_b,
 		    char *kind, size_t len)
 {

@@ -658,6 +658,34 @@ const char *const db_migrations[] = {
 	 * queue_depth, the one asked for. */
 	[17] =
 	"ALTER TABLE iterations ADD COLUMN mean_depth REAL;\n",
+	/* What each iteration wrote (the union of the byte ranges its writes
+	 * completed), kept until its wear row adds it to mapped_extents. */
+	[18] =
+	"CREATE TABLE written_extents (\n"
+	"  iteration_id INTEGER NOT NULL,\n"
+	"  start_byte INTEGER NOT NULL,\n"
+	"  end_byte INTEGER NOT NULL\n"
+	");\n"
+	"CREATE INDEX written_extents_iteration ON written_extents (iteration_id);\n",
+	/* Status from the plan and a monotonic clock: the sizes and cycles
+	 * a cycle was started with, so that "size 2 of 3" holds mid-cycle and
+	 * in a merged copy; the iteration's running time as the daemon's
+	 * monotonic clock measures it, which a wall-clock jump leaves alone. */
+	[19] =
+	"ALTER TABLE cycles ADD COLUMN nsizes INTEGER;\n"
+	"ALTER TABLE cycles ADD COLUMN cycles_planned INTEGER;\n"
+	"ALTER TABLE progress ADD COLUMN iteration_seconds REAL;\n",
+	/* The drive's own evidence over each iteration (common/device/devpoll.h):
+	 * its host and media writes, their ratio, the highest temperature polled,
+	 * throttle seconds, media errors, the spare left. */
+	[20] =
+	"ALTER TABLE iterations ADD COLUMN device_host_bytes INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_media_bytes INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_wa REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN device_peak_temp_c INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_throttle_seconds INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_media_errors INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_spare_pct INTEGER;\n",
 };
 /* clang-format on */
 

@@ -55,6 +55,8 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  "SELECT coalesce(max(CASE WHEN status = 'done' AND more_rows = 0"
 		  " THEN size_index END) + 1, 0),"
 		  " coalesce(max(number), 0) + 1 FROM iterations WHERE cycle_id = ?" },
+	[ST_CYCLE_PLAN] = { 3,
+		  "UPDATE cycles SET nsizes = ?, cycles_planned = ? WHERE id = ?" },
 	[ST_CYCLE_REOPEN] = { 1,
 		  "UPDATE cycles SET status = 'running', ended_at = NULL"
 		      " WHERE id = ?" },
@@ -114,6 +116,11 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  "UPDATE iterations SET host_stall_seconds = ? WHERE id = ?" },
 	[ST_IT_DEPTH] = { 2,
 		  "UPDATE iterations SET mean_depth = ? WHERE id = ?" },
+	[ST_IT_DEVICE] = { 8,
+		  "UPDATE iterations SET device_host_bytes = ?, device_media_bytes = ?,"
+		  " device_peak_temp_c = ?, device_throttle_seconds = ?,"
+		  " device_media_errors = ?, device_spare_pct = ?, device_wa = ?"
+		  " WHERE id = ?" },
 	/* integers (schema 16); the view samples shows the rates and units */
 	[ST_SAMPLE] = { 14,
 		  "INSERT INTO sample_data (iteration_id, phase, t_ms, duration_ns,"
@@ -130,6 +137,23 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_EXTENT_INSERT] = { 3,
 		  "INSERT INTO mapped_extents (target_id, start_byte, end_byte)"
 		  " VALUES (?, ?, ?)" },
+	[ST_WRITTEN_INSERT] = { 3,
+		  "INSERT INTO written_extents (iteration_id, start_byte, end_byte)"
+		  " VALUES (?, ?, ?)" },
+	[ST_WRITTEN_DELETE] = { 1,
+		  "DELETE FROM written_extents WHERE iteration_id = ?" },
+	/* a fill cut short by a crash or kill: the prefix its samples counted
+	 * by the last progress row (fills are sequential from the span start,
+	 * one job; daemon/iter.c) */
+	[ST_WRITTEN_RECOVER] = { 1,
+		  "INSERT INTO written_extents (iteration_id, start_byte, end_byte)"
+		  " SELECT i.id, i.region_offset, i.region_offset"
+		  " + min(p.phase_bytes, i.size_bytes) FROM iterations i"
+		  " JOIN cycles c ON c.id = i.cycle_id"
+		  " JOIN progress p ON p.target_id = i.target_id AND p.cycle = c.number"
+		  " AND p.iteration = i.number"
+		  " WHERE i.target_id = ? AND i.status = 'running' AND p.phase = 'fill'"
+		  " AND p.phase_bytes > 0" },
 	[ST_WEAR_COUNTERS] = { 3,
 		  "UPDATE targets SET host_bytes_total = ?, host_bytes_since_erase = ?"
 		  " WHERE id = ?" },
@@ -148,17 +172,19 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " mapped_bytes, op_effective)"
 		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* progress: what a target is doing now */
-	[ST_PROGRESS] = { 11,
+	[ST_PROGRESS] = { 12,
 		  "INSERT INTO progress (target_id, updated_at, cycle, iteration, size_bytes,"
-		  " phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds)"
-		  " VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		  " phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds,"
+		  " iteration_seconds)"
+		  " VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 		  " ON CONFLICT (target_id) DO UPDATE SET updated_at = excluded.updated_at,"
 		  " cycle = excluded.cycle, iteration = excluded.iteration,"
 		  " size_bytes = excluded.size_bytes, phase = excluded.phase,"
 		  " mibps = excluded.mibps, phase_bytes = excluded.phase_bytes,"
 		  " nsizes = excluded.nsizes, cycles = excluded.cycles,"
 		  " phase_seconds = excluded.phase_seconds,"
-		  " duration_seconds = excluded.duration_seconds" },
+		  " duration_seconds = excluded.duration_seconds,"
+		  " iteration_seconds = excluded.iteration_seconds" },
 	/* adopting a new device under a target's name (with ST_EXTENTS_DELETE) */
 	[ST_ADOPT_FAIL_CYCLES] = { 1,
 		  "UPDATE cycles SET status = 'failed', ended_at = coalesce(ended_at, " NOW ")"

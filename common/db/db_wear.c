@@ -108,6 +108,31 @@ static int wear_row(struct db *db, const struct db_wear_row *r)
 	return db_bind_run(&b, "store wear of an iteration");
 }
 
+/* The iteration's written ranges are in mapped_extents now. */
+static int written_forget(struct db *db, int64_t iteration_id)
+{
+	struct db_bind b;
+
+	db_bind_start(db, ST_WRITTEN_DELETE, &b);
+	db_bind_i64(&b, iteration_id);
+	return db_bind_run(&b, "forget the written extents of an iteration");
+}
+
+int db_wear_written(struct db *db, int64_t iteration_id, db_extent_fn fn, void *arg)
+{
+	struct db_value p = { .type = DB_INT, .i = iteration_id };
+	struct extents_arg e = { fn, arg };
+	char err[512];
+	int ret = db_query(db,
+			   "SELECT start_byte, end_byte FROM written_extents WHERE iteration_id = ?"
+			   " ORDER BY start_byte",
+			   &p, 1, each_extent, &e, err, sizeof(err));
+	if (ret < 0)
+		log_msg(LOG_ERR, "reading the written extents of iteration %lld: %s",
+			(long long)iteration_id, err);
+	return ret < 0 ? ret : 0;
+}
+
 int db_wear_put_state(struct db *db, const struct db_wear_state *s)
 {
 	struct db_bind b;
@@ -144,6 +169,8 @@ int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_
 		goto out;
 	for (size_t i = 0; !ret && i < nrows; i++)
 		ret = wear_row(db, &rows[i]);
+	for (size_t i = 0; !ret && i < nrows; i++)
+		ret = written_forget(db, rows[i].iteration_id);
 	if (!ret)
 		ret = db_wear_put_state(db, s);
 	ret = db_tx_end(db, ret);

@@ -20,6 +20,8 @@
 
 #define CMD_IDENTIFY 0xEC
 #define CMD_SMART 0xB0
+#define CMD_READ_LOG_EXT 0x2F
+#define PROTO_EXTEND 0x01 /* byte 1 bit 0: a 48-bit command */
 #define CMD_SEC_SET_PASS 0xF1
 #define CMD_SEC_ERASE_PREPARE 0xF3
 #define CMD_SEC_ERASE_UNIT 0xF4
@@ -72,6 +74,15 @@ void ata_cdb_smart_read_data(uint8_t cdb[ATA_CDB_LEN])
 	/* SMART needs the 4Fh/C2h key in LBA mid/high; device 0 as smartctl. */
 	cdb_fill(cdb, PROTO_PIO_IN, FL_T_DIR_IN | FL_BYT_BLOK | FL_T_LEN_COUNT, 0xD0, 1, 0x4F, 0xC2,
 		 0, CMD_SMART);
+}
+
+void ata_cdb_read_log_ext(uint8_t cdb[ATA_CDB_LEN], uint8_t log, uint8_t page)
+{
+	/* LBA(7:0) = log address (byte 8), LBA(15:8) = page (byte 10). */
+	cdb_fill(cdb, PROTO_PIO_IN, FL_T_DIR_IN | FL_BYT_BLOK | FL_T_LEN_COUNT, 0, 1, page, 0,
+		 DEV_LBA, CMD_READ_LOG_EXT);
+	cdb[1] |= PROTO_EXTEND;
+	cdb[8] = log;
 }
 
 void ata_cdb_security_set_password(uint8_t cdb[ATA_CDB_LEN])
@@ -346,6 +357,20 @@ int ata_smart_read(int fd, struct ata_smart *out, char *err, size_t len)
 		return rc;
 	}
 	return ata_parse_smart(buf, out);
+}
+
+int ata_read_log(int fd, uint8_t log, uint8_t page, uint8_t buf[ATA_SECTOR], char *err, size_t len)
+{
+	uint8_t cdb[ATA_CDB_LEN];
+	struct ata_regs regs;
+	char why[160];
+	ata_cdb_read_log_ext(cdb, log, page);
+	memset(buf, 0, ATA_SECTOR);
+	int rc = issue(fd, cdb, SG_DXFER_FROM_DEV, buf, ATA_SECTOR, ATA_CMD_TIMEOUT_MS, &regs, why,
+		       sizeof(why));
+	if (rc < 0)
+		snprintf(err, len, "ATA READ LOG EXT log 0x%02x page 0x%02x: %s", log, page, why);
+	return rc;
 }
 
 /* ---- security erase ----------------------------------------------------- */

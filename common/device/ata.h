@@ -84,6 +84,8 @@ int ata_sgio_ioctl(int fd, struct sg_io_hdr *hdr);
 void ata_cdb_identify(uint8_t cdb[ATA_CDB_LEN]);
 void ata_cdb_smart_read_data(uint8_t cdb[ATA_CDB_LEN]);
 void ata_cdb_security_set_password(uint8_t cdb[ATA_CDB_LEN]);
+/* READ LOG EXT (2Fh) of one 512-byte page of a General Purpose log. */
+void ata_cdb_read_log_ext(uint8_t cdb[ATA_CDB_LEN], uint8_t log, uint8_t page);
 void ata_cdb_security_erase_prepare(uint8_t cdb[ATA_CDB_LEN]);
 void ata_cdb_security_erase_unit(uint8_t cdb[ATA_CDB_LEN]);
 
@@ -114,6 +116,10 @@ int ata_identify(int fd, struct ata_identity *out, char *err, size_t len);
 
 /* SMART READ DATA on fd. Returns 0 or -errno with err. */
 int ata_smart_read(int fd, struct ata_smart *out, char *err, size_t len);
+
+/* READ LOG EXT of page of log into buf (the Device Statistics log is
+ * 04h; common/device/devstat.h parses it). Returns 0 or -errno with err. */
+int ata_read_log(int fd, uint8_t log, uint8_t page, uint8_t buf[ATA_SECTOR], char *err, size_t len);
 
 /* Whole security erase: IDENTIFY, refuse unless supported, not frozen, not
  * locked (and enhanced supported when asked), SET PASSWORD, ERASE PREPARE,

@@ -151,6 +151,32 @@ static int only_ours(const char *mnt, const char *dev, char *err, size_t errlen)
 	return ret;
 }
 
+struct mount_args {
+	const char *dev, *mnt;
+	enum cfg_filesystem fs;
+};
+
+static int mount_fs(void *arg)
+{
+	const struct mount_args *a = arg;
+	return mount(a->dev, a->mnt, cfg_filesystem_name(a->fs), MS_NOATIME, NULL) ? -errno : 0;
+}
+
+static int umount_fs(void *arg)
+{
+	return umount2((const char *)arg, 0) ? -errno : 0;
+}
+
+/* Whether mkfs can have the device: opened exclusively and closed. */
+static int device_free(void *arg)
+{
+	int fd = open((const char *)arg, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	cmd_close_exclusive(fd);
+	return 0;
+}
+
 /* Mount the filesystem on the device (checked when check_ours) and open
  * the test file. Returns 0 or -errno with err set. */
 static int attach(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t, int check_ours,
@@ -159,8 +185,10 @@ static int attach(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 	int ret;
 	if (!fs->mnt[0] && (ret = make_mountpoint(fs, t->name, err, errlen)))
 		return ret;
-	if (mount(tg->real_path, fs->mnt, cfg_filesystem_name(t->filesystem), MS_NOATIME, NULL)) {
-		ret = -errno;
+	struct mount_args ma = { tg->real_path, fs->mnt, t->filesystem };
+	char what[PATH_MAX + 32];
+	snprintf(what, sizeof(what), "mounting %s", tg->path);
+	if ((ret = tgt_busy_wait(t->name, what, mount_fs, &ma, NULL))) {
 		snprintf(err, errlen, "cannot mount %s on %s as %s: %s", tg->path, fs->mnt,
 			 cfg_filesystem_name(t->filesystem), strerror(-ret));
 		return ret;
@@ -193,6 +221,14 @@ int fsmode_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 		snprintf(err, errlen, "mkfs_options: too many arguments");
 		return -E2BIG;
 	}
+	char what[PATH_MAX + 32];
+	snprintf(what, sizeof(what), "making %s on %s", cfg_filesystem_name(t->filesystem),
+		 tg->path);
+	if (tgt_busy_wait(t->name, what, device_free, tg->real_path, stop) == -EBUSY) {
+		snprintf(err, errlen, "%s is busy (held by another program) after %.0f s", tg->path,
+			 TGT_BUSY_WAIT_S);
+		return -EBUSY;
+	}
 	if ((ret = run_mkfs(argv, t, stop, err, errlen)))
 		return ret;
 	fs->formats++;
@@ -211,8 +247,9 @@ int fsmode_teardown(struct fsmode *fs, struct tgt *tg, char *err, size_t errlen)
 	int ret = 0;
 	tgt_close(tg);
 	if (fs->mounted) {
-		if (umount2(fs->mnt, 0)) {
-			ret = -errno;
+		char what[PATH_MAX + 32];
+		snprintf(what, sizeof(what), "unmounting %s", fs->mnt);
+		if ((ret = tgt_busy_wait(tg->name, what, umount_fs, fs->mnt, NULL))) {
 			snprintf(err, errlen, "cannot unmount %s: %s", fs->mnt, strerror(-ret));
 			return ret;
 		}

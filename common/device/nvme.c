@@ -79,6 +79,11 @@ void nvme_cmd_sanitize_log(struct nvme_admin_cmd *c, void *buf)
 	cmd_init(c, OP_GET_LOG, NVME_NSID_ALL, LOG_CDW10(LID_SANITIZE), buf, NVME_LOG_LEN);
 }
 
+void nvme_cmd_log(struct nvme_admin_cmd *c, uint8_t lid, void *buf)
+{
+	cmd_init(c, OP_GET_LOG, NVME_NSID_ALL, LOG_CDW10(lid), buf, NVME_LOG_LEN);
+}
+
 void nvme_cmd_format(struct nvme_admin_cmd *c, uint32_t nsid, enum nvme_ses ses, unsigned lbaf)
 {
 	cmd_init(c, OP_FORMAT, nsid, ((uint32_t)ses << 9) | (lbaf & 0xf), NULL, 0);
@@ -176,6 +181,12 @@ int nvme_parse_health(const uint8_t buf[NVME_LOG_LEN], struct nvme_health *out)
 	out->unsafe_shutdowns = counter(buf + 144, &out->wide, NULL);
 	out->media_errors = counter(buf + 160, &out->wide, NULL);
 	out->error_log_entries = counter(buf + 176, &out->wide, NULL);
+	out->warn_temp_minutes = (uint32_t)le(buf + 192, 4);
+	out->crit_temp_minutes = (uint32_t)le(buf + 196, 4);
+	out->tmt1_transitions = (uint32_t)le(buf + 216, 4);
+	out->tmt2_transitions = (uint32_t)le(buf + 220, 4);
+	out->tmt1_seconds = (uint32_t)le(buf + 224, 4);
+	out->tmt2_seconds = (uint32_t)le(buf + 228, 4);
 	return 0;
 }
 
@@ -317,6 +328,16 @@ int nvme_smart_log(int fd, struct nvme_health *out, char *err, size_t len)
 	nvme_cmd_smart_log(&c, buf);
 	int rc = submit(fd, &c, "SMART/Health log", NULL, err, len);
 	return rc < 0 ? rc : nvme_parse_health(buf, out);
+}
+
+int nvme_get_log(int fd, uint8_t lid, uint8_t buf[NVME_LOG_LEN], char *err, size_t len)
+{
+	struct nvme_admin_cmd c;
+	char what[32];
+	memset(buf, 0, NVME_LOG_LEN);
+	nvme_cmd_log(&c, lid, buf);
+	snprintf(what, sizeof(what), "Get Log Page 0x%02x", lid);
+	return submit(fd, &c, what, NULL, err, len);
 }
 
 int nvme_sanitize_status(int fd, struct nvme_sanitize_info *out, char *err, size_t len)

@@ -92,7 +92,14 @@ struct nvme_health {
 	uint64_t unsafe_shutdowns;
 	uint64_t media_errors;
 	uint64_t error_log_entries;
-	int wide; /* a counter exceeded 64 bits */
+	/* thermal history (NVMe 1.2+; zero on a drive that does not keep it) */
+	uint32_t warn_temp_minutes; /* bytes 192-195: composite above WCTEMP */
+	uint32_t crit_temp_minutes; /* bytes 196-199: composite above CCTEMP */
+	uint32_t tmt1_transitions;  /* bytes 216-219: into thermal management 1 */
+	uint32_t tmt2_transitions;  /* bytes 220-223: into thermal management 2 */
+	uint32_t tmt1_seconds;      /* bytes 224-227: total time in TMT1 */
+	uint32_t tmt2_seconds;      /* bytes 228-231: total time in TMT2 */
+	int wide;                   /* a counter exceeded 64 bits */
 };
 
 /* Sanitize Status log. */
@@ -131,6 +138,9 @@ void nvme_cmd_identify_ctrl(struct nvme_admin_cmd *c, void *buf);
 void nvme_cmd_identify_ns(struct nvme_admin_cmd *c, uint32_t nsid, void *buf);
 void nvme_cmd_smart_log(struct nvme_admin_cmd *c, void *buf);
 void nvme_cmd_sanitize_log(struct nvme_admin_cmd *c, void *buf);
+/* Get Log Page of any 512-byte log lid, all namespaces (the OCP
+ * extended SMART log is 0xC0: common/device/devstat.h). */
+void nvme_cmd_log(struct nvme_admin_cmd *c, uint8_t lid, void *buf);
 void nvme_cmd_format(struct nvme_admin_cmd *c, uint32_t nsid, enum nvme_ses ses, unsigned lbaf);
 void nvme_cmd_sanitize(struct nvme_admin_cmd *c, enum nvme_sanact action);
 
@@ -156,6 +166,7 @@ int nvme_identify_ctrl(int fd, struct nvme_ctrl_info *out, char *err, size_t len
 int nvme_identify_ns(int fd, uint32_t nsid, struct nvme_ns_info *out, char *err, size_t len);
 int nvme_smart_log(int fd, struct nvme_health *out, char *err, size_t len);
 int nvme_sanitize_status(int fd, struct nvme_sanitize_info *out, char *err, size_t len);
+int nvme_get_log(int fd, uint8_t lid, uint8_t buf[NVME_LOG_LEN], char *err, size_t len);
 
 /* Format NVM of one namespace (nsid 0: the namespace fd is; never all
  * namespaces) keeping its current LBA format, user-data or crypto erase.

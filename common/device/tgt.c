@@ -668,12 +668,20 @@ int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const st
 	return 0;
 }
 
+static int open_exclusive(void *arg)
+{
+	struct tgt *tg = arg;
+	tg->fd = open(tg->real_path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+	return tg->fd < 0 ? -errno : 0;
+}
+
 int tgt_reopen(struct tgt *tg, char *err, size_t len)
 {
+	char what[PATH_MAX + 32];
 	tgt_close(tg);
-	tg->fd = open(tg->real_path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
-	if (tg->fd < 0) {
-		int ret = -errno;
+	snprintf(what, sizeof(what), "opening %s again", tg->path);
+	int ret = tgt_busy_wait(tg->name, what, open_exclusive, tg, NULL);
+	if (ret) {
 		snprintf(err, len, "cannot open %s again: %s", tg->path, strerror(-ret));
 		return ret;
 	}

@@ -5,6 +5,7 @@
 #define WEARMON_TGT_H
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -139,8 +140,22 @@ int tgt_pid_fds(const char *pid,
 		int (*fn)(const char *pid, const char *fd, const struct stat *st, void *arg),
 		void *arg);
 
-/* Close the descriptor (safe to call twice). */
+/* Close the descriptor (safe to call twice), so that no child started
+ * meanwhile keeps it (base/cmd.h: cmd_close_exclusive). */
 void tgt_close(struct tgt *tg);
+
+/* How long tgt_busy_wait tries again, in seconds. */
+#define TGT_BUSY_WAIT_S 10.0
+
+/* attempt(arg), and while it returns -EBUSY, again every 50 ms for up to
+ * TGT_BUSY_WAIT_S seconds or until *stop (NULL: never): a device just let
+ * go of may be held a moment longer by what had it (a child's copy of
+ * our exclusive descriptor until the kernel closes it, the leftover of an
+ * erase command). A wait is logged, naming target name and what (e.g.
+ * "mounting /dev/sdb"), with how it ended. Returns what the last attempt
+ * returned. */
+int tgt_busy_wait(const char *name, const char *what, int (*attempt)(void *arg), void *arg,
+		  const atomic_int *stop);
 
 /* Read a sysfs attribute of a block device into buf (trimmed). Returns 0
  * or -errno. */

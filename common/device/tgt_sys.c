@@ -8,8 +8,12 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/cmd.h"
+#include "base/log.h"
 #include "base/util.h"
 
 /* Where sysfs and procfs are: tests point these at fixture trees. */
@@ -66,7 +70,33 @@ int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len)
 
 void tgt_close(struct tgt *tg)
 {
-	if (tg->fd >= 0)
-		close(tg->fd);
+	cmd_close_exclusive(tg->fd); /* a child started meanwhile keeps no copy */
 	tg->fd = -1;
+}
+
+#define BUSY_STEP_NS 50000000L
+
+int tgt_busy_wait(const char *name, const char *what, int (*attempt)(void *arg), void *arg,
+		  const atomic_int *stop)
+{
+	int ret = attempt(arg);
+	if (ret != -EBUSY)
+		return ret;
+	double t0 = util_now();
+	log_msg(LOG_NOTICE,
+		"target %s: %s: busy; waiting up to %.0f s for what holds it to let go (a "
+		"command's leftover, or the kernel still closing a child's copy of it)",
+		name, what, TGT_BUSY_WAIT_S);
+	while (ret == -EBUSY && util_now() - t0 < TGT_BUSY_WAIT_S && !(stop && atomic_load(stop))) {
+		struct timespec ts = { 0, BUSY_STEP_NS };
+		nanosleep(&ts, NULL);
+		ret = attempt(arg);
+	}
+	if (ret)
+		log_msg(LOG_WARNING, "target %s: %s: %s after waiting %.2f s", name, what,
+			strerror(-ret), util_now() - t0);
+	else
+		log_msg(LOG_NOTICE, "target %s: %s: done after waiting %.2f s", name, what,
+			util_now() - t0);
+	return ret;
 }

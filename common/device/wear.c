@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/wmap.h"
 
 /* ---- extents (pure) ---- */
 
@@ -32,6 +33,12 @@ int wear_ext_add(struct wear_extents *e, uint64_t start, uint64_t end)
 		return 0;
 	if (ext_reserve(e, e->n + 1))
 		return -ENOMEM;
+	if (!e->n || e->v[e->n - 1][1] < start) { /* after the last: ascending input */
+		e->v[e->n][0] = start;
+		e->v[e->n][1] = end;
+		e->n++;
+		return 0;
+	}
 	/* first extent that ends at or after start (touching ones merge) */
 	size_t i = 0;
 	while (i < e->n && e->v[i][1] < start)
@@ -80,6 +87,31 @@ int wear_ext_remove(struct wear_extents *e, uint64_t start, uint64_t end)
 			i--;
 		}
 	}
+	return 0;
+}
+
+int wear_ext_union(struct wear_extents *e, const struct wear_extents *add)
+{
+	struct wear_extents u = { 0 };
+	size_t i = 0, j = 0;
+	if (ext_reserve(&u, e->n + add->n))
+		return -ENOMEM;
+	while (i < e->n || j < add->n) {
+		const uint64_t *r = j >= add->n || (i < e->n && e->v[i][0] <= add->v[j][0])
+					    ? e->v[i++]
+					    : add->v[j++];
+		if (u.n && r[0] <= u.v[u.n - 1][1]) { /* overlaps or touches the last */
+			if (r[1] > u.v[u.n - 1][1])
+				u.v[u.n - 1][1] = r[1];
+			continue;
+		}
+		u.v[u.n][0] = r[0];
+		u.v[u.n][1] = r[1];
+		u.n++;
+	}
+	u.n = wmap_coarsen(u.v, u.n, WMAP_MAX_EXTENTS);
+	wear_ext_free(e);
+	*e = u;
 	return 0;
 }
 
@@ -212,6 +244,24 @@ static int collect(void *arg, int64_t id, uint64_t fill_bytes, uint64_t bytes, i
 	return 0;
 }
 
+/* Add what iteration id wrote to e: the ranges its writes completed
+ * (written_extents), or, for a row that stored none, [span_offset,
+ * span_offset + span_len): the caller gives the whole span for a row that
+ * wrote (a database of schema 17 or older, or no memory for the map), 0
+ * for one that did not. Returns 0 or -errno. */
+static int add_written(struct db *db, int64_t id, uint64_t span_offset, uint64_t span_len,
+		       struct wear_extents *e)
+{
+	struct wear_extents it = { 0 };
+	int ret = db_wear_written(db, id, load_extent, &it);
+	if (!ret && !it.n)
+		ret = wear_ext_add(&it, span_offset, span_offset + span_len);
+	if (!ret)
+		ret = wear_ext_union(e, &it);
+	wear_ext_free(&it);
+	return ret;
+}
+
 int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint64_t span_offset,
 		    uint64_t span_len, uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped)
 {
@@ -227,8 +277,9 @@ int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint
 		ret = ext_copy(&next.ext, &w->ext);
 	for (size_t i = 0; !ret && i < p.n; i++) {
 		struct db_wear_row *r = &p.v[i];
-		if (r->host_bytes_written && fs_mapped < 0)
-			ret = wear_ext_add(&next.ext, span_offset, span_offset + span_len);
+		if (fs_mapped < 0)
+			ret = add_written(w->db, r->iteration_id, span_offset,
+					  r->host_bytes_written ? span_len : 0, &next.ext);
 		next.host_total += r->host_bytes_written;
 		next.host_since_erase += r->host_bytes_written;
 		uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&next.ext);

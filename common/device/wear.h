@@ -25,6 +25,11 @@ int wear_ext_add(struct wear_extents *e, uint64_t start, uint64_t end);
 /* Remove [start, end), splitting an extent if needed. Returns 0 or -ENOMEM. */
 int wear_ext_remove(struct wear_extents *e, uint64_t start, uint64_t end);
 
+/* e becomes the union of e and add, then at most WMAP_MAX_EXTENTS extents
+ * (base/wmap.h: wmap_coarsen; an upper bound beyond). Returns 0 or
+ * -ENOMEM (e unchanged). */
+int wear_ext_union(struct wear_extents *e, const struct wear_extents *add);
+
 /* Bytes covered. */
 uint64_t wear_ext_total(const struct wear_extents *e);
 
@@ -57,8 +62,9 @@ void wear_free(struct wear_state *w);
 double wear_write_fraction(enum cfg_workload w);
 
 /* Account for the iterations of (cycle_id, size_index) that have no wear
- * row yet, however many: add the span to the mapped extents when they
- * wrote, add host bytes, and store a wear row per iteration plus the new
+ * row yet, however many: add to the mapped extents the ranges each one's
+ * writes completed (written_extents; the whole span for a row that wrote
+ * and stored none), add host bytes, and store a wear row per iteration plus the new
  * state, in one transaction. fs_mapped >= 0 replaces the extents' total
  * (filesystem mode: the test file's allocation). Returns 0, or -errno with
  * nothing stored and *w as it was: the iterations stay without a wear row,

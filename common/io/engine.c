@@ -821,6 +821,9 @@ static int complete(struct engine_ctx *c, struct run *s)
 			s->win_bytes += (uint64_t)res;
 			s->r->writes += (uint64_t)is_write;
 			s->r->random_ios += (uint64_t)sl->is_random;
+			if (is_write && s->p->written)
+				wmap_mark(s->p->written, (uint64_t)sl->iocb.u.c.offset,
+					  (uint64_t)res);
 			if (!is_write && s->p->verify && c->ops->moves_data)
 				check_read(s, sl);
 		}

@@ -12,6 +12,7 @@
 
 #include "base/hist.h"
 #include "base/stats.h"
+#include "base/wmap.h"
 #include "io/workload.h"
 
 #define ENGINE_BAD_MAX 16        /* bad sectors remembered per phase */
@@ -44,6 +45,8 @@ struct engine_phase {
 				       so jobs share intervals; 0: the start */
 	double sample_interval;   /* seconds */
 	const atomic_int *stop;   /* nonzero: drain and return */
+	struct wmap *written;     /* NULL, or marked with every write that
+				     completed in full (the jobs share it) */
 	/* Called once per sample interval with the sample's real length:
 	 * every byte the phase moved is in exactly one sample. A part shorter
 	 * than the interval (the phase's end) joins the sample before it, so

@@ -375,6 +375,24 @@ def test_nvme_health_snapshot_holds_the_smart_log(guest):
     assert h["media_errors"] == 0 and h["critical_warning"] == 0
 
 
+def test_nvme_iterations_carry_the_drives_evidence(guest):
+    """Each iteration on the emulated NVMe drive stores what the drive
+    counted over it (wearmond(8), "Device evidence"): its host writes from
+    the SMART/Health log cover the fill and the measured writes, its
+    temperature (QEMU's composite is 323 K), its spare; QEMU serves no OCP
+    C0h log, so the media bytes and the write amplification stay NULL."""
+    its = guest.query("SELECT i.* FROM iterations i JOIN targets t ON t.id = i.target_id"
+                      " WHERE t.name = 'nvme_basic' ORDER BY i.number")
+    assert its
+    for i in its:
+        # data units of 512 000 bytes, counted per command and rounded up
+        assert i["device_host_bytes"] >= i["fill_bytes"] + i["bytes"] - 512000, i
+        assert 0 < i["device_peak_temp_c"] < 100, i
+        assert i["device_spare_pct"] is not None and i["device_media_errors"] == 0, i
+        assert i["device_throttle_seconds"] == 0, i
+        assert i["device_media_bytes"] is None and i["device_wa"] is None, i
+
+
 def test_nvme_health_follows_the_writes(guest):
     # nvme_san_cont ran two cycles: a snapshot at the start and end of
     # each and after each action; the first cycle's 8 MiB of writes show in

@@ -93,7 +93,10 @@ def test_bench_scale_section_reports_everything(tmp_path):
                        capture_output=True, text=True, timeout=900, env=env)
     assert p.returncode == 0, p.stderr
     out = p.stdout
-    assert re.search(r"size: [\d.]+ MiB per target-day; a year x 8 targets [\d.]+ GiB", out), out
+    assert "built by build/scalegen --retention 30 --replicate" in out, out
+    assert re.search(r"size: [\d.]+ GiB = [\d.]+ MiB per target-day; a year x 8 targets "
+                     r"[\d.]+ GiB \(goal <= 4 GiB\) goal (met|missed); x 24 targets [\d.]+ GiB "
+                     r"\(goal <= 12 GiB\) goal (met|missed)", out), out
     for read in ("status", "history --target ssd1 --since 1d", "show ssd1's latest",
                  "alerts --target ssd1", "report --target ssd1", "export samples --target ssd1",
                  *(f"plot --kind {k}" for k in ("sizes", "cycles", "samples", "wear",

@@ -268,7 +268,7 @@ def png_size(path):
 
 @pytest.mark.parametrize("kind, series, legend", [
     ("sizes", ["cycle 1", "cycle 2", "cycle 3"], 3),
-    ("cycles", ["max 1-second sample", "average of the sizes", "min 1-second sample"], 3),
+    ("cycles", ["highest sample", "average of the sizes", "lowest sample"], 3),
     ("samples", ["fill", "measure"], 2),
     ("wear", ["size 8.00 MiB", "size 16.0 MiB", "size 32.0 MiB"], 3),
     ("latency", ["p50", "p99", "p99.9", "p99.99"], 4),

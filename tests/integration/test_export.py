@@ -103,6 +103,40 @@ def test_export_of_one_target_is_the_filtered_export(db2, name):
         assert one == want and (name == "events" or want), (t, name)
 
 
+def test_export_of_one_target_for_every_table_and_view_that_names_it(db2):
+    """Every table and view with a target_id, iteration_id or only a target
+    (name) column exports one target's rows: exactly those of the whole
+    export that belong to it, each once."""
+    ids = {t["name"]: t["id"] for t in query(db2, "SELECT id, name FROM targets")}
+    its = {r["id"]: r["target_id"] for r in query(db2, "SELECT id, target_id FROM iterations")}
+    names = [r["name"] for r in query(db2, "SELECT name FROM sqlite_master WHERE type IN"
+                                      " ('table', 'view') AND name NOT LIKE 'sqlite%'")]
+    by_name = []
+    for name in names:
+        cols = {r["name"] for r in query(db2, f"SELECT name FROM pragma_table_info('{name}')")}
+        if not cols & {"target_id", "iteration_id", "target"}:
+            p = wearmon("export", name, "--target", "f1", db=db2, check=1)
+            assert "no target_id, iteration_id or target (name) column" in p.stderr, name
+            continue
+        if "target" in cols and "target_id" not in cols:
+            by_name.append(name)
+        every = json.loads(wearmon("export", name, "--format", "json", db=db2,
+                                   check=0).stdout)
+        key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+        for t, tid in ids.items():
+            one = json.loads(wearmon("export", name, "--target", t, "--format", "json",
+                                     db=db2, check=0).stdout)
+            if "target_id" in cols:
+                want = [r for r in every if r["target_id"] == tid]
+            elif "target" in cols:
+                want = [r for r in every if r["target"] == t]
+            else:
+                want = [r for r in every if its.get(r["iteration_id"]) == tid]
+            assert sorted(one, key=key) == sorted(want, key=key), (name, t)
+    # the views that name their target by name only are among them
+    assert "cycle_summary" in by_name and "history" in by_name, by_name
+
+
 def test_export_of_one_target_reads_no_other(db2):
     """The plan of the per-target samples export finds the rows by index:
     no full scan of sample_data (common/db/query/query.c)."""
@@ -116,4 +150,4 @@ def test_export_target_errors(db2):
     p = wearmon("export", "samples", "--target", "nope", db=db2, check=1)
     assert "nope" in p.stderr
     p = wearmon("export", "targets", "--target", "f1", db=db2, check=1)
-    assert "no target_id or iteration_id column" in p.stderr
+    assert "no target_id, iteration_id or target (name) column" in p.stderr

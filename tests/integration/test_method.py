@@ -70,6 +70,15 @@ def test_every_workload_as_a_measured_phase(workdir, make_loop):
         by = {r["workload"]: r for r in rows}
         if "fill" in by:
             assert by["fill"]["phase"] == "fill" and by["fill"]["read_percent"] == 0
+            # schema.md, samples.bytes: the `measure` samples sum to `bytes`
+            # (a measured fill has no preconditioning fill: fill_bytes NULL)
+            for r in rows:
+                if r["workload"] != "fill":
+                    continue
+                s = query(db, "SELECT phase, sum(bytes) AS b FROM samples WHERE"
+                              " iteration_id = (SELECT id FROM iterations WHERE"
+                              f" number = {r['number']}) GROUP BY phase")
+                assert s == [{"phase": "measure", "b": r["bytes"]}], (r, s)
         if "fileserver" in by:
             f = by["fileserver"]
             assert (f["read_percent"], f["random_percent"]) == (80, 100)

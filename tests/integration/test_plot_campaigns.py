@@ -66,9 +66,9 @@ def expected_at(db, kind, first):
     if kind == "cycles":   # between the last cycle before it and its first
         return first - 0.5
     before = f"(SELECT number FROM cycles WHERE id = cycle_id) < {first}"
-    if kind == "latency":  # after the done iterations of earlier campaigns
-        return query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'done'"
-                         f" AND {before}")[0]["n"] + 0.5
+    if kind == "latency":  # after the last iteration ID of earlier campaigns
+        return query(db, "SELECT coalesce(max(id), 0) AS n FROM iterations"
+                         f" WHERE {before}")[0]["n"] + 0.5
     # wear: the host bytes written by then (randwrite: all of bytes), in MiB
     return query(db, "SELECT sum(coalesce(fill_bytes, 0) + coalesce(bytes, 0)"
                      f" * (100 - read_percent) / 100.0) AS b FROM iterations WHERE {before}"

@@ -110,8 +110,8 @@ def test_plot_one_target_is_unchanged(fleet):
     svg = d / "one.svg"
     wearmon("plot", "--kind", "cycles", "--target", names[0], "-o", svg, db=db)
     series, marks = chart(svg)
-    assert set(series) == {"max 1-second sample", "average of the sizes",
-                           "min 1-second sample"}, series
+    assert set(series) == {"highest sample", "average of the sizes",
+                           "lowest sample"}, series
     assert [m for m in marks if "campaign" in m] == ["campaign 2"], marks
 
 

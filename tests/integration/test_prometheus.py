@@ -178,7 +178,11 @@ def test_metrics_file_during_and_after_a_run(workdir):
     states = samples(text, "wearmon_target_state")
     assert states[frozenset(base | {("state", "done")})] == 1
     assert states[frozenset(base | {("state", "running")})] == 0
-    assert samples(text, "wearmon_daemon_state")[frozenset({("state", "stopping")})] == 1
+    # the file's last word after a clean exit: stopped, and only that
+    daemon = samples(text, "wearmon_daemon_state")
+    assert daemon[frozenset({("state", "stopped")})] == 1
+    assert daemon[frozenset({("state", "stopping")})] == 0
+    assert daemon[frozenset({("state", "running")})] == 0
     host = query(db, "SELECT host_bytes_total FROM wear ORDER BY iteration_id DESC LIMIT 1")
     assert samples(text, "wearmon_host_written_bytes_total")[frozenset(base)] == \
         host[0]["host_bytes_total"]

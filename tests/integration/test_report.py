@@ -223,7 +223,7 @@ def test_every_chart_renders_with_rsvg(sim_report, moddir):
     # and each trace's latency percentiles over time
     traces = text.count("<figcaption>Samples of iteration")
     assert 1 <= traces <= 2 and len(svgs) == 4 + 2 * traces
-    assert text.count("<figcaption>Latency percentiles of every sample") == traces
+    assert text.count("<figcaption>Latency percentiles of iteration") == traces
     for n, svg in enumerate(svgs):
         assert f'xmlns="{SVG_NS}"' in svg
         src = moddir / f"chart{n}.svg"

@@ -184,3 +184,107 @@ def test_scalegen_refuses_bad_use(tmp_path):
                         str(tmp_path / "new.db")], capture_output=True, text=True)
     assert p.returncode == 2 and "--days" in p.stderr
     assert not (tmp_path / "new.db").exists()
+
+
+ROLLED_DAYS, RETENTION_DAYS = 3, 1
+# An iteration ends within this of the retention's edge while scalegen runs.
+EDGE = "1 hour"
+
+
+@pytest.fixture(scope="module")
+def rolled():
+    """2 targets x 3 days as `make bench` builds its year: 1-second samples
+    kept for the last day, the earlier ones rolled up into minutes by the
+    daemon's own rollup (scalegen --retention), ssd2 copied from ssd1
+    (--replicate); removed after."""
+    where = "/dev/shm" if shm_has_room(64 << 20) else TEST_TMP
+    d = Path(tempfile.mkdtemp(prefix="wearmon-scale-rolled-", dir=where))
+    try:
+        db = d / "rolled.db"
+        secs, line = scale.generate(BUILD, TARGETS, ROLLED_DAYS, db,
+                                    extra=("--retention", str(RETENTION_DAYS), "--replicate"))
+        print(f"\n{line} ({secs:.0f} s)")
+        yield {"db": db, "dir": d}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def rows(db, sql):
+    return [r.split("|") for r in scale.sqlite(db, sql).splitlines()]
+
+
+def test_scalegen_rolls_up_the_days_past_retention(rolled):
+    """Iterations that ended more than --retention days ago keep per-minute
+    rollups holding every byte of their phases and no 1-second samples; the
+    last day's keep their samples."""
+    db = rolled["db"]
+    old = f"strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-{RETENTION_DAYS} days', '-{EDGE}')"
+    new = f"strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-{RETENTION_DAYS} days', '+{EDGE}')"
+    per_it = ("SELECT i.id, i.bytes, i.fill_bytes,"
+              " (SELECT count(*) FROM sample_data s WHERE s.iteration_id = i.id),"
+              " (SELECT sum(bytes) FROM sample_minutes m WHERE m.iteration_id = i.id"
+              "  AND m.phase = 'measure'),"
+              " (SELECT sum(bytes) FROM sample_minutes m WHERE m.iteration_id = i.id"
+              "  AND m.phase = 'fill')"
+              " FROM iterations i WHERE i.status = 'done' AND i.ended_at {} {}")
+    olds = rows(db, per_it.format("<", old))
+    news = rows(db, per_it.format(">", new))
+    assert len(olds) > 100 and len(news) > 100
+    for it, nbytes, fill, nsamples, measured, filled in olds:
+        assert nsamples == "0" and measured == nbytes and filled == fill, it
+    for it, _, _, nsamples, measured, _ in news:
+        assert int(nsamples) > 900 and measured == "", it
+
+
+def test_scalegen_replica_is_ssd1_renumbered(rolled):
+    """ssd2 holds ssd1's history row for row under ids of its own: equal
+    history, samples and rollups apart from ids and names, and every
+    baseline (iterations and alerts) one of its own iterations."""
+    db = rolled["db"]
+    cols = ("cycle, iteration, size_bytes, mibps_avg, mibps_min, mibps_max, iops_avg,"
+            " lat_p99_us, status, workload, block_size, fill_mibps, started_at")
+    hist = [rows(db, f"SELECT {cols} FROM history WHERE target = '{t}' ORDER BY iteration")
+            for t in ("ssd1", "ssd2")]
+    assert hist[0] and hist[0] == hist[1]
+    for table in ("sample_data", "sample_minute_data"):
+        n = rows(db, f"SELECT i.target_id, count(*), sum(x.bytes) FROM {table} x"
+                 " JOIN iterations i ON i.id = x.iteration_id GROUP BY i.target_id")
+        assert len(n) == 2 and n[0][1:] == n[1][1:] and int(n[0][1]) > 0, (table, n)
+    assert scale.sqlite(db, "SELECT count(*) FROM iterations i JOIN iterations b"
+                        " ON b.id = i.baseline_iteration_id"
+                        " WHERE b.target_id <> i.target_id").strip() == "0"
+    assert scale.sqlite(db, "SELECT count(*) FROM events e JOIN iterations b"
+                        " ON b.id = json_extract(e.data, '$.baseline_iteration_id')"
+                        " WHERE b.target_id <> e.target_id").strip() == "0"
+    assert int(scale.sqlite(db, "SELECT count(*) FROM events e JOIN targets t"
+                            " ON t.id = e.target_id WHERE t.name = 'ssd2'"
+                            " AND e.message LIKE 'target ssd2:%'")) > 0
+
+
+def test_latency_trace_reads_the_rollups(rolled):
+    """plot --kind latency --iteration of an iteration past the retention
+    reads its per-minute rollups (the highest of each minute's samples)
+    and says so on its axis; one inside it still plots every sample; the
+    report's latency trace of the first finished iteration (rolled up)
+    does the same."""
+    db, d = rolled["db"], rolled["dir"]
+    first = int(scale.sqlite(db, "SELECT min(iteration_id) FROM sample_minute_data"))
+    last = scale.latest_iteration(db, "ssd1")
+    minutes = int(scale.sqlite(db, "SELECT count(*) FROM sample_minutes"
+                               f" WHERE iteration_id = {first} AND phase = 'measure'"))
+    assert minutes >= 15
+    r = scale.run_traced(BUILD, db, ["plot", "--kind", "latency", "--iteration", str(first),
+                                     "-o", str(d / "old.svg")])
+    assert r["rc"] == 0, r["stderr"]
+    assert any("sample_minutes" in sql for sql in r["sql"])
+    svg = (d / "old.svg").read_text()
+    assert "highest total latency per minute" in svg
+    r = scale.run_traced(BUILD, db, ["plot", "--kind", "latency", "--iteration", str(last),
+                                     "-o", str(d / "new.svg")])
+    assert r["rc"] == 0, r["stderr"]
+    assert "total latency per sample" in (d / "new.svg").read_text()
+    r = scale.run_traced(BUILD, db, ["report", "--target", "ssd1", "-o", str(d / "r.html")])
+    assert r["rc"] == 0, r["stderr"]
+    html = (d / "r.html").read_text()
+    assert f"Latency percentiles of iteration {first}&#39;s" in html
+    assert "highest total latency per minute" in html

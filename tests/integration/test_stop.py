@@ -142,8 +142,13 @@ def test_stop_during_io(workdir, make_loop, phase):
             proc.communicate()
         throttle.remove()
     check_stopped(db, rc, secs, err)
-    its = query(db, "SELECT number, status, phase FROM iterations ORDER BY number")
+    its = query(db, "SELECT number, status, phase, bytes, ops, seconds, fill_bytes"
+                    " FROM iterations ORDER BY number")
     assert its[-1]["status"] == "interrupted", its
+    if phase == "fill":
+        # schema.md: nothing measured is NULL, not 0; the fill keeps what it wrote
+        assert (its[-1]["bytes"], its[-1]["ops"], its[-1]["seconds"]) == (None,) * 3, its
+        assert its[-1]["fill_bytes"] > 0, its
     check_resumed(db, c)
 
 

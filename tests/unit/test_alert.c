@@ -50,6 +50,41 @@ static void test_crash_table(void **state)
 	}
 }
 
+/* The cause rule of wearmond.8, ALERTS: thermal before wear before host. */
+static void test_cause_rule(void **state)
+{
+	struct alert_evidence none = { .device_wa = -1, .baseline_wa = -1, .seconds = 10 };
+	struct alert_evidence ev;
+	(void)state;
+	assert_int_equal(alert_cause_of(&none), ALERT_CAUSE_UNKNOWN);
+	ev = none;
+	ev.has_throttle = 1;
+	ev.throttle_s = 0;
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_UNKNOWN); /* never throttled */
+	ev.throttle_s = 1;
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_THERMAL);
+	ev.device_wa = 3.0;
+	ev.baseline_wa = 1.0;
+	ev.host_stall_s = 5;
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_THERMAL); /* thermal first */
+	ev.throttle_s = 0;
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_WEAR);
+	ev.device_wa = 1.24;
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_HOST); /* below 1.25x: not wear */
+	ev.device_wa = 1.25;
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_WEAR);
+	ev.baseline_wa = -1; /* no baseline WA: wear cannot be told */
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_HOST);
+	ev.host_stall_s = 0.99; /* under 10% of 10 s */
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_UNKNOWN);
+	ev.host_stall_s = 1.0;
+	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_HOST);
+	assert_string_equal(alert_cause_name(ALERT_CAUSE_THERMAL), "thermal");
+	assert_string_equal(alert_cause_name(ALERT_CAUSE_WEAR), "wear");
+	assert_string_equal(alert_cause_name(ALERT_CAUSE_HOST), "host");
+	assert_string_equal(alert_cause_name(ALERT_CAUSE_UNKNOWN), "unknown");
+}
+
 static void test_recovery_table(void **state)
 {
 	static const struct {
@@ -595,6 +630,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restart_mid_cycle_keeps_dedup, setup_fx,
 						teardown_fx),
 		cmocka_unit_test_setup_teardown(test_failure_and_command, setup_fx, teardown_fx),
+		cmocka_unit_test(test_cause_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,6 +74,12 @@ struct cdb_case {
 	uint8_t want[ATA_CDB_LEN];
 };
 
+/* READ LOG EXT of the Device Statistics log's temperature page. */
+static void cdb_devstat_temp(uint8_t cdb[ATA_CDB_LEN])
+{
+	ata_cdb_read_log_ext(cdb, 0x04, 0x05);
+}
+
 static const struct cdb_case cdb_cases[] = {
 	{ "IDENTIFY DEVICE",
 	  ata_cdb_identify,
@@ -81,6 +87,9 @@ static const struct cdb_case cdb_cases[] = {
 	{ "SMART READ DATA",
 	  ata_cdb_smart_read_data,
 	  { 0x85, 0x08, 0x0E, 0, 0xD0, 0, 0x01, 0, 0, 0, 0x4F, 0, 0xC2, 0, 0xB0, 0 } },
+	{ "READ LOG EXT 04h page 05h",
+	  cdb_devstat_temp,
+	  { 0x85, 0x09, 0x0E, 0, 0, 0, 0x01, 0, 0x04, 0, 0x05, 0, 0, 0x40, 0x2F, 0 } },
 	{ "SECURITY SET PASSWORD",
 	  ata_cdb_security_set_password,
 	  { 0x85, 0x0A, 0x06, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0x40, 0xF1, 0 } },

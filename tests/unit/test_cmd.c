@@ -4,6 +4,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -56,6 +57,43 @@ static void test_environment_is_minimal(void **state)
 	assert_non_null(strstr(r.output, "unset /usr/local/sbin:"));
 }
 
+/* cmd_close_exclusive closes (the descriptor is gone) and takes -1. */
+static void test_close_exclusive(void **state)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	cmd_close_exclusive(fd);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	cmd_close_exclusive(-1);
+}
+
+/* Children started through cmd_spawn while another thread closes with
+ * cmd_close_exclusive: each close completes and each child runs. */
+static void *spawner(void *arg)
+{
+	int *ok = arg;
+	for (int i = 0; i < 20; i++) {
+		struct cmd_result r;
+		*ok += run_sh("exit 0", 10, NULL, &r) == 0 && r.status == 0;
+	}
+	return NULL;
+}
+
+static void test_close_while_spawning(void **state)
+{
+	pthread_t th;
+	int ok = 0;
+	assert_int_equal(pthread_create(&th, NULL, spawner, &ok), 0);
+	for (int i = 0; i < 200; i++) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		cmd_close_exclusive(fd);
+	}
+	pthread_join(th, NULL);
+	assert_int_equal(ok, 20);
+}
+
 static void test_own_process_group(void **state)
 {
 	struct cmd_result r;
@@ -98,6 +136,8 @@ int main(void)
 		cmocka_unit_test(test_mask_is_empty_even_when_caller_blocks),
 		cmocka_unit_test(test_environment_is_minimal),
 		cmocka_unit_test(test_own_process_group),
+		cmocka_unit_test(test_close_exclusive),
+		cmocka_unit_test(test_close_while_spawning),
 		cmocka_unit_test(test_time_limit_kills),
 		cmocka_unit_test(test_stop_kills),
 		cmocka_unit_test(test_missing_program),

@@ -1721,6 +1721,44 @@ static void test_schema_doc(void **state)
 	assert_non_null(strstr(doc, "CREATE TABLE targets"));
 }
 
+static int count_rows(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	(void)n;
+	(void)v;
+	(void)names;
+	++*(int *)arg;
+	return 0;
+}
+
+/* A view redefined without a schema version (db_views.c): a writable open
+ * puts the current text back over an older one, and a reader of a file
+ * still holding the older one sees the current one as a TEMP view. */
+static void test_views_current_at_open(void **state)
+{
+	struct fx *fx = *state;
+	struct db *ro = NULL;
+	char err[512];
+	int rows = 0;
+	const char *old = "DROP VIEW cycle_summary; CREATE VIEW cycle_summary AS"
+			  " SELECT number AS cycle, id AS cycle_id FROM cycles";
+
+	db_close(fx->db);
+	fx->db = NULL;
+	unit_exec(fx->path, old);
+	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
+	/* the file keeps its text; the reader's connection has the current */
+	assert_int_equal(qi(fx, "SELECT count(*) FROM pragma_table_info('cycle_summary')"), 2);
+	assert_int_equal(db_query(ro, "SELECT sizes, fill_mibps_avg FROM cycle_summary", NULL, 0,
+				  count_rows, &rows, err, sizeof(err)),
+			 0);
+	db_close(ro);
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM pragma_table_info('cycle_summary')"), 16);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE name = 'cycle_summary'"
+				" AND sql LIKE '%%fill_mibps_avg%%'"),
+			 1);
+}
+
 /* Phases are stored by one table of names; unknown is NULL. */
 static void test_phase_names(void **state)
 {
@@ -1831,6 +1869,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_check, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_views_current_at_open, setup_open, teardown),
 		cmocka_unit_test(test_phase_names),
 		cmocka_unit_test_setup_teardown(test_cheap_open_and_full_check, setup_open,
 						teardown),

@@ -556,6 +556,54 @@ static void test_null_engine_duration_and_stop(void **state)
 	engine_destroy(c);
 }
 
+/* The written map holds every write that completed: a sequential half of
+ * the span is its first half; random writes by two jobs mark each block
+ * they wrote once (no more than the writes, less when blocks repeat);
+ * reads mark nothing. */
+static void test_written_map(void **state)
+{
+	struct engine_ctx *c[2];
+	struct engine_phase p;
+	struct engine_result *r = malloc(sizeof(*r));
+	struct wmap m;
+	(void)state;
+	for (int j = 0; j < 2; j++)
+		assert_int_equal(engine_create_null(8, 65536, 100.0, &c[j]), 0);
+	assert_int_equal(wmap_init(&m, 0, SPAN), 0);
+	null_phase(&p, 1, 65536, SPAN / 2);
+	p.written = &m;
+	assert_int_equal(engine_run(c[0], &p, r), 0);
+	assert_int_equal(wmap_bytes(&m), SPAN / 2);
+	uint64_t(*v)[2] = NULL;
+	size_t n = 0;
+	assert_int_equal(wmap_extents(&m, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0][0], 0);
+	assert_int_equal(v[0][1], SPAN / 2);
+	free(v);
+	wmap_free(&m);
+
+	assert_int_equal(wmap_init(&m, 0, SPAN), 0);
+	null_phase(&p, 1, 4096, SPAN / 2);
+	p.is_random = 1;
+	p.written = &m;
+	assert_int_equal(engine_run_jobs(c, 2, &p, r), 0);
+	assert_int_equal(r->writes, SPAN / 2 / 4096);
+	uint64_t got = wmap_bytes(&m);
+	assert_true(got < SPAN / 2 && got > SPAN / 4); /* 1 - e^-0.5 of the span */
+	wmap_free(&m);
+
+	assert_int_equal(wmap_init(&m, 0, SPAN), 0);
+	null_phase(&p, 0, 4096, SPAN);
+	p.written = &m;
+	assert_int_equal(engine_run(c[0], &p, r), 0);
+	assert_int_equal(wmap_bytes(&m), 0);
+	wmap_free(&m);
+	free(r);
+	for (int j = 0; j < 2; j++)
+		engine_destroy(c[j]);
+}
+
 /* No data moves, so verified reads find nothing; jobs add their rates. */
 static void test_null_engine_verify_and_jobs(void **state)
 {
@@ -596,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_null_engine_rate),
 		cmocka_unit_test(test_null_engine_duration_and_stop),
 		cmocka_unit_test(test_null_engine_verify_and_jobs),
+		cmocka_unit_test(test_written_map),
 	};
 	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }

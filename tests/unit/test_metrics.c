@@ -43,7 +43,7 @@ static void test_daemon_head(void **state)
 	struct metrics m = { .version = "1.2.3",
 			     .start_unix = 1796300465,
 			     .updated_unix = 1796300470.25,
-			     .stopping = 0 };
+			     .daemon = METRICS_DAEMON_RUNNING };
 	char *text = render(&m);
 	assert_string_equal(
 		text,
@@ -54,6 +54,7 @@ static void test_daemon_head(void **state)
 		"# TYPE wearmon_daemon_state gauge\n"
 		"wearmon_daemon_state{state=\"running\"} 1\n"
 		"wearmon_daemon_state{state=\"stopping\"} 0\n"
+		"wearmon_daemon_state{state=\"stopped\"} 0\n"
 		"# HELP wearmon_daemon_start_time_seconds When the daemon started, in seconds "
 		"since the epoch.\n"
 		"# TYPE wearmon_daemon_start_time_seconds gauge\n"
@@ -102,8 +103,8 @@ static void test_two_targets(void **state)
 		"# TYPE wearmon_throughput_baseline_ratio gauge\n"
 		"wearmon_throughput_baseline_ratio{target=\"lab1\",device=\"/dev/nvme0n1\","
 		"serial=\"S1X\",workload=\"randwrite\"} 0.25\n"
-		"# HELP wearmon_last_iteration_latency_p99_seconds 99th percentile completion "
-		"latency of the last finished iteration.\n"
+		"# HELP wearmon_last_iteration_latency_p99_seconds 99th percentile total latency "
+		"(submit to reap) of the last finished iteration.\n"
 		"# TYPE wearmon_last_iteration_latency_p99_seconds gauge\n"
 		"wearmon_last_iteration_latency_p99_seconds{target=\"lab1\",device=\"/dev/nvme0n1\","
 		"serial=\"S1X\",workload=\"seqwrite\"} 0.000856\n"
@@ -503,6 +504,38 @@ static void add_health(struct dbfx *fx, int64_t nand_delta, int64_t host_delta, 
 	assert_int_equal(db_health_insert(fx->db, &h, err, sizeof(err)), 0);
 }
 
+/* The wear row of iteration id, with op_effective op. */
+static void add_wear(struct dbfx *fx, int64_t id, double op)
+{
+	const struct db_wear_row r = { .iteration_id = id,
+				       .capacity_bytes = 256 * MiB,
+				       .region_bytes = 256 * MiB,
+				       .mapped_bytes = (uint64_t)((1 - op) * 256 * MiB),
+				       .op_effective = op,
+				       .host_bytes_written = 64 * MiB,
+				       .host_bytes_since_erase = 64 * MiB,
+				       .host_bytes_total = 64 * MiB };
+	const struct db_wear_state st = { .target_id = fx->tgt, .host_total = 64 * MiB };
+	char err[256];
+	assert_int_equal(db_wear_store(fx->db, &st, &r, 1, err, sizeof(err)), 0);
+}
+
+/* A health snapshot with the mapped bytes of op_effective op only. */
+static void add_health_op(struct dbfx *fx, double op)
+{
+	struct db_health h = { .target_id = fx->tgt,
+			       .source = "nvme",
+			       .point = "after-action",
+			       .write_amplification = -1,
+			       .host_bytes_delta = -1,
+			       .nand_bytes_delta = -1,
+			       .mapped_bytes = (uint64_t)((1 - op) * 256 * MiB),
+			       .has_op_effective = 1,
+			       .op_effective = op };
+	char err[256];
+	assert_int_equal(db_health_insert(fx->db, &h, err, sizeof(err)), 0);
+}
+
 static void add_event(struct dbfx *fx, const char *severity, const char *kind)
 {
 	struct db_event e = { .target_id = fx->tgt,
@@ -540,7 +573,13 @@ static void test_seed_then_rows(void **state)
 	assert_int_equal(db_cycle_begin(fx.db, fx.tgt, fx.run, 2, &c2), 0);
 	add_iteration(&fx, c2, 1, 50, 3, first);
 	int64_t last = add_iteration(&fx, c2, 2, 70, 0, first);
+	add_wear(&fx, last, 0.25);
+	assert_true(s->t.op_effective == 0.25);
 	add_health(&fx, 500, 100, 45);
+	/* a TRIM after the cycle: its after-action snapshot is the figure now,
+	 * and a later snapshot without one leaves it */
+	add_health_op(&fx, 1.0);
+	assert_true(s->t.op_effective == 1.0);
 	add_health(&fx, -1, -1, 47); /* no deltas: not in the write amplification */
 	add_event(&fx, "err", "zz-novel");
 	add_event(&fx, "notice", "aa-novel");
@@ -554,6 +593,7 @@ static void test_seed_then_rows(void **state)
 	assert_int_equal(s->last_done_id, last);
 	assert_true(fabs(s->t.write_amplification - 800.0 / 200.0) < 1e-12);
 	assert_true(s->t.io_errors == 4 && s->t.temperature_celsius == 47);
+	assert_true(s->t.op_effective == 1.0 && fresh.op_effective == 1.0);
 	close_db(&fx);
 }
 

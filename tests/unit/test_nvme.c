@@ -31,6 +31,10 @@ static void b_san_log(struct nvme_admin_cmd *c)
 {
 	nvme_cmd_sanitize_log(c, scratch);
 }
+static void b_ocp_log(struct nvme_admin_cmd *c)
+{
+	nvme_cmd_log(c, 0xC0, scratch);
+}
 static void b_fmt_user(struct nvme_admin_cmd *c)
 {
 	nvme_cmd_format(c, 1, NVME_SES_USER, 0);
@@ -69,6 +73,7 @@ static const struct build_case build_cases[] = {
 	{ "identify namespace", b_id_ns, 0x06, 7, 0x00000000, 4096, 1 },
 	{ "SMART/Health log", b_smart, 0x02, 0xFFFFFFFF, 0x007F0002, 512, 1 },
 	{ "sanitize status log", b_san_log, 0x02, 0xFFFFFFFF, 0x007F0081, 512, 1 },
+	{ "OCP extended SMART log", b_ocp_log, 0x02, 0xFFFFFFFF, 0x007F00C0, 512, 1 },
 	{ "format user-data erase", b_fmt_user, 0x80, 1, 0x00000200, 0, 0 },
 	{ "format keeps LBAF 3", b_fmt_user_lbaf3, 0x80, 2, 0x00000203, 0, 0 },
 	{ "format crypto erase", b_fmt_crypto, 0x80, 1, 0x00000401, 0, 0 },
@@ -219,6 +224,12 @@ static void build_health(uint8_t *buf)
 	put_le(buf + 144, 17, 8);
 	put_le(buf + 160, 2, 8);
 	put_le(buf + 176, 9, 8);
+	put_le(buf + 192, 31, 4);  /* minutes above the warning temperature */
+	put_le(buf + 196, 4, 4);   /* above the critical one */
+	put_le(buf + 216, 12, 4);  /* thermal management 1 transitions */
+	put_le(buf + 220, 3, 4);   /* 2 */
+	put_le(buf + 224, 600, 4); /* seconds in thermal management 1 */
+	put_le(buf + 228, 45, 4);  /* 2 */
 }
 
 static void test_parse_health(void **state)
@@ -243,6 +254,12 @@ static void test_parse_health(void **state)
 	assert_int_equal(h.unsafe_shutdowns, 17);
 	assert_int_equal(h.media_errors, 2);
 	assert_int_equal(h.error_log_entries, 9);
+	assert_int_equal(h.warn_temp_minutes, 31);
+	assert_int_equal(h.crit_temp_minutes, 4);
+	assert_int_equal(h.tmt1_transitions, 12);
+	assert_int_equal(h.tmt2_transitions, 3);
+	assert_int_equal(h.tmt1_seconds, 600);
+	assert_int_equal(h.tmt2_seconds, 45);
 	assert_false(h.wide);
 }
 

@@ -88,7 +88,7 @@ static void test_schema_facts(void **state)
 	assert_int_equal(db_open(fx->u.path, 1, &db, err, sizeof(err)), 0);
 	assert_int_equal(query_schema_of(db, &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.version, DB_SCHEMA_VERSION);
-	assert_int_equal(sc.progress, 8);
+	assert_int_equal(sc.progress, 9);
 	/* the current schema has every fact but the health rows' own
 	 * iteration (query_show_health reads it where a schema stores it) */
 	for (int f = 0; f < QF__COUNT; f++)
@@ -156,8 +156,10 @@ static void test_baseline_by_key(void **state)
 
 	(void)state;
 	memset(&now, 1, sizeof(now));
+	/* schema 8: none of the facts of 9 and later that these read */
 	old = now;
-	old.has[QF_BASELINE_ROW] = 0;
+	old.has[QF_BASELINE_ROW] = old.has[QF_PROGRESS_PLAN] = old.has[QF_CYCLE_PLAN] = 0;
+	old.has[QF_PROGRESS_SECONDS] = 0;
 	for (size_t k = 0; k < query_ntables; k++)
 		for (size_t i = 0; i < query_tables[k].n; i++) {
 			const char *sql = query_named_sql(&now, &query_tables[k].q[i]);
@@ -186,13 +188,24 @@ static void test_chain_by_facts(void **state)
 	(void)state;
 	memset(&sc, 1, sizeof(sc));
 	assert_ptr_equal(query_named_sql(&sc, last_done), last_done->sql);
-	sc.has[QF_BASELINE_ROW] = 0;
+	assert_non_null(strstr(query_named_sql(&sc, last_done), "c.nsizes"));
+	assert_non_null(strstr(query_named_sql(&sc, progress), "iteration_seconds"));
+	/* schema 12..18: the plan as progress published it */
+	sc.has[QF_CYCLE_PLAN] = sc.has[QF_PROGRESS_SECONDS] = 0;
 	assert_ptr_equal(query_named_sql(&sc, last_done), last_done->old->sql);
+	assert_null(strstr(query_named_sql(&sc, last_done), "c.nsizes"));
 	assert_non_null(strstr(query_named_sql(&sc, last_done), "FROM progress"));
+	assert_non_null(strstr(query_named_sql(&sc, progress), "duration_seconds FROM progress"));
+	/* 9..11: no plan in progress, the baseline still by key */
 	sc.has[QF_PROGRESS_PLAN] = 0;
 	assert_ptr_equal(query_named_sql(&sc, last_done), last_done->old->old->sql);
 	assert_null(strstr(query_named_sql(&sc, last_done), "FROM progress"));
+	assert_null(strstr(query_named_sql(&sc, last_done), "iteration_baseline"));
 	assert_non_null(strstr(query_named_sql(&sc, progress), "phase_bytes FROM progress"));
+	/* before 9: the baseline through the view */
+	sc.has[QF_BASELINE_ROW] = 0;
+	assert_ptr_equal(query_named_sql(&sc, last_done), last_done->old->old->old->sql);
+	assert_non_null(strstr(query_named_sql(&sc, last_done), "iteration_baseline"));
 	sc.has[QF_PROGRESS_PHASE] = 0;
 	assert_null(query_named_sql(&sc, progress));
 }

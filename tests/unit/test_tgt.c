@@ -226,6 +226,42 @@ static void test_scsi_serial_from_vpd_page(void **state)
 	assert_string_equal(model, "ST4000NM0023");
 }
 
+/* An attempt refused as busy a given number of times, then done. */
+struct busy {
+	int refusals, calls, other;
+};
+
+static int busy_attempt(void *arg)
+{
+	struct busy *b = arg;
+	b->calls++;
+	if (b->other)
+		return b->other;
+	return b->calls <= b->refusals ? -EBUSY : 0;
+}
+
+static void test_busy_wait_tries_again_until_free(void **state)
+{
+	struct busy b = { .refusals = 3 };
+	assert_int_equal(tgt_busy_wait("t1", "opening /dev/x again", busy_attempt, &b, NULL), 0);
+	assert_int_equal(b.calls, 4);
+}
+
+static void test_busy_wait_returns_other_errors_at_once(void **state)
+{
+	struct busy b = { .other = -ENOENT };
+	assert_int_equal(tgt_busy_wait("t1", "mounting /dev/x", busy_attempt, &b, NULL), -ENOENT);
+	assert_int_equal(b.calls, 1);
+}
+
+static void test_busy_wait_ends_on_stop(void **state)
+{
+	atomic_int stop = 1;
+	struct busy b = { .refusals = 1000000 };
+	assert_int_equal(tgt_busy_wait("t1", "mounting /dev/x", busy_attempt, &b, &stop), -EBUSY);
+	assert_int_equal(b.calls, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +274,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sanitize_beside_other_namespaces, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scsi_serial_from_vpd_page, setup, teardown),
+		cmocka_unit_test(test_busy_wait_tries_again_until_free),
+		cmocka_unit_test(test_busy_wait_returns_other_errors_at_once),
+		cmocka_unit_test(test_busy_wait_ends_on_stop),
 	};
 	return cmocka_run_group_tests_name("tgt", tests, NULL, NULL);
 }

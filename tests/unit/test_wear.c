@@ -403,6 +403,121 @@ static void test_wear_store_fails(void **state)
 	wear_free(&w);
 }
 
+/* One iteration of size 0 (16 MiB at region offset 0) that ended with
+ * the written ranges w[0..n) and fill_bytes, bytes. Returns its id. */
+static int64_t add_written(struct dbfx *f, int64_t run_id, int64_t cycle_id, long number,
+			   const uint64_t (*w)[2], size_t n, uint64_t fill_bytes, uint64_t bytes)
+{
+	struct db_iteration it = {
+		.cycle_id = cycle_id,
+		.run_id = run_id,
+		.target_id = f->target_id,
+		.number = number,
+		.size_bytes = 16 * MiB,
+		.workload = "randwrite",
+		.block_size = 4096,
+		.queue_depth = 1,
+		.amount_bytes = MiB,
+		.started_at = "2026-12-02T14:25:50.123Z",
+		.status = DB_RUNNING,
+	};
+	int64_t id;
+	assert_int_equal(db_iteration_begin(f->db, &it, &id), 0);
+	snprintf(it.ended_at, sizeof(it.ended_at), "2026-12-02T14:25:51.123Z");
+	it.status = DB_DONE;
+	it.seconds = 1;
+	it.fill_bytes = fill_bytes;
+	it.bytes = bytes;
+	it.written = w;
+	it.nwritten = n;
+	assert_int_equal(db_iteration_end(f->db, id, &it, NULL, 0), 0);
+	return id;
+}
+
+/* The mapped bytes are the union of what the iterations wrote, not their
+ * span: an interrupted fill of 2 MiB maps 2 MiB, random writes their
+ * blocks; each wear row counts what was mapped after its iteration, the
+ * written rows go once counted, and a TRIM takes its range away. */
+static void test_wear_from_written_ranges(void **state)
+{
+	struct dbfx *f = *state;
+	struct wear_state w;
+	int64_t run_id, cycle_id;
+	static const uint64_t fill[][2] = { { 0, 2 * MiB } };
+	static const uint64_t rnd[][2] = { { MiB, MiB + 4096 },
+					   { 4 * MiB, 4 * MiB + 8192 },
+					   { 9 * MiB, 9 * MiB + 4096 } };
+	assert_int_equal(db_run_begin(f->db, "t.conf", &run_id), 0);
+	assert_int_equal(db_cycle_begin(f->db, f->target_id, run_id, 1, &cycle_id), 0);
+	int64_t a = add_written(f, run_id, cycle_id, 1, fill, 1, 2 * MiB, 0);
+	int64_t b = add_written(f, run_id, cycle_id, 2, rnd, 3, 0, 5 * 4096);
+	add_written(f, run_id, cycle_id, 3, NULL, 0, 0, 0); /* wrote nothing */
+	assert_int_equal(query_int(f, "SELECT count(*) FROM written_extents"), 4);
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(wear_after_size(&w, cycle_id, 0, 0, 16 * MiB, 1 << 30, 512 * MiB, -1), 0);
+	char sql[160];
+	snprintf(sql, sizeof(sql), "SELECT mapped_bytes FROM wear WHERE iteration_id = %lld",
+		 (long long)a);
+	assert_int_equal(query_int(f, sql), 2 * MiB);
+	snprintf(sql, sizeof(sql), "SELECT mapped_bytes FROM wear WHERE iteration_id = %lld",
+		 (long long)b);
+	assert_int_equal(query_int(f, sql), 2 * MiB + 3 * 4096); /* 1 MiB + 4 KiB was in */
+	assert_int_equal(query_int(f, "SELECT max(mapped_bytes) FROM wear"), 2 * MiB + 3 * 4096);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM written_extents"), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM mapped_extents"), 3);
+	assert_int_equal(wear_trimmed(&w, 0, 8 * MiB), 0);
+	wear_free(&w);
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(wear_ext_total(&w.ext), 4096);
+	wear_free(&w);
+}
+
+/* A fill cut short by a kill: at the next start the prefix the last
+ * progress row counted becomes the iteration's written range. */
+static void test_killed_fill_keeps_its_prefix(void **state)
+{
+	struct dbfx *f = *state;
+	int64_t run_id, cycle_id, id;
+	struct db_iteration it = {
+		.target_id = f->target_id,
+		.number = 1,
+		.size_bytes = 16 * MiB,
+		.region_offset = MiB,
+		.workload = "randwrite",
+		.block_size = 4096,
+		.queue_depth = 1,
+		.amount_bytes = MiB,
+		.started_at = "2026-12-02T14:25:50.123Z",
+		.status = DB_RUNNING,
+	};
+	struct db_progress p = { .cycle = 1,
+				 .iteration = 1,
+				 .size_bytes = 16 * MiB,
+				 .phase = "fill",
+				 .mibps = 10,
+				 .phase_bytes = 3 * MiB };
+	struct db_campaign_req req = { .cycles = 0 };
+	struct db_resume r;
+	assert_int_equal(db_run_begin(f->db, "t.conf", &run_id), 0);
+	assert_int_equal(db_cycle_begin(f->db, f->target_id, run_id, 1, &cycle_id), 0);
+	it.run_id = run_id;
+	it.cycle_id = cycle_id;
+	assert_int_equal(db_iteration_begin(f->db, &it, &id), 0);
+	assert_int_equal(db_progress(f->db, f->target_id, &p), 0);
+	assert_int_equal(db_resume_point(f->db, f->target_id, &req, &r), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM written_extents"), 1);
+	assert_int_equal(query_int(f, "SELECT start_byte FROM written_extents"), MiB);
+	assert_int_equal(query_int(f, "SELECT end_byte FROM written_extents"), 4 * MiB);
+	/* only a fill's bytes are a prefix: nothing for a measured phase */
+	it.number = 2;
+	assert_int_equal(db_iteration_begin(f->db, &it, &id), 0);
+	p.iteration = 2;
+	p.phase = "measure";
+	assert_int_equal(db_progress(f->db, f->target_id, &p), 0);
+	assert_int_equal(db_resume_point(f->db, f->target_id, &req, &r), 0);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM written_extents"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +531,10 @@ int main(void)
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_wear_every_iteration, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_wear_store_fails, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_wear_from_written_ranges, db_setup,
+						db_teardown),
+		cmocka_unit_test_setup_teardown(test_killed_fill_keeps_its_prefix, db_setup,
+						db_teardown),
 	};
 	return cmocka_run_group_tests_name("wear", tests, NULL, NULL);
 }

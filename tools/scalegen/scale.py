@@ -25,11 +25,12 @@ _NOT_ALIAS = {"where", "join", "on", "left", "inner", "cross", "group", "order",
               "right", "having", "except", "intersect", "indexed", "not"}
 
 
-def generate(build, targets, days, out, seed=1):
-    """Run scalegen; returns (seconds, the line it printed)."""
+def generate(build, targets, days, out, seed=1, extra=()):
+    """Run scalegen (extra: more of its options); returns (seconds, the
+    line it printed)."""
     t = time.monotonic()
     p = subprocess.run([str(Path(build) / "scalegen"), "--targets", str(targets), "--days",
-                        str(days), "--out", str(out), "--seed", str(seed)],
+                        str(days), "--out", str(out), "--seed", str(seed), *extra],
                        capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"scalegen failed: {p.stderr}")
@@ -173,14 +174,24 @@ def readme_queries():
     return out
 
 
-def query_steps(db, sql, timeout=3600):
-    """(seconds, virtual machine steps) of sql in the sqlite3 CLI; (None,
-    None) when it took longer than timeout."""
+def query_run(db, sql, timeout=3600):
+    """(seconds, virtual machine steps, rows returned) of sql in the sqlite3
+    CLI; (None, None, None) when it took longer than timeout."""
     t = time.monotonic()
     try:
         out = sqlite(db, ".stats on", sql, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None, None
+        return None, None, None
     secs = time.monotonic() - t
     m = re.findall(r"Virtual Machine Steps:\s+(\d+)", out)
-    return secs, sum(int(x) for x in m)
+    # the statistics follow each statement's rows, from "Memory Used:"
+    rows = sum(1 for ln in re.split(r"^Memory Used:.*?(?=^Memory Used:|\Z)", out,
+                                    flags=re.M | re.S)[0].splitlines() if ln.strip())
+    return secs, sum(int(x) for x in m), rows
+
+
+def query_steps(db, sql, timeout=3600):
+    """(seconds, virtual machine steps) of sql in the sqlite3 CLI; (None,
+    None) when it took longer than timeout."""
+    secs, steps, _ = query_run(db, sql, timeout)
+    return secs, steps

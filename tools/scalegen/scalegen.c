@@ -6,9 +6,11 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,9 +34,14 @@
 #define MAX_EVENTS 16       /* events retimed per cycle */
 #define ALERT_BELOW 50.0    /* alert_below's default (conf/wearmon.conf.5) */
 #define ALERT_CRITICAL 25.0 /* alert_critical's default */
+#define ROLLUP_BATCH 64     /* db_samples_rollup's most per call */
+#define MAX_TABLES 32       /* tables a replica copies */
+#define SQL_MAX 16384       /* one table's copy statement */
 
 struct opts {
 	int targets, days;
+	int retention; /* days of 1-second samples kept; 0: all */
+	int replicate; /* ssd1 written, the others copied from it */
 	const char *out;
 	uint64_t seed;
 };
@@ -78,7 +85,8 @@ struct gen {
 	double run_started;
 	struct gtarget *t;
 	struct db_sample *sm;
-	uint64_t rows, samples, iterations;
+	uint64_t rows, samples, iterations, rolled;
+	double rolled_at; /* the synthetic clock at the last roll-up */
 };
 
 static double rnd01(struct rng *r)
@@ -472,6 +480,32 @@ static int cycle(struct gen *g, struct gtarget *gt)
 	return ret ? ret : retime(g, &rt);
 }
 
+/* The daemon's retention job (daemon/retain.c) run inline after each
+ * cycle: the 1-second samples of every iteration that ended more than
+ * --retention days before now replaced by per-minute rollups, by the call
+ * that job makes (db_samples_rollup, common/db/db_samples.c). The history
+ * ends within the hour before now, so what is rolled up here is what the
+ * daemon would have rolled up by the end of it. Once a synthetic day
+ * (and at the end, clock < 0): each call also looks at up to 256 of the
+ * window's iterations, which every cycle would make a third of the work. */
+static int roll_up(struct gen *g, double clock)
+{
+	int n;
+
+	if (g->o.retention <= 0 || (clock >= 0 && clock - g->rolled_at < 86400.0))
+		return 0;
+	g->rolled_at = clock;
+	do {
+		int64_t cursor = 0;
+		n = db_samples_rollup(g->db, g->o.retention * 86400.0, ROLLUP_BATCH, &cursor);
+		if (n > 0)
+			g->rolled += (uint64_t)n;
+	} while (n == ROLLUP_BATCH);
+	if (n < 0)
+		fprintf(stderr, "scalegen: rolling up samples: %s\n", strerror(-n));
+	return n < 0 ? n : 0;
+}
+
 /* Stamp the run with the synthetic clock (db_run_begin and db_run_end use
  * the real one). */
 static int run_times(struct gen *g, double started, double ended)
@@ -585,6 +619,207 @@ static int finish(struct gen *g, double last)
 	return ret;
 }
 
+/* ---- replicas: ssd2..ssdN copied from ssd1, every reference renumbered */
+
+struct table {
+	char name[64];
+	int has_id;  /* an id column */
+	int64_t off; /* added to its ids in copy k: (k - 1) x its largest id */
+};
+
+struct schema {
+	int n;
+	struct table t[MAX_TABLES];
+};
+
+/* One copy statement being built: the columns and what each becomes. */
+struct copy {
+	const struct schema *sc;
+	const struct table *tab;
+	int64_t src, dst, k; /* ssd1's target id, the copy's, and copy k >= 1 */
+	char cols[SQL_MAX], sel[SQL_MAX], where[256];
+};
+
+static int add_table(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct schema *sc = arg;
+
+	(void)n, (void)names;
+	if (sc->n == MAX_TABLES)
+		return -E2BIG;
+	util_strlcpy(sc->t[sc->n++].name, v[0].s, sizeof(sc->t[0].name));
+	return 0;
+}
+
+static int keep_int(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	(void)n, (void)names;
+	*(int64_t *)arg = v[0].type == DB_NULL ? 0 : v[0].i;
+	return 0;
+}
+
+static const struct table *table_named(const struct schema *sc, const char *name)
+{
+	for (int i = 0; i < sc->n; i++)
+		if (strcmp(sc->t[i].name, name) == 0)
+			return &sc->t[i];
+	return NULL;
+}
+
+/* The tables in creation order (a table refers only to earlier ones) and
+ * the largest id of each that has one. */
+static int read_schema(struct gen *g, struct schema *sc)
+{
+	char sql[256], err[512];
+	int ret = db_query(g->db,
+			   "SELECT name FROM sqlite_master WHERE type = 'table'"
+			   " AND name NOT LIKE 'sqlite%' ORDER BY rowid",
+			   NULL, 0, add_table, sc, err, sizeof(err));
+
+	for (int i = 0; ret == 0 && i < sc->n; i++) {
+		struct db_value p = { .type = DB_TEXT, .s = sc->t[i].name };
+		int64_t has = 0;
+		ret = db_query(g->db, "SELECT count(*) FROM pragma_table_info(?) WHERE name = 'id'",
+			       &p, 1, keep_int, &has, err, sizeof(err));
+		sc->t[i].has_id = has > 0;
+		snprintf(sql, sizeof(sql), "SELECT max(id) FROM \"%s\"", sc->t[i].name);
+		if (ret == 0 && has)
+			ret = db_query(g->db, sql, NULL, 0, keep_int, &sc->t[i].off, err,
+				       sizeof(err));
+	}
+	if (ret)
+		fprintf(stderr, "scalegen: reading the schema: %s\n", err);
+	return ret;
+}
+
+static void append(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(char *buf, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + len, SQL_MAX - len, fmt, ap);
+	va_end(ap);
+}
+
+/* What column c (referring to table ref, or NULL) of a copied row becomes. */
+static void column_value(struct copy *c, const char *col, const char *ref)
+{
+	const struct table *r = ref ? table_named(c->sc, ref) : NULL;
+	const char *tab = c->tab->name;
+	int64_t it_off = table_named(c->sc, "iterations")->off * c->k;
+
+	if (strcmp(col, "id") == 0 && c->tab->has_id)
+		append(c->sel, "id + %lld", (long long)(c->tab->off * c->k));
+	else if (ref && strcmp(ref, "targets") == 0)
+		append(c->sel, "%lld", (long long)c->dst);
+	else if (r && r->has_id && strcmp(ref, "runs") != 0)
+		append(c->sel, "\"%s\" + %lld", col, (long long)(r->off * c->k));
+	else if (strcmp(col, "baseline_iteration_id") == 0)
+		append(c->sel, "CASE WHEN %s > 0 THEN %s + %lld ELSE %s END", col, col,
+		       (long long)it_off, col);
+	else if (strcmp(tab, "events") == 0 && strcmp(col, "message") == 0)
+		append(c->sel, "replace(message, 'target ssd1:', 'target ssd%lld:')",
+		       (long long)c->k + 1);
+	else if (strcmp(tab, "events") == 0 && strcmp(col, "data") == 0)
+		append(c->sel,
+		       "CASE WHEN json_valid(data) AND json_extract(data, '$.baseline_iteration_id')"
+		       " > 0 THEN json_set(data, '$.baseline_iteration_id', json_extract(data,"
+		       " '$.baseline_iteration_id') + %lld) ELSE data END",
+		       (long long)it_off);
+	else
+		append(c->sel, "\"%s\"", col);
+}
+
+/* Each column of the copied table: its name, and which of ssd1's rows
+ * are copied (by target, iteration or cycle). */
+static int add_column(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct copy *c = arg;
+	const char *col = v[0].s, *ref = v[1].type == DB_TEXT ? v[1].s : NULL;
+
+	(void)n, (void)names;
+	append(c->cols, "%s\"%s\"", c->cols[0] ? ", " : "", col);
+	if (c->sel[0])
+		append(c->sel, ", ");
+	column_value(c, col, ref);
+	if (!ref)
+		return 0;
+	if (strcmp(ref, "targets") == 0)
+		snprintf(c->where, sizeof(c->where), "WHERE \"%s\" = %lld", col, (long long)c->src);
+	else if (!c->where[0] && (strcmp(ref, "iterations") == 0 || strcmp(ref, "cycles") == 0))
+		snprintf(c->where, sizeof(c->where),
+			 "WHERE \"%s\" IN (SELECT id FROM %s WHERE target_id = %lld)", col, ref,
+			 (long long)c->src);
+	return 0;
+}
+
+/* The statement copying ssd1's rows of one table to target copy k, in
+ * *sql (malloc'd), or NULL when the table holds no target's rows (runs),
+ * is the targets' own (written by db_target_upsert) or progress (written
+ * by db_progress for every target). */
+static int copy_sql(struct gen *g, const struct schema *sc, const struct table *tab, int k,
+		    char **sql)
+{
+	struct copy *c = calloc(1, sizeof(*c));
+	struct db_value p = { .type = DB_TEXT, .s = tab->name };
+	char err[512];
+	int ret;
+
+	*sql = NULL;
+	if (!c)
+		return -ENOMEM;
+	*c = (struct copy){ .sc = sc, .tab = tab, .src = g->t[0].id, .dst = g->t[k].id, .k = k };
+	ret = db_query(g->db,
+		       "SELECT p.name, f.\"table\" FROM pragma_table_info(?1) p"
+		       " LEFT JOIN pragma_foreign_key_list(?1) f ON f.\"from\" = p.name"
+		       " ORDER BY p.cid",
+		       &p, 1, add_column, c, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "scalegen: the columns of %s: %s\n", tab->name, err);
+	if (ret == 0 && c->where[0] && strcmp(tab->name, "targets") != 0 &&
+	    strcmp(tab->name, "progress") != 0 && (*sql = malloc(3 * SQL_MAX)))
+		snprintf(*sql, 3 * SQL_MAX, "INSERT INTO \"%s\" (%s) SELECT %s FROM \"%s\" %s",
+			 tab->name, c->cols, c->sel, tab->name, c->where);
+	free(c);
+	return ret;
+}
+
+/* Target k (ssd<k+1>) as a copy of ssd1's rows, one transaction. */
+static int replicate_one(struct gen *g, const struct schema *sc, int k)
+{
+	const char *sqls[MAX_TABLES];
+	const struct db_value *pp[MAX_TABLES] = { NULL };
+	int np[MAX_TABLES] = { 0 }, n = 0, ret = 0;
+	char *own[MAX_TABLES];
+	char err[512];
+
+	for (int i = 0; ret == 0 && i < sc->n; i++) {
+		ret = copy_sql(g, sc, &sc->t[i], k, &own[n]);
+		if (ret == 0 && own[n])
+			sqls[n] = own[n], n++;
+	}
+	if (ret == 0 && (ret = db_write(g->db, sqls, pp, np, n, err, sizeof(err))))
+		fprintf(stderr, "scalegen: copying ssd1 to %s: %s\n", g->t[k].name, err);
+	for (int i = 0; i < n; i++)
+		free(own[i]);
+	g->t[k].cycle = g->t[0].cycle;
+	g->t[k].next_number = g->t[0].next_number;
+	return ret;
+}
+
+/* Targets 2..N as copies of target 1 (--replicate). */
+static int replicate(struct gen *g)
+{
+	struct schema sc = { 0 };
+	int ret = read_schema(g, &sc);
+
+	for (int k = 1; ret == 0 && k < g->o.targets; k++)
+		ret = replicate_one(g, &sc, k);
+	return ret;
+}
+
 static int generate(struct gen *g)
 {
 	struct gtarget *gt;
@@ -593,20 +828,32 @@ static int generate(struct gen *g)
 
 	for (int i = 0; ret == 0 && i < g->o.targets; i++)
 		ret = add_target(g, i);
+	/* with --replicate only ssd1 goes through the write path */
+	for (int i = 1; g->o.replicate && i < g->o.targets; i++)
+		g->t[i].done = 1;
 	while (ret == 0 && (gt = next_target(g))) {
 		ret = run_for(g, gt->clock);
 		if (ret == 0)
 			ret = cycle(g, gt);
+		if (ret == 0)
+			ret = roll_up(g, gt->clock);
 		last = fmax(last, gt->clock);
 	}
+	if (ret == 0)
+		ret = roll_up(g, -1);
+	if (ret == 0 && g->o.replicate)
+		ret = replicate(g);
 	return ret ? ret : finish(g, last);
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: scalegen --targets N --days D --out PATH [--seed S]\n"
+	fprintf(f, "Usage: scalegen --targets N --days D --out PATH [--seed S] [--retention DAYS]\n"
+		   "                [--replicate]\n"
 		   "Build a wearmon database of N targets x D days of 1-second samples\n"
-		   "through the daemon's write calls (tools/scalegen/README.md).\n");
+		   "through the daemon's write calls (tools/scalegen/README.md); --retention\n"
+		   "rolls up samples older than DAYS as the daemon's sample_retention does;\n"
+		   "--replicate writes ssd1 only and copies it to the other targets.\n");
 }
 
 /* Returns 0, or 2 with a message for a bad command line. */
@@ -616,29 +863,45 @@ static int parse(int argc, char **argv, struct opts *o)
 					    { "days", required_argument, NULL, 'd' },
 					    { "out", required_argument, NULL, 'o' },
 					    { "seed", required_argument, NULL, 's' },
+					    { "retention", required_argument, NULL, 'r' },
+					    { "replicate", no_argument, NULL, 'R' },
 					    { "help", no_argument, NULL, 'h' },
 					    { NULL, 0, NULL, 0 } };
 	int c;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "t:d:o:s:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:d:o:s:r:Rh", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': o->targets = (int)strtol(optarg, &end, 10); break;
 		case 'd': o->days = (int)strtol(optarg, &end, 10); break;
 		case 'o': o->out = optarg; break;
 		case 's': o->seed = strtoull(optarg, &end, 10); break;
+		case 'r': o->retention = (int)strtol(optarg, &end, 10); break;
+		case 'R': o->replicate = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 2;
 		}
 	}
 	if (o->targets < 1 || o->targets > 1000 || o->days < 1 || o->days > 3650 || !o->out ||
-	    optind != argc) {
+	    o->retention < 0 || o->retention > 3650 || optind != argc) {
 		fprintf(stderr, "scalegen: --targets 1..1000, --days 1..3650 and --out are "
-				"required\n");
+				"required; --retention is 0..3650 days\n");
 		usage(stderr);
 		return 2;
 	}
 	return 0;
+}
+
+/* The process's CPU seconds so far (user and system): on a busy machine
+ * the wall time says more about the others. */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
 }
 
 /* The run's figures: rows written, their rate, the file's size. */
@@ -648,12 +911,22 @@ static void summary(const struct gen *g, double secs)
 
 	if (stat(g->o.out, &st))
 		st.st_size = 0;
+	int copies = g->o.replicate ? g->o.targets : 1;
+
 	printf("scalegen: %s: %d targets x %d days: %" PRIu64 " iterations, %" PRIu64
 	       " samples, %" PRIu64 " rows in %.1f s = %.0f rows/s; %.2f MiB = %.2f MiB per "
-	       "target-day\n",
-	       g->o.out, g->o.targets, g->o.days, g->iterations, g->samples, g->rows, secs,
-	       (double)g->rows / secs, (double)st.st_size / MIBF,
+	       "target-day",
+	       g->o.out, g->o.targets, g->o.days, g->iterations * copies, g->samples * copies,
+	       g->rows * copies, secs, (double)(g->rows * copies) / secs, (double)st.st_size / MIBF,
 	       (double)st.st_size / MIBF / g->o.targets / g->o.days);
+	printf("; %.1f s of CPU", cpu_seconds());
+	if (g->o.retention)
+		printf("; samples of %" PRIu64 " iterations rolled up into minutes after %d days",
+		       g->rolled * copies, g->o.retention);
+	if (g->o.replicate && g->o.targets > 1)
+		printf("; ssd1 written (%" PRIu64 " rows), ssd2%s copied from it", g->rows,
+		       g->o.targets > 2 ? "..ssdN" : "");
+	printf("\n");
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum opt_type { OPT_SIZE, OPT_TIME, OPT_UINT, OPT_PERCENT, OPT_BOOL, OPT_PATH };
+enum opt_type { OPT_SIZE, OPT_TIME, OPT_UINT, OPT_PERCENT, OPT_REAL, OPT_BOOL, OPT_PATH };
 
 struct opt_def {
 	const char *name;
@@ -43,6 +43,16 @@ static const struct opt_def defs[] = {
 	  "1: compress pages inline (SandForce-like), cost follows size" },
 	{ "store", OPT_PATH, F(store), "", 0, 0,
 	  "file for the drive's data (default: anonymous memory)" },
+	{ "thermal_ambient", OPT_REAL, F(thermal_ambient), "35", -40, 150,
+	  "idle temperature, degrees C" },
+	{ "thermal_rise", OPT_REAL, F(thermal_rise), "0.5", 0, 100,
+	  "degrees C above ambient per MiB/s written, once steady" },
+	{ "thermal_tau", OPT_TIME, F(thermal_tau), "20s", 1e6, 3600e9,
+	  "time constant of heating and cooling" },
+	{ "throttle_temp", OPT_REAL, F(throttle_temp), "0", 0, 200,
+	  "throttle writes at this temperature, degrees C (0: never)" },
+	{ "throttle_rate", OPT_SIZE, F(throttle_rate), "1M", 4096, 64.0 * (1ull << 30),
+	  "bytes per second written while throttled" },
 };
 
 struct unit {
@@ -145,8 +155,10 @@ static int set_field(struct simssd_opts *o, const struct opt_def *d, const char 
 		r = (end == val || *end || errno || val[0] == '-') ? -EINVAL : 0;
 		break;
 	case OPT_PERCENT:
+	case OPT_REAL:
 		v = strtod(val, &end);
-		if (end == val || (*end && strcmp(end, "%")) || !isfinite(v))
+		if (end == val || (*end && (d->type == OPT_REAL || strcmp(end, "%"))) ||
+		    !isfinite(v))
 			return -EINVAL;
 		if (v < d->min || v > d->max)
 			return -ERANGE;
@@ -213,6 +225,16 @@ void opts_help(FILE *out)
 			defs[i].def[0] ? defs[i].def : "-", defs[i].help);
 	fprintf(out, "  sizes take k/M/G/T (powers of 1024); times ns/us/ms/s "
 		     "(bare numbers are us)\n");
+}
+
+void opts_to_thermal(const struct simssd_opts *o, struct thermal_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ambient_c = o->thermal_ambient;
+	cfg->rise_c = o->thermal_rise;
+	cfg->tau_ns = o->thermal_tau;
+	cfg->throttle_c = o->throttle_temp;
+	cfg->throttle_bps = o->throttle_rate;
 }
 
 void opts_to_ftl(const struct simssd_opts *o, struct ftl_config *cfg)

@@ -7,21 +7,27 @@
 #include <stdio.h>
 
 #include "ftl.h"
+#include "thermal.h"
 
 /* Every option of the simulated drive; each field is the option of that name. */
 struct simssd_opts {
-	uint64_t capacity;    /* host-visible bytes */
-	uint64_t page;        /* flash page bytes */
-	uint64_t erase_block; /* erase block bytes */
-	double spare;         /* factory spare area, percent of capacity */
-	uint64_t channels;    /* parallel flash channels */
-	uint64_t t_prog;      /* ns to program a page */
-	uint64_t t_read;      /* ns to read a page */
-	uint64_t t_erase;     /* ns to erase a block */
-	uint64_t cache;       /* write cache bytes (0: write-through) */
-	uint64_t gc_free;     /* free blocks per channel below which GC runs */
-	int compress;         /* 1: SandForce-like inline compression */
-	char *store;          /* file holding the data; NULL: anonymous memory */
+	uint64_t capacity;      /* host-visible bytes */
+	uint64_t page;          /* flash page bytes */
+	uint64_t erase_block;   /* erase block bytes */
+	double spare;           /* factory spare area, percent of capacity */
+	uint64_t channels;      /* parallel flash channels */
+	uint64_t t_prog;        /* ns to program a page */
+	uint64_t t_read;        /* ns to read a page */
+	uint64_t t_erase;       /* ns to erase a block */
+	uint64_t cache;         /* write cache bytes (0: write-through) */
+	uint64_t gc_free;       /* free blocks per channel below which GC runs */
+	int compress;           /* 1: SandForce-like inline compression */
+	char *store;            /* file holding the data; NULL: anonymous memory */
+	double thermal_ambient; /* idle temperature, degrees C */
+	double thermal_rise;    /* steady-state rise per MiB/s written, degrees C */
+	uint64_t thermal_tau;   /* ns: time constant of heating and cooling */
+	double throttle_temp;   /* throttle at or above this, degrees C; 0: never */
+	uint64_t throttle_rate; /* bytes/s written while throttled */
 };
 
 /* Fill every field with its default. Returns 0 (defaults always parse). */
@@ -40,6 +46,9 @@ void opts_help(FILE *out);
 
 /* The FTL geometry these options describe. */
 void opts_to_ftl(const struct simssd_opts *o, struct ftl_config *cfg);
+
+/* The thermal model these options describe. */
+void opts_to_thermal(const struct simssd_opts *o, struct thermal_config *cfg);
 
 /* "4096", "4k", "512M", "1GiB" (powers of 1024). Returns 0 or -EINVAL/-ERANGE. */
 int opts_parse_size(const char *s, uint64_t *out);

@@ -19,6 +19,7 @@
 #include "ftl.h"
 #include "opts.h"
 #include "store.h"
+#include "thermal.h"
 
 /* Exit codes. */
 #define EXIT_RUNTIME 1 /* could not mount or serve */
@@ -46,6 +47,7 @@ struct sim {
 	struct ftl_config cfg;
 	struct ftl *ftl;          /* under lock */
 	struct ctl_faults faults; /* under lock */
+	struct thermal thermal;   /* under lock */
 	struct store store;       /* data: no lock, like a drive's media */
 	pthread_mutex_t lock;     /* never held while sleeping */
 	pthread_cond_t wake;      /* held stats opens: interrupted, or faults cleared */
@@ -260,7 +262,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		}
 		pthread_mutex_lock(&s->lock);
 		ftl_get_stats(s->ftl, &st);
-		ctl_format_stats(&s->cfg, &st, &s->faults, s->opts.compress, text, STATS_MAX);
+		size_t n = ctl_format_stats(&s->cfg, &st, &s->faults, s->opts.compress, text,
+					    STATS_MAX);
+		thermal_advance(&s->thermal, now_ns());
+		thermal_format(&s->thermal, text + n, STATS_MAX - n);
 		pthread_mutex_unlock(&s->lock);
 		fi->fh = (uint64_t)(uintptr_t)text;
 	}
@@ -356,7 +361,10 @@ static int disk_write(struct sim *s, const char *buf, size_t size, uint64_t off)
 			return r;
 		latest = ack > latest ? ack : latest;
 	}
-	sleep_until(latest + delay);
+	pthread_mutex_lock(&s->lock);
+	uint64_t cool = thermal_write(&s->thermal, size, now);
+	pthread_mutex_unlock(&s->lock);
+	sleep_until((cool > latest ? cool : latest) + delay);
 	return 0;
 }
 
@@ -564,6 +572,7 @@ static void usage(const char *prog)
 static int setup(struct sim *s, struct fuse_args *args, struct fuse_cmdline_opts *c)
 {
 	const char *why;
+	struct thermal_config tc;
 	int r;
 
 	if (opts_defaults(&s->opts) < 0 || fuse_opt_parse(args, s, NULL, opt_proc) < 0 ||
@@ -592,6 +601,8 @@ static int setup(struct sim *s, struct fuse_args *args, struct fuse_cmdline_opts
 		fprintf(stderr, "simssd: %s\n", strerror(-r));
 		return EXIT_RUNTIME;
 	}
+	opts_to_thermal(&s->opts, &tc);
+	thermal_init(&s->thermal, &tc, now_ns());
 	s->mounted_at = time(NULL);
 	return 0;
 }

@@ -1,4 +1,5 @@
-/* test_ftl: unit tests of simssd's FTL, option table and control commands. */
+/* test_ftl: unit tests of simssd's FTL, thermal model, option table and
+ * control commands. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include "ctl.h"
 #include "ftl.h"
 #include "opts.h"
+#include "thermal.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * 1024)
@@ -502,6 +504,96 @@ static void test_stats_text(void **state)
 	ftl_destroy(f);
 }
 
+/* ---- thermal model ---------------------------------------------------------- */
+
+#define SEC 1000000000ull
+
+static struct thermal_config warm(double throttle_c)
+{
+	struct thermal_config c = { .ambient_c = 35,
+				    .rise_c = 0.5,
+				    .tau_ns = 20 * SEC,
+				    .throttle_c = throttle_c,
+				    .throttle_bps = MiB };
+	return c;
+}
+
+/* Write chunk bytes every step ns from *now for span ns. Returns the
+ * latest completion time thermal_write gave. */
+static uint64_t write_for(struct thermal *t, uint64_t *now, uint64_t span, uint64_t chunk,
+			  uint64_t step)
+{
+	uint64_t end = *now + span, done = 0;
+	for (; *now < end; *now += step) {
+		uint64_t d = thermal_write(t, chunk, *now);
+		done = d > done ? d : done;
+	}
+	return done;
+}
+
+/* Written at r MiB/s, it settles at ambient + rise * r; idle, back at
+ * ambient; a faster rate settles hotter. */
+static void test_thermal_follows_the_write_rate(void **state)
+{
+	struct thermal_config c = warm(0);
+	struct thermal t, fast;
+	uint64_t now = 0, now2 = 0;
+	thermal_init(&t, &c, 0);
+	thermal_init(&fast, &c, 0);
+	assert_near(t.temp_c, 35, 1e-9);
+	write_for(&t, &now, 10 * c.tau_ns, MiB, 50 * MS);     /* 20 MiB/s */
+	write_for(&fast, &now2, 10 * c.tau_ns, MiB, 10 * MS); /* 100 MiB/s */
+	assert_near(t.temp_c, 35 + 0.5 * 20, 0.3);
+	assert_near(fast.temp_c, 35 + 0.5 * 100, 1.0);
+	thermal_advance(&t, now + c.tau_ns);
+	assert_true(t.temp_c < 35 + 0.5 * 20 * 0.4); /* e^-1 of the rise left */
+	thermal_advance(&t, now + 10 * c.tau_ns);
+	assert_near(t.temp_c, 35, 0.01);
+	assert_int_equal(t.throttle_ns, 0); /* no throttle temperature: never */
+	assert_int_equal(fast.throttle_ns, 0);
+}
+
+/* Hot enough: writes are held to the throttle rate and the time counts;
+ * idle, it cools below the hysteresis and stops counting. */
+static void test_thermal_throttles_above_its_temperature(void **state)
+{
+	struct thermal_config c = warm(60);
+	struct thermal t;
+	uint64_t now = 0;
+	thermal_init(&t, &c, 0);
+	assert_int_equal(write_for(&t, &now, 5 * SEC, MiB, 10 * MS) <= now, 1);
+	assert_false(t.throttled); /* 100 MiB/s for a quarter tau: not yet 60 C */
+	write_for(&t, &now, 10 * c.tau_ns, MiB, 10 * MS);
+	assert_true(t.throttled);
+	assert_true(t.throttle_ns > 0);
+	/* a throttled MiB takes a second at 1 MiB/s, queued behind the others */
+	uint64_t a = thermal_write(&t, MiB, now), b = thermal_write(&t, MiB, now);
+	assert_true(a >= now + SEC);
+	assert_int_equal(b - a, SEC);
+	uint64_t counted = t.throttle_ns;
+	thermal_advance(&t, now + 10 * c.tau_ns);
+	assert_false(t.throttled);
+	assert_true(t.temp_c < 60 - THERMAL_HYSTERESIS_C);
+	uint64_t after = t.throttle_ns;
+	assert_true(after > counted && after < counted + 10 * c.tau_ns);
+	thermal_advance(&t, now + 20 * c.tau_ns);
+	assert_int_equal(t.throttle_ns, after); /* cool: no more throttle time */
+	assert_int_equal(thermal_write(&t, 4096, now + 20 * c.tau_ns), now + 20 * c.tau_ns);
+}
+
+static void test_thermal_text(void **state)
+{
+	struct thermal_config c = warm(70);
+	struct thermal t;
+	char buf[256], tiny[8];
+	thermal_init(&t, &c, 0);
+	t.throttle_ns = 1500 * MS;
+	assert_true(thermal_format(&t, buf, sizeof(buf)) < sizeof(buf) - 1);
+	assert_string_equal(buf, "temperature_c 35.0\nthrottled 0\nthrottle_seconds 1.500\n"
+				 "throttle_temp_c 70.0\n");
+	assert_int_equal(thermal_format(&t, tiny, sizeof(tiny)), sizeof(tiny) - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +616,9 @@ int main(void)
 		cmocka_unit_test(test_ctl_faults),
 		cmocka_unit_test(test_ctl_stats_latency),
 		cmocka_unit_test(test_stats_text),
+		cmocka_unit_test(test_thermal_follows_the_write_rate),
+		cmocka_unit_test(test_thermal_throttles_above_its_temperature),
+		cmocka_unit_test(test_thermal_text),
 	};
 
 	return cmocka_run_group_tests_name("simssd_ftl", tests, NULL, NULL);

@@ -34,7 +34,8 @@ out:
 	return ret;
 }
 
-/* How the rows of a table or view with these columns belong to a target. */
+/* How the rows of a table or view with these columns belong to a target:
+ * by target_id, else by the target's name, else through iteration_id. */
 static enum query_target_key target_key(const struct wm_table *names)
 {
 	enum query_target_key k = QUERY_TARGET_NONE;
@@ -44,7 +45,10 @@ static enum query_target_key target_key(const struct wm_table *names)
 
 		if (c && !strcmp(c, "target_id"))
 			return QUERY_TARGET_ID;
-		if (c && !strcmp(c, "iteration_id"))
+		/* a view's rows without an iteration (alerts) still name it */
+		if (c && !strcmp(c, "target"))
+			k = QUERY_TARGET_NAME;
+		if (c && !strcmp(c, "iteration_id") && k == QUERY_TARGET_NONE)
 			k = QUERY_TARGET_ITERATION;
 	}
 	return k;

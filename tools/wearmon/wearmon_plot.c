@@ -232,7 +232,7 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 		p->blo[nb] = p->s[2].y[nb];
 	}
 	p->ch.band = (struct chart_band){ p->bx, p->blo, p->bhi, nb, "#0072B2" };
-	p->ch.band_legend = "range of the 1-second samples";
+	p->ch.band_legend = "range of the samples";
 	p->ch.xlabel = "cycle";
 	p->ch.ylabel = "MiB/s";
 	p->ch.x_integer = 1;
@@ -292,7 +292,7 @@ static double series_mean(const struct chart_series *s)
 	return n ? sum / (double)n : NAN;
 }
 
-/* What a point of a sample chart is: a 1-second sample unless the
+/* What a point of a sample chart is: one sample unless the
  * query fell back to per-minute rollups (common/db/query/query_charts.h). */
 static const char *point_kind(const struct wm_table *t)
 {
@@ -373,7 +373,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	return wear_marks(wm, tid, p->xscale, p);
 }
 
-/* A dashed line after the last done iteration of each cycle that ended
+/* A dashed line after the last iteration ID of each cycle that ended
  * with an action, on the latency chart's iteration axis. */
 static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 {
@@ -385,8 +385,9 @@ static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
 	return marks_set(p, &a, "action between cycles", ret);
 }
 
-/* p50 / p99 / p99.9 / p99.99 of every done iteration, in the order
- * measured, on a log axis (they span decades). */
+/* p50 / p99 / p99.9 / p99.99 of every done iteration at its ID, on a log
+ * axis (they span decades): total latency, submission to reaped completion
+ * (iterations.lat_mean_us, common/db/schema.md). */
 static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 {
 	static const char *const key[] = { "series" };
@@ -401,8 +402,8 @@ static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
 		p->y[r] /= 1000; /* milliseconds read better than 6-digit µs */
 	p->yscale = max >= 20000 ? 1000 : 1;
-	p->ch.xlabel = "done iteration, in the order measured";
-	p->ch.ylabel = max >= 20000 ? "completion latency (ms)" : "completion latency (µs)";
+	p->ch.xlabel = "iteration ID (wearmon history), done rows";
+	p->ch.ylabel = max >= 20000 ? "total latency (ms)" : "total latency (µs)";
 	p->ch.x_integer = 1;
 	p->ch.y_log = 1;
 	p->ch.break_at_marks = 1;
@@ -425,9 +426,15 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 		max = fmax(max, isnan(p->y[r]) ? 0 : p->y[r]);
 	for (int r = 0; max >= 20000 && r < p->t.nrows; r++)
 		p->y[r] /= 1000;
+	/* past sample_retention: the highest of each minute's samples */
+	int minutes = !strcmp(point_kind(&p->t), QC_POINT_MINUTE_MAX);
 	p->ch.xlabel = "time since the measured phase started (s)";
-	p->ch.ylabel = max >= 20000 ? "completion latency per sample (ms)"
-				    : "completion latency per sample (µs)";
+	if (minutes)
+		p->ch.ylabel = max >= 20000 ? "highest total latency per minute (ms)"
+					    : "highest total latency per minute (µs)";
+	else
+		p->ch.ylabel = max >= 20000 ? "total latency per sample (ms)"
+					    : "total latency per sample (µs)";
 	p->ch.x_from_zero = 1;
 	p->ch.y_log = 1;
 	return 0;

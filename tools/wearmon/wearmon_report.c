@@ -376,7 +376,9 @@ static int device_health(struct rep *r)
 			known |= wm_cell(&t, i, cols[c])->type != DB_NULL;
 		if (!known)
 			continue;
-		fprintf(r->f, "<tr><td class=\"l\">%s</td>", cols[c]);
+		/* the snapshot's own figure, not the campaign's of the summary */
+		fprintf(r->f, "<tr><td class=\"l\">%s%s</td>", cols[c],
+			strcmp(cols[c], "write_amplification") ? "" : " since the snapshot before");
 		for (int i = 0; i < t.nrows; i++) {
 			const struct wm_cell *v = wm_cell(&t, i, cols[c]);
 
@@ -507,13 +509,18 @@ static int write_cycles(struct rep *r)
 		fputs("</td></tr>\n", r->f);
 	}
 	rep_tend(r);
-	fputs("<p class=\"note\">min and max are the lowest and highest 1-second samples of the"
-	      " cycle's finished iterations; avg is the mean of their averages (every size"
-	      " counts once); avg vs baseline is the mean of their ratios to baseline.</p>\n",
+	fputs("<p class=\"note\">A sample is the I/O of one <code>sample_interval</code> (1 s"
+	      " by default; the last of a phase lasts up to two). min and max are the lowest"
+	      " and highest sample of the cycle's finished measured rows (fill and read-back"
+	      " rows apart), a row too short for two full samples counting with its average;"
+	      " avg is the mean over the sizes of each size's average (every size counts"
+	      " once, its repeats and rounds averaged first): the view"
+	      " <code>cycle_summary</code>. avg vs baseline is the mean of the measured rows'"
+	      " ratios to baseline.</p>\n",
 	      r->f);
 	figure(r, "cycles", 0,
-	       "Per cycle: the lowest and highest 1-second sample and the"
-	       " average of the sizes; dashed lines after cycles that ended with an action.");
+	       "Per cycle: the lowest and highest sample and the average of the sizes, as in"
+	       " the table above; dashed lines after cycles that ended with an action.");
 	fputs("</section>\n", r->f);
 	return 0;
 }
@@ -539,8 +546,9 @@ static int write_charts(struct rep *r)
 	rep_section(r, "latency", "Latency");
 	if (!ret)
 		ret = figure(r, "latency", 0,
-			     "Completion latency percentiles of every finished"
-			     " iteration, in the order measured (logarithmic axis).");
+			     "Total latency percentiles (submission to reaped completion) of"
+			     " every finished iteration at its ID, as in the Data table"
+			     " (logarithmic axis).");
 	for (int k = 0; !ret && k < 2; k++) {
 		int64_t id = k ? r->worst_it : r->first_it;
 
@@ -551,8 +559,9 @@ static int write_charts(struct rep *r)
 			   : "the first finished one with a trace of three samples or more");
 		ret = figure(r, "samples", id, cap);
 		snprintf(cap, sizeof(cap),
-			 "Latency percentiles of every sample of iteration %lld's"
-			 " measured phase (logarithmic axis).",
+			 "Latency percentiles of iteration %lld's measured phase over time:"
+			 " every 1-second sample, or past sample_retention the highest of"
+			 " each minute's (logarithmic axis).",
 			 (long long)id);
 		if (!ret)
 			ret = figure(r, "latency", id, cap);

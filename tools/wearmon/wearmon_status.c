@@ -12,7 +12,9 @@
 #include "base/util.h"
 #include "wearmon.h"
 
-#define JUST_STARTED 5.0 /* seconds: an iteration with no figures yet */
+#define JUST_STARTED 5.0   /* seconds: an iteration with no figures yet */
+#define FRESH_SECONDS 10.0 /* a progress row younger is current */
+#define ROW_EVERY 1.0      /* the daemon rewrites its progress row (daemon/main.c) */
 
 enum daemon_state { D_RUNNING, D_STOPPED, D_GONE, D_ELSEWHERE, D_NEVER };
 
@@ -21,35 +23,63 @@ static const char *const state_names[] = {
 	[D_ELSEWHERE] = "elsewhere", [D_NEVER] = "never",
 };
 
-/* One run's state: a run without ended_at is alive only if its pid still
- * is wearmond on this host. */
-static enum daemon_state run_state(const struct wm_table *run, int r)
+static enum daemon_state daemon_state_of(enum query_run_state s)
 {
-	char host[256] = "", path[64], comm[64] = "";
-	const char *rhost = wm_str(run, r, "hostname");
-	FILE *f;
-
-	if (wm_str(run, r, "ended_at"))
-		return D_STOPPED;
-	if (gethostname(host, sizeof(host) - 1) != 0 || !rhost || strcmp(rhost, host) != 0)
-		return D_ELSEWHERE;
-	snprintf(path, sizeof(path), "/proc/%lld/comm", (long long)wm_int(run, r, "pid", 0));
-	f = fopen(path, "r");
-	if (f) {
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
+	switch (s) {
+	case QUERY_RUN_ALIVE: return D_RUNNING;
+	case QUERY_RUN_STOPPED: return D_STOPPED;
+	case QUERY_RUN_DEAD: return D_GONE;
+	case QUERY_RUN_ELSEWHERE: return D_ELSEWHERE;
 	}
-	return strncmp(comm, "wearmond", 8) == 0 ? D_RUNNING : D_GONE;
+	return D_GONE;
 }
 
-/* The daemons: several may write one database (one per set of targets).
- * Any live one makes the state running; otherwise the latest run says. */
+/* One run's state (query_status.c: query_run_state). */
+static enum daemon_state run_state(const struct wm *wm, const struct wm_table *run, int r)
+{
+	return daemon_state_of(query_run_state(wm->db_path, wm_str(run, r, "hostname"),
+					       wm_int(run, r, "pid", 0),
+					       wm_str(run, r, "ended_at") != NULL));
+}
+
+/* The daemons of each host that wrote the database (one, or several in a
+ * merged fleet database): a host is running when one of its runs is
+ * alive, else its newest run says. */
+struct host {
+	const char *name; /* runs.hostname; NULL unknown */
+	enum daemon_state state;
+	int row; /* the host's newest run in runs */
+};
+
 struct daemons {
 	struct wm_table runs;
-	enum daemon_state state;
-	int live[16], nlive; /* rows of runs alive now */
+	enum daemon_state state; /* of all: running when any host is */
+	int live[16], nlive;     /* rows of runs alive now */
+	struct host hosts[16];
+	int nhosts;
 };
+
+static int same_host(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static struct host *host_of(struct daemons *d, const char *name)
+{
+	for (int h = 0; h < d->nhosts; h++)
+		if (same_host(d->hosts[h].name, name))
+			return &d->hosts[h];
+	return NULL;
+}
+
+/* The state of the daemon on host name: for a target, its rows' host. */
+static enum daemon_state host_state(const struct daemons *d, const char *name)
+{
+	for (int h = 0; h < d->nhosts; h++)
+		if (same_host(d->hosts[h].name, name))
+			return d->hosts[h].state;
+	return d->state;
+}
 
 static int load_daemons(struct wm *wm, struct daemons *d)
 {
@@ -60,47 +90,92 @@ static int load_daemons(struct wm *wm, struct daemons *d)
 
 	if (ret)
 		return ret;
-	d->state = d->runs.nrows ? run_state(&d->runs, 0) : D_NEVER;
-	for (int r = 0; r < d->runs.nrows; r++)
-		if (run_state(&d->runs, r) == D_RUNNING && d->nlive < (int)ARRAY_SIZE(d->live))
+	d->state = d->runs.nrows ? run_state(wm, &d->runs, 0) : D_NEVER;
+	for (int r = 0; r < d->runs.nrows; r++) { /* newest first */
+		enum daemon_state s = run_state(wm, &d->runs, r);
+		const char *name = wm_str(&d->runs, r, "hostname");
+		struct host *h = host_of(d, name);
+
+		if (!h && d->nhosts < (int)ARRAY_SIZE(d->hosts)) {
+			h = &d->hosts[d->nhosts++];
+			*h = (struct host){ .name = name, .state = s, .row = r };
+		}
+		if (s != D_RUNNING)
+			continue;
+		if (h)
+			h->state = D_RUNNING;
+		if (d->nlive < (int)ARRAY_SIZE(d->live))
 			d->live[d->nlive++] = r;
+	}
 	if (d->nlive)
 		d->state = D_RUNNING;
 	return 0;
 }
 
-static void print_daemon(const struct wm *wm, const struct daemons *d)
+/* What the run in row r says, for a host of state s ("on HOST: " in a
+ * database of several hosts). */
+static void print_run(const struct wm *wm, const struct wm_table *run, int r, enum daemon_state s,
+		      const char *on)
 {
-	const struct wm_table *run = &d->runs;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
+	const char *host = wm_str(run, r, "hostname");
 
-	wm_fmt_time(wm_str(run, 0, "started_at"), a, sizeof(a));
-	wm_fmt_time(wm_str(run, 0, "ended_at"), b, sizeof(b));
-	switch (d->state) {
+	wm_fmt_time(wm_str(run, r, "started_at"), a, sizeof(a));
+	wm_fmt_time(wm_str(run, r, "ended_at"), b, sizeof(b));
+	wm_fmt_time(wm_str(run, r, "last_seen"), c, sizeof(c));
+	switch (s) {
 	case D_NEVER: printf("wearmond: has not run on %s yet\n", wm->db_path); break;
 	case D_STOPPED:
-		printf("wearmond: stopped %s UTC (exit status %lld: %s); database %s\n", b,
-		       (long long)wm_int(run, 0, "exit_status", -1),
-		       wm_str(run, 0, "exit_reason") ? wm_str(run, 0, "exit_reason") : "-",
+		printf("wearmond%s: stopped %s UTC (exit status %lld: %s); database %s\n", on, b,
+		       (long long)wm_int(run, r, "exit_status", -1),
+		       wm_str(run, r, "exit_reason") ? wm_str(run, r, "exit_reason") : "-",
 		       wm->db_path);
 		break;
 	case D_RUNNING:
-		for (int k = 0; k < d->nlive; k++)
-			printf("wearmond: running since %s UTC (pid %lld); database %s\n",
-			       wm_fmt_time(wm_str(run, d->live[k], "started_at"), a, sizeof(a)),
-			       (long long)wm_int(run, d->live[k], "pid", 0), wm->db_path);
+		printf("wearmond%s: running since %s UTC (pid %lld); database %s\n", on, a,
+		       (long long)wm_int(run, r, "pid", 0), wm->db_path);
 		break;
 	case D_GONE:
-		printf("wearmond: not running; its run of %s UTC (pid %lld) recorded no stop "
-		       "(crash, kill or power loss); database %s\n",
-		       a, (long long)wm_int(run, 0, "pid", 0), wm->db_path);
+		printf("wearmond%s: not running, dead since about %s UTC (last sign of life); "
+		       "its run of %s UTC (pid %lld) recorded no stop (crash, kill or power "
+		       "loss); database %s\n",
+		       on, c, a, (long long)wm_int(run, r, "pid", 0), wm->db_path);
 		break;
 	case D_ELSEWHERE:
-		printf("wearmond: started %s UTC on %s (pid %lld), no stop recorded; "
-		       "database %s\n",
-		       a, wm_str(run, 0, "hostname") ? wm_str(run, 0, "hostname") : "another host",
-		       (long long)wm_int(run, 0, "pid", 0), wm->db_path);
+		printf("wearmond%s: started %s UTC on %s (pid %lld), no stop recorded, last "
+		       "seen %s UTC (this host cannot tell whether it still runs); database %s\n",
+		       on, a, host ? host : "another host", (long long)wm_int(run, r, "pid", 0), c,
+		       wm->db_path);
 		break;
+	}
+}
+
+static void print_daemon(const struct wm *wm, const struct daemons *d)
+{
+	char on[300];
+
+	if (d->state == D_NEVER) {
+		print_run(wm, &d->runs, 0, D_NEVER, "");
+		return;
+	}
+	for (int k = 0; d->nhosts <= 1 && k < d->nlive; k++)
+		print_run(wm, &d->runs, d->live[k], D_RUNNING, "");
+	if (d->nhosts <= 1 && d->nlive)
+		return;
+	if (d->nhosts <= 1) {
+		print_run(wm, &d->runs, 0, d->state, "");
+		return;
+	}
+	for (int h = 0; h < d->nhosts; h++) {
+		const struct host *ho = &d->hosts[h];
+		snprintf(on, sizeof(on), " on %s", ho->name ? ho->name : "an unnamed host");
+		if (ho->state != D_RUNNING) {
+			print_run(wm, &d->runs, ho->row, ho->state, on);
+			continue;
+		}
+		for (int k = 0; k < d->nlive; k++)
+			if (same_host(wm_str(&d->runs, d->live[k], "hostname"), ho->name))
+				print_run(wm, &d->runs, d->live[k], D_RUNNING, on);
 	}
 }
 
@@ -136,10 +211,21 @@ static void phase_figures(struct progress *p, double done, double goal, double s
 				    : fmin(eta_bytes, eta_time);
 }
 
+/* The iteration's running time by the daemon's monotonic clock: as the
+ * row says, plus its age, which is at most the time between rows unless
+ * the wall clock jumped (a jump only spoils the age, never the sum). */
+static double monotonic_elapsed(const struct wm_table *r)
+{
+	double age = wm_num(r, 0, "age");
+
+	age = isnan(age) || age < 0 ? 0 : fmin(age, ROW_EVERY);
+	return wm_num(r, 0, "iteration_seconds") + age;
+}
+
 /* From the progress row the daemon rewrites every second: returns 1 when
  * it is fresh and about this iteration. */
 static int progress_from_table(struct wm *wm, const struct wm_table *it,
-			       const struct query_schema *sc, struct progress *p)
+			       const struct query_schema *sc, int alive, struct progress *p)
 {
 	struct wm_table r = { 0 };
 	struct query_sink sk;
@@ -151,6 +237,9 @@ static int progress_from_table(struct wm *wm, const struct wm_table *it,
 	ret = query_fresh_progress(wm->db, sc, wm_int(it, 0, "target_id", 0),
 				   wm_int(it, 0, "cycle", 0), wm_int(it, 0, "number", 0),
 				   wm_rows(&sk, &r, err, sizeof(err)));
+	/* the row stands while its daemon holds the lock, else while fresh */
+	if (ret == 0 && r.nrows == 1 && !alive && wm_num(&r, 0, "age") >= FRESH_SECONDS)
+		r.nrows = 0;
 	if (ret == 0 && r.nrows == 1 && wm_str(&r, 0, "phase")) {
 		const char *phase = wm_str(&r, 0, "phase");
 		int fill = !strcmp(phase, "fill"), measure = !fill && strcmp(phase, "start");
@@ -159,6 +248,8 @@ static int progress_from_table(struct wm *wm, const struct wm_table *it,
 
 		p->phase = fill ? "fill" : !strcmp(phase, "start") ? "start" : "measure";
 		p->current = wm_num(&r, 0, "mibps");
+		if (!isnan(wm_num(&r, 0, "iteration_seconds")))
+			p->elapsed = monotonic_elapsed(&r);
 		phase_figures(p, wm_num(&r, 0, "phase_bytes"),
 			      wm_num(it, 0, fill ? "size_bytes" : "amount_bytes"),
 			      isnan(secs) ? -1 : secs, isnan(dur) ? 0 : dur);
@@ -201,22 +292,32 @@ out:
 	return ret;
 }
 
-/* Wall-clock time with its fraction: started_at has milliseconds. */
+/* Wall-clock time with its fraction: started_at has milliseconds. The
+ * environment's WEARMON_TEST_CLOCK_SHIFT (seconds) is added: what status
+ * shows after a jump of the wall clock, for tests (wearmon.1). */
 static double now_seconds(void)
 {
+	const char *shift = getenv("WEARMON_TEST_CLOCK_SHIFT");
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + (shift ? atof(shift) : 0);
 }
 
 static int get_progress(struct wm *wm, const struct wm_table *it, const struct query_schema *sc,
-			struct progress *p)
+			int alive, struct progress *p)
 {
 	*p = (struct progress){ .fraction = NAN, .eta = NAN, .current = NAN };
 	p->elapsed = fmax(0, now_seconds() - wm_time_of(wm_str(it, 0, "started_at")));
-	if (progress_from_table(wm, it, sc, p))
+	if (progress_from_table(wm, it, sc, alive, p))
 		return 0;
+	if (alive && sc->progress >= 9) {
+		/* a live daemon writes a new iteration's row within a loop's nap
+		 * (daemon/main.c): this one has only just begun, whatever the
+		 * wall clock says */
+		p->elapsed = fmin(p->elapsed, JUST_STARTED);
+		return 0;
+	}
 	return progress_estimate(wm, it, p);
 }
 
@@ -268,64 +369,67 @@ static void print_running(const struct wm_table *it, const struct progress *p, e
 
 /* ---- the cycle and the campaign ----------------------------------------- */
 
-/* How far the cycle and the campaign are, estimated from the last cycle
- * that ran to the end: its wall time for each cycle still to come. */
+/* How far the cycle and the campaign are (query_status.c:
+ * query_campaign_eta): what remains of the plan at the seconds each size
+ * took when last measured. */
 struct plan {
-	long long cycles;  /* configured; 0 forever, -1 unknown */
-	double cycle_wall; /* last done cycle's wall time; NAN none */
-	long long from_cycle;
-	double cycle_elapsed;
-	double cycle_eta, campaign_eta; /* seconds; NAN unknown */
+	long long cycles; /* configured; 0 forever, -1 unknown */
+	struct query_eta eta;
 };
 
 static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid,
-		    const struct query_schema *sc, struct plan *pl)
+		    const struct query_schema *sc, const struct progress *p, struct plan *pl)
 {
 	struct wm_table c = { 0 };
 	struct query_sink sk;
-	char err[WM_ERR_MAX];
+	char err[WM_ERR_MAX] = "";
 	int ret;
 
-	*pl = (struct plan){ .cycles = -1,
-			     .cycle_wall = NAN,
-			     .cycle_eta = NAN,
-			     .campaign_eta = NAN,
-			     .cycle_elapsed = NAN };
-	if (sc->progress >= 8)
-		pl->cycles = wm_int(it, 0, "cycles_cfg", -1);
+	*pl = (struct plan){ .cycles = wm_int(it, 0, "cycles_cfg", -1),
+			     .eta = { .cycle_eta = NAN, .campaign_eta = NAN } };
+	if (strcmp(wm_str(it, 0, "cycle_status"), "running") != 0)
+		return 0;
 	ret = wm_result(wm,
 			query_last_done_cycle(wm->db, tid, wm_int(it, 0, "cycle_id", 0),
 					      wm_rows(&sk, &c, err, sizeof(err))),
 			err);
-	if (ret || c.nrows == 0)
+	if (ret)
 		goto out;
-	pl->cycle_wall = wm_num(&c, 0, "wall");
-	pl->from_cycle = wm_int(&c, 0, "number", 0);
-	pl->cycle_elapsed = wm_num(&c, 0, "elapsed");
-	if (!strcmp(wm_str(it, 0, "cycle_status"), "running") && !isnan(pl->cycle_elapsed)) {
-		pl->cycle_eta = fmax(0, pl->cycle_wall - pl->cycle_elapsed);
-		if (pl->cycles > 0)
-			pl->campaign_eta =
-				pl->cycle_eta +
-				pl->cycle_wall * (double)(pl->cycles - wm_int(it, 0, "cycle", 0));
-	}
+	struct query_eta_in in = {
+		.target_id = tid,
+		.cycle_id = wm_int(it, 0, "cycle_id", 0),
+		.prev_cycle_id = c.nrows ? wm_int(&c, 0, "id", 0) : 0,
+		.prev_wall = c.nrows ? wm_num(&c, 0, "wall") : NAN,
+		.size_index = (int)wm_int(it, 0, "size_index", 0),
+		.nsizes = (int)wm_int(it, 0, "nsizes", 0),
+		.cycle = (long)wm_int(it, 0, "cycle", 0),
+		.cycles = (long)pl->cycles,
+		.iteration_elapsed = p->elapsed,
+		.iteration_eta = !p->estimated && !isnan(p->eta) ? p->eta : -1,
+		.sc = sc,
+	};
+	ret = wm_result(wm, query_campaign_eta(wm->db, &in, &pl->eta, err, sizeof(err)), err);
 out:
 	wm_table_free(&c);
 	return ret;
 }
 
-static void print_plan(const struct wm_table *it, const struct plan *pl)
+static void print_plan(const struct plan *pl)
 {
 	char a[32], b[32];
 
-	if (isnan(pl->cycle_eta))
+	if (isnan(pl->eta.cycle_eta))
 		return;
-	printf("  plan        cycle ETA %s (as long as cycle %lld took, %s)",
-	       wm_fmt_duration(pl->cycle_eta, a, sizeof(a)), pl->from_cycle,
-	       wm_fmt_duration(pl->cycle_wall, b, sizeof(b)));
-	if (!isnan(pl->campaign_eta))
+	printf("  plan        cycle ETA %s (a cycle takes %s",
+	       wm_fmt_duration(pl->eta.cycle_eta, a, sizeof(a)),
+	       wm_fmt_duration(pl->eta.cycle_seconds, b, sizeof(b)));
+	if (pl->eta.sizes_estimated)
+		printf(", %d size%s not measured yet counted as the mean", pl->eta.sizes_estimated,
+		       pl->eta.sizes_estimated == 1 ? "" : "s");
+	putchar(')');
+	if (!isnan(pl->eta.campaign_eta))
 		printf("; campaign of %lld cycles ETA %s", pl->cycles,
-		       wm_fmt_duration(pl->campaign_eta, a, sizeof(a)));
+		       wm_fmt_duration(pl->eta.campaign_eta, a, sizeof(a)));
 	putchar('\n');
 }
 
@@ -389,7 +493,8 @@ static void print_cycle_and_alert(const struct wm_table *c, const struct wm_tabl
 /* Everything status says about one target. */
 struct target_status {
 	struct wm_table it, done, cyc, ev;
-	int running; /* it is running and a daemon may be on it */
+	int running;          /* it is running and a daemon may be on it */
+	enum daemon_state ds; /* of the daemon on its host */
 	struct progress p;
 	struct plan pl;
 };
@@ -402,7 +507,7 @@ static void target_free(struct target_status *ts)
 	wm_table_free(&ts->ev);
 }
 
-static int load_target(struct wm *wm, int64_t tid, enum daemon_state ds,
+static int load_target(struct wm *wm, int64_t tid, const struct daemons *d,
 		       const struct query_schema *sc, struct target_status *ts)
 {
 	struct query_sink sk;
@@ -425,19 +530,22 @@ static int load_target(struct wm *wm, int64_t tid, enum daemon_state ds,
 		ret = wm_result(
 			wm, query_last_alert(wm->db, tid, wm_rows(&sk, &ts->ev, err, sizeof(err))),
 			err);
+	ts->ds = d->state;
 	if (ret || ts->it.nrows == 0)
 		return ret;
+	ts->ds = host_state(d, wm_str(&ts->it, 0, "run_host"));
+	/* another host's daemon (a merged or shared database): its rows as
+	 * last written, no live figures from here */
 	ts->running = !strcmp(wm_str(&ts->it, 0, "status"), "running") &&
-		      (ds == D_RUNNING || ds == D_GONE || ds == D_ELSEWHERE);
+		      (ts->ds == D_RUNNING || ts->ds == D_GONE);
 	if (ts->running)
-		ret = get_progress(wm, &ts->it, sc, &ts->p);
+		ret = get_progress(wm, &ts->it, sc, ts->ds == D_RUNNING, &ts->p);
 	if (!ret)
-		ret = get_plan(wm, &ts->it, tid, sc, &ts->pl);
+		ret = get_plan(wm, &ts->it, tid, sc, &ts->p, &ts->pl);
 	return ret;
 }
 
-static void print_target(const struct wm_table *tg, int r, const struct target_status *ts,
-			 enum daemon_state ds)
+static void print_target(const struct wm_table *tg, int r, const struct target_status *ts)
 {
 	const struct wm_table *it = &ts->it;
 	char cap[32];
@@ -451,13 +559,18 @@ static void print_target(const struct wm_table *tg, int r, const struct target_s
 	}
 	print_position(it);
 	if (ts->running)
-		print_running(it, &ts->p, ds);
+		print_running(it, &ts->p, ts->ds);
+	else if (ts->ds == D_ELSEWHERE && !strcmp(wm_str(it, 0, "status"), "running"))
+		printf("  state       running on %s when last recorded (started %s UTC); its daemon "
+		       "is not on this host, so no live figures\n",
+		       wm_str(it, 0, "run_host") ? wm_str(it, 0, "run_host") : "another host",
+		       wm_fmt_time(wm_str(it, 0, "started_at"), cap, sizeof(cap)));
 	else if (strcmp(wm_str(it, 0, "status"), "done") != 0)
 		printf("  state       %s%s%s\n", wm_str(it, 0, "status"),
 		       wm_str(it, 0, "error") ? ": " : "",
 		       wm_str(it, 0, "error") ? wm_str(it, 0, "error") : "");
 	if (ts->running)
-		print_plan(it, &ts->pl);
+		print_plan(&ts->pl);
 	print_last_done(&ts->done);
 	print_cycle_and_alert(&ts->cyc, &ts->ev);
 }
@@ -533,6 +646,20 @@ static void json_daemon(const struct wm *wm, const struct daemons *d)
 		putchar('}');
 	}
 	putchar(']');
+	jkey("hosts", &first);
+	putchar('[');
+	for (int h = 0; h < d->nhosts; h++) {
+		int f = 1, row = d->hosts[h].row;
+		printf("%s{", h ? ", " : "");
+		jstr("hostname", d->hosts[h].name, &f);
+		jstr("state", state_names[d->hosts[h].state], &f);
+		jnum("pid", wm_num(&d->runs, row, "pid"), &f);
+		jstr("started_at", wm_str(&d->runs, row, "started_at"), &f);
+		jstr("ended_at", wm_str(&d->runs, row, "ended_at"), &f);
+		jstr("last_seen", wm_str(&d->runs, row, "last_seen"), &f);
+		putchar('}');
+	}
+	putchar(']');
 	jrow("latest_run", &d->runs, &first);
 	printf("}, \"targets\": [");
 }
@@ -546,6 +673,7 @@ static void json_target(const struct wm_table *tg, int r, const struct target_st
 	jstr("device", wm_str(tg, r, "device"), &first);
 	jstr("kind", wm_str(tg, r, "kind"), &first);
 	jnum("capacity_bytes", wm_num(tg, r, "capacity_bytes"), &first);
+	jstr("daemon_state", state_names[ts->ds], &first);
 	jrow("iteration", &ts->it, &first);
 	jkey("progress", &first);
 	if (ts->running) {
@@ -557,8 +685,9 @@ static void json_target(const struct wm_table *tg, int r, const struct target_st
 		jnum("eta_seconds", ts->p.eta, &f);
 		jnum("mibps", ts->p.current, &f);
 		jnum("running_seconds", ts->p.elapsed, &f);
-		jnum("cycle_eta_seconds", ts->pl.cycle_eta, &f);
-		jnum("campaign_eta_seconds", ts->pl.campaign_eta, &f);
+		jnum("cycle_eta_seconds", ts->pl.eta.cycle_eta, &f);
+		jnum("campaign_eta_seconds", ts->pl.eta.campaign_eta, &f);
+		jnum("cycle_seconds", ts->pl.eta.cycle_seconds, &f);
 		putchar('}');
 	} else {
 		fputs("null", stdout);
@@ -583,11 +712,11 @@ static int status_targets(struct wm *wm, const struct wm_table *tg, const struct
 	for (int r = 0; !ret && r < tg->nrows; r++) {
 		struct target_status ts = { 0 };
 
-		ret = load_target(wm, wm_int(tg, r, "id", 0), d->state, &sc, &ts);
+		ret = load_target(wm, wm_int(tg, r, "id", 0), d, &sc, &ts);
 		if (!ret && fmt == WM_JSON)
 			json_target(tg, r, &ts, r);
 		else if (!ret)
-			print_target(tg, r, &ts, d->state);
+			print_target(tg, r, &ts);
 		target_free(&ts);
 	}
 	return ret;

@@ -167,10 +167,15 @@ static void axis_fit_log(struct axis *a, double lo, double hi)
 	a->decimals = a->lo < 1 ? (int)ceil(-log10(a->lo) - 1e-9) : 0;
 }
 
-/* Tick values of a: nice steps, or 1-2-5 per decade (decades only when the
- * axis spans more than three). Returns how many (at most max). */
+/* Tick values of a: nice steps, or per decade 1-2-5 (an axis of up to
+ * three decades), 1-3 (up to six: a reader still finds 3 ms between 1 and
+ * 10 ms), else decades only. Returns how many (at most max). */
 static int axis_ticks(const struct axis *a, double *out, int max)
 {
+	static const int m125[] = { 1, 2, 5 }, m13[] = { 1, 3 }, m1[] = { 1 };
+	double decades;
+	const int *mult;
+	size_t nm;
 	int n = 0;
 
 	if (!a->log) {
@@ -179,12 +184,13 @@ static int axis_ticks(const struct axis *a, double *out, int max)
 			out[n++] = fabs(v) < a->step * 1e-6 ? 0.0 : v;
 		return n;
 	}
+	decades = log10(a->hi / a->lo);
+	mult = decades <= 3.01 ? m125 : decades <= 6.01 ? m13 : m1;
+	nm = decades <= 3.01 ? ARRAY_SIZE(m125) : decades <= 6.01 ? ARRAY_SIZE(m13) : 1;
 	for (double d = pow(10, floor(log10(a->lo))); d <= a->hi * 1.0001; d *= 10)
-		for (int m = 1; m <= 5 && n < max; m += m == 1 ? 1 : 3) {
-			double v = d * m;
+		for (size_t k = 0; k < nm && n < max; k++) {
+			double v = d * mult[k];
 
-			if (m > 1 && log10(a->hi / a->lo) > 3.01)
-				break; /* decades only */
 			if (v >= a->lo * 0.9999 && v <= a->hi * 1.0001)
 				out[n++] = v;
 		}
@@ -373,38 +379,50 @@ static void draw_band(FILE *f, const struct chart *c, const struct axis *ax, con
 }
 
 /* Marker of style k at (x, y), radius r: circle, square, triangle up,
- * diamond, triangle down, cross; hollow so overlapping points show. */
-static void draw_marker(FILE *f, size_t k, double x, double y, double r)
+ * diamond, triangle down, cross; hollow so overlapping points show. data:
+ * attributes of the element ("" for a legend's sample marker). */
+static void draw_marker(FILE *f, size_t k, double x, double y, double r, const char *data)
 {
 	switch (k) {
 	case 0:
-		fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>\n", x, y, r);
+		fprintf(f, "<circle class=\"pt\"%s cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>\n", data, x,
+			y, r);
 		break;
 	case 1:
 		fprintf(f,
-			"<rect class=\"pt\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
-			x - r, y - r, 2 * r, 2 * r);
+			"<rect class=\"pt\"%s x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+			data, x - r, y - r, 2 * r, 2 * r);
 		break;
 	case 2:
 	case 4: {
 		double d = k == 2 ? 1 : -1;
 
-		fprintf(f, "<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n", x,
-			y - d * r * 1.3, x + r * 1.2, y + d * r * 0.8, x - r * 1.2,
+		fprintf(f, "<path class=\"pt\"%s d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n",
+			data, x, y - d * r * 1.3, x + r * 1.2, y + d * r * 0.8, x - r * 1.2,
 			y + d * r * 0.8);
 		break;
 	}
 	case 3:
 		fprintf(f,
-			"<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n",
-			x, y - r * 1.4, x + r * 1.4, y, x, y + r * 1.4, x - r * 1.4, y);
+			"<path class=\"pt\"%s d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f L%.1f %.1f Z\"/>\n",
+			data, x, y - r * 1.4, x + r * 1.4, y, x, y + r * 1.4, x - r * 1.4, y);
 		break;
 	default:
 		fprintf(f,
-			"<path class=\"pt\" d=\"M%.1f %.1f L%.1f %.1f M%.1f %.1f L%.1f %.1f\"/>\n",
-			x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r);
+			"<path class=\"pt\"%s d=\"M%.1f %.1f L%.1f %.1f M%.1f %.1f L%.1f %.1f\"/>\n",
+			data, x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r);
 		break;
 	}
+}
+
+/* A data point's marker, carrying its place in the axes' units (data-x,
+ * data-y: the figure, not the pixel, for a reader or a test). */
+static void draw_point(FILE *f, size_t k, double x, double y, double r, double dx, double dy)
+{
+	char data[80];
+
+	snprintf(data, sizeof(data), " data-x=\"%.10g\" data-y=\"%.10g\"", dx, dy);
+	draw_marker(f, k, x, y, r, data);
 }
 
 /* Where the vertical marks a line breaks at sit, sorted (n = 0: the
@@ -499,8 +517,8 @@ static void draw_series(FILE *f, const struct chart *c, size_t s, const struct a
 		fprintf(f, "<g fill=\"%s\" stroke-width=\"1.5\">\n", dense ? col : "#ffffff");
 		for (size_t i = 0; i < se->n; i++)
 			if (!isnan(se->x[i]) && !isnan(se->y[i]))
-				draw_marker(f, dense ? 0 : series_style(c, s), px(ax, se->x[i]),
-					    py(ay, se->y[i]), dense ? 1.5 : 3.5);
+				draw_point(f, dense ? 0 : series_style(c, s), px(ax, se->x[i]),
+					   py(ay, se->y[i]), dense ? 1.5 : 3.5, se->x[i], se->y[i]);
 		fprintf(f, "</g>\n");
 	}
 	fprintf(f, "</g>\n");
@@ -550,7 +568,7 @@ static int legend_entry(FILE *f, const struct chart *c, size_t s, int y)
 	if (dash && c->series[s].lines)
 		fprintf(f, " stroke-dasharray=\"%s\"", dash);
 	fprintf(f, "/><g fill=\"#ffffff\" stroke-width=\"1.5\">");
-	draw_marker(f, series_style(c, s), RIGHT + 30, y, 3.5);
+	draw_marker(f, series_style(c, s), RIGHT + 30, y, 3.5, "");
 	fprintf(f, "</g>");
 	y = legend_text(f, RIGHT + 54, y, c->series[s].label);
 	fprintf(f, "</g>\n");

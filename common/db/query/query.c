@@ -112,6 +112,8 @@ char *query_export_target_sql(const char *name, enum query_target_key key)
 			     " WHERE i.target_id = (SELECT id FROM targets WHERE name = ?1)"
 			     " ORDER BY i.id",
 			     name);
+	else if (key == QUERY_TARGET_NAME)
+		n = asprintf(&sql, "SELECT * FROM \"%s\" WHERE target = ?1", name);
 	return n < 0 ? NULL : sql;
 }
 
@@ -123,7 +125,8 @@ int query_export_target_rows(struct db *db, const char *name, enum query_target_
 	int ret;
 
 	if (strchr(name, '"') || key == QUERY_TARGET_NONE) {
-		snprintf(s->err, s->errlen, "%s has no target_id or iteration_id column", name);
+		snprintf(s->err, s->errlen,
+			 "%s has no target_id, iteration_id or target (name) column", name);
 		return -EINVAL;
 	}
 	if (!(sql = query_export_target_sql(name, key))) {

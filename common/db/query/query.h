@@ -54,7 +54,15 @@ int query_export_rows(struct db *db, const char *name, const struct query_sink *
 /* How a table or view's rows belong to a target: by its target_id, by its
  * iteration_id (through iterations, whose index finds that target's rows
  * without a scan), or not at all. */
-enum query_target_key { QUERY_TARGET_NONE, QUERY_TARGET_ID, QUERY_TARGET_ITERATION };
+/* How a table's or view's rows name their target: a target_id column, an
+ * iteration_id column (found through that target's iterations), or only
+ * the target's name (column target: cycle_summary, owned_files). */
+enum query_target_key {
+	QUERY_TARGET_NONE,
+	QUERY_TARGET_ID,
+	QUERY_TARGET_ITERATION,
+	QUERY_TARGET_NAME
+};
 
 /* The SQL of query_export_target_rows, for the plan test; NULL: no memory.
  * Free it. */
@@ -128,24 +136,46 @@ int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const str
 
 /* ---- status (query_status.c) ---- */
 
-/* Every run not known to have stopped, and the latest run, newest first:
- * started_at, ended_at, pid, hostname, exit_status, exit_reason. */
+/* Every run not known to have stopped, and the latest run of every host,
+ * newest first: id, started_at, ended_at, pid, hostname, exit_status,
+ * exit_reason, last_seen (see query_status.c). */
 int query_status_runs(struct db *db, const struct query_sink *s);
+
+/* What a run of the database at db_path is now: stopped (it recorded its
+ * end), alive (its pid holds the database's lock), dead (it recorded no
+ * end and holds no lock: killed, crashed, power lost) or elsewhere (it
+ * ran on another host: this one cannot tell). The one definition of
+ * "running" that status prints in every format. */
+enum query_run_state {
+	QUERY_RUN_ALIVE,
+	QUERY_RUN_STOPPED,
+	QUERY_RUN_DEAD,
+	QUERY_RUN_ELSEWHERE,
+};
+enum query_run_state query_run_state(const char *db_path, const char *hostname, int64_t pid,
+				     int ended);
+
+/* "running", "stopped", "gone", "elsewhere". */
+const char *query_run_state_name(enum query_run_state s);
 
 /* The targets (all when name is NULL), by name: id, name, device, kind,
  * capacity_bytes. */
 int query_status_targets(struct db *db, const char *name, const struct query_sink *s);
 
 /* The target's last iteration, or its last done one: every column of
- * iterations, then cycle, cycle_status, baseline_mibps, baseline_cycle,
- * nsizes, cycles_cfg (NULL before progress version 8; nsizes then from
- * the rows). */
+ * iterations, then cycle, cycle_status, run_host (the hostname of the
+ * run that started it), baseline_mibps, baseline_cycle,
+ * nsizes, cycles_cfg (the plan of its cycle: the sizes it measures and
+ * the cycles configured, 0 = forever, NULL unknown; query_sql.h's
+ * QS_PLAN_NSIZES_CYCLE and the like). */
 int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t target_id, int done,
 			 const struct query_sink *s);
 
-/* The target's progress row when it is fresh (< 10 s) and about this
- * cycle and iteration: phase, mibps, phase_bytes (and phase_seconds,
- * duration_seconds from version 8). */
+/* The target's progress row when it is about this cycle and iteration:
+ * phase, mibps, phase_bytes (and phase_seconds, duration_seconds from
+ * version 8; iteration_seconds and age, its age in wall-clock seconds,
+ * from version 9). Before version 9 only a fresh row (< 10 s); from 9 any,
+ * and the caller takes it when the daemon is alive or the row fresh. */
 int query_fresh_progress(struct db *db, const struct query_schema *sc, int64_t target_id,
 			 int64_t cycle, int64_t iteration, const struct query_sink *s);
 
@@ -158,10 +188,37 @@ struct query_same_size {
 int query_last_same_size(struct db *db, const struct query_same_size *k,
 			 const struct query_sink *s);
 
-/* The target's last done cycle: number, wall (seconds), and elapsed, the
+/* The target's last done cycle: id, number, wall (seconds), and elapsed, the
  * seconds since cycle cycle_id started. */
 int query_last_done_cycle(struct db *db, int64_t target_id, int64_t cycle_id,
 			  const struct query_sink *s);
+
+/* The ETA of a target's cycle and campaign, from what remains of the plan
+ * and the seconds each size took when last measured (in this cycle, else
+ * in the last done cycle; a size measured in neither counts as the mean of
+ * those that were), plus the time the last done cycle spent outside its
+ * iterations. Rows' own wall times are summed, so that a stop and restart
+ * (and the time between) leave the figures alone. The one definition of
+ * the ETAs that status prints in every format. */
+struct query_eta_in {
+	int64_t target_id, cycle_id;   /* the cycle running */
+	int64_t prev_cycle_id;         /* the last done cycle; 0 none */
+	double prev_wall;              /* its wall time (seconds); <= 0 unknown */
+	int size_index, nsizes;        /* the size running, of how many */
+	long cycle, cycles;            /* its number; cycles planned, 0 forever */
+	double iteration_elapsed;      /* seconds the running iteration has run */
+	double iteration_eta;          /* its phase's own ETA; < 0 unknown */
+	const struct query_schema *sc; /* the database's facts (NULL: read
+					  them); without more_rows: no ETA */
+};
+struct query_eta {
+	double cycle_eta, campaign_eta; /* seconds; NAN unknown */
+	double cycle_seconds;           /* a whole cycle; NAN unknown */
+	double between_seconds;         /* of it, outside iterations */
+	int sizes_estimated;            /* sizes not measured yet (mean used) */
+};
+int query_campaign_eta(struct db *db, const struct query_eta_in *in, struct query_eta *out,
+		       char *err, size_t errlen);
 
 /* The target's last cycle: number, status, action, action_outcome. */
 int query_last_cycle(struct db *db, int64_t target_id, const struct query_sink *s);

@@ -5,6 +5,7 @@
 #include "db/query/query_charts.h"
 
 #include "db/query/query_sql.h"
+#include "db/db_views.h"
 
 #define SIZES_SQL                                                                                  \
 	"SELECT c.number AS cycle, i.size_bytes, i.workload,"                                      \
@@ -14,20 +15,22 @@
 		"c.number") " GROUP BY c.number, i.workload, i.block_size, i.size_bytes"           \
 			    " ORDER BY i.workload, i.block_size, c.number, i.size_bytes"
 
-/* three series (max, avg, min) of one row per cycle */
-#define CYCLES_SQL                                                                                 \
+/* three series (max, avg, min) of one row per cycle, the figures of
+ * DB_CYCLE_FIGURES_SQL (common/db/db_views.h: the view cycle_summary and
+ * the report's table read the same); CROSS JOIN: the figures once, each
+ * cycle by its key, never the figures again per cycle */
+#define CYCLE_FIGS(m, fl) DB_CYCLE_FIGURES_SQL(m, fl, " AND i.target_id = ?1")
+#define CYCLES_SQL(m, fl)                                                                          \
 	"SELECT s.series, s.ord, c.cycle, CASE s.ord"                                              \
 	" WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"                              \
-	" FROM (SELECT 'max 1-second sample' AS series, 0 AS ord UNION ALL"                        \
-	" SELECT 'average of the sizes', 1 UNION ALL"                                              \
-	" SELECT 'min 1-second sample', 2) s,"                                                     \
-	" (SELECT cy.number AS cycle,"                                                             \
-	"  min(coalesce(i.mibps_min, i.mibps_avg)) AS lo,"                                         \
-	"  avg(i.mibps_avg) AS mean,"                                                              \
-	"  max(coalesce(i.mibps_max, i.mibps_avg)) AS hi"                                          \
-	"  FROM cycles cy JOIN iterations i ON i.cycle_id = cy.id"                                 \
-	"  AND i.status = 'done' WHERE cy.target_id = ?1" QS_SCOPE(                                \
-		"cy.number") "  GROUP BY cy.id) c ORDER BY s.ord, c.cycle"
+	" FROM (SELECT '" QC_SERIES_MAX "' AS series, 0 AS ord UNION ALL"                          \
+	" SELECT '" QC_SERIES_AVG "', 1 UNION ALL"                                                 \
+	" SELECT '" QC_SERIES_MIN "', 2) s,"                                                       \
+	" (SELECT cy.number AS cycle, f.lo, f.mean, f.hi"                                          \
+	"  FROM (" CYCLE_FIGS(m,                                                                   \
+			      fl) ") f CROSS JOIN cycles cy ON cy.id = f.cycle_id"                 \
+				  "  WHERE cy.target_id = ?1 AND cy.number BETWEEN ?2 AND ?3) c"   \
+				  " WHERE c.mean IS NOT NULL ORDER BY s.ord, c.cycle"
 
 #define CYCLE_ACTIONS_SQL                                                                          \
 	"SELECT number, action, action_outcome FROM cycles"                                        \
@@ -48,7 +51,7 @@
 	" JOIN samples s ON s.iteration_id = i.id"                                                 \
 	" WHERE i.id = ?1 ORDER BY s.phase = 'measure', s.t_ms"
 
-/* An iteration's points: its 1-second samples, or once sample_retention
+/* An iteration's points: its samples, or once sample_retention
  * replaced them (common/db/schema.md), its per-minute rollups, each at
  * the end of its minute. */
 #define QC_POINTS                                                                                  \
@@ -90,29 +93,47 @@
 	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
 	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
 
-/* p50 / p99 / p99.9 / p99.99 of every done iteration, in the order measured. */
+/* p50 / p99 / p99.9 / p99.99 of every done iteration at its ID (the ID of
+ * `wearmon history` and `show`, iterations.id), so that a gap shows a row
+ * that did not end done. */
 #define LATENCY_SQL(p9999)                                                                         \
 	"SELECT s.series, s.ord, x.seq, CASE s.ord WHEN 0 THEN"                                    \
 	" x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"                       \
 	" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"                        \
 	" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s,"                            \
-	" (SELECT row_number() OVER (ORDER BY i.id) AS seq, i.lat_p50_us AS p50,"                  \
+	" (SELECT i.id AS seq, i.lat_p50_us AS p50,"                                               \
 	"  i.lat_p99_us AS p99, i.lat_p999_us AS p999, " p9999 " AS p9999 FROM iterations i"       \
 	"  JOIN cycles c ON c.id = i.cycle_id"                                                     \
 	"  WHERE i.target_id = ?1 AND i.status = 'done'" QS_SCOPE(                                 \
 		"c.number") ") x"                                                                  \
 			    " WHERE s.ord < 3 OR x.p9999 IS NOT NULL ORDER BY s.ord, x.seq"
 
-/* How many done rows of the scope precede the end of each cycle with an
- * action (its mark sits after them): per cycle once, one running count in
- * cycle order; 0 for a cycle without rows. */
+/* The last iteration ID of each cycle with an action (its mark sits
+ * after it); a cycle without rows: the last ID before it. */
 #define LATENCY_MARKS_SQL                                                                          \
 	"SELECT number, action, seq FROM (SELECT c.number, c.action,"                              \
-	" CASE WHEN count(i.id) > 0 THEN sum(coalesce(sum(i.status = 'done'"                       \
-	" AND c.number BETWEEN ?2 AND ?3), 0)) OVER (ORDER BY c.number) ELSE 0 END AS seq"         \
+	" coalesce(max(max(i.id)) OVER (ORDER BY c.number), 0) AS seq"                             \
 	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id"                               \
 	" WHERE c.target_id = ?1 GROUP BY c.id)"                                                   \
 	" WHERE action IS NOT NULL AND action != 'none'" QS_SCOPE("number") " ORDER BY number"
+
+/* The percentiles of an iteration's measured phase over time: its
+ * 1-second samples, or once sample_retention replaced them
+ * (common/db/schema.md), the highest of each minute's samples
+ * (sample_minutes), at the end of its minute; column `point` says which. */
+#define LATENCY_TRACE_ROLLUP_SQL                                                                   \
+	"WITH x AS (SELECT t_ms, lat_p50_us AS p50, lat_p99_us AS p99, lat_p999_us AS p999,"       \
+	"  lat_p9999_us AS p9999, '" QC_POINT_SAMPLE "' AS point FROM samples"                     \
+	"  WHERE iteration_id = ?1 AND phase = 'measure'"                                          \
+	" UNION ALL SELECT (minute + 1) * 60000, lat_p50_us, lat_p99_us, lat_p999_us,"             \
+	"  lat_p9999_us, '" QC_POINT_MINUTE_MAX "' FROM sample_minutes"                            \
+	"  WHERE iteration_id = ?1 AND phase = 'measure'"                                          \
+	"  AND NOT EXISTS (SELECT 1 FROM samples WHERE iteration_id = ?1))"                        \
+	" SELECT s.series, s.ord, x.t_ms, x.point, CASE s.ord WHEN 0 THEN"                         \
+	" x.p50 WHEN 1 THEN x.p99 WHEN 2 THEN x.p999 ELSE x.p9999 END AS us"                       \
+	" FROM (SELECT 'p50' AS series, 0 AS ord UNION ALL SELECT 'p99', 1"                        \
+	" UNION ALL SELECT 'p99.9', 2 UNION ALL SELECT 'p99.99', 3) s, x"                          \
+	" ORDER BY s.ord, x.t_ms"
 
 #define LATENCY_TRACE_SQL(cols, more)                                                              \
 	"SELECT s.series, s.ord, x.t_ms, CASE s.ord WHEN 0 THEN"                                   \
@@ -128,12 +149,18 @@
  * tools/scalegen/scale.py's plan check counts as a full scan), numbered
  * from 2 (the campaigns the report counts), kept to the cycles ?2..?3, with where each
  * sits on the axis (x, from the per-cycle figures of the cycles before
- * it: bytes written w, done rows d; iteration ids follow the cycles). */
-#define CAMPAIGN_SQL(x, written)                                                                      \
-	"WITH starts AS (SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1"           \
-	"  AND campaign_first_cycle IS NOT NULL"                                                      \
-	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1),"                            \
-	" per AS (SELECT c.number, sum(" written ") AS w, sum(i.status = 'done') AS d"                \
+ * it: bytes written w, the last iteration ID d; iteration ids follow the
+ * cycles). The starts: each cycle's campaign_first_cycle and the
+ * target's (CAMPAIGN_STARTS), or before cycles had one (fact
+ * QF_CAMPAIGN_FIRST) the target's alone (CAMPAIGN_STARTS_TARGET). */
+#define CAMPAIGN_STARTS                                                                            \
+	"SELECT campaign_first_cycle AS f FROM cycles WHERE target_id = ?1"                        \
+	"  AND campaign_first_cycle IS NOT NULL"                                                   \
+	"  UNION SELECT campaign_first_cycle FROM targets WHERE id = ?1"
+#define CAMPAIGN_STARTS_TARGET "SELECT campaign_first_cycle AS f FROM targets WHERE id = ?1"
+#define CAMPAIGN_SQL_FROM(starts, x, written)                                                         \
+	"WITH starts AS (" starts "),"                                                                \
+	" per AS (SELECT c.number, sum(" written ") AS w, max(i.id) AS d"                             \
 	"  FROM iterations i JOIN cycles c ON c.id = i.cycle_id WHERE i.target_id = ?1"               \
 	"  GROUP BY c.number)"                                                                        \
 	" SELECT n, x FROM (SELECT starts.f, " x                                                      \
@@ -141,6 +168,8 @@
 	"  FROM starts LEFT JOIN per ON per.number < starts.f"                                        \
 	"  WHERE starts.f > (SELECT min(number) FROM cycles WHERE target_id = ?1) GROUP BY starts.f)" \
 	" WHERE f > ?2 AND f <= ?3 ORDER BY f"
+#define CAMPAIGN_SQL(x, written) CAMPAIGN_SQL_FROM(CAMPAIGN_STARTS, x, written)
+#define CAMPAIGN_TARGET_SQL(x, written) CAMPAIGN_SQL_FROM(CAMPAIGN_STARTS_TARGET, x, written)
 
 /* The targets a chart may be of: ?1 name, ?2 an iteration of it (NULL:
  * any), with the names of all. */
@@ -164,20 +193,37 @@
 	static const struct query_named n = { #n " (older schema)", sql, QF_NONE, NULL, 0 }
 
 OLD(samples_v15, SAMPLES_SQL);
+OLD(cycles_v3, CYCLES_SQL(DB_MEASURE_ROW_V3("i"), DB_FILL_ROW_V3("i")));
 OLD(wear_v3, WEAR_SQL(QS_WRITTEN_NAME));
 OLD(wear_marks_v3, WEAR_MARKS_SQL(QS_WRITTEN_NAME));
 OLD(latency_v3, LATENCY_SQL("NULL"));
 OLD(latency_trace_v3, LATENCY_TRACE_SQL("NULL AS p999, NULL AS p9999", "0"));
-OLD(campaigns_cycles_v3, CAMPAIGN_SQL("starts.f - 0.5", QS_WRITTEN_NAME));
-OLD(campaigns_wear_v3, CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_NAME));
-OLD(campaigns_latency_v3, CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_NAME));
+static const struct query_named latency_trace_v15 = {
+	"latency_trace_v15 (older schema)",
+	LATENCY_TRACE_SQL("lat_p999_us AS p999, lat_p9999_us AS p9999", "1"), QF_SAMPLE_P999,
+	&latency_trace_v3, 0
+};
+/* campaign starts before cycles.campaign_first_cycle (13): the target's
+ * alone, with read_percent (4), then without */
+OLD(campaigns_cycles_v3, CAMPAIGN_TARGET_SQL("starts.f - 0.5", QS_WRITTEN_NAME));
+OLD(campaigns_wear_v3, CAMPAIGN_TARGET_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_NAME));
+OLD(campaigns_latency_v3, CAMPAIGN_TARGET_SQL("coalesce(max(per.d), 0) + 0.5", QS_WRITTEN_NAME));
+#define OLDER(n, sql, fact, older)                                                                 \
+	static const struct query_named n = { #n " (older schema)", sql, fact, older, 0 }
+OLDER(campaigns_cycles_v12, CAMPAIGN_TARGET_SQL("starts.f - 0.5", QS_WRITTEN_PCT), QF_READ_PERCENT,
+      &campaigns_cycles_v3);
+OLDER(campaigns_wear_v12, CAMPAIGN_TARGET_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_PCT),
+      QF_READ_PERCENT, &campaigns_wear_v3);
+OLDER(campaigns_latency_v12, CAMPAIGN_TARGET_SQL("coalesce(max(per.d), 0) + 0.5", QS_WRITTEN_PCT),
+      QF_READ_PERCENT, &campaigns_latency_v3);
 
 /* clang-format off */
 const struct query_named qc_queries[QC__COUNT] = {
 	[QC_TARGET_PICK] = { "chart_target_pick", TARGET_PICK_SQL, QF_NONE, NULL, 0 },
 	[QC_TARGET] = { "chart_target", TARGET_SQL, QF_NONE, NULL, 0 },
 	[QC_SIZES] = { "chart_sizes", SIZES_SQL, QF_NONE, NULL, 0 },
-	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL, QF_NONE, NULL, 0 },
+	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
+			QF_PHASE, &cycles_v3, 0 },
 	[QC_CYCLE_ACTIONS] = { "chart_cycle_actions", CYCLE_ACTIONS_SQL, QF_NONE, NULL, 0 },
 	[QC_SAMPLES] = { "chart_samples", SAMPLES_ROLLUP_SQL, QF_MINUTES,
 			 &samples_v15, 0 },
@@ -187,23 +233,22 @@ const struct query_named qc_queries[QC__COUNT] = {
 	[QC_LATENCY] = { "chart_latency", LATENCY_SQL("i.lat_p9999_us"),
 			 QF_LAT_P9999, &latency_v3, 0 },
 	[QC_LATENCY_MARKS] = { "chart_latency_marks", LATENCY_MARKS_SQL, QF_NONE, NULL, 0 },
-	[QC_LATENCY_TRACE] = { "chart_latency_trace",
-			       LATENCY_TRACE_SQL("lat_p999_us AS p999, lat_p9999_us AS p9999", "1"),
-			       QF_SAMPLE_P999, &latency_trace_v3, 0 },
+	[QC_LATENCY_TRACE] = { "chart_latency_trace", LATENCY_TRACE_ROLLUP_SQL, QF_MINUTES,
+			       &latency_trace_v15, 0 },
 	[QC_CAMPAIGN_CYCLES] = { "chart_campaigns_cycles",
-				 CAMPAIGN_SQL("starts.f - 0.5", QS_WRITTEN_PCT), QF_READ_PERCENT,
-				 &campaigns_cycles_v3, 0 },
+				 CAMPAIGN_SQL("starts.f - 0.5", QS_WRITTEN_PCT), QF_CAMPAIGN_FIRST,
+				 &campaigns_cycles_v12, 0 },
 	[QC_CAMPAIGN_WEAR] = { "chart_campaigns_wear",
 			       CAMPAIGN_SQL("coalesce(sum(per.w), 0)", QS_WRITTEN_PCT),
-			       QF_READ_PERCENT, &campaigns_wear_v3, 0 },
+			       QF_CAMPAIGN_FIRST, &campaigns_wear_v12, 0 },
 	[QC_CAMPAIGN_LATENCY] = { "chart_campaigns_latency",
-				  CAMPAIGN_SQL("coalesce(sum(per.d), 0) + 0.5", QS_WRITTEN_PCT),
-				  QF_READ_PERCENT, &campaigns_latency_v3, 0 },
+				  CAMPAIGN_SQL("coalesce(max(per.d), 0) + 0.5", QS_WRITTEN_PCT),
+				  QF_CAMPAIGN_FIRST, &campaigns_latency_v12, 0 },
 };
 /* clang-format on */
 
 enum qc_id qc_samples_source(int latency, double span_s)
 {
-	(void)span_s; /* one table of 1-second samples so far */
+	(void)span_s; /* one table of samples so far */
 	return latency ? QC_LATENCY_TRACE : QC_SAMPLES;
 }

@@ -18,7 +18,7 @@ enum qc_id {
 	QC_WEAR_MARKS,       /* each action at the host bytes written by then */
 	QC_LATENCY,          /* percentiles of every done iteration, in order */
 	QC_LATENCY_MARKS,    /* each action after its cycle's last done iteration */
-	QC_LATENCY_TRACE,    /* ?1 iteration: percentiles of its measured samples */
+	QC_LATENCY_TRACE,    /* ?1 iteration: percentiles of its measured samples or minutes */
 	QC_CAMPAIGN_CYCLES,  /* later campaign starts on the cycles axis */
 	QC_CAMPAIGN_WEAR,    /* ... on the host-bytes axis */
 	QC_CAMPAIGN_LATENCY, /* ... on the done-iteration axis */
@@ -32,7 +32,8 @@ extern const struct query_named qc_queries[QC__COUNT];
  * (latency 0: QC_SAMPLES) or its latency percentiles (1: QC_LATENCY_TRACE)
  * over span_s seconds (0: unknown). QC_SAMPLES reads the 1-second samples,
  * or the per-minute rollups of an iteration past sample_retention (column
- * `point` says which). */
+ * `point` says which); QC_LATENCY_TRACE likewise, a minute's percentile
+ * the highest of its samples' (QC_POINT_MINUTE_MAX). */
 enum qc_id qc_samples_source(int latency, double span_s);
 
 #endif

@@ -27,6 +27,10 @@ static const struct {
 	[QF_PROGRESS_PLAN] = { "progress", "nsizes" },
 	[QF_HEALTH_BY_IT] = { "health", "iteration_id" },
 	[QF_HEALTH_BY_CYCLE] = { "health", "cycle_id" },
+	[QF_PHASE] = { "iterations", "phase" },
+	[QF_MORE_ROWS] = { "iterations", "more_rows" },
+	[QF_PROGRESS_SECONDS] = { "progress", "iteration_seconds" },
+	[QF_CYCLE_PLAN] = { "cycles", "nsizes" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */
@@ -74,7 +78,10 @@ int query_schema_of(struct db *db, struct query_schema *sc, char *err, size_t er
 	if (ret)
 		return ret;
 	sc->version = (int)v;
-	sc->progress = sc->has[QF_PROGRESS_PLAN] ? 8 : sc->has[QF_PROGRESS_PHASE] ? 7 : 0;
+	sc->progress = sc->has[QF_PROGRESS_SECONDS] ? 9
+		       : sc->has[QF_PROGRESS_PLAN]  ? 8
+		       : sc->has[QF_PROGRESS_PHASE] ? 7
+						    : 0;
 	return 0;
 }
 

@@ -18,28 +18,33 @@
 /* What an older schema may lack: one column each (query_named.c names
  * them). */
 enum query_fact {
-	QF_NONE,            /* every schema this build reads has it */
-	QF_READ_PERCENT,    /* iterations.read_percent (schema 4) */
-	QF_LAT_P9999,       /* iterations.lat_p9999_us */
-	QF_STEADY,          /* iterations.steady_reached */
-	QF_CAMPAIGN_FIRST,  /* cycles.campaign_first_cycle */
-	QF_BASELINE_ROW,    /* iterations.baseline_iteration_id */
-	QF_NAND_DELTA,      /* health.nand_bytes_delta */
-	QF_RUN_CONFIG,      /* runs.config */
-	QF_SAMPLE_P999,     /* samples.lat_p999_us */
-	QF_SAMPLE_P9999,    /* samples.lat_p9999_us */
-	QF_MINUTES,         /* sample_minute_data.mibps_max */
-	QF_PROGRESS_PHASE,  /* progress.phase */
-	QF_PROGRESS_PLAN,   /* progress.nsizes */
-	QF_HEALTH_BY_IT,    /* health.iteration_id */
-	QF_HEALTH_BY_CYCLE, /* health.cycle_id */
+	QF_NONE,             /* every schema this build reads has it */
+	QF_READ_PERCENT,     /* iterations.read_percent (schema 4) */
+	QF_LAT_P9999,        /* iterations.lat_p9999_us */
+	QF_STEADY,           /* iterations.steady_reached */
+	QF_CAMPAIGN_FIRST,   /* cycles.campaign_first_cycle */
+	QF_BASELINE_ROW,     /* iterations.baseline_iteration_id */
+	QF_NAND_DELTA,       /* health.nand_bytes_delta */
+	QF_RUN_CONFIG,       /* runs.config */
+	QF_SAMPLE_P999,      /* samples.lat_p999_us */
+	QF_SAMPLE_P9999,     /* samples.lat_p9999_us */
+	QF_MINUTES,          /* sample_minute_data.mibps_max */
+	QF_PROGRESS_PHASE,   /* progress.phase */
+	QF_PROGRESS_PLAN,    /* progress.nsizes */
+	QF_HEALTH_BY_IT,     /* health.iteration_id */
+	QF_HEALTH_BY_CYCLE,  /* health.cycle_id */
+	QF_PHASE,            /* iterations.phase (schema 4) */
+	QF_MORE_ROWS,        /* iterations.more_rows (schema 4) */
+	QF_PROGRESS_SECONDS, /* progress.iteration_seconds (schema 19) */
+	QF_CYCLE_PLAN,       /* cycles.nsizes and cycles_planned (schema 19) */
 	QF__COUNT
 };
 
 /* The schema facts of one database (query_schema_of). */
 struct query_schema {
 	int version;  /* PRAGMA user_version */
-	int progress; /* progress table: 0 none, 7 (phase), 8 (with the plan) */
+	int progress; /* progress table: 0 none, 7 (phase), 8 (with the plan),
+			 9 (with iteration_seconds) */
 	unsigned char has[QF__COUNT];
 };
 
@@ -83,8 +88,16 @@ int query_named_run(struct db *db, const struct query_schema *sc, const struct q
 		    const struct db_value *params, int nparams, db_row_fn fn, void *arg, char *err,
 		    size_t errlen);
 
-/* What one point of a sample chart or table is (column `point`). */
-#define QC_POINT_SAMPLE "1-second sample"
+/* What one point of a sample chart or table is (column `point`): a
+ * sample lasts the target's sample_interval (wearmon.conf(5), 1 s by
+ * default; the last of a phase up to twice that, common/db/schema.md). */
+#define QC_POINT_SAMPLE "sample (one sample_interval)"
 #define QC_POINT_MINUTE "per-minute rollup: min/avg/max"
+#define QC_POINT_MINUTE_MAX "per-minute rollup: the highest 1-second value"
+
+/* The series of the cycles chart (and their names in the report). */
+#define QC_SERIES_MAX "highest sample"
+#define QC_SERIES_AVG "average of the sizes"
+#define QC_SERIES_MIN "lowest sample"
 
 #endif

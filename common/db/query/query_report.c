@@ -3,6 +3,7 @@
 #include "db/query/query_report.h"
 
 #include "db/query/query_sql.h"
+#include "db/db_views.h"
 
 #define TARGET_SQL                                                                                 \
 	"SELECT t.*, (SELECT group_concat(name, ', ')"                                             \
@@ -55,18 +56,23 @@
 	"SELECT min(id) AS id FROM (SELECT * FROM (" FIRST_TRACED_SQL ")"                          \
 	" UNION ALL SELECT * FROM (" FIRST_TRACED_MINUTES_SQL ")) HAVING count(*) > 0"
 
-#define CYCLES_SQL(ratio, join)                                                                    \
+/* The figures of every cycle from DB_CYCLE_FIGURES_SQL (common/db/db_views.h,
+ * as the view cycle_summary and the cycles chart), the counts and the
+ * ratio to baseline from its rows. */
+#define CYCLES_SQL(ratio, join, m, fl)                                                             \
 	"SELECT c.id, c.number AS cycle, c.status, c.started_at,"                                  \
 	" c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"               \
 	" c.action_error, sum(i.status = 'done') AS done,"                                         \
 	" sum(i.status IN ('interrupted', 'failed')) AS cut,"                                      \
-	" min(CASE WHEN i.status = 'done' THEN i.mibps_min END) AS lo,"                            \
-	" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg END) AS mean,"                          \
-	" max(CASE WHEN i.status = 'done' THEN i.mibps_max END) AS hi,"                            \
-	" avg(CASE WHEN i.status = 'done' THEN i.mibps_avg / " ratio " END) AS ratio"              \
+	" f.lo, f.mean, f.hi, f.sizes, f.fill_mean,"                                               \
+	" avg(CASE WHEN i.status = 'done' AND " m " THEN i.mibps_avg / " ratio " END) AS ratio"    \
 	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" join                          \
-	" WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"                                   \
-	" GROUP BY c.id ORDER BY c.number"
+	" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(                                                       \
+		m, fl,                                                                             \
+		" AND i.target_id = ?1") ") f"                                                     \
+					 "  ON f.cycle_id = c.id"                                  \
+					 " WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"  \
+					 " GROUP BY c.id ORDER BY c.number"
 
 /* Over all the snapshots' deltas from schema 9, else the last figure the
  * drive reported. */
@@ -180,7 +186,13 @@ OLD(iterations_v3, ITERATIONS_SQL("NULL", QS_WRITTEN_NAME, BASE_VIEW, BASE_VIEW_
     NULL);
 OLD(iterations_v8, ITERATIONS_SQL("i.lat_p9999_us", QS_WRITTEN_PCT, BASE_VIEW, BASE_VIEW_JOIN),
     QF_READ_PERCENT, &iterations_v3);
-OLD(cycles_v8, CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN), QF_NONE, NULL);
+/* the cycles before schema 4 (no phase of the size), then before 9 */
+OLD(cycles_v3,
+    CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN, DB_MEASURE_ROW_V3("i"), DB_FILL_ROW_V3("i")),
+    QF_NONE, NULL);
+OLD(cycles_v8,
+    CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")), QF_PHASE,
+    &cycles_v3);
 OLD(write_amp_v8, WRITE_AMP_ALT, QF_NONE, NULL);
 OLD(alert_counts_v4, ALERT_COUNTS_SQL("0 AS phases, 0 AS steady"), QF_NONE, NULL);
 OLD(runs_v12, RUNS_SQL("NULL AS kernel, NULL AS config"), QF_NONE, NULL);
@@ -202,7 +214,8 @@ const struct query_named qr_queries[QR__COUNT] = {
 			    QF_BASELINE_ROW, &iterations_v8, 0 },
 	[QR_FIRST_TRACED] = { "report_first_traced", FIRST_TRACED_ROLLUP_SQL, QF_MINUTES,
 				&first_traced_v15, 0 },
-	[QR_CYCLES] = { "report_cycles", CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN),
+	[QR_CYCLES] = { "report_cycles",
+			CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
 			QF_BASELINE_ROW, &cycles_v8, 0 },
 	[QR_WRITE_AMP] = { "report_write_amplification", WRITE_AMP_SQL,
 			   QF_NAND_DELTA, &write_amp_v8, 0 },

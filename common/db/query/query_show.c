@@ -6,11 +6,11 @@
 #include "db/query/query_int.h"
 #include "db/query/query_sql.h"
 
-#define ITERATION_SQL(base_mibps, base_cycle, base_join)                                           \
+/* nsizes: the plan of the iteration's cycle (QS_PLAN_NSIZES_CYCLE) */
+#define ITERATION_SQL(base_mibps, base_cycle, base_join, nsizes)                                   \
 	"SELECT i.*, t.name AS target, t.device, t.kind AS device_kind,"                           \
 	" c.number AS cycle, " base_mibps " AS baseline_mibps, " base_cycle " AS baseline_cycle,"  \
-	" (SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id)"              \
-	"  AS nsizes"                                                                              \
+	" " nsizes " AS nsizes"                                                                    \
 	" FROM iterations i"                                                                       \
 	" JOIN cycles c ON c.id = i.cycle_id"                                                      \
 	" JOIN targets t ON t.id = i.target_id" base_join " WHERE i.id = ?"
@@ -36,17 +36,28 @@
 	"SELECT at, severity, kind, message, iteration_id IS NULL AS of_cycle" EVENTS_WHERE
 #define EVENTS_ALL_SQL "SELECT *" EVENTS_WHERE
 
-/* before schema 9, the baseline through the view */
+#define ITERATION_KEY(nsizes)                                                                      \
+	ITERATION_SQL(QS_BASE_KEY_MIBPS, QS_BASE_KEY_CYCLE, QS_BASE_KEY_JOIN, nsizes)
+
+/* The chain of the iteration: the plan from its cycle (schema 19), from
+ * progress (12), from the rows with the baseline by key (9), then through
+ * the view. */
 static const struct query_named iteration_view = {
 	"show: the iteration (before schema 9)",
-	ITERATION_SQL(QS_BASE_VIEW_MIBPS, QS_BASE_VIEW_CYCLE, QS_BASE_VIEW_JOIN), QF_NONE, NULL, 1
+	ITERATION_SQL(QS_BASE_VIEW_MIBPS, QS_BASE_VIEW_CYCLE, QS_BASE_VIEW_JOIN, QS_ROWS_NSIZES),
+	QF_NONE, NULL, 1
 };
+static const struct query_named iteration_rows = { "show: the iteration (before progress 8)",
+						   ITERATION_KEY(QS_ROWS_NSIZES), QF_BASELINE_ROW,
+						   &iteration_view, 1 };
+static const struct query_named iteration_progress = { "show: the iteration (before schema 19)",
+						       ITERATION_KEY(QS_PLAN_NSIZES_PROGRESS),
+						       QF_PROGRESS_PLAN, &iteration_rows, 1 };
 
 /* clang-format off */
 const struct query_named query_show_queries[QSHOW__COUNT] = {
-	[QSHOW_ITERATION] = { "show: the iteration",
-			  ITERATION_SQL(QS_BASE_KEY_MIBPS, QS_BASE_KEY_CYCLE, QS_BASE_KEY_JOIN),
-			  QF_BASELINE_ROW, &iteration_view, 1 },
+	[QSHOW_ITERATION] = { "show: the iteration", ITERATION_KEY(QS_PLAN_NSIZES_CYCLE),
+			  QF_CYCLE_PLAN, &iteration_progress, 1 },
 	[QSHOW_PHASES] = { "show: samples per phase", PHASES_SQL, QF_NONE, NULL, 1 },
 	[QSHOW_TRACE] = { "show: sample trace", TRACE_SQL, QF_NONE, NULL, 1 },
 	[QSHOW_SAMPLES] = { "show: samples", SAMPLES_SQL, QF_NONE, NULL, 1 },

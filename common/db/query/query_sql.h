@@ -36,4 +36,19 @@
 #define QS_BASE_VIEW_CYCLE "b.baseline_cycle"
 #define QS_BASE_VIEW_JOIN " LEFT JOIN iteration_baseline b ON b.iteration_id = i.id"
 
+/* The plan of iteration i's cycle c, which status and show count "size 2
+ * of 3" and "cycle 2 of 5" from: the sizes and cycles the cycle was
+ * started with (cycles.nsizes, cycles_planned: fact QF_CYCLE_PLAN, schema
+ * 19), else as the daemon published them for that cycle (progress: fact
+ * QF_PROGRESS_PLAN), else (sizes only) the sizes the target's rows
+ * reached. Each fact's schema has the next one's. */
+#define QS_ROWS_NSIZES "(SELECT max(size_index) + 1 FROM iterations WHERE target_id = i.target_id)"
+#define QS_PROGRESS_PLAN(col)                                                                      \
+	"(SELECT " col " FROM progress p WHERE p.target_id = i.target_id AND p.cycle = c.number)"
+#define QS_PLAN_NSIZES_CYCLE                                                                       \
+	"coalesce(c.nsizes, " QS_PROGRESS_PLAN("nsizes") ", " QS_ROWS_NSIZES ")"
+#define QS_PLAN_NSIZES_PROGRESS "coalesce(" QS_PROGRESS_PLAN("nsizes") ", " QS_ROWS_NSIZES ")"
+#define QS_PLAN_CYCLES_CYCLE "coalesce(c.cycles_planned, " QS_PROGRESS_PLAN("cycles") ")"
+#define QS_PLAN_CYCLES_PROGRESS QS_PROGRESS_PLAN("cycles")
+
 #endif
