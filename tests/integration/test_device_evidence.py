@@ -4,10 +4,13 @@ media bytes the drive counted over it and their ratio, and the rows'
 ratios weighted by their host bytes are the drive's own; a loop device
 without counters stores none of it (NULL, never 0)."""
 
+import json
+import re
+
 import pytest
 
 import simssd_helper
-from conftest import MiB, query, run_wearmond, target_conf, write_conf
+from conftest import MiB, query, run_wearmon, run_wearmond, target_conf, write_conf
 
 # A small drive (tests/integration/test_wear_sim.py's): a full rewrite of it
 # garbage-collects, so the rows' write amplification differs.
@@ -67,6 +70,16 @@ def test_no_counters_no_evidence(workdir, make_loop):
     assert p.returncode == 0, p.stderr
     rows = query(db, "SELECT " + ", ".join(DEVICE_COLUMNS) + " FROM iterations")
     assert rows and all(v is None for r in rows for v in r.values()), rows
+    # show says so, in words and as JSON nulls; the report has no evidence
+    out = run_wearmon("show", "1", db=db, check=0).stdout
+    drive = out.split("drive (")[1].split("samples\n")[0]
+    assert drive.count("not reported by the drive") == len(DEVICE_COLUMNS), out
+    assert "why it slowed" not in out
+    shown = json.loads(run_wearmon("show", "1", "--format", "json", db=db, check=0).stdout)
+    assert all(shown["iteration"][c] is None for c in DEVICE_COLUMNS), shown["iteration"]
+    assert shown["evidence"] == []
+    run_wearmon("report", "-o", workdir / "r.html", db=db, check=0)
+    assert 'id="evidence"' not in (workdir / "r.html").read_text()
 
 
 # Heats fast (its steady state at the fresh rate is far above the throttle
@@ -152,6 +165,7 @@ def test_crash_cause_thermal(workdir):
     assert ev["throttled"] == rows[1]["device_throttle_seconds"]
     assert ev["peak"] == rows[1]["device_peak_temp_c"] >= 44
     assert "likely cause: thermal" in ev["message"]
+    assert check_evidence_everywhere(workdir, db)[0] == "thermal"
 
 
 @simssd_helper.needs_sim
@@ -170,3 +184,71 @@ def test_crash_cause_wear(workdir):
     for _, _, ev in causes:
         assert ev["wa"] >= 1.25 * ev["base_wa"], ev
         assert ev["throttled"] == 0
+    assert "wear" in check_evidence_everywhere(workdir, db)
+
+
+def table_rows(html, caption_start):
+    """The rows (lists of cell texts) of the report's table whose caption
+    starts with caption_start."""
+    table = html.split("<caption>" + caption_start, 1)[1].split("</table>", 1)[0]
+    return [re.findall(r"<td[^>]*>(.*?)</td>", row)
+            for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>", 1)[1])]
+
+
+def fmt(v, decimals):
+    """A figure as show and the report print it; None as each says it."""
+    return None if v is None else f"{v:.{decimals}f}"
+
+
+def check_evidence_everywhere(workdir, db):
+    """show, show --format json and the report give every crash and
+    collapse alert the cause and figures its event stored, and each row's
+    device figures as the iterations table holds them. Returns the causes."""
+    alerts = query(db, "SELECT e.id, e.kind, e.iteration_id, e.data, c.number AS cycle,"
+                       " i.number AS iteration FROM events e JOIN cycles c ON c.id = e.cycle_id"
+                       " JOIN iterations i ON i.id = e.iteration_id WHERE e.kind IN"
+                       " ('throughput-crash', 'throughput-collapse') ORDER BY e.at, e.id")
+    assert alerts, "no crash or collapse alert"
+    report = workdir / "evidence.html"
+    run_wearmon("report", "-o", report, db=db, check=0)
+    html = report.read_text()
+    causes = table_rows(html, "Throughput crash and collapse alerts")
+    assert len(causes) == len(alerts), causes
+    device = table_rows(html, "Device counters over each iteration")
+    rows = query(db, "SELECT i.id, c.number AS cycle, i.number, " + ", ".join(DEVICE_COLUMNS)
+                 + " FROM iterations i JOIN cycles c ON c.id = i.cycle_id ORDER BY i.id")
+    assert len(device) == len(rows), device
+    for cells, r in zip(device, rows):
+        assert cells[:2] == [str(r["cycle"]), str(r["number"])], (cells, r)
+        assert cells[7] == fmt(r["device_wa"], 3), (cells, r)
+        assert cells[8] == fmt(r["device_peak_temp_c"], 0), (cells, r)
+        assert cells[9] == fmt(r["device_throttle_seconds"], 0), (cells, r)
+    for a, cells in zip(alerts, causes):
+        data = json.loads(a["data"])
+        it = a["iteration_id"]
+        shown = json.loads(run_wearmon("show", it, "--format", "json", db=db, check=0).stdout)
+        ev = [x for x in shown["evidence"] if x["event_id"] == a["id"]]
+        assert len(ev) == 1, shown["evidence"]
+        for key in ("cause", "device_wa", "baseline_device_wa", "throttle_seconds",
+                    "peak_temp_c", "host_stall_seconds"):
+            assert ev[0][key] == data[key], (key, ev[0], data)
+        row = query(db, f"SELECT {', '.join(DEVICE_COLUMNS)} FROM iterations WHERE id = {it}")
+        assert {c: shown["iteration"][c] for c in DEVICE_COLUMNS} == row[0]
+        # the alert's evidence is the row's own figures
+        assert data["throttle_seconds"] == row[0]["device_throttle_seconds"]
+        assert data["peak_temp_c"] == row[0]["device_peak_temp_c"]
+        text = run_wearmon("show", it, db=db, check=0).stdout
+        unknown = "unknown"
+        line = (f"{a['kind']}: cause {data['cause']}; device WA "
+                f"{fmt(data['device_wa'], 3) or unknown} against "
+                f"{fmt(data['baseline_device_wa'], 3) or unknown} at the baseline, throttled "
+                f"{fmt(data['throttle_seconds'], 0) or unknown} s, peak "
+                f"{fmt(data['peak_temp_c'], 0) or unknown} °C")
+        assert line in text, (line, text)
+        assert f"peak temp.    {fmt(row[0]['device_peak_temp_c'], 0)} °C" in text, text
+        assert cells[1:5] == [a["kind"], str(a["cycle"]), str(a["iteration"]), data["cause"]]
+        assert cells[5] == (fmt(data["device_wa"], 3) or "–"), cells
+        assert cells[7:9] == [fmt(data["throttle_seconds"], 0) or "–",
+                              fmt(data["peak_temp_c"], 0) or "–"], cells
+    print("causes in the report:", [c[4] for c in causes])
+    return [c[4] for c in causes]

@@ -210,6 +210,8 @@ static const char *const shown_cols[] = {
 	"status",       "error",        "target",         "device",
 	"device_kind",  "cycle",        "baseline_mibps", "baseline_cycle",
 	"nsizes",       "host_stall_seconds", "mean_depth",
+	"device_host_bytes", "device_media_bytes", "device_wa", "device_peak_temp_c",
+	"device_throttle_seconds", "device_media_errors", "device_spare_pct",
 };
 /* clang-format on */
 
@@ -292,6 +294,75 @@ static void show_head(const struct wm_table *t)
 		       fig(100 * figure(t, "mibps_avg") / base, 0));
 	else
 		printf("  baseline    none (no finished measurement of this size yet)\n");
+}
+
+/* What the drive itself counted over the iteration (schema 20): each
+ * figure, or that the drive did not report it (NULL, never 0). */
+static void show_drive(const struct wm_table *t)
+{
+	static const struct {
+		const char *col, *label, *unit;
+		int decimals; /* -1: bytes */
+	} figs[] = {
+		{ "device_host_bytes", "host writes", "", -1 },
+		{ "device_media_bytes", "media writes", "", -1 },
+		{ "device_wa", "write amp.", " (media / host bytes)", 3 },
+		{ "device_peak_temp_c", "peak temp.", " °C", 0 },
+		{ "device_throttle_seconds", "throttled", " s", 0 },
+		{ "device_media_errors", "media errors", "", 0 },
+		{ "device_spare_pct", "spare", " %", 0 },
+	};
+
+	printf("drive (its own counters over the iteration)\n");
+	if (wm_col(t, "device_wa") < 0) {
+		printf("  not recorded (a database before schema 20)\n");
+		return;
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(figs); k++) {
+		double v = wm_num(t, 0, figs[k].col);
+
+		if (isnan(v))
+			printf("  %-12s  not reported by the drive\n", figs[k].label);
+		else if (figs[k].decimals < 0)
+			printf("  %-12s  %s\n", figs[k].label, bytes_of(v));
+		else
+			printf("  %-12s  %s%s\n", figs[k].label, fig(v, figs[k].decimals),
+			       figs[k].unit);
+	}
+}
+
+/* A figure of an alert's evidence, or "unknown" (JSON null). */
+static const char *known(const struct wm_table *e, int r, const char *col, int decimals)
+{
+	double v = wm_num(e, r, col);
+
+	return isnan(v) ? "unknown" : fig(v, decimals);
+}
+
+/* The cause each crash or collapse alert of the iteration named, with the
+ * evidence stored in its event (daemon/alert.c). */
+static int show_evidence(struct wm *wm, int64_t id)
+{
+	struct wm_table e = { 0 };
+	struct query_sink sk;
+	char at[32], err[WM_ERR_MAX];
+	int ret = wm_result(wm, query_show_evidence(wm->db, id, wm_rows(&sk, &e, err, sizeof(err))),
+			    err);
+
+	if (ret || e.nrows == 0)
+		goto out;
+	printf("why it slowed\n");
+	for (int r = 0; r < e.nrows; r++)
+		printf("  %s %s: cause %s; device WA %s against %s at the baseline, throttled %s s,"
+		       " peak %s °C, host stalls %s s\n",
+		       wm_fmt_time(wm_str(&e, r, "at"), at, sizeof(at)), wm_str(&e, r, "kind"),
+		       wm_str(&e, r, "cause") ? wm_str(&e, r, "cause") : "unknown",
+		       known(&e, r, "device_wa", 3), known(&e, r, "baseline_device_wa", 3),
+		       known(&e, r, "throttle_seconds", 0), known(&e, r, "peak_temp_c", 0),
+		       known(&e, r, "host_stall_seconds", 1));
+out:
+	wm_table_free(&e);
+	return ret;
 }
 
 /* A one-line trace of the samples: ▁▂▃▄▅▆▇█ scaled to the maximum, one
@@ -427,10 +498,11 @@ static int show_events(struct wm *wm, int64_t id, int64_t cycle_id)
 }
 
 /* show --format json: one object with the iteration (every column), its
- * samples, the health snapshot and the events, all whole. */
+ * samples, the health snapshot, the events, all whole, and the evidence
+ * of its crash and collapse alerts (query_show_evidence's columns). */
 static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
 {
-	struct wm_table s = { 0 }, h = { 0 }, e = { 0 };
+	struct wm_table s = { 0 }, h = { 0 }, e = { 0 }, x = { 0 };
 	int64_t cycle_id = wm_int(t, 0, "cycle_id", 0);
 	struct query_sink sk;
 	char err[WM_ERR_MAX];
@@ -447,6 +519,10 @@ static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
 				query_show_events_all(wm->db, id, cycle_id,
 						      wm_rows(&sk, &e, err, sizeof(err))),
 				err);
+	if (!ret)
+		ret = wm_result(wm,
+				query_show_evidence(wm->db, id, wm_rows(&sk, &x, err, sizeof(err))),
+				err);
 	if (!ret) {
 		fputs("{\"iteration\": ", stdout);
 		wm_json_row(stdout, t, 0);
@@ -456,8 +532,11 @@ static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
 		wm_json_rows(stdout, &h);
 		fputs(",\n\"events\": ", stdout);
 		wm_json_rows(stdout, &e);
+		fputs(",\n\"evidence\": ", stdout);
+		wm_json_rows(stdout, &x);
 		fputs("}\n", stdout);
 	}
+	wm_table_free(&x);
 	wm_table_free(&s);
 	wm_table_free(&h);
 	wm_table_free(&e);
@@ -504,7 +583,10 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv)
 		return ret;
 	}
 	show_head(&t);
-	ret = show_samples(wm, id);
+	show_drive(&t);
+	ret = show_evidence(wm, id);
+	if (!ret)
+		ret = show_samples(wm, id);
 	if (!ret)
 		ret = show_health(wm, id, wm_int(&t, 0, "cycle_id", 0));
 	if (!ret)

@@ -589,6 +589,8 @@ static int write_report(struct rep *r)
 	if (!ret)
 		ret = rep_write_steady(r);
 	if (!ret)
+		ret = rep_write_evidence(r);
+	if (!ret)
 		ret = rep_write_events(r);
 	if (!ret)
 		ret = rep_write_data(r);

@@ -56,6 +56,9 @@ void rep_para(struct rep *r, const char *text);
 
 int rep_write_steady(struct rep *r);
 int rep_write_events(struct rep *r);
+/* Crash and collapse alerts' causes and the rows' device_* figures;
+ * nothing when the campaign has neither (a plain loop device). */
+int rep_write_evidence(struct rep *r);
 int rep_write_data(struct rep *r);
 
 #endif

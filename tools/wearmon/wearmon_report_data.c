@@ -1,6 +1,6 @@
 /* wearmon_report_data: the later sections of "wearmon report": SNIA
  * steady state (verdicts, both criteria, a chart per phase), alerts and
- * events, and the data tables holding every figure the charts show. */
+ * events, the drive's evidence (why it slowed), and the data tables holding every figure the charts show. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #define MAX_STEADY_CHARTS 6 /* steady-state phases drawn (all tabulated) */
 #define MAX_SAMPLE_ROWS 400 /* sample rows per iteration in the data table */
 #define MAX_EVENTS 300      /* events listed */
+#define MAX_DEVICE_ROWS 500 /* rows of the drive's figures listed */
 #define WINDOW 5            /* SNIA PTS measurement window, rounds */
 
 /* ---- steady state ------------------------------------------------------- */
@@ -249,6 +250,90 @@ int rep_write_events(struct rep *r)
 	fputs("</section>\n", r->f);
 	wm_table_free(&t);
 	return 0;
+}
+
+/* ---- why it slowed ------------------------------------------------------ */
+
+/* Every crash and collapse alert with the cause and evidence its event
+ * stored (daemon/alert.c; the rule in wearmond(8), "Alerts"). */
+static void causes_table(struct rep *r, const struct wm_table *t)
+{
+	rep_thead(r,
+		  "Throughput crash and collapse alerts: the likely cause and the evidence the"
+		  " alert stored (– where the drive reports no such figure)",
+		  "<time (UTC)|<alert|cycle|iteration|<cause|device WA|baseline device WA|"
+		  "throttled s|peak °C|host stalls s");
+	for (int i = 0; i < t->nrows; i++) {
+		fputs("<tr>", r->f);
+		rep_td_time(r, wm_str(t, i, "at"));
+		rep_td_text(r, t, i, "kind");
+		rep_td_num(r, wm_num(t, i, "cycle"), 0);
+		rep_td_num(r, wm_num(t, i, "iteration"), 0);
+		rep_td_text(r, t, i, "cause");
+		rep_td_num(r, wm_num(t, i, "device_wa"), 3);
+		rep_td_num(r, wm_num(t, i, "baseline_device_wa"), 3);
+		rep_td_num(r, wm_num(t, i, "throttle_seconds"), 0);
+		rep_td_num(r, wm_num(t, i, "peak_temp_c"), 0);
+		rep_td_num(r, wm_num(t, i, "host_stall_seconds"), 1);
+		fputs("</tr>\n", r->f);
+	}
+	rep_tend(r);
+}
+
+/* The drive's own figures of every row that has any, next to its rate. */
+static void device_table(struct rep *r, const struct wm_table *t)
+{
+	rep_thead(r,
+		  "Device counters over each iteration, as the drive counted them"
+		  " (iterations.device_*):"
+		  " – where the drive does not report a figure",
+		  "cycle|iteration|size|<workload|avg MiB/s|host writes|media writes|device WA|"
+		  "peak °C|throttled s|media errors|spare %");
+	for (int i = 0; i < t->nrows && i < MAX_DEVICE_ROWS; i++) {
+		char b[48];
+
+		fputs("<tr>", r->f);
+		rep_td_num(r, wm_num(t, i, "cycle"), 0);
+		rep_td_num(r, wm_num(t, i, "iteration"), 0);
+		fprintf(r->f, "<td>%s</td>", rep_bytes(wm_num(t, i, "size_bytes"), b, sizeof(b)));
+		rep_td_text(r, t, i, "workload");
+		rep_td_num(r, wm_num(t, i, "mibps_avg"), 1);
+		rep_td_bytes(r, wm_num(t, i, "device_host_bytes"));
+		rep_td_bytes(r, wm_num(t, i, "device_media_bytes"));
+		rep_td_num(r, wm_num(t, i, "device_wa"), 3);
+		rep_td_num(r, wm_num(t, i, "device_peak_temp_c"), 0);
+		rep_td_num(r, wm_num(t, i, "device_throttle_seconds"), 0);
+		rep_td_num(r, wm_num(t, i, "device_media_errors"), 0);
+		rep_td_num(r, wm_num(t, i, "device_spare_pct"), 0);
+		fputs("</tr>\n", r->f);
+	}
+	rep_tend(r);
+	if (t->nrows > MAX_DEVICE_ROWS)
+		fprintf(r->f,
+			"<p class=\"note\">%d more rows are in the database"
+			" (wearmon history --format csv).</p>\n",
+			t->nrows - MAX_DEVICE_ROWS);
+}
+
+int rep_write_evidence(struct rep *r)
+{
+	struct wm_table c = { 0 }, d = { 0 };
+	int ret = wm_fetch_named(r->wm, &c, &qr_queries[QR_CAUSES], REP_SCOPE(r));
+
+	if (!ret)
+		ret = wm_fetch_named(r->wm, &d, &qr_queries[QR_DEVICE], REP_SCOPE(r));
+	if (ret || (c.nrows == 0 && d.nrows == 0))
+		goto out;
+	rep_section(r, "evidence", "Why it slowed: the drive's evidence");
+	if (c.nrows)
+		causes_table(r, &c);
+	if (d.nrows)
+		device_table(r, &d);
+	fputs("</section>\n", r->f);
+out:
+	wm_table_free(&c);
+	wm_table_free(&d);
+	return ret;
 }
 
 static int write_iteration_table(struct rep *r)

@@ -134,6 +134,13 @@ int query_show_events(struct db *db, int64_t id, int64_t cycle_id, const struct 
 /* The same events, every column. */
 int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const struct query_sink *s);
 
+/* The cause and evidence of its throughput-crash and -collapse alerts
+ * (schema 20; none before), oldest first: event_id, at, kind,
+ * iteration_id, cause, device_wa, baseline_device_wa, throttle_seconds,
+ * peak_temp_c, host_stall_seconds (the members of the event's data,
+ * daemon/alert.c). */
+int query_show_evidence(struct db *db, int64_t id, const struct query_sink *s);
+
 /* ---- status (query_status.c) ---- */
 
 /* Every run not known to have stopped, and the latest run of every host,

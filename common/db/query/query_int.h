@@ -34,6 +34,7 @@ enum query_show_id {
 	QSHOW_HEALTH_BY_CYCLE,
 	QSHOW_EVENTS,
 	QSHOW_EVENTS_ALL,
+	QSHOW_EVIDENCE,
 	QSHOW__COUNT
 };
 extern const struct query_named query_show_queries[QSHOW__COUNT];

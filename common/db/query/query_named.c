@@ -31,6 +31,7 @@ static const struct {
 	[QF_MORE_ROWS] = { "iterations", "more_rows" },
 	[QF_PROGRESS_SECONDS] = { "progress", "iteration_seconds" },
 	[QF_CYCLE_PLAN] = { "cycles", "nsizes" },
+	[QF_DEVICE] = { "iterations", "device_wa" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

@@ -37,6 +37,7 @@ enum query_fact {
 	QF_MORE_ROWS,        /* iterations.more_rows (schema 4) */
 	QF_PROGRESS_SECONDS, /* progress.iteration_seconds (schema 19) */
 	QF_CYCLE_PLAN,       /* cycles.nsizes and cycles_planned (schema 19) */
+	QF_DEVICE,           /* iterations.device_wa and the other device_* (schema 20) */
 	QF__COUNT
 };
 

@@ -177,6 +177,27 @@
 	"SELECT phase, t_ms, mibps, iops, lat_p50_us, lat_p99_us, " cols                           \
 	" FROM samples WHERE iteration_id = ?1 ORDER BY phase = 'measure', t_ms"
 
+/* The drive's own figures of every row that has any (schema 20). */
+#define DEVICE_SQL                                                                                        \
+	"SELECT i.id, c.number AS cycle, i.number AS iteration, i.size_bytes, i.workload,"                \
+	" i.mibps_avg, i.device_host_bytes, i.device_media_bytes, i.device_wa,"                           \
+	" i.device_peak_temp_c, i.device_throttle_seconds, i.device_media_errors,"                        \
+	" i.device_spare_pct FROM iterations i JOIN cycles c ON c.id = i.cycle_id"                        \
+	" WHERE i.target_id = ?1" QS_SCOPE(                                                               \
+		"c.number") " AND (i.device_wa IS NOT NULL OR"                                            \
+			    " i.device_peak_temp_c IS NOT NULL OR i.device_throttle_seconds IS NOT NULL)" \
+			    " ORDER BY i.id"
+
+/* The cause and evidence of every crash and collapse alert (schema 20),
+ * as show reads them (QS_EVIDENCE_COLS). */
+#define CAUSES_SQL                                                                                 \
+	"SELECT " QS_EVIDENCE_COLS ", c.number AS cycle, i.number AS iteration"                    \
+	" FROM events e JOIN cycles c ON c.id = e.cycle_id"                                        \
+	" LEFT JOIN iterations i ON i.id = e.iteration_id"                                         \
+	" WHERE e.target_id = ?1" QS_SCOPE(                                                        \
+		"c.number") " AND e.kind IN " QS_EVIDENCE_KINDS                                    \
+			    " AND json_valid(e.data) ORDER BY e.at, e.id"
+
 #define OLD(n, sql, fact, older)                                                                   \
 	static const struct query_named n = { #n " (older schema)", sql, fact, older, 0 }
 
@@ -231,5 +252,8 @@ const struct query_named qr_queries[QR__COUNT] = {
 	[QR_EVENTS] = { "report_events", EVENTS_SQL, QF_NONE, NULL, 0 },
 	[QR_SAMPLES] = { "report_samples", SAMPLES_ROLLUP_SQL, QF_MINUTES,
 			 &samples_v15, 0 },
+	/* before schema 20 no row or alert has any */
+	[QR_DEVICE] = { "report_device_evidence", DEVICE_SQL, QF_DEVICE, NULL, 0 },
+	[QR_CAUSES] = { "report_alert_causes", CAUSES_SQL, QF_DEVICE, NULL, 0 },
 };
 /* clang-format on */

@@ -22,6 +22,8 @@ enum qr_id {
 	QR_STEADY_ROUNDS, /* ?1 verdict row: the rounds of its phase */
 	QR_EVENTS,        /* events of the campaign */
 	QR_SAMPLES,       /* ?1 iteration: its samples */
+	QR_DEVICE,        /* rows with the drive's own figures (device_*) */
+	QR_CAUSES,        /* crash and collapse alerts: cause and evidence */
 	QR__COUNT
 };
 

@@ -35,6 +35,10 @@
 #define EVENTS_SQL                                                                                 \
 	"SELECT at, severity, kind, message, iteration_id IS NULL AS of_cycle" EVENTS_WHERE
 #define EVENTS_ALL_SQL "SELECT *" EVENTS_WHERE
+/* the cause and evidence of its crash and collapse alerts */
+#define EVIDENCE_SQL                                                                               \
+	"SELECT " QS_EVIDENCE_COLS " FROM events e WHERE e.iteration_id = ?1"                      \
+	" AND e.kind IN " QS_EVIDENCE_KINDS " AND json_valid(e.data) ORDER BY e.at, e.id"
 
 #define ITERATION_KEY(nsizes)                                                                      \
 	ITERATION_SQL(QS_BASE_KEY_MIBPS, QS_BASE_KEY_CYCLE, QS_BASE_KEY_JOIN, nsizes)
@@ -68,6 +72,8 @@ const struct query_named query_show_queries[QSHOW__COUNT] = {
 				QF_HEALTH_BY_CYCLE, NULL, 1 },
 	[QSHOW_EVENTS] = { "show: events", EVENTS_SQL, QF_NONE, NULL, 1 },
 	[QSHOW_EVENTS_ALL] = { "show: events, every column", EVENTS_ALL_SQL, QF_NONE, NULL, 1 },
+	/* alerts before schema 20 name no cause */
+	[QSHOW_EVIDENCE] = { "show: cause of its alerts", EVIDENCE_SQL, QF_DEVICE, NULL, 1 },
 };
 /* clang-format on */
 
@@ -131,4 +137,9 @@ int query_show_events(struct db *db, int64_t id, int64_t cycle_id, const struct 
 int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const struct query_sink *s)
 {
 	return RUN(db, NULL, QSHOW_EVENTS_ALL, s, QS_INT(id), QS_INT(cycle_id));
+}
+
+int query_show_evidence(struct db *db, int64_t id, const struct query_sink *s)
+{
+	return RUN(db, NULL, QSHOW_EVIDENCE, s, QS_INT(id));
 }

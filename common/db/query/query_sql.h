@@ -51,4 +51,17 @@
 #define QS_PLAN_CYCLES_CYCLE "coalesce(c.cycles_planned, " QS_PROGRESS_PLAN("cycles") ")"
 #define QS_PLAN_CYCLES_PROGRESS QS_PROGRESS_PLAN("cycles")
 
+/* The evidence a crash or collapse alert stored (event e, daemon/alert.c's
+ * evidence_text): what show and the report print of it, so both read the
+ * same members. Alerts before schema 20 carry none (fact QF_DEVICE). */
+#define QS_EVIDENCE_KINDS "('throughput-crash', 'throughput-collapse')"
+#define QS_EVIDENCE_COLS                                                                           \
+	"e.id AS event_id, e.at, e.kind, e.iteration_id,"                                          \
+	" json_extract(e.data, '$.cause') AS cause,"                                               \
+	" json_extract(e.data, '$.device_wa') AS device_wa,"                                       \
+	" json_extract(e.data, '$.baseline_device_wa') AS baseline_device_wa,"                     \
+	" json_extract(e.data, '$.throttle_seconds') AS throttle_seconds,"                         \
+	" json_extract(e.data, '$.peak_temp_c') AS peak_temp_c,"                                   \
+	" json_extract(e.data, '$.host_stall_seconds') AS host_stall_seconds"
+
 #endif
