@@ -7,10 +7,13 @@
 #include "db/db_views.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define CYCLE_SUMMARY_HEAD "CREATE VIEW cycle_summary AS\n"
 #define CYCLE_SUMMARY_TEMP "CREATE TEMP VIEW cycle_summary AS\n"
+#define HISTORY_HEAD "CREATE VIEW history AS\n"
+#define HISTORY_TEMP "CREATE TEMP VIEW history AS\n"
 
 /* clang-format off */
 static const char cycle_summary[] =
@@ -20,7 +23,35 @@ static const char cycle_summary_temp[] =
 /* before schema 4 no row has a phase: every row measured its size */
 static const char cycle_summary_temp_v3[] =
 	CYCLE_SUMMARY_TEMP DB_CYCLE_SUMMARY_SQL(DB_MEASURE_ROW_V3("i"), DB_FILL_ROW_V3("i"));
+/* the drive's figures next to the rate (their columns came with schema
+ * 20: an older file keeps the view of its schema, db_schema.c) */
+static const char history[] = HISTORY_HEAD DB_HISTORY_SQL;
+static const char history_temp[] = HISTORY_TEMP DB_HISTORY_SQL;
 /* clang-format on */
+
+/* A view defined here: its name, current text, and the TEMP view a reader
+ * of a file of schema `version` gets (NULL: the stored one stays). */
+struct view_def {
+	const char *name, *sql;
+	const char *(*temp)(int version);
+};
+
+static const char *cycle_summary_for(int version)
+{
+	if (version < 2) /* no cycle_summary before schema 2 */
+		return NULL;
+	return version >= 4 ? cycle_summary_temp : cycle_summary_temp_v3;
+}
+
+static const char *history_for(int version)
+{
+	return version >= 20 ? history_temp : NULL;
+}
+
+static const struct view_def views[] = {
+	{ "cycle_summary", cycle_summary, cycle_summary_for },
+	{ "history", history, history_for },
+};
 
 /* Whether the stored view `name` has the text `sql`: 1 yes, 0 no (or no
  * such view), negative SQLite code on error. */
@@ -46,52 +77,75 @@ static int view_is(struct db *db, const char *name, const char *sql)
 	return rc == SQLITE_DONE ? same : -rc;
 }
 
-static int views_error(struct db *db, const char *what, char *msg, int rc, char *err, size_t errlen)
+static int views_error(struct db *db, const char *what, const char *name, char *msg, int rc,
+		       char *err, size_t errlen)
 {
-	db_seterr(err, errlen, "database %s: cannot %s the view cycle_summary: %s", db->path, what,
+	db_seterr(err, errlen, "database %s: cannot %s the view %s: %s", db->path, what, name,
 		  msg ? msg : sqlite3_errstr(rc));
 	sqlite3_free(msg);
 	rc = db_map_rc(rc, sqlite3_system_errno(db->conn));
 	return rc ? rc : -EIO;
 }
 
-int db_views_update(struct db *db, char *err, size_t errlen)
+/* Recreates the stored view v when its text is not the current one. */
+static int view_update(struct db *db, const struct view_def *v, char *err, size_t errlen)
 {
-	char *msg = NULL;
-	int same = view_is(db, "cycle_summary", cycle_summary);
+	char *msg = NULL, drop[64];
+	int same = view_is(db, v->name, v->sql);
 	int rc;
 
 	if (same < 0)
-		return views_error(db, "read", NULL, -same, err, errlen);
+		return views_error(db, "read", v->name, NULL, -same, err, errlen);
 	if (same)
 		return 0;
+	snprintf(drop, sizeof(drop), "DROP VIEW IF EXISTS %s", v->name);
 	rc = sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, &msg);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db->conn, "DROP VIEW IF EXISTS cycle_summary", NULL, NULL, &msg);
+		rc = sqlite3_exec(db->conn, drop, NULL, NULL, &msg);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db->conn, cycle_summary, NULL, NULL, &msg);
+		rc = sqlite3_exec(db->conn, v->sql, NULL, NULL, &msg);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db->conn, "COMMIT", NULL, NULL, &msg);
 	if (rc == SQLITE_OK)
 		return 0;
 	if (!sqlite3_get_autocommit(db->conn))
 		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
-	return views_error(db, "update", msg, rc, err, errlen);
+	return views_error(db, "update", v->name, msg, rc, err, errlen);
+}
+
+int db_views_update(struct db *db, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (size_t k = 0; !ret && k < sizeof(views) / sizeof(views[0]); k++)
+		ret = view_update(db, &views[k], err, errlen);
+	return ret;
+}
+
+/* Defines v's TEMP view for a reader when the stored one is not current. */
+static int view_reader(struct db *db, const struct view_def *v, int version, char *err,
+		       size_t errlen)
+{
+	const char *temp = v->temp(version);
+	char *msg = NULL;
+	int same, rc;
+
+	if (!temp)
+		return 0;
+	same = view_is(db, v->name, v->sql);
+	if (same < 0)
+		return views_error(db, "read", v->name, NULL, -same, err, errlen);
+	if (same)
+		return 0;
+	rc = sqlite3_exec(db->conn, temp, NULL, NULL, &msg);
+	return rc == SQLITE_OK ? 0 : views_error(db, "define", v->name, msg, rc, err, errlen);
 }
 
 int db_views_reader(struct db *db, int version, char *err, size_t errlen)
 {
-	char *msg = NULL;
-	int same, rc;
+	int ret = 0;
 
-	if (version < 2) /* no cycle_summary before schema 2 */
-		return 0;
-	same = view_is(db, "cycle_summary", cycle_summary);
-	if (same < 0)
-		return views_error(db, "read", NULL, -same, err, errlen);
-	if (same)
-		return 0;
-	rc = sqlite3_exec(db->conn, version >= 4 ? cycle_summary_temp : cycle_summary_temp_v3, NULL,
-			  NULL, &msg);
-	return rc == SQLITE_OK ? 0 : views_error(db, "define", msg, rc, err, errlen);
+	for (size_t k = 0; !ret && k < sizeof(views) / sizeof(views[0]); k++)
+		ret = view_reader(db, &views[k], version, err, errlen);
+	return ret;
 }

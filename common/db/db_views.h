@@ -52,4 +52,17 @@
 	"  JOIN targets t ON t.id = c.target_id\n"                                                 \
 	"  LEFT JOIN (" DB_CYCLE_FIGURES_SQL(m, fl, "") ") f ON f.cycle_id = c.id"
 
+/* The view history's SELECT: one row per iteration in words, the drive's
+ * write amplification, peak temperature and throttle time (schema 20)
+ * last, next to the rate (common/db/schema.md, "history"). */
+#define DB_HISTORY_SQL                                                                             \
+	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"                   \
+	"         i.size_bytes, i.mibps_avg, i.mibps_min, i.mibps_max, i.iops_avg,\n"              \
+	"         i.lat_p99_us, i.status, i.workload, i.block_size, i.fill_mibps,\n"               \
+	"         i.started_at, i.id AS iteration_id, i.device_wa,\n"                              \
+	"         i.device_peak_temp_c, i.device_throttle_seconds\n"                               \
+	"  FROM iterations i\n"                                                                    \
+	"  JOIN cycles c ON c.id = i.cycle_id\n"                                                   \
+	"  JOIN targets t ON t.id = i.target_id"
+
 #endif

@@ -78,6 +78,8 @@ def test_no_counters_no_evidence(workdir, make_loop):
     shown = json.loads(run_wearmon("show", "1", "--format", "json", db=db, check=0).stdout)
     assert all(shown["iteration"][c] is None for c in DEVICE_COLUMNS), shown["iteration"]
     assert shown["evidence"] == []
+    view = query(db, "SELECT device_wa, device_peak_temp_c, device_throttle_seconds FROM history")
+    assert view and all(v is None for r in view for v in r.values()), view
     run_wearmon("report", "-o", workdir / "r.html", db=db, check=0)
     assert 'id="evidence"' not in (workdir / "r.html").read_text()
 
@@ -250,5 +252,14 @@ def check_evidence_everywhere(workdir, db):
         assert cells[5] == (fmt(data["device_wa"], 3) or "–"), cells
         assert cells[7:9] == [fmt(data["throttle_seconds"], 0) or "–",
                               fmt(data["peak_temp_c"], 0) or "–"], cells
+    # the history view and `wearmon history` carry the same figures
+    view = query(db, "SELECT iteration_id, device_wa, device_peak_temp_c,"
+                     " device_throttle_seconds FROM history ORDER BY iteration_id")
+    hist = json.loads(run_wearmon("history", "--format", "json", db=db, check=0).stdout)
+    by_id = {r["id"]: r for r in hist}
+    for v, r in zip(view, rows):
+        assert v["iteration_id"] == r["id"]
+        for c in ("device_wa", "device_peak_temp_c", "device_throttle_seconds"):
+            assert v[c] == r[c] == by_id[r["id"]][c], (c, v, r)
     print("causes in the report:", [c[4] for c in causes])
     return [c[4] for c in causes]

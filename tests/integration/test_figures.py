@@ -431,11 +431,14 @@ def test_view_history(dbs, name):
                                        " 'history'")[0]["sql"], s
     s = sentence("`target, cycle, iteration, size_bytes, mibps_avg, mibps_min, mibps_max,"
                  " iops_avg, lat_p99_us, status`, then `workload, block_size, fill_mibps,"
-                 " started_at, iteration_id`")
+                 " started_at, iteration_id` (the last one to join `samples` or `events`),"
+                 " then (v20) the drive's own figures next to the rate: `device_wa,"
+                 " device_peak_temp_c, device_throttle_seconds`")
     cols = [r["name"] for r in query(db, "PRAGMA table_info(history)")]
     assert cols == ["target", "cycle", "iteration", "size_bytes", "mibps_avg", "mibps_min",
                     "mibps_max", "iops_avg", "lat_p99_us", "status", "workload",
-                    "block_size", "fill_mibps", "started_at", "iteration_id"], s
+                    "block_size", "fill_mibps", "started_at", "iteration_id", "device_wa",
+                    "device_peak_temp_c", "device_throttle_seconds"], s
     n = query(db, "SELECT (SELECT count(*) FROM history) AS h,"
                   " (SELECT count(*) FROM iterations) AS i")[0]
     assert n["h"] == n["i"], ("one row per iteration", n)

@@ -658,9 +658,24 @@ static void test_full_cycle(void **state)
 static void test_history_columns(void **state)
 {
 	static const char *const want[] = {
-		"target",    "cycle",      "iteration",  "size_bytes", "mibps_avg",
-		"mibps_min", "mibps_max",  "iops_avg",   "lat_p99_us", "status",
-		"workload",  "block_size", "fill_mibps", "started_at", "iteration_id",
+		"target",
+		"cycle",
+		"iteration",
+		"size_bytes",
+		"mibps_avg",
+		"mibps_min",
+		"mibps_max",
+		"iops_avg",
+		"lat_p99_us",
+		"status",
+		"workload",
+		"block_size",
+		"fill_mibps",
+		"started_at",
+		"iteration_id",
+		"device_wa",
+		"device_peak_temp_c",
+		"device_throttle_seconds",
 	};
 	struct fx *fx = *state;
 	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READONLY);
@@ -1759,6 +1774,34 @@ static void test_views_current_at_open(void **state)
 			 1);
 }
 
+/* The history view of schema 20 (db_views.c): a file holding the view
+ * of an older version gets the drive's columns back at a writable open,
+ * and its reader sees them before. */
+static void test_history_view_current_at_open(void **state)
+{
+	struct fx *fx = *state;
+	struct db *ro = NULL;
+	char err[512];
+	int rows = 0;
+	const char *old = "DROP VIEW history; CREATE VIEW history AS SELECT t.name AS target,"
+			  " i.id AS iteration_id FROM iterations i JOIN targets t"
+			  " ON t.id = i.target_id";
+
+	db_close(fx->db);
+	fx->db = NULL;
+	unit_exec(fx->path, old);
+	assert_int_equal(db_open(fx->path, 1, &ro, err, sizeof(err)), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM pragma_table_info('history')"), 2);
+	assert_int_equal(db_query(ro,
+				  "SELECT device_wa, device_peak_temp_c, device_throttle_seconds"
+				  " FROM history",
+				  NULL, 0, count_rows, &rows, err, sizeof(err)),
+			 0);
+	db_close(ro);
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM pragma_table_info('history')"), 18);
+}
+
 /* Phases are stored by one table of names; unknown is NULL. */
 static void test_phase_names(void **state)
 {
@@ -1869,6 +1912,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_check, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_history_view_current_at_open, setup_open,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_views_current_at_open, setup_open, teardown),
 		cmocka_unit_test(test_phase_names),
 		cmocka_unit_test_setup_teardown(test_cheap_open_and_full_check, setup_open,
