@@ -81,7 +81,8 @@ def test_no_counters_no_evidence(workdir, make_loop):
     view = query(db, "SELECT device_wa, device_peak_temp_c, device_throttle_seconds FROM history")
     assert view and all(v is None for r in view for v in r.values()), view
     run_wearmon("report", "-o", workdir / "r.html", db=db, check=0)
-    assert 'id="evidence"' not in (workdir / "r.html").read_text()
+    html = (workdir / "r.html").read_text()
+    assert 'id="evidence"' not in html and 'href="#evidence"' not in html
 
 
 # Heats fast (its steady state at the fresh rate is far above the throttle
@@ -214,6 +215,7 @@ def check_evidence_everywhere(workdir, db):
     report = workdir / "evidence.html"
     run_wearmon("report", "-o", report, db=db, check=0)
     html = report.read_text()
+    assert 'href="#evidence"' in html and 'id="evidence"' in html
     causes = table_rows(html, "Throughput crash and collapse alerts")
     assert len(causes) == len(alerts), causes
     device = table_rows(html, "Device counters over each iteration")

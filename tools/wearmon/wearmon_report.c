@@ -170,8 +170,11 @@ static int write_head(struct rep *r)
 	      "<li><a href=\"#sizes\">Throughput against size</a></li>"
 	      "<li><a href=\"#wear\">Wear</a></li>"
 	      "<li><a href=\"#latency\">Latency</a></li>"
-	      "<li><a href=\"#steady\">Steady state</a></li>"
-	      "<li><a href=\"#events\">Alerts and events</a></li>"
+	      "<li><a href=\"#steady\">Steady state</a></li>",
+	      r->f);
+	if (rep_has_evidence(r))
+		fputs("<li><a href=\"#evidence\">Why it slowed</a></li>", r->f);
+	fputs("<li><a href=\"#events\">Alerts and events</a></li>"
 	      "<li><a href=\"#data\">Data</a></li></ol></nav>\n",
 	      r->f);
 	return 0;
@@ -677,7 +680,7 @@ int wm_cmd_report(struct wm *wm, int argc, char **argv)
 	}
 	wm->cycle_lo = r.lo;
 	wm->cycle_hi = r.hi;
-	if ((ret = load_iterations(&r)) || (ret = load_cycles(&r)))
+	if ((ret = load_iterations(&r)) || (ret = load_cycles(&r)) || (ret = rep_load_evidence(&r)))
 		goto out;
 	if ((ret = choose_iterations(&r)))
 		goto out;
@@ -687,5 +690,7 @@ out:
 	wm_table_free(&r.tg);
 	wm_table_free(&r.it);
 	wm_table_free(&r.cy);
+	wm_table_free(&r.causes);
+	wm_table_free(&r.device);
 	return ret;
 }

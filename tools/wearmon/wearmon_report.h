@@ -20,6 +20,8 @@ struct rep {
 	struct wm_table tg;         /* the target row */
 	struct wm_table it;         /* iterations of the campaign, with figures */
 	struct wm_table cy;         /* cycles of the campaign, with figures */
+	struct wm_table causes;     /* crash and collapse alerts' causes (QR_CAUSES) */
+	struct wm_table device;     /* rows with the drive's own figures (QR_DEVICE) */
 	int64_t first_it, worst_it; /* iterations whose samples are shown */
 };
 
@@ -56,8 +58,12 @@ void rep_para(struct rep *r, const char *text);
 
 int rep_write_steady(struct rep *r);
 int rep_write_events(struct rep *r);
-/* Crash and collapse alerts' causes and the rows' device_* figures;
- * nothing when the campaign has neither (a plain loop device). */
+/* Reads the crash and collapse alerts' causes and the rows' device_*
+ * figures into r->causes and r->device; rep_has_evidence: whether there
+ * are any; rep_write_evidence writes them, nothing when the campaign has
+ * neither (a plain loop device). */
+int rep_load_evidence(struct rep *r);
+int rep_has_evidence(const struct rep *r);
 int rep_write_evidence(struct rep *r);
 int rep_write_data(struct rep *r);
 

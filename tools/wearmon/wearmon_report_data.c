@@ -315,25 +315,29 @@ static void device_table(struct rep *r, const struct wm_table *t)
 			t->nrows - MAX_DEVICE_ROWS);
 }
 
+int rep_load_evidence(struct rep *r)
+{
+	int ret = wm_fetch_named(r->wm, &r->causes, &qr_queries[QR_CAUSES], REP_SCOPE(r));
+
+	return ret ? ret : wm_fetch_named(r->wm, &r->device, &qr_queries[QR_DEVICE], REP_SCOPE(r));
+}
+
+int rep_has_evidence(const struct rep *r)
+{
+	return r->causes.nrows > 0 || r->device.nrows > 0;
+}
+
 int rep_write_evidence(struct rep *r)
 {
-	struct wm_table c = { 0 }, d = { 0 };
-	int ret = wm_fetch_named(r->wm, &c, &qr_queries[QR_CAUSES], REP_SCOPE(r));
-
-	if (!ret)
-		ret = wm_fetch_named(r->wm, &d, &qr_queries[QR_DEVICE], REP_SCOPE(r));
-	if (ret || (c.nrows == 0 && d.nrows == 0))
-		goto out;
+	if (!rep_has_evidence(r))
+		return 0;
 	rep_section(r, "evidence", "Why it slowed: the drive's evidence");
-	if (c.nrows)
-		causes_table(r, &c);
-	if (d.nrows)
-		device_table(r, &d);
+	if (r->causes.nrows)
+		causes_table(r, &r->causes);
+	if (r->device.nrows)
+		device_table(r, &r->device);
 	fputs("</section>\n", r->f);
-out:
-	wm_table_free(&c);
-	wm_table_free(&d);
-	return ret;
+	return 0;
 }
 
 static int write_iteration_table(struct rep *r)
