@@ -268,7 +268,15 @@ def test_stop_during_format(workdir):
     with simssd_helper.sim_drive(**SLOW_DISCARD_DRIVE) as d:
         c, db = conf(workdir, d.loop, sizes="8M 16M", filesystem="ext4", format_each_size="yes",
                      queue_depth="16", fill_queue_depth="8", fill_block_size="128k")
-        rc, secs, err = stop_in_phase(start_wearmond(c), db, "format", timeout=120)
+        proc = start_wearmond(c)
+        # The first mkfs, on an empty drive, discards nothing slowly and is
+        # over in some 50 ms; the one after a measured size has blocks to
+        # erase (the progress row shows each format within 50 ms).
+        if not wait_for(lambda: db.exists() and query(db, "SELECT 1 FROM iterations "
+                                                          "WHERE status = 'done'"), 120):
+            proc.kill()
+            pytest.fail(f"no size measured: {proc.communicate()[1]}")
+        rc, secs, err = stop_in_phase(proc, db, "format", timeout=120)
         check_stopped(db, rc, secs, err)
         assert "stop requested while making the filesystem" in err, err
         assert d.loop not in open("/proc/mounts").read()
