@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -167,6 +168,23 @@ static int this_host(char *buf, size_t len)
 	return 0;
 }
 
+/* Whether pid's main thread has exited (a zombie, or dead): its process
+ * is ending even while another of its threads still holds its files. */
+static int exiting(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold spaces and parentheses */
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 enum query_run_state query_run_state(const char *db_path, const char *hostname, int64_t pid,
 				     int ended)
 {
@@ -178,8 +196,13 @@ enum query_run_state query_run_state(const char *db_path, const char *hostname, 
 		return QUERY_RUN_ELSEWHERE;
 	/* the lock, not /proc: a killed daemon's pid lingers as a zombie until
 	 * its parent reaps it, and may be reused; the kernel drops the lock at
-	 * its exit (common/db/db_guard.c) */
-	return pid > 0 && db_lock_holder(db_path) == (pid_t)pid ? QUERY_RUN_ALIVE : QUERY_RUN_DEAD;
+	 * its exit (common/db/db_guard.c). Its exit ends with the last thread:
+	 * one still in the kernel (an I/O to a slow device) keeps the lock
+	 * while the main thread is already a zombie, and that daemon is gone
+	 * all the same. */
+	if (pid <= 0 || db_lock_holder(db_path) != (pid_t)pid || exiting((pid_t)pid))
+		return QUERY_RUN_DEAD;
+	return QUERY_RUN_ALIVE;
 }
 
 const char *query_run_state_name(enum query_run_state s)
