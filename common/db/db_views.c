@@ -13,8 +13,9 @@
 #define CYCLE_SUMMARY_TEMP "CREATE TEMP VIEW cycle_summary AS\n"
 
 /* clang-format off */
-static const char cycle_summary[] =
-	CYCLE_SUMMARY_HEAD DB_CYCLE_SUMMARY_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i"));
+static const char cycle_summary[] = CYCLE_SUMMARY_HEAD DB_CYCLE_SUMMARY_STORED_SQL;
+static const char cycle_summary_temp_stored[] = CYCLE_SUMMARY_TEMP DB_CYCLE_SUMMARY_STORED_SQL;
+/* schema 4 to 17: no figures stored per cycle, computed from the rows */
 static const char cycle_summary_temp[] =
 	CYCLE_SUMMARY_TEMP DB_CYCLE_SUMMARY_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i"));
 /* before schema 4 no row has a phase: every row measured its size */
@@ -79,6 +80,14 @@ int db_views_update(struct db *db, char *err, size_t errlen)
 	return views_error(db, "update", msg, rc, err, errlen);
 }
 
+/* The TEMP cycle_summary for a reader of a database of schema `version`. */
+static const char *reader_view(int version)
+{
+	if (version >= DB_CYCLE_STORED_SCHEMA)
+		return cycle_summary_temp_stored;
+	return version >= 4 ? cycle_summary_temp : cycle_summary_temp_v3;
+}
+
 int db_views_reader(struct db *db, int version, char *err, size_t errlen)
 {
 	char *msg = NULL;
@@ -91,7 +100,6 @@ int db_views_reader(struct db *db, int version, char *err, size_t errlen)
 		return views_error(db, "read", NULL, -same, err, errlen);
 	if (same)
 		return 0;
-	rc = sqlite3_exec(db->conn, version >= 4 ? cycle_summary_temp : cycle_summary_temp_v3, NULL,
-			  NULL, &msg);
+	rc = sqlite3_exec(db->conn, reader_view(version), NULL, NULL, &msg);
 	return rc == SQLITE_OK ? 0 : views_error(db, "define", msg, rc, err, errlen);
 }

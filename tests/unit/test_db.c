@@ -1761,9 +1761,9 @@ static void test_views_current_at_open(void **state)
 			 0);
 	db_close(ro);
 	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM pragma_table_info('cycle_summary')"), 16);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM pragma_table_info('cycle_summary')"), 17);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE name = 'cycle_summary'"
-				" AND sql LIKE '%%fill_mibps_avg%%'"),
+				" AND sql LIKE '%%c.ratio_avg%%'"),
 			 1);
 }
 

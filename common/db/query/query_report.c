@@ -59,22 +59,30 @@
 	" UNION ALL SELECT * FROM (" FIRST_TRACED_MINUTES_SQL ")) HAVING count(*) > 0"
 
 /* The figures of every cycle from DB_CYCLE_FIGURES_SQL (common/db/db_views.h,
- * as the view cycle_summary and the cycles chart), the counts and the
- * ratio to baseline from its rows. */
-#define CYCLES_SQL(ratio, join, m, fl)                                                             \
+ * as the view cycle_summary and the cycles chart; stored per cycle from
+ * schema 18), the counts and the ratio to baseline from its rows. */
+#define CYCLES_FIGS_SQL(ratio, join, m, figs, figjoin)                                             \
 	"SELECT c.id, c.number AS cycle, c.status, c.started_at,"                                  \
 	" c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"               \
 	" c.action_error, sum(i.status = 'done') AS done,"                                         \
-	" sum(i.status IN ('interrupted', 'failed')) AS cut,"                                      \
-	" f.lo, f.mean, f.hi, f.sizes, f.fill_mean,"                                               \
+	" sum(i.status IN ('interrupted', 'failed')) AS cut, " figs ","                            \
 	" avg(CASE WHEN i.status = 'done' AND " m " THEN i.mibps_avg / " ratio " END) AS ratio"    \
-	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" join                          \
-	" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(                                                       \
-		m, fl,                                                                             \
-		" AND i.target_id = ?1") ") f"                                                     \
-					 "  ON f.cycle_id = c.id"                                  \
-					 " WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"  \
-					 " GROUP BY c.id ORDER BY c.number"
+	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" join figjoin                  \
+	" WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"                                   \
+	" GROUP BY c.id ORDER BY c.number"
+/* before schema 18: the figures computed from the target's rows */
+#define CYCLES_SQL(ratio, join, m, fl)                                                             \
+	CYCLES_FIGS_SQL(ratio, join, m, "f.lo, f.mean, f.hi, f.sizes, f.fill_mean",                \
+			" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(m, fl, " AND i.target_id = ?1") ") f"  \
+			"  ON f.cycle_id = c.id")
+/* from schema 18: the figures stored per cycle (DB_CYCLE_STORE_SQL); sizes
+ * NULL, as computed, for a cycle without a done row */
+#define CYCLES_STORED_SQL(ratio, join)                                                             \
+	CYCLES_FIGS_SQL(ratio, join, DB_MEASURE_ROW("i"),                                          \
+			"c.mibps_min AS lo, c.mibps_avg AS mean, c.mibps_max AS hi,"               \
+			" CASE WHEN c.done_iterations > 0 THEN c.sizes END AS sizes,"              \
+			" c.fill_mibps_avg AS fill_mean",                                          \
+			"")
 
 /* Over all the snapshots' deltas from schema 9, else the last figure the
  * drive reported. */
@@ -194,6 +202,9 @@ OLD(cycles_v3,
 OLD(cycles_v8,
     CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
     "iterations", "phase", &cycles_v3);
+OLD(cycles_v17,
+    CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
+    "iterations", "baseline_iteration_id", &cycles_v8);
 OLD(write_amp_v8, WRITE_AMP_ALT, NULL, NULL, NULL);
 OLD(alert_counts_v4, ALERT_COUNTS_SQL("0 AS phases, 0 AS steady"), NULL, NULL, NULL);
 OLD(runs_v12, RUNS_SQL("NULL AS kernel, NULL AS config"), NULL, NULL, NULL);
@@ -215,9 +226,8 @@ const struct dbq_named qr_queries[QR__COUNT] = {
 			    "iterations", "baseline_iteration_id", &iterations_v8 },
 	[QR_FIRST_TRACED] = { "report_first_traced", FIRST_TRACED_ROLLUP_SQL, "sample_minute_data",
 				"mibps_max", &first_traced_v15 },
-	[QR_CYCLES] = { "report_cycles",
-			CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
-			"iterations", "baseline_iteration_id", &cycles_v8 },
+	[QR_CYCLES] = { "report_cycles", CYCLES_STORED_SQL("bi.mibps_avg", BASE_ROW_JOIN),
+			"cycles", "ratio_avg", &cycles_v17 },
 	[QR_WRITE_AMP] = { "report_write_amplification", WRITE_AMP_SQL,
 			   "health", "nand_bytes_delta", &write_amp_v8 },
 	[QR_ALERT_COUNTS] = { "report_alert_counts", ALERT_COUNTS_SQL(PHASES_SQL),
