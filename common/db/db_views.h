@@ -47,14 +47,13 @@
  * baseline_iteration_id names), as the view degradation shows it; `it`
  * names the row (NEW in a trigger). */
 #define DB_ITERATION_RATIO_SQL(it)                                                                 \
-	"CASE WHEN " it ".status = 'done' THEN " it ".mibps_avg / (SELECT b.mibps_avg"            \
+	"CASE WHEN " it ".status = 'done' THEN " it ".mibps_avg / (SELECT b.mibps_avg"             \
 	" FROM iterations b WHERE b.id = " it ".baseline_iteration_id) END"
 
 /* One figure (a column of DB_CYCLE_FIGURES_SQL) of cycle `id` alone. */
 #define DB_CYCLE_FIGURE(col, id)                                                                   \
-	"(SELECT f." col " FROM ("                                                                 \
-	DB_CYCLE_FIGURES_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i"), " AND i.cycle_id = " id)       \
-	") f)"
+	"(SELECT f." col " FROM (" DB_CYCLE_FIGURES_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i"),     \
+							" AND i.cycle_id = " id) ") f)"
 
 /* Stores the figures of cycle `id` (an SQL expression: NEW.cycle_id in a
  * trigger, cycles.id in the migration) in its row, from
@@ -63,15 +62,17 @@
  * the view cycle_summary reads, so that it costs one row per cycle. One
  * subquery per column, not a row value: the schema stays readable by
  * sqlite3 before 3.15 (common/db/schema.md, "Schema versions"). */
+/* clang-format off */
+#define DB_CYCLE_DONE_SQL(agg, id)                                                                 \
+	"(SELECT " agg " FROM iterations d WHERE d.cycle_id = " id " AND d.status = 'done')"
+#define DB_CYCLE_SET(col, fig, id) " " col " = " DB_CYCLE_FIGURE(fig, id) ","
 #define DB_CYCLE_STORE_SQL(id)                                                                     \
-	"UPDATE cycles SET done_iterations = (SELECT count(*) FROM iterations d"                   \
-	" WHERE d.cycle_id = " id " AND d.status = 'done'),"                                       \
+	"UPDATE cycles SET done_iterations = " DB_CYCLE_DONE_SQL("count(*)", id) ","               \
+	DB_CYCLE_SET("mibps_min", "lo", id) DB_CYCLE_SET("mibps_avg", "mean", id)                  \
+	DB_CYCLE_SET("mibps_max", "hi", id) DB_CYCLE_SET("fill_mibps_avg", "fill_mean", id)        \
 	" sizes = coalesce(" DB_CYCLE_FIGURE("sizes", id) ", 0),"                                  \
-	" mibps_min = " DB_CYCLE_FIGURE("lo", id) ", mibps_avg = " DB_CYCLE_FIGURE("mean", id)    \
-	", mibps_max = " DB_CYCLE_FIGURE("hi", id) ","                                             \
-	" fill_mibps_avg = " DB_CYCLE_FIGURE("fill_mean", id) ","                                  \
-	" ratio_avg = (SELECT avg(d.ratio) FROM iterations d"                                      \
-	" WHERE d.cycle_id = " id " AND d.status = 'done') WHERE id = " id
+	" ratio_avg = " DB_CYCLE_DONE_SQL("avg(d.ratio)", id) " WHERE id = " id
+/* clang-format on */
 
 /* The view's SELECT from schema 18: the figures stored per cycle
  * (DB_CYCLE_STORE_SQL), one row read per cycle. */
@@ -95,9 +96,9 @@
 	"         c.action, c.action_outcome, c.action_seconds, c.action_bytes,\n"                 \
 	"         c.id AS cycle_id, coalesce(f.sizes, 0) AS sizes,\n"                              \
 	"         f.fill_mean AS fill_mibps_avg,\n"                                                \
-	"         (SELECT avg(d.mibps_avg / b.baseline_mibps) FROM iterations d\n"                \
-	"           JOIN iteration_baseline b ON b.iteration_id = d.id\n"                         \
-	"           WHERE d.cycle_id = c.id AND d.status = 'done') AS ratio_avg\n"                \
+	"         (SELECT avg(d.mibps_avg / b.baseline_mibps) FROM iterations d\n"                 \
+	"           JOIN iteration_baseline b ON b.iteration_id = d.id\n"                          \
+	"           WHERE d.cycle_id = c.id AND d.status = 'done') AS ratio_avg\n"                 \
 	"  FROM cycles c\n"                                                                        \
 	"  JOIN targets t ON t.id = c.target_id\n"                                                 \
 	"  LEFT JOIN (" DB_CYCLE_FIGURES_SQL(m, fl, "") ") f ON f.cycle_id = c.id"

@@ -434,8 +434,8 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 		p->ch.ylabel = max >= 20000 ? "highest total latency per minute (ms)"
 					    : "highest total latency per minute (µs)";
 	else
-		p->ch.ylabel =
-			max >= 20000 ? "total latency per sample (ms)" : "total latency per sample (µs)";
+		p->ch.ylabel = max >= 20000 ? "total latency per sample (ms)"
+					    : "total latency per sample (µs)";
 	p->ch.x_from_zero = 1;
 	p->ch.y_log = 1;
 	return 0;

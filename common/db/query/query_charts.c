@@ -30,10 +30,12 @@
 	" WHERE c.mean IS NOT NULL ORDER BY s.ord, c.cycle"
 /* before schema 18: the figures computed from the target's rows */
 #define CYCLES_SQL(m, fl)                                                                          \
-	CYCLES_SERIES_SQL("SELECT cy.number AS cycle, f.lo, f.mean, f.hi"                          \
-			  "  FROM (" CYCLE_FIGS(m, fl) ") f CROSS JOIN cycles cy"                  \
-			  "  ON cy.id = f.cycle_id"                                                \
-			  "  WHERE cy.target_id = ?1 AND cy.number BETWEEN ?2 AND ?3")
+	CYCLES_SERIES_SQL(                                                                         \
+		"SELECT cy.number AS cycle, f.lo, f.mean, f.hi"                                    \
+		"  FROM (" CYCLE_FIGS(                                                             \
+			m, fl) ") f CROSS JOIN cycles cy"                                          \
+			       "  ON cy.id = f.cycle_id"                                           \
+			       "  WHERE cy.target_id = ?1 AND cy.number BETWEEN ?2 AND ?3")
 /* from schema 18: the figures stored per cycle (DB_CYCLE_STORE_SQL) */
 #define CYCLES_STORED_SQL                                                                          \
 	CYCLES_SERIES_SQL("SELECT number AS cycle, mibps_min AS lo, mibps_avg AS mean,"            \

@@ -73,8 +73,9 @@
 /* before schema 18: the figures computed from the target's rows */
 #define CYCLES_SQL(ratio, join, m, fl)                                                             \
 	CYCLES_FIGS_SQL(ratio, join, m, "f.lo, f.mean, f.hi, f.sizes, f.fill_mean",                \
-			" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(m, fl, " AND i.target_id = ?1") ") f"  \
-			"  ON f.cycle_id = c.id")
+			" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(                                       \
+				m, fl, " AND i.target_id = ?1") ") f"                              \
+								"  ON f.cycle_id = c.id")
 /* from schema 18: the figures stored per cycle (DB_CYCLE_STORE_SQL); sizes
  * NULL, as computed, for a cycle without a done row */
 #define CYCLES_STORED_SQL(ratio, join)                                                             \
@@ -202,8 +203,7 @@ OLD(cycles_v3,
 OLD(cycles_v8,
     CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
     "iterations", "phase", &cycles_v3);
-OLD(cycles_v17,
-    CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
+OLD(cycles_v17, CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
     "iterations", "baseline_iteration_id", &cycles_v8);
 OLD(write_amp_v8, WRITE_AMP_ALT, NULL, NULL, NULL);
 OLD(alert_counts_v4, ALERT_COUNTS_SQL("0 AS phases, 0 AS steady"), NULL, NULL, NULL);
