@@ -14,9 +14,10 @@
  * baseline_iteration_id names (chosen by alert_baseline_of when it started,
  * the one its alerts compared with), that row's MiB/s and cycle. The one
  * definition of it: the view iteration_baseline of migration 14, which the
- * degradation view and the CLI read, and the same view made TEMP for a
- * reader of a database from schema 9 to 13. Released text: a change needs a
- * new migration. */
+ * CLI reads (and the degradation view until migration 18, which joins the
+ * row by the same id and reads the ratio stored with the iteration), and
+ * the same view made TEMP for a reader of a database from schema 9 to 13.
+ * Released text: a change needs a new migration. */
 #define ITERATION_BASELINE_14                                                                      \
 	"  SELECT i.id AS iteration_id, b.id AS baseline_iteration_id,\n"                          \
 	"         b.number AS baseline_iteration, b.mibps_avg AS baseline_mibps,\n"                \
