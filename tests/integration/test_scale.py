@@ -261,6 +261,17 @@ def test_scalegen_replica_is_ssd1_renumbered(rolled):
     hist = [rows(db, f"SELECT {cols} FROM history WHERE target = '{t}' ORDER BY iteration")
             for t in ("ssd1", "ssd2")]
     assert hist[0] and hist[0] == hist[1]
+    # the figures stored per cycle and the ratios (schema 18) came along
+    # and are ssd2's own (its cycle_summary computes as ssd1's)
+    per_cycle = ("SELECT cycle, iterations, sizes, mibps_min, mibps_avg, mibps_max,"
+                 " fill_mibps_avg, ratio_avg FROM cycle_summary WHERE target = '{}'"
+                 " ORDER BY cycle")
+    figs = [rows(db, per_cycle.format(t)) for t in ("ssd1", "ssd2")]
+    assert figs[0] and figs[0] == figs[1]
+    assert any(r[7] != "" for r in figs[0])
+    ratios = [rows(db, "SELECT iteration, ratio FROM degradation WHERE target ="
+                   f" '{t}' ORDER BY iteration_id") for t in ("ssd1", "ssd2")]
+    assert ratios[0] == ratios[1] and any(r[1] != "" for r in ratios[0])
     for table in ("sample_data", "sample_minute_data"):
         n = rows(db, f"SELECT i.target_id, count(*), sum(x.bytes) FROM {table} x"
                  " JOIN iterations i ON i.id = x.iteration_id GROUP BY i.target_id")
