@@ -1,6 +1,7 @@
 /* db_schema: the schema of the history database, one migration script per
  * schema version (common/db/schema.md documents every table and column). */
 #include "db/db_int.h"
+#include "db/db_views.h"
 
 #include <errno.h>
 
@@ -13,9 +14,10 @@
  * baseline_iteration_id names (chosen by alert_baseline_of when it started,
  * the one its alerts compared with), that row's MiB/s and cycle. The one
  * definition of it: the view iteration_baseline of migration 14, which the
- * degradation view and the CLI read, and the same view made TEMP for a
- * reader of a database from schema 9 to 13. Released text: a change needs a
- * new migration. */
+ * CLI reads (and the degradation view until migration 18, which joins the
+ * row by the same id and reads the ratio stored with the iteration), and
+ * the same view made TEMP for a reader of a database from schema 9 to 13.
+ * Released text: a change needs a new migration. */
 #define ITERATION_BASELINE_14                                                                      \
 	"  SELECT i.id AS iteration_id, b.id AS baseline_iteration_id,\n"                          \
 	"         b.number AS baseline_iteration, b.mibps_avg AS baseline_mibps,\n"                \
@@ -686,6 +688,49 @@ const char *const db_migrations[] = {
 	"ALTER TABLE iterations ADD COLUMN device_throttle_seconds INTEGER;\n"
 	"ALTER TABLE iterations ADD COLUMN device_media_errors INTEGER;\n"
 	"ALTER TABLE iterations ADD COLUMN device_spare_pct INTEGER;\n",
+	/* Reads that do not grow with the whole history: each cycle stores
+	 * its figures (DB_CYCLE_STORE_SQL, the definition cycle_summary,
+	 * the report and the cycles chart share) and each done iteration its
+	 * ratio to baseline, kept by triggers in the transaction that writes
+	 * the iteration (the daemon's end of an iteration, a merge, scalegen);
+	 * degradation reads the stored ratio, which an index orders. */
+	[21] =
+	"ALTER TABLE iterations ADD COLUMN ratio REAL;\n"
+	"ALTER TABLE cycles ADD COLUMN done_iterations INTEGER;\n"
+	"ALTER TABLE cycles ADD COLUMN sizes INTEGER;\n"
+	"ALTER TABLE cycles ADD COLUMN mibps_min REAL;\n"
+	"ALTER TABLE cycles ADD COLUMN mibps_avg REAL;\n"
+	"ALTER TABLE cycles ADD COLUMN mibps_max REAL;\n"
+	"ALTER TABLE cycles ADD COLUMN fill_mibps_avg REAL;\n"
+	"ALTER TABLE cycles ADD COLUMN ratio_avg REAL;\n"
+	"UPDATE iterations SET ratio = " DB_ITERATION_RATIO_SQL("iterations") ";\n"
+	DB_CYCLE_STORE_SQL("cycles.id") ";\n"
+	"CREATE INDEX iterations_ratio ON iterations (ratio) WHERE ratio IS NOT NULL;\n"
+	"CREATE TRIGGER iterations_figures_insert AFTER INSERT ON iterations\n"
+	"  BEGIN UPDATE iterations SET ratio = " DB_ITERATION_RATIO_SQL("NEW")
+	" WHERE id = NEW.id;\n"
+	"  " DB_CYCLE_STORE_SQL("NEW.cycle_id") ";\n"
+	"  END;\n"
+	"CREATE TRIGGER iterations_figures_update AFTER UPDATE OF status, phase,\n"
+	"  mibps_avg, mibps_min, mibps_max, baseline_iteration_id ON iterations\n"
+	"  BEGIN UPDATE iterations SET ratio = " DB_ITERATION_RATIO_SQL("NEW")
+	" WHERE id = NEW.id;\n"
+	"  " DB_CYCLE_STORE_SQL("NEW.cycle_id") ";\n"
+	"  END;\n"
+	"DROP VIEW degradation;\n"
+	"CREATE VIEW degradation AS\n"
+	"  SELECT t.name AS target, c.number AS cycle, i.number AS iteration,\n"
+	"         i.size_bytes, i.workload, i.block_size, i.mibps_avg,\n"
+	"         b.mibps_avg AS baseline_mibps, bc.number AS baseline_cycle,\n"
+	"         i.ratio, i.started_at, i.id AS iteration_id, i.baseline,\n"
+	"         b.number AS baseline_iteration, b.id AS baseline_iteration_id,\n"
+	"         i.cycle_id\n"
+	"  FROM iterations i\n"
+	"  JOIN cycles c ON c.id = i.cycle_id\n"
+	"  JOIN targets t ON t.id = i.target_id\n"
+	"  LEFT JOIN iterations b ON b.id = i.baseline_iteration_id\n"
+	"  LEFT JOIN cycles bc ON bc.id = b.cycle_id\n"
+	"  WHERE i.status = 'done';\n",
 };
 /* clang-format on */
 

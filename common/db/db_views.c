@@ -16,8 +16,9 @@
 #define HISTORY_TEMP "CREATE TEMP VIEW history AS\n"
 
 /* clang-format off */
-static const char cycle_summary[] =
-	CYCLE_SUMMARY_HEAD DB_CYCLE_SUMMARY_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i"));
+static const char cycle_summary[] = CYCLE_SUMMARY_HEAD DB_CYCLE_SUMMARY_STORED_SQL;
+static const char cycle_summary_temp_stored[] = CYCLE_SUMMARY_TEMP DB_CYCLE_SUMMARY_STORED_SQL;
+/* schema 4 to 20: no figures stored per cycle, computed from the rows */
 static const char cycle_summary_temp[] =
 	CYCLE_SUMMARY_TEMP DB_CYCLE_SUMMARY_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i"));
 /* before schema 4 no row has a phase: every row measured its size */
@@ -40,6 +41,8 @@ static const char *cycle_summary_for(int version)
 {
 	if (version < 2) /* no cycle_summary before schema 2 */
 		return NULL;
+	if (version >= DB_CYCLE_STORED_SCHEMA)
+		return cycle_summary_temp_stored;
 	return version >= 4 ? cycle_summary_temp : cycle_summary_temp_v3;
 }
 

@@ -1378,6 +1378,92 @@ static void test_migrate_v7_figures(void **state)
 			 1);
 }
 
+/* Whether a line of sql's EXPLAIN QUERY PLAN holds `what`. */
+static int plan_has(const struct fx *fx, const char *sql, const char *what)
+{
+	sqlite3 *c = raw_open(fx, SQLITE_OPEN_READONLY);
+	sqlite3_stmt *st = NULL;
+	char eqp[1024];
+	int found = 0;
+
+	snprintf(eqp, sizeof(eqp), "EXPLAIN QUERY PLAN %s", sql);
+	if (sqlite3_prepare_v2(c, eqp, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", eqp, sqlite3_errmsg(c));
+	while (sqlite3_step(st) == SQLITE_ROW)
+		found |= strstr((const char *)sqlite3_column_text(st, 3), what) != NULL;
+	sqlite3_finalize(st);
+	sqlite3_close(c);
+	return found;
+}
+
+/* A version 17 file (figures computed by the views): migrating to 18
+ * stores each cycle's figures and each done row's ratio to its baseline
+ * equal to what the computing views gave, and the triggers keep them as
+ * rows are written after; the worst ratios are read through the index. */
+static void test_migrate_v17_stored_figures(void **state)
+{
+	struct fx *fx = *state;
+	char err[512], after[1024];
+	const char *cols = "SELECT group_concat(cycle || '|' || iterations || '|' || sizes || '|'"
+			   " || mibps_min || '|' || round(mibps_avg, 6) || '|' || mibps_max || '|'"
+			   " || coalesce(fill_mibps_avg, '-') || '|' || coalesce(round(ratio_avg,"
+			   " 6), '-'), ';') FROM (SELECT * FROM cycle_summary ORDER BY cycle)";
+
+	for (int v = 1; v <= 17; v++)
+		unit_exec(fx->path, db_migrations[v]);
+	/* cycle 1: two sizes measured and filled; cycle 2: size 0 twice (a
+	 * repeat) against cycle 1's rows, size 1 cut short */
+	unit_exec(fx->path,
+		  "PRAGMA user_version = 17;"
+		  " INSERT INTO targets (name, device, kind, capacity_bytes, logical_block_size)"
+		  "  VALUES ('old', '/dev/sdz', 'block', 1073741824, 512);"
+		  " INSERT INTO runs (pid, version) VALUES (1, '0.1.0');"
+		  " INSERT INTO cycles (target_id, run_id, number) VALUES (1, 1, 1), (1, 1, 2);"
+		  " INSERT INTO iterations (id, cycle_id, run_id, target_id, number, size_index,"
+		  "  size_bytes, region_offset, workload, block_size, queue_depth,"
+		  "  compressibility, amount_bytes, started_at, mibps_avg, mibps_min, mibps_max,"
+		  "  phase, status, baseline_iteration_id) VALUES"
+		  " (1, 1, 1, 1, 1, 0, 1, 0, 'seqwrite', 4096, 1, 0, 1, 't', 400, 380, 420,"
+		  "  'fill', 'done', NULL),"
+		  " (2, 1, 1, 1, 2, 0, 1, 0, 'randwrite', 4096, 1, 0, 1, 't', 200, 190, 210,"
+		  "  'measure', 'done', NULL),"
+		  " (3, 1, 1, 1, 3, 1, 2, 0, 'randwrite', 4096, 1, 0, 1, 't', 100, 90, 110,"
+		  "  'measure', 'done', NULL),"
+		  " (4, 2, 1, 1, 1, 0, 1, 0, 'randwrite', 4096, 1, 0, 1, 't', 150, 140, 160,"
+		  "  'measure', 'done', 2),"
+		  " (5, 2, 1, 1, 2, 0, 1, 0, 'randwrite', 4096, 1, 0, 1, 't', 50, 40, 60,"
+		  "  'measure', 'done', 2),"
+		  " (6, 2, 1, 1, 3, 1, 2, 0, 'randwrite', 4096, 1, 0, 1, 't', NULL, NULL, NULL,"
+		  "  'measure', 'interrupted', 3);");
+	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
+	assert_int_equal(qi(fx, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	/* the figures DB_CYCLE_FIGURES_SQL gives: every size once, fill apart */
+	qs(fx, after, sizeof(after), "%s", cols);
+	assert_string_equal(after, "1|3|2|90.0|150.0|210.0|400.0|-;2|2|1|40.0|100.0|160.0|-|0.5");
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE ratio IS NOT NULL"), 2);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM degradation WHERE iteration_id = 5"
+				" AND ratio = 0.25 AND baseline_mibps = 200"),
+			 1);
+
+	/* written after: the interrupted row finishes, cycle 2 follows */
+	const char *finish = "UPDATE iterations SET status = 'done', mibps_avg = 80,"
+			     " mibps_min = 70, mibps_max = 90 WHERE id = 6";
+	int none = 0;
+	assert_int_equal(db_write(fx->db, &finish, NULL, &none, 1, err, sizeof(err)), 0);
+	qs(fx, after, sizeof(after), "%s", cols);
+	assert_string_equal(after, "1|3|2|90.0|150.0|210.0|400.0|-;2|3|2|40.0|90.0|160.0|-|0.6");
+	assert_int_equal(qi(fx, "SELECT count(*) FROM iterations WHERE id = 6 AND ratio = 0.8"), 1);
+	/* the ten worst: the ratio index in order, no sort of every row */
+	assert_true(plan_has(fx,
+			     "SELECT iteration_id FROM degradation d WHERE d.ratio IS NOT NULL"
+			     " ORDER BY d.ratio LIMIT 10",
+			     "iterations_ratio"));
+	assert_false(plan_has(fx,
+			      "SELECT iteration_id FROM degradation d WHERE d.ratio IS NOT NULL"
+			      " ORDER BY d.ratio LIMIT 10",
+			      "TEMP B-TREE"));
+}
+
 /* ---- concurrency -------------------------------------------------------- */
 
 /* A child process holds an open write transaction (uncommitted DELETE)
@@ -1768,9 +1854,9 @@ static void test_views_current_at_open(void **state)
 			 0);
 	db_close(ro);
 	assert_int_equal(db_open(fx->path, 0, &fx->db, err, sizeof(err)), 0);
-	assert_int_equal(qi(fx, "SELECT count(*) FROM pragma_table_info('cycle_summary')"), 16);
+	assert_int_equal(qi(fx, "SELECT count(*) FROM pragma_table_info('cycle_summary')"), 17);
 	assert_int_equal(qi(fx, "SELECT count(*) FROM sqlite_master WHERE name = 'cycle_summary'"
-				" AND sql LIKE '%%fill_mibps_avg%%'"),
+				" AND sql LIKE '%%c.ratio_avg%%'"),
 			 1);
 }
 
@@ -1898,6 +1984,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_figures_null, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_bounds_enforced, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v7_figures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v17_stored_figures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_iteration_io_counts, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_readonly_beside_writer, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_after_writer_closed, setup_open,

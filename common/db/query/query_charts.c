@@ -17,20 +17,30 @@
 
 /* three series (max, avg, min) of one row per cycle, the figures of
  * DB_CYCLE_FIGURES_SQL (common/db/db_views.h: the view cycle_summary and
- * the report's table read the same); CROSS JOIN: the figures once, each
- * cycle by its key, never the figures again per cycle */
+ * the report's table read the same), stored per cycle from schema 21;
+ * before, CROSS JOIN: the figures once, each cycle by its key, never the
+ * figures again per cycle */
 #define CYCLE_FIGS(m, fl) DB_CYCLE_FIGURES_SQL(m, fl, " AND i.target_id = ?1")
-#define CYCLES_SQL(m, fl)                                                                          \
+#define CYCLES_SERIES_SQL(cycles)                                                                  \
 	"SELECT s.series, s.ord, c.cycle, CASE s.ord"                                              \
 	" WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"                              \
 	" FROM (SELECT '" QC_SERIES_MAX "' AS series, 0 AS ord UNION ALL"                          \
 	" SELECT '" QC_SERIES_AVG "', 1 UNION ALL"                                                 \
-	" SELECT '" QC_SERIES_MIN "', 2) s,"                                                       \
-	" (SELECT cy.number AS cycle, f.lo, f.mean, f.hi"                                          \
-	"  FROM (" CYCLE_FIGS(m,                                                                   \
-			      fl) ") f CROSS JOIN cycles cy ON cy.id = f.cycle_id"                 \
-				  "  WHERE cy.target_id = ?1 AND cy.number BETWEEN ?2 AND ?3) c"   \
-				  " WHERE c.mean IS NOT NULL ORDER BY s.ord, c.cycle"
+	" SELECT '" QC_SERIES_MIN "', 2) s, (" cycles ") c"                                        \
+	" WHERE c.mean IS NOT NULL ORDER BY s.ord, c.cycle"
+/* before schema 21: the figures computed from the target's rows */
+#define CYCLES_SQL(m, fl)                                                                          \
+	CYCLES_SERIES_SQL(                                                                         \
+		"SELECT cy.number AS cycle, f.lo, f.mean, f.hi"                                    \
+		"  FROM (" CYCLE_FIGS(                                                             \
+			m, fl) ") f CROSS JOIN cycles cy"                                          \
+			       "  ON cy.id = f.cycle_id"                                           \
+			       "  WHERE cy.target_id = ?1 AND cy.number BETWEEN ?2 AND ?3")
+/* from schema 21: the figures stored per cycle (DB_CYCLE_STORE_SQL) */
+#define CYCLES_STORED_SQL                                                                          \
+	CYCLES_SERIES_SQL("SELECT number AS cycle, mibps_min AS lo, mibps_avg AS mean,"            \
+			  " mibps_max AS hi FROM cycles"                                           \
+			  " WHERE target_id = ?1 AND number BETWEEN ?2 AND ?3")
 
 #define CYCLE_ACTIONS_SQL                                                                          \
 	"SELECT number, action, action_outcome FROM cycles"                                        \
@@ -194,6 +204,9 @@
 
 OLD(samples_v15, SAMPLES_SQL);
 OLD(cycles_v3, CYCLES_SQL(DB_MEASURE_ROW_V3("i"), DB_FILL_ROW_V3("i")));
+static const struct query_named cycles_v20 = { "cycles_v20 (older schema)",
+					       CYCLES_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
+					       QF_PHASE, &cycles_v3, 0 };
 OLD(wear_v3, WEAR_SQL(QS_WRITTEN_NAME));
 OLD(wear_marks_v3, WEAR_MARKS_SQL(QS_WRITTEN_NAME));
 OLD(latency_v3, LATENCY_SQL("NULL"));
@@ -222,8 +235,7 @@ const struct query_named qc_queries[QC__COUNT] = {
 	[QC_TARGET_PICK] = { "chart_target_pick", TARGET_PICK_SQL, QF_NONE, NULL, 0 },
 	[QC_TARGET] = { "chart_target", TARGET_SQL, QF_NONE, NULL, 0 },
 	[QC_SIZES] = { "chart_sizes", SIZES_SQL, QF_NONE, NULL, 0 },
-	[QC_CYCLES] = { "chart_cycles", CYCLES_SQL(DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
-			QF_PHASE, &cycles_v3, 0 },
+	[QC_CYCLES] = { "chart_cycles", CYCLES_STORED_SQL, QF_CYCLE_STORED, &cycles_v20, 0 },
 	[QC_CYCLE_ACTIONS] = { "chart_cycle_actions", CYCLE_ACTIONS_SQL, QF_NONE, NULL, 0 },
 	[QC_SAMPLES] = { "chart_samples", SAMPLES_ROLLUP_SQL, QF_MINUTES,
 			 &samples_v15, 0 },

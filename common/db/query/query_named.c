@@ -32,6 +32,7 @@ static const struct {
 	[QF_PROGRESS_SECONDS] = { "progress", "iteration_seconds" },
 	[QF_CYCLE_PLAN] = { "cycles", "nsizes" },
 	[QF_DEVICE] = { "iterations", "device_wa" },
+	[QF_CYCLE_STORED] = { "cycles", "ratio_avg" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

@@ -57,22 +57,31 @@
 	" UNION ALL SELECT * FROM (" FIRST_TRACED_MINUTES_SQL ")) HAVING count(*) > 0"
 
 /* The figures of every cycle from DB_CYCLE_FIGURES_SQL (common/db/db_views.h,
- * as the view cycle_summary and the cycles chart), the counts and the
- * ratio to baseline from its rows. */
-#define CYCLES_SQL(ratio, join, m, fl)                                                             \
+ * as the view cycle_summary and the cycles chart; stored per cycle from
+ * schema 21), the counts and the ratio to baseline from its rows. */
+#define CYCLES_FIGS_SQL(ratio, join, m, figs, figjoin)                                             \
 	"SELECT c.id, c.number AS cycle, c.status, c.started_at,"                                  \
 	" c.ended_at, c.action, c.action_outcome, c.action_seconds, c.action_bytes,"               \
 	" c.action_error, sum(i.status = 'done') AS done,"                                         \
-	" sum(i.status IN ('interrupted', 'failed')) AS cut,"                                      \
-	" f.lo, f.mean, f.hi, f.sizes, f.fill_mean,"                                               \
+	" sum(i.status IN ('interrupted', 'failed')) AS cut, " figs ","                            \
 	" avg(CASE WHEN i.status = 'done' AND " m " THEN i.mibps_avg / " ratio " END) AS ratio"    \
-	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" join                          \
-	" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(                                                       \
-		m, fl,                                                                             \
-		" AND i.target_id = ?1") ") f"                                                     \
-					 "  ON f.cycle_id = c.id"                                  \
-					 " WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"  \
-					 " GROUP BY c.id ORDER BY c.number"
+	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" join figjoin                  \
+	" WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"                                   \
+	" GROUP BY c.id ORDER BY c.number"
+/* before schema 18: the figures computed from the target's rows */
+#define CYCLES_SQL(ratio, join, m, fl)                                                             \
+	CYCLES_FIGS_SQL(ratio, join, m, "f.lo, f.mean, f.hi, f.sizes, f.fill_mean",                \
+			" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(                                       \
+				m, fl, " AND i.target_id = ?1") ") f"                              \
+								"  ON f.cycle_id = c.id")
+/* from schema 18: the figures stored per cycle (DB_CYCLE_STORE_SQL); sizes
+ * NULL, as computed, for a cycle without a done row */
+#define CYCLES_STORED_SQL(ratio, join)                                                             \
+	CYCLES_FIGS_SQL(ratio, join, DB_MEASURE_ROW("i"),                                          \
+			"c.mibps_min AS lo, c.mibps_avg AS mean, c.mibps_max AS hi,"               \
+			" CASE WHEN c.done_iterations > 0 THEN c.sizes END AS sizes,"              \
+			" c.fill_mibps_avg AS fill_mean",                                          \
+			"")
 
 /* Over all the snapshots' deltas from schema 9, else the last figure the
  * drive reported. */
@@ -214,6 +223,8 @@ OLD(cycles_v3,
 OLD(cycles_v8,
     CYCLES_SQL("b.baseline_mibps", BASE_VIEW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")), QF_PHASE,
     &cycles_v3);
+OLD(cycles_v20, CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
+    QF_BASELINE_ROW, &cycles_v8);
 OLD(write_amp_v8, WRITE_AMP_ALT, QF_NONE, NULL);
 OLD(alert_counts_v4, ALERT_COUNTS_SQL("0 AS phases, 0 AS steady"), QF_NONE, NULL);
 OLD(runs_v12, RUNS_SQL("NULL AS kernel, NULL AS config"), QF_NONE, NULL);
@@ -235,9 +246,8 @@ const struct query_named qr_queries[QR__COUNT] = {
 			    QF_BASELINE_ROW, &iterations_v8, 0 },
 	[QR_FIRST_TRACED] = { "report_first_traced", FIRST_TRACED_ROLLUP_SQL, QF_MINUTES,
 				&first_traced_v15, 0 },
-	[QR_CYCLES] = { "report_cycles",
-			CYCLES_SQL("bi.mibps_avg", BASE_ROW_JOIN, DB_MEASURE_ROW("i"), DB_FILL_ROW("i")),
-			QF_BASELINE_ROW, &cycles_v8, 0 },
+	[QR_CYCLES] = { "report_cycles", CYCLES_STORED_SQL("bi.mibps_avg", BASE_ROW_JOIN),
+			QF_CYCLE_STORED, &cycles_v20, 0 },
 	[QR_WRITE_AMP] = { "report_write_amplification", WRITE_AMP_SQL,
 			   QF_NAND_DELTA, &write_amp_v8, 0 },
 	[QR_ALERT_COUNTS] = { "report_alert_counts", ALERT_COUNTS_SQL(PHASES_SQL),
