@@ -15,6 +15,7 @@
 #define JUST_STARTED 5.0   /* seconds: an iteration with no figures yet */
 #define FRESH_SECONDS 10.0 /* a progress row younger is current */
 #define ROW_EVERY 1.0      /* the daemon rewrites its progress row (daemon/main.c) */
+#define ROW_NAP 0.1        /* a new iteration's row is written within (daemon/main.c) */
 
 enum daemon_state { D_RUNNING, D_STOPPED, D_GONE, D_ELSEWHERE, D_NEVER };
 
@@ -313,9 +314,9 @@ static int get_progress(struct wm *wm, const struct wm_table *it, const struct q
 		return 0;
 	if (alive && sc->progress >= 9) {
 		/* a live daemon writes a new iteration's row within a loop's nap
-		 * (daemon/main.c): this one has only just begun, whatever the
-		 * wall clock says */
-		p->elapsed = fmin(p->elapsed, JUST_STARTED);
+		 * (daemon/main.c): this one has run no longer than that, whatever
+		 * the wall clock says */
+		p->elapsed = fmin(p->elapsed, ROW_NAP);
 		return 0;
 	}
 	return progress_estimate(wm, it, p);
