@@ -129,7 +129,7 @@ def grow_iterations(db, rows):
     copies = -(-(rows - have) // base)
     first = query(db, "SELECT max(number) / 1000000 + 1 AS k FROM iterations")[0]["k"]
     names = ", ".join(cols)
-    # copies into the same few cycles: schema 18's triggers would recompute
+    # copies into the same few cycles: schema 21's triggers would recompute
     # a cycle of thousands of rows per row copied (the daemon's cycles hold
     # tens); this test reads history, not the per-cycle figures
     sh("sqlite3", db, "DROP TRIGGER IF EXISTS iterations_figures_insert")

@@ -261,7 +261,7 @@ def test_scalegen_replica_is_ssd1_renumbered(rolled):
     hist = [rows(db, f"SELECT {cols} FROM history WHERE target = '{t}' ORDER BY iteration")
             for t in ("ssd1", "ssd2")]
     assert hist[0] and hist[0] == hist[1]
-    # the figures stored per cycle and the ratios (schema 18) came along
+    # the figures stored per cycle and the ratios (schema 21) came along
     # and are ssd2's own (its cycle_summary computes as ssd1's)
     per_cycle = ("SELECT cycle, iterations, sizes, mibps_min, mibps_avg, mibps_max,"
                  " fill_mibps_avg, ratio_avg FROM cycle_summary WHERE target = '{}'"

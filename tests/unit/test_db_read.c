@@ -433,7 +433,7 @@ static void test_iteration_baseline_for_every_schema(void **state)
 			    "3|200.0|1;4|90.0|1");
 	db_close(fx->db);
 	fx->db = NULL;
-	/* schema 13: the view did not exist, nor schema 18's triggers */
+	/* schema 13: the view did not exist, nor schema 21's triggers */
 	raw_exec(fx, "DROP VIEW degradation; DROP VIEW iteration_baseline;"
 		     " DROP TRIGGER iterations_figures_insert;"
 		     " DROP TRIGGER iterations_figures_update; PRAGMA user_version = 13;");

@@ -68,13 +68,13 @@
 	" FROM cycles c LEFT JOIN iterations i ON i.cycle_id = c.id" join figjoin                  \
 	" WHERE c.target_id = ?1 AND c.number BETWEEN ?2 AND ?3"                                   \
 	" GROUP BY c.id ORDER BY c.number"
-/* before schema 18: the figures computed from the target's rows */
+/* before schema 21: the figures computed from the target's rows */
 #define CYCLES_SQL(ratio, join, m, fl)                                                             \
 	CYCLES_FIGS_SQL(ratio, join, m, "f.lo, f.mean, f.hi, f.sizes, f.fill_mean",                \
 			" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(                                       \
 				m, fl, " AND i.target_id = ?1") ") f"                              \
 								"  ON f.cycle_id = c.id")
-/* from schema 18: the figures stored per cycle (DB_CYCLE_STORE_SQL); sizes
+/* from schema 21: the figures stored per cycle (DB_CYCLE_STORE_SQL); sizes
  * NULL, as computed, for a cycle without a done row */
 #define CYCLES_STORED_SQL(ratio, join)                                                             \
 	CYCLES_FIGS_SQL(ratio, join, DB_MEASURE_ROW("i"),                                          \
