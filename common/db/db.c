@@ -335,6 +335,7 @@ void db_set_slow_hook(db_slow_fn fn)
  * for every SLOW_BYTES_PER_S of the file (a generous bound: rewriting
  * is done well above that rate on any disk). */
 #define SLOW_BYTES_PER_S (8ULL << 20)
+#define PROGRESS_BUSY_MS 100 /* db_progress: a lock met is skipped */
 
 static void announce_migration(struct db *db, int from)
 {
@@ -1331,8 +1332,17 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 	else
 		db_bind_null(&b);
 	db_bind_fig(&b, p->iteration_seconds);
+	/* Progress is rewritten every second: a row that meets another
+	 * program's lock is skipped at once rather than waited for with the
+	 * connection held, which would keep the targets' own writes (and the
+	 * lock warnings they give) waiting behind it. */
+	int busy_ms = db->busy_ms;
+	db->busy_ms = PROGRESS_BUSY_MS;
+	db->quiet_busy = 1;
 	ret = db_bind_run(&b, "store progress");
-	if (ret) {
+	db->quiet_busy = 0;
+	db->busy_ms = busy_ms;
+	if (ret && ret != -EBUSY) {
 		char err[512];
 		db_failure(db, ret, err, sizeof(err));
 		log_msg(LOG_ERR, "storing progress: %s", err);

@@ -254,7 +254,9 @@ int db_bind_finish(struct db_bind *b, int rc, const char *what)
 	int ret = 0;
 
 	if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		ret = report(b->db, rc, what);
+		ret = b->db->quiet_busy && (rc & 0xff) == SQLITE_BUSY
+			      ? db_map_rc(rc, 0) /* the caller skips it: no log line */
+			      : report(b->db, rc, what);
 	db_outage_note(b->db, b->id, b->st, rc, what);
 	if (b->st) {
 		sqlite3_reset(b->st);

@@ -117,6 +117,7 @@ struct db {
 	char last_err[256];          /* SQLite's text for the last failure */
 	const atomic_int *stop;      /* set: a lock is waited for briefly (db_set_stop) */
 	int busy_ms;                 /* how long a write waits for a lock (on_busy) */
+	int quiet_busy;              /* a locked database is the caller's to say (db_progress) */
 	db_rowhook_fn row_hook;      /* db_set_row_hook; NULL: none */
 	void *row_arg;
 	char tx_what[48];            /* the first write of the open transaction */
