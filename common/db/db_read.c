@@ -34,6 +34,21 @@ static int keep_first(void *arg, int n, const struct db_value *v, const char *co
 	return 1;
 }
 
+/* Runs sql and keeps its first row in f. Returns 0, -ENOENT when no row
+ * came, or the query's error (logged). */
+static int first_row_of(struct db *db, const char *sql, const struct db_value *p, int np,
+			struct first_row *f)
+{
+	char err[256];
+	int ret = db_query(db, sql, p, np, keep_first, f, err, sizeof(err));
+
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		return ret;
+	}
+	return f->found ? 0 : -ENOENT;
+}
+
 /* The baseline query for a rule. All read the key's rows through
  * iterations_baseline (common/db/db_index.c), whose entries end in the row
  * id: first and previous stop at the first row that qualifies (a cycle's
@@ -71,15 +86,10 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 		{ .type = DB_INT, .i = k->before_id },
 	};
 	struct first_row f = { 0 };
-	char err[256];
-	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
+	int ret = first_row_of(db, sql, p, (int)ARRAY_SIZE(p), &f);
 
-	if (ret < 0) {
-		log_msg(LOG_ERR, "%s", err);
+	if (ret)
 		return ret;
-	}
-	if (!f.found)
-		return -ENOENT;
 	*mibps = f.r;
 	if (iteration_id)
 		*iteration_id = f.i;
@@ -92,17 +102,11 @@ int db_iteration_device_wa(struct db *db, int64_t id, double *wa)
 				  " WHERE id = ? AND device_wa IS NOT NULL";
 	struct db_value p[] = { { .type = DB_INT, .i = id } };
 	struct first_row f = { 0 };
-	char err[256];
-	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
+	int ret = first_row_of(db, sql, p, (int)ARRAY_SIZE(p), &f);
 
-	if (ret < 0) {
-		log_msg(LOG_ERR, "%s", err);
-		return ret;
-	}
-	if (!f.found)
-		return -ENOENT;
-	*wa = f.r;
-	return 0;
+	if (!ret)
+		*wa = f.r;
+	return ret;
 }
 
 int db_event_latest(struct db *db, int64_t target_id, const char *kind_a, const char *kind_b,
@@ -116,14 +120,8 @@ int db_event_latest(struct db *db, int64_t target_id, const char *kind_a, const 
 		{ .type = DB_TEXT, .s = kind_b },
 	};
 	struct first_row f = { .s = kind, .len = len };
-	char err[256];
-	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_first, &f, err, sizeof(err));
 
-	if (ret < 0) {
-		log_msg(LOG_ERR, "%s", err);
-		return ret;
-	}
-	return f.found ? 0 : -ENOENT;
+	return first_row_of(db, sql, p, (int)ARRAY_SIZE(p), &f);
 }
 
 struct raised_arg {
