@@ -272,7 +272,8 @@ static void publish_progress(struct daemon *d, int moved_only)
 	}
 }
 
-/* One turn of the main loop's timers: watchdog, status, alert commands. */
+/* One turn of the main loop's timers: watchdog, status, metrics file,
+ * alert commands. */
 static void tick(struct daemon *d)
 {
 	double now = util_now();
@@ -288,12 +289,17 @@ static void tick(struct daemon *d)
 		reload_sweep(d);
 		send_status(d, 0);
 		publish_progress(d, 0);
-		publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started,
-			     d->stopping ? METRICS_DAEMON_STOPPING : METRICS_DAEMON_RUNNING, 0);
 		d->next_status = now + STATUS_EVERY;
 	} else {
 		publish_progress(d, 1);
 	}
+	/* every turn, not once a second: a phase's first sample comes an
+	 * interval after the phase's first interval has ended (the engine
+	 * holds each sample until the next, common/io/engine.c out_sample), so
+	 * a 2-second phase of 0.5-second samples shows live figures for its
+	 * last second only, which a once-a-second look can step over */
+	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started,
+		     d->stopping ? METRICS_DAEMON_STOPPING : METRICS_DAEMON_RUNNING, 0);
 	retain_tick(&d->retain, d->db, d->cfgs[d->ncfgs - 1]->sample_retention, now);
 	alert_reap();
 }

@@ -2,7 +2,8 @@
  * main loop, never from an I/O thread: every PUBLISH_EVERY seconds, when
  * a target starts a phase and when that phase has its first sample (so a
  * phase shorter than PUBLISH_EVERY still shows its live figures), when it
- * finishes an iteration, and at exit. */
+ * finishes an iteration, and at exit. The main loop asks at every turn
+ * (daemon/main.c, 50 ms), so each of these rewrites comes within a turn. */
 #ifndef WEARMON_PUBLISH_H
 #define WEARMON_PUBLISH_H
 
@@ -43,9 +44,10 @@ void publish_init(struct publish *p, const struct cfg *c);
  * set, so publishing never reads the history. Does nothing when off. */
 void publish_seed(struct publish *p, struct db *db, struct sched_target *st, int n);
 
-/* Rewrite the file when due. c is the latest accepted configuration (for
- * each target's workload and baseline mode), st[0..n) the started targets;
- * force rewrites now (at exit, with daemon METRICS_DAEMON_STOPPED). */
+/* Rewrite the file when due (asked at every turn of the main loop). c is
+ * the latest accepted configuration (for each target's workload and
+ * baseline mode), st[0..n) the started targets; force rewrites now (at
+ * exit, with daemon METRICS_DAEMON_STOPPED). */
 void publish_tick(struct publish *p, const struct cfg *c, struct sched_target *st, int n,
 		  enum metrics_daemon daemon, int force);
 
