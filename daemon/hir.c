@@ -80,7 +80,8 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 	devpoll_end(dp, &x);
 	enum it_status s = IT_DONE;
 	if (rc < 0) {
-		snprintf(e->error, e->error_len, "host idle recovery: cannot run the I/O engine%s%s",
+		snprintf(e->error, e->error_len,
+			 "host idle recovery: cannot run the I/O engine%s%s",
 			 r->refused[0] ? ": " : "", r->refused);
 		s = IT_FAILED;
 	} else if (r->errors) {
@@ -251,7 +252,8 @@ static enum it_status states_from(const struct hir_env *e, const struct hir_step
 			log_msg(LOG_INFO,
 				"target %s: cycle %ld: host idle recovery: wait state %d of %d "
 				"(%gs), bursts %ld..%lld",
-				t->name, e->cycle, i, t->hir_wait_states.n, t->hir_wait_states.s[i - 1],
+				t->name, e->cycle, i, t->hir_wait_states.n,
+				t->hir_wait_states.s[i - 1],
 				i == step->state ? step->repetition : 1, t->hir_repetitions);
 			s = bursts(e, i, i == step->state ? step->repetition : 1, io_end);
 		}

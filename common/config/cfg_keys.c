@@ -204,7 +204,8 @@ const struct cfg_key cfg_table[K__COUNT] = {
 				.def = "5s 10s 15s 25s 50s", .min = 1, .max = 24 * 3600 * 1000,
 				.help = "idle waits before the bursts, each longer than the last" },
 	[K_HIR_BURST] = { "hir_burst", CT_DURATION, TF(hir_burst), .def = "5s", .min = 100,
-			  .max = 3600 * 1000, .help = "length of one burst of 4 KiB random writes" },
+			  .max = 3600 * 1000,
+			  .help = "length of one burst of 4 KiB random writes" },
 	[K_HIR_REPETITIONS] = { "hir_repetitions", CT_INT, TF(hir_repetitions), .def = "360",
 				.min = 1, .max = 100000,
 				.help = "wait and burst repetitions per wait state" },
@@ -615,8 +616,10 @@ static int parse_waits(const struct cfg_key *k, const char *v, void *field, char
 		if (parse_duration(k, tok, &w.s[w.n], msg, len))
 			return -EINVAL;
 		if (w.n && w.s[w.n] <= w.s[w.n - 1]) {
-			snprintf(msg, len, "\"%s\" is not longer than the wait before it (%gs): "
-				 "list the waits in increasing order", tok, w.s[w.n - 1]);
+			snprintf(msg, len,
+				 "\"%s\" is not longer than the wait before it (%gs): "
+				 "list the waits in increasing order",
+				 tok, w.s[w.n - 1]);
 			return -EINVAL;
 		}
 		w.n++;
@@ -634,7 +637,7 @@ static const value_fn parsers[CT__COUNT] = {
 	[CT_QTY] = parse_qty,        [CT_INT] = parse_int,         [CT_DURATION] = parse_duration,
 	[CT_ACTION] = parse_actions, [CT_SIZES] = parse_sizes,     [CT_AMOUNT] = parse_amount,
 	[CT_ENUM] = parse_choice,    [CT_PERCENT] = parse_percent, [CT_PATH] = parse_path,
-	[CT_MIX] = parse_mix,        [CT_PHASES] = parse_phases,     [CT_WAITS] = parse_waits,
+	[CT_MIX] = parse_mix,        [CT_PHASES] = parse_phases,   [CT_WAITS] = parse_waits,
 };
 
 /* Parse v as key k into the struct at base. Returns 0 or -EINVAL / -ENOMEM. */

@@ -321,7 +321,7 @@ struct db_hir_row {
 	double seconds;
 	uint64_t bytes, ops;
 	double mibps, iops, lat_mean_us, lat_p99_us; /* < 0: NULL */
-	struct db_device_evidence device;           /* all unknown: NULL */
+	struct db_device_evidence device;            /* all unknown: NULL */
 	int steady; /* last precondition round: 1 steady, 0 max_rounds passed;
 		       -1: NULL */
 };

@@ -16,7 +16,8 @@ const char *db_hir_kind_name(enum db_hir_kind k)
 }
 
 /* A device figure of r, or NULL. */
-static void bind_device(struct db_bind *b, const struct db_device_evidence *d, enum db_device_field f)
+static void bind_device(struct db_bind *b, const struct db_device_evidence *d,
+			enum db_device_field f)
 {
 	if (d->has[f])
 		db_bind_i64(b, d->val[f]);

@@ -959,7 +959,8 @@ static void test_hir_keys(void **state)
 		{ "hir_wait_states = 5s 5s", "t.conf:4: hir_wait_states: \"5s\" is not longer" },
 		{ "hir_wait_states = 10s 5s", "t.conf:4: hir_wait_states: \"5s\" is not longer" },
 		{ "hir_wait_states = 0", "t.conf:4: hir_wait_states: \"0\" is out of range" },
-		{ "hir_wait_states = 5s soon", "t.conf:4: hir_wait_states: \"soon\" is not a duration" },
+		{ "hir_wait_states = 5s soon",
+		  "t.conf:4: hir_wait_states: \"soon\" is not a duration" },
 		{ "hir_wait_states = ,", "t.conf:4: hir_wait_states: no wait given" },
 		{ "hir_wait_states = 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17",
 		  "t.conf:4: hir_wait_states: more than 16 wait states" },
@@ -995,12 +996,13 @@ static void test_hir_keys(void **state)
 		snprintf(text, sizeof(text), "[target t]\ndevice = /d\nhir = yes\n%s\n",
 			 bad[i].line);
 		if (!strncmp(bad[i].line, "hir =", 5))
-			snprintf(text, sizeof(text), "[target t]\ndevice = /d\n\n%s\n", bad[i].line);
+			snprintf(text, sizeof(text), "[target t]\ndevice = /d\n\n%s\n",
+				 bad[i].line);
 		c = NULL;
 		err[0] = '\0';
 		assert_int_equal(cfg_parse_string(text, "t.conf", &c, err, sizeof(err)), -EINVAL);
-		EXPECT(count_prefix(err, bad[i].want) == 1, "%s: want \"%s\", got:\n%s", bad[i].line,
-		       bad[i].want, err);
+		EXPECT(count_prefix(err, bad[i].want) == 1, "%s: want \"%s\", got:\n%s",
+		       bad[i].line, bad[i].want, err);
 	}
 }
 

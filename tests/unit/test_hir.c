@@ -44,7 +44,8 @@ static void test_next_step(void **state)
 		struct hir_step s = next_of(cases[i].p, cases[i].baseline);
 		if (s.stage != cases[i].want.stage ||
 		    (s.stage != HIR_COMPLETE && s.stage != HIR_PRECONDITION &&
-		     (s.state != cases[i].want.state || s.repetition != cases[i].want.repetition)) ||
+		     (s.state != cases[i].want.state ||
+		      s.repetition != cases[i].want.repetition)) ||
 		    s.rebaseline != cases[i].want.rebaseline)
 			fail_msg("%s: stage %d state %d burst %ld rebaseline %d", cases[i].name,
 				 s.stage, s.state, s.repetition, s.rebaseline);
@@ -60,8 +61,11 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *fx = calloc(1, sizeof(*fx));
-	struct db_target_info t = { .name = "hir", .device = "/dev/loop9", .kind = TGT_BLOCK,
-				    .capacity_bytes = 1ull << 30, .logical_block_size = 512 };
+	struct db_target_info t = { .name = "hir",
+				    .device = "/dev/loop9",
+				    .kind = TGT_BLOCK,
+				    .capacity_bytes = 1ull << 30,
+				    .logical_block_size = 512 };
 	char err[512];
 
 	*state = fx;
@@ -86,8 +90,8 @@ static int teardown(void **state)
 
 /* A row of kind in wait state st: 1 MiB in 0.5 s, the drive counting
  * host bytes and media bytes media (< 0: no counters). */
-static void put(struct fx *fx, enum db_hir_kind kind, int st, long rep, double wait,
-		int64_t media, int steady)
+static void put(struct fx *fx, enum db_hir_kind kind, int st, long rep, double wait, int64_t media,
+		int steady)
 {
 	struct db_hir_row r = {
 		.cycle_id = fx->cycle,
@@ -169,7 +173,8 @@ static void test_rows_progress_and_readers(void **state)
 	struct fx *fx = *state;
 	struct rows st = { 0 }, pre = { 0 };
 	char err[256];
-	struct query_sink s1 = { keep, &st, err, sizeof(err) }, s2 = { keep, &pre, err, sizeof(err) };
+	struct query_sink s1 = { keep, &st, err, sizeof(err) },
+			  s2 = { keep, &pre, err, sizeof(err) };
 
 	progress_is(fx, 0, 0, 0, 0, 0);
 	put(fx, DB_HIR_PRECONDITION, 0, 1, -1, -1, -1);

@@ -34,9 +34,9 @@ struct ftl_stats {
 	uint64_t host_bytes_read;
 	uint64_t flash_bytes_written; /* host programs + GC moves, compressed size */
 	uint64_t flash_bytes_read;    /* host reads + GC reads */
-	uint64_t gc_bytes_moved;    /* by GC on demand and in the background */
-	uint64_t bg_gc_bytes_moved; /* of them, by background GC while idle */
-	uint64_t bg_gc_erases;      /* blocks background GC reclaimed */
+	uint64_t gc_bytes_moved;      /* by GC on demand and in the background */
+	uint64_t bg_gc_bytes_moved;   /* of them, by background GC while idle */
+	uint64_t bg_gc_erases;        /* blocks background GC reclaimed */
 	uint64_t trimmed_bytes;
 	uint64_t erases;
 	uint64_t flash_busy_ns; /* channel time spent, summed over channels */

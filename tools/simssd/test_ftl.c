@@ -256,9 +256,8 @@ static double burst_at(struct ftl *f, uint64_t span, uint64_t pages, uint64_t se
 
 	ftl_get_stats(f, &a);
 	for (uint64_t i = 0; i < pages; i++) {
-		assert_int_equal(ftl_write(f, rng(&seed) % (span / 4096) * 4096, 4096, NULL, *now,
-					   &ack),
-				 0);
+		assert_int_equal(
+			ftl_write(f, rng(&seed) % (span / 4096) * 4096, 4096, NULL, *now, &ack), 0);
 		*now = ack;
 	}
 	ftl_get_stats(f, &b);
