@@ -114,3 +114,11 @@ def test_hir_bursts_per_wait_state_with_a_restart(workdir):
     assert section.count("<svg") == 2, section[:500]
     assert "Burst throughput against idle time" in section
     assert "Device write amplification of the bursts" in section
+
+    # a merged copy carries the rows, each under its cycle
+    run_wearmon("merge", "-o", workdir / "m.db", db, check=0)
+    merged = query(workdir / "m.db", "SELECT h.kind, h.wait_state, h.repetition, c.number"
+                                     " FROM hir_bursts h JOIN cycles c ON c.id = h.cycle_id"
+                                     " ORDER BY h.id")
+    assert [(m["kind"], m["wait_state"], m["repetition"]) for m in merged] == [
+        (r["kind"], r["wait_state"], r["repetition"]) for r in rows]
