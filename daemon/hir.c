@@ -57,6 +57,8 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 		.queue_depth = (unsigned)e->t->queue_depth,
 		.duration = seconds,
 		.compressibility = (unsigned)e->t->compressibility,
+		/* stamped as the rows' writes are, so a later read-back checks them */
+		.verify = e->t->verify == VERIFY_CRC32C,
 		.seed = util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ 0x41d1e,
 		.sample_interval = e->t->sample_interval,
 		.stop = e->stop,
