@@ -131,8 +131,8 @@ static int copy_rows(sqlite3 *c, const char *table, const char *skip, const char
 static int clear_target(sqlite3 *c, int64_t id, char *err, size_t len)
 {
 	/* children first: the daemon's foreign keys stay satisfied */
-	static const char *const table[] = { "events",	 "health",   "mapped_extents",
-					     "progress", "hir_bursts" };
+	static const char *const table[] = { "events", "health", "mapped_extents", "progress",
+					     "hir_bursts" };
 	int ret = execf(c, err, len,
 			"DELETE FROM sample_data WHERE iteration_id IN (SELECT id FROM"
 			" iterations WHERE target_id = %lld); DELETE FROM sample_minute_data"
@@ -304,8 +304,8 @@ static int copy_hir(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 	if (has <= 0)
 		return has;
 	snprintf(where, sizeof(where), "WHERE x.target_id = %lld ORDER BY x.id", (long long)s);
-	snprintf(fx, sizeof(fx), "%lld, " MAP("run_map", "run_id") ", " MAP("cycle_map", "cycle_id"),
-		 (long long)d);
+	snprintf(fx, sizeof(fx),
+		 "%lld, " MAP("run_map", "run_id") ", " MAP("cycle_map", "cycle_id"), (long long)d);
 	return copy_rows(c, "hir_bursts", ",id,target_id,run_id,cycle_id,",
 			 "target_id, run_id, cycle_id", fx, where, err, len);
 }
