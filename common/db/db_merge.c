@@ -378,6 +378,10 @@ static const char *const print_sql[] = {
 	/* the last iteration may still be running: its samples grow */
 	"SELECT count(*), max(t_ms), 's' FROM src.samples WHERE iteration_id ="
 	" (SELECT max(id) FROM src.iterations WHERE target_id = ?1)",
+	/* host idle recovery (schema 22): no row, so no change to the print,
+	 * for a target without any (or a source without the table) */
+	"SELECT count(*), max(id), 'r' FROM src.hir_bursts WHERE target_id = ?1"
+	" HAVING count(*) > 0",
 };
 
 /* What tells the inputs apart, read through indexes only (merging
@@ -385,13 +389,17 @@ static const char *const print_sql[] = {
  * target s's first iteration (a newer copy of the same database keeps
  * it), print the rows of print_sql: counts and last ids of its
  * iterations, cycles, events, health and wear rows, its newest iterations
- * and cycle, and the samples of its last iteration. Returns 0 or -errno. */
+ * and cycle, the samples of its last iteration and its host idle recovery
+ * rows. Returns 0 or -errno. */
 static int fingerprint(sqlite3 *c, int64_t s, struct merge_source *m)
 {
 	uint64_t h = FNV_OFFSET, first = 0;
 	int ret = 0;
 
-	for (size_t q = 0; q < ARRAY_SIZE(print_sql) && !ret; q++) {
+	int hir = src_has(c, "hir_bursts");
+	size_t n = ARRAY_SIZE(print_sql) - (hir <= 0); /* the last needs the table */
+
+	for (size_t q = 0; q < n && !ret; q++) {
 		sqlite3_stmt *st = NULL;
 		int rc = sqlite3_prepare_v2(c, print_sql[q], -1, &st, NULL);
 		if (rc == SQLITE_OK)

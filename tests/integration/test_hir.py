@@ -122,3 +122,6 @@ def test_hir_bursts_per_wait_state_with_a_restart(workdir):
                                      " ORDER BY h.id")
     assert [(m["kind"], m["wait_state"], m["repetition"]) for m in merged] == [
         (r["kind"], r["wait_state"], r["repetition"]) for r in rows]
+    # and merging the same database again finds it unchanged
+    again = run_wearmon("merge", "-o", workdir / "m.db", db, check=0)
+    assert "unchanged" in again.stdout, again.stdout
