@@ -138,9 +138,29 @@ int rep_has_hir(const struct rep *r)
 	return r->hir.nrows > 0;
 }
 
+/* The mean of column col over the last cycle's rows of t (NAN: none). */
+static double last_cycle_mean(const struct wm_table *t, const char *col)
+{
+	int64_t last = t->nrows ? wm_int(t, t->nrows - 1, "cycle", 0) : 0;
+	double sum = 0;
+	int n = 0;
+
+	for (int i = t->nrows - 1; i >= 0 && wm_int(t, i, "cycle", 0) == last; i--) {
+		double v = wm_num(t, i, col);
+		if (!isnan(v)) {
+			sum += v;
+			n++;
+		}
+	}
+	return n ? sum / n : NAN;
+}
+
 /* The chart of column col of r->hir against the idle wait, one line per
- * cycle. Returns 0, or WM_EXIT_ERROR (no memory, or the stream failed). */
-static int hir_chart(struct rep *r, const char *col, const char *title, const char *ylabel)
+ * cycle; with base, a horizontal line at the last cycle's mean of that
+ * column (its returns to baseline). Returns 0, or WM_EXIT_ERROR (no
+ * memory, or the stream failed). */
+static int hir_chart(struct rep *r, const char *col, const char *base, const char *title,
+		     const char *ylabel)
 {
 	const struct wm_table *t = &r->hir;
 	size_t n = (size_t)t->nrows, ns = 0;
@@ -164,7 +184,14 @@ static int hir_chart(struct rep *r, const char *col, const char *title, const ch
 		y[i] = wm_num(t, (int)i, col);
 		s[ns - 1].n++;
 	}
+	struct chart_mark mark = {
+		.at = base ? last_cycle_mean(t, base) : NAN,
+		.label = "return to baseline (last cycle)",
+		.dash = "6 3",
+	};
 	struct chart c = {
+		.marks = &mark,
+		.nmarks = !isnan(mark.at),
 		.title = title,
 		.subtitle = "the bursts of each wait state together, one line per cycle",
 		.xlabel = "idle wait before the burst (s)",
@@ -229,9 +256,10 @@ int rep_write_hir(struct rep *r)
 		    " writes each follow an idle wait; the longer the drive was idle, the more"
 		    " it could clean up in the background, and the faster the burst (SNIA PTS"
 		    " host idle recovery; hir = yes in wearmon.conf).");
-	ret = hir_chart(r, "mibps", "Burst throughput against idle time", "MiB/s");
+	ret = hir_chart(r, "mibps", "baseline_mibps", "Burst throughput against idle time",
+			"MiB/s");
 	if (!ret && wa)
-		ret = hir_chart(r, "device_wa",
+		ret = hir_chart(r, "device_wa", NULL,
 				"Device write amplification of the bursts against"
 				" idle time",
 				"media / host bytes");
