@@ -1,8 +1,6 @@
 /* hir: the host idle recovery protocol of one cycle. */
 #include "hir.h"
 
-#pragma GCC diagnostic error "-Wswitch-enum"
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
