@@ -48,6 +48,7 @@ def test_hir_bursts_per_wait_state_with_a_restart(workdir):
         assert rc == 0, err
         p = run_wearmond(conf, timeout=300)
         assert p.returncode == 0, p.stderr
+        assert "resuming cycle 1 at its host idle recovery" in p.stderr, p.stderr
         assert "host idle recovery resumes at the next burst" in p.stderr, p.stderr
         st = d.stats()
     rows = query(db, "SELECT * FROM hir_bursts ORDER BY id")
