@@ -94,6 +94,11 @@ int iter_init(const struct iter_limits *l, char *err, size_t errlen, struct iter
 	return 0;
 }
 
+struct engine_ctx *iter_engine(struct iter_ctx *ic)
+{
+	return ic->eng[0];
+}
+
 void iter_fini(struct iter_ctx *ic)
 {
 	if (!ic)

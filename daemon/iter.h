@@ -89,6 +89,10 @@ int iter_init(const struct iter_limits *l, char *err, size_t errlen, struct iter
 /* Release (NULL is fine). */
 void iter_fini(struct iter_ctx *ic);
 
+/* The first job's engine, for I/O of the target's own outside the rows
+ * (host idle recovery, hir.h). */
+struct engine_ctx *iter_engine(struct iter_ctx *ic);
+
 /* Measure size number size_index of cycle e->cycle; rows are numbered from
  * *next on and *next is advanced past the last row used. Returns how the
  * size ended (IT_FAILED: reason in e->error). */

@@ -12,6 +12,7 @@
 
 #include "sched_int.h"
 #include "base/log.h"
+#include "hir.h"
 #include "signals.h"
 
 static enum sched_phase phase_of(enum iter_phase p)
@@ -167,6 +168,32 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 	return s;
 }
 
+/* Host idle recovery after the cycle's sizes (hir = yes; hir.h): runs,
+ * or goes on with, what the cycle's rows lack. */
+static enum it_status run_hir(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
+			      long cycle)
+{
+	struct hir_env env = {
+		.t = st->t,
+		.plan = &st->plan,
+		.tg = &st->tg,
+		.db = st->db,
+		.run_id = st->run_id,
+		.target_id = st->target_id,
+		.cycle_id = cycle_id,
+		.cycle = cycle,
+		.eng = iter_engine(ic),
+		.stop = st->stop,
+		.error = st->error,
+		.error_len = sizeof(st->error),
+	};
+	sched_set_phase(st, PH_HIR);
+	enum it_status s = hir_run(&env);
+	if (s == IT_FAILED)
+		alert_failure(st->alert, ALERT_ITERATION_FAILED, LOG_ERR, cycle, 0, st->error);
+	return s;
+}
+
 /* The health phase at a cycle's start, published as that cycle's (the
  * first cycle has no iteration yet that would publish it). */
 static void health_phase_at(struct sched_target *st, long cycle, int start, long number)
@@ -199,6 +226,15 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 	sched_health(st, cycle_id, WEAR_CYCLE_START);
 	for (int i = start; i < st->plan.layout.nsizes; i++) {
 		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
+		if (s != IT_DONE) {
+			if (s == IT_INTERRUPTED)
+				sched_health(st, cycle_id, WEAR_CYCLE_END);
+			db_cycle_end(st->db, cycle_id, iter_db_status(s));
+			return s == IT_INTERRUPTED ? SCHED_STOPPED : SCHED_FAILED;
+		}
+	}
+	if (st->t->hir) {
+		enum it_status s = run_hir(st, ic, cycle_id, cycle);
 		if (s != IT_DONE) {
 			if (s == IT_INTERRUPTED)
 				sched_health(st, cycle_id, WEAR_CYCLE_END);

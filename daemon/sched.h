@@ -33,6 +33,7 @@ enum sched_phase {
 	PH_VERIFY, /* the read-back row of verify_phase */
 	PH_ACTION, /* the between-cycles action (see action) */
 	PH_PAUSE,
+	PH_HIR, /* host idle recovery (hir.h) after the sizes */
 };
 
 /* What a target is doing now, for STATUS= and logs. */
@@ -92,7 +93,8 @@ int sched_start(struct sched_target *st);
 enum sched_state sched_join(struct sched_target *st);
 
 /* Text of a progress's phase: "start", "format", "health", "fill",
- * "measure", "verify", the action's name ("trim", "idle", ...), "pause". */
+ * "measure", "verify", the action's name ("trim", "idle", ...), "pause",
+ * "hir". */
 const char *sched_phase_name(const struct sched_progress *p);
 
 /* Copy the target's progress (thread-safe). */

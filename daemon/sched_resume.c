@@ -124,8 +124,9 @@ static void resume_log(const struct sched_target *st, const struct db_resume *re
 			"target %s: campaign keys changed (%s): a new campaign begins at cycle %ld",
 			name, res->changed, res->cycle_number);
 	if (res->resume && res->next_size_index >= st->plan.layout.nsizes)
-		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at its between-cycles action",
-			name, res->cycle_number);
+		log_msg(LOG_NOTICE, "target %s: resuming cycle %ld at its %sbetween-cycles action",
+			name, res->cycle_number,
+			st->t->hir ? "host idle recovery (what its rows lack), then its " : "");
 	else if (res->resume)
 		log_msg(LOG_NOTICE,
 			"target %s: resuming cycle %ld at size %d of %d (iteration %ld)", name,

@@ -19,7 +19,7 @@ const char *sched_state_name(enum sched_state s)
 static const char *const phase_names[] = {
 	[PH_START] = "start",   [PH_FORMAT] = "format",   [PH_HEALTH] = "health",
 	[PH_FILL] = "fill",     [PH_MEASURE] = "measure", [PH_VERIFY] = "verify",
-	[PH_ACTION] = "action", [PH_PAUSE] = "pause",
+	[PH_ACTION] = "action", [PH_PAUSE] = "pause",     [PH_HIR] = "hir",
 };
 
 const char *sched_phase_name(const struct sched_progress *p)

@@ -56,6 +56,16 @@ struct cfg_actions {
 	int n;
 };
 
+#define CFG_MAX_WAITS 16
+#define HIR_BLOCK 4096u /* block size of the host idle recovery writes (SNIA PTS) */
+
+/* "hir_wait_states": idle waits of the host idle recovery protocol, in
+ * seconds, each longer than the one before. */
+struct cfg_waits {
+	double s[CFG_MAX_WAITS];
+	int n;
+};
+
 #define CFG_MAX_PHASES 8
 #define CFG_PHASE_FILL (-1) /* "fill" in measure: the fill, as a row */
 
@@ -148,6 +158,12 @@ struct cfg_target {
 	double sample_crash_below;         /* % of own average: collapse (0 = off) */
 	double recovered_above;            /* % of baseline: recovery notice */
 	char alert_command[PATH_MAX];      /* run per alert; "" = none */
+	int hir;                           /* host idle recovery after each cycle's sizes */
+	struct cfg_waits hir_wait_states;  /* its idle waits, increasing */
+	double hir_burst;                  /* seconds of random writes per burst */
+	long long hir_repetitions;         /* wait + burst per wait state */
+	double hir_baseline;               /* seconds of writing after each wait state */
+	double hir_round;                  /* seconds per precondition round */
 	struct cfg_set set;                /* keys the file set (target or [wearmon]) */
 	int lines[CFG_MAX_KEYS];           /* line of each key, for messages only */
 	int section_line;                  /* line of the [target] header */
@@ -194,6 +210,7 @@ enum cfg_type {
 	CT_PHASES,  /* struct cfg_phases */
 	CT_PERCENT, /* double, "50%" or "50", within min..max */
 	CT_PATH,    /* absolute path or empty (none) */
+	CT_WAITS,   /* struct cfg_waits: increasing durations */
 	CT__COUNT
 };
 

@@ -92,6 +92,12 @@ static void put_value(FILE *f, const struct cfg_key *k, const void *field)
 	case CT_ENUM: fputs(k->choices[*(const int *)field], f); break;
 	case CT_MIX: put_mix(f, field); break;
 	case CT_PHASES: put_phases(f, field); break;
+	case CT_WAITS: {
+		const struct cfg_waits *w = field;
+		for (int i = 0; i < w->n; i++)
+			fprintf(f, "%s%.9g", i ? " " : "", w->s[i]);
+		break;
+	}
 	case CT__COUNT: break;
 	}
 }

@@ -197,6 +197,26 @@ const struct cfg_key cfg_table[K__COUNT] = {
 			 .choices = ioengine_names,
 			 .help = "libaio, or null: every I/O completes at once, the device is "
 				 "never read or written (a dry run of the schedule)" },
+	[K_HIR] = { "hir", CT_BOOL, TF(hir), .def = "no",
+		    .help = "host idle recovery (SNIA PTS) after each cycle's sizes: random-write "
+			    "precondition to steady state, then bursts after idle waits" },
+	[K_HIR_WAIT_STATES] = { "hir_wait_states", CT_WAITS, TF(hir_wait_states),
+				.def = "5s 10s 15s 25s 50s", .min = 1, .max = 24 * 3600 * 1000,
+				.help = "idle waits before the bursts, each longer than the last" },
+	[K_HIR_BURST] = { "hir_burst", CT_DURATION, TF(hir_burst), .def = "5s", .min = 100,
+			  .max = 3600 * 1000,
+			  .help = "length of one burst of 4 KiB random writes" },
+	[K_HIR_REPETITIONS] = { "hir_repetitions", CT_INT, TF(hir_repetitions), .def = "360",
+				.min = 1, .max = 100000,
+				.help = "wait and burst repetitions per wait state" },
+	[K_HIR_BASELINE] = { "hir_baseline", CT_DURATION, TF(hir_baseline), .def = "1800s",
+			     .min = 0, .max = 24 * 3600 * 1000,
+			     .help = "continuous writing after each wait state (return to "
+				     "baseline); 0 = none" },
+	[K_HIR_ROUND] = { "hir_round", CT_DURATION, TF(hir_round), .def = "60s", .min = 100,
+			  .max = 24 * 3600 * 1000,
+			  .help = "length of one precondition round (rounds until steady state, "
+				  "max_rounds at most)" },
 };
 
 /* ---- value parsers, one per type; each fills msg on error ---- */
@@ -576,12 +596,48 @@ static int parse_phases(const struct cfg_key *k, const char *v, void *field, cha
 	return 0;
 }
 
+/* "5s 10s 15s": durations separated by blanks or commas, each within the
+ * key's range and longer than the one before. */
+static int parse_waits(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
+{
+	struct cfg_waits w = { .n = 0 };
+	char buf[512], *save = NULL;
+
+	if (strlen(v) >= sizeof(buf)) {
+		snprintf(msg, len, "is longer than %zu characters", sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	util_strlcpy(buf, v, sizeof(buf));
+	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		if (w.n == CFG_MAX_WAITS) {
+			snprintf(msg, len, "more than %d wait states", CFG_MAX_WAITS);
+			return -EINVAL;
+		}
+		if (parse_duration(k, tok, &w.s[w.n], msg, len))
+			return -EINVAL;
+		if (w.n && w.s[w.n] <= w.s[w.n - 1]) {
+			snprintf(msg, len,
+				 "\"%s\" is not longer than the wait before it (%gs): "
+				 "list the waits in increasing order",
+				 tok, w.s[w.n - 1]);
+			return -EINVAL;
+		}
+		w.n++;
+	}
+	if (!w.n) {
+		snprintf(msg, len, "no wait given (use e.g. 5s 10s 15s 25s 50s)");
+		return -EINVAL;
+	}
+	*(struct cfg_waits *)field = w;
+	return 0;
+}
+
 static const value_fn parsers[CT__COUNT] = {
 	[CT_STRING] = parse_string,  [CT_BOOL] = parse_bool,       [CT_BYTES] = parse_bytes,
 	[CT_QTY] = parse_qty,        [CT_INT] = parse_int,         [CT_DURATION] = parse_duration,
 	[CT_ACTION] = parse_actions, [CT_SIZES] = parse_sizes,     [CT_AMOUNT] = parse_amount,
 	[CT_ENUM] = parse_choice,    [CT_PERCENT] = parse_percent, [CT_PATH] = parse_path,
-	[CT_MIX] = parse_mix,        [CT_PHASES] = parse_phases,
+	[CT_MIX] = parse_mix,        [CT_PHASES] = parse_phases,   [CT_WAITS] = parse_waits,
 };
 
 /* Parse v as key k into the struct at base. Returns 0 or -EINVAL / -ENOMEM. */

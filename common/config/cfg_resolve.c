@@ -381,6 +381,15 @@ static void check_method(struct resolver *r)
 			    "%lld with steady_state = "
 			    "snia: rounds already repeat each phase; use one or the other",
 			    t->repeat);
+	if (t->hir && t->filesystem != FS_NONE)
+		cfg_err_add(&r->e, cfg_key_line(t, K_HIR), "hir",
+			    "yes with filesystem = %s: the protocol writes the raw region; use "
+			    "one or the other",
+			    cfg_filesystem_name(t->filesystem));
+	if (t->hir && r->out->region_size && r->out->region_size < HIR_BLOCK)
+		cfg_err_add(&r->e, cfg_key_line(t, K_HIR), "hir",
+			    "the region is smaller than one %u-byte block of its bursts",
+			    HIR_BLOCK);
 	if (t->dedupe_percent > 0 && t->verify != VERIFY_NONE)
 		cfg_err_add(&r->e, cfg_key_line(t, K_DEDUPE_PERCENT), "dedupe_percent",
 			    "%lld%% "

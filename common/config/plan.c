@@ -56,6 +56,8 @@ static void build_limits(const struct cfg_target *t, struct plan *p)
 	for (int i = 0; i < p->nphases; i++)
 		if (p->phase[i].block_size > p->max_bs)
 			p->max_bs = p->phase[i].block_size;
+	if (t->hir && p->max_bs < HIR_BLOCK)
+		p->max_bs = HIR_BLOCK;
 	p->max_qd = (unsigned)(t->queue_depth > t->fill_queue_depth ? t->queue_depth
 								    : t->fill_queue_depth);
 	p->jobs = (unsigned)t->jobs;

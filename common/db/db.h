@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 21
+#define DB_SCHEMA_VERSION 22
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -301,6 +301,51 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 
 /* Store an event. Returns 0 or -errno. */
 int db_event(struct db *db, const struct db_event *e, int64_t *event_id);
+
+/* ---- host idle recovery (db_hir.c; table hir_bursts, schema 22) ---- */
+
+/* What a row of hir_bursts measured (stored as its name: "precondition",
+ * "burst", "baseline"). */
+enum db_hir_kind { DB_HIR_PRECONDITION, DB_HIR_BURST, DB_HIR_BASELINE };
+
+/* One round, burst or return to baseline of the protocol. */
+struct db_hir_row {
+	int64_t cycle_id, target_id, run_id;
+	enum db_hir_kind kind;
+	int wait_state;      /* 1-based index of the wait state; 0: precondition */
+	double wait_seconds; /* the wait state's length; < 0: NULL (precondition) */
+	double idle_seconds; /* idle measured before it; < 0: NULL */
+	long repetition;     /* precondition: round; burst: 1..repetitions;
+				baseline: 1 after its wait state, 0 on resume */
+	char started_at[32];
+	double seconds;
+	uint64_t bytes, ops;
+	double mibps, iops, lat_mean_us, lat_p99_us; /* < 0: NULL */
+	struct db_device_evidence device;            /* all unknown: NULL */
+	int steady; /* last precondition round: 1 steady, 0 max_rounds passed;
+		       -1: NULL */
+};
+
+/* Store one row. Returns 0 or -errno. */
+int db_hir_insert(struct db *db, const struct db_hir_row *r);
+
+/* How far the protocol of a cycle got, from its rows: whether the
+ * precondition ended (a round with steady set), the last wait state with
+ * a burst or its own baseline (0: none), the bursts of that state and
+ * whether its baseline (repetition 1) is stored. */
+struct db_hir_progress {
+	int preconditioned;
+	int rounds; /* precondition rounds stored */
+	int state;
+	long bursts;
+	int baseline_done;
+};
+
+/* Read the progress of cycle_id into *p. Returns 0 or -errno. */
+int db_hir_progress(struct db *db, int64_t cycle_id, struct db_hir_progress *p);
+
+/* Name of a kind. */
+const char *db_hir_kind_name(enum db_hir_kind k);
 
 /* ---- compact samples: migration and rollups (db_samples.c) ---- */
 

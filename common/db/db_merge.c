@@ -131,7 +131,8 @@ static int copy_rows(sqlite3 *c, const char *table, const char *skip, const char
 static int clear_target(sqlite3 *c, int64_t id, char *err, size_t len)
 {
 	/* children first: the daemon's foreign keys stay satisfied */
-	static const char *const table[] = { "events", "health", "mapped_extents", "progress" };
+	static const char *const table[] = { "events", "health", "mapped_extents", "progress",
+					     "hir_bursts" };
 	int ret = execf(c, err, len,
 			"DELETE FROM sample_data WHERE iteration_id IN (SELECT id FROM"
 			" iterations WHERE target_id = %lld); DELETE FROM sample_minute_data"
@@ -293,7 +294,24 @@ static int copy_history(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 	return ret;
 }
 
-/* Events, health snapshots and mapped extents of source target s. */
+/* The host idle recovery rows of source target s (schema 22; an older
+ * source has none). */
+static int copy_hir(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
+{
+	char fx[320], where[96];
+	int has = src_has(c, "hir_bursts");
+
+	if (has <= 0)
+		return has;
+	snprintf(where, sizeof(where), "WHERE x.target_id = %lld ORDER BY x.id", (long long)s);
+	snprintf(fx, sizeof(fx),
+		 "%lld, " MAP("run_map", "run_id") ", " MAP("cycle_map", "cycle_id"), (long long)d);
+	return copy_rows(c, "hir_bursts", ",id,target_id,run_id,cycle_id,",
+			 "target_id, run_id, cycle_id", fx, where, err, len);
+}
+
+/* Events, health snapshots, mapped extents and host idle recovery rows of
+ * source target s. */
 static int copy_state(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 {
 	char fx[320], where[96];
@@ -315,6 +333,8 @@ static int copy_state(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 	if (!ret) /* WITHOUT ROWID, no id */
 		ret = copy_rows(c, "mapped_extents", ",target_id,", "target_id", fx, where, err,
 				len);
+	if (!ret)
+		ret = copy_hir(c, s, d, err, len);
 	return ret;
 }
 
@@ -358,6 +378,10 @@ static const char *const print_sql[] = {
 	/* the last iteration may still be running: its samples grow */
 	"SELECT count(*), max(t_ms), 's' FROM src.samples WHERE iteration_id ="
 	" (SELECT max(id) FROM src.iterations WHERE target_id = ?1)",
+	/* host idle recovery (schema 22): no row, so no change to the print,
+	 * for a target without any (or a source without the table) */
+	"SELECT count(*), max(id), 'r' FROM src.hir_bursts WHERE target_id = ?1"
+	" HAVING count(*) > 0",
 };
 
 /* What tells the inputs apart, read through indexes only (merging
@@ -365,13 +389,17 @@ static const char *const print_sql[] = {
  * target s's first iteration (a newer copy of the same database keeps
  * it), print the rows of print_sql: counts and last ids of its
  * iterations, cycles, events, health and wear rows, its newest iterations
- * and cycle, and the samples of its last iteration. Returns 0 or -errno. */
+ * and cycle, the samples of its last iteration and its host idle recovery
+ * rows. Returns 0 or -errno. */
 static int fingerprint(sqlite3 *c, int64_t s, struct merge_source *m)
 {
 	uint64_t h = FNV_OFFSET, first = 0;
 	int ret = 0;
 
-	for (size_t q = 0; q < ARRAY_SIZE(print_sql) && !ret; q++) {
+	int hir = src_has(c, "hir_bursts");
+	size_t n = ARRAY_SIZE(print_sql) - (hir <= 0); /* the last needs the table */
+
+	for (size_t q = 0; q < n && !ret; q++) {
 		sqlite3_stmt *st = NULL;
 		int rc = sqlite3_prepare_v2(c, print_sql[q], -1, &st, NULL);
 		if (rc == SQLITE_OK)

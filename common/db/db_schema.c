@@ -731,6 +731,36 @@ const char *const db_migrations[] = {
 	"  LEFT JOIN iterations b ON b.id = i.baseline_iteration_id\n"
 	"  LEFT JOIN cycles bc ON bc.id = b.cycle_id\n"
 	"  WHERE i.status = 'done';\n",
+	/* Host idle recovery (hir = yes, daemon/hir.c): every precondition
+	 * round, burst and return to baseline with its rate and the drive's
+	 * own counters over it; the steady verdict on the last round. */
+	[22] =
+	"CREATE TABLE hir_bursts (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  cycle_id INTEGER NOT NULL REFERENCES cycles(id),\n"
+	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"  run_id INTEGER REFERENCES runs(id),\n"
+	"  kind TEXT NOT NULL CHECK (kind IN ('precondition', 'burst', 'baseline')),\n"
+	"  wait_state INTEGER NOT NULL,\n"
+	"  wait_seconds REAL,\n"
+	"  idle_seconds REAL,\n"
+	"  repetition INTEGER NOT NULL,\n"
+	"  started_at TEXT NOT NULL,\n"
+	"  seconds REAL NOT NULL,\n"
+	"  bytes INTEGER NOT NULL,\n"
+	"  ops INTEGER NOT NULL,\n"
+	"  mibps REAL,\n"
+	"  iops REAL,\n"
+	"  lat_mean_us REAL,\n"
+	"  lat_p99_us REAL,\n"
+	"  device_host_bytes INTEGER,\n"
+	"  device_media_bytes INTEGER,\n"
+	"  device_wa REAL,\n"
+	"  device_peak_temp_c INTEGER,\n"
+	"  steady INTEGER\n"
+	");\n"
+	"CREATE INDEX hir_bursts_cycle ON hir_bursts (cycle_id, kind, wait_state);\n"
+	"CREATE INDEX hir_bursts_target ON hir_bursts (target_id, cycle_id);\n",
 };
 /* clang-format on */
 

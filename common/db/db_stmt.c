@@ -203,5 +203,25 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_OWNED_ADD] = { 4,
 		  "INSERT OR REPLACE INTO owned_files (dev, ino, target, path)"
 		  " VALUES (?, ?, ?, ?)" },
+	/* host idle recovery (schema 22, db_hir.c) */
+	[ST_HIR_INSERT] = { 21,
+		  "INSERT INTO hir_bursts (cycle_id, target_id, run_id, kind, wait_state,"
+		  " wait_seconds, idle_seconds, repetition, started_at, seconds, bytes, ops,"
+		  " mibps, iops, lat_mean_us, lat_p99_us, device_host_bytes,"
+		  " device_media_bytes, device_wa, device_peak_temp_c, steady)"
+		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	[ST_HIR_PROGRESS] = { 1,
+		  "SELECT (SELECT count(*) FROM hir_bursts p WHERE p.cycle_id = ?1"
+		  "   AND p.kind = 'precondition' AND p.steady IS NOT NULL),"
+		  " (SELECT count(*) FROM hir_bursts p WHERE p.cycle_id = ?1"
+		  "   AND p.kind = 'precondition'),"
+		  " s.state,"
+		  " (SELECT coalesce(max(b.repetition), 0) FROM hir_bursts b"
+		  "   WHERE b.cycle_id = ?1 AND b.kind = 'burst' AND b.wait_state = s.state),"
+		  " (SELECT count(*) FROM hir_bursts b WHERE b.cycle_id = ?1"
+		  "   AND b.kind = 'baseline' AND b.repetition = 1 AND b.wait_state = s.state)"
+		  " FROM (SELECT coalesce(max(wait_state), 0) AS state FROM hir_bursts"
+		  "   WHERE cycle_id = ?1 AND (kind = 'burst' OR"
+		  "   (kind = 'baseline' AND repetition = 1))) s" },
 };
 /* clang-format on */

@@ -546,6 +546,8 @@ struct resolve_case {
 };
 
 static const struct resolve_case resolve_cases[] = {
+	{ "hir with filesystem mode", "hir = yes\nfilesystem = ext4\n", 100 * GiB, 4096, -EINVAL, 0,
+	  0, 0, 0, 0, "t.conf:3: hir: yes with filesystem = ext4" },
 	{ "defaults", "", 100 * GiB, 4096, 0, 0, 100 * GiB, 1, 100 * GiB, 100 * GiB, NULL },
 	{ "10%:100%:10% gives 10 sizes", "sizes = 10%:100%:10%\n", 100 * GiB, 4096, 0, 0, 100 * GiB,
 	  10, 10 * GiB, 100 * GiB, NULL },
@@ -947,6 +949,63 @@ static void test_typed_lists(void **state)
 	assert_string_equal(err, "t.conf:3: jobs: \"65\" is out of range 1..64");
 }
 
+/* The host idle recovery keys: the PTS defaults, a short schedule, and
+ * each bad value refused with its key and line. */
+static void test_hir_keys(void **state)
+{
+	static const struct {
+		const char *line, *want;
+	} bad[] = {
+		{ "hir_wait_states = 5s 5s", "t.conf:4: hir_wait_states: \"5s\" is not longer" },
+		{ "hir_wait_states = 10s 5s", "t.conf:4: hir_wait_states: \"5s\" is not longer" },
+		{ "hir_wait_states = 0", "t.conf:4: hir_wait_states: \"0\" is out of range" },
+		{ "hir_wait_states = 5s soon",
+		  "t.conf:4: hir_wait_states: \"soon\" is not a duration" },
+		{ "hir_wait_states = ,", "t.conf:4: hir_wait_states: no wait given" },
+		{ "hir_wait_states = 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17",
+		  "t.conf:4: hir_wait_states: more than 16 wait states" },
+		{ "hir_burst = 10ms", "t.conf:4: hir_burst: \"10ms\" is out of range" },
+		{ "hir_repetitions = 0", "t.conf:4: hir_repetitions: \"0\" is out of range" },
+		{ "hir_baseline = -1s", "t.conf:4: hir_baseline: " },
+		{ "hir_round = 2d", "t.conf:4: hir_round: \"2d\" is out of range" },
+		{ "hir = maybe", "t.conf:4: hir: \"maybe\" is not a boolean" },
+	};
+	struct cfg *c = parse_ok("[target t]\ndevice = /d\n");
+	const struct cfg_target *t = &c->targets[0];
+	char text[256], err[CFG_ERR_MAX];
+
+	assert_int_equal(t->hir, 0);
+	assert_int_equal(t->hir_wait_states.n, 5);
+	assert_true(t->hir_wait_states.s[0] == 5 && t->hir_wait_states.s[1] == 10 &&
+		    t->hir_wait_states.s[2] == 15 && t->hir_wait_states.s[3] == 25 &&
+		    t->hir_wait_states.s[4] == 50);
+	assert_true(t->hir_burst == 5 && t->hir_baseline == 1800 && t->hir_round == 60);
+	assert_int_equal(t->hir_repetitions, 360);
+	cfg_free(c);
+	c = parse_ok("[target t]\ndevice = /d\nhir = yes\nhir_wait_states = 1s,2s 4s\n"
+		     "hir_burst = 500ms\nhir_repetitions = 2\nhir_baseline = 0\nhir_round = 1s\n");
+	t = &c->targets[0];
+	assert_int_equal(t->hir, 1);
+	assert_int_equal(t->hir_wait_states.n, 3);
+	assert_true(t->hir_wait_states.s[0] == 1 && t->hir_wait_states.s[2] == 4);
+	assert_true(t->hir_burst == 0.5 && t->hir_baseline == 0 && t->hir_round == 1);
+	assert_int_equal(t->hir_repetitions, 2);
+	assert_int_equal(cfg_line(t, "hir_wait_states"), 4);
+	cfg_free(c);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(text, sizeof(text), "[target t]\ndevice = /d\nhir = yes\n%s\n",
+			 bad[i].line);
+		if (!strncmp(bad[i].line, "hir =", 5))
+			snprintf(text, sizeof(text), "[target t]\ndevice = /d\n\n%s\n",
+				 bad[i].line);
+		c = NULL;
+		err[0] = '\0';
+		assert_int_equal(cfg_parse_string(text, "t.conf", &c, err, sizeof(err)), -EINVAL);
+		EXPECT(count_prefix(err, bad[i].want) == 1, "%s: want \"%s\", got:\n%s",
+		       bad[i].line, bad[i].want, err);
+	}
+}
+
 static void test_load_missing(void **state)
 {
 	char err[CFG_ERR_MAX] = "";
@@ -982,6 +1041,7 @@ int main(void)
 		cmocka_unit_test(test_example_keeps_presets),
 		cmocka_unit_test(test_set_mask),
 		cmocka_unit_test(test_typed_lists),
+		cmocka_unit_test(test_hir_keys),
 		cmocka_unit_test(test_load_missing),
 	};
 

@@ -197,6 +197,8 @@ static void put_config(const struct ftl_config *c, int compress, char *buf, size
 	    (unsigned long long)c->t_erase);
 	put(buf, size, p, "cache %llu\ngc_free %u\ncompress %d\n", (unsigned long long)c->cache,
 	    c->gc_free, compress);
+	put(buf, size, p, "bg_gc_free %u\nbg_gc_idle_ns %llu\n", c->bg_free,
+	    (unsigned long long)c->bg_idle);
 	put(buf, size, p, "fresh_write_bytes_per_s %.0f\n", ftl_fresh_write_rate(c));
 }
 
@@ -220,6 +222,8 @@ size_t ctl_format_stats(const struct ftl_config *cfg, const struct ftl_stats *s,
 	    (unsigned long long)s->flash_bytes_written, (unsigned long long)s->flash_bytes_read);
 	put(buf, size, &p, "gc_bytes_moved %llu\ntrimmed_bytes %llu\n",
 	    (unsigned long long)s->gc_bytes_moved, (unsigned long long)s->trimmed_bytes);
+	put(buf, size, &p, "bg_gc_bytes_moved %llu\nbg_gc_erases %llu\n",
+	    (unsigned long long)s->bg_gc_bytes_moved, (unsigned long long)s->bg_gc_erases);
 	put(buf, size, &p, "write_amplification %.4f\n", wa);
 	put(buf, size, &p, "flash_busy_ns %llu\n", (unsigned long long)s->flash_busy_ns);
 	put(buf, size, &p, "free_blocks %llu\nvalid_pages %llu\nvalid_bytes_flash %llu\n",

@@ -28,6 +28,9 @@ struct chan {
 	uint32_t *free; /* erased blocks (unordered) */
 	uint32_t nfree;
 	uint32_t open[STREAM__COUNT]; /* block being filled, or NONE */
+	uint64_t bg_until;            /* busy as background GC left it: while
+					 busy is still this, no host work came
+					 since and GC goes on without a new wait */
 };
 
 struct ftl {
@@ -93,6 +96,7 @@ static void reset_layout(struct ftl *f)
 		f->chan[c].nfree = 0;
 		f->chan[c].open[STREAM_HOST] = NONE;
 		f->chan[c].open[STREAM_GC] = NONE;
+		f->chan[c].bg_until = UINT64_MAX; /* none yet: wait bg_idle first */
 	}
 	for (b = 0; b < f->nblocks; b++) {
 		struct chan *ch = &f->chan[b % f->cfg.channels];
@@ -365,6 +369,45 @@ static void gc(struct ftl *f, uint32_t c, uint64_t now)
 	}
 }
 
+/* Channel time to reclaim victim v: read and program its valid data, erase. */
+static uint64_t reclaim_cost(const struct ftl *f, uint32_t v)
+{
+	uint64_t pages = (f->blk[v].valid + f->upp - 1) / f->upp;
+
+	return pages * f->cfg.t_read + prog_cost(f, f->blk[v].valid) + f->cfg.t_erase;
+}
+
+/* Background GC of channel c up to now (ftl_idle). A victim is reclaimed
+ * only when that gains a block and the work would have ended by now. */
+static void idle_channel(struct ftl *f, uint32_t c, uint64_t now)
+{
+	struct chan *ch = &f->chan[c];
+	uint64_t start = ch->busy == ch->bg_until ? ch->busy : ch->busy + f->cfg.bg_idle;
+
+	while (ch->nfree < f->cfg.bg_free && start <= now) {
+		uint32_t v = pick_victim(f, c);
+		uint64_t moved = f->st.gc_bytes_moved;
+
+		if (v == NONE || f->blk[v].valid + f->upp > f->upb ||
+		    now - start < reclaim_cost(f, v))
+			break;
+		ch->busy = start > ch->busy ? start : ch->busy;
+		if (move_valid(f, v, ch->busy) < 0)
+			break;
+		erase_block(f, v, ch->busy);
+		f->st.bg_gc_bytes_moved += f->st.gc_bytes_moved - moved;
+		f->st.bg_gc_erases++;
+		ch->bg_until = ch->busy;
+		start = ch->busy;
+	}
+}
+
+void ftl_idle(struct ftl *f, uint64_t now)
+{
+	for (uint32_t c = 0; f->cfg.bg_free && c < f->cfg.channels; c++)
+		idle_channel(f, c, now);
+}
+
 /* Channel that can start soonest among those not yet tried (bit i of tried:
  * channel i). NONE if all were tried. */
 static uint32_t pick_channel(const struct ftl *f, uint64_t now, uint64_t tried)
@@ -469,6 +512,7 @@ int ftl_write(struct ftl *f, uint64_t off, uint64_t len, const uint8_t *units, u
 	*ack = now;
 	if (!in_range(f, off, len))
 		return -EINVAL;
+	ftl_idle(f, now);
 	if (len == 0)
 		return 0;
 	first = off / page;
@@ -495,6 +539,7 @@ int ftl_read(struct ftl *f, uint64_t off, uint64_t len, uint64_t now, uint64_t *
 	*done = now;
 	if (!in_range(f, off, len))
 		return -EINVAL;
+	ftl_idle(f, now);
 	if (len == 0)
 		return 0;
 	for (lpn = off / f->cfg.page; lpn <= (off + len - 1) / f->cfg.page; lpn++)
@@ -510,6 +555,7 @@ int ftl_trim(struct ftl *f, uint64_t off, uint64_t len, uint64_t now, uint64_t *
 	*done = now;
 	if (!in_range(f, off, len))
 		return -EINVAL;
+	ftl_idle(f, now);
 	first = (off + page - 1) / page;
 	end = (off + len) / page;
 	for (lpn = first; lpn < end; lpn++)

@@ -23,6 +23,9 @@ struct ftl_config {
 	                           bytes of fresh-drive programming ahead of flash */
 	uint32_t gc_free;     /* garbage-collect a channel when it has this few
 	                           free blocks left */
+	uint32_t bg_free;     /* background GC: a channel idle for bg_idle
+	                           reclaims blocks up to this many free (0: off) */
+	uint64_t bg_idle;     /* idle time before background GC starts */
 };
 
 /* Counters since creation (secure erase does not reset them). */
@@ -31,7 +34,9 @@ struct ftl_stats {
 	uint64_t host_bytes_read;
 	uint64_t flash_bytes_written; /* host programs + GC moves, compressed size */
 	uint64_t flash_bytes_read;    /* host reads + GC reads */
-	uint64_t gc_bytes_moved;
+	uint64_t gc_bytes_moved;      /* by GC on demand and in the background */
+	uint64_t bg_gc_bytes_moved;   /* of them, by background GC while idle */
+	uint64_t bg_gc_erases;        /* blocks background GC reclaimed */
 	uint64_t trimmed_bytes;
 	uint64_t erases;
 	uint64_t flash_busy_ns; /* channel time spent, summed over channels */
@@ -82,6 +87,12 @@ int ftl_secure_erase(struct ftl *f, uint64_t now, uint64_t *done);
 
 /* Cache flush: *done is when every channel is idle. Returns 0. */
 int ftl_flush(const struct ftl *f, uint64_t now, uint64_t *done);
+
+/* Background GC up to now: each channel whose flash has been idle for
+ * bg_idle reclaims blocks (greedy, as on demand) until it has bg_free free
+ * ones, only work that would have ended by now, on the channel's clock.
+ * Host requests run it first; call it before reading the counters too. */
+void ftl_idle(struct ftl *f, uint64_t now);
 
 /* Fill *st with the counters and the current state. */
 void ftl_get_stats(const struct ftl *f, struct ftl_stats *st);

@@ -39,6 +39,10 @@ static const struct opt_def defs[] = {
 	  "write cache; writes return once queued flash work fits in it" },
 	{ "gc_free", OPT_UINT, F(gc_free), "1", 1, 1024,
 	  "garbage-collect a channel when its free blocks fall to this" },
+	{ "bg_gc_free", OPT_UINT, F(bg_gc_free), "0", 0, 1 << 20,
+	  "background GC: an idle channel reclaims blocks up to this many free (0: none)" },
+	{ "bg_gc_idle", OPT_TIME, F(bg_gc_idle), "100ms", 0, 3600e9,
+	  "idle flash time before background GC starts" },
 	{ "compress", OPT_BOOL, F(compress), "0", 0, 1,
 	  "1: compress pages inline (SandForce-like), cost follows size" },
 	{ "store", OPT_PATH, F(store), "", 0, 0,
@@ -250,4 +254,6 @@ void opts_to_ftl(const struct simssd_opts *o, struct ftl_config *cfg)
 	cfg->t_erase = o->t_erase;
 	cfg->cache = o->cache;
 	cfg->gc_free = (uint32_t)o->gc_free;
+	cfg->bg_free = (uint32_t)o->bg_gc_free;
+	cfg->bg_idle = o->bg_gc_idle;
 }

@@ -21,6 +21,9 @@ struct simssd_opts {
 	uint64_t t_erase;       /* ns to erase a block */
 	uint64_t cache;         /* write cache bytes (0: write-through) */
 	uint64_t gc_free;       /* free blocks per channel below which GC runs */
+	uint64_t bg_gc_free;    /* background GC while idle up to this many free
+				   blocks per channel (0: none) */
+	uint64_t bg_gc_idle;    /* ns of idle flash before background GC */
 	int compress;           /* 1: SandForce-like inline compression */
 	char *store;            /* file holding the data; NULL: anonymous memory */
 	double thermal_ambient; /* idle temperature, degrees C */

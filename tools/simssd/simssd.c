@@ -261,6 +261,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			return;
 		}
 		pthread_mutex_lock(&s->lock);
+		ftl_idle(s->ftl, now_ns()); /* what background GC did up to now */
 		ftl_get_stats(s->ftl, &st);
 		size_t n = ctl_format_stats(&s->cfg, &st, &s->faults, s->opts.compress, text,
 					    STATS_MAX);

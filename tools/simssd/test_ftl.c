@@ -247,6 +247,67 @@ static void test_unused_space_lowers_write_amplification(void **state)
 	ftl_destroy(part);
 }
 
+/* Random 4 KiB overwrites of span bytes from *now, each sent when the last
+ * is acknowledged. Returns the WA; *now ends at the last acknowledgement. */
+static double burst_at(struct ftl *f, uint64_t span, uint64_t pages, uint64_t seed, uint64_t *now)
+{
+	struct ftl_stats a, b;
+	uint64_t ack;
+
+	ftl_get_stats(f, &a);
+	for (uint64_t i = 0; i < pages; i++) {
+		assert_int_equal(
+			ftl_write(f, rng(&seed) % (span / 4096) * 4096, 4096, NULL, *now, &ack), 0);
+		*now = ack;
+	}
+	ftl_get_stats(f, &b);
+	return (double)(b.flash_bytes_written - a.flash_bytes_written) /
+	       (double)(b.host_bytes_written - a.host_bytes_written);
+}
+
+/* An idle drive reclaims blocks up to bg_free per channel once its flash
+ * has been idle for bg_idle, counted as flash writes, not host ones; the
+ * next burst then amplifies less than on a drive without it. */
+static void test_background_gc_reclaims_while_idle(void **state)
+{
+	struct ftl_config c = small();
+	uint64_t pages = c.capacity / 4096, t_bg = 0, t_plain = 0, end, ack;
+	struct ftl_stats before, after;
+
+	c.bg_free = 4;
+	c.bg_idle = 100 * MS;
+	struct ftl *bg = make(&c);
+	c.bg_free = 0;
+	struct ftl *plain = make(&c);
+	assert_int_equal(ftl_write(bg, 0, c.capacity, NULL, 0, &ack), 0);
+	assert_int_equal(ftl_write(plain, 0, c.capacity, NULL, 0, &ack), 0);
+	burst_at(bg, c.capacity, 2 * pages, 11, &t_bg);
+	burst_at(plain, c.capacity, 2 * pages, 11, &t_plain);
+	assert_int_equal(t_bg, t_plain); /* no background work while busy */
+	ftl_flush(bg, t_bg, &end);
+	ftl_get_stats(bg, &before);
+	assert_true(before.free_blocks < 2 * 4);
+	ftl_idle(bg, end + 50 * MS); /* not idle long enough yet */
+	ftl_get_stats(bg, &after);
+	assert_int_equal(after.bg_gc_erases, 0);
+	ftl_idle(bg, end + 10000 * MS);
+	ftl_get_stats(bg, &after);
+	assert_int_equal(ftl_check(bg), 0);
+	assert_int_equal(after.free_blocks, 2 * 4);
+	assert_true(after.bg_gc_erases > 0);
+	assert_int_equal(after.erases - before.erases, after.bg_gc_erases);
+	assert_int_equal(after.flash_bytes_written - before.flash_bytes_written,
+			 after.bg_gc_bytes_moved);
+	assert_int_equal(after.host_bytes_written, before.host_bytes_written);
+	t_bg = t_plain = end + 10000 * MS;
+	double wa_bg = burst_at(bg, c.capacity, pages / 8, 12, &t_bg);
+	double wa_plain = burst_at(plain, c.capacity, pages / 8, 12, &t_plain);
+	assert_true(wa_bg < wa_plain);
+	assert_true(t_bg < t_plain); /* the burst also ends sooner */
+	ftl_destroy(bg);
+	ftl_destroy(plain);
+}
+
 static void test_trim_everything_frees_all_blocks(void **state)
 {
 	struct ftl_config c = small();
@@ -369,6 +430,11 @@ static void test_opts_table(void **state)
 	assert_int_equal(o.t_prog, 2 * MS);
 	assert_int_equal(opts_set(&o, "spare=12.5%"), 0);
 	assert_near(o.spare, 12.5, 1e-9);
+	assert_int_equal(opts_set(&o, "bg_gc_free=8"), 0);
+	assert_int_equal(opts_set(&o, "bg_gc_idle=250ms"), 0);
+	opts_to_ftl(&o, &c);
+	assert_int_equal(c.bg_free, 8);
+	assert_int_equal(c.bg_idle, 250 * MS);
 	assert_int_equal(opts_set(&o, "compress=yes"), 0);
 	assert_int_equal(o.compress, 1);
 	assert_int_equal(opts_set(&o, "store=/tmp/x"), 0);
@@ -606,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_range_is_rejected),
 		cmocka_unit_test(test_gc_keeps_maps_consistent_and_amplifies),
 		cmocka_unit_test(test_unused_space_lowers_write_amplification),
+		cmocka_unit_test(test_background_gc_reclaims_while_idle),
 		cmocka_unit_test(test_trim_everything_frees_all_blocks),
 		cmocka_unit_test(test_trim_ignores_partial_pages),
 		cmocka_unit_test(test_secure_erase_resets_mapping_and_counts_wear),

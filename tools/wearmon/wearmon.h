@@ -337,6 +337,11 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 int wm_cmd_status(struct wm *wm, int argc, char **argv);
 int wm_cmd_history(struct wm *wm, int argc, char **argv);
 int wm_cmd_show(struct wm *wm, int argc, char **argv);
+
+/* The host idle recovery of target tid's cycle, for show: printed, or as
+ * one JSON object. Returns 0 or WM_EXIT_ERROR (wearmon_hir.c). */
+int wm_show_hir(struct wm *wm, int64_t tid, int64_t cycle);
+int wm_show_hir_json(struct wm *wm, int64_t tid, int64_t cycle);
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
 int wm_cmd_plot(struct wm *wm, int argc, char **argv);
 int wm_cmd_export(struct wm *wm, int argc, char **argv);

@@ -534,6 +534,8 @@ static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
 		wm_json_rows(stdout, &e);
 		fputs(",\n\"evidence\": ", stdout);
 		wm_json_rows(stdout, &x);
+		fputs(",\n\"hir\": ", stdout);
+		ret = wm_show_hir_json(wm, wm_int(t, 0, "target_id", 0), wm_int(t, 0, "cycle", 0));
 		fputs("}\n", stdout);
 	}
 	wm_table_free(&x);
@@ -585,6 +587,8 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv)
 	show_head(&t);
 	show_drive(&t);
 	ret = show_evidence(wm, id);
+	if (!ret)
+		ret = wm_show_hir(wm, wm_int(&t, 0, "target_id", 0), wm_int(&t, 0, "cycle", 0));
 	if (!ret)
 		ret = show_samples(wm, id);
 	if (!ret)

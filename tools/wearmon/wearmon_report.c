@@ -174,6 +174,8 @@ static int write_head(struct rep *r)
 	      r->f);
 	if (rep_has_evidence(r))
 		fputs("<li><a href=\"#evidence\">Why it slowed</a></li>", r->f);
+	if (rep_has_hir(r))
+		fputs("<li><a href=\"#hir\">Host idle recovery</a></li>", r->f);
 	fputs("<li><a href=\"#events\">Alerts and events</a></li>"
 	      "<li><a href=\"#data\">Data</a></li></ol></nav>\n",
 	      r->f);
@@ -594,6 +596,8 @@ static int write_report(struct rep *r)
 	if (!ret)
 		ret = rep_write_evidence(r);
 	if (!ret)
+		ret = rep_write_hir(r);
+	if (!ret)
 		ret = rep_write_events(r);
 	if (!ret)
 		ret = rep_write_data(r);
@@ -680,7 +684,8 @@ int wm_cmd_report(struct wm *wm, int argc, char **argv)
 	}
 	wm->cycle_lo = r.lo;
 	wm->cycle_hi = r.hi;
-	if ((ret = load_iterations(&r)) || (ret = load_cycles(&r)) || (ret = rep_load_evidence(&r)))
+	if ((ret = load_iterations(&r)) || (ret = load_cycles(&r)) ||
+	    (ret = rep_load_evidence(&r)) || (ret = rep_load_hir(&r)))
 		goto out;
 	if ((ret = choose_iterations(&r)))
 		goto out;
@@ -692,5 +697,7 @@ out:
 	wm_table_free(&r.cy);
 	wm_table_free(&r.causes);
 	wm_table_free(&r.device);
+	wm_table_free(&r.hir);
+	wm_table_free(&r.hir_pre);
 	return ret;
 }

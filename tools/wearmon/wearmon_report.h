@@ -22,6 +22,8 @@ struct rep {
 	struct wm_table cy;         /* cycles of the campaign, with figures */
 	struct wm_table causes;     /* crash and collapse alerts' causes (QR_CAUSES) */
 	struct wm_table device;     /* rows with the drive's own figures (QR_DEVICE) */
+	struct wm_table hir;        /* host idle recovery per cycle and wait state */
+	struct wm_table hir_pre;    /* its preconditions */
 	int64_t first_it, worst_it; /* iterations whose samples are shown */
 };
 
@@ -66,5 +68,14 @@ int rep_load_evidence(struct rep *r);
 int rep_has_evidence(const struct rep *r);
 int rep_write_evidence(struct rep *r);
 int rep_write_data(struct rep *r);
+
+/* ---- host idle recovery (wearmon_hir.c) ---- */
+
+/* Reads the campaign's bursts per wait state into r->hir and r->hir_pre;
+ * rep_has_hir: whether there are any; rep_write_hir writes the section
+ * (nothing without them). Each returns 0 or WM_EXIT_ERROR. */
+int rep_load_hir(struct rep *r);
+int rep_has_hir(const struct rep *r);
+int rep_write_hir(struct rep *r);
 
 #endif

@@ -141,6 +141,24 @@ int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const str
  * daemon/alert.c). */
 int query_show_evidence(struct db *db, int64_t id, const struct query_sink *s);
 
+/* ---- host idle recovery (query_hir.c; table hir_bursts, schema 22) ---- */
+
+/* The wait states of target ?1's cycles lo..hi that ran the protocol (none
+ * before schema 22), by cycle and wait state: cycle, cycle_id, wait_state,
+ * wait_seconds, bursts, mibps (the bursts' bytes over their seconds),
+ * mibps_min, mibps_max (of single bursts), iops, lat_mean_us, lat_p99_us
+ * (the worst), host_bytes, media_bytes, device_wa (media over host bytes,
+ * NULL unless every burst has both), peak_temp_c, baseline_mibps (its
+ * return to baseline; NULL without one). */
+int query_hir_states(struct db *db, int64_t target_id, int64_t lo, int64_t hi,
+		     const struct query_sink *s);
+
+/* The precondition of the same cycles: cycle, cycle_id, rounds, mibps_min,
+ * mibps_max (of the rounds), steady (1 steady, 0 not in max_rounds, NULL
+ * still running). */
+int query_hir_preconditions(struct db *db, int64_t target_id, int64_t lo, int64_t hi,
+			    const struct query_sink *s);
+
 /* ---- status (query_status.c) ---- */
 
 /* Every run not known to have stopped, and the latest run of every host,

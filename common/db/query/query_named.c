@@ -33,6 +33,7 @@ static const struct {
 	[QF_CYCLE_PLAN] = { "cycles", "nsizes" },
 	[QF_DEVICE] = { "iterations", "device_wa" },
 	[QF_CYCLE_STORED] = { "cycles", "ratio_avg" },
+	[QF_HIR] = { "hir_bursts", "wait_state" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

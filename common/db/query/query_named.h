@@ -39,6 +39,7 @@ enum query_fact {
 	QF_CYCLE_PLAN,       /* cycles.nsizes and cycles_planned (schema 19) */
 	QF_DEVICE,           /* iterations.device_wa and the other device_* (schema 20) */
 	QF_CYCLE_STORED,     /* cycles.ratio_avg and the stored figures (schema 21) */
+	QF_HIR,              /* table hir_bursts (schema 22) */
 	QF__COUNT
 };
 

@@ -1,0 +1,90 @@
+/* db_hir: the rows of the host idle recovery protocol (table hir_bursts,
+ * schema 22; daemon/hir.c runs it) and how far a cycle's protocol got, for
+ * a restart. */
+#include "db/db_int.h"
+
+#include <errno.h>
+
+const char *db_hir_kind_name(enum db_hir_kind k)
+{
+	switch (k) {
+	case DB_HIR_PRECONDITION: return "precondition";
+	case DB_HIR_BURST: return "burst";
+	case DB_HIR_BASELINE: return "baseline";
+	}
+	return "unknown";
+}
+
+/* A device figure of r, or NULL. */
+static void bind_device(struct db_bind *b, const struct db_device_evidence *d,
+			enum db_device_field f)
+{
+	if (d->has[f])
+		db_bind_i64(b, d->val[f]);
+	else
+		db_bind_null(b);
+}
+
+static void bind_row(struct db_bind *b, const struct db_hir_row *r)
+{
+	db_bind_i64(b, r->cycle_id);
+	db_bind_i64(b, r->target_id);
+	db_bind_id(b, r->run_id);
+	db_bind_text(b, db_hir_kind_name(r->kind));
+	db_bind_i64(b, r->wait_state);
+	db_bind_fig(b, r->wait_seconds);
+	db_bind_fig(b, r->idle_seconds);
+	db_bind_i64(b, r->repetition);
+	db_bind_text(b, r->started_at);
+	db_bind_dbl(b, r->seconds);
+	db_bind_u64(b, r->bytes);
+	db_bind_u64(b, r->ops);
+	db_bind_fig(b, r->mibps);
+	db_bind_fig(b, r->iops);
+	db_bind_fig(b, r->lat_mean_us);
+	db_bind_fig(b, r->lat_p99_us);
+	bind_device(b, &r->device, DB_DEV_HOST_BYTES);
+	bind_device(b, &r->device, DB_DEV_MEDIA_BYTES);
+	db_bind_fig(b, r->device.wa);
+	bind_device(b, &r->device, DB_DEV_PEAK_TEMP_C);
+	db_bind_opt_i64(b, r->steady);
+}
+
+int db_hir_insert(struct db *db, const struct db_hir_row *r)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_HIR_INSERT, &b);
+	bind_row(&b, r);
+	ret = db_bind_run(&b, "store a host idle recovery row");
+	db_leave(db);
+	return ret;
+}
+
+int db_hir_progress(struct db *db, int64_t cycle_id, struct db_hir_progress *p)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	*p = (struct db_hir_progress){ 0 };
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_HIR_PROGRESS, &b);
+	db_bind_i64(&b, cycle_id);
+	ret = db_bind_row(&b, "read the host idle recovery progress");
+	if (ret == 1) {
+		p->preconditioned = sqlite3_column_int(b.st, 0) > 0;
+		p->rounds = sqlite3_column_int(b.st, 1);
+		p->state = sqlite3_column_int(b.st, 2);
+		p->bursts = (long)sqlite3_column_int64(b.st, 3);
+		p->baseline_done = sqlite3_column_int(b.st, 4) > 0;
+		ret = db_bind_finish(&b, SQLITE_OK, NULL);
+	} else if (ret == 0) {
+		ret = -EIO;
+	}
+	db_leave(db);
+	return ret;
+}

@@ -1,0 +1,319 @@
+/* hir: the host idle recovery protocol of one cycle. */
+#include "hir.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "device/devpoll.h"
+#include "steady.h"
+
+/* The state after p's last one: its first burst, or the end. */
+static void next_state(const struct db_hir_progress *p, int nstates, struct hir_step *out)
+{
+	if (p->state >= nstates) {
+		out->stage = HIR_COMPLETE;
+		return;
+	}
+	out->stage = HIR_BURST;
+	out->state = p->state + 1;
+	out->repetition = 1;
+}
+
+void hir_next(const struct db_hir_progress *p, int nstates, long reps, int baseline,
+	      struct hir_step *out)
+{
+	*out = (struct hir_step){ .stage = HIR_PRECONDITION };
+	if (!p->preconditioned)
+		return;
+	if (p->state == 0)
+		next_state(p, nstates, out);
+	else if (p->state <= nstates && !p->baseline_done && p->bursts < reps)
+		*out = (struct hir_step){ HIR_BURST, p->state, p->bursts + 1, 0 };
+	else if (p->state <= nstates && !p->baseline_done && baseline)
+		*out = (struct hir_step){ HIR_BASELINE, p->state, 1, 0 };
+	else
+		next_state(p, nstates, out);
+	/* any rows at all: this is a restart, and the drive has been idle */
+	out->rebaseline = out->stage == HIR_BURST;
+}
+
+/* One stretch of 4 KiB random writes over the region, seconds long, with
+ * the drive polled for its own counters around it; its figures into row. */
+static enum it_status write_for(const struct hir_env *e, double seconds, struct db_hir_row *row)
+{
+	struct engine_phase p = {
+		.fd = e->tg->fd,
+		.span_offset = e->plan->layout.region_offset,
+		.span_len = e->plan->layout.region_size / HIR_BLOCK * HIR_BLOCK,
+		.block_size = HIR_BLOCK,
+		.is_write = 1,
+		.is_random = 1,
+		.queue_depth = (unsigned)e->t->queue_depth,
+		.duration = seconds,
+		.compressibility = (unsigned)e->t->compressibility,
+		/* stamped as the rows' writes are, so a later read-back checks them */
+		.verify = e->t->verify == VERIFY_CRC32C,
+		.seed = util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ 0x41d1e,
+		.sample_interval = e->t->sample_interval,
+		.stop = e->stop,
+	};
+	struct engine_result *r = malloc(sizeof(*r));
+	struct devpoll *dp = NULL;
+	struct devstat_delta x;
+	struct lat_qos q;
+
+	if (!r) {
+		snprintf(e->error, e->error_len, "host idle recovery: out of memory");
+		return IT_FAILED;
+	}
+	util_iso_now(row->started_at, sizeof(row->started_at));
+	int rc = devpoll_begin(e->tg, DEVPOLL_INTERVAL, e->stop, &dp);
+	if (rc < 0 && rc != -EINTR)
+		log_msg(LOG_WARNING, "target %s: host idle recovery: cannot poll %s: %s",
+			e->t->name, e->tg->path, strerror(-rc));
+	p.t0 = util_now_ns();
+	rc = engine_run(e->eng, &p, r);
+	devpoll_end(dp, &x);
+	enum it_status s = IT_DONE;
+	if (rc < 0) {
+		snprintf(e->error, e->error_len,
+			 "host idle recovery: cannot run the I/O engine%s%s",
+			 r->refused[0] ? ": " : "", r->refused);
+		s = IT_FAILED;
+	} else if (r->errors) {
+		snprintf(e->error, e->error_len,
+			 "host idle recovery: %llu I/O error(s), first at offset %llu: %s",
+			 (unsigned long long)r->errors, (unsigned long long)r->first_error_offset,
+			 strerror(r->first_errno));
+		s = IT_FAILED;
+	} else if (r->interrupted) {
+		s = IT_INTERRUPTED;
+	}
+	row->seconds = r->seconds;
+	row->bytes = r->bytes;
+	row->ops = r->ops;
+	row->mibps = r->seconds > 0 ? r->mibps : -1;
+	row->iops = r->seconds > 0 ? r->iops : -1;
+	hist_qos(&r->lat, &q);
+	row->lat_mean_us = r->ops ? hist_mean(&r->lat) / 1e3 : -1;
+	row->lat_p99_us = r->ops ? q.p99 : -1;
+	const struct devstat_opt *f[DB_DEV__COUNT] = {
+		[DB_DEV_HOST_BYTES] = &x.host_bytes,     [DB_DEV_MEDIA_BYTES] = &x.media_bytes,
+		[DB_DEV_PEAK_TEMP_C] = &x.peak_temp_c,   [DB_DEV_THROTTLE_S] = &x.throttle_s,
+		[DB_DEV_MEDIA_ERRORS] = &x.media_errors, [DB_DEV_SPARE_PCT] = &x.spare_pct,
+	};
+	for (int i = 0; i < DB_DEV__COUNT; i++) {
+		row->device.has[i] = f[i]->has;
+		row->device.val[i] = f[i]->v;
+	}
+	row->device.wa = x.wa;
+	free(r);
+	return s;
+}
+
+struct store_args {
+	const struct hir_env *e;
+	const struct db_hir_row *row;
+};
+
+static int store_row(void *arg)
+{
+	const struct store_args *a = arg;
+	return db_hir_insert(a->e->db, a->row);
+}
+
+/* A row as the protocol starts it. */
+static void row_init(const struct hir_env *e, struct db_hir_row *row, enum db_hir_kind kind,
+		     int state, long repetition)
+{
+	memset(row, 0, sizeof(*row));
+	row->cycle_id = e->cycle_id;
+	row->target_id = e->target_id;
+	row->run_id = e->run_id;
+	row->kind = kind;
+	row->wait_state = state;
+	row->wait_seconds = state ? e->t->hir_wait_states.s[state - 1] : -1;
+	row->idle_seconds = -1;
+	row->repetition = repetition;
+	row->steady = -1;
+}
+
+/* Write for seconds as row says and store it (nothing when interrupted). */
+static enum it_status measured(const struct hir_env *e, double seconds, struct db_hir_row *row,
+			       double *io_end)
+{
+	enum it_status s = write_for(e, seconds, row);
+	*io_end = util_now();
+	if (s != IT_DONE)
+		return s;
+	struct store_args a = { e, row };
+	char what[96];
+	snprintf(what, sizeof(what), "cycle %ld: storing a host idle recovery %s", e->cycle,
+		 db_hir_kind_name(row->kind));
+	int ret = iter_db_patient(e->t->name, what, e->stop, store_row, &a);
+	if (ret) {
+		snprintf(e->error, e->error_len, "cannot store a host idle recovery %s: %s",
+			 db_hir_kind_name(row->kind), strerror(-ret));
+		return ret == -EBUSY && atomic_load(e->stop) ? IT_INTERRUPTED : IT_FAILED;
+	}
+	return IT_DONE;
+}
+
+/* Rounds of writes until the last STEADY_WINDOW are steady or max_rounds
+ * pass; the last round stores the verdict. first: rounds stored before. */
+static enum it_status precondition(const struct hir_env *e, int first, double *io_end)
+{
+	unsigned max = (unsigned)e->t->max_rounds;
+	double *y = calloc(max, sizeof(*y));
+	enum it_status s = IT_DONE;
+	struct steady_window w;
+	struct db_hir_row row;
+
+	if (!y) {
+		snprintf(e->error, e->error_len, "host idle recovery: out of memory");
+		return IT_FAILED;
+	}
+	for (unsigned k = 1; k <= max && s == IT_DONE; k++) {
+		row_init(e, &row, DB_HIR_PRECONDITION, 0, first + (long)k);
+		s = write_for(e, e->t->hir_round, &row);
+		if (s != IT_DONE)
+			break;
+		y[k - 1] = row.mibps > 0 ? row.mibps : 0;
+		int steady = steady_check(y, k, &w);
+		if (steady || k == max)
+			row.steady = steady;
+		struct store_args a = { e, &row };
+		if (iter_db_patient(e->t->name, "storing a host idle recovery round", e->stop,
+				    store_row, &a)) {
+			snprintf(e->error, e->error_len, "cannot store a precondition round");
+			s = atomic_load(e->stop) ? IT_INTERRUPTED : IT_FAILED;
+		}
+		*io_end = util_now();
+		if (s == IT_DONE && row.steady >= 0) {
+			log_msg(LOG_INFO,
+				"target %s: cycle %ld: host idle recovery: precondition %s after %u "
+				"rounds (%.1f MiB/s, range %.1f%%, excursion %.1f%%)",
+				e->t->name, e->cycle, steady ? "steady" : "NOT steady", k, w.mean,
+				w.range_pct, w.excursion_pct);
+			break;
+		}
+	}
+	free(y);
+	return s;
+}
+
+/* Sleep until io_end + seconds, or a stop. Returns 0, or -EINTR. */
+static int idle_until(const struct hir_env *e, double io_end, double seconds)
+{
+	double end = io_end + seconds;
+	while (!atomic_load(e->stop)) {
+		double left = end - util_now();
+		if (left <= 0)
+			return 0;
+		struct timespec ts = { 0, (long)((left < 0.1 ? left : 0.1) * 1e9) };
+		nanosleep(&ts, NULL);
+	}
+	return -EINTR;
+}
+
+/* The bursts of wait state state from repetition from on. */
+static enum it_status bursts(const struct hir_env *e, int state, long from, double *io_end)
+{
+	double wait = e->t->hir_wait_states.s[state - 1];
+	struct db_hir_row row;
+
+	for (long k = from; k <= e->t->hir_repetitions; k++) {
+		if (idle_until(e, *io_end, wait))
+			return IT_INTERRUPTED;
+		row_init(e, &row, DB_HIR_BURST, state, k);
+		row.idle_seconds = util_now() - *io_end;
+		enum it_status s = measured(e, e->t->hir_burst, &row, io_end);
+		if (s != IT_DONE)
+			return s;
+	}
+	return IT_DONE;
+}
+
+/* The wait states from step on. */
+static enum it_status states_from(const struct hir_env *e, const struct hir_step *step,
+				  double *io_end)
+{
+	const struct cfg_target *t = e->t;
+	struct db_hir_row row;
+	enum it_status s = IT_DONE;
+
+	for (int i = step->state; i <= t->hir_wait_states.n && s == IT_DONE; i++) {
+		int baseline_only = i == step->state && step->stage == HIR_BASELINE;
+		if (!baseline_only) {
+			log_msg(LOG_INFO,
+				"target %s: cycle %ld: host idle recovery: wait state %d of %d "
+				"(%gs), bursts %ld..%lld",
+				t->name, e->cycle, i, t->hir_wait_states.n,
+				t->hir_wait_states.s[i - 1],
+				i == step->state ? step->repetition : 1, t->hir_repetitions);
+			s = bursts(e, i, i == step->state ? step->repetition : 1, io_end);
+		}
+		if (s == IT_DONE && t->hir_baseline > 0) {
+			row_init(e, &row, DB_HIR_BASELINE, i, 1);
+			s = measured(e, t->hir_baseline, &row, io_end);
+		}
+	}
+	return s;
+}
+
+struct progress_args {
+	const struct hir_env *e;
+	struct db_hir_progress *p;
+};
+
+static int read_progress(void *arg)
+{
+	const struct progress_args *a = arg;
+	return db_hir_progress(a->e->db, a->e->cycle_id, a->p);
+}
+
+enum it_status hir_run(const struct hir_env *e)
+{
+	const struct cfg_target *t = e->t;
+	struct db_hir_progress p;
+	struct hir_step step;
+	double io_end = util_now();
+	enum it_status s = IT_DONE;
+
+	if (iter_db_patient(t->name, "reading the host idle recovery progress", e->stop,
+			    read_progress, &(struct progress_args){ e, &p })) {
+		if (atomic_load(e->stop))
+			return IT_INTERRUPTED;
+		snprintf(e->error, e->error_len, "cannot read the host idle recovery progress");
+		return IT_FAILED;
+	}
+	hir_next(&p, t->hir_wait_states.n, t->hir_repetitions, t->hir_baseline > 0, &step);
+	if (step.stage == HIR_COMPLETE)
+		return IT_DONE;
+	if (step.stage != HIR_PRECONDITION || p.rounds)
+		log_msg(LOG_NOTICE,
+			"target %s: cycle %ld: host idle recovery resumes at %s%s (state %d, burst "
+			"%ld)",
+			t->name, e->cycle,
+			step.stage == HIR_PRECONDITION ? "the precondition, from its start"
+			: step.stage == HIR_BASELINE   ? "the return to baseline"
+						       : "the next burst",
+			step.rebaseline ? ", after writing back to steady state" : "", step.state,
+			step.repetition);
+	if (step.stage == HIR_PRECONDITION) {
+		s = precondition(e, p.rounds, &io_end);
+		step = (struct hir_step){ HIR_BURST, 1, 1, 0 };
+	} else if (step.rebaseline) {
+		struct db_hir_row row;
+		row_init(e, &row, DB_HIR_BASELINE, step.state, 0);
+		s = measured(e, t->hir_baseline > 0 ? t->hir_baseline : t->hir_round, &row,
+			     &io_end);
+	}
+	if (s == IT_DONE)
+		s = states_from(e, &step, &io_end);
+	return s;
+}

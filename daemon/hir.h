@@ -1,0 +1,58 @@
+/* hir: host idle recovery, the SNIA PTS HIR test (hir = yes; wearmond(8),
+ * "Host idle recovery"). After a cycle's sizes: 4 KiB random writes over
+ * the region in rounds of hir_round until the last rounds are steady
+ * (steady.h) or max_rounds pass; then for each wait state of
+ * hir_wait_states, hir_repetitions times an idle wait and a burst of
+ * hir_burst; after each wait state hir_baseline of continuous writing.
+ * Every round, burst and baseline is a row of hir_bursts (db.h) with the
+ * drive's own counters over it (device/devpoll.h). A cycle's protocol goes
+ * on from its rows after a restart (hir_next); a stop ends it at once,
+ * dropping only the row in progress. Owns no thread, state or engine. */
+#ifndef WEARMON_HIR_H
+#define WEARMON_HIR_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "config/cfg.h"
+#include "config/plan.h"
+#include "db/db.h"
+#include "device/tgt.h"
+#include "io/engine.h"
+#include "iter.h"
+
+/* What a cycle's protocol does next. */
+enum hir_stage { HIR_PRECONDITION, HIR_BURST, HIR_BASELINE, HIR_COMPLETE };
+
+struct hir_step {
+	enum hir_stage stage;
+	int state;       /* 1-based wait state (burst, baseline) */
+	long repetition; /* burst: its number in the wait state */
+	int rebaseline;  /* write continuously first (a restart idled the drive) */
+};
+
+/* Where a cycle's protocol goes on, from the progress its rows show (p),
+ * nstates wait states of reps bursts, with (baseline 1) or without a
+ * return to baseline after each. Pure. */
+void hir_next(const struct db_hir_progress *p, int nstates, long reps, int baseline,
+	      struct hir_step *out);
+
+/* Everything one cycle's protocol needs, borrowed for the call. */
+struct hir_env {
+	const struct cfg_target *t;
+	const struct plan *plan; /* the region */
+	const struct tgt *tg;
+	struct db *db;
+	int64_t run_id, target_id, cycle_id;
+	long cycle;
+	struct engine_ctx *eng;
+	const atomic_int *stop;
+	char *error; /* why it failed */
+	size_t error_len;
+};
+
+/* Run (or go on with) the protocol of cycle e->cycle_id. Returns IT_DONE,
+ * IT_INTERRUPTED (stop) or IT_FAILED (reason in e->error). */
+enum it_status hir_run(const struct hir_env *e);
+
+#endif

@@ -1,0 +1,128 @@
+"""Host idle recovery (issue 33, hir = yes): on the simulated SSD with
+background GC while idle (tools/simssd/README.md), the protocol stores its
+precondition rounds, the bursts of every wait state and the returns to
+baseline, each with the drive's own counters over it; a stop in the middle
+and a restart go on with the next burst, nothing run twice or lost; show
+and the report chart the bursts against the idle wait."""
+
+import json
+import signal
+
+import pytest
+
+import simssd_helper
+from conftest import (MiB, query, run_wearmon, run_wearmond, start_wearmond, stop,
+                      target_conf, wait_for, write_conf)
+
+# Small and slow enough that random writes garbage-collect at once after
+# the fill; idle, a channel reclaims blocks up to 12 free within a second.
+DRIVE = dict(capacity="16M", page="4k", erase_block="64k", spare=20, channels=2,
+             t_prog="1ms", t_read="50us", t_erase="2ms", cache="256k", gc_free=1,
+             bg_gc_free=12, bg_gc_idle="50ms")
+
+WAITS = (1.0, 2.0, 4.0)
+REPS = 2
+KEYS = {"fill": "yes", "fill_block_size": "128k", "fill_queue_depth": "8",
+        "workload": "randwrite", "block_size": "4k", "queue_depth": "8",
+        "duration": "1s", "sample_interval": "0.5s", "sizes": "100%", "cycles": "1",
+        "hir": "yes", "hir_round": "1s", "max_rounds": "5",
+        "hir_wait_states": " ".join(f"{w:g}s" for w in WAITS), "hir_burst": "1s",
+        "hir_repetitions": str(REPS), "hir_baseline": "1s"}
+
+
+@simssd_helper.needs_sim
+def test_hir_bursts_per_wait_state_with_a_restart(workdir):
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        before = d.stats()
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf", target_conf(db, d.loop, KEYS))
+        proc = start_wearmond(conf)
+        try:
+            # stop the daemon once the first burst of the second wait state
+            # is stored: in the wait before the next one, or in it
+            seen = wait_for(lambda: query(db, "SELECT id FROM hir_bursts WHERE"
+                                              " kind = 'burst' AND wait_state = 2"), 120)
+        finally:
+            rc, _, err = stop(proc, signal.SIGTERM, timeout=30)
+        assert seen, err
+        assert rc == 0, err
+        p = run_wearmond(conf, timeout=300)
+        assert p.returncode == 0, p.stderr
+        assert "resuming cycle 1 at its host idle recovery" in p.stderr, p.stderr
+        assert "host idle recovery resumes at the next burst" in p.stderr, p.stderr
+        st = d.stats()
+    rows = query(db, "SELECT * FROM hir_bursts ORDER BY id")
+    bursts = [r for r in rows if r["kind"] == "burst"]
+    # every burst of every wait state once, in order, with its wait
+    assert [(r["wait_state"], r["repetition"]) for r in bursts] == [
+        (s, k) for s in (1, 2, 3) for k in range(1, REPS + 1)], rows
+    assert all(r["wait_seconds"] == WAITS[r["wait_state"] - 1] for r in bursts), bursts
+    assert all(r["idle_seconds"] >= r["wait_seconds"] for r in bursts), bursts
+    # a return to baseline after each wait state, and one before the burst
+    # the restart went on with (the outage was idle time too)
+    base = [(r["wait_state"], r["repetition"]) for r in rows if r["kind"] == "baseline"]
+    assert sorted(b for b in base if b[1] == 1) == [(1, 1), (2, 1), (3, 1)], base
+    assert (2, 0) in base, base
+    # one precondition, its last round with the verdict
+    pre = [r for r in rows if r["kind"] == "precondition"]
+    assert 5 <= len(pre) and pre[-1]["steady"] in (0, 1), pre
+    assert [r["steady"] for r in pre].count(None) == len(pre) - 1, pre
+    # the drive's own counters: each row's host bytes are what it wrote
+    # (every I/O completes inside its row), WA their ratio, none below 1
+    for r in rows:
+        assert r["device_host_bytes"] == r["bytes"] > 0, r
+        assert r["device_wa"] == pytest.approx(r["device_media_bytes"] / r["bytes"], rel=1e-9)
+        assert r["device_wa"] >= 1.0 and r["device_peak_temp_c"] is not None, r
+    its = query(db, "SELECT device_host_bytes AS h, device_media_bytes AS m FROM iterations")
+    d_host = st["host_bytes_written"] - before["host_bytes_written"]
+    d_flash = st["flash_bytes_written"] - before["flash_bytes_written"]
+    host = sum(r["bytes"] for r in rows) + sum(i["h"] for i in its)
+    media = sum(r["device_media_bytes"] for r in rows) + sum(i["m"] for i in its)
+    # the drive counted the rows' writes, and the burst the stop cut short;
+    # its media writes are the rows' and background GC's while idle
+    assert host <= d_host and d_flash - media <= st["bg_gc_bytes_moved"], (host, d_host)
+    assert media <= d_flash
+    assert st["bg_gc_erases"] > 0, st
+    # recovery: after the longest wait the drive had reclaimed blocks in
+    # the background, so the bursts amplified less than the steady-state
+    # precondition's last rounds, where GC ran on demand
+    longest = [r for r in bursts if r["wait_state"] == 3]
+    wa_long = sum(r["device_media_bytes"] for r in longest) / sum(r["bytes"] for r in longest)
+    wa_pre = (sum(r["device_media_bytes"] for r in pre[-3:])
+              / sum(r["bytes"] for r in pre[-3:]))
+    by_state = query(db, "SELECT wait_state, sum(bytes) / 1048576.0 / sum(seconds) AS mibps,"
+                         " 1.0 * sum(device_media_bytes) / sum(bytes) AS wa FROM hir_bursts"
+                         " WHERE kind = 'burst' GROUP BY wait_state")
+    print("precondition WA", round(wa_pre, 3), "bursts per wait state",
+          [(s["wait_state"], round(s["mibps"], 2), round(s["wa"], 3)) for s in by_state],
+          "bg GC MiB", round(st["bg_gc_bytes_moved"] / MiB, 2))
+    assert wa_long < wa_pre, (wa_long, wa_pre)
+
+    # show prints the wait states and their bars; JSON has them whole
+    out = run_wearmon("show", "1", db=db, check=0).stdout
+    hir = out.split("host idle recovery (cycle 1")[1].split("samples\n")[0]
+    assert "precondition" in hir and "burst MiB/s against the idle wait" in hir, out
+    assert all(f"{w:g}s █" in hir or f"{w:g}s ▏" in hir for w in WAITS), hir
+    shown = json.loads(run_wearmon("show", "1", "--format", "json", db=db, check=0).stdout)
+    states = shown["hir"]["wait_states"]
+    assert [s["wait_seconds"] for s in states] == list(WAITS), states
+    assert all(s["bursts"] == REPS and s["device_wa"] >= 1 for s in states), states
+    # the report: a section with the throughput and device WA charts
+    run_wearmon("report", "-o", workdir / "r.html", db=db, check=0)
+    html = (workdir / "r.html").read_text()
+    assert 'href="#hir"' in html and 'id="hir"' in html
+    section = html.split('id="hir"')[1].split("</section>")[0]
+    assert section.count("<svg") == 2, section[:500]
+    assert "Burst throughput against idle time" in section
+    assert "Device write amplification of the bursts" in section
+
+    # a merged copy carries the rows, each under its cycle
+    run_wearmon("merge", "-o", workdir / "m.db", db, check=0)
+    merged = query(workdir / "m.db", "SELECT h.kind, h.wait_state, h.repetition, c.number"
+                                     " FROM hir_bursts h JOIN cycles c ON c.id = h.cycle_id"
+                                     " ORDER BY h.id")
+    assert [(m["kind"], m["wait_state"], m["repetition"]) for m in merged] == [
+        (r["kind"], r["wait_state"], r["repetition"]) for r in rows]
+    # and merging the same database again finds it unchanged
+    again = run_wearmon("merge", "-o", workdir / "m.db", db, check=0)
+    assert "unchanged" in again.stdout, again.stdout

@@ -1,0 +1,218 @@
+/* test_hir: host idle recovery: where a cycle's protocol goes on from its
+ * rows (hir_next), the rows of hir_bursts (db_hir_insert, db_hir_progress)
+ * and their readers (query_hir_states, query_hir_preconditions). */
+#include "unit.h"
+
+#include "unit_db.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "db/query/query.h"
+#include "hir.h"
+
+/* hir_next for progress p, 3 wait states of 4 bursts. */
+static struct hir_step next_of(struct db_hir_progress p, int baseline)
+{
+	struct hir_step s;
+	hir_next(&p, 3, 4, baseline, &s);
+	return s;
+}
+
+static void test_next_step(void **state)
+{
+	static const struct {
+		const char *name;
+		struct db_hir_progress p;
+		int baseline;
+		struct hir_step want;
+	} cases[] = {
+		{ "nothing stored", { 0 }, 1, { HIR_PRECONDITION, 0, 0, 0 } },
+		{ "precondition cut short", { .rounds = 3 }, 1, { HIR_PRECONDITION, 0, 0, 0 } },
+		{ "preconditioned only", { 1, 5, 0, 0, 0 }, 1, { HIR_BURST, 1, 1, 1 } },
+		{ "inside a wait state", { 1, 5, 2, 3, 0 }, 1, { HIR_BURST, 2, 4, 1 } },
+		{ "bursts done, baseline not", { 1, 5, 2, 4, 0 }, 1, { HIR_BASELINE, 2, 1, 0 } },
+		{ "bursts done, no baseline", { 1, 5, 2, 4, 0 }, 0, { HIR_BURST, 3, 1, 1 } },
+		{ "baseline done", { 1, 5, 2, 4, 1 }, 1, { HIR_BURST, 3, 1, 1 } },
+		{ "last state done", { 1, 5, 3, 4, 1 }, 1, { HIR_COMPLETE, 0, 0, 0 } },
+		{ "last bursts, no baseline", { 1, 5, 3, 4, 0 }, 0, { HIR_COMPLETE, 0, 0, 0 } },
+		{ "fewer states configured now", { 1, 5, 5, 1, 0 }, 1, { HIR_COMPLETE, 0, 0, 0 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hir_step s = next_of(cases[i].p, cases[i].baseline);
+		if (s.stage != cases[i].want.stage ||
+		    (s.stage != HIR_COMPLETE && s.stage != HIR_PRECONDITION &&
+		     (s.state != cases[i].want.state ||
+		      s.repetition != cases[i].want.repetition)) ||
+		    s.rebaseline != cases[i].want.rebaseline)
+			fail_msg("%s: stage %d state %d burst %ld rebaseline %d", cases[i].name,
+				 s.stage, s.state, s.repetition, s.rebaseline);
+	}
+}
+
+struct fx {
+	struct unit_db u;
+	struct db *db;
+	int64_t run, target, cycle;
+};
+
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	struct db_target_info t = { .name = "hir",
+				    .device = "/dev/loop9",
+				    .kind = TGT_BLOCK,
+				    .capacity_bytes = 1ull << 30,
+				    .logical_block_size = 512 };
+	char err[512];
+
+	*state = fx;
+	if (!fx || unit_db_make(&fx->u, "hir") ||
+	    db_open(fx->u.path, 0, &fx->db, err, sizeof(err)) ||
+	    db_run_begin(fx->db, "/etc/wearmon/t.conf", &fx->run) ||
+	    db_target_upsert(fx->db, &t, &fx->target) ||
+	    db_cycle_begin(fx->db, fx->target, fx->run, 1, &fx->cycle))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	db_close(fx->db);
+	unit_db_remove(&fx->u);
+	free(fx);
+	return 0;
+}
+
+/* A row of kind in wait state st: 1 MiB in 0.5 s, the drive counting
+ * host bytes and media bytes media (< 0: no counters). */
+static void put(struct fx *fx, enum db_hir_kind kind, int st, long rep, double wait, int64_t media,
+		int steady)
+{
+	struct db_hir_row r = {
+		.cycle_id = fx->cycle,
+		.target_id = fx->target,
+		.run_id = fx->run,
+		.kind = kind,
+		.wait_state = st,
+		.wait_seconds = wait,
+		.idle_seconds = wait,
+		.repetition = rep,
+		.started_at = "2026-12-05T12:00:00.000Z",
+		.seconds = 0.5,
+		.bytes = 1 << 20,
+		.ops = 256,
+		.mibps = 2.0,
+		.iops = 512,
+		.lat_mean_us = 100,
+		.lat_p99_us = 300,
+		.device.wa = -1,
+		.steady = steady,
+	};
+	if (media >= 0) {
+		r.device.has[DB_DEV_HOST_BYTES] = r.device.has[DB_DEV_MEDIA_BYTES] = 1;
+		r.device.val[DB_DEV_HOST_BYTES] = 1 << 20;
+		r.device.val[DB_DEV_MEDIA_BYTES] = media;
+		r.device.wa = (double)media / (1 << 20);
+		r.device.has[DB_DEV_PEAK_TEMP_C] = 1;
+		r.device.val[DB_DEV_PEAK_TEMP_C] = 40 + st;
+	}
+	assert_int_equal(db_hir_insert(fx->db, &r), 0);
+}
+
+static void progress_is(struct fx *fx, int pre, int rounds, int st, long bursts, int base)
+{
+	struct db_hir_progress p;
+
+	assert_int_equal(db_hir_progress(fx->db, fx->cycle, &p), 0);
+	if (p.preconditioned != pre || p.rounds != rounds || p.state != st || p.bursts != bursts ||
+	    p.baseline_done != base)
+		fail_msg("progress %d %d %d %ld %d, want %d %d %d %ld %d", p.preconditioned,
+			 p.rounds, p.state, p.bursts, p.baseline_done, pre, rounds, st, bursts,
+			 base);
+}
+
+/* The rows a reader returned, kept whole. */
+struct rows {
+	int n;
+	double v[8][16];
+	char names[16][32];
+	int ncols;
+};
+
+static int keep(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct rows *r = arg;
+
+	r->ncols = n < 16 ? n : 16;
+	for (int i = 0; i < r->ncols && r->n < 8; i++) {
+		snprintf(r->names[i], sizeof(r->names[i]), "%s", names[i]);
+		r->v[r->n][i] = v[i].type == DB_INT    ? (double)v[i].i
+				: v[i].type == DB_REAL ? v[i].r
+						       : NAN;
+	}
+	r->n++;
+	return 0;
+}
+
+static double cell(const struct rows *r, int row, const char *name)
+{
+	for (int i = 0; i < r->ncols; i++)
+		if (!strcmp(r->names[i], name))
+			return r->v[row][i];
+	fail_msg("no column %s", name);
+	return NAN;
+}
+
+static void test_rows_progress_and_readers(void **state)
+{
+	struct fx *fx = *state;
+	struct rows st = { 0 }, pre = { 0 };
+	char err[256];
+	struct query_sink s1 = { keep, &st, err, sizeof(err) },
+			  s2 = { keep, &pre, err, sizeof(err) };
+
+	progress_is(fx, 0, 0, 0, 0, 0);
+	put(fx, DB_HIR_PRECONDITION, 0, 1, -1, -1, -1);
+	put(fx, DB_HIR_PRECONDITION, 0, 2, -1, -1, 1);
+	progress_is(fx, 1, 2, 0, 0, 0);
+	put(fx, DB_HIR_BURST, 1, 1, 5, 3 << 20, -1);
+	put(fx, DB_HIR_BURST, 1, 2, 5, 2 << 20, -1);
+	progress_is(fx, 1, 2, 1, 2, 0);
+	put(fx, DB_HIR_BASELINE, 1, 1, 5, -1, -1);
+	progress_is(fx, 1, 2, 1, 2, 1);
+	put(fx, DB_HIR_BASELINE, 2, 0, 10, -1, -1); /* a restart's: no progress */
+	progress_is(fx, 1, 2, 1, 2, 1);
+	put(fx, DB_HIR_BURST, 2, 1, 10, -1, -1); /* no counters */
+	progress_is(fx, 1, 2, 2, 1, 0);
+
+	assert_int_equal(query_hir_states(fx->db, fx->target, 1, 1, &s1), 0);
+	assert_int_equal(st.n, 2);
+	assert_true(cell(&st, 0, "wait_state") == 1 && cell(&st, 0, "wait_seconds") == 5);
+	assert_true(cell(&st, 0, "bursts") == 2 && fabs(cell(&st, 0, "mibps") - 2.0) < 1e-9);
+	assert_true(fabs(cell(&st, 0, "device_wa") - 2.5) < 1e-9);
+	assert_true(cell(&st, 0, "peak_temp_c") == 41 && cell(&st, 0, "baseline_mibps") == 2.0);
+	assert_true(cell(&st, 0, "lat_p99_us") == 300 && cell(&st, 0, "iops") == 512);
+	assert_true(cell(&st, 1, "wait_state") == 2 && cell(&st, 1, "bursts") == 1);
+	assert_true(isnan(cell(&st, 1, "device_wa")) && isnan(cell(&st, 1, "baseline_mibps")));
+	st.n = 0;
+	assert_int_equal(query_hir_states(fx->db, fx->target, 2, 9, &s1), 0);
+	assert_int_equal(st.n, 0); /* another cycle range */
+
+	assert_int_equal(query_hir_preconditions(fx->db, fx->target, 0, INT64_MAX, &s2), 0);
+	assert_int_equal(pre.n, 1);
+	assert_true(cell(&pre, 0, "rounds") == 2 && cell(&pre, 0, "steady") == 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_next_step),
+		cmocka_unit_test_setup_teardown(test_rows_progress_and_readers, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
