@@ -21,22 +21,33 @@
 #define AIO_RING_MAGIC 0xa10a10a1u
 #define REAP_TIMEOUT_NS (100 * 1000 * 1000)
 #define WINDOW_NS 1000000000ull /* mibps_min_1s windows */
-/* At most this many I/Os per io_submit (fio's tuned iodepth_batch_submit).
- * The engine refills the queue whenever any I/O has completed and waits for
- * at least one completion, never for a batch: the queue stays full, and the
- * calls carry one I/O when completions come one by one and up to BATCH_MAX
- * when they pile up. Several iocbs in one call sit in the block layer's plug
- * until the call ends, so a call is kept short. (The engine used to wait
- * for a quarter of the queue to be free and to submit one I/O per call
- * below 32 in flight: on a second machine that cost 30 % of 4k randwrite
- * QD32 against this; tools/bench/results/2026-12-04-engine-changes.md,
- * item 11.) */
+/* What one io_submit carries. The engine refills the queue whenever any
+ * I/O has completed and waits for at least one completion, never for a
+ * batch: the queue stays full. A call carries every prepared I/O that fits
+ * in the queue, so that all the replacements of one reap enter the queue
+ * together (in calls of at most 8, a reap of 100 at QD128 left the last of
+ * them out of the queue for 12 calls, and the queue averaged 112-117 of
+ * 128: tools/bench/results/2026-12-05T1031Z-vm.md; the block layer still
+ * passes a long call's requests on every 32, at its plug's limit). I/Os
+ * that must be prepared inline, when none is ready, go at most BATCH_MAX
+ * per call, so that the first reach the device while the next are
+ * generated. (The engine used to wait for a quarter of the queue to be
+ * free and to submit one I/O per call below 32 in flight: on a second
+ * machine that cost 30 % of 4k randwrite QD32 against this;
+ * tools/bench/results/2026-12-04-engine-changes.md, item 11.) */
 #define BATCH_MAX 8
-/* Slots beyond the queue depth (as many as the depth, at most this many):
- * while I/Os are in flight the engine fills them with the next blocks, so
- * that a completion is replaced at once by a ready I/O rather than after
- * its data has been generated (the queue used to average 26 of 32 at 4k). */
-#define SPARE_MAX 32
+/* Slots beyond the queue depth: while I/Os are in flight the engine fills
+ * them with the next blocks, so that a completion is replaced at once by a
+ * ready I/O rather than after its data has been generated (the queue used
+ * to average 26 of 32 at 4k). As many as the queue depth, so that a reap
+ * of the whole queue finds every replacement ready (with at most 32 spares
+ * 4k randwrite QD128 kept 112-117 of 128 in flight, the I/Os past the 32nd
+ * of a large reap waiting for their data: tools/bench/results/
+ * 2026-12-05T1031Z-vm.md), but their buffers bounded by SPARE_BYTES, so
+ * that a deep queue of large blocks does not double the memory; never
+ * fewer than SPARE_MIN (or the depth), as before that bound. */
+#define SPARE_MIN 32
+#define SPARE_BYTES (16u << 20)
 
 /* The completion ring the kernel maps at the io_context_t address. */
 struct aio_ring {
@@ -83,7 +94,8 @@ struct engine_ctx {
 	void *mem;
 	void *rmem;               /* read buffers, allocated by the first mix */
 	size_t mem_len, rmem_len; /* their mapped lengths (util_buf_alloc) */
-	unsigned nslots;          /* max_qd and the spares (SPARE_MAX) */
+	unsigned nslots;          /* max_qd and the spares (spare_slots) */
+	unsigned nspare;          /* the spares */
 	struct slot *slots;
 	unsigned *free_idx;
 	unsigned nfree;
@@ -141,6 +153,18 @@ static const struct engine_ops backends[2];
 #define LIBAIO (&backends[0])
 #define NULL_ENGINE (&backends[1])
 
+/* Spare slots for a context of max_qd I/Os of up to max_bs bytes: the
+ * queue depth, at most SPARE_BYTES of buffers unless that is fewer than
+ * SPARE_MIN. */
+static unsigned spare_slots(unsigned max_qd, uint32_t max_bs)
+{
+	size_t cap = SPARE_BYTES / (max_bs ? max_bs : 1);
+
+	if (cap < SPARE_MIN)
+		cap = SPARE_MIN;
+	return max_qd < cap ? max_qd : (unsigned)cap;
+}
+
 /* The parts both engines share: slots, free list, events, batch. */
 static struct engine_ctx *ctx_alloc(const struct engine_ops *ops, unsigned max_qd, uint32_t max_bs)
 {
@@ -151,12 +175,13 @@ static struct engine_ctx *ctx_alloc(const struct engine_ops *ops, unsigned max_q
 	c->ops = ops;
 	c->max_qd = max_qd;
 	c->max_bs = max_bs;
-	c->nslots = max_qd + (max_qd < SPARE_MAX ? max_qd : SPARE_MAX);
+	c->nspare = spare_slots(max_qd, max_bs);
+	c->nslots = max_qd + c->nspare;
 	c->slots = calloc(c->nslots, sizeof(*c->slots));
 	c->free_idx = calloc(c->nslots, sizeof(*c->free_idx));
 	c->ready = calloc(c->nslots, sizeof(*c->ready));
 	c->events = calloc(max_qd, sizeof(*c->events));
-	c->batch = calloc(BATCH_MAX, sizeof(*c->batch));
+	c->batch = calloc(max_qd, sizeof(*c->batch));
 	if (!c->slots || !c->free_idx || !c->ready || !c->events || !c->batch) {
 		engine_destroy(c);
 		return NULL;
@@ -693,17 +718,28 @@ static struct iocb *prepare(struct engine_ctx *c, struct run *s)
 	return &sl->iocb;
 }
 
-/* The oldest prepared I/O, or a new one prepared now; NULL when the phase
- * has issued its amount. */
-static struct iocb *next_ready(struct engine_ctx *c, struct run *s)
+/* Take the oldest prepared I/O (there is one). */
+static struct iocb *take_ready(struct engine_ctx *c)
 {
-	if (c->nready) {
-		struct slot *sl = &c->slots[c->ready[c->rhead]];
-		c->rhead = (c->rhead + 1) % c->nslots;
-		c->nready--;
-		return &sl->iocb;
-	}
-	return s->issued_bytes < s->amount ? prepare(c, s) : NULL;
+	struct slot *sl = &c->slots[c->ready[c->rhead]];
+
+	c->rhead = (c->rhead + 1) % c->nslots;
+	c->nready--;
+	return &sl->iocb;
+}
+
+/* The I/Os of the next io_submit into c->batch: every prepared one that
+ * fits in the queue, then, up to BATCH_MAX in the call, new ones prepared
+ * now (the phase's amount permitting). Returns how many. */
+static unsigned gather(struct engine_ctx *c, struct run *s)
+{
+	unsigned room = s->p->queue_depth - s->inflight, n = 0;
+
+	while (n < room && c->nready)
+		c->batch[n++] = take_ready(c);
+	while (n < room && n < BATCH_MAX && s->issued_bytes < s->amount)
+		c->batch[n++] = prepare(c, s);
+	return n;
 }
 
 /* An I/O the kernel did not take goes back to the front of the ready
@@ -728,18 +764,15 @@ static void prepare_ahead(struct engine_ctx *c, struct run *s)
 	}
 }
 
-/* Fill the queue: submit prepared I/Os (preparing more when none is
- * ready), at most BATCH_MAX per call, until the queue is full or the phase
- * has issued its amount. */
+/* Fill the queue: submit the prepared I/Os (preparing more when none is
+ * ready; see BATCH_MAX) until the queue is full or the phase has issued
+ * its amount. */
 static void submit(struct engine_ctx *c, struct run *s)
 {
 	const struct engine_phase *p = s->p;
 
 	while (s->inflight < p->queue_depth) {
-		unsigned n = 0, done = 0;
-		struct iocb *io;
-		while (n < BATCH_MAX && s->inflight + n < p->queue_depth && (io = next_ready(c, s)))
-			c->batch[n++] = io;
+		unsigned n = gather(c, s), done = 0;
 		if (!n)
 			return;
 		stamp(c, n);
@@ -856,7 +889,7 @@ static void run_init(struct engine_ctx *c, const struct engine_phase *p, struct 
 	datagen_stream(&s->data, 1);
 	stats_weighted_init(&s->mibps);
 	out_init(&s->out, p, &s->mibps);
-	s->spare = p->queue_depth < SPARE_MAX ? p->queue_depth : SPARE_MAX;
+	s->spare = p->queue_depth < c->nspare ? p->queue_depth : c->nspare;
 	c->nfree = c->nready = c->rhead = 0;
 	for (unsigned i = 0; i < p->queue_depth + s->spare; i++)
 		c->free_idx[c->nfree++] = p->queue_depth + s->spare - 1 - i;

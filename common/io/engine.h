@@ -103,7 +103,8 @@ struct engine_result {
 };
 
 /* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio
- * context and aligned buffers for max_qd and up to 32 spare slots,
+ * context and aligned buffers for max_qd and as many spare slots (at most
+ * 16 MiB of them, but never fewer than the smaller of 32 and max_qd),
  * allocated once. Returns 0 or -errno. */
 int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out);
 

@@ -40,11 +40,13 @@ def check_samples(db, interval):
     return rows
 
 
-@pytest.mark.parametrize("qd", [1, 8, 32])
+@pytest.mark.parametrize("qd", [1, 8, 32, 128])
 def test_mean_depth_is_the_queue_asked(workdir, make_loop, qd):
     """4k random writes at QD qd on a loop device: the stored mean depth (the
     I/Os' time in flight over the phase, the engine's own counters) is at
-    least 0.9 of the queue depth and at most the queue depth, and is what
+    least 0.95 of the queue depth (issue 32) and at most the queue depth
+    (at QD128 an engine with 32 spare slots and 8 I/Os per io_submit kept
+    0.93-0.95 here, this one 0.99), and is what
     Little's law gives from the row's own IOPS and mean latency; no stored
     sample is a partial interval."""
     loop = make_loop(64 * MiB)
@@ -66,7 +68,7 @@ def test_mean_depth_is_the_queue_asked(workdir, make_loop, qd):
     r = query(db, "SELECT queue_depth, mean_depth, iops_avg, lat_mean_us, host_stall_seconds"
                   " FROM iterations")[0]
     assert r["queue_depth"] == qd
-    assert 0.9 * qd <= r["mean_depth"] <= qd * (1 + 1e-9), r
+    assert 0.95 * qd <= r["mean_depth"] <= qd * (1 + 1e-9), r
     if r["host_stall_seconds"] is None:  # a stall leaves its time out of iops_avg
         little = r["iops_avg"] * r["lat_mean_us"] / 1e6
         assert abs(little - r["mean_depth"]) <= 0.01 * qd, (little, r)

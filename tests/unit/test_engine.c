@@ -293,6 +293,35 @@ static void test_verify_catches_corruption(void **state)
 	assert_true(r.bytes < SPAN);
 }
 
+/* At the context's whole depth (every slot and as many spares in use, the
+ * replacements of a reap in one io_submit) each write carries its own
+ * block: sequential and then random writes with verify read back clean. */
+static void test_full_depth_writes_verified(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_phase p;
+	static struct engine_result r;
+	base_phase(f, &p);
+	p.queue_depth = 16;
+	p.verify = 1;
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
+	assert_int_equal(r.errors, 0);
+	assert_int_equal(r.bytes, SPAN);
+	p.is_random = 1;
+	p.amount = 2 * SPAN;
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
+	assert_int_equal(r.errors, 0);
+	assert_int_equal(r.bytes, 2 * SPAN);
+	assert_true(r.mean_depth > 0 && r.mean_depth <= 16 + 1e-9);
+	p.is_write = 0;
+	p.is_random = 0;
+	p.amount = SPAN;
+	assert_int_equal(engine_run(f->eng, &p, &r), 0);
+	assert_int_equal(r.bytes, SPAN);
+	assert_int_equal(r.verify_errors, 0);
+	assert_int_equal(r.nbad, 0);
+}
+
 static double last_min_1s = -2, last_p9999, last_p50, last_max;
 
 static void keep_sample(void *arg, const struct engine_sample *s)
@@ -637,6 +666,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_phase, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_workload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verify_catches_corruption, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_depth_writes_verified, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_min_1s, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_sum_and_cover, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_last_sample, setup, teardown),
