@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
+#include "base/wmap.h"
 #include "device/devpoll.h"
 #include "steady.h"
 
@@ -41,9 +42,25 @@ void hir_next(const struct db_hir_progress *p, int nstates, long reps, int basel
 	out->rebaseline = out->stage == HIR_BURST;
 }
 
+static int add_range(void *arg, uint64_t start, uint64_t end)
+{
+	return wear_ext_add(arg, start, end);
+}
+
+/* The ranges m marks into *out (empty without a map). Returns 0 or
+ * -ENOMEM. */
+static int ranges_of(const struct wmap *m, struct wear_extents *out)
+{
+	wear_ext_clear(out);
+	return m ? wmap_ranges(m, add_range, out) : 0;
+}
+
 /* One stretch of 4 KiB random writes over the region, seconds long, with
- * the drive polled for its own counters around it; its figures into row. */
-static enum it_status write_for(const struct hir_env *e, double seconds, struct db_hir_row *row)
+ * the drive polled for its own counters around it; its figures into row,
+ * the ranges its writes completed into *written (empty without memory
+ * for the map: the row then counts as writing the whole region). */
+static enum it_status write_for(const struct hir_env *e, double seconds, struct db_hir_row *row,
+				struct wear_extents *written)
 {
 	struct engine_phase p = {
 		.fd = e->tg->fd,
@@ -65,11 +82,14 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 	struct devpoll *dp = NULL;
 	struct devstat_delta x;
 	struct lat_qos q;
+	struct wmap wm;
 
 	if (!r) {
 		snprintf(e->error, e->error_len, "host idle recovery: out of memory");
 		return IT_FAILED;
 	}
+	if (!wmap_init(&wm, p.span_offset, p.span_len))
+		p.written = &wm;
 	util_iso_now(row->started_at, sizeof(row->started_at));
 	int rc = devpoll_begin(e->tg, DEVPOLL_INTERVAL, e->stop, &dp);
 	if (rc < 0 && rc != -EINTR)
@@ -111,6 +131,10 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 		row->device.val[i] = f[i]->v;
 	}
 	row->device.wa = x.wa;
+	if (ranges_of(p.written, written))
+		wear_ext_clear(written);
+	if (p.written)
+		wmap_free(&wm);
 	free(r);
 	return s;
 }
@@ -118,12 +142,40 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 struct store_args {
 	const struct hir_env *e;
 	const struct db_hir_row *row;
+	int64_t id;
+	const struct wear_extents *written;
 };
 
 static int store_row(void *arg)
 {
+	struct store_args *a = arg;
+	return db_hir_insert(a->e->db, a->row, &a->id);
+}
+
+static int store_wear(void *arg)
+{
 	const struct store_args *a = arg;
-	return db_hir_insert(a->e->db, a->row);
+	const struct cfg_layout *l = &a->e->plan->layout;
+	return wear_after_hir(a->e->wear, a->e->cycle_id, l->region_offset,
+			      l->region_size / HIR_BLOCK * HIR_BLOCK, a->e->tg->capacity,
+			      l->region_size, a->id, a->written->n ? a->written : NULL);
+}
+
+/* The writes of the row a stored into the target's host counters and
+ * mapped extents, as an iteration's (sched.c: record_wear). One that
+ * cannot be is logged and the protocol goes on; the next row's call
+ * accounts for it (its whole region as written). */
+static void record_wear(const struct hir_env *e, struct store_args *a)
+{
+	char what[96];
+	snprintf(what, sizeof(what), "cycle %ld: recording the wear of a host idle recovery %s",
+		 e->cycle, db_hir_kind_name(a->row->kind));
+	int ret = iter_db_patient(e->t->name, what, e->stop, store_wear, a);
+	if (ret)
+		log_msg(LOG_ERR,
+			"target %s: cycle %ld: wear of a host idle recovery %s not recorded (%s):"
+			" not yet in the host byte counters",
+			e->t->name, e->cycle, db_hir_kind_name(a->row->kind), strerror(-ret));
 }
 
 /* A row as the protocol starts it. */
@@ -146,11 +198,14 @@ static void row_init(const struct hir_env *e, struct db_hir_row *row, enum db_hi
 static enum it_status measured(const struct hir_env *e, double seconds, struct db_hir_row *row,
 			       double *io_end)
 {
-	enum it_status s = write_for(e, seconds, row);
+	struct wear_extents written = { 0 };
+	enum it_status s = write_for(e, seconds, row, &written);
 	*io_end = util_now();
-	if (s != IT_DONE)
+	if (s != IT_DONE) {
+		wear_ext_free(&written);
 		return s;
-	struct store_args a = { e, row };
+	}
+	struct store_args a = { e, row, 0, &written };
 	char what[96];
 	snprintf(what, sizeof(what), "cycle %ld: storing a host idle recovery %s", e->cycle,
 		 db_hir_kind_name(row->kind));
@@ -158,8 +213,11 @@ static enum it_status measured(const struct hir_env *e, double seconds, struct d
 	if (ret) {
 		snprintf(e->error, e->error_len, "cannot store a host idle recovery %s: %s",
 			 db_hir_kind_name(row->kind), strerror(-ret));
+		wear_ext_free(&written);
 		return ret == -EBUSY && atomic_load(e->stop) ? IT_INTERRUPTED : IT_FAILED;
 	}
+	record_wear(e, &a);
+	wear_ext_free(&written);
 	return IT_DONE;
 }
 
@@ -172,6 +230,7 @@ static enum it_status precondition(const struct hir_env *e, int first, double *i
 	enum it_status s = IT_DONE;
 	struct steady_window w;
 	struct db_hir_row row;
+	struct wear_extents written = { 0 };
 
 	if (!y) {
 		snprintf(e->error, e->error_len, "host idle recovery: out of memory");
@@ -179,18 +238,20 @@ static enum it_status precondition(const struct hir_env *e, int first, double *i
 	}
 	for (unsigned k = 1; k <= max && s == IT_DONE; k++) {
 		row_init(e, &row, DB_HIR_PRECONDITION, 0, first + (long)k);
-		s = write_for(e, e->t->hir_round, &row);
+		s = write_for(e, e->t->hir_round, &row, &written);
 		if (s != IT_DONE)
 			break;
 		y[k - 1] = row.mibps > 0 ? row.mibps : 0;
 		int steady = steady_check(y, k, &w);
 		if (steady || k == max)
 			row.steady = steady;
-		struct store_args a = { e, &row };
+		struct store_args a = { e, &row, 0, &written };
 		if (iter_db_patient(e->t->name, "storing a host idle recovery round", e->stop,
 				    store_row, &a)) {
 			snprintf(e->error, e->error_len, "cannot store a precondition round");
 			s = atomic_load(e->stop) ? IT_INTERRUPTED : IT_FAILED;
+		} else {
+			record_wear(e, &a);
 		}
 		*io_end = util_now();
 		if (s == IT_DONE && row.steady >= 0) {
@@ -203,6 +264,7 @@ static enum it_status precondition(const struct hir_env *e, int first, double *i
 		}
 	}
 	free(y);
+	wear_ext_free(&written);
 	return s;
 }
 

@@ -5,7 +5,9 @@
  * hir_wait_states, hir_repetitions times an idle wait and a burst of
  * hir_burst; after each wait state hir_baseline of continuous writing.
  * Every round, burst and baseline is a row of hir_bursts (db.h) with the
- * drive's own counters over it (device/devpoll.h). A cycle's protocol goes
+ * drive's own counters over it (device/devpoll.h), and its writes are
+ * added to the target's host counters and mapped extents as an
+ * iteration's are (device/wear.h: wear_after_hir). A cycle's protocol goes
  * on from its rows after a restart (hir_next); a stop ends it at once,
  * dropping only the row in progress. Owns no thread, state or engine. */
 #ifndef WEARMON_HIR_H
@@ -18,6 +20,7 @@
 #include "config/plan.h"
 #include "db/db.h"
 #include "device/tgt.h"
+#include "device/wear.h"
 #include "io/engine.h"
 #include "iter.h"
 
@@ -43,6 +46,8 @@ struct hir_env {
 	const struct plan *plan; /* the region */
 	const struct tgt *tg;
 	struct db *db;
+	struct wear_state *wear; /* the target's: every row's writes count
+				    there (device/wear.h: wear_after_hir) */
 	int64_t run_id, target_id, cycle_id;
 	long cycle;
 	struct engine_ctx *eng;

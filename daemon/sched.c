@@ -178,6 +178,7 @@ static enum it_status run_hir(struct sched_target *st, struct iter_ctx *ic, int6
 		.plan = &st->plan,
 		.tg = &st->tg,
 		.db = st->db,
+		.wear = &st->wear,
 		.run_id = st->run_id,
 		.target_id = st->target_id,
 		.cycle_id = cycle_id,

@@ -761,6 +761,15 @@ const char *const db_migrations[] = {
 	");\n"
 	"CREATE INDEX hir_bursts_cycle ON hir_bursts (cycle_id, kind, wait_state);\n"
 	"CREATE INDEX hir_bursts_target ON hir_bursts (target_id, cycle_id);\n",
+	/* Host idle recovery writes count where every other write counts
+	 * (device/wear.h: wear_after_hir): each row's wear figures, as a wear
+	 * row has them; NULL until its writes are in the target's counters
+	 * and mapped extents. */
+	[23] =
+	"ALTER TABLE hir_bursts ADD COLUMN mapped_bytes INTEGER;\n"
+	"ALTER TABLE hir_bursts ADD COLUMN op_effective REAL;\n"
+	"ALTER TABLE hir_bursts ADD COLUMN host_bytes_since_erase INTEGER;\n"
+	"ALTER TABLE hir_bursts ADD COLUMN host_bytes_total INTEGER;\n",
 };
 /* clang-format on */
 

@@ -223,5 +223,9 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " FROM (SELECT coalesce(max(wait_state), 0) AS state FROM hir_bursts"
 		  "   WHERE cycle_id = ?1 AND (kind = 'burst' OR"
 		  "   (kind = 'baseline' AND repetition = 1))) s" },
+	/* its writes in the target's counters (schema 23, db_wear.c) */
+	[ST_HIR_WEAR] = { 5,
+		  "UPDATE hir_bursts SET mapped_bytes = ?, op_effective = ?,"
+		  " host_bytes_since_erase = ?, host_bytes_total = ? WHERE id = ?" },
 };
 /* clang-format on */

@@ -30,6 +30,23 @@ KEYS = {"fill": "yes", "fill_block_size": "128k", "fill_queue_depth": "8",
         "hir_repetitions": str(REPS), "hir_baseline": "1s"}
 
 
+def assert_counted_once(db, rows):
+    """targets.host_bytes_total and the newest row's are every iteration's
+    wear bytes plus every hir_bursts row's; each row's total is cumulative;
+    returns that total."""
+    wear = query(db, "SELECT sum(host_bytes_written) AS n FROM wear")[0]["n"]
+    total = query(db, "SELECT host_bytes_total AS n FROM targets")[0]["n"]
+    assert total == wear + sum(r["bytes"] for r in rows), (total, wear)
+    counted = query(db, "SELECT h.host_bytes_total AS t, h.mapped_bytes AS m,"
+                        " (SELECT coalesce(sum(w.host_bytes_written), 0) FROM wear w"
+                        "  JOIN iterations i ON i.id = w.iteration_id"
+                        "  WHERE i.ended_at <= h.started_at)"
+                        " + (SELECT sum(x.bytes) FROM hir_bursts x WHERE x.id <= h.id) AS want"
+                        " FROM hir_bursts h ORDER BY h.id")
+    assert all(c["t"] == c["want"] and c["m"] > 0 for c in counted), counted
+    return total
+
+
 @simssd_helper.needs_sim
 def test_hir_bursts_per_wait_state_with_a_restart(workdir):
     with simssd_helper.sim_drive(**DRIVE) as d:
@@ -83,6 +100,11 @@ def test_hir_bursts_per_wait_state_with_a_restart(workdir):
     assert host <= d_host and d_flash - media <= st["bg_gc_bytes_moved"], (host, d_host)
     assert media <= d_flash
     assert st["bg_gc_erases"] > 0, st
+    # every stored row's writes count where the iterations' do: the
+    # target's counter and its last row are the iterations' bytes plus
+    # the rows', each row's total cumulative (the burst the stop cut short
+    # has no row: only the drive counted it)
+    assert_counted_once(db, rows)
     # recovery: after the longest wait the drive had reclaimed blocks in
     # the background, so the bursts amplified less than the steady-state
     # precondition's last rounds, where GC ran on demand

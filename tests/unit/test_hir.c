@@ -121,7 +121,7 @@ static void put(struct fx *fx, enum db_hir_kind kind, int st, long rep, double w
 		r.device.has[DB_DEV_PEAK_TEMP_C] = 1;
 		r.device.val[DB_DEV_PEAK_TEMP_C] = 40 + st;
 	}
-	assert_int_equal(db_hir_insert(fx->db, &r), 0);
+	assert_int_equal(db_hir_insert(fx->db, &r, NULL), 0);
 }
 
 static void progress_is(struct fx *fx, int pre, int rounds, int st, long bursts, int base)
