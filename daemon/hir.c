@@ -2,6 +2,7 @@
 #include "hir.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,52 @@ static int ranges_of(const struct wmap *m, struct wear_extents *out)
 {
 	wear_ext_clear(out);
 	return m ? wmap_ranges(m, add_range, out) : 0;
+}
+
+/* The waits, bursts and baselines of wait states from on, the first from
+ * repetition rep. */
+static double states_left(const struct cfg_target *t, int from, long rep)
+{
+	double s = 0;
+	for (int i = from; i >= 1 && i <= t->hir_wait_states.n; i++) {
+		long long reps = t->hir_repetitions - (i == from ? rep - 1 : 0);
+		s += (double)(reps > 0 ? reps : 0) * (t->hir_wait_states.s[i - 1] + t->hir_burst) +
+		     t->hir_baseline;
+	}
+	return s;
+}
+
+/* The writing that brings the drive back to steady state on a resume. */
+static double rebaseline_seconds(const struct cfg_target *t)
+{
+	return t->hir_baseline > 0 ? t->hir_baseline : t->hir_round;
+}
+
+double hir_remaining(const struct cfg_target *t, const struct hir_step *s, long round)
+{
+	long rounds = (long)t->max_rounds - round + 1;
+	if (s->stage == HIR_PRECONDITION)
+		return (double)(rounds > 0 ? rounds : 0) * t->hir_round + states_left(t, 1, 1);
+	if (s->stage == HIR_BURST)
+		return (s->rebaseline ? rebaseline_seconds(t) : 0) +
+		       states_left(t, s->state, s->repetition);
+	if (s->stage == HIR_BASELINE)
+		return t->hir_baseline + states_left(t, s->state + 1, 1);
+	return 0;
+}
+
+/* Tell e's caller the stage (printf-style) and what remains from it. */
+__attribute__((format(printf, 3, 4))) static void stage(const struct hir_env *e, double remaining,
+							const char *fmt, ...)
+{
+	char text[128];
+	va_list ap;
+	if (!e->stage)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	e->stage(e->arg, text, remaining);
 }
 
 /* One stretch of 4 KiB random writes over the region, seconds long, with
@@ -238,6 +285,8 @@ static enum it_status precondition(const struct hir_env *e, int first, double *i
 	}
 	for (unsigned k = 1; k <= max && s == IT_DONE; k++) {
 		row_init(e, &row, DB_HIR_PRECONDITION, 0, first + (long)k);
+		stage(e, hir_remaining(e->t, &(struct hir_step){ .stage = HIR_PRECONDITION }, k),
+		      "precondition round %u of at most %u", k, max);
 		s = write_for(e, e->t->hir_round, &row, &written);
 		if (s != IT_DONE)
 			break;
@@ -289,8 +338,13 @@ static enum it_status bursts(const struct hir_env *e, int state, long from, doub
 	struct db_hir_row row;
 
 	for (long k = from; k <= e->t->hir_repetitions; k++) {
+		double left = hir_remaining(e->t, &(struct hir_step){ HIR_BURST, state, k, 0 }, 0);
+		stage(e, left, "wait state %d of %d (%gs), repetition %ld of %lld: idle", state,
+		      e->t->hir_wait_states.n, wait, k, e->t->hir_repetitions);
 		if (idle_until(e, *io_end, wait))
 			return IT_INTERRUPTED;
+		stage(e, left - wait, "wait state %d of %d (%gs), repetition %ld of %lld: burst",
+		      state, e->t->hir_wait_states.n, wait, k, e->t->hir_repetitions);
 		row_init(e, &row, DB_HIR_BURST, state, k);
 		row.idle_seconds = util_now() - *io_end;
 		enum it_status s = measured(e, e->t->hir_burst, &row, io_end);
@@ -320,6 +374,8 @@ static enum it_status states_from(const struct hir_env *e, const struct hir_step
 			s = bursts(e, i, i == step->state ? step->repetition : 1, io_end);
 		}
 		if (s == IT_DONE && t->hir_baseline > 0) {
+			stage(e, hir_remaining(t, &(struct hir_step){ HIR_BASELINE, i, 1, 0 }, 0),
+			      "baseline after wait state %d of %d", i, t->hir_wait_states.n);
 			row_init(e, &row, DB_HIR_BASELINE, i, 1);
 			s = measured(e, t->hir_baseline, &row, io_end);
 		}
@@ -371,9 +427,11 @@ enum it_status hir_run(const struct hir_env *e)
 		step = (struct hir_step){ HIR_BURST, 1, 1, 0 };
 	} else if (step.rebaseline) {
 		struct db_hir_row row;
+		stage(e, hir_remaining(t, &step, 0),
+		      "baseline before wait state %d, repetition %ld (resumed)", step.state,
+		      step.repetition);
 		row_init(e, &row, DB_HIR_BASELINE, step.state, 0);
-		s = measured(e, t->hir_baseline > 0 ? t->hir_baseline : t->hir_round, &row,
-			     &io_end);
+		s = measured(e, rebaseline_seconds(t), &row, &io_end);
 	}
 	if (s == IT_DONE)
 		s = states_from(e, &step, &io_end);

@@ -40,6 +40,17 @@ struct hir_step {
 void hir_next(const struct db_hir_progress *p, int nstates, long reps, int baseline,
 	      struct hir_step *out);
 
+/* Seconds the protocol has left by t's configuration from the start of
+ * step s (a burst: its idle wait; with rebaseline, the writing before
+ * it), round being the precondition round about to run (1-based) of at
+ * most max_rounds: the rounds left, then the waits, bursts and baselines
+ * of the wait states left. Pure. */
+double hir_remaining(const struct cfg_target *t, const struct hir_step *s, long round);
+
+/* Told where the protocol is: its stage in words and the seconds
+ * hir_remaining gives from there. */
+typedef void (*hir_stage_fn)(void *arg, const char *stage, double remaining);
+
 /* Everything one cycle's protocol needs, borrowed for the call. */
 struct hir_env {
 	const struct cfg_target *t;
@@ -52,6 +63,8 @@ struct hir_env {
 	long cycle;
 	struct engine_ctx *eng;
 	const atomic_int *stop;
+	hir_stage_fn stage; /* NULL: nobody asks */
+	void *arg;
 	char *error; /* why it failed */
 	size_t error_len;
 };

@@ -519,6 +519,8 @@ struct db_progress {
 	double phase_seconds;     /* time in the phase so far; < 0: NULL */
 	double duration;          /* measured phase's duration, 0 = none */
 	double iteration_seconds; /* monotonic time in the iteration so far; < 0: NULL (v19) */
+	const char *stage;        /* the phase's stage in words; NULL (v23) */
+	double remaining_seconds; /* what the phase's plan has left; < 0: NULL (v23) */
 };
 
 /* Replace the target's progress row. Returns 0 or -errno. */

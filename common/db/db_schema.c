@@ -769,7 +769,12 @@ const char *const db_migrations[] = {
 	"ALTER TABLE hir_bursts ADD COLUMN mapped_bytes INTEGER;\n"
 	"ALTER TABLE hir_bursts ADD COLUMN op_effective REAL;\n"
 	"ALTER TABLE hir_bursts ADD COLUMN host_bytes_since_erase INTEGER;\n"
-	"ALTER TABLE hir_bursts ADD COLUMN host_bytes_total INTEGER;\n",
+	"ALTER TABLE hir_bursts ADD COLUMN host_bytes_total INTEGER;\n"
+	/* where a phase of several stages is (host idle recovery: its
+	 * precondition round, wait state and repetition, or baseline) and the
+	 * seconds its plan has left, for wearmon status */
+	"ALTER TABLE progress ADD COLUMN stage TEXT;\n"
+	"ALTER TABLE progress ADD COLUMN remaining_seconds REAL;\n",
 };
 /* clang-format on */
 
