@@ -7,6 +7,7 @@ and the report chart the bursts against the idle wait."""
 
 import json
 import signal
+import time
 
 import pytest
 
@@ -148,3 +149,82 @@ def test_hir_bursts_per_wait_state_with_a_restart(workdir):
     # and merging the same database again finds it unchanged
     again = run_wearmon("merge", "-o", workdir / "m.db", db, check=0)
     assert "unchanged" in again.stdout, again.stdout
+
+
+def poll_status(db, proc, on_stage, timeout):
+    """Run `wearmon status` until proc exits; on_stage(stage, eta, cycle)
+    with each host idle recovery stage it shows (JSON), in order."""
+    seen = []
+    end = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < end:
+        p = run_wearmon("status", "--format", "json", db=db)
+        try:
+            t = json.loads(p.stdout)["targets"][0] if p.returncode == 0 else {}
+        except (json.JSONDecodeError, IndexError, KeyError):
+            t = {}
+        hir, cyc = t.get("hir"), (t.get("cycle") or {}).get("number")
+        if hir and (not seen or seen[-1][:2] != (hir["stage"], cyc)):
+            seen.append((hir["stage"], cyc, hir["eta_seconds"]))
+            on_stage(hir["stage"], cyc)
+        time.sleep(0.2)
+    return seen
+
+
+@simssd_helper.needs_sim
+def test_hir_status_reload_and_counters(workdir):
+    """`wearmon status` names the stage and counts the protocol's time left;
+    a reload during it (a hir key and an unrelated one) applies from the next
+    cycle, nothing run twice or lost; every write the drive counted is in the
+    target's host bytes."""
+    keys = dict(KEYS, cycles="2", hir_wait_states="1s 2s", hir_repetitions="1")
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        before = d.stats()
+        db = workdir / "w.db"
+        conf = workdir / "w.conf"
+        write_conf(conf, target_conf(db, d.loop, keys))
+        proc = start_wearmond(conf)
+        reloaded = []
+
+        def reload_in_a_wait(stage, cycle):
+            if cycle == 1 and stage.startswith("wait state 1 of 2") and not reloaded:
+                write_conf(conf, target_conf(db, d.loop, dict(
+                    keys, hir_wait_states="1s", queue_depth="4")))
+                proc.send_signal(signal.SIGHUP)
+                reloaded.append(stage)
+
+        try:
+            seen = poll_status(db, proc, reload_in_a_wait, 150)
+            text = run_wearmon("status", db=db).stdout
+        finally:
+            rc, _, err = stop(proc, signal.SIGTERM, timeout=30)
+        st = d.stats()
+    assert reloaded and rc == 0, err
+    assert "reloaded configuration in effect from this cycle" in err, err
+    stages = [s for s, _, _ in seen]
+    print("stages seen", seen)
+    # the stages as status named them, each with a time left
+    assert any(s.startswith("precondition round 1 of at most 5") for s in stages), seen
+    assert any(s.startswith("wait state 2 of 2 (2s), repetition 1 of 1") for s in stages), seen
+    assert "baseline after wait state 2 of 2" in stages, seen
+    assert all(eta is not None and eta >= 0 for _, _, eta in seen), seen
+    first = next(e for s, c, e in seen if s.startswith("precondition round 1") and c == 1)
+    last = next(e for s, c, e in seen if s == "baseline after wait state 2 of 2")
+    assert first > last, seen
+    # cycle 2 ran the reloaded protocol: one wait state, the new queue depth
+    assert any(c == 2 and s.startswith("wait state 1 of 1") for s, c, _ in seen), seen
+    assert "host idle recovery" not in text, text  # nothing running once it ended
+    rows = query(db, "SELECT h.*, c.number AS cycle FROM hir_bursts h"
+                     " JOIN cycles c ON c.id = h.cycle_id ORDER BY h.id")
+    got = [(r["cycle"], r["kind"], r["wait_state"], r["wait_seconds"]) for r in rows
+           if r["kind"] != "precondition"]
+    assert got == [(1, "burst", 1, 1.0), (1, "baseline", 1, 1.0), (1, "burst", 2, 2.0),
+                   (1, "baseline", 2, 2.0), (2, "burst", 1, 1.0), (2, "baseline", 1, 1.0)], got
+    qd = query(db, "SELECT c.number AS cycle, i.queue_depth AS qd FROM iterations i"
+                   " JOIN cycles c ON c.id = i.cycle_id WHERE i.workload = 'randwrite'")
+    assert {(q["cycle"], q["qd"]) for q in qd} == {(1, 8), (2, 4)}, qd
+    # no stop cut a row short: the target's host bytes are exactly what the
+    # drive counted, iterations and host idle recovery together
+    total = assert_counted_once(db, rows)
+    assert total == st["host_bytes_written"] - before["host_bytes_written"], (total, st)
+    mapped = query(db, "SELECT max(mapped_bytes) AS m FROM hir_bursts")[0]["m"]
+    assert 0 < mapped <= 16 * MiB, mapped
