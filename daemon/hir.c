@@ -2,12 +2,14 @@
 #include "hir.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "base/util.h"
+#include "base/wmap.h"
 #include "device/devpoll.h"
 #include "steady.h"
 
@@ -41,9 +43,71 @@ void hir_next(const struct db_hir_progress *p, int nstates, long reps, int basel
 	out->rebaseline = out->stage == HIR_BURST;
 }
 
+static int add_range(void *arg, uint64_t start, uint64_t end)
+{
+	return wear_ext_add(arg, start, end);
+}
+
+/* The ranges m marks into *out (empty without a map). Returns 0 or
+ * -ENOMEM. */
+static int ranges_of(const struct wmap *m, struct wear_extents *out)
+{
+	wear_ext_clear(out);
+	return m ? wmap_ranges(m, add_range, out) : 0;
+}
+
+/* The waits, bursts and baselines of wait states from on, the first from
+ * repetition rep. */
+static double states_left(const struct cfg_target *t, int from, long rep)
+{
+	double s = 0;
+	for (int i = from; i >= 1 && i <= t->hir_wait_states.n; i++) {
+		long long reps = t->hir_repetitions - (i == from ? rep - 1 : 0);
+		s += (double)(reps > 0 ? reps : 0) * (t->hir_wait_states.s[i - 1] + t->hir_burst) +
+		     t->hir_baseline;
+	}
+	return s;
+}
+
+/* The writing that brings the drive back to steady state on a resume. */
+static double rebaseline_seconds(const struct cfg_target *t)
+{
+	return t->hir_baseline > 0 ? t->hir_baseline : t->hir_round;
+}
+
+double hir_remaining(const struct cfg_target *t, const struct hir_step *s, long round)
+{
+	long rounds = (long)t->max_rounds - round + 1;
+	if (s->stage == HIR_PRECONDITION)
+		return (double)(rounds > 0 ? rounds : 0) * t->hir_round + states_left(t, 1, 1);
+	if (s->stage == HIR_BURST)
+		return (s->rebaseline ? rebaseline_seconds(t) : 0) +
+		       states_left(t, s->state, s->repetition);
+	if (s->stage == HIR_BASELINE)
+		return t->hir_baseline + states_left(t, s->state + 1, 1);
+	return 0;
+}
+
+/* Tell e's caller the stage (printf-style) and what remains from it. */
+__attribute__((format(printf, 3, 4))) static void stage(const struct hir_env *e, double remaining,
+							const char *fmt, ...)
+{
+	char text[128];
+	va_list ap;
+	if (!e->stage)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	e->stage(e->arg, text, remaining);
+}
+
 /* One stretch of 4 KiB random writes over the region, seconds long, with
- * the drive polled for its own counters around it; its figures into row. */
-static enum it_status write_for(const struct hir_env *e, double seconds, struct db_hir_row *row)
+ * the drive polled for its own counters around it; its figures into row,
+ * the ranges its writes completed into *written (empty without memory
+ * for the map: the row then counts as writing the whole region). */
+static enum it_status write_for(const struct hir_env *e, double seconds, struct db_hir_row *row,
+				struct wear_extents *written)
 {
 	struct engine_phase p = {
 		.fd = e->tg->fd,
@@ -65,11 +129,14 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 	struct devpoll *dp = NULL;
 	struct devstat_delta x;
 	struct lat_qos q;
+	struct wmap wm;
 
 	if (!r) {
 		snprintf(e->error, e->error_len, "host idle recovery: out of memory");
 		return IT_FAILED;
 	}
+	if (!wmap_init(&wm, p.span_offset, p.span_len))
+		p.written = &wm;
 	util_iso_now(row->started_at, sizeof(row->started_at));
 	int rc = devpoll_begin(e->tg, DEVPOLL_INTERVAL, e->stop, &dp);
 	if (rc < 0 && rc != -EINTR)
@@ -111,6 +178,10 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 		row->device.val[i] = f[i]->v;
 	}
 	row->device.wa = x.wa;
+	if (ranges_of(p.written, written))
+		wear_ext_clear(written);
+	if (p.written)
+		wmap_free(&wm);
 	free(r);
 	return s;
 }
@@ -118,12 +189,42 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 struct store_args {
 	const struct hir_env *e;
 	const struct db_hir_row *row;
+	int64_t id;
+	const struct wear_extents *written;
 };
 
 static int store_row(void *arg)
 {
+	struct store_args *a = arg;
+	return db_hir_insert(a->e->db, a->row, &a->id);
+}
+
+static int store_wear(void *arg)
+{
 	const struct store_args *a = arg;
-	return db_hir_insert(a->e->db, a->row);
+	const struct cfg_layout *l = &a->e->plan->layout;
+	return wear_after_hir(a->e->wear, a->e->cycle_id, l->region_offset,
+			      l->region_size / HIR_BLOCK * HIR_BLOCK, a->e->tg->capacity,
+			      l->region_size, a->id, a->written->n ? a->written : NULL);
+}
+
+/* The writes of the row a stored (a->row NULL: none, only the rows left
+ * pending) into the target's host counters and mapped extents, as an
+ * iteration's (sched.c: record_wear). One that cannot be is logged and
+ * the protocol goes on; the next call accounts for it (its whole region
+ * as written). */
+static void record_wear(const struct hir_env *e, struct store_args *a)
+{
+	const char *kind = a->row ? db_hir_kind_name(a->row->kind) : "row";
+	char what[96];
+	snprintf(what, sizeof(what), "cycle %ld: recording the wear of a host idle recovery %s",
+		 e->cycle, kind);
+	int ret = iter_db_patient(e->t->name, what, e->stop, store_wear, a);
+	if (ret)
+		log_msg(LOG_ERR,
+			"target %s: cycle %ld: wear of a host idle recovery %s not recorded (%s):"
+			" not yet in the host byte counters",
+			e->t->name, e->cycle, kind, strerror(-ret));
 }
 
 /* A row as the protocol starts it. */
@@ -146,11 +247,14 @@ static void row_init(const struct hir_env *e, struct db_hir_row *row, enum db_hi
 static enum it_status measured(const struct hir_env *e, double seconds, struct db_hir_row *row,
 			       double *io_end)
 {
-	enum it_status s = write_for(e, seconds, row);
+	struct wear_extents written = { 0 };
+	enum it_status s = write_for(e, seconds, row, &written);
 	*io_end = util_now();
-	if (s != IT_DONE)
+	if (s != IT_DONE) {
+		wear_ext_free(&written);
 		return s;
-	struct store_args a = { e, row };
+	}
+	struct store_args a = { e, row, 0, &written };
 	char what[96];
 	snprintf(what, sizeof(what), "cycle %ld: storing a host idle recovery %s", e->cycle,
 		 db_hir_kind_name(row->kind));
@@ -158,8 +262,11 @@ static enum it_status measured(const struct hir_env *e, double seconds, struct d
 	if (ret) {
 		snprintf(e->error, e->error_len, "cannot store a host idle recovery %s: %s",
 			 db_hir_kind_name(row->kind), strerror(-ret));
+		wear_ext_free(&written);
 		return ret == -EBUSY && atomic_load(e->stop) ? IT_INTERRUPTED : IT_FAILED;
 	}
+	record_wear(e, &a);
+	wear_ext_free(&written);
 	return IT_DONE;
 }
 
@@ -172,6 +279,7 @@ static enum it_status precondition(const struct hir_env *e, int first, double *i
 	enum it_status s = IT_DONE;
 	struct steady_window w;
 	struct db_hir_row row;
+	struct wear_extents written = { 0 };
 
 	if (!y) {
 		snprintf(e->error, e->error_len, "host idle recovery: out of memory");
@@ -179,18 +287,22 @@ static enum it_status precondition(const struct hir_env *e, int first, double *i
 	}
 	for (unsigned k = 1; k <= max && s == IT_DONE; k++) {
 		row_init(e, &row, DB_HIR_PRECONDITION, 0, first + (long)k);
-		s = write_for(e, e->t->hir_round, &row);
+		stage(e, hir_remaining(e->t, &(struct hir_step){ .stage = HIR_PRECONDITION }, k),
+		      "precondition round %u of at most %u", k, max);
+		s = write_for(e, e->t->hir_round, &row, &written);
 		if (s != IT_DONE)
 			break;
 		y[k - 1] = row.mibps > 0 ? row.mibps : 0;
 		int steady = steady_check(y, k, &w);
 		if (steady || k == max)
 			row.steady = steady;
-		struct store_args a = { e, &row };
+		struct store_args a = { e, &row, 0, &written };
 		if (iter_db_patient(e->t->name, "storing a host idle recovery round", e->stop,
 				    store_row, &a)) {
 			snprintf(e->error, e->error_len, "cannot store a precondition round");
 			s = atomic_load(e->stop) ? IT_INTERRUPTED : IT_FAILED;
+		} else {
+			record_wear(e, &a);
 		}
 		*io_end = util_now();
 		if (s == IT_DONE && row.steady >= 0) {
@@ -203,6 +315,7 @@ static enum it_status precondition(const struct hir_env *e, int first, double *i
 		}
 	}
 	free(y);
+	wear_ext_free(&written);
 	return s;
 }
 
@@ -227,8 +340,13 @@ static enum it_status bursts(const struct hir_env *e, int state, long from, doub
 	struct db_hir_row row;
 
 	for (long k = from; k <= e->t->hir_repetitions; k++) {
+		double left = hir_remaining(e->t, &(struct hir_step){ HIR_BURST, state, k, 0 }, 0);
+		stage(e, left, "wait state %d of %d (%gs), repetition %ld of %lld: idle", state,
+		      e->t->hir_wait_states.n, wait, k, e->t->hir_repetitions);
 		if (idle_until(e, *io_end, wait))
 			return IT_INTERRUPTED;
+		stage(e, left - wait, "wait state %d of %d (%gs), repetition %ld of %lld: burst",
+		      state, e->t->hir_wait_states.n, wait, k, e->t->hir_repetitions);
 		row_init(e, &row, DB_HIR_BURST, state, k);
 		row.idle_seconds = util_now() - *io_end;
 		enum it_status s = measured(e, e->t->hir_burst, &row, io_end);
@@ -258,6 +376,8 @@ static enum it_status states_from(const struct hir_env *e, const struct hir_step
 			s = bursts(e, i, i == step->state ? step->repetition : 1, io_end);
 		}
 		if (s == IT_DONE && t->hir_baseline > 0) {
+			stage(e, hir_remaining(t, &(struct hir_step){ HIR_BASELINE, i, 1, 0 }, 0),
+			      "baseline after wait state %d of %d", i, t->hir_wait_states.n);
 			row_init(e, &row, DB_HIR_BASELINE, i, 1);
 			s = measured(e, t->hir_baseline, &row, io_end);
 		}
@@ -291,6 +411,9 @@ enum it_status hir_run(const struct hir_env *e)
 		snprintf(e->error, e->error_len, "cannot read the host idle recovery progress");
 		return IT_FAILED;
 	}
+	/* rows a crash left out of the counters (stored, not yet accounted
+	 * for), even when the protocol itself is complete */
+	record_wear(e, &(struct store_args){ e, NULL, 0, &(struct wear_extents){ 0 } });
 	hir_next(&p, t->hir_wait_states.n, t->hir_repetitions, t->hir_baseline > 0, &step);
 	if (step.stage == HIR_COMPLETE)
 		return IT_DONE;
@@ -309,9 +432,11 @@ enum it_status hir_run(const struct hir_env *e)
 		step = (struct hir_step){ HIR_BURST, 1, 1, 0 };
 	} else if (step.rebaseline) {
 		struct db_hir_row row;
+		stage(e, hir_remaining(t, &step, 0),
+		      "baseline before wait state %d, repetition %ld (resumed)", step.state,
+		      step.repetition);
 		row_init(e, &row, DB_HIR_BASELINE, step.state, 0);
-		s = measured(e, t->hir_baseline > 0 ? t->hir_baseline : t->hir_round, &row,
-			     &io_end);
+		s = measured(e, rebaseline_seconds(t), &row, &io_end);
 	}
 	if (s == IT_DONE)
 		s = states_from(e, &step, &io_end);

@@ -5,7 +5,9 @@
  * hir_wait_states, hir_repetitions times an idle wait and a burst of
  * hir_burst; after each wait state hir_baseline of continuous writing.
  * Every round, burst and baseline is a row of hir_bursts (db.h) with the
- * drive's own counters over it (device/devpoll.h). A cycle's protocol goes
+ * drive's own counters over it (device/devpoll.h), and its writes are
+ * added to the target's host counters and mapped extents as an
+ * iteration's are (device/wear.h: wear_after_hir). A cycle's protocol goes
  * on from its rows after a restart (hir_next); a stop ends it at once,
  * dropping only the row in progress. Owns no thread, state or engine. */
 #ifndef WEARMON_HIR_H
@@ -18,6 +20,7 @@
 #include "config/plan.h"
 #include "db/db.h"
 #include "device/tgt.h"
+#include "device/wear.h"
 #include "io/engine.h"
 #include "iter.h"
 
@@ -37,16 +40,31 @@ struct hir_step {
 void hir_next(const struct db_hir_progress *p, int nstates, long reps, int baseline,
 	      struct hir_step *out);
 
+/* Seconds the protocol has left by t's configuration from the start of
+ * step s (a burst: its idle wait; with rebaseline, the writing before
+ * it), round being the precondition round about to run (1-based) of at
+ * most max_rounds: the rounds left, then the waits, bursts and baselines
+ * of the wait states left. Pure. */
+double hir_remaining(const struct cfg_target *t, const struct hir_step *s, long round);
+
+/* Told where the protocol is: its stage in words and the seconds
+ * hir_remaining gives from there. */
+typedef void (*hir_stage_fn)(void *arg, const char *stage, double remaining);
+
 /* Everything one cycle's protocol needs, borrowed for the call. */
 struct hir_env {
 	const struct cfg_target *t;
 	const struct plan *plan; /* the region */
 	const struct tgt *tg;
 	struct db *db;
+	struct wear_state *wear; /* the target's: every row's writes count
+				    there (device/wear.h: wear_after_hir) */
 	int64_t run_id, target_id, cycle_id;
 	long cycle;
 	struct engine_ctx *eng;
 	const atomic_int *stop;
+	hir_stage_fn stage; /* NULL: nobody asks */
+	void *arg;
 	char *error; /* why it failed */
 	size_t error_len;
 };

@@ -240,6 +240,16 @@ static int stage_moved(struct sched_target *st, const struct sched_progress *p)
 	return moved;
 }
 
+/* What the phase's plan has left now (< 0 unknown): the stage's figure less
+ * the time since the stage began. */
+static double stage_left(const struct sched_progress *p)
+{
+	if (p->stage_remaining < 0)
+		return -1;
+	double left = p->stage_remaining - (util_now() - p->stage_started);
+	return left > 0 ? left : 0;
+}
+
 /* The progress table for `wearmon status`: written here, once a second and
  * within a loop's nap of a new iteration or phase (so that no row of the
  * last one stands for it), so the I/O threads never wait for the database
@@ -267,6 +277,8 @@ static void publish_progress(struct daemon *d, int moved_only)
 			.duration = p.duration,
 			.iteration_seconds =
 				p.iteration_started > 0 ? util_now() - p.iteration_started : -1,
+			.stage = p.stage,
+			.remaining_seconds = stage_left(&p),
 		};
 		db_progress(st->db, st->target_id, &row);
 	}

@@ -42,6 +42,8 @@ static void progress_cb(void *arg, const struct iter_progress *p)
 		st->prog.phase_bytes = 0;
 		st->prog.phase_started = util_now();
 		st->prog.iteration_started = st->prog.phase_started;
+		st->prog.stage[0] = '\0';
+		st->prog.stage_remaining = -1;
 		pthread_mutex_unlock(&st->lock);
 		break;
 	case ITER_SAMPLE:
@@ -168,6 +170,12 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 	return s;
 }
 
+/* hir.h: hir_stage_fn, into the progress. */
+static void hir_stage(void *arg, const char *stage, double remaining)
+{
+	sched_set_stage(arg, stage, remaining);
+}
+
 /* Host idle recovery after the cycle's sizes (hir = yes; hir.h): runs,
  * or goes on with, what the cycle's rows lack. */
 static enum it_status run_hir(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
@@ -178,12 +186,15 @@ static enum it_status run_hir(struct sched_target *st, struct iter_ctx *ic, int6
 		.plan = &st->plan,
 		.tg = &st->tg,
 		.db = st->db,
+		.wear = &st->wear,
 		.run_id = st->run_id,
 		.target_id = st->target_id,
 		.cycle_id = cycle_id,
 		.cycle = cycle,
 		.eng = iter_engine(ic),
 		.stop = st->stop,
+		.stage = hir_stage,
+		.arg = st,
 		.error = st->error,
 		.error_len = sizeof(st->error),
 	};
@@ -421,6 +432,7 @@ int sched_start(struct sched_target *st)
 	iter_limits_of(&st->plan, &st->limits);
 	watch_init(&st->watch, &st->tg, st->t->filesystem != FS_NONE);
 	st->prog.baseline_mibps = -1;
+	st->prog.stage_remaining = -1;
 	st->prog.phase = PH_START;
 	__atomic_store_n(&st->state, SCHED_RUNNING, __ATOMIC_SEQ_CST);
 	ret = -pthread_create(&st->thread, NULL, target_main, st);

@@ -50,6 +50,11 @@ struct sched_progress {
 	double iteration_started; /* util_now() when the iteration began; 0 none */
 	long cycles;              /* configured cycles (0 = forever) */
 	double duration;          /* configured duration of a measured phase */
+	char stage[128];          /* the phase's stage in words ("" none: host
+				       idle recovery's, hir.h) */
+	double stage_remaining;   /* seconds the phase's plan had left when the
+				       stage began; < 0 unknown */
+	double stage_started;     /* util_now() then */
 };
 
 struct sched_target {

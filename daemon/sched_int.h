@@ -10,6 +10,11 @@
 void sched_set_action_phase(struct sched_target *st, enum sched_phase phase, enum cfg_action act);
 void sched_set_phase(struct sched_target *st, enum sched_phase phase);
 
+/* Where st is in its phase, in words, and the seconds the phase's plan has
+ * left from now (< 0 unknown), for the progress table; a new phase or
+ * iteration clears it. */
+void sched_set_stage(struct sched_target *st, const char *stage, double remaining);
+
 /* A target-level problem: logged, alerted, remembered as the reason.
  * Returns SCHED_FAILED. */
 enum sched_state sched_fail(struct sched_target *st, enum alert_kind kind, int prio, long cycle,

@@ -37,6 +37,17 @@ void sched_set_action_phase(struct sched_target *st, enum sched_phase phase, enu
 	st->prog.mibps = 0;
 	st->prog.phase_bytes = 0;
 	st->prog.phase_started = util_now();
+	st->prog.stage[0] = '\0';
+	st->prog.stage_remaining = -1;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void sched_set_stage(struct sched_target *st, const char *stage, double remaining)
+{
+	pthread_mutex_lock(&st->lock);
+	util_strlcpy(st->prog.stage, stage, sizeof(st->prog.stage));
+	st->prog.stage_remaining = remaining;
+	st->prog.stage_started = util_now();
 	pthread_mutex_unlock(&st->lock);
 }
 

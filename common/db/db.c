@@ -1332,6 +1332,11 @@ int db_progress(struct db *db, int64_t target_id, const struct db_progress *p)
 	else
 		db_bind_null(&b);
 	db_bind_fig(&b, p->iteration_seconds);
+	if (p->stage && p->stage[0])
+		db_bind_text(&b, p->stage);
+	else
+		db_bind_null(&b);
+	db_bind_fig(&b, p->remaining_seconds);
 	/* Progress is rewritten every second: a row that meets another
 	 * program's lock is skipped at once rather than waited for with the
 	 * connection held, which would keep the targets' own writes (and the

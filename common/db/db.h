@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 22
+#define DB_SCHEMA_VERSION 23
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -204,6 +204,7 @@ struct db_event {
 enum db_row_kind {
 	DB_ROW_ITERATION, /* an iteration ended: its id */
 	DB_ROW_WEAR,      /* a wear row: its iteration_id */
+	DB_ROW_HIR_WEAR,  /* a hir_bursts row's wear figures: its id */
 	DB_ROW_HEALTH,    /* a health snapshot: its id */
 	DB_ROW_EVENT,     /* an event: its id */
 };
@@ -326,8 +327,8 @@ struct db_hir_row {
 		       -1: NULL */
 };
 
-/* Store one row. Returns 0 or -errno. */
-int db_hir_insert(struct db *db, const struct db_hir_row *r);
+/* Store one row, its id into *id (may be NULL). Returns 0 or -errno. */
+int db_hir_insert(struct db *db, const struct db_hir_row *r, int64_t *id);
 
 /* How far the protocol of a cycle got, from its rows: whether the
  * precondition ended (a round with steady set), the last wait state with
@@ -518,6 +519,8 @@ struct db_progress {
 	double phase_seconds;     /* time in the phase so far; < 0: NULL */
 	double duration;          /* measured phase's duration, 0 = none */
 	double iteration_seconds; /* monotonic time in the iteration so far; < 0: NULL (v19) */
+	const char *stage;        /* the phase's stage in words; NULL (v23) */
+	double remaining_seconds; /* what the phase's plan has left; < 0: NULL (v23) */
 };
 
 /* Replace the target's progress row. Returns 0 or -errno. */
@@ -602,7 +605,8 @@ struct db_wear_state {
 
 /* One wear row: an iteration accounted for. */
 struct db_wear_row {
-	int64_t iteration_id;
+	int64_t iteration_id; /* 0: a row of hir_bursts, hir_id */
+	int64_t hir_id;       /* host idle recovery (db_wear_pending_hir) */
 	uint64_t capacity_bytes, region_bytes, mapped_bytes;
 	double op_configured, op_effective;
 	uint64_t host_bytes_written, host_bytes_since_erase, host_bytes_total;
@@ -626,12 +630,22 @@ typedef int (*db_pending_fn)(void *arg, int64_t iteration_id, uint64_t fill_byte
  * id order. Returns 0 or -errno. */
 int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_fn fn, void *arg);
 
+/* Called with each host idle recovery row not yet accounted for: its id
+ * and the bytes it wrote. Return 0 to go on. */
+typedef int (*db_pending_hir_fn)(void *arg, int64_t hir_id, uint64_t bytes);
+
+/* The rows of cycle_id's host idle recovery whose writes are not yet in the
+ * target's counters (hir_bursts.host_bytes_total NULL, schema 23), in id
+ * order. Returns 0 or -errno. */
+int db_wear_pending_hir(struct db *db, int64_t cycle_id, db_pending_hir_fn fn, void *arg);
+
 /* Call fn with each range iteration_id wrote (written_extents, stored by
  * db_iteration_end), ascending. Returns 0, fn's nonzero value, or -errno. */
 int db_wear_written(struct db *db, int64_t iteration_id, db_extent_fn fn, void *arg);
 
 /* Replace the target's extents and counters with s and add rows (their
- * iterations' written_extents go: they are in s now), in one
+ * iterations' written_extents go: they are in s now; a row with hir_id
+ * sets that hir_bursts row's wear figures instead), in one
  * transaction. Returns 0 or -errno (nothing written) with a message
  * naming the database in err. */
 int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_wear_row *rows,

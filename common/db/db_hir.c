@@ -50,7 +50,7 @@ static void bind_row(struct db_bind *b, const struct db_hir_row *r)
 	db_bind_opt_i64(b, r->steady);
 }
 
-int db_hir_insert(struct db *db, const struct db_hir_row *r)
+int db_hir_insert(struct db *db, const struct db_hir_row *r, int64_t *id)
 {
 	struct db_bind b;
 	int ret = db_enter(db);
@@ -60,6 +60,8 @@ int db_hir_insert(struct db *db, const struct db_hir_row *r)
 	db_bind_start(db, ST_HIR_INSERT, &b);
 	bind_row(&b, r);
 	ret = db_bind_run(&b, "store a host idle recovery row");
+	if (!ret && id)
+		*id = sqlite3_last_insert_rowid(db->conn);
 	db_leave(db);
 	return ret;
 }

@@ -96,6 +96,7 @@ enum stmt_id {
 	ST_OWNED_ADD,
 	ST_HIR_INSERT,
 	ST_HIR_PROGRESS,
+	ST_HIR_WEAR,
 	ST__COUNT
 };
 

@@ -120,13 +120,15 @@ static int wear_and_health(struct db *db, int64_t target_id, struct metrics_targ
 	 * row's iteration (an action's TRIM or erase) included: the mapped
 	 * bytes of both are the same extents (device/wear.h); rows stored
 	 * later, one by one, replace it as they come (op_update) */
+	/* host bytes: the target's counter, which host idle recovery rows
+	 * add to as well (device/wear.h: wear_after_hir) */
 	static const char wear[] =
-		"SELECT w.host_bytes_total, coalesce((SELECT h.op_effective FROM health h"
+		"SELECT t.host_bytes_total, coalesce((SELECT h.op_effective FROM health h"
 		" WHERE h.target_id = i.target_id AND h.op_effective IS NOT NULL"
 		" AND h.at > i.ended_at ORDER BY h.at DESC, h.id DESC LIMIT 1), w.op_effective),"
 		" w.op_configured FROM wear w"
-		" JOIN iterations i ON i.id = w.iteration_id WHERE i.target_id = ?"
-		" ORDER BY i.id DESC LIMIT 1";
+		" JOIN iterations i ON i.id = w.iteration_id JOIN targets t ON t.id = i.target_id"
+		" WHERE i.target_id = ? ORDER BY i.id DESC LIMIT 1";
 	/* The latest snapshot's counters; write amplification over the whole
 	 * history (flash bytes over host bytes of every snapshot's deltas),
 	 * since the latest snapshot may be one with no host writes since the
@@ -311,9 +313,10 @@ static void op_update(struct db_metrics_state *s, double op)
 /* A wear row of a newer iteration is the one shown. */
 static int apply_wear(struct db *db, int64_t iteration_id, db_metrics_find_fn find, void *arg)
 {
-	static const char sql[] = "SELECT w.host_bytes_total, w.op_effective, w.op_configured,"
+	static const char sql[] = "SELECT t.host_bytes_total, w.op_effective, w.op_configured,"
 				  " i.target_id FROM wear w JOIN iterations i ON i.id ="
-				  " w.iteration_id WHERE w.iteration_id = ?";
+				  " w.iteration_id JOIN targets t ON t.id = i.target_id"
+				  " WHERE w.iteration_id = ?";
 	double v[4] = { NAN, NAN, NAN, NAN };
 	struct row_map m = { .dst = { &v[0], &v[1], &v[2], &v[3] }, .text_col = -1 };
 	int ret = one_row(db, sql, iteration_id, &m);
@@ -324,6 +327,24 @@ static int apply_wear(struct db *db, int64_t iteration_id, db_metrics_find_fn fi
 	s->wear_iteration = iteration_id;
 	s->t.host_written_bytes = v[0];
 	s->t.op_configured = v[2];
+	op_update(s, v[1]);
+	return 0;
+}
+
+/* A host idle recovery row's writes were added to the counters: its host
+ * bytes and effective over-provisioning are the newest. */
+static int apply_hir_wear(struct db *db, int64_t id, db_metrics_find_fn find, void *arg)
+{
+	static const char sql[] = "SELECT h.host_bytes_total, h.op_effective, h.target_id"
+				  " FROM hir_bursts h WHERE h.id = ?";
+	double v[3] = { NAN, NAN, NAN };
+	struct row_map m = { .dst = { &v[0], &v[1], &v[2] }, .text_col = -1 };
+	int ret = one_row(db, sql, id, &m);
+	struct db_metrics_state *s = ret || !m.found ? NULL : find(arg, id_of(v[2]));
+
+	if (!s)
+		return ret;
+	s->t.host_written_bytes = v[0];
 	op_update(s, v[1]);
 	return 0;
 }
@@ -418,6 +439,7 @@ int db_metrics_apply(struct db *db, enum db_row_kind kind, int64_t id, db_metric
 	switch (kind) {
 	case DB_ROW_ITERATION: return apply_iteration(db, id, find, arg);
 	case DB_ROW_WEAR: return apply_wear(db, id, find, arg);
+	case DB_ROW_HIR_WEAR: return apply_hir_wear(db, id, find, arg);
 	case DB_ROW_HEALTH: return apply_health(db, id, find, arg);
 	case DB_ROW_EVENT: return apply_event(db, id, find, arg);
 	}

@@ -761,6 +761,20 @@ const char *const db_migrations[] = {
 	");\n"
 	"CREATE INDEX hir_bursts_cycle ON hir_bursts (cycle_id, kind, wait_state);\n"
 	"CREATE INDEX hir_bursts_target ON hir_bursts (target_id, cycle_id);\n",
+	/* Host idle recovery writes count where every other write counts
+	 * (device/wear.h: wear_after_hir): each row's wear figures, as a wear
+	 * row has them; NULL until its writes are in the target's counters
+	 * and mapped extents. */
+	[23] =
+	"ALTER TABLE hir_bursts ADD COLUMN mapped_bytes INTEGER;\n"
+	"ALTER TABLE hir_bursts ADD COLUMN op_effective REAL;\n"
+	"ALTER TABLE hir_bursts ADD COLUMN host_bytes_since_erase INTEGER;\n"
+	"ALTER TABLE hir_bursts ADD COLUMN host_bytes_total INTEGER;\n"
+	/* where a phase of several stages is (host idle recovery: its
+	 * precondition round, wait state and repetition, or baseline) and the
+	 * seconds its plan has left, for wearmon status */
+	"ALTER TABLE progress ADD COLUMN stage TEXT;\n"
+	"ALTER TABLE progress ADD COLUMN remaining_seconds REAL;\n",
 };
 /* clang-format on */
 

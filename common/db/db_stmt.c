@@ -172,11 +172,11 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " mapped_bytes, op_effective)"
 		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* progress: what a target is doing now */
-	[ST_PROGRESS] = { 12,
+	[ST_PROGRESS] = { 14,
 		  "INSERT INTO progress (target_id, updated_at, cycle, iteration, size_bytes,"
 		  " phase, mibps, phase_bytes, nsizes, cycles, phase_seconds, duration_seconds,"
-		  " iteration_seconds)"
-		  " VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		  " iteration_seconds, stage, remaining_seconds)"
+		  " VALUES (?, " NOW ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 		  " ON CONFLICT (target_id) DO UPDATE SET updated_at = excluded.updated_at,"
 		  " cycle = excluded.cycle, iteration = excluded.iteration,"
 		  " size_bytes = excluded.size_bytes, phase = excluded.phase,"
@@ -184,7 +184,8 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " nsizes = excluded.nsizes, cycles = excluded.cycles,"
 		  " phase_seconds = excluded.phase_seconds,"
 		  " duration_seconds = excluded.duration_seconds,"
-		  " iteration_seconds = excluded.iteration_seconds" },
+		  " iteration_seconds = excluded.iteration_seconds,"
+		  " stage = excluded.stage, remaining_seconds = excluded.remaining_seconds" },
 	/* adopting a new device under a target's name (with ST_EXTENTS_DELETE) */
 	[ST_ADOPT_FAIL_CYCLES] = { 1,
 		  "UPDATE cycles SET status = 'failed', ended_at = coalesce(ended_at, " NOW ")"
@@ -223,5 +224,9 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " FROM (SELECT coalesce(max(wait_state), 0) AS state FROM hir_bursts"
 		  "   WHERE cycle_id = ?1 AND (kind = 'burst' OR"
 		  "   (kind = 'baseline' AND repetition = 1))) s" },
+	/* its writes in the target's counters (schema 23, db_wear.c) */
+	[ST_HIR_WEAR] = { 5,
+		  "UPDATE hir_bursts SET mapped_bytes = ?, op_effective = ?,"
+		  " host_bytes_since_erase = ?, host_bytes_total = ? WHERE id = ?" },
 };
 /* clang-format on */

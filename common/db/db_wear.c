@@ -91,9 +91,51 @@ int db_wear_pending(struct db *db, int64_t cycle_id, int size_index, db_pending_
 	return ret;
 }
 
+struct pending_hir_arg {
+	db_pending_hir_fn fn;
+	void *arg;
+};
+
+static int each_pending_hir(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct pending_hir_arg *p = arg;
+	return p->fn(p->arg, v[0].i, (uint64_t)v[1].i);
+}
+
+int db_wear_pending_hir(struct db *db, int64_t cycle_id, db_pending_hir_fn fn, void *arg)
+{
+	struct db_value q = { .type = DB_INT, .i = cycle_id };
+	struct pending_hir_arg p = { fn, arg };
+	char err[512];
+	int ret = db_query(db,
+			   "SELECT id, bytes FROM hir_bursts WHERE cycle_id = ?"
+			   " AND host_bytes_total IS NULL ORDER BY id",
+			   &q, 1, each_pending_hir, &p, err, sizeof(err));
+	if (ret < 0)
+		log_msg(LOG_ERR, "reading host idle recovery rows for wear: %s", err);
+	return ret < 0 ? ret : 0;
+}
+
+/* A host idle recovery row's wear figures (hir_bursts, schema 23). */
+static int hir_wear(struct db *db, const struct db_wear_row *r)
+{
+	struct db_bind b;
+
+	db_bind_start(db, ST_HIR_WEAR, &b);
+	db_bind_u64(&b, r->mapped_bytes);
+	db_bind_dbl(&b, r->op_effective);
+	db_bind_u64(&b, r->host_bytes_since_erase);
+	db_bind_u64(&b, r->host_bytes_total);
+	db_bind_i64(&b, r->hir_id);
+	return db_bind_run(&b, "store the wear of a host idle recovery row");
+}
+
 static int wear_row(struct db *db, const struct db_wear_row *r)
 {
 	struct db_bind b;
+
+	if (r->hir_id)
+		return hir_wear(db, r);
 
 	db_bind_start(db, ST_WEAR_INSERT, &b);
 	db_bind_i64(&b, r->iteration_id);
@@ -170,7 +212,8 @@ int db_wear_store(struct db *db, const struct db_wear_state *s, const struct db_
 	for (size_t i = 0; !ret && i < nrows; i++)
 		ret = wear_row(db, &rows[i]);
 	for (size_t i = 0; !ret && i < nrows; i++)
-		ret = written_forget(db, rows[i].iteration_id);
+		if (!rows[i].hir_id)
+			ret = written_forget(db, rows[i].iteration_id);
 	if (!ret)
 		ret = db_wear_put_state(db, s);
 	ret = db_tx_end(db, ret);
@@ -179,6 +222,7 @@ out:
 		db_failure(db, ret, err, errlen);
 	db_leave(db);
 	for (size_t i = 0; !ret && i < nrows; i++)
-		db_row_written(db, DB_ROW_WEAR, rows[i].iteration_id);
+		db_row_written(db, rows[i].hir_id ? DB_ROW_HIR_WEAR : DB_ROW_WEAR,
+			       rows[i].hir_id ? rows[i].hir_id : rows[i].iteration_id);
 	return ret;
 }

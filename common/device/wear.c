@@ -262,24 +262,53 @@ static int add_written(struct db *db, int64_t id, uint64_t span_offset, uint64_t
 	return ret;
 }
 
-int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint64_t span_offset,
-		    uint64_t span_len, uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped)
+/* Where the rows of p are, and what each one wrote: add_written's span
+ * for an iteration; for a host idle recovery row, the ranges in
+ * hir_written when it is row hir_row, else the span (a row whose
+ * accounting failed after it was stored: an upper bound). */
+struct span {
+	uint64_t offset, len;
+	int64_t hir_row;
+	const struct wear_extents *hir_written;
+};
+
+static int add_row_written(const struct wear_state *w, const struct db_wear_row *r,
+			   const struct span *sp, struct wear_extents *e)
 {
-	struct pending p = { 0 };
-	/* the state with these iterations; it replaces w's only once stored, so
+	if (!r->hir_id)
+		return add_written(w->db, r->iteration_id, sp->offset,
+				   r->host_bytes_written ? sp->len : 0, e);
+	if (r->hir_id == sp->hir_row && sp->hir_written)
+		return wear_ext_union(e, sp->hir_written);
+	if (!r->host_bytes_written)
+		return 0;
+	struct wear_extents all = { 0 };
+	int ret = wear_ext_add(&all, sp->offset, sp->offset + sp->len);
+	if (!ret)
+		ret = wear_ext_union(e, &all);
+	wear_ext_free(&all);
+	return ret;
+}
+
+/* Account for the rows of p (their host bytes filled in) in order: each
+ * one's writes into the mapped extents and the host counters, its wear
+ * figures after it; then store them with the new state, in one
+ * transaction. The one definition of what the host wrote, for
+ * iterations and host idle recovery alike. */
+static int account(struct wear_state *w, struct pending *p, const struct span *sp,
+		   uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped)
+{
+	/* the state with these rows; it replaces w's only once stored, so
 	 * that a failed store leaves them pending and counted nowhere */
 	struct wear_state next = *w;
 	char what[64];
 
 	next.ext = (struct wear_extents){ 0 };
-	int ret = db_wear_pending(w->db, cycle_id, size_index, collect, &p);
-	if (!ret)
-		ret = ext_copy(&next.ext, &w->ext);
-	for (size_t i = 0; !ret && i < p.n; i++) {
-		struct db_wear_row *r = &p.v[i];
+	int ret = ext_copy(&next.ext, &w->ext);
+	for (size_t i = 0; !ret && i < p->n; i++) {
+		struct db_wear_row *r = &p->v[i];
 		if (fs_mapped < 0)
-			ret = add_written(w->db, r->iteration_id, span_offset,
-					  r->host_bytes_written ? span_len : 0, &next.ext);
+			ret = add_row_written(w, r, sp, &next.ext);
 		next.host_total += r->host_bytes_written;
 		next.host_since_erase += r->host_bytes_written;
 		uint64_t mapped = fs_mapped >= 0 ? (uint64_t)fs_mapped : wear_ext_total(&next.ext);
@@ -291,9 +320,9 @@ int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint
 		r->host_bytes_since_erase = next.host_since_erase;
 		r->host_bytes_total = next.host_total;
 	}
-	snprintf(what, sizeof(what), "the wear of %zu iteration(s)", p.n);
+	snprintf(what, sizeof(what), "the wear of %zu row(s)", p->n);
 	if (!ret)
-		ret = commit(&next, p.v, p.n, what);
+		ret = commit(&next, p->v, p->n, what);
 	if (!ret) {
 		wear_ext_free(&w->ext);
 		w->ext = next.ext;
@@ -302,6 +331,39 @@ int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint
 	} else {
 		wear_ext_free(&next.ext);
 	}
+	return ret;
+}
+
+int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint64_t span_offset,
+		    uint64_t span_len, uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped)
+{
+	struct pending p = { 0 };
+	struct span sp = { span_offset, span_len, 0, NULL };
+	int ret = db_wear_pending(w->db, cycle_id, size_index, collect, &p);
+	if (!ret)
+		ret = account(w, &p, &sp, capacity, region_bytes, fs_mapped);
+	free(p.v);
+	return ret;
+}
+
+static int collect_hir(void *arg, int64_t id, uint64_t bytes)
+{
+	struct pending *p = arg;
+	int ret = collect(p, 0, 0, bytes, -1);
+	if (!ret)
+		p->v[p->n - 1].hir_id = id;
+	return ret;
+}
+
+int wear_after_hir(struct wear_state *w, int64_t cycle_id, uint64_t span_offset, uint64_t span_len,
+		   uint64_t capacity, uint64_t region_bytes, int64_t row_id,
+		   const struct wear_extents *written)
+{
+	struct pending p = { 0 };
+	struct span sp = { span_offset, span_len, row_id, written };
+	int ret = db_wear_pending_hir(w->db, cycle_id, collect_hir, &p);
+	if (!ret)
+		ret = account(w, &p, &sp, capacity, region_bytes, -1);
 	free(p.v);
 	return ret;
 }

@@ -72,6 +72,19 @@ double wear_write_fraction(enum cfg_workload w);
 int wear_after_size(struct wear_state *w, int64_t cycle_id, int size_index, uint64_t span_offset,
 		    uint64_t span_len, uint64_t capacity, uint64_t region_bytes, int64_t fs_mapped);
 
+/* Account, as wear_after_size does for iterations, for the host idle
+ * recovery rows of cycle_id not yet accounted for (hir_bursts with
+ * host_bytes_total NULL; daemon/hir.c): their bytes into the host
+ * counters, what they wrote into the mapped extents (row row_id: the
+ * ranges in written, when not NULL; any other row that wrote: the whole
+ * span), and each row's wear figures (mapped_bytes, op_effective,
+ * host_bytes_since_erase, host_bytes_total) with the new state, in one
+ * transaction. Returns 0, or -errno with nothing stored and *w as it was
+ * (the rows stay pending: the next call accounts for them). */
+int wear_after_hir(struct wear_state *w, int64_t cycle_id, uint64_t span_offset, uint64_t span_len,
+		   uint64_t capacity, uint64_t region_bytes, int64_t row_id,
+		   const struct wear_extents *written);
+
 /* The host discarded [start, end): drop it from the mapped extents.
  * Returns 0 or -errno. */
 int wear_trimmed(struct wear_state *w, uint64_t start, uint64_t end);

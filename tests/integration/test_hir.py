@@ -6,7 +6,9 @@ and a restart go on with the next burst, nothing run twice or lost; show
 and the report chart the bursts against the idle wait."""
 
 import json
+import re
 import signal
+import time
 
 import pytest
 
@@ -28,6 +30,23 @@ KEYS = {"fill": "yes", "fill_block_size": "128k", "fill_queue_depth": "8",
         "hir": "yes", "hir_round": "1s", "max_rounds": "5",
         "hir_wait_states": " ".join(f"{w:g}s" for w in WAITS), "hir_burst": "1s",
         "hir_repetitions": str(REPS), "hir_baseline": "1s"}
+
+
+def assert_counted_once(db, rows):
+    """targets.host_bytes_total and the newest row's are every iteration's
+    wear bytes plus every hir_bursts row's; each row's total is cumulative;
+    returns that total."""
+    wear = query(db, "SELECT sum(host_bytes_written) AS n FROM wear")[0]["n"]
+    total = query(db, "SELECT host_bytes_total AS n FROM targets")[0]["n"]
+    assert total == wear + sum(r["bytes"] for r in rows), (total, wear)
+    counted = query(db, "SELECT h.host_bytes_total AS t, h.mapped_bytes AS m,"
+                        " (SELECT coalesce(sum(w.host_bytes_written), 0) FROM wear w"
+                        "  JOIN iterations i ON i.id = w.iteration_id"
+                        "  WHERE i.ended_at <= h.started_at)"
+                        " + (SELECT sum(x.bytes) FROM hir_bursts x WHERE x.id <= h.id) AS want"
+                        " FROM hir_bursts h ORDER BY h.id")
+    assert all(c["t"] == c["want"] and c["m"] > 0 for c in counted), counted
+    return total
 
 
 @simssd_helper.needs_sim
@@ -83,6 +102,11 @@ def test_hir_bursts_per_wait_state_with_a_restart(workdir):
     assert host <= d_host and d_flash - media <= st["bg_gc_bytes_moved"], (host, d_host)
     assert media <= d_flash
     assert st["bg_gc_erases"] > 0, st
+    # every stored row's writes count where the iterations' do: the
+    # target's counter and its last row are the iterations' bytes plus
+    # the rows', each row's total cumulative (the burst the stop cut short
+    # has no row: only the drive counted it)
+    assert_counted_once(db, rows)
     # recovery: after the longest wait the drive had reclaimed blocks in
     # the background, so the bursts amplified less than the steady-state
     # precondition's last rounds, where GC ran on demand
@@ -126,3 +150,89 @@ def test_hir_bursts_per_wait_state_with_a_restart(workdir):
     # and merging the same database again finds it unchanged
     again = run_wearmon("merge", "-o", workdir / "m.db", db, check=0)
     assert "unchanged" in again.stdout, again.stdout
+
+
+def poll_status(db, proc, on_stage, timeout):
+    """Run `wearmon status` until proc exits; on_stage(stage, eta, cycle)
+    with each host idle recovery stage it shows (JSON), in order."""
+    seen = []
+    end = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < end:
+        p = run_wearmon("status", "--format", "json", db=db)
+        try:
+            t = json.loads(p.stdout)["targets"][0] if p.returncode == 0 else {}
+        except (json.JSONDecodeError, IndexError, KeyError):
+            t = {}
+        hir, cyc = t.get("hir"), (t.get("cycle") or {}).get("number")
+        if hir and (not seen or seen[-1][:2] != (hir["stage"], cyc)):
+            seen.append((hir["stage"], cyc, hir["eta_seconds"]))
+            on_stage(hir["stage"], cyc)
+        time.sleep(0.1)
+    return seen
+
+
+@simssd_helper.needs_sim
+def test_hir_status_reload_and_counters(workdir):
+    """`wearmon status` names the stage and counts the protocol's time left;
+    a reload during it (a hir key and an unrelated one) applies from the next
+    cycle, nothing run twice or lost; every write the drive counted is in the
+    target's host bytes."""
+    # baselines of 2 s, so that a poll of a busy machine sees some
+    keys = dict(KEYS, cycles="2", hir_wait_states="1s 2s", hir_repetitions="1",
+                hir_baseline="2s")
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        before = d.stats()
+        db = workdir / "w.db"
+        conf = workdir / "w.conf"
+        write_conf(conf, target_conf(db, d.loop, keys))
+        proc = start_wearmond(conf)
+        reloaded = []
+
+        def reload_in_a_wait(stage, cycle):
+            if cycle == 1 and not reloaded:
+                write_conf(conf, target_conf(db, d.loop, dict(
+                    keys, hir_wait_states="1s", queue_depth="4")))
+                proc.send_signal(signal.SIGHUP)
+                reloaded.append(stage)
+
+        try:
+            seen = poll_status(db, proc, reload_in_a_wait, 150)
+            text = run_wearmon("status", db=db).stdout
+        finally:
+            rc, _, err = stop(proc, signal.SIGTERM, timeout=30)
+        st = d.stats()
+    assert reloaded and rc == 0, err
+    assert "reloaded configuration in effect from this cycle" in err, err
+    stages = [s for s, _, _ in seen]
+    print("stages seen", seen)
+    # the stages as status named them (a busy machine's polls may step
+    # over a short one), each with a time left, less at the end of the
+    # protocol than at its start
+    assert all(re.fullmatch(r"precondition round [1-5] of at most 5|wait state \d of [12]"
+                            r" \([12]s\), repetition 1 of 1: (idle|burst)|baseline after"
+                            r" wait state \d of [12]", s) for s in stages), seen
+    assert {c for s, c, _ in seen if s.startswith("precondition")} == {1, 2}, seen
+    assert any(c == 1 and s.startswith("wait state 2 of 2 (2s)") for s, c, _ in seen), seen
+    assert any(s.startswith("baseline after") for s in stages), seen
+    assert all(eta is not None and eta >= 0 for _, _, eta in seen), seen
+    one = [e for s, c, e in seen if c == 1]
+    assert one[0] > one[-1], seen
+    # cycle 2 ran the reloaded protocol: one wait state, the new queue depth
+    assert any(c == 2 and s.startswith("wait state 1 of 1") for s, c, _ in seen), seen
+    assert "host idle recovery" not in text, text  # nothing running once it ended
+    rows = query(db, "SELECT h.*, c.number AS cycle FROM hir_bursts h"
+                     " JOIN cycles c ON c.id = h.cycle_id ORDER BY h.id")
+    got = [(r["cycle"], r["kind"], r["wait_state"], r["wait_seconds"]) for r in rows
+           if r["kind"] != "precondition"]
+    assert reloaded[0].startswith("precondition"), reloaded
+    assert got == [(1, "burst", 1, 1.0), (1, "baseline", 1, 1.0), (1, "burst", 2, 2.0),
+                   (1, "baseline", 2, 2.0), (2, "burst", 1, 1.0), (2, "baseline", 1, 1.0)], got
+    qd = query(db, "SELECT c.number AS cycle, i.queue_depth AS qd FROM iterations i"
+                   " JOIN cycles c ON c.id = i.cycle_id WHERE i.workload = 'randwrite'")
+    assert {(q["cycle"], q["qd"]) for q in qd} == {(1, 8), (2, 4)}, qd
+    # no stop cut a row short: the target's host bytes are exactly what the
+    # drive counted, iterations and host idle recovery together
+    total = assert_counted_once(db, rows)
+    assert total == st["host_bytes_written"] - before["host_bytes_written"], (total, st)
+    mapped = query(db, "SELECT max(mapped_bytes) AS m FROM hir_bursts")[0]["m"]
+    assert 0 < mapped <= 16 * MiB, mapped

@@ -1,5 +1,5 @@
 /* test_hir: host idle recovery: where a cycle's protocol goes on from its
- * rows (hir_next), the rows of hir_bursts (db_hir_insert, db_hir_progress)
+ * rows (hir_next), the time it has left (hir_remaining), the rows of hir_bursts (db_hir_insert, db_hir_progress)
  * and their readers (query_hir_states, query_hir_preconditions). */
 #include "unit.h"
 
@@ -50,6 +50,33 @@ static void test_next_step(void **state)
 			fail_msg("%s: stage %d state %d burst %ld rebaseline %d", cases[i].name,
 				 s.stage, s.state, s.repetition, s.rebaseline);
 	}
+}
+
+/* The time left by the configuration: waits 5 s and 10 s, 3 bursts of
+ * 2 s each, baselines of 30 s, rounds of 60 s, at most 25 of them. */
+static void test_remaining(void **state)
+{
+	struct cfg_target t = {
+		.hir_wait_states = { .n = 2, .s = { 5, 10 } },
+		.hir_burst = 2,
+		.hir_repetitions = 3,
+		.hir_baseline = 30,
+		.hir_round = 60,
+		.max_rounds = 25,
+	};
+	double states = 3 * (5 + 2) + 30 + 3 * (10 + 2) + 30;
+	struct hir_step pre = { .stage = HIR_PRECONDITION };
+	assert_float_equal(hir_remaining(&t, &pre, 1), 25 * 60 + states, 1e-9);
+	assert_float_equal(hir_remaining(&t, &pre, 25), 60 + states, 1e-9);
+	assert_float_equal(hir_remaining(&t, &pre, 30), states, 1e-9); /* past max_rounds */
+	struct hir_step b = { HIR_BURST, 1, 2, 0 };
+	assert_float_equal(hir_remaining(&t, &b, 0), 2 * (5 + 2) + 30 + 3 * (10 + 2) + 30, 1e-9);
+	b.rebaseline = 1; /* a resume writes back to steady state first */
+	assert_float_equal(hir_remaining(&t, &b, 0), 30 + 2 * (5 + 2) + 30 + 3 * 12 + 30, 1e-9);
+	struct hir_step base = { HIR_BASELINE, 2, 1, 0 };
+	assert_float_equal(hir_remaining(&t, &base, 0), 30, 1e-9);
+	struct hir_step done = { HIR_COMPLETE, 0, 0, 0 };
+	assert_float_equal(hir_remaining(&t, &done, 0), 0, 1e-9);
 }
 
 struct fx {
@@ -121,7 +148,7 @@ static void put(struct fx *fx, enum db_hir_kind kind, int st, long rep, double w
 		r.device.has[DB_DEV_PEAK_TEMP_C] = 1;
 		r.device.val[DB_DEV_PEAK_TEMP_C] = 40 + st;
 	}
-	assert_int_equal(db_hir_insert(fx->db, &r), 0);
+	assert_int_equal(db_hir_insert(fx->db, &r, NULL), 0);
 }
 
 static void progress_is(struct fx *fx, int pre, int rounds, int st, long bursts, int base)
@@ -212,6 +239,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_next_step),
+		cmocka_unit_test(test_remaining),
 		cmocka_unit_test_setup_teardown(test_rows_progress_and_readers, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

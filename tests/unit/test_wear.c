@@ -361,6 +361,90 @@ static void test_wear_every_iteration(void **state)
 	wear_free(&w);
 }
 
+/* A host idle recovery row of cycle_id that wrote bytes. Returns its id. */
+static int64_t add_hir(struct dbfx *f, int64_t run_id, int64_t cycle_id, long k, uint64_t bytes)
+{
+	struct db_hir_row r = {
+		.cycle_id = cycle_id,
+		.target_id = f->target_id,
+		.run_id = run_id,
+		.kind = DB_HIR_BURST,
+		.wait_state = 1,
+		.wait_seconds = 5,
+		.idle_seconds = 5,
+		.repetition = k,
+		.started_at = "2026-12-02T14:26:50.123Z",
+		.seconds = 1,
+		.bytes = bytes,
+		.ops = bytes / 4096,
+		.mibps = -1,
+		.iops = -1,
+		.lat_mean_us = -1,
+		.lat_p99_us = -1,
+		.device.wa = -1,
+		.steady = -1,
+	};
+	int64_t id = 0;
+	assert_int_equal(db_hir_insert(f->db, &r, &id), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+/* Host idle recovery writes count where the iterations' do, through the
+ * same accounting: the host counters, the mapped extents (a row's own
+ * ranges, or the whole span for a row left pending), each row's wear
+ * figures cumulative with the iterations' wear rows, and once only. */
+static void test_wear_after_hir(void **state)
+{
+	struct dbfx *f = *state;
+	struct wear_state w;
+	struct wear_extents mine = { 0 };
+	int64_t run_id, cycle_id, next_cycle;
+	assert_int_equal(db_run_begin(f->db, "t.conf", &run_id), 0);
+	assert_int_equal(db_cycle_begin(f->db, f->target_id, run_id, 1, &cycle_id), 0);
+	uint64_t written = add_iterations(f, run_id, cycle_id, 0, 1, 3);
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(wear_after_size(&w, cycle_id, 0, 0, 16 * MiB, 1 << 30, 32 * MiB, -1), 0);
+
+	int64_t a = add_hir(f, run_id, cycle_id, 1, 2 * MiB);
+	assert_int_equal(wear_ext_add(&mine, 20 * MiB, 21 * MiB), 0);
+	assert_int_equal(wear_after_hir(&w, cycle_id, 0, 32 * MiB, 1 << 30, 32 * MiB, a, &mine), 0);
+	assert_int_equal(w.host_total, written + 2 * MiB);
+	assert_int_equal(wear_ext_total(&w.ext), 17 * MiB);
+	assert_int_equal(
+		query_int(f, "SELECT host_bytes_total FROM hir_bursts WHERE repetition = 1"),
+		written + 2 * MiB);
+	assert_int_equal(query_int(f, "SELECT mapped_bytes FROM hir_bursts WHERE repetition = 1"),
+			 17 * MiB);
+
+	/* b's accounting never ran: c's call counts it, its span as written */
+	add_hir(f, run_id, cycle_id, 2, MiB);
+	int64_t c = add_hir(f, run_id, cycle_id, 3, MiB);
+	assert_int_equal(wear_after_hir(&w, cycle_id, 0, 32 * MiB, 1 << 30, 32 * MiB, c, &mine), 0);
+	assert_int_equal(w.host_total, written + 4 * MiB);
+	assert_int_equal(w.host_since_erase, written + 4 * MiB);
+	assert_int_equal(wear_ext_total(&w.ext), 32 * MiB);
+	assert_int_equal(query_int(f, "SELECT count(*) FROM hir_bursts h WHERE h.host_bytes_total"
+				      " != (SELECT sum(bytes) FROM hir_bursts x WHERE x.id <= h.id)"
+				      " + (SELECT sum(host_bytes_written) FROM wear)"),
+			 0);
+	/* nothing pending: counted once */
+	assert_int_equal(wear_after_hir(&w, cycle_id, 0, 32 * MiB, 1 << 30, 32 * MiB, c, &mine), 0);
+	assert_int_equal(w.host_total, written + 4 * MiB);
+
+	/* the next cycle's wear rows go on from the total with them */
+	assert_int_equal(db_cycle_begin(f->db, f->target_id, run_id, 2, &next_cycle), 0);
+	uint64_t more = add_iterations(f, run_id, next_cycle, 0, 4, 1);
+	assert_int_equal(wear_after_size(&w, next_cycle, 0, 0, 16 * MiB, 1 << 30, 32 * MiB, -1), 0);
+	assert_int_equal(query_int(f, "SELECT max(host_bytes_total) FROM wear"),
+			 written + 4 * MiB + more);
+	wear_free(&w);
+	assert_int_equal(wear_load(f->db, f->target_id, &w), 0);
+	assert_int_equal(w.host_total, written + 4 * MiB + more);
+	wear_free(&w);
+	wear_ext_free(&mine);
+}
+
 /* A store that fails changes nothing, in the database or in memory; the
  * next call for the size then records every iteration, counted once. */
 static void test_wear_store_fails(void **state)
@@ -531,6 +615,7 @@ int main(void)
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_wear_every_iteration, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_wear_store_fails, db_setup, db_teardown),
+		cmocka_unit_test_setup_teardown(test_wear_after_hir, db_setup, db_teardown),
 		cmocka_unit_test_setup_teardown(test_wear_from_written_ranges, db_setup,
 						db_teardown),
 		cmocka_unit_test_setup_teardown(test_killed_fill_keeps_its_prefix, db_setup,

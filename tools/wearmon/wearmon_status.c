@@ -493,7 +493,7 @@ static void print_cycle_and_alert(const struct wm_table *c, const struct wm_tabl
 
 /* Everything status says about one target. */
 struct target_status {
-	struct wm_table it, done, cyc, ev;
+	struct wm_table it, done, cyc, ev, stage;
 	int running;          /* it is running and a daemon may be on it */
 	enum daemon_state ds; /* of the daemon on its host */
 	struct progress p;
@@ -506,6 +506,47 @@ static void target_free(struct target_status *ts)
 	wm_table_free(&ts->done);
 	wm_table_free(&ts->cyc);
 	wm_table_free(&ts->ev);
+	wm_table_free(&ts->stage);
+}
+
+/* Where a running host idle recovery is (the progress row's stage, while
+ * its daemon runs or the row is fresh, in the cycle running) and its ETA:
+ * what the protocol's plan had left, less the row's age. Returns 1 when
+ * there is one. */
+static int hir_now(const struct target_status *ts, const char **stage, double *eta)
+{
+	const struct wm_table *s = &ts->stage;
+	double age;
+
+	if (s->nrows != 1 || ts->cyc.nrows != 1 || !wm_str(s, 0, "phase") ||
+	    strcmp(wm_str(s, 0, "phase"), "hir") != 0 ||
+	    strcmp(wm_str(&ts->cyc, 0, "status"), "running") != 0 ||
+	    wm_int(s, 0, "cycle", 0) != wm_int(&ts->cyc, 0, "number", -1))
+		return 0;
+	age = wm_num(s, 0, "age");
+	age = isnan(age) || age < 0 ? 0 : age;
+	if (ts->ds != D_RUNNING && age >= FRESH_SECONDS)
+		return 0;
+	*stage = wm_str(s, 0, "stage");
+	*eta = wm_num(s, 0, "remaining_seconds");
+	if (!isnan(*eta))
+		*eta = fmax(0, *eta - fmin(age, ROW_EVERY));
+	return 1;
+}
+
+static void print_hir(const struct target_status *ts)
+{
+	const char *stage;
+	double eta;
+	char e[32];
+
+	if (!hir_now(ts, &stage, &eta))
+		return;
+	printf("  phase       host idle recovery: %s\n", stage);
+	if (!isnan(eta))
+		printf("  plan        host idle recovery ETA %s (the waits, bursts and baselines "
+		       "left; the precondition at most max_rounds)\n",
+		       wm_fmt_duration(eta, e, sizeof(e)));
 }
 
 static int load_target(struct wm *wm, int64_t tid, const struct daemons *d,
@@ -530,6 +571,11 @@ static int load_target(struct wm *wm, int64_t tid, const struct daemons *d,
 	if (!ret)
 		ret = wm_result(
 			wm, query_last_alert(wm->db, tid, wm_rows(&sk, &ts->ev, err, sizeof(err))),
+			err);
+	if (!ret)
+		ret = wm_result(
+			wm,
+			query_stage(wm->db, sc, tid, wm_rows(&sk, &ts->stage, err, sizeof(err))),
 			err);
 	ts->ds = d->state;
 	if (ret || ts->it.nrows == 0)
@@ -572,6 +618,7 @@ static void print_target(const struct wm_table *tg, int r, const struct target_s
 		       wm_str(it, 0, "error") ? wm_str(it, 0, "error") : "");
 	if (ts->running)
 		print_plan(&ts->pl);
+	print_hir(ts);
 	print_last_done(&ts->done);
 	print_cycle_and_alert(&ts->cyc, &ts->ev);
 }
@@ -689,6 +736,18 @@ static void json_target(const struct wm_table *tg, int r, const struct target_st
 		jnum("cycle_eta_seconds", ts->pl.eta.cycle_eta, &f);
 		jnum("campaign_eta_seconds", ts->pl.eta.campaign_eta, &f);
 		jnum("cycle_seconds", ts->pl.eta.cycle_seconds, &f);
+		putchar('}');
+	} else {
+		fputs("null", stdout);
+	}
+	jkey("hir", &first);
+	const char *stage;
+	double eta;
+	if (hir_now(ts, &stage, &eta)) {
+		int f = 1;
+		putchar('{');
+		jstr("stage", stage, &f);
+		jnum("eta_seconds", eta, &f);
 		putchar('}');
 	} else {
 		fputs("null", stdout);

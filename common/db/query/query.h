@@ -204,6 +204,12 @@ int query_last_iteration(struct db *db, const struct query_schema *sc, int64_t t
 int query_fresh_progress(struct db *db, const struct query_schema *sc, int64_t target_id,
 			 int64_t cycle, int64_t iteration, const struct query_sink *s);
 
+/* The target's progress row when it names a stage of its phase (host idle
+ * recovery, schema 23; none before): phase, stage, remaining_seconds
+ * (what the phase's plan had left when written), cycle, age (seconds). */
+int query_stage(struct db *db, const struct query_schema *sc, int64_t target_id,
+		const struct query_sink *s);
+
 /* A row of the same target, size, workload and block size: the last that
  * is done: wall (seconds), fill_seconds, cycle_id, cycle. */
 struct query_same_size {

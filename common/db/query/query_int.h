@@ -20,6 +20,7 @@ enum query_status_id {
 	QSTATUS_SIZE_SECONDS,
 	QSTATUS_LAST_CYCLE,
 	QSTATUS_LAST_ALERT,
+	QSTATUS_STAGE,
 	QSTATUS__COUNT
 };
 extern const struct query_named query_status_queries[QSTATUS__COUNT];

@@ -34,6 +34,7 @@ static const struct {
 	[QF_DEVICE] = { "iterations", "device_wa" },
 	[QF_CYCLE_STORED] = { "cycles", "ratio_avg" },
 	[QF_HIR] = { "hir_bursts", "wait_state" },
+	[QF_PROGRESS_STAGE] = { "progress", "stage" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

@@ -40,6 +40,7 @@ enum query_fact {
 	QF_DEVICE,           /* iterations.device_wa and the other device_* (schema 20) */
 	QF_CYCLE_STORED,     /* cycles.ratio_avg and the stored figures (schema 21) */
 	QF_HIR,              /* table hir_bursts (schema 22) */
+	QF_PROGRESS_STAGE,   /* progress.stage, remaining_seconds (schema 23) */
 	QF__COUNT
 };
 

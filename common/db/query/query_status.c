@@ -114,6 +114,13 @@ static const struct query_named progress_8 = { "status: progress (progress 8)", 
 	" 'crit', 'err', 'warning', 'notice')"                                                     \
 	" ORDER BY e.at DESC, e.id DESC LIMIT 1"
 
+/* The stage of a phase of several (host idle recovery), with the seconds
+ * its plan had left when the row was written and the row's age. */
+#define STAGE_SQL                                                                                  \
+	"SELECT phase, stage, remaining_seconds, cycle,"                                           \
+	" (julianday('now') - julianday(updated_at)) * 86400 AS age"                               \
+	" FROM progress WHERE target_id = ? AND stage IS NOT NULL"
+
 /* The done rows of the current cycle ?2 and of the last done cycle ?3, by
  * cycle and size: their seconds (each row's own wall time, so that a
  * stop, a restart and the gap between them count nothing), and whether
@@ -147,6 +154,7 @@ const struct query_named query_status_queries[QSTATUS__COUNT] = {
 				   NULL, 1 },
 	[QSTATUS_LAST_CYCLE] = { "status: last cycle", LAST_CYCLE_SQL, QF_NONE, NULL, 1 },
 	[QSTATUS_LAST_ALERT] = { "status: last alert", LAST_ALERT_SQL, QF_NONE, NULL, 1 },
+	[QSTATUS_STAGE] = { "status: stage of the phase", STAGE_SQL, QF_PROGRESS_STAGE, NULL, 1 },
 };
 /* clang-format on */
 
@@ -235,6 +243,12 @@ int query_fresh_progress(struct db *db, const struct query_schema *sc, int64_t t
 {
 	return RUN(db, sc, QSTATUS_PROGRESS, s, QS_INT(target_id), QS_INT(iteration),
 		   QS_INT(cycle));
+}
+
+int query_stage(struct db *db, const struct query_schema *sc, int64_t target_id,
+		const struct query_sink *s)
+{
+	return RUN(db, sc, QSTATUS_STAGE, s, QS_INT(target_id));
 }
 
 int query_last_same_size(struct db *db, const struct query_same_size *k, const struct query_sink *s)
