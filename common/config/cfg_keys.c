@@ -363,20 +363,44 @@ static int parse_duration(const struct cfg_key *k, const char *v, void *field, c
 
 static int parse_choice(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len);
 
+/* Split v on blanks and commas into at most max tokens, copied into buf of
+ * bufsz bytes. Returns the number of tokens, or -EINVAL with msg saying what
+ * is wrong ("what" names the items: "actions", "sizes", ...). One tokenizer
+ * for every list-valued key, so that each refuses a value it cannot hold in
+ * the same words and none truncates one. */
+static int split_list(const char *v, char *buf, size_t bufsz, char **tok, int max, const char *what,
+		      char *msg, size_t len)
+{
+	char *save = NULL;
+	int n = 0;
+
+	if (strlen(v) >= bufsz) {
+		snprintf(msg, len, "is longer than %zu characters", bufsz - 1);
+		return -EINVAL;
+	}
+	util_strlcpy(buf, v, bufsz);
+	for (char *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		if (n == max) {
+			snprintf(msg, len, "more than %d %s", max, what);
+			return -EINVAL;
+		}
+		tok[n++] = t;
+	}
+	return n;
+}
+
 /* A list of actions separated by blanks or commas. */
 static int parse_actions(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_actions *out = field, acts = { .n = 0 };
-	char buf[512], *save = NULL;
+	char buf[512], *tok[CFG_MAX_ACTIONS];
+	int n = split_list(v, buf, sizeof(buf), tok, CFG_MAX_ACTIONS, "actions", msg, len);
 
-	util_strlcpy(buf, v, sizeof(buf));
-	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+	if (n < 0)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
 		int a;
-		if (acts.n == CFG_MAX_ACTIONS) {
-			snprintf(msg, len, "more than %d actions", CFG_MAX_ACTIONS);
-			return -EINVAL;
-		}
-		if (parse_choice(k, tok, &a, msg, len))
+		if (parse_choice(k, tok[i], &a, msg, len))
 			return -EINVAL;
 		acts.a[acts.n++] = (enum cfg_action)a;
 	}
@@ -439,15 +463,13 @@ static int parse_range(const char *v, struct cfg_sizes *s, char *msg, size_t len
 /* "1G 2G 4G" (commas allowed too) */
 static int parse_list(const char *v, struct cfg_sizes *s, char *msg, size_t len)
 {
-	char buf[LABEL_MAX], *save = NULL, *tok;
+	char buf[LABEL_MAX], *tok[CFG_MAX_SIZES];
+	int n = split_list(v, buf, sizeof(buf), tok, CFG_MAX_SIZES, "sizes", msg, len);
 
-	util_strlcpy(buf, v, sizeof(buf));
-	for (tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-		if (s->n == CFG_MAX_SIZES) {
-			snprintf(msg, len, "more than %d sizes", CFG_MAX_SIZES);
-			return -EINVAL;
-		}
-		if (qty_or_msg(tok, "size ", &s->list[s->n], msg, len) < 0)
+	if (n < 0)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		if (qty_or_msg(tok[i], "size ", &s->list[s->n], msg, len) < 0)
 			return -EINVAL;
 		s->n++;
 	}
@@ -570,24 +592,18 @@ static int phase_of(const char *tok)
 static int parse_phases(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_phases ph = { .n = 0 };
-	char buf[512], *save = NULL;
+	char buf[512], *tok[CFG_MAX_PHASES];
+	int n = split_list(v, buf, sizeof(buf), tok, CFG_MAX_PHASES, "phases", msg, len);
 
-	if (strlen(v) >= sizeof(buf)) {
-		snprintf(msg, len, "is longer than %zu characters", sizeof(buf) - 1);
+	if (n < 0)
 		return -EINVAL;
-	}
-	util_strlcpy(buf, v, sizeof(buf));
-	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-		int w = phase_of(tok);
-		if (ph.n == CFG_MAX_PHASES) {
-			snprintf(msg, len, "more than %d phases", CFG_MAX_PHASES);
-			return -EINVAL;
-		}
+	for (int i = 0; i < n; i++) {
+		int w = phase_of(tok[i]);
 		if (w == -EINVAL) {
 			snprintf(msg, len,
 				 "\"%s\" is neither fill nor a workload (seqwrite, "
 				 "randwrite, randread, randrw, database, ...)",
-				 tok);
+				 tok[i]);
 			return -EINVAL;
 		}
 		ph.phase[ph.n++] = w;
@@ -601,25 +617,19 @@ static int parse_phases(const struct cfg_key *k, const char *v, void *field, cha
 static int parse_waits(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_waits w = { .n = 0 };
-	char buf[512], *save = NULL;
+	char buf[512], *tok[CFG_MAX_WAITS];
+	int n = split_list(v, buf, sizeof(buf), tok, CFG_MAX_WAITS, "wait states", msg, len);
 
-	if (strlen(v) >= sizeof(buf)) {
-		snprintf(msg, len, "is longer than %zu characters", sizeof(buf) - 1);
+	if (n < 0)
 		return -EINVAL;
-	}
-	util_strlcpy(buf, v, sizeof(buf));
-	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-		if (w.n == CFG_MAX_WAITS) {
-			snprintf(msg, len, "more than %d wait states", CFG_MAX_WAITS);
-			return -EINVAL;
-		}
-		if (parse_duration(k, tok, &w.s[w.n], msg, len))
+	for (int i = 0; i < n; i++) {
+		if (parse_duration(k, tok[i], &w.s[w.n], msg, len))
 			return -EINVAL;
 		if (w.n && w.s[w.n] <= w.s[w.n - 1]) {
 			snprintf(msg, len,
 				 "\"%s\" is not longer than the wait before it (%gs): "
 				 "list the waits in increasing order",
-				 tok, w.s[w.n - 1]);
+				 tok[i], w.s[w.n - 1]);
 			return -EINVAL;
 		}
 		w.n++;

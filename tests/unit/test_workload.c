@@ -432,8 +432,11 @@ static void test_cfg_measure_phases(void **state)
 	assert_int_equal(ph[3], WL_FILESERVER);
 	cfg_free(c);
 	/* The parser refuses a list it cannot hold, naming file, line and key. */
-	assert_null(try_parse("measure = fill,a,b,c,d,e,f,g,h", err, sizeof(err)));
+	assert_null(try_parse("measure = fill,a,randwrite", err, sizeof(err)));
 	assert_non_null(strstr(err, "w.conf:3: measure: \"a\" is neither fill nor a workload"));
+	/* The count is checked before the names (one tokenizer for every list). */
+	assert_null(try_parse("measure = fill,a,b,c,d,e,f,g,h", err, sizeof(err)));
+	assert_non_null(strstr(err, "w.conf:3: measure: more than 8 phases"));
 	assert_null(try_parse("measure = fill seqread seqread seqread seqread seqread seqread "
 			      "seqread seqread",
 			      err, sizeof(err)));
