@@ -350,6 +350,27 @@ size_t util_strlcpy(char *dst, const char *src, size_t size)
 	return n;
 }
 
+int util_split_list(const char *v, char *buf, size_t bufsz, char **tok, int max, const char *what,
+		    char *msg, size_t len)
+{
+	char *save = NULL;
+	int n = 0;
+
+	if (strlen(v) >= bufsz) {
+		snprintf(msg, len, "is longer than %zu characters", bufsz - 1);
+		return -EINVAL;
+	}
+	util_strlcpy(buf, v, bufsz);
+	for (char *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		if (n == max) {
+			snprintf(msg, len, "more than %d %s", max, what);
+			return -EINVAL;
+		}
+		tok[n++] = t;
+	}
+	return n;
+}
+
 char *util_strip(char *s)
 {
 	const char *start = skip_space(s);

@@ -61,6 +61,13 @@ void util_buf_free(void *p, size_t len);
 
 /* Copy with truncation, always NUL-terminated. Returns strlen(src). */
 size_t util_strlcpy(char *dst, const char *src, size_t size);
+/* Split v on blanks and commas into at most max tokens, copied into buf of
+ * bufsz bytes. Returns the number of tokens, or -EINVAL with msg saying what
+ * is wrong ("what" names the items: "actions", "sizes", ...). The one
+ * tokenizer of every list-valued setting, so that each refuses a value it
+ * cannot hold in the same words and none truncates one. */
+int util_split_list(const char *v, char *buf, size_t bufsz, char **tok, int max, const char *what,
+		    char *msg, size_t len);
 
 /* Strip leading/trailing white space in place. Returns s. */
 char *util_strip(char *s);

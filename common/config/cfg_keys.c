@@ -363,38 +363,12 @@ static int parse_duration(const struct cfg_key *k, const char *v, void *field, c
 
 static int parse_choice(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len);
 
-/* Split v on blanks and commas into at most max tokens, copied into buf of
- * bufsz bytes. Returns the number of tokens, or -EINVAL with msg saying what
- * is wrong ("what" names the items: "actions", "sizes", ...). One tokenizer
- * for every list-valued key, so that each refuses a value it cannot hold in
- * the same words and none truncates one. */
-static int split_list(const char *v, char *buf, size_t bufsz, char **tok, int max, const char *what,
-		      char *msg, size_t len)
-{
-	char *save = NULL;
-	int n = 0;
-
-	if (strlen(v) >= bufsz) {
-		snprintf(msg, len, "is longer than %zu characters", bufsz - 1);
-		return -EINVAL;
-	}
-	util_strlcpy(buf, v, bufsz);
-	for (char *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
-		if (n == max) {
-			snprintf(msg, len, "more than %d %s", max, what);
-			return -EINVAL;
-		}
-		tok[n++] = t;
-	}
-	return n;
-}
-
 /* A list of actions separated by blanks or commas. */
 static int parse_actions(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
 {
 	struct cfg_actions *out = field, acts = { .n = 0 };
 	char buf[512], *tok[CFG_MAX_ACTIONS];
-	int n = split_list(v, buf, sizeof(buf), tok, CFG_MAX_ACTIONS, "actions", msg, len);
+	int n = util_split_list(v, buf, sizeof(buf), tok, CFG_MAX_ACTIONS, "actions", msg, len);
 
 	if (n < 0)
 		return -EINVAL;
@@ -464,7 +438,7 @@ static int parse_range(const char *v, struct cfg_sizes *s, char *msg, size_t len
 static int parse_list(const char *v, struct cfg_sizes *s, char *msg, size_t len)
 {
 	char buf[LABEL_MAX], *tok[CFG_MAX_SIZES];
-	int n = split_list(v, buf, sizeof(buf), tok, CFG_MAX_SIZES, "sizes", msg, len);
+	int n = util_split_list(v, buf, sizeof(buf), tok, CFG_MAX_SIZES, "sizes", msg, len);
 
 	if (n < 0)
 		return -EINVAL;
@@ -593,7 +567,7 @@ static int parse_phases(const struct cfg_key *k, const char *v, void *field, cha
 {
 	struct cfg_phases ph = { .n = 0 };
 	char buf[512], *tok[CFG_MAX_PHASES];
-	int n = split_list(v, buf, sizeof(buf), tok, CFG_MAX_PHASES, "phases", msg, len);
+	int n = util_split_list(v, buf, sizeof(buf), tok, CFG_MAX_PHASES, "phases", msg, len);
 
 	if (n < 0)
 		return -EINVAL;
@@ -618,7 +592,7 @@ static int parse_waits(const struct cfg_key *k, const char *v, void *field, char
 {
 	struct cfg_waits w = { .n = 0 };
 	char buf[512], *tok[CFG_MAX_WAITS];
-	int n = split_list(v, buf, sizeof(buf), tok, CFG_MAX_WAITS, "wait states", msg, len);
+	int n = util_split_list(v, buf, sizeof(buf), tok, CFG_MAX_WAITS, "wait states", msg, len);
 
 	if (n < 0)
 		return -EINVAL;

@@ -297,34 +297,28 @@ static int parse_entry(char *tok, struct workload_bs *e, char *msg, size_t len)
 
 int workload_parse_block_sizes(const char *text, struct workload_spec *spec, char *msg, size_t len)
 {
-	char buf[512], *save = NULL;
-	unsigned n = 0;
+	char buf[512], *tok[WORKLOAD_MAX_BS];
+	int n = util_split_list(text, buf, sizeof(buf), tok, WORKLOAD_MAX_BS, "block sizes", msg,
+				len);
 
-	if (strlen(text) >= sizeof(buf)) {
-		snprintf(msg, len, "is longer than %zu characters", sizeof(buf) - 1);
+	if (n < 0)
 		return -EINVAL;
-	}
-	util_strlcpy(buf, text, sizeof(buf));
-	for (char *tok = strtok_r(buf, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+	for (int k = 0; k < n; k++) {
 		struct workload_bs e;
-		if (n == WORKLOAD_MAX_BS) {
-			snprintf(msg, len, "more than %d block sizes", WORKLOAD_MAX_BS);
+		if (parse_entry(tok[k], &e, msg, len) < 0)
 			return -EINVAL;
-		}
-		if (parse_entry(tok, &e, msg, len) < 0)
-			return -EINVAL;
-		for (unsigned i = 0; i < n; i++) {
+		for (int i = 0; i < k; i++) {
 			if (spec->bs[i].size == e.size) {
 				snprintf(msg, len, "block size %u is listed twice", e.size);
 				return -EINVAL;
 			}
 		}
-		spec->bs[n++] = e;
+		spec->bs[k] = e;
 	}
 	if (!n) {
 		snprintf(msg, len, "no block sizes (use e.g. 4k or 512:10 4k:60 64k:30)");
 		return -EINVAL;
 	}
-	spec->nbs = n;
+	spec->nbs = (unsigned)n;
 	return 0;
 }
