@@ -13,6 +13,10 @@
 #include "config/cfg.h"
 #include "config/names.h"
 
+/* The command set a block device answered its identity in: what its
+ * identity, health and evidence are read with (NONE: sysfs only). */
+enum tgt_proto { TGT_PROTO_NONE, TGT_PROTO_NVME, TGT_PROTO_ATA, TGT_PROTO_SCSI };
+
 struct tgt {
 	char name[CFG_NAME_MAX];
 	char path[PATH_MAX];      /* as configured */
@@ -40,6 +44,9 @@ struct tgt {
 	uint64_t size; /* file target: its size when checked */
 	int own_it;    /* file target: created by us or found with no data, so
 			  recorded as wearmon's (owned_files) */
+
+	/* block devices: what tgt_check found them to speak */
+	enum tgt_proto proto;
 };
 
 /* One of wearmon's own files, which no target may be, by whatever path:
@@ -102,8 +109,8 @@ int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_pat
 int tgt_fdinfo_writes(const char *text);
 
 /* Read serial, model and firmware again (NVMe Identify Controller, ATA
- * IDENTIFY, sysfs) into the given buffers, from the device now at
- * tg->real_path. Returns 0 or -errno. */
+ * IDENTIFY, SCSI INQUIRY, sysfs) into the given buffers, from the device
+ * now at tg->real_path. Returns 0 or -errno. */
 int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
 		      char *firmware, size_t flen);
 
@@ -160,5 +167,11 @@ int tgt_busy_wait(const char *name, const char *what, int (*attempt)(void *arg),
 /* Read a sysfs attribute of a block device into buf (trimmed). Returns 0
  * or -errno. */
 int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len);
+
+/* The command a SCSI disk's discards become, as the kernel chose it from
+ * the device's VPD pages (sd's provisioning_mode: "unmap", "writesame_16",
+ * "writesame_10", "writesame_zero", "full", "disabled"). Returns 0, or
+ * -errno with buf empty. */
+int tgt_scsi_provisioning_mode(const char *sysname, char *buf, size_t len);
 
 #endif

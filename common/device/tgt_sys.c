@@ -1,9 +1,11 @@
 /* tgt_sys: the bottom of the tgt module, which tgt.c and tgt_file.c both
  * call and which calls neither: where sysfs and procfs are, reading a
- * sysfs attribute, the error format naming the config line, closing. */
+ * sysfs attribute (and a SCSI disk's provisioning mode), the error format
+ * naming the config line, closing. */
 #include "device/tgt.h"
 #include "device/tgt_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -66,6 +68,26 @@ int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len)
 	fclose(f);
 	util_strip(buf);
 	return 0;
+}
+
+int tgt_scsi_provisioning_mode(const char *sysname, char *buf, size_t len)
+{
+	char dir[PATH_MAX], attr[PATH_MAX];
+	struct dirent *e;
+	int ret = -ENOENT;
+	buf[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/class/block/%s/device/scsi_disk", sys_root, sysname);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	while (ret && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(attr, sizeof(attr), "device/scsi_disk/%s/provisioning_mode",
+				 e->d_name);
+			ret = tgt_sysfs_read(sysname, attr, buf, len);
+		}
+	closedir(d);
+	return ret;
 }
 
 void tgt_close(struct tgt *tg)
