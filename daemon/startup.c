@@ -13,6 +13,7 @@
 #include "config/plan.h"
 #include "daemon.h"
 #include "db/db.h"
+#include "device/scsi_log.h"
 #include "device/tgt.h"
 #include "guard.h"
 #include "sched.h"
@@ -109,6 +110,15 @@ static int open_history(struct daemon *d, const struct cfg *c)
 	return -EINVAL;
 }
 
+/* A native SCSI disk: log what it is and the discard it advertises (its
+ * health snapshot keeps the same facts). */
+static void describe_scsi(const struct tgt *tg)
+{
+	char line[512];
+	if (tg->proto == TGT_PROTO_SCSI && !scsi_describe_target(tg, line, sizeof(line)))
+		log_msg(LOG_INFO, "target %s: %s: %s", tg->name, tg->path, line);
+}
+
 /* Check every target, changing nothing. Returns 0 or -errno (error
  * logged). */
 static int open_targets(struct daemon *d, const struct cfg *c, pid_t holder,
@@ -132,6 +142,8 @@ static int open_targets(struct daemon *d, const struct cfg *c, pid_t holder,
 					 &st[i].plan, err, sizeof(err));
 		if (!ret)
 			ret = startup_check_command(c, st[i].t, err, sizeof(err));
+		if (!ret)
+			describe_scsi(&st[i].tg);
 		if (ret) {
 			daemon_log_lines(LOG_ERR, err);
 			bad = 1;

@@ -32,6 +32,9 @@ static const char *const erase_names[] = {
 	[ERASE_BLKSECDISCARD] = "blksecdiscard",
 	[ERASE_DISCARD_ALL] = "discard-all",
 	[ERASE_COMMAND] = "command",
+	[ERASE_SCSI_SANITIZE_BLOCK] = "scsi-sanitize-block",
+	[ERASE_SCSI_SANITIZE_CRYPTO] = "scsi-sanitize-crypto",
+	[ERASE_SCSI_FORMAT] = "scsi-format",
 	[ERASE__COUNT] = NULL,
 };
 static const char *const on_error_names[] = {

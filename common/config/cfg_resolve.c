@@ -258,6 +258,7 @@ static void check_actions(struct resolver *r)
 			    "between_cycles = "
 			    "secure-erase needs a method: ata, ata-enhanced, nvme-format, "
 			    "nvme-crypto-format, nvme-sanitize-block, nvme-sanitize-crypto, "
+			    "scsi-sanitize-block, scsi-sanitize-crypto, scsi-format, "
 			    "blksecdiscard, discard-all or command");
 	if (t->secure_erase == ERASE_COMMAND && !t->secure_erase_command[0])
 		cfg_err_add(&r->e, cfg_key_line(t, K_SECURE_ERASE_COMMAND), "secure_erase_command",

@@ -18,6 +18,7 @@
 #include "device/ata.h"
 #include "base/log.h"
 #include "device/nvme.h"
+#include "device/scsi_erase.h"
 #include "base/cmd.h"
 #include "base/util.h"
 
@@ -291,6 +292,22 @@ static int erase_nvme(const struct act_env *env, struct act_result *r, int sanit
 	return erase_outcome(r, ret, res.text);
 }
 
+static int erase_scsi(const struct act_env *env, struct act_result *r, int sanitize, int crypto)
+{
+	struct scsi_erase_result res;
+	if (!sanitize)
+		log_msg(LOG_NOTICE,
+			"target %s: SCSI FORMAT UNIT of %s started; a stop request waits for it "
+			"to end (the device cannot abort a format in progress)",
+			env->t->name, env->tg->path);
+	/* A sanitize gets SCSI_SANITIZE_TIMEOUT_S (timeout 0), then it goes on in the drive. */
+	int ret = sanitize ? scsi_sanitize(env->tg->fd, crypto, env->stop, 0, &res)
+			   : scsi_format_unit(env->tg->fd, &res);
+	if (!ret)
+		r->bytes = env->tg->capacity;
+	return erase_outcome(r, ret, res.text);
+}
+
 static int erase_ioctl(const struct act_env *env, struct act_result *r, int secure)
 {
 	int ret;
@@ -385,6 +402,9 @@ static int run_secure_erase(const struct act_env *env, struct act_result *r)
 	case ERASE_BLKSECDISCARD: return erase_ioctl(env, r, 1);
 	case ERASE_DISCARD_ALL: return erase_ioctl(env, r, 0);
 	case ERASE_COMMAND: return erase_command(env, r);
+	case ERASE_SCSI_SANITIZE_BLOCK: return erase_scsi(env, r, 1, 0);
+	case ERASE_SCSI_SANITIZE_CRYPTO: return erase_scsi(env, r, 1, 1);
+	case ERASE_SCSI_FORMAT: return erase_scsi(env, r, 0, 0);
 	case ERASE_NONE:
 	case ERASE__COUNT: break;
 	}

@@ -1,7 +1,8 @@
 /* devpoll: reads a drive's logs (NVMe SMART/Health and OCP C0h, ATA SMART
- * and Device Statistics, the counters file) at an iteration's start, every
- * few seconds during it and at its end, in a thread of its own (the reason
- * is wear_health.c's: a read sleeping in the kernel cannot see a stop). */
+ * and Device Statistics, SCSI log pages, the counters file) at an
+ * iteration's start, every few seconds during it and at its end, in a
+ * thread of its own (the reason is wear_health.c's: a read sleeping in the
+ * kernel cannot see a stop). Why a figure is missing is logged (devnote.h). */
 #include "device/devpoll.h"
 
 #include <errno.h>
@@ -16,7 +17,9 @@
 
 #include "base/util.h"
 #include "device/ata.h"
+#include "device/devnote.h"
 #include "device/nvme.h"
+#include "device/scsi_log.h"
 #include "device/wear.h"
 
 static int is_nvme(const struct tgt *tg)
@@ -24,9 +27,15 @@ static int is_nvme(const struct tgt *tg)
 	return tg->is_block && !strncmp(tg->sysname, "nvme", 4);
 }
 
+/* An ATA disk (also behind SAT); a native SCSI disk is read by read_scsi. */
 static int is_sd(const struct tgt *tg)
 {
-	return tg->is_block && !strncmp(tg->sysname, "sd", 2);
+	return tg->is_block && !strncmp(tg->sysname, "sd", 2) && tg->proto != TGT_PROTO_SCSI;
+}
+
+static int is_scsi(const struct tgt *tg)
+{
+	return tg->is_block && tg->proto == TGT_PROTO_SCSI;
 }
 
 /* The counters file beside a loop device's image (wear.h). Returns 0 or
@@ -44,7 +53,7 @@ static int counters_path(const struct tgt *tg, char *path, size_t len)
 int devpoll_has_source(const struct tgt *tg)
 {
 	char path[PATH_MAX + 8];
-	if (is_nvme(tg) || is_sd(tg))
+	if (is_nvme(tg) || is_sd(tg) || is_scsi(tg))
 		return 1;
 	return !counters_path(tg, path, sizeof(path)) && access(path, R_OK) == 0;
 }
@@ -63,58 +72,78 @@ static void read_counters(const struct tgt *tg, struct devstat *d)
 	devstat_parse_counters(text, d);
 }
 
-static void read_nvme(int fd, struct devstat *d)
+static void read_nvme(int fd, struct devstat *d, char *note, size_t len)
 {
 	struct nvme_health h;
 	struct devstat_ocp o;
 	uint8_t buf[NVME_LOG_LEN];
 	char err[256];
-	if (nvme_smart_log(fd, &h, err, sizeof(err)))
+	if (nvme_smart_log(fd, &h, err, sizeof(err))) {
+		devnote_add(note, len, "all figures: %s", err);
 		return;
+	}
 	devstat_from_nvme(&h, d);
 	/* another vendor's C0h (or none): the GUID check leaves media unknown */
-	if (!nvme_get_log(fd, DEVSTAT_OCP_LID, buf, err, sizeof(err)) &&
-	    !devstat_parse_ocp(buf, &o))
+	if (nvme_get_log(fd, DEVSTAT_OCP_LID, buf, err, sizeof(err)))
+		devnote_add(note, len, "media bytes: no OCP extended SMART log: %s", err);
+	else if (devstat_parse_ocp(buf, &o))
+		devnote_add(note, len, "media bytes: log C0h is not the OCP extended SMART log");
+	else
 		devstat_from_ocp(&o, d);
 }
 
-static void read_ata(const struct tgt *tg, int fd, struct devstat *d)
+static void read_ata(const struct tgt *tg, int fd, struct devstat *d, char *note, size_t len)
 {
 	struct ata_smart sm;
 	struct devstat_ata a = { 0 };
 	struct devstat_opt host = { 0, 0 }, media = { 0, 0 };
 	uint8_t buf[ATA_SECTOR];
-	char err[256];
+	char err[3][256] = { "", "", "" };
 	int any = 0;
 	static const uint8_t pages[] = { DEVSTAT_ATA_GENERAL, DEVSTAT_ATA_TEMP };
+	const struct devnote_ata_reads r = { err[0], err[1], err[2],
+					     devstat_attr_table_for(tg->model) };
 
-	if (!ata_smart_read(fd, &sm, err, sizeof(err))) {
-		devstat_smart_writes(&sm, devstat_attr_table_for(tg->model), &host, &media);
+	if (!ata_smart_read(fd, &sm, err[0], sizeof(err[0]))) {
+		devstat_smart_writes(&sm, r.table, &host, &media);
 		any = 1;
 	}
 	for (size_t i = 0; i < sizeof(pages); i++)
-		if (!ata_read_log(fd, DEVSTAT_ATA_LOG, pages[i], buf, err, sizeof(err)) &&
+		if (!ata_read_log(fd, DEVSTAT_ATA_LOG, pages[i], buf, err[i + 1], sizeof(err[0])) &&
 		    !devstat_parse_ata_page(buf, pages[i], &a))
 			any = 1;
 	if (any)
 		devstat_from_ata(&a, tg->logical_block_size ? tg->logical_block_size : 512, &host,
 				 &media, d);
+	devnote_ata(d, &r, note, len);
+}
+
+static void read_scsi(int fd, struct devstat *d, char *note, size_t len)
+{
+	struct scsi_logs l;
+	scsi_logs_read(fd, &l);
+	scsi_logs_devstat(&l, d);
+	scsi_logs_absent(&l, note, len);
 }
 
 void devpoll_read(const struct tgt *tg, struct devstat *d)
 {
+	char note[1024] = "";
 	memset(d, 0, sizeof(*d));
-	if (is_nvme(tg) || is_sd(tg)) {
+	if (is_nvme(tg) || is_sd(tg) || is_scsi(tg)) {
 		int fd = open(tg->real_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd >= 0) {
 			if (is_nvme(tg))
-				read_nvme(fd, d);
+				read_nvme(fd, d, note, sizeof(note));
+			else if (is_scsi(tg))
+				read_scsi(fd, d, note, sizeof(note));
 			else
-				read_ata(tg, fd, d);
+				read_ata(tg, fd, d, note, sizeof(note));
 			close(fd);
 		}
 	}
 	read_counters(tg, d);
+	devnote_log(tg, note);
 }
 
 /* ---- the polling thread --------------------------------------------------- */

@@ -20,7 +20,8 @@
 int devpoll_has_source(const struct tgt *tg);
 
 /* Read every source tg has into d (zeroed first; d->source NULL when none
- * answered). Blocks while the drive answers. */
+ * answered); why a figure is missing is logged once per device
+ * (devnote.h). Blocks while the drive answers. */
 void devpoll_read(const struct tgt *tg, struct devstat *d);
 
 struct devpoll;

@@ -21,6 +21,7 @@
 
 #include "device/ata.h"
 #include "device/nvme.h"
+#include "device/scsi.h"
 
 #define MAX_DEVS 256
 
@@ -310,7 +311,8 @@ static int nvme_namespaces(const char *sysname)
 
 /* The erase methods that act on more than the block device they are sent
  * to: ATA SECURITY ERASE on the whole drive, NVMe Format on the whole
- * namespace, NVMe Sanitize on every namespace of the controller. A
+ * namespace, NVMe Sanitize on every namespace of the controller, SCSI
+ * SANITIZE and FORMAT UNIT on the whole logical unit. A
  * partition target, or a namespace beside others under sanitize, would
  * have the rest of the drive erased with it. */
 int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const char *sysname,
@@ -332,6 +334,9 @@ int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const cha
 		scope = "every namespace of the controller";
 		sanitize = 1;
 		break;
+	case ERASE_SCSI_SANITIZE_BLOCK:
+	case ERASE_SCSI_SANITIZE_CRYPTO:
+	case ERASE_SCSI_FORMAT: scope = "the whole logical unit"; break;
 	case ERASE_NONE:
 	case ERASE_BLKSECDISCARD: /* the kernel bounds these to the device */
 	case ERASE_DISCARD_ALL:
@@ -354,6 +359,27 @@ int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const cha
 			"this namespace only",
 			path, ns, cfg_erase_name(t->secure_erase), scope);
 	return 0;
+}
+
+/* The SCSI erases go to disks that speak SCSI natively: a SCSI-ATA
+ * translation layer may complete a FORMAT UNIT without erasing anything. */
+static int scsi_erase_refusal(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+			      char *err, size_t len)
+{
+	static const char *const instead[] = {
+		[TGT_PROTO_NONE] = "it answered neither as SCSI, ATA nor NVMe",
+		[TGT_PROTO_NVME] = "it is NVMe: use nvme-format or nvme-sanitize-*",
+		[TGT_PROTO_ATA] = "it is an ATA drive: use ata or ata-enhanced",
+		[TGT_PROTO_SCSI] = "",
+	};
+	if (!cfg_has_action(t, ACT_SECURE_ERASE) || tg->proto == TGT_PROTO_SCSI ||
+	    (t->secure_erase != ERASE_SCSI_SANITIZE_BLOCK &&
+	     t->secure_erase != ERASE_SCSI_SANITIZE_CRYPTO && t->secure_erase != ERASE_SCSI_FORMAT))
+		return 0;
+	return tgt_seterr(err, len, -EPERM, c, t, "secure_erase",
+			  "refusing %s: secure_erase = %s needs a disk that speaks SCSI natively "
+			  "(SAS); %s",
+			  tg->path, cfg_erase_name(t->secure_erase), instead[tg->proto]);
 }
 
 static int block_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
@@ -421,11 +447,40 @@ static void sysfs_identity(const char *sysname, char *serial, size_t slen, char 
 		util_strlcpy(firmware, buf, flen);
 }
 
-int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
-		      char *firmware, size_t flen)
+/* A SCSI disk (sd): ATA behind SAT when INQUIRY says so, or when it
+ * answers ATA IDENTIFY anyway (a bridge that translates without saying
+ * so); else a native SCSI disk, whose identity is INQUIRY's: the Unit
+ * Serial Number page, the product identification (as sysfs and lsblk show
+ * it) and the revision. Returns the kind found, TGT_PROTO_NONE when
+ * neither answers. */
+static enum tgt_proto sd_identity(int fd, char *serial, size_t slen, char *model, size_t mlen,
+				  char *firmware, size_t flen)
+{
+	struct scsi_info si;
+	struct ata_identity id;
+	char err[256];
+	int native = !scsi_identify(fd, &si, err, sizeof(err)) && !si.sat;
+	if (!ata_identify(fd, &id, err, sizeof(err))) {
+		util_strlcpy(serial, id.serial, slen);
+		util_strlcpy(model, id.model, mlen);
+		util_strlcpy(firmware, id.firmware, flen);
+		return TGT_PROTO_ATA;
+	}
+	if (!native)
+		return TGT_PROTO_NONE;
+	util_strlcpy(serial, si.serial, slen);
+	util_strlcpy(model, si.inq.product, mlen);
+	util_strlcpy(firmware, si.inq.revision, flen);
+	return TGT_PROTO_SCSI;
+}
+
+/* tgt_read_identity, and which command set answered into *proto. */
+static int read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
+			 char *firmware, size_t flen, enum tgt_proto *proto)
 {
 	char err[256];
 	serial[0] = model[0] = firmware[0] = 0;
+	*proto = TGT_PROTO_NONE;
 	if (!tg->is_block)
 		return 0;
 	int fd = open(tg->real_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -437,29 +492,29 @@ int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *mod
 			util_strlcpy(serial, ci.serial, slen);
 			util_strlcpy(model, ci.model, mlen);
 			util_strlcpy(firmware, ci.firmware, flen);
-			close(fd);
-			return 0;
+			*proto = TGT_PROTO_NVME;
 		}
 	} else if (!strncmp(tg->sysname, "sd", 2)) {
-		struct ata_identity id;
-		if (!ata_identify(fd, &id, err, sizeof(err))) {
-			util_strlcpy(serial, id.serial, slen);
-			util_strlcpy(model, id.model, mlen);
-			util_strlcpy(firmware, id.firmware, flen);
-			close(fd);
-			return 0;
-		}
+		*proto = sd_identity(fd, serial, slen, model, mlen, firmware, flen);
 	}
 	close(fd);
-	sysfs_identity(tg->sysname, serial, slen, model, mlen, firmware, flen);
+	if (*proto == TGT_PROTO_NONE)
+		sysfs_identity(tg->sysname, serial, slen, model, mlen, firmware, flen);
 	return 0;
+}
+
+int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
+		      char *firmware, size_t flen)
+{
+	enum tgt_proto proto;
+	return read_identity(tg, serial, slen, model, mlen, firmware, flen, &proto);
 }
 
 static void block_identity(struct tgt *tg)
 {
 	char buf[PATH_MAX];
-	tgt_read_identity(tg, tg->serial, sizeof(tg->serial), tg->model, sizeof(tg->model),
-			  tg->firmware, sizeof(tg->firmware));
+	read_identity(tg, tg->serial, sizeof(tg->serial), tg->model, sizeof(tg->model),
+		      tg->firmware, sizeof(tg->firmware), &tg->proto);
 	if (!tgt_sysfs_read(tg->sysname, "loop/backing_file", buf, sizeof(buf)))
 		util_strlcpy(tg->backing_file, buf, sizeof(tg->backing_file));
 	tg->discard_granularity = sysfs_u64(tg->sysname, "queue/discard_granularity");
@@ -576,7 +631,7 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 			"refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
 			"names may have moved: check the path or expect_serial",
 			tg->path, tg->serial, t->expect_serial);
-	return 0;
+	return scsi_erase_refusal(c, t, tg, err, len);
 }
 
 int tgt_check(const struct cfg *c, const struct cfg_target *t, const struct tgt_guard *g,

@@ -1,5 +1,5 @@
 /* wear_health: per-cycle health snapshots (sysfs, NVMe SMART/Health, ATA SMART,
- * or a counters file beside a loop device's image: wear.h) and the firmware
+ * SCSI log pages, or a counters file beside a loop device's image: wear.h) and the firmware
  * they recorded.
  *
  * A stop must not wait for a device slow to answer (a SMART or NVMe log
@@ -28,6 +28,7 @@
 #include "device/ata.h"
 #include "base/log.h"
 #include "device/nvme.h"
+#include "device/scsi_log.h"
 #include "base/util.h"
 #include "device/wear.h"
 
@@ -134,6 +135,37 @@ static void read_ata(int fd, struct snapshot *s)
 	json(s, "]},");
 }
 
+/* A native SCSI disk: its identity and what it advertises (VPD pages),
+ * the kernel's discard command and its log pages. */
+static void read_scsi(const struct tgt *tg, int fd, struct snapshot *s)
+{
+	struct scsi_info id;
+	struct scsi_logs l;
+	char err[256], mode[32] = "", *obj = malloc(4096);
+	if (!obj || scsi_identify(fd, &id, err, sizeof(err))) {
+		free(obj);
+		return;
+	}
+	scsi_logs_read(fd, &l);
+	tgt_scsi_provisioning_mode(tg->sysname, mode, sizeof(mode));
+	s->source = "scsi";
+	if (l.temp_c.has || l.ie_temp_c.has)
+		set(s, DB_H_TEMP, l.temp_c.has ? l.temp_c.v : l.ie_temp_c.v);
+	if (l.pct_used.has)
+		set(s, DB_H_PCT_USED, l.pct_used.v);
+	if (l.write_uncorrected.has || l.read_uncorrected.has)
+		set(s, DB_H_MEDIA_ERRORS,
+		    (l.write_uncorrected.has ? l.write_uncorrected.v : 0) +
+			    (l.read_uncorrected.has ? l.read_uncorrected.v : 0));
+	if (l.power_on_minutes.has)
+		set(s, DB_H_POH, l.power_on_minutes.v / 60);
+	if (l.write_bytes.has)
+		set(s, DB_H_HOST, l.write_bytes.v);
+	scsi_health_json(&id, &l, mode, obj, 4096);
+	json(s, "\"scsi\":%s,", obj);
+	free(obj);
+}
+
 /* The counters file beside the image of a loop device (wear.h). */
 static void read_counters_file(const struct tgt *tg, struct snapshot *s)
 {
@@ -199,6 +231,8 @@ static void collect(struct job *j)
 		if (fd >= 0) {
 			if (!strncmp(tg->sysname, "nvme", 4))
 				read_nvme(fd, s);
+			else if (tg->proto == TGT_PROTO_SCSI)
+				read_scsi(tg, fd, s);
 			else if (!strncmp(tg->sysname, "sd", 2))
 				read_ata(fd, s);
 			close(fd);

@@ -226,6 +226,31 @@ static void test_scsi_serial_from_vpd_page(void **state)
 	assert_string_equal(model, "ST4000NM0023");
 }
 
+/* SANITIZE and FORMAT UNIT act on the whole logical unit. */
+static void test_scsi_erase_of_a_partition(void **state)
+{
+	struct fx *f = *state;
+	char err[512];
+	put(f, "sys/class/block/sdz1/partition", "1\n");
+	assert_int_equal(erase_check("sdz1", ERASE_SCSI_SANITIZE_BLOCK, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "scsi-sanitize-block erases the whole logical unit"));
+	assert_int_equal(erase_check("sdz1", ERASE_SCSI_FORMAT, err, sizeof(err)), -EPERM);
+	assert_int_equal(erase_check("sdz", ERASE_SCSI_SANITIZE_CRYPTO, err, sizeof(err)), 0);
+}
+
+/* The command the kernel turns a SCSI disk's discards into, from sysfs. */
+static void test_scsi_provisioning_mode(void **state)
+{
+	struct fx *f = *state;
+	char mode[32];
+	assert_int_equal(tgt_scsi_provisioning_mode("sdz", mode, sizeof(mode)), -ENOENT);
+	assert_string_equal(mode, "");
+	sub(f, "sys/class/block/sdz/device/scsi_disk/2:0:1:0");
+	put(f, "sys/class/block/sdz/device/scsi_disk/2:0:1:0/provisioning_mode", "writesame_16\n");
+	assert_int_equal(tgt_scsi_provisioning_mode("sdz", mode, sizeof(mode)), 0);
+	assert_string_equal(mode, "writesame_16");
+}
+
 /* An attempt refused as busy a given number of times, then done. */
 struct busy {
 	int refusals, calls, other;
@@ -274,6 +299,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sanitize_beside_other_namespaces, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scsi_serial_from_vpd_page, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scsi_erase_of_a_partition, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scsi_provisioning_mode, setup, teardown),
 		cmocka_unit_test(test_busy_wait_tries_again_until_free),
 		cmocka_unit_test(test_busy_wait_returns_other_errors_at_once),
 		cmocka_unit_test(test_busy_wait_ends_on_stop),
