@@ -1,6 +1,7 @@
-# qemu.mk: `make check-devices`, wearmond on NVMe and SATA controllers
-# emulated by QEMU (tools/qemu, tests/devices); the last stage of `make
-# check` (tools/run-check.sh), after the faster unit and integration tests.
+# qemu.mk: `make check-devices`, wearmond on NVMe, SATA and SCSI
+# (virtio-scsi, MegaRAID SAS) controllers emulated by QEMU (tools/qemu,
+# tests/devices); the last stage of `make check` (tools/run-check.sh), after
+# the faster unit and integration tests.
 # Included by the top-level Makefile; reuses $(BUILD).
 
 # A rule here would otherwise become make's default goal.

@@ -5,7 +5,8 @@
 # STEP.rc in /results; checks of the devices themselves (zeroes after an
 # erase, checksums around a refusal, IDENTIFY after a failed ATA erase)
 # leave small files there too. The host reads everything from the database
-# and these files. /test/params.sh sets NVME, SATA and REGION_BYTES.
+# and these files. /test/params.sh sets NVME, SATA, VSCSI, MEGASAS and
+# REGION_BYTES.
 
 # shellcheck source=/dev/null
 . /test/params.sh
@@ -22,9 +23,13 @@ fresh() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
+# step NAME: run wearmond on NAME.conf; its seconds go to steps.time.
 step() {
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	wearmond --foreground -c "/test/$1.conf" >"$R/$1.log" 2>&1
 	echo $? >"$R/$1.rc"
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	echo "$1 $t0 $t1" >>"$R/steps.time"
 	say "step $1: wearmond exited $(cat "$R/$1.rc")"
 }
 
@@ -52,6 +57,17 @@ done
 for f in model rev; do
 	tr -d '\n' <"$sata_dev/$f" >"$R/sysfs_sata_$f"
 done
+# The SCSI disks: what sysfs shows, and the command the kernel chose for
+# their discards from their VPD pages.
+for pair in "vscsi $VSCSI" "megasas $MEGASAS"; do
+	d=${pair%% *}
+	dev=${pair#* }
+	sys=/sys/block/$(basename "$(readlink -f "$dev")")/device
+	for f in vendor model rev; do
+		tr -d '\n' <"$sys/$f" >"$R/sysfs_${d}_$f"
+	done
+	cat "$sys"/scsi_disk/*/provisioning_mode | tr -d '\n' >"$R/sysfs_${d}_provisioning_mode"
+done
 
 step basic
 zero_check "$NVME" nvme_after_basic
@@ -70,6 +86,15 @@ zero_check "$NVME" nvme_after_format
 
 step nvme_sanitize_stop
 step nvme_sanitize_continue
+
+# SCSI disks: two cycles with a TRIM (UNMAP) of the region after each; the
+# images pass UNMAP down as holes, so the region then reads as zeroes.
+step scsi_trim
+zero_check "$VSCSI" vscsi_after_trim
+zero_check "$MEGASAS" megasas_after_trim
+step scsi_erase
+step vscsi_format
+step sata_scsi_erase
 
 step sata_erase
 # A drive left locked by a failed erase would refuse reads and show the

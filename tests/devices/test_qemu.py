@@ -1,7 +1,8 @@
-"""wearmond on real NVMe and SATA controllers, emulated by QEMU.
+"""wearmond on real NVMe, SATA and SCSI controllers, emulated by QEMU.
 
-One guest boot serves every test here: the host creates three raw image
-files (an NVMe namespace, a SATA disk, a results disk), writes wearmond's
+One guest boot serves every test here: the host creates five raw image
+files (an NVMe namespace, a SATA disk, a SCSI disk behind virtio-scsi, one
+behind an LSI MegaRAID SAS controller, a results disk), writes wearmond's
 configurations, builds the guest's initramfs from the installed Debian
 packages (tools/qemu/mkinitramfs.sh) and boots it (tools/qemu/run-guest.sh).
 Inside, tests/devices/guest.sh runs each step; the guest's init then writes
@@ -35,7 +36,9 @@ GUEST_SCRIPT = Path(__file__).resolve().parent / "guest.sh"
 MiB = 1 << 20
 DISK_BYTES = 64 * MiB
 REGION_BYTES = 16 * MiB
-GUEST_TIMEOUT = 180   # seconds for the whole guest run, boot included
+# seconds for the whole guest run, boot included: a bound for a guest that
+# hangs, far above the ~110 s a TCG guest takes on a loaded 2-core machine
+GUEST_TIMEOUT = 300
 
 NVME_SERIAL = "WMNVME0001"
 SATA_SERIAL = "WMSATA0001"
@@ -46,6 +49,16 @@ SATA_MODEL = "WEARMON EMULATED SATA DISK"
 SATA_FIRMWARE = "WM1.2345"
 NVME = "/dev/wm-nvme"
 SATA = "/dev/wm-sata"
+# SCSI disks (scsi-hd): INQUIRY's vendor (8), product (16) and revision (4)
+# at their full widths; the MegaRAID one also has a WWN (an NAA designator
+# in its Device Identification page).
+VSCSI_SERIAL = "WMVSCSI0001"
+MEGASAS_SERIAL = "WMMEGAS0001"
+VSCSI_ID = ("WEARMONV", "EMULATED SAS SSD", "R123")
+MEGASAS_ID = ("WEARMONM", "MEGARAID SAS SSD", "M456")
+MEGASAS_WWN = "5000c500a1b2c3d4"
+VSCSI = "/dev/wm-vscsi"
+MEGASAS = "/dev/wm-megasas"
 
 COMMON = {
     "allow_destroy": "yes",
@@ -92,6 +105,27 @@ STEPS = {
                        "between_cycles": "secure-erase", "secure_erase": "ata",
                        "on_action_error": "stop"},
     },
+    "scsi_trim": {
+        "vscsi_trim": {"device": VSCSI, "expect_serial": VSCSI_SERIAL, "sizes": "4M",
+                       "cycles": "2", "between_cycles": "trim"},
+        "megasas_trim": {"device": MEGASAS, "expect_serial": MEGASAS_SERIAL, "sizes": "4M",
+                         "cycles": "2", "between_cycles": "trim"},
+    },
+    "scsi_erase": {
+        "vscsi_sanitize": {"device": VSCSI, "sizes": "4M", "between_cycles": "secure-erase",
+                           "secure_erase": "scsi-sanitize-block",
+                           "on_action_error": "continue"},
+        "megasas_format": {"device": MEGASAS, "sizes": "4M", "between_cycles": "secure-erase",
+                           "secure_erase": "scsi-format", "on_action_error": "continue"},
+    },
+    "vscsi_format": {
+        "vscsi_format": {"device": VSCSI, "sizes": "4M", "between_cycles": "secure-erase",
+                         "secure_erase": "scsi-format"},
+    },
+    "sata_scsi_erase": {
+        "sata_scsi_erase": {"device": SATA, "sizes": "4M", "between_cycles": "secure-erase",
+                            "secure_erase": "scsi-sanitize-crypto"},
+    },
 }
 
 # The NVMe SMART/Health log fields (common/device/nvme.h) the snapshot must keep.
@@ -110,6 +144,11 @@ def sql_literal(v):
     if isinstance(v, str):
         return "'" + v.replace("'", "''") + "'"
     return str(int(v))
+
+
+def scsi_props(serial, ident):
+    vendor, product, rev = ident
+    return f"{serial},vendor={vendor},product={product},ver={rev}"
 
 
 def write_config(path, targets):
@@ -234,9 +273,11 @@ def guest():
         payload.mkdir()
         shutil.copy(GUEST_SCRIPT, payload / "run.sh")
         (payload / "params.sh").write_text(
-            f"NVME={NVME}\nSATA={SATA}\nREGION_BYTES={REGION_BYTES}\n")
+            f"NVME={NVME}\nSATA={SATA}\nVSCSI={VSCSI}\nMEGASAS={MEGASAS}\n"
+            f"REGION_BYTES={REGION_BYTES}\n")
         (payload / "disks").write_text(
             f"nvme {NVME_SERIAL} {NVME}\nata {SATA_SERIAL} {SATA}\n"
+            f"scsi {VSCSI_SERIAL} {VSCSI}\nscsi {MEGASAS_SERIAL} {MEGASAS}\n"
             f"ata {RESULTS_SERIAL} /dev/wm-results\n")
         for step, targets in STEPS.items():
             write_config(payload / f"{step}.conf", targets)
@@ -244,6 +285,9 @@ def guest():
         for kind, name, serial in (
                 ("nvme", "nvme.img", NVME_SERIAL),
                 ("sata", "sata.img", f"{SATA_SERIAL},model={SATA_MODEL},ver={SATA_FIRMWARE}"),
+                ("vscsi", "vscsi.img", scsi_props(VSCSI_SERIAL, VSCSI_ID)),
+                ("megasas", "megasas.img",
+                 scsi_props(MEGASAS_SERIAL, MEGASAS_ID) + f",wwn=0x{MEGASAS_WWN}"),
                 ("sata", "results.img", RESULTS_SERIAL)):
             img = tmp / name
             with open(img, "wb") as f:
@@ -279,6 +323,15 @@ def test_guest_ran_every_step(guest):
     assert guest.rc("guest") == 0, guest.log()
     for step in STEPS:
         assert (guest.results / f"{step}.rc").exists(), f"step {step} did not run:\n{guest.log()}"
+    # each step's seconds in the guest, printed for the record: the device
+    # stage must stay short
+    times = {}
+    for line in guest.text("steps.time").splitlines():
+        step, t0, t1 = line.split()
+        times[step] = float(t1) - float(t0)
+    assert set(times) == set(STEPS)
+    scsi = sum(times[s] for s in ("scsi_trim", "scsi_erase", "vscsi_format", "sata_scsi_erase"))
+    print(f"\nsteps: {sum(times.values()):.1f} s in all, of which SCSI {scsi:.1f} s")
 
 
 # ---- A short measured cycle on each controller ----
@@ -463,6 +516,166 @@ def test_nvme_sanitize_unsupported_continue_runs_the_next_cycle(guest):
                        " WHERE t.name = 'nvme_san_cont' AND i.status = 'done'"
                        " ORDER BY c.number")
     assert [d["number"] for d in done] == [1, 2]
+
+
+# ---- SCSI disks: virtio-scsi and the MegaRAID SAS controller ----
+
+SCSI = {  # target of the TRIM step: its device, serial, INQUIRY identity
+    "vscsi_trim": ("vscsi", VSCSI, VSCSI_SERIAL, VSCSI_ID),
+    "megasas_trim": ("megasas", MEGASAS, MEGASAS_SERIAL, MEGASAS_ID),
+}
+
+
+def scsi_lines(log, name, marker):
+    return [line for line in log.splitlines() if f"target {name}:" in line and marker in line]
+
+
+@pytest.mark.parametrize("name", sorted(SCSI))
+def test_scsi_identity_from_inquiry(guest, name):
+    """A native SCSI disk's identity is INQUIRY's: the Unit Serial Number
+    page, the product (the model, as sysfs shows it) and the revision; its
+    vendor, WWN and what it advertises for UNMAP are logged at start and
+    kept in every health snapshot."""
+    kind, device, serial, (vendor, product, rev) = SCSI[name]
+    assert guest.rc("scsi_trim") == 0, guest.log("scsi_trim")
+    t = guest.target(name)
+    assert (t["serial"], t["model"], t["firmware"]) == (serial, product, rev)
+    assert (t["kind"], t["capacity_bytes"]) == ("block", DISK_BYTES)
+    assert (guest.text(f"sysfs_{kind}_model"), guest.text(f"sysfs_{kind}_rev")) == (product, rev)
+    wwn = f"naa.{MEGASAS_WWN}" if kind == "megasas" else None
+    (line,) = scsi_lines(guest.log("scsi_trim"), name, "SCSI disk:")
+    assert f'vendor "{vendor}", product "{product}", revision "{rev}", serial "{serial}"' in line
+    assert (f"WWN {wwn}" in line) == (wwn is not None), line
+    # QEMU's Block Limits and Logical Block Provisioning pages (DEVICE_LOGS.md)
+    assert "discard advertised: UNMAP (at most 2097152 blocks a command, granularity 8)" in line
+    assert line.endswith("the kernel discards with unmap"), line
+    for h in guest.health(name):
+        assert h["source"] == "scsi", h
+        d = section(h["data"], "scsi")
+        assert (d["vendor"], d["product"], d["revision"], d["serial"], d["wwn"]) == \
+            (vendor, product, rev, serial, wwn)
+        assert d["lbp"]["lbpu"] == 1 and d["block_limits"]["unmap_granularity"] == 8, d
+        assert d["provisioning_mode"] == guest.text(f"sysfs_{kind}_provisioning_mode") == "unmap"
+
+
+@pytest.mark.parametrize("name", sorted(SCSI))
+def test_scsi_unmap_between_cycles(guest, name):
+    """between_cycles = trim on a SCSI disk is the kernel's discard, sent
+    as UNMAP: each cycle's action covers the region, and the region, which
+    every cycle filled with data, reads back as zeroes after the last
+    (QEMU passes UNMAP down to the image as holes)."""
+    kind = SCSI[name][0]
+    cycles = guest.cycles(name)
+    assert [(c["number"], c["status"]) for c in cycles] == [(1, "done"), (2, "done")]
+    for c in cycles:
+        assert (c["action"], c["action_outcome"], c["action_error"]) == ("trim", "ok", None), c
+        assert c["action_bytes"] == REGION_BYTES
+    its = guest.query("SELECT fill_bytes, status FROM iterations i JOIN targets t"
+                      " ON t.id = i.target_id WHERE t.name = ?1", name)
+    assert its == [{"fill_bytes": 4 * MiB, "status": "done"}] * 2
+    assert guest.text(f"{kind}_after_trim.cmp") == "0", "the region does not read as zeroes"
+    points = [h["point"] for h in guest.health(name)]
+    assert points == ["cycle-start", "cycle-end", "after-action"] * 2, points
+
+
+@pytest.mark.parametrize("name", sorted(SCSI))
+def test_scsi_evidence_null_with_a_reason(guest, name):
+    """QEMU's scsi-hd has no LOG SENSE: every evidence column is NULL, and
+    the log says why, once for the whole run (two cycles of polls)."""
+    its = guest.query("SELECT i.* FROM iterations i JOIN targets t ON t.id = i.target_id"
+                      " WHERE t.name = ?1", name)
+    assert len(its) == 2
+    for i in its:
+        for col in ("device_host_bytes", "device_media_bytes", "device_wa", "device_peak_temp_c",
+                    "device_throttle_seconds", "device_media_errors", "device_spare_pct"):
+            assert i[col] is None, (col, i)
+    lines = scsi_lines(guest.log("scsi_trim"), name, "evidence lacks figures")
+    assert len(lines) == 1, lines
+    assert ("host bytes, temperature, media errors: LOG SENSE page 00h: ILLEGAL REQUEST, "
+            "ASC/ASCQ 20h/00h (invalid command operation code); media bytes, throttle time, "
+            "spare: no standard SCSI log page has them") in lines[0]
+    for h in guest.health(name):
+        for col in ("temperature_c", "percentage_used", "media_errors", "power_on_hours",
+                    "host_bytes_written"):
+            assert h[col] is None, (col, h)
+        d = section(h["data"], "scsi")
+        assert d["log_sense"] is False and d["log_pages"] == []
+        assert "invalid command operation code" in d["log_sense_error"]
+
+
+def test_scsi_sanitize_refused_as_unsupported(guest):
+    """virtio-scsi's disk has neither REPORT SUPPORTED OPERATION CODES nor
+    SANITIZE: the sanitize is sent, refused as an invalid operation code,
+    and recorded as unsupported; the data stay."""
+    assert guest.rc("scsi_erase") == 0, guest.log("scsi_erase")
+    (c,) = guest.cycles("vscsi_sanitize")
+    assert (c["action"], c["action_outcome"]) == ("secure-erase", "unsupported"), c
+    assert c["action_error"] == ("SCSI SANITIZE (block erase) not supported by this drive: "
+                                 "ILLEGAL REQUEST, ASC/ASCQ 20h/00h (invalid command "
+                                 "operation code)")
+    assert c["action_bytes"] == 0
+    assert guest.target("vscsi_sanitize")["host_bytes_since_erase"] > 0
+
+
+def test_scsi_format_refused_by_the_raid_controller(guest):
+    """QEMU's MegaRAID controller fails FORMAT UNIT with HARDWARE ERROR
+    (internal target failure): a failure, with the sense data, not
+    'unsupported'; on_action_error = continue goes on."""
+    (c,) = guest.cycles("megasas_format")
+    assert (c["action"], c["action_outcome"]) == ("secure-erase", "failed"), c
+    assert c["action_error"] == ("SCSI FORMAT UNIT: HARDWARE ERROR, ASC/ASCQ 44h/00h "
+                                 "(internal target failure)")
+    assert c["action_bytes"] == 0
+    assert "on_action_error = continue" in guest.log("scsi_erase")
+
+
+def test_scsi_format_completes_on_virtio(guest):
+    """FORMAT UNIT behind virtio-scsi completes (QEMU does not erase the
+    image: DEVICE_LOGS.md), and TEST UNIT READY after it finds the disk
+    ready: an erase recorded as done."""
+    assert guest.rc("vscsi_format") == 0, guest.log("vscsi_format")
+    (c,) = guest.cycles("vscsi_format")
+    assert (c["action"], c["action_outcome"], c["action_error"]) == ("secure-erase", "ok", None)
+    assert c["action_bytes"] == DISK_BYTES
+    assert guest.target("vscsi_format")["host_bytes_since_erase"] == 0
+    assert "SCSI FORMAT UNIT of /dev/wm-vscsi started" in guest.log("vscsi_format")
+
+
+def test_scsi_erase_refused_on_an_ata_drive(guest):
+    log = guest.log("sata_scsi_erase")
+    assert guest.rc("sata_scsi_erase") == 78, log
+    assert ("secure_erase: refusing /dev/wm-sata: secure_erase = scsi-sanitize-crypto needs a "
+            "disk that speaks SCSI natively (SAS); it is an ATA drive: use ata or "
+            "ata-enhanced") in log
+    assert not guest.query("SELECT id FROM targets WHERE name = 'sata_scsi_erase'")
+
+
+# ---- Why SATA and NVMe evidence is NULL under QEMU ----
+
+def test_sata_evidence_absence_is_logged(guest):
+    """QEMU's AHCI disk answers SMART (without attribute 241) but aborts
+    READ LOG EXT of the Device Statistics log: the iterations' evidence is
+    NULL, and the log says which log and attribute are missing, once."""
+    its = guest.query("SELECT i.* FROM iterations i JOIN targets t ON t.id = i.target_id"
+                      " WHERE t.name = 'sata_basic'")
+    assert its
+    for i in its:
+        for col in ("device_host_bytes", "device_media_bytes", "device_peak_temp_c",
+                    "device_throttle_seconds", "device_media_errors", "device_spare_pct"):
+            assert i[col] is None, (col, i)
+    lines = scsi_lines(guest.log("basic"), "sata_basic", "evidence lacks figures")
+    assert len(lines) == 1, lines
+    for part in ("host bytes: ATA READ LOG EXT log 0x04 page 0x01: ",
+                 "no SMART attribute 241 (generic table)",
+                 "temperature: ATA READ LOG EXT log 0x04 page 0x05: ",
+                 "throttle time: ", "media errors, spare: no ATA log wearmon reads has them"):
+        assert part in lines[0], lines[0]
+
+
+def test_nvme_media_bytes_absence_is_logged(guest):
+    lines = scsi_lines(guest.log("basic"), "nvme_basic", "evidence lacks figures")
+    assert len(lines) == 1, lines
+    assert "media bytes: no OCP extended SMART log: NVMe Get Log Page 0xc0: " in lines[0]
 
 
 def identify_word(text, n):

@@ -1,7 +1,8 @@
 #!/bin/sh
 # mkinitramfs.sh: build the device-test guest's initramfs at test time from
-# the installed Debian packages: busybox-static, the kernel's NVMe and AHCI
-# modules, wearmond with the shared libraries ldd lists, hdparm, and the
+# the installed Debian packages: busybox-static, the kernel's NVMe, AHCI,
+# virtio-scsi and MegaRAID SAS modules (with sd_mod for the SCSI disks),
+# wearmond with the shared libraries ldd lists, hdparm, and the
 # test's own payload. Nothing is downloaded; the result goes to OUT only.
 # Usage: tools/qemu/mkinitramfs.sh OUT.cpio.gz WEARMOND PAYLOAD_DIR
 #   PAYLOAD_DIR is copied to /test in the guest; /test/run.sh is run by init.
@@ -64,7 +65,7 @@ add_program "$hdparm" /sbin/hdparm
 
 # Modules in dependency order, as modprobe would load them; each once.
 deps=$root/deps
-for m in nvme ahci sd_mod; do
+for m in nvme ahci sd_mod virtio_pci virtio_scsi megaraid_sas; do
 	modprobe -S "$kver" --show-depends "$m" >>"$deps" ||
 		die "modprobe cannot resolve $m for kernel $kver"
 done
@@ -76,7 +77,7 @@ while read -r ko; do
 	echo "$base" >>"$root/lib/modules/order"
 done <"$deps.order"
 rm -f "$deps" "$deps.order"
-[ -s "$root/lib/modules/order" ] || die "no modules found for nvme, ahci, sd_mod"
+[ -s "$root/lib/modules/order" ] || die "no modules found for nvme, ahci, sd_mod, virtio_scsi, megaraid_sas"
 
 cp -R "$payload/." "$root/test/"
 

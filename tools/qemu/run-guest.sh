@@ -13,7 +13,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 1 ]; then
-	echo "usage: $0 INITRD [--nvme IMG SERIAL]... [--sata IMG SERIAL]..." >&2
+	echo "usage: $0 INITRD [--nvme|--sata|--vscsi|--megasas IMG SERIAL]..." >&2
 	exit 2
 fi
 initrd=$1
@@ -26,9 +26,11 @@ echo "run-guest.sh: accelerator: $accel" >&2
 set -- "$@" --end
 nvme=0
 sata=0
+vscsi=0
+megasas=0
 while [ "$1" != --end ]; do
 	case $1 in
-	--nvme | --sata)
+	--nvme | --sata | --vscsi | --megasas)
 		[ $# -ge 4 ] || { echo "$0: $1 needs IMG SERIAL" >&2; exit 2; }
 		kind=${1#--}
 		img=$2
@@ -46,8 +48,22 @@ while [ "$1" != --end ]; do
 			dev="ide-hd,bus=ahci0.$sata,serial=$serial,drive=$id"
 			sata=$((sata + 1))
 			;;
+		vscsi)
+			id=vscsi$vscsi
+			[ $vscsi -gt 0 ] || set -- "$@" -device virtio-scsi-pci,id=vscsi
+			dev="scsi-hd,bus=vscsi.0,scsi-id=$vscsi,serial=$serial,drive=$id"
+			vscsi=$((vscsi + 1))
+			;;
+		megasas)
+			id=megasas$megasas
+			[ $megasas -gt 0 ] || set -- "$@" -device megasas-gen2,id=megasas
+			dev="scsi-hd,bus=megasas.0,scsi-id=$megasas,serial=$serial,drive=$id"
+			megasas=$((megasas + 1))
+			;;
 		esac
-		set -- "$@" -drive "file=$img,format=raw,if=none,id=$id,cache=writeback" \
+		discard=""
+		case $kind in vscsi | megasas) discard=",discard=unmap" ;; esac
+		set -- "$@" -drive "file=$img,format=raw,if=none,id=$id,cache=writeback$discard" \
 			-device "$dev"
 		;;
 	*)
