@@ -623,11 +623,12 @@ def test_config_page_covers_every_key():
 
 # ---- what the CLI links ---------------------------------------------------
 
-# Device and config code: the actions (secure erase among them), the ATA and
-# NVMe commands, opening a target, filesystem mode, the config parser. The
-# read-only CLI must contain none of it. act_outcome_name is only a name
+# Device and config code: the actions (secure erase among them), the ATA,
+# SCSI and NVMe commands, opening a target, filesystem mode, the config
+# parser. The read-only CLI must contain none of it. act_outcome_name is only a name
 # table (common/config/names.c), which the database stores outcomes with.
-DEVICE_SYMBOL = re.compile(r"^(act_(?!outcome_name$)|ata_|nvme_|fsmode_|tgt_open$|cfg_load$)")
+DEVICE_SYMBOL = re.compile(
+    r"^(act_(?!outcome_name$)|ata_|nvme_|scsi_|devnote_|fsmode_|tgt_open$|cfg_load$)")
 DEVICE_LIBS = ("libblkid", "libinih", "libaio")
 
 
