@@ -295,6 +295,14 @@ static int erase_nvme(const struct act_env *env, struct act_result *r, int sanit
 static int erase_scsi(const struct act_env *env, struct act_result *r, int sanitize, int crypto)
 {
 	struct scsi_erase_result res;
+	/* tgt_check refused this at start; a reload may have chosen it since */
+	if (env->tg->proto != TGT_PROTO_SCSI) {
+		snprintf(r->error, sizeof(r->error),
+			 "secure_erase = %s: %s does not speak SCSI natively (an ATA drive "
+			 "behind SAT may complete a SCSI erase without erasing)",
+			 cfg_erase_name(env->t->secure_erase), env->tg->path);
+		return erase_outcome(r, -EOPNOTSUPP, NULL);
+	}
 	if (!sanitize)
 		log_msg(LOG_NOTICE,
 			"target %s: SCSI FORMAT UNIT of %s started; a stop request waits for it "

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "device/act.h"
+#include "device/scsi.h"
 #include "base/util.h"
 
 #define FILE_BYTES (8 * MIB)
@@ -177,6 +178,31 @@ static void test_erase_command_outcomes(void **state)
 	assert_true(r.seconds < 3);
 }
 
+static int no_sgio(int fd, struct sg_io_hdr *h)
+{
+	(void)fd;
+	(void)h;
+	fail_msg("a SCSI command was sent to a target that does not speak SCSI");
+	return -EIO;
+}
+
+/* A SCSI erase chosen (by a reload) for a target that answered as ATA:
+ * nothing is sent, the outcome says why. */
+static void test_scsi_erase_of_a_non_scsi_target(void **state)
+{
+	struct fx *f = *state;
+	struct act_result r;
+	f->tg.proto = TGT_PROTO_ATA;
+	f->t.secure_erase = ERASE_SCSI_FORMAT;
+	scsi_sgio_fn = no_sgio;
+	assert_int_equal(act_run(ACT_SECURE_ERASE, &f->env, &r), 0);
+	scsi_sgio_fn = scsi_sgio_ioctl;
+	assert_int_equal(r.outcome, ACT_OUT_UNSUPPORTED);
+	assert_int_equal(r.bytes, 0);
+	assert_non_null(strstr(r.error, "secure_erase = scsi-format: "));
+	assert_non_null(strstr(r.error, "does not speak SCSI natively"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +211,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_stopped_is_interrupted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trim_in_pieces_and_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_erase_command_outcomes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scsi_erase_of_a_non_scsi_target, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("act", tests, NULL, NULL);
