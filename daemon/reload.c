@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "config/cfg.h"
 #include "config/plan.h"
+#include "device/tgt.h"
 #include "daemon.h"
 #include "guard.h"
 #include "notify.h"
@@ -87,6 +88,8 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 		}
 		if (!ret)
 			ret = startup_check_command(c, t, one, sizeof(one));
+		if (!ret)
+			ret = tgt_erase_refusals(c, t, &st->tg, one, sizeof(one));
 		if (ret) {
 			used += (size_t)snprintf(err + used, len - used, "%s%s", bad ? "\n" : "",
 						 one);

@@ -31,7 +31,7 @@ libaio1 libsqlite3-0 libinih1 libsystemd0 libzstd1 libblkid1
 # memory of a command for the constant-memory tests).
 TEST_PKGS="
 clang clang-format cppcheck libcmocka-dev zlib1g-dev python3 python3-pytest
-systemd fio dmsetup zstd time
+systemd fio dmsetup zstd time fdisk
 librsvg2-bin mandoc poppler-utils chromium fonts-dejavu-core
 prometheus prometheus-node-exporter
 qemu-system-x86 linux-image-amd64 busybox-static hdparm cpio kmod

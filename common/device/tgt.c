@@ -382,6 +382,18 @@ static int scsi_erase_refusal(const struct cfg *c, const struct cfg_target *t, c
 			  tg->path, cfg_erase_name(t->secure_erase), instead[tg->proto]);
 }
 
+int tgt_erase_refusals(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+		       char *err, size_t len)
+{
+	int ret;
+
+	if (tg->kind != TGT_BLOCK)
+		return 0;
+	if ((ret = tgt_erase_refusal(c, t, tg->sysname, tg->path, err, len)))
+		return ret;
+	return scsi_erase_refusal(c, t, tg, err, len);
+}
+
 static int block_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
 			  const char *db_path, char *err, size_t len)
 {
@@ -554,18 +566,20 @@ static void probe_signature(const char *path, char *out, size_t len)
 static int loop_refusals(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
 			 const struct tgt_guard *g, char *err, size_t len)
 {
-	char file[PATH_MAX];
+	char file[PATH_MAX], disk[sizeof(tg->sysname)];
 	const struct tgt_own_file *own;
 
-	if (strncmp(tg->sysname, "loop", 4))
+	/* a partition of a loop device writes to the same backing file */
+	tgt_whole_disk(tg->sysname, disk, sizeof(disk));
+	if (strncmp(disk, "loop", 4))
 		return 0;
-	if (tgt_sysfs_read(tg->sysname, "loop/backing_file", file, sizeof(file)) || !file[0])
+	if (tgt_sysfs_read(disk, "loop/backing_file", file, sizeof(file)) || !file[0])
 		return tgt_seterr(err, len, -ENXIO, c, t, "device",
 				  "refusing %s: it is a loop device with no backing file "
 				  "(detached); attach a file to it (losetup) or choose another "
 				  "device",
 				  tg->path);
-	if (tgt_loop_backing_id(tg->sysname, -1, &tg->backing_dev, &tg->backing_ino))
+	if (tgt_loop_backing_id(disk, -1, &tg->backing_dev, &tg->backing_ino))
 		tg->backing_ino = 0;
 	if (tg->backing_ino && (own = tgt_own_by_id(g, tg->backing_dev, tg->backing_ino)))
 		return tgt_seterr(err, len, -EPERM, c, t, "device",

@@ -137,6 +137,14 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
 int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const char *sysname,
 		      const char *path, char *err, size_t len);
 
+/* The secure_erase refusals of an open block target tg under t (a
+ * reloaded configuration meets the same ones as a start): a partition or a
+ * shared namespace under a whole-device erase, a SCSI erase sent to a disk
+ * that does not speak SCSI natively. 0 for other kinds. Returns 0 or
+ * -EPERM with err set. */
+int tgt_erase_refusals(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+		       char *err, size_t len);
+
 /* Point sysfs and procfs lookups at other trees (tests); NULL restores. */
 void tgt_set_roots(const char *sys, const char *proc);
 

@@ -26,6 +26,11 @@ int tgt_file_check(const struct cfg *c, const struct cfg_target *t, const struct
 int tgt_file_prepare(const struct cfg *c, const struct cfg_target *t, struct tgt *tg, char *err,
 		     size_t len);
 
+/* The whole disk that sysname is a partition of, or sysname itself, into
+ * out. Returns 0 (out set), or -errno when sysfs could not say (out then
+ * holds sysname). */
+int tgt_whole_disk(const char *sysname, char *out, size_t len);
+
 /* The loop device sysname's backing file identity, from LOOP_GET_STATUS64
  * on fd (or /dev/sysname when fd < 0), else from a stat of its
  * loop/backing_file. Returns 0 with *dev and *ino set, or -errno. */

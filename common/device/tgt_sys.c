@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +68,22 @@ int tgt_sysfs_read(const char *sysname, const char *attr, char *buf, size_t len)
 	}
 	fclose(f);
 	util_strip(buf);
+	return 0;
+}
+
+int tgt_whole_disk(const char *sysname, char *out, size_t len)
+{
+	char part[32], rel[PATH_MAX], real[PATH_MAX];
+
+	util_strlcpy(out, sysname, len);
+	if (tgt_sysfs_read(sysname, "partition", part, sizeof(part)))
+		return 0;
+	/* a partition's sysfs directory sits inside its disk's */
+	snprintf(rel, sizeof(rel), "%s/class/block/%s/..", sys_root, sysname);
+	if (!realpath(rel, real))
+		return -errno;
+	const char *base = strrchr(real, '/');
+	util_strlcpy(out, base ? base + 1 : real, len);
 	return 0;
 }
 

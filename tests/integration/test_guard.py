@@ -12,7 +12,7 @@ import sqlite3
 import subprocess
 import time
 
-from conftest import (SLOW, WEARMON, WEARMOND, MiB, query, run_wearmond, start_wearmond,
+from conftest import (SLOW, WEARMON, WEARMOND, MiB, query, run_wearmond, spawn, start_wearmond,
                       stop, target_conf, wait_for, write_conf)
 
 
@@ -558,3 +558,42 @@ def test_kill_9_campaign_resumes_to_one_done_row_per_size(workdir):
         (c, s, 1) for c in (1, 2, 3) for s in (0, 1, 2)]
     assert query(db, "PRAGMA integrity_check") == [{"integrity_check": "ok"}]
     assert query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'running'")[0]["n"] == 0
+
+
+def test_reload_meets_the_erase_refusals_of_a_start(workdir, make_loop):
+    """A reload that turns on an erase of the whole drive for a target on a
+    partition is refused, as the same configuration is refused at start:
+    the running configuration stays, and nothing is erased."""
+    loop = make_loop(64 * MiB)
+    subprocess.run(["sfdisk", "-q", loop.dev], input="start=2048, size=65536\n",
+                   text=True, check=True, capture_output=True)
+    part = loop.dev + "p1"
+    if not os.path.exists(part):  # sfdisk's re-read may have added it already
+        subprocess.run(["partx", "-a", loop.dev], capture_output=True)
+    assert wait_for(lambda: os.path.exists(part), 30), f"{part} did not appear"
+    db = workdir / "w.db"
+    safe = target_conf(db, part, SLOW, between_cycles="none")
+    erasing = target_conf(db, part, SLOW, between_cycles="secure-erase",
+                          secure_erase="ata")
+    c = write_conf(workdir / "w.conf", erasing)
+    p = run_wearmond(c, "--check")
+    assert p.returncode == 78, p.stderr
+    assert "it is a partition, and secure_erase = ata" in p.stderr
+    write_conf(c, safe)
+    log = workdir / "daemon.log"
+    with open(log, "w") as err:
+        proc = spawn([WEARMOND, "--foreground", "-c", c], stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        assert wait_for(lambda: running_iteration(db), 60)
+        write_conf(c, erasing)
+        proc.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: "refused; keeping the running configuration" in log.read_text(),
+                        60), log.read_text()
+        text = log.read_text()
+        assert "it is a partition, and secure_erase = ata erases the whole drive" in text
+        assert "accepted" not in text
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
