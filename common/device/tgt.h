@@ -43,7 +43,8 @@ struct tgt {
 };
 
 /* One of wearmon's own files, which no target may be, by whatever path:
- * the database and its -wal, -shm and lock files, the configuration, the
+ * the database and its -journal, -wal, -shm and lock files (and any name
+ * SQLite may use beside it), the configuration, the
  * metrics file. */
 struct tgt_own_file {
 	const char *what; /* "the database", "the configuration", ... */
