@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 23
+#define DB_SCHEMA_VERSION 24
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -450,6 +450,16 @@ pid_t db_lock_holder(const char *db_path);
 /* db_lock_holder, with the path the holder opened the file by in path
  * (as the holder sees it; "" when unknown). */
 pid_t db_lock_holder_path(const char *db_path, char *path, size_t len);
+
+/* Filesystem mode: record that wearmon made the filesystem with this UUID
+ * (and type, e.g. "ext4") on target_id's device (path, for people).
+ * Returns 0 or -errno. */
+int db_fs_made_add(struct db *db, int64_t target_id, const char *uuid, const char *type,
+		   const char *device);
+
+/* Whether wearmon recorded making the filesystem uuid on target_id's
+ * device (db_fs_made_add). Returns 1, 0, or -errno. */
+int db_fs_made(struct db *db, int64_t target_id, const char *uuid);
 
 /* Whether the open database is still the file at its path (not deleted,
  * not replaced). Returns 0, or -ESTALE with the reason in why. */

@@ -487,6 +487,41 @@ int db_owned_add(struct db *db, uint64_t dev, uint64_t ino, const char *target, 
 	return ret;
 }
 
+int db_fs_made_add(struct db *db, int64_t target_id, const char *uuid, const char *type,
+		   const char *device)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_FS_MADE_ADD, &b);
+	db_bind_i64(&b, target_id);
+	db_bind_text(&b, uuid);
+	db_bind_text(&b, type);
+	db_bind_text(&b, device);
+	ret = db_bind_run(&b, "record the filesystem made");
+	db_leave(db);
+	return ret;
+}
+
+int db_fs_made(struct db *db, int64_t target_id, const char *uuid)
+{
+	static const char sql[] =
+		"SELECT count(*) FROM made_filesystems WHERE target_id = ? AND uuid = ?";
+	struct db_value p[] = { { .type = DB_INT, .i = target_id },
+				{ .type = DB_TEXT, .s = uuid } };
+	char err[256];
+	int n = 0;
+	int ret = db_query(db, sql, p, 2, row_found, &n, err, sizeof(err));
+
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err);
+		return ret;
+	}
+	return n > 0;
+}
+
 /* Run statement id with the target's id alone. Returns 0 or -errno. */
 static int by_target(struct db *db, enum stmt_id id, int64_t target_id, const char *what)
 {

@@ -31,6 +31,7 @@ struct tgt {
 	char firmware[64];
 	char backing_file[PATH_MAX]; /* loop devices */
 	char signature[96];          /* libblkid: "ext4 filesystem", "" = none */
+	char signature_uuid[64];     /* the filesystem's UUID with it, "" = none */
 	int created;                 /* regular file created by us */
 	/* The file behind the target (targets.backing_dev, backing_ino): a
 	 * file target's own, a loop device's backing file; ino 0: none. */
@@ -130,6 +131,10 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
  * NVMe erase sent to a partition, a sanitize to one of several namespaces. */
 int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const char *sysname,
 		      const char *path, char *err, size_t len);
+
+/* The UUID and type of the filesystem libblkid finds on path now (after
+ * mkfs), into uuid and type. Returns 0, or -ENOENT when it finds none. */
+int tgt_probe_fs(const char *path, char *uuid, size_t ulen, char *type, size_t tlen);
 
 /* Point sysfs and procfs lookups at other trees (tests); NULL restores. */
 void tgt_set_roots(const char *sys, const char *proc);
