@@ -64,8 +64,9 @@ static void usage(FILE *f)
 		"stream (JOURNAL_STREAM), else to stderr.\n\n"
 		"Signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration (applied at\n"
 		"each target's next cycle; a configuration with errors is refused).\n\n"
-		"Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure,\n"
-		"2 usage error, 78 configuration or target error.\n");
+		"Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure or\n"
+		"a full or read-only filesystem (tried again under systemd), 2 usage error,\n"
+		"78 configuration or target error.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
