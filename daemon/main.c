@@ -476,6 +476,8 @@ static int take_lock(struct daemon *d, const struct cfg *c, int create)
 			  : db_lock_take(c->database, create, &d->lock_fd, err, sizeof(err));
 
 	d->db_created |= ret == 1;
+	if (ret >= 0 && d->lock_fd >= 0)
+		ret = db_lock_names(c->database, d->lock_fd, err, sizeof(err));
 	return ret < 0 ? database_refused(c, ret, err) : 0;
 }
 

@@ -433,6 +433,15 @@ int db_outage_now(struct db *db, struct db_outage *o);
  * pid (and the path it opened the file by) in err, or -errno. */
 int db_lock_take(const char *db_path, int create, int *fd, char *err, size_t errlen);
 
+/* With the lock held (fd from db_lock_take): SQLite keeps its write-ahead
+ * log beside the path it opens, so a log left beside another name of the
+ * file (a hard link, a bind mount, the path before a rename) by the last
+ * writer is folded into the file through that name; then this name is
+ * recorded on the file (extended attribute user.wearmon.database) for the
+ * next start. Returns 0, -EEXIST when a log is left beside a name that no
+ * longer names the file (err says where it is and what to do), or -errno. */
+int db_lock_names(const char *db_path, int fd, char *err, size_t errlen);
+
 /* Release the lock (fd < 0 is fine). Call it after db_close: closing a
  * descriptor of the file drops the process's POSIX locks on it. */
 void db_lock_release(int fd);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -253,6 +254,108 @@ pid_t db_lock_holder_path(const char *db_path, char *path, size_t len)
 pid_t db_lock_holder(const char *db_path)
 {
 	return db_lock_holder_path(db_path, NULL, 0);
+}
+
+/* ---- the name the database was written by ------------------------------ */
+
+/* SQLite keeps the write-ahead log (and a rollback journal) beside the path
+ * it opened, symlinks resolved, not beside the file: a database last
+ * written through another name (a hard link, a bind mount of the file, the
+ * path before a rename) may have committed history in a log that a writer
+ * through this name would never read, and that would later be replayed
+ * over this writer's pages by anyone opening the other name. The name a
+ * writer used is kept on the file itself, in an extended attribute, so
+ * that every name finds it. */
+#define NAME_XATTR "user.wearmon.database"
+
+/* The size of the log or journal left beside name, or 0. */
+static off_t log_beside(const char *name, char *which, size_t len)
+{
+	static const char *const suffixes[] = { "-wal", "-journal" };
+	struct stat st;
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		snprintf(which, len, "%s%s", name, suffixes[i]);
+		if (!stat(which, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+			return st.st_size;
+	}
+	return 0;
+}
+
+/* Let SQLite read the file through name once: it replays the log beside
+ * that name (or rolls back its hot journal), copies it into the file and,
+ * as the last connection, removes it. Returns 0 or -errno (err set). */
+static int fold_log(const char *name, char *err, size_t errlen)
+{
+	sqlite3 *c = NULL;
+	int rc = sqlite3_open_v2(name, &c, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(c, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(c, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		db_seterr(err, errlen, "cannot fold the log beside %s into the database: %s", name,
+			  c ? sqlite3_errmsg(c) : sqlite3_errstr(rc));
+	int ret = rc == SQLITE_OK ? 0 : db_map_rc(rc, c ? sqlite3_system_errno(c) : 0);
+	sqlite3_close(c);
+	return ret;
+}
+
+/* The log beside the name the file was last written by, when that name is
+ * another. Returns 0, -EEXIST (a log beside a name that no longer is this
+ * file: refused, err says what to do) or -errno. */
+static int other_name(const char *db_path, const char *last, const struct stat *file, char *err,
+		      size_t errlen)
+{
+	char which[PATH_MAX + 16];
+	struct stat st;
+	off_t size = log_beside(last, which, sizeof(which));
+	int gone = stat(last, &st) != 0;
+
+	if (!size ||
+	    (!gone && !identity_same_file(&st, (uint64_t)file->st_dev, (uint64_t)file->st_ino)))
+		return 0; /* nothing left, or the log of the file now at that name */
+	if (gone) {
+		db_seterr(err, errlen,
+			  "database %s was last written as %s, and %s (%lld bytes) is still "
+			  "there: it may hold history the file lacks. If the database was moved "
+			  "from there, move that file beside it as %s%s (or move the database "
+			  "back) and start again",
+			  db_path, last, which, (long long)size, db_path, which + strlen(last));
+		return -EEXIST;
+	}
+	int ret = fold_log(last, err, errlen);
+	if (!ret)
+		log_msg(LOG_NOTICE,
+			"database %s: folded %s (%lld bytes), left when it was last written as %s, "
+			"into the file",
+			db_path, which, (long long)size, last);
+	return ret;
+}
+
+int db_lock_names(const char *db_path, int fd, char *err, size_t errlen)
+{
+	char mine[PATH_MAX], last[PATH_MAX];
+	struct stat file;
+	ssize_t n;
+	int ret = 0;
+
+	if (fd < 0 || fstat(fd, &file) || !realpath(db_path, mine))
+		return 0;
+	n = fgetxattr(fd, NAME_XATTR, last, sizeof(last) - 1);
+	if (n < 0 && errno != ENODATA)
+		return 0; /* no extended attributes here: nothing kept, nothing known */
+	if (n > 0) {
+		last[n] = '\0';
+		if (strcmp(last, mine))
+			ret = other_name(db_path, last, &file, err, errlen);
+	}
+	if (!ret && (n <= 0 || strcmp(last, mine)) &&
+	    fsetxattr(fd, NAME_XATTR, mine, strlen(mine), 0) && errno != ENOTSUP)
+		log_msg(LOG_WARNING, "database %s: cannot record the name it is written by: %s",
+			db_path, strerror(errno));
+	return ret;
 }
 
 /* ---- the file under the open connection -------------------------------- */

@@ -144,6 +144,68 @@ def test_readers_are_not_locked_out(workdir):
     assert rc == 0, err
 
 
+def killed_with_a_log(workdir, db):
+    """A daemon on db killed with -9 once it has stored an iteration: its
+    history is (partly) in db-wal only. Returns the done rows then."""
+    proc = start_wearmond(file_conf(workdir / "one.conf", db, db.parent / "t.img"))
+    try:
+        assert wait_for(lambda: done_iterations(db) >= 2, 60), "the daemon never ran"
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    assert os.path.getsize(f"{db}-wal") > 0
+    return done_iterations(db)
+
+
+@pytest.mark.parametrize("kind", ["hardlink", "bindmount"])
+def test_log_beside_another_name_is_folded_in(workdir, kind):
+    """A daemon killed while writing through a/w.db, the next started
+    through another name of the file: SQLite would not read a/w.db-wal
+    (it looks beside the name it opens), so the start folds it into the
+    file first; the history is whole by either name and the campaign
+    goes on where it was (no cycle begun twice)."""
+    (workdir / "a").mkdir()
+    db = workdir / "a" / "w.db"
+    done = killed_with_a_log(workdir, db)
+    with contextlib.ExitStack() as stack:
+        path = other_name(kind, workdir, db, stack)
+        conf = file_conf(workdir / "two.conf", path, workdir / "a" / "t.img",
+                         {**SLOW, "cycles": "1"})
+        p = run_wearmond(conf, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert f"folded {db}-wal" in p.stderr, p.stderr
+        for name in (path, db):
+            assert query(name, "SELECT number FROM cycles GROUP BY target_id, number"
+                               " HAVING count(*) > 1") == []
+            assert quick_check(name) == "ok"
+            assert len(query(name, "SELECT id FROM runs")) == 2
+            assert done_iterations(name) >= done
+        assert not os.path.exists(f"{db}-wal") or os.path.getsize(f"{db}-wal") == 0
+
+
+def test_log_beside_a_moved_database_is_refused(workdir):
+    """Killed, then moved without its log: the start refuses (78), naming
+    the log left behind and where it belongs; moved too, it starts and
+    keeps the whole history."""
+    (workdir / "a").mkdir()
+    (workdir / "c").mkdir()
+    db, moved = workdir / "a" / "w.db", workdir / "c" / "w.db"
+    done = killed_with_a_log(workdir, db)
+    os.rename(db, moved)
+    conf = file_conf(workdir / "two.conf", moved, workdir / "a" / "t.img",
+                     {**SLOW, "cycles": "1"})
+    p = run_wearmond(conf, timeout=120)
+    assert p.returncode == 78, p.stderr
+    assert f"database {moved} was last written as {db}, and {db}-wal" in p.stderr, p.stderr
+    assert f"move that file beside it as {moved}-wal" in p.stderr, p.stderr
+    os.rename(f"{db}-wal", f"{moved}-wal")
+    p = run_wearmond(conf, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert quick_check(moved) == "ok"
+    assert len(query(moved, "SELECT id FROM runs")) == 2
+    assert done_iterations(moved) >= done
+
+
 # ---- the names SQLite may create beside the database ---------------------
 
 
