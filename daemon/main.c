@@ -481,52 +481,53 @@ static int take_lock(struct daemon *d, const struct cfg *c, int create)
 	return ret < 0 ? database_refused(c, ret, err) : 0;
 }
 
+/* Every check a start makes before it writes, in its order; --check stops
+ * after them. Returns 0 or the exit status of the refusal (logged). */
+static int start_checks(struct daemon *d, const struct cfg *c)
+{
+	char err[CFG_ERR_MAX];
+	int ret;
+
+	if (startup_mark_new_campaigns(d->o, c, d->st))
+		return EXIT_USAGE;
+	if (guard_paths(c, err, sizeof(err)) || publish_check(c, err, sizeof(err))) {
+		log_msg(LOG_ERR, "%s", err);
+		return EXIT_CONFIG;
+	}
+	if ((ret = check_database_path(c)))
+		return ret;
+	if (!d->o->check && (ret = take_lock(d, c, 0)))
+		return ret;
+	if (!d->o->check) /* mount namespace: before sched_start makes threads */
+		fsmode_start(c);
+	/* --check stops where the start would: at the lock (and opens no
+	 * reader through another name of a file in use) */
+	pid_t holder = d->o->check ? check_holder(c) : 0;
+	if (holder < 0 || startup_check_targets(d, c, holder))
+		return EXIT_CONFIG;
+	return 0;
+}
+
 static int run(struct daemon *d)
 {
 	const struct cfg *c = d->cfgs[0];
 	char err[CFG_ERR_MAX];
 	struct db *db = NULL;
 	int64_t run_id = 0;
-	int status = EXIT_CONFIG, ret;
-	pid_t holder = 0;
+	int status, ret;
 
 	d->nst = c->ntargets;
 	d->st = calloc((size_t)c->ntargets, sizeof(*d->st));
 	if (!d->st)
 		return EXIT_RUNTIME;
 	notify_status("checking targets");
-	if (startup_mark_new_campaigns(d->o, c, d->st)) {
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (guard_paths(c, err, sizeof(err))) {
-		log_msg(LOG_ERR, "%s", err);
-		goto out;
-	}
-	if ((ret = check_database_path(c))) {
-		status = ret;
-		goto out;
-	}
-	if (publish_check(c, err, sizeof(err))) {
-		log_msg(LOG_ERR, "%s", err);
-		goto out;
-	}
-	if (!d->o->check && (ret = take_lock(d, c, 0))) {
-		status = ret;
-		goto out;
-	}
-	if (!d->o->check) /* mount namespace: before sched_start makes threads */
-		fsmode_start(c);
-	/* --check stops where the start would: at the lock (and opens no
-	 * reader through another name of a file in use) */
-	holder = d->o->check ? check_holder(c) : 0;
-	if (holder < 0 || startup_check_targets(d, c, holder))
+	if ((status = start_checks(d, c)))
 		goto out;
 	if (d->o->check) {
 		startup_print_check(c, d->st);
-		status = EXIT_OK;
 		goto out;
 	}
+	status = EXIT_CONFIG;
 	if ((ret = take_lock(d, c, 1))) {
 		status = ret;
 		goto out;
