@@ -117,9 +117,26 @@ static int pid_holds(const char *pid, const struct stat *file, char *path, size_
 	return found;
 }
 
+/* Whether /proc/PID/comm says wearmond. */
+static int is_wearmond(const char *pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strcmp(comm, "wearmond\n");
+}
+
 /* The pid of the process (not this one) holding the lock on the file, and
  * the path it opened it by; 0 when none is found (or none can be seen:
- * ProtectProc= hides other users' processes). */
+ * ProtectProc= hides other users' processes). The wearmond processes are
+ * looked at first: the descriptors of every other process only when none
+ * of them holds it (a program that took the lock by hand). */
 static pid_t find_holder(const struct stat *file, char *path, size_t len)
 {
 	struct dirent *e;
@@ -130,13 +147,17 @@ static pid_t find_holder(const struct stat *file, char *path, size_t len)
 		path[0] = '\0';
 	if (!listed_lock(file->st_ino) || !(d = opendir("/proc")))
 		return 0;
-	while (!found && (e = readdir(d))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		if (*end || pid <= 0 || pid == (long)getpid())
-			continue;
-		if (pid_holds(e->d_name, file, path, len))
-			found = (pid_t)pid;
+	for (int pass = 0; !found && pass < 2; pass++) {
+		rewinddir(d);
+		while (!found && (e = readdir(d))) {
+			char *end;
+			long pid = strtol(e->d_name, &end, 10);
+			if (*end || pid <= 0 || pid == (long)getpid() ||
+			    is_wearmond(e->d_name) != !pass)
+				continue;
+			if (pid_holds(e->d_name, file, path, len))
+				found = (pid_t)pid;
+		}
 	}
 	closedir(d);
 	return found;
