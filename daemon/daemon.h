@@ -41,6 +41,7 @@ struct daemon {
 	int stopping;
 	int db_lost;                            /* the database file was deleted or replaced */
 	int lock_fd;                            /* one daemon per database; -1 */
+	int db_created;                         /* the lock created the (empty) database file */
 	struct publish pub;                     /* metrics_file */
 	struct db *history;                     /* the database read-only while targets are
 			       checked (which files are wearmon's); NULL */
@@ -54,6 +55,10 @@ struct daemon {
 	struct retain retain;   /* moving and rolling up samples (retain.h) */
 	int all_done;           /* every target's campaign is complete */
 };
+
+/* After a start-up error ret of path: when its filesystem is full or
+ * read-only (db_transient), log which filesystem and its free space. */
+void startup_log_room(const char *path, int ret);
 
 /* Log each line of a multi-line error at prio. */
 void daemon_log_lines(int prio, const char *text);

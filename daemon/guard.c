@@ -137,9 +137,12 @@ int guard_own_files(const struct cfg *c, struct tgt_own_file own[GUARD_OWN_MAX])
 		const char *what, *suffix;
 	} db_files[] = {
 		{ "the database", "" },
+		{ "the database's rollback journal", "-journal" },
 		{ "the database's write-ahead log", "-wal" },
 		{ "the database's shared-memory index", "-shm" },
-		{ "the database's lock", ".lock" }, /* common/db/db_guard.c lock_path */
+		/* the lock is on the database file itself (common/db/db_guard.c);
+		 * the name of the lock file of earlier versions stays reserved */
+		{ "the database's lock", ".lock" },
 	};
 	int n = 0;
 

@@ -11,9 +11,9 @@
 #include "db/db.h"
 #include "sched.h"
 
-/* Room for guard_own_files: the database, -wal, -shm, lock, configuration
- * and metrics file. */
-#define GUARD_OWN_MAX 6
+/* Room for guard_own_files: the database, -journal, -wal, -shm, lock,
+ * configuration and metrics file. */
+#define GUARD_OWN_MAX 7
 
 /* what (e.g. "configuration") at path must not be writable by group or
  * others, and must be owned by root when we run as root; no symlink on the
@@ -22,7 +22,7 @@
  * Returns 0, or -EPERM / -errno with the reason in err. */
 int guard_trust(const char *what, const char *path, char *err, size_t len);
 
-/* The database, its -wal, -shm and lock files and the metrics file must
+/* The database, its -journal, -wal, -shm and lock files and the metrics file must
  * not be reached through a symlink another user could have placed
  * (trust_links). Returns 0, or -EPERM / -errno with err naming the
  * configuration line, the path, the link and its owner. */

@@ -3,11 +3,13 @@
  * are startup.c's, reloads reload.c's. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/fsinfo.h"
 #include "base/hstall.h"
 #include "base/log.h"
 #include "base/util.h"
@@ -62,8 +64,9 @@ static void usage(FILE *f)
 		"stream (JOURNAL_STREAM), else to stderr.\n\n"
 		"Signals: SIGTERM/SIGINT stop, SIGHUP reloads the configuration (applied at\n"
 		"each target's next cycle; a configuration with errors is refused).\n\n"
-		"Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure,\n"
-		"2 usage error, 78 configuration or target error.\n");
+		"Exit status: 0 all cycles done or stopped by a signal, 1 runtime failure or\n"
+		"a full or read-only filesystem (tried again under systemd), 2 usage error,\n"
+		"78 configuration or target error.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -402,63 +405,146 @@ static void run_reason(const struct daemon *d, int status, char *buf, size_t len
 				       : "stopped");
 }
 
+/* A database error at start: a full or read-only filesystem (which waiting
+ * can end) names the filesystem and is exit 1, so that systemd starts
+ * wearmond again; anything else is 78. Returns the exit status. */
+static int database_refused(const struct cfg *c, int ret, const char *err)
+{
+	char fs[PATH_MAX + 400] = "";
+	struct fsinfo fi;
+
+	if (!db_transient(ret)) {
+		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
+		return EXIT_CONFIG;
+	}
+	if (!strstr(err, "filesystem") && !fsinfo_of(c->database, &fi))
+		fsinfo_text(&fi, fs, sizeof(fs));
+	log_msg(LOG_ERR, "%s:%d: database: %s%s%s%s", c->path, c->database_line, err,
+		fs[0] ? " (its " : "", fs, fs[0] ? "); wearmond exits 1 and is started again" : "");
+	return EXIT_RUNTIME;
+}
+
+/* The database's path and filesystem, changing nothing. Returns 0 or the
+ * exit status of the refusal (logged). */
+static int check_database_path(const struct cfg *c)
+{
+	char err[CFG_ERR_MAX];
+	int ret = db_check_room(c->database, err, sizeof(err));
+
+	if (!ret)
+		ret = db_check_path(c->database, err, sizeof(err));
+	return ret ? database_refused(c, ret, err) : 0;
+}
+
+/* --check and the lock: a start of this configuration is refused while
+ * another wearmond holds the database file. Through the same path this is
+ * the running daemon's own configuration checked (before a reload): a
+ * notice, and the check goes on. Through another name of the file (a hard
+ * link, a bind mount) no reload reaches it: refused, as the start would
+ * be. Returns the holder's pid, 0, or -EBUSY (logged). */
+static pid_t check_holder(const struct cfg *c)
+{
+	char held[PATH_MAX], real[PATH_MAX];
+	pid_t pid = db_lock_holder_path(c->database, held, sizeof(held));
+
+	if (!pid)
+		return 0;
+	if (!held[0] || (realpath(c->database, real) && !strcmp(real, held))) {
+		log_msg(LOG_NOTICE,
+			"database %s is in use by wearmond pid %ld; a second daemon on it "
+			"would be refused",
+			c->database, (long)pid);
+		return pid;
+	}
+	log_msg(LOG_ERR,
+		"%s:%d: database: %s is in use by wearmond pid %ld, which opened the same "
+		"file as %s; one daemon per database file: a start of this configuration "
+		"would be refused",
+		c->path, c->database_line, c->database, (long)pid, held);
+	return -EBUSY;
+}
+
+/* Outside --check: take the database's lock, if it is not held yet. A
+ * missing database is created (empty, to hold the lock) only with create:
+ * once every check has passed. Returns 0 or the exit status of the
+ * refusal (logged). */
+static int take_lock(struct daemon *d, const struct cfg *c, int create)
+{
+	char err[CFG_ERR_MAX];
+	int ret = d->lock_fd >= 0
+			  ? 0
+			  : db_lock_take(c->database, create, &d->lock_fd, err, sizeof(err));
+
+	d->db_created |= ret == 1;
+	if (ret >= 0 && d->lock_fd >= 0)
+		ret = db_lock_names(c->database, d->lock_fd, err, sizeof(err));
+	return ret < 0 ? database_refused(c, ret, err) : 0;
+}
+
+/* Every check a start makes before it writes, in its order; --check stops
+ * after them. Returns 0 or the exit status of the refusal (logged). */
+static int start_checks(struct daemon *d, const struct cfg *c)
+{
+	char err[CFG_ERR_MAX];
+	int ret;
+
+	if (startup_mark_new_campaigns(d->o, c, d->st))
+		return EXIT_USAGE;
+	if (guard_paths(c, err, sizeof(err)) || publish_check(c, err, sizeof(err))) {
+		log_msg(LOG_ERR, "%s", err);
+		return EXIT_CONFIG;
+	}
+	if ((ret = check_database_path(c)))
+		return ret;
+	if (!d->o->check && (ret = take_lock(d, c, 0)))
+		return ret;
+	if (!d->o->check) /* mount namespace: before sched_start makes threads */
+		fsmode_start(c);
+	/* --check stops where the start would: at the lock (and opens no
+	 * reader through another name of a file in use) */
+	pid_t holder = d->o->check ? check_holder(c) : 0;
+	if (holder < 0 || startup_check_targets(d, c, holder))
+		return EXIT_CONFIG;
+	return 0;
+}
+
 static int run(struct daemon *d)
 {
 	const struct cfg *c = d->cfgs[0];
 	char err[CFG_ERR_MAX];
 	struct db *db = NULL;
 	int64_t run_id = 0;
-	int status = EXIT_CONFIG;
+	int status, ret;
 
 	d->nst = c->ntargets;
 	d->st = calloc((size_t)c->ntargets, sizeof(*d->st));
 	if (!d->st)
 		return EXIT_RUNTIME;
 	notify_status("checking targets");
-	if (startup_mark_new_campaigns(d->o, c, d->st)) {
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (guard_paths(c, err, sizeof(err))) {
-		log_msg(LOG_ERR, "%s", err);
-		goto out;
-	}
-	if (db_check_path(c->database, err, sizeof(err))) {
-		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
-		goto out;
-	}
-	if (publish_check(c, err, sizeof(err))) {
-		log_msg(LOG_ERR, "%s", err);
-		goto out;
-	}
-	if (!d->o->check && db_lock_take(c->database, &d->lock_fd, err, sizeof(err))) {
-		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
-		goto out;
-	}
-	if (!d->o->check) /* mount namespace: before sched_start makes threads */
-		fsmode_start(c);
-	pid_t holder = d->o->check ? db_lock_holder(c->database) : 0;
-	if (startup_check_targets(d, c, holder))
+	if ((status = start_checks(d, c)))
 		goto out;
 	if (d->o->check) {
-		if (holder)
-			log_msg(LOG_NOTICE,
-				"database %s is in use by wearmond pid %ld; a second "
-				"daemon on it would be refused",
-				c->database, (long)holder);
 		startup_print_check(c, d->st);
-		status = EXIT_OK;
+		goto out;
+	}
+	status = EXIT_CONFIG;
+	if ((ret = take_lock(d, c, 1))) {
+		status = ret;
 		goto out;
 	}
 	db_set_slow_hook(extend_start);
-	if (db_open(c->database, 0, &db, err, sizeof(err))) {
-		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
+	if ((ret = db_open(c->database, 0, &db, err, sizeof(err)))) {
+		status = database_refused(c, ret, err);
 		goto out;
 	}
 	db_set_stop(db, &signals_stop);
-	int ret = startup_identities_ok(db, c, d->st);
-	if (ret == -EMEDIUMTYPE || (!ret && startup_prepare_targets(c, d->st)))
+	ret = startup_identities_ok(db, c, d->st);
+	int prepared = ret ? 0 : startup_prepare_targets(c, d->st);
+	if (ret == -EMEDIUMTYPE || prepared) {
+		/* a file target with no room to be made: waiting may help */
+		status = db_transient(prepared) ? EXIT_RUNTIME : EXIT_CONFIG;
 		goto out;
+	}
 	status = EXIT_RUNTIME;
 	if (ret || db_run_begin(db, c->path, &run_id) || db_run_config(db, run_id, c->text) ||
 	    startup_register_targets(db, c, d->st, run_id)) {
@@ -499,8 +585,12 @@ static int run(struct daemon *d)
 out:
 	if (status == EXIT_CONFIG)
 		notify_status("configuration error");
-	startup_close_targets(d, status == EXIT_CONFIG && !d->o->check);
+	/* a start that failed before the targets ran leaves nothing it made:
+	 * the file targets it created, an empty database file */
+	startup_close_targets(d, !d->started && !d->o->check);
 	db_close(db);
+	if (status != EXIT_OK && !d->started && d->db_created)
+		db_lock_drop_new(c->database, d->lock_fd);
 	db_lock_release(d->lock_fd);
 	free(d->st);
 	return status;

@@ -368,7 +368,11 @@ static int target_setup(struct sched_target *st)
 			 st->tg.path, st->limits.null_mibps);
 		note(st, LOG_NOTICE, "null-engine", msg);
 	}
-	if (st->tg.signature[0]) {
+	if (st->tg.signature[0] && st->tg.signature_uuid[0] &&
+	    db_fs_made(st->db, st->target_id, st->tg.signature_uuid) == 1) {
+		log_msg(LOG_INFO, "target %s: %s holds the %s wearmon made (UUID %s)", st->t->name,
+			st->tg.path, st->tg.signature, st->tg.signature_uuid);
+	} else if (st->tg.signature[0]) {
 		snprintf(msg, sizeof(msg),
 			 "%s held a %s; allow_destroy = yes, so it is being "
 			 "overwritten",

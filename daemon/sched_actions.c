@@ -35,6 +35,12 @@ int sched_fs_prepare(struct sched_target *st, long cycle)
 	} else {
 		log_msg(LOG_INFO, "target %s: made %s on %s, test file %s", st->t->name,
 			cfg_filesystem_name(st->t->filesystem), st->tg.path, st->fs.file);
+		/* its UUID, so that a restart knows the filesystem as its own */
+		if (st->fs.uuid[0] &&
+		    db_fs_made_add(st->db, st->target_id, st->fs.uuid,
+				   cfg_filesystem_name(st->t->filesystem), st->tg.path))
+			log_msg(LOG_WARNING, "target %s: cannot record the filesystem made (%s)",
+				st->t->name, st->fs.uuid);
 	}
 	return ret;
 }

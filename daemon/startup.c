@@ -2,11 +2,13 @@
  * devices they share, the identities recorded in the database, and then
  * the files created and the targets registered. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fsinfo.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "config/cfg.h"
@@ -172,10 +174,23 @@ int startup_prepare_targets(const struct cfg *c, struct sched_target *st)
 					 &st[i].plan, err, sizeof(err));
 		if (ret) {
 			daemon_log_lines(LOG_ERR, err);
+			startup_log_room(st[i].tg.path, ret);
 			return ret;
 		}
 	}
 	return 0;
+}
+
+void startup_log_room(const char *path, int ret)
+{
+	char fs[PATH_MAX + 400];
+	struct fsinfo fi;
+
+	if (db_transient(ret) && !fsinfo_of(path, &fi))
+		log_msg(LOG_ERR,
+			"%s: its %s; wearmond exits 1 and is started again (systemd: "
+			"RestartSec) until there is room",
+			path, fsinfo_text(&fi, fs, sizeof(fs)));
 }
 
 void startup_close_targets(struct daemon *d, int remove_created)

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fsinfo.h"
 #include "base/log.h"
 #include "base/stats.h"
 #include "base/util.h"
@@ -189,16 +190,18 @@ static int check_owner(struct db *db, int version, char *err, size_t errlen)
  * short. Returns NULL or what is wrong (in why). */
 static const char *check_length(struct db *db, char *why, size_t len)
 {
-	char wal[PATH_MAX + 8];
+	/* the WAL SQLite reads: beside the file the path resolves to, which
+	 * for a symlink is not beside the link */
+	sqlite3_filename main = sqlite3_db_filename(db->conn, "main");
+	const char *wal = main ? sqlite3_filename_wal(main) : NULL;
 	struct stat st, ws;
 	int page = 0, pages = 0;
 
 	if (query_value(db->conn, "PRAGMA page_size", &page, NULL, 0) != SQLITE_OK ||
 	    query_value(db->conn, "PRAGMA page_count", &pages, NULL, 0) != SQLITE_OK)
 		return sqlite3_errmsg(db->conn);
-	if (page <= 0 || stat(db->path, &st) != 0)
+	if (page <= 0 || !wal || stat(db->path, &st) != 0)
 		return NULL;
-	snprintf(wal, sizeof(wal), "%s-wal", db->path);
 	if (st.st_size % page)
 		snprintf(why, len, "its length %lld is not a multiple of its page size %d",
 			 (long long)st.st_size, page);
@@ -513,16 +516,50 @@ int db_check_path(const char *path, char *err, size_t errlen)
 		ret = -ENOTDIR;
 		db_seterr(err, errlen, "database directory %s is not a directory", dir);
 	} else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
-		ret = -EACCES;
+		ret = errno == EROFS ? -EROFS : -EACCES;
 		db_seterr(err, errlen, "database directory %s is not writable: %s", dir,
 			  strerror(errno));
+	} else if ((ret = check_file_type(path, err, errlen))) {
+		/* check_file_type said what it is */
 	} else if (faccessat(AT_FDCWD, path, F_OK, 0) == 0 &&
 		   faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS) != 0) {
-		ret = -EACCES;
+		ret = errno == EROFS ? -EROFS : -EACCES;
 		db_seterr(err, errlen, "database %s is not writable: %s", path, strerror(errno));
 	}
 	free(copy);
 	return ret;
+}
+
+int db_check_room(const char *path, char *err, size_t errlen)
+{
+	char fs[PATH_MAX + 400], need[32];
+	struct fsinfo fi;
+	int ret = fsinfo_of(path, &fi);
+
+	if (ret) /* no directory: db_check_path says so */
+		return 0;
+	fsinfo_text(&fi, fs, sizeof(fs));
+	if (fi.readonly) {
+		db_seterr(err, errlen,
+			  "database %s cannot be written: its %s; wearmond exits 1 and is "
+			  "started again (systemd: RestartSec) until it can write",
+			  path, fs);
+		return -EROFS;
+	}
+	if (fi.free < DB_FREE_MIN) {
+		db_seterr(err, errlen,
+			  "database %s cannot be written: its %s, where a start needs %s; "
+			  "wearmond exits 1 and is started again (systemd: RestartSec) once "
+			  "there is room",
+			  path, fs, util_fmt_bytes(DB_FREE_MIN, need, sizeof(need)));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int db_transient(int ret)
+{
+	return ret == -ENOSPC || ret == -EDQUOT || ret == -EROFS;
 }
 
 /* ---- runs and targets --------------------------------------------------- */

@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 23
+#define DB_SCHEMA_VERSION 24
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -232,8 +232,28 @@ int db_open(const char *path, int readonly, struct db **out, char *err, size_t e
 /* Close (NULL is fine). */
 void db_close(struct db *db);
 
-/* Check the directory of path exists and is writable. Returns 0 or -errno. */
+/* Check the directory of path exists and is writable, and that path, when
+ * it exists, is a regular file (a directory, FIFO, socket or device is
+ * refused). Returns 0 or -errno (-EROFS: a read-only filesystem). */
 int db_check_path(const char *path, char *err, size_t errlen);
+
+/* The least free space on the database's filesystem below which a start
+ * is not tried: a filesystem with less is full for a start (its first
+ * writes: the run, its configuration, a new schema, take a few pages of
+ * WAL). One with more may still fill up during the start, which then
+ * fails the same way (db_transient). */
+#define DB_FREE_MIN (128ULL << 10)
+
+/* Whether the database's filesystem can take writes now: not read-only,
+ * at least DB_FREE_MIN free. Both are conditions that can end by waiting.
+ * Returns 0, or -EROFS / -ENOSPC with err naming the filesystem (mount
+ * point, type, source) and its free space. */
+int db_check_room(const char *path, char *err, size_t errlen);
+
+/* Whether ret (-errno) is a condition of the database's or a target's
+ * filesystem that waiting can end: full (-ENOSPC, -EDQUOT) or read-only
+ * (-EROFS). Returns 1 or 0. */
+int db_transient(int ret);
 
 /* Record a daemon start. Returns 0 or -errno. */
 int db_run_begin(struct db *db, const char *config_path, int64_t *run_id);
@@ -403,18 +423,52 @@ int db_outage_now(struct db *db, struct db_outage *o);
 
 /* ---- guards (db_guard.c) ---- */
 
-/* Take the lock that allows one daemon per database: a POSIX write lock on
- * DB.lock beside it, held until db_lock_release (or exit). Returns 0 with
- * *fd set, -EBUSY with the holder's pid in err, or -errno. */
-int db_lock_take(const char *db_path, int *fd, char *err, size_t errlen);
+/* Take the lock that allows one daemon per database file: a write lock on
+ * the database file itself (an open-file-description lock on a byte SQLite
+ * never locks), so every path to the file (hard link, symlink, bind mount,
+ * new name) meets it, and readers never do. A missing database is created
+ * empty to hold it when create is set; without create, nothing is locked
+ * (*fd stays -1). Held until db_lock_release (or exit). Returns 0 (*fd
+ * set, or -1), 1 when it created the empty file, -EBUSY with the holder's
+ * pid (and the path it opened the file by) in err, or -errno. */
+int db_lock_take(const char *db_path, int create, int *fd, char *err, size_t errlen);
 
-/* Release the lock (fd < 0 is fine). */
+/* With the lock held (fd from db_lock_take): SQLite keeps its write-ahead
+ * log beside the path it opens, so a log left beside another name of the
+ * file (a hard link, a bind mount, the path before a rename) by the last
+ * writer is folded into the file through that name; then this name is
+ * recorded on the file (extended attribute user.wearmon.database) for the
+ * next start. Returns 0, -EEXIST when a log is left beside a name that no
+ * longer names the file (err says where it is and what to do), or -errno. */
+int db_lock_names(const char *db_path, int fd, char *err, size_t errlen);
+
+/* Release the lock (fd < 0 is fine). Call it after db_close: closing a
+ * descriptor of the file drops the process's POSIX locks on it. */
 void db_lock_release(int fd);
 
-/* The pid of the daemon holding db_path's lock. Returns it, or 0 if none.
- * Never call it in the process holding the lock: closing any descriptor of
- * a file drops the process's POSIX locks on it. */
+/* A start that failed before writing anything: remove the database file
+ * that db_lock_take created, when it is still that file and empty.
+ * Returns 1 when removed, 0 when kept, or -errno. */
+int db_lock_drop_new(const char *db_path, int fd);
+
+/* The pid of the process holding db_path's file's lock, found by stat(2)
+ * and /proc (the file is not opened, so the caller's own SQLite locks on it
+ * stay). Returns it, or 0 if none (or none this process can see). */
 pid_t db_lock_holder(const char *db_path);
+
+/* db_lock_holder, with the path the holder opened the file by in path
+ * (as the holder sees it; "" when unknown). */
+pid_t db_lock_holder_path(const char *db_path, char *path, size_t len);
+
+/* Filesystem mode: record that wearmon made the filesystem with this UUID
+ * (and type, e.g. "ext4") on target_id's device (path, for people).
+ * Returns 0 or -errno. */
+int db_fs_made_add(struct db *db, int64_t target_id, const char *uuid, const char *type,
+		   const char *device);
+
+/* Whether wearmon recorded making the filesystem uuid on target_id's
+ * device (db_fs_made_add). Returns 1, 0, or -errno. */
+int db_fs_made(struct db *db, int64_t target_id, const char *uuid);
 
 /* Whether the open database is still the file at its path (not deleted,
  * not replaced). Returns 0, or -ESTALE with the reason in why. */

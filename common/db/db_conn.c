@@ -84,10 +84,13 @@ int db_map_rc(int rc, int sys)
 	case SQLITE_ROW: return 0;
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED: return -EBUSY;
-	case SQLITE_FULL: return -ENOSPC;
+	case SQLITE_FULL: return sys == EDQUOT ? -EDQUOT : -ENOSPC;
 	case SQLITE_READONLY: return -EROFS;
 	case SQLITE_NOTADB: return -EINVAL;
-	case SQLITE_CANTOPEN: return (sys == EACCES || sys == EPERM) ? -EACCES : -ENOENT;
+	case SQLITE_CANTOPEN:
+		if (sys == EROFS || sys == ENOSPC || sys == EDQUOT)
+			return -sys;
+		return (sys == EACCES || sys == EPERM) ? -EACCES : -ENOENT;
 	case SQLITE_NOMEM: return -ENOMEM;
 	case SQLITE_RANGE: return -ERANGE;
 	case SQLITE_CONSTRAINT:
@@ -95,7 +98,12 @@ int db_map_rc(int rc, int sys)
 		if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
 			return -EEXIST;
 		return -EINVAL;
-	default: return -EIO;
+	default:
+		/* a write or an fsync that met a full or read-only filesystem
+		 * (SQLITE_IOERR_*) */
+		if (sys == ENOSPC || sys == EDQUOT || sys == EROFS)
+			return -sys;
+		return -EIO;
 	}
 }
 

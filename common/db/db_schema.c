@@ -775,6 +775,18 @@ const char *const db_migrations[] = {
 	 * seconds its plan has left, for wearmon status */
 	"ALTER TABLE progress ADD COLUMN stage TEXT;\n"
 	"ALTER TABLE progress ADD COLUMN remaining_seconds REAL;\n",
+	/* Filesystem mode: the filesystems wearmon made, by UUID, so that a
+	 * restart that finds one on its device does not report it as a
+	 * foreign signature being overwritten. */
+	[24] =
+	"CREATE TABLE made_filesystems (\n"
+	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"  uuid TEXT NOT NULL,\n"
+	"  type TEXT NOT NULL,\n"
+	"  device TEXT NOT NULL,\n"
+	"  made_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
+	"  PRIMARY KEY (target_id, uuid)\n"
+	");\n",
 };
 /* clang-format on */
 

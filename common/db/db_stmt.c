@@ -204,6 +204,10 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_OWNED_ADD] = { 4,
 		  "INSERT OR REPLACE INTO owned_files (dev, ino, target, path)"
 		  " VALUES (?, ?, ?, ?)" },
+	/* the filesystems filesystem mode made (schema 24, db_guard.c) */
+	[ST_FS_MADE_ADD] = { 4,
+		  "INSERT OR IGNORE INTO made_filesystems (target_id, uuid, type, device)"
+		  " VALUES (?, ?, ?, ?)" },
 	/* host idle recovery (schema 22, db_hir.c) */
 	[ST_HIR_INSERT] = { 21,
 		  "INSERT INTO hir_bursts (cycle_id, target_id, run_id, kind, wait_state,"

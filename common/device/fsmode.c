@@ -229,9 +229,13 @@ int fsmode_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 			 TGT_BUSY_WAIT_S);
 		return -EBUSY;
 	}
+	fs->uuid[0] = 0;
 	if ((ret = run_mkfs(argv, t, stop, err, errlen)))
 		return ret;
 	fs->formats++;
+	char type[32];
+	if (tgt_probe_fs(tg->real_path, fs->uuid, sizeof(fs->uuid), type, sizeof(type)))
+		fs->uuid[0] = 0;
 	return attach(fs, tg, t, 0, err, errlen);
 }
 

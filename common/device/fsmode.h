@@ -21,6 +21,7 @@ struct fsmode {
 	char file[PATH_MAX + 32]; /* the test file */
 	int mounted;
 	unsigned formats; /* mkfs runs so far */
+	char uuid[64];    /* the UUID of the filesystem the last mkfs made; "" unknown */
 };
 
 /* What a target in filesystem mode does at start, before its first size. */
@@ -86,8 +87,9 @@ int fsmode_private_mounts(char *err, size_t errlen);
 
 /* Release the device, make the filesystem (mkfs_options; mkfs runs as a
  * controlled child, see spawn.h, killed when *stop is set or after
- * t->command_timeout), mount it and open the test file O_DIRECT as tg->fd.
- * Returns 0, -EINTR when stopped, or -errno with err set. */
+ * t->command_timeout), note its UUID in fs->uuid, mount it and open the
+ * test file O_DIRECT as tg->fd. Returns 0, -EINTR when stopped, or -errno
+ * with err set. */
 int fsmode_setup(struct fsmode *fs, struct tgt *tg, const struct cfg_target *t,
 		 const atomic_int *stop, char *err, size_t errlen);
 

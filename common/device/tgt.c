@@ -534,21 +534,26 @@ static void block_identity(struct tgt *tg)
 }
 
 /* What libblkid finds on the device: a filesystem, RAID member or
- * partition table. Empty when nothing (or when probing is impossible). */
-static void probe_signature(const char *path, char *out, size_t len)
+ * partition table (and a filesystem's UUID in uuid). Empty when nothing
+ * (or when probing is impossible). */
+static void probe_signature(const char *path, char *out, size_t len, char *uuid, size_t ulen)
 {
-	const char *type = NULL, *usage = NULL;
+	const char *type = NULL, *usage = NULL, *id = NULL;
 	out[0] = 0;
+	uuid[0] = 0;
 	blkid_probe pr = blkid_new_probe_from_filename(path);
 	if (!pr)
 		return;
 	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+						      BLKID_SUBLKS_UUID);
 	blkid_probe_enable_partitions(pr, 1);
 	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
 	if (blkid_do_safeprobe(pr) == 0) {
 		if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
 			blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+			if (!blkid_probe_lookup_value(pr, "UUID", &id, NULL))
+				util_strlcpy(uuid, id, ulen);
 			snprintf(out, len, "%s %s", type,
 				 usage && !strcmp(usage, "raid")     ? "RAID member"
 				 : usage && !strcmp(usage, "crypto") ? "encrypted volume"
@@ -558,6 +563,17 @@ static void probe_signature(const char *path, char *out, size_t len)
 		}
 	}
 	blkid_free_probe(pr);
+}
+
+int tgt_probe_fs(const char *path, char *uuid, size_t ulen, char *type, size_t tlen)
+{
+	char what[96];
+	probe_signature(path, what, sizeof(what), uuid, ulen);
+	if (!uuid[0])
+		return -ENOENT;
+	/* "ext4 filesystem": the type is its first word */
+	snprintf(type, tlen, "%.*s", (int)strcspn(what, " "), what);
+	return 0;
 }
 
 /* A loop device is refused when it has no backing file (detached: it
@@ -598,7 +614,8 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 				  "%s: not found in /sys/dev/block: %s", tg->path, strerror(-ret));
 	if ((ret = loop_refusals(c, t, tg, g, err, len)))
 		return ret;
-	probe_signature(tg->real_path, tg->signature, sizeof(tg->signature));
+	probe_signature(tg->real_path, tg->signature, sizeof(tg->signature), tg->signature_uuid,
+			sizeof(tg->signature_uuid));
 	if (!t->allow_destroy && tg->signature[0])
 		return tgt_seterr(
 			err, len, -EPERM, c, t, "allow_destroy",

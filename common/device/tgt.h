@@ -35,6 +35,7 @@ struct tgt {
 	char firmware[64];
 	char backing_file[PATH_MAX]; /* loop devices */
 	char signature[96];          /* libblkid: "ext4 filesystem", "" = none */
+	char signature_uuid[64];     /* the filesystem's UUID with it, "" = none */
 	int created;                 /* regular file created by us */
 	/* The file behind the target (targets.backing_dev, backing_ino): a
 	 * file target's own, a loop device's backing file; ino 0: none. */
@@ -50,7 +51,8 @@ struct tgt {
 };
 
 /* One of wearmon's own files, which no target may be, by whatever path:
- * the database and its -wal, -shm and lock files, the configuration, the
+ * the database and its -journal, -wal, -shm and lock files (and any name
+ * SQLite may use beside it), the configuration, the
  * metrics file. */
 struct tgt_own_file {
 	const char *what; /* "the database", "the configuration", ... */
@@ -144,6 +146,10 @@ int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const cha
  * -EPERM with err set. */
 int tgt_erase_refusals(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
 		       char *err, size_t len);
+
+/* The UUID and type of the filesystem libblkid finds on path now (after
+ * mkfs), into uuid and type. Returns 0, or -ENOENT when it finds none. */
+int tgt_probe_fs(const char *path, char *uuid, size_t ulen, char *type, size_t tlen);
 
 /* Point sysfs and procfs lookups at other trees (tests); NULL restores. */
 void tgt_set_roots(const char *sys, const char *proc);

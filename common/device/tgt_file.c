@@ -58,21 +58,70 @@ const struct tgt_own_file *tgt_own_by_id(const struct tgt_guard *g, dev_t dev, i
 	return NULL;
 }
 
-/* The own file that the target is (by identity when it exists, else by the
- * path it would be created at), or NULL. */
-static const struct tgt_own_file *own_file(const struct tgt_guard *g, const char *path,
-					   const struct stat *st, int exists)
+/* Where path's file is or would be created: its directory's identity and
+ * its name, symlinks resolved (canon_path), so that a directory reached by
+ * another path (a symlink, a bind mount) is still the same directory.
+ * Returns 0 or -errno. */
+static int place_of(const char *path, struct stat *dir, char *name, size_t len)
 {
-	char mine[PATH_MAX], theirs[PATH_MAX];
+	char canon[PATH_MAX], copy[PATH_MAX];
+	int ret = canon_path(path, canon, sizeof(canon));
+
+	if (ret)
+		return ret;
+	util_strlcpy(copy, canon, sizeof(copy));
+	if (stat(dirname(copy), dir))
+		return -errno;
+	util_strlcpy(copy, canon, sizeof(copy));
+	util_strlcpy(name, basename(copy), len);
+	return 0;
+}
+
+static int same_place(const struct stat *da, const char *na, const struct stat *db, const char *nb)
+{
+	return identity_same_file(da, (uint64_t)db->st_dev, (uint64_t)db->st_ino) &&
+	       !strcmp(na, nb);
+}
+
+/* Whether the place (dir, name) is one SQLite may use beside the database
+ * db_path: every name the database's own followed by '-' (its -journal,
+ * -wal and -shm, a super-journal DB-mjXXXXXXXXX of a transaction over
+ * attached databases). */
+static int sqlite_place(const char *db_path, const struct stat *dir, const char *name)
+{
+	char dname[NAME_MAX + 1];
+	struct stat dd;
+	size_t n;
+
+	if (!db_path || place_of(db_path, &dd, dname, sizeof(dname)))
+		return 0;
+	n = strlen(dname);
+	return identity_same_file(dir, (uint64_t)dd.st_dev, (uint64_t)dd.st_ino) &&
+	       !strncmp(name, dname, n) && name[n] == '-';
+}
+
+/* The own file that the target is (by identity when it exists, else by the
+ * place it would be created at), or NULL; a name SQLite may use beside the
+ * database is described in *spare. */
+static const struct tgt_own_file *own_file(const struct tgt_guard *g, const char *path,
+					   const struct stat *st, int exists,
+					   struct tgt_own_file *spare)
+{
+	char mine[NAME_MAX + 1], theirs[NAME_MAX + 1];
+	struct stat md, td;
 	const struct tgt_own_file *own = exists ? tgt_own_by_id(g, st->st_dev, st->st_ino) : NULL;
 
-	if (own || canon_path(path, mine, sizeof(mine)))
+	if (own || !g || place_of(path, &md, mine, sizeof(mine)))
 		return own;
-	for (int i = 0; g && i < g->nown; i++)
-		if (g->own[i].path[0] && !canon_path(g->own[i].path, theirs, sizeof(theirs)) &&
-		    !strcmp(mine, theirs))
+	for (int i = 0; i < g->nown; i++)
+		if (g->own[i].path[0] && !place_of(g->own[i].path, &td, theirs, sizeof(theirs)) &&
+		    same_place(&md, mine, &td, theirs))
 			return &g->own[i];
-	return NULL;
+	if (!sqlite_place(g->db_path, &md, mine))
+		return NULL;
+	spare->what = "a file SQLite may keep beside the database";
+	canon_path(path, spare->path, sizeof(spare->path));
+	return spare;
 }
 
 /* The device and inode of the file at a loop/backing_file path: none when
@@ -336,7 +385,8 @@ static int missing_file(const struct cfg *c, const struct cfg_target *t, struct 
 int tgt_file_check(const struct cfg *c, const struct cfg_target *t, const struct tgt_guard *g,
 		   const struct stat *st, int exists, struct tgt *tg, char *err, size_t len)
 {
-	const struct tgt_own_file *own = own_file(g, t->device, st, exists);
+	struct tgt_own_file spare;
+	const struct tgt_own_file *own = own_file(g, t->device, st, exists, &spare);
 	int ret;
 
 	tg->kind = TGT_FILE;

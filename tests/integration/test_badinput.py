@@ -72,16 +72,31 @@ def test_database_directory_missing(workdir, make_loop):
 
 
 def test_database_directory_not_writable(workdir, make_loop):
+    """A directory that only a person can make writable (immutable) is
+    final (78); a read-only filesystem may be remounted, so that start is
+    tried again (1), naming the filesystem."""
     loop = make_loop(32 * MiB)
+    before = loop.checksum()
+    locked = workdir / "locked"
+    locked.mkdir()
+    subprocess.run(["chattr", "+i", locked], check=True)
+    try:
+        conf = write_conf(workdir / "w.conf", "\n".join(base(locked / "w.db", loop.dev)))
+        p = run_wearmond(conf)
+        assert p.returncode == 78, p.stderr
+        assert re.search(r"w\.conf:2: database: database directory .*locked is not writable",
+                         p.stderr), p.stderr
+    finally:
+        subprocess.run(["chattr", "-i", locked])
     ro = workdir / "ro"
     ro.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "wearmon-test", ro], check=True)
     try:
         conf = write_conf(workdir / "w.conf", "\n".join(base(ro / "w.db", loop.dev)))
-        before = loop.checksum()
         p = run_wearmond(conf)
-        assert p.returncode == 78
-        assert re.search(r"w\.conf:2: database: .*ro", p.stderr), p.stderr
+        assert p.returncode == 1, p.stderr
+        assert re.search(rf"w\.conf:2: database: .*its filesystem {ro} \(tmpfs on wearmon-test\)"
+                         r": .* free of .*, read-only", p.stderr), p.stderr
         assert loop.checksum() == before
     finally:
         subprocess.run(["umount", ro])

@@ -241,3 +241,43 @@ def test_stale_host_mount_removed_at_start(workdir, make_loop):
         for d in (stale, theirs):
             subprocess.run(["umount", "-q", str(d)], capture_output=True)
         remove_leftovers(name)
+
+
+def signature_events(db):
+    return query(db, "SELECT message FROM events WHERE kind = 'signature-overwritten'")
+
+
+def test_restarts_on_its_own_filesystem_warn_of_no_foreign_signature(workdir, make_loop):
+    """kill -9 and restart, again and again: every restart finds the ext4
+    wearmon made (its UUID recorded in made_filesystems) and mounts it again
+    or reformats it, but stores no signature-overwritten warning; a
+    filesystem wearmon did not make still gets one."""
+    loop = make_loop(128 * MiB)
+    name = unique_name()
+    c, db = conf(workdir, loop.dev, name, sizes="8M 16M 24M 32M", cycles="0")
+    try:
+        for k in range(4):
+            proc = start_wearmond(c)
+            try:
+                # the next iteration of this run: the filesystem is made
+                n = query(db, "SELECT count(*) AS n FROM iterations")[0]["n"] if k else 0
+                assert wait_for(lambda: query(
+                    db, f"SELECT 1 FROM iterations WHERE id > {n} AND status = 'running'"),
+                    60), f"restart {k} never ran"
+            finally:
+                proc.send_signal(signal.SIGKILL)
+                _, err = proc.communicate(timeout=30)
+            assert fs_uuid(loop.dev), err
+        assert signature_events(db) == []
+        made = {r["uuid"] for r in query(db, "SELECT uuid FROM made_filesystems")}
+        assert fs_uuid(loop.dev) in made
+        # someone else's filesystem on the device: that is a foreign signature
+        sh("mkfs.ext4", "-q", "-F", loop.dev)
+        proc = start_wearmond(c)
+        try:
+            assert wait_for(lambda: signature_events(db), 60), "no warning for a foreign ext4"
+        finally:
+            stop(proc)
+        assert len(signature_events(db)) == 1
+    finally:
+        remove_leftovers(name)

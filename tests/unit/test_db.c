@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <sqlite3.h>
@@ -1709,13 +1710,13 @@ static void test_lock_one_holder(void **state)
 	char err[512];
 	int fd = -1;
 
-	assert_int_equal(db_lock_take(fx->path, &fd, err, sizeof(err)), 0);
+	assert_int_equal(db_lock_take(fx->path, 1, &fd, err, sizeof(err)), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		int cfd = -1;
 		char cerr[512];
-		int r = db_lock_take(fx->path, &cfd, cerr, sizeof(cerr));
+		int r = db_lock_take(fx->path, 1, &cfd, cerr, sizeof(cerr));
 		char want[64];
 		snprintf(want, sizeof(want), "in use by wearmond pid %ld", (long)getppid());
 		if (r != -EBUSY || !strstr(cerr, want))
@@ -1727,6 +1728,61 @@ static void test_lock_one_holder(void **state)
 	int status = 0;
 	waitpid(pid, &status, 0);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	db_lock_release(fd);
+}
+
+/* The lock is the file's: taken through a hard link in this very process
+ * (another open file description) it is refused, naming this pid and the
+ * path it was taken by; a second SQLite connection, reading and writing,
+ * never meets it; released, it can be taken by the other name. */
+static void test_lock_follows_the_file(void **state)
+{
+	struct fx *fx = *state;
+	char link_path[160], err[1024], held[PATH_MAX], want[PATH_MAX + 64], real[PATH_MAX];
+	struct db *other = NULL;
+	int fd = -1, fd2 = -1;
+
+	snprintf(link_path, sizeof(link_path), "%s/hard.db", fx->dir);
+	assert_int_equal(link(fx->path, link_path), 0);
+	assert_int_equal(db_lock_take(fx->path, 1, &fd, err, sizeof(err)), 0);
+	assert_int_equal(db_lock_take(link_path, 1, &fd2, err, sizeof(err)), -EBUSY);
+	assert_int_equal(fd2, -1);
+	assert_non_null(realpath(fx->path, real));
+	snprintf(want, sizeof(want), "which opened the same file as %s", real);
+	/* our own pid is skipped: the holder looked for is another process */
+	assert_null(strstr(err, want));
+	assert_int_equal(db_lock_holder_path(link_path, held, sizeof(held)), 0);
+	assert_int_equal(db_open(fx->path, 0, &other, err, sizeof(err)), 0);
+	const char *const sqls[] = { "CREATE TABLE scratch(x)" };
+	const int nparams[] = { 0 };
+	assert_int_equal(db_write(other, sqls, NULL, nparams, 1, err, sizeof(err)), 0);
+	db_close(other);
+	db_lock_release(fd);
+	assert_int_equal(db_lock_take(link_path, 1, &fd2, err, sizeof(err)), 0);
+	db_lock_release(fd2);
+	unlink(link_path);
+}
+
+/* A start that failed: the empty database file the lock made is removed,
+ * one with content is kept. */
+static void test_lock_drops_only_a_new_empty_file(void **state)
+{
+	struct fx *fx = *state;
+	char path[160], err[512];
+	int fd = -1;
+
+	snprintf(path, sizeof(path), "%s/new.db", fx->dir);
+	assert_int_equal(db_lock_take(path, 0, &fd, err, sizeof(err)), 0);
+	assert_int_equal(fd, -1);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(db_lock_take(path, 1, &fd, err, sizeof(err)), 1);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(db_lock_drop_new(path, fd), 1);
+	assert_int_equal(access(path, F_OK), -1);
+	db_lock_release(fd);
+	assert_int_equal(db_lock_take(fx->path, 1, &fd, err, sizeof(err)), 0);
+	assert_int_equal(db_lock_drop_new(fx->path, fd), 0);
+	assert_int_equal(access(fx->path, F_OK), 0);
 	db_lock_release(fd);
 }
 
@@ -1998,6 +2054,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_file_check, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_one_holder, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_follows_the_file, setup_open, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_drops_only_a_new_empty_file, setup_open,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_schema_doc, setup_open, teardown),
 		cmocka_unit_test_setup_teardown(test_history_view_current_at_open, setup_open,
 						teardown),

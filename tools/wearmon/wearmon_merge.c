@@ -82,9 +82,9 @@ static int check_out(const char *out)
 	pid_t pid = db_lock_holder(out);
 
 	if (pid > 0) {
-		wm_err("merge: %s is the database of wearmond pid %ld (its lock %s.lock is"
-		       " held); give the merge another output file",
-		       out, (long)pid, out);
+		wm_err("merge: %s is the database of wearmond pid %ld (it holds the"
+		       " database's lock); give the merge another output file",
+		       out, (long)pid);
 		return WM_EXIT_ERROR;
 	}
 	if (db_open(out, 1, &db, err, sizeof(err))) {
