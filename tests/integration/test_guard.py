@@ -567,9 +567,16 @@ def test_reload_meets_the_erase_refusals_of_a_start(workdir, make_loop):
     loop = make_loop(64 * MiB)
     subprocess.run(["sfdisk", "-q", loop.dev], input="start=2048, size=65536\n",
                    text=True, check=True, capture_output=True)
-    part = loop.dev + "p1"
+    try:
+        reload_refused_on_a_partition(workdir, loop.dev + "p1")
+    finally:
+        # the partitions' nodes outlive the loop device's detaching otherwise
+        subprocess.run(["partx", "-d", loop.dev], capture_output=True)
+
+
+def reload_refused_on_a_partition(workdir, part):
     if not os.path.exists(part):  # sfdisk's re-read may have added it already
-        subprocess.run(["partx", "-a", loop.dev], capture_output=True)
+        subprocess.run(["partx", "-a", part[:-2]], capture_output=True)
     assert wait_for(lambda: os.path.exists(part), 30), f"{part} did not appear"
     db = workdir / "w.db"
     safe = target_conf(db, part, SLOW, between_cycles="none")
