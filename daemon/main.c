@@ -11,6 +11,7 @@
 #include "base/hstall.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "checkplan.h"
 #include "config/cfg.h"
 #include "daemon.h"
 #include "db/db.h"
@@ -43,11 +44,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: wearmond -c FILE [--check] [--foreground | --journal] [--new-campaign NAME]\n"
+		"Usage: wearmond -c FILE [--check [--json]] [--foreground | --journal]\n"
+		"                [--new-campaign NAME]\n"
 		"Fill and rewrite SSD regions over growing sizes, measure every pass and\n"
 		"record the history in SQLite.\n\n"
 		"  -c, --config FILE  configuration (see wearmon.conf(5))\n"
-		"  -n, --check        validate the configuration and targets, write nothing\n"
+		"  -n, --check        validate the configuration and targets and print the plan\n"
+		"                     of each target (device, contents, what is destroyed,\n"
+		"                     sizes, bytes, estimate, campaign state); writes nothing\n"
+		"      --json         with --check: the plan as one JSON document (wearmond(8))\n"
 		"  -f, --foreground   log to stderr, even under systemd\n"
 		"  -j, --journal      log to the journal, even from a terminal (errors at\n"
 		"                     start-up are printed on stderr too)\n"
@@ -77,6 +82,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "new-campaign", required_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -88,6 +94,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'f': o->foreground = 1; break;
 		case 'j': o->journal = 1; break;
 		case 'd': o->debug = 1; break;
+		case 'J': o->json = 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf("wearmond %s\n", WEARMON_VERSION); exit(EXIT_OK);
 		case 'N':
@@ -103,6 +110,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "wearmond: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->json && !o->check) {
+		fprintf(stderr, "wearmond: --json goes with --check (the plan as JSON)\n");
 		return -EINVAL;
 	}
 	if (!o->config) {
@@ -438,18 +449,20 @@ static int run(struct daemon *d)
 	if (!d->o->check) /* mount namespace: before sched_start makes threads */
 		fsmode_start(c);
 	pid_t holder = d->o->check ? db_lock_holder(c->database) : 0;
-	if (startup_check_targets(d, c, holder))
-		goto out;
+	int refused = startup_check_targets(d, c, holder) != 0;
 	if (d->o->check) {
 		if (holder)
 			log_msg(LOG_NOTICE,
 				"database %s is in use by wearmond pid %ld; a second "
 				"daemon on it would be refused",
 				c->database, (long)holder);
-		startup_print_check(c, d->st);
-		status = EXIT_OK;
+		/* every target's plan, the refused ones with their reasons */
+		status =
+			checkplan_report(d, c, holder, refused, d->o->json) ? EXIT_CONFIG : EXIT_OK;
 		goto out;
 	}
+	if (refused)
+		goto out;
 	db_set_slow_hook(extend_start);
 	if (db_open(c->database, 0, &db, err, sizeof(err))) {
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
@@ -506,6 +519,14 @@ out:
 	return status;
 }
 
+/* --check --json prints a document even when no plan could be made. */
+static int check_exit(const struct opts *o, int status)
+{
+	if (o->json && status == EXIT_CONFIG)
+		checkplan_fail_json(o->config);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -520,9 +541,11 @@ int main(int argc, char **argv)
 					 : LOG_SINK_AUTO,
 		 o.debug ? LOG_DEBUG : LOG_INFO);
 	log_echo_errors(1);
+	if (o.check)
+		checkplan_start();
 	if (guard_trust("configuration", o.config, err, sizeof(err)) == -EPERM) {
 		log_msg(LOG_ERR, "%s", err);
-		return EXIT_CONFIG;
+		return check_exit(&o, EXIT_CONFIG);
 	}
 	int ret = cfg_load(o.config, &c, err, sizeof(err));
 	if (ret) {
@@ -530,7 +553,7 @@ int main(int argc, char **argv)
 			daemon_log_lines(LOG_ERR, err);
 		else
 			log_msg(LOG_ERR, "%s: cannot read: %s", o.config, strerror(-ret));
-		return EXIT_CONFIG;
+		return check_exit(&o, EXIT_CONFIG);
 	}
 	if (signals_init() || reload_keep_cfg(&d, c)) {
 		cfg_free(c);
@@ -540,5 +563,5 @@ int main(int argc, char **argv)
 	for (int i = 0; i < d.ncfgs; i++)
 		cfg_free(d.cfgs[i]);
 	free(d.cfgs);
-	return status;
+	return check_exit(&o, status);
 }

@@ -156,6 +156,24 @@ int trust_links(const char *what, const char *path, char *err, size_t len)
 	return 0;
 }
 
+/* The one command that puts a file kept in another user's directory (a
+ * checkout in a home) where only root can change it, and what to name
+ * then: a configuration under /etc/wearmon, a program under
+ * /usr/local/libexec/wearmon. Changing the owner of a home is no fix. */
+static const char *copy_fix(const char *what, const char *real, char *out, size_t len)
+{
+	const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	int config = !strcmp(what, "configuration");
+	const char *dir = config ? "/etc/wearmon" : "/usr/local/libexec/wearmon";
+
+	snprintf(out, len,
+		 "copy it where only root can change it: sudo install -D -o root -g root -m %s "
+		 "%s %s/%s, then %s %s/%s",
+		 config ? "0644" : "0755", real, dir, base,
+		 config ? "run wearmond -c" : "name in the configuration", dir, base);
+	return out;
+}
+
 int trust_dirs(const char *what, const char *path, char *err, size_t len)
 {
 	char real[PATH_MAX], dir[PATH_MAX], who[128];
@@ -177,12 +195,14 @@ int trust_dirs(const char *what, const char *path, char *err, size_t len)
 			return ret;
 		}
 		if (!trusted(st.st_uid)) {
+			char fix[2 * PATH_MAX + 128];
 			snprintf(
 				err, len,
 				"%s %s: directory %s above it is owned by %s, not root (mode %04o): "
-				"its owner can replace what wearmond runs or reads; run chown root %s",
+				"its owner can replace what wearmond runs or reads; %s",
 				what, path, dir, owner_name(st.st_uid, who, sizeof(who)),
-				(unsigned)(st.st_mode & 07777), dir);
+				(unsigned)(st.st_mode & 07777),
+				copy_fix(what, real, fix, sizeof(fix)));
 			return -EPERM;
 		}
 		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {

@@ -289,6 +289,37 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
 	return in_use(sysname, disk, db_path, why, len, 0);
 }
 
+int tgt_sysname(dev_t d, char *out, size_t len)
+{
+	return dev_sysname(d, out, len);
+}
+
+int tgt_parts(const char *sysname, dev_t disk, char (*names)[64], dev_t *devs, int max)
+{
+	struct devset *s = calloc(1, sizeof(*s));
+	int n = 0;
+
+	if (!s)
+		return -ENOMEM;
+	devset_build(sysname, disk, s);
+	for (int i = 1; i < s->n && n < max; i++, n++) {
+		util_strlcpy(names[n], s->name[i], sizeof(names[n]));
+		devs[n] = s->dev[i];
+	}
+	free(s);
+	return n;
+}
+
+int tgt_mount_point(dev_t d, char *mnt, size_t len)
+{
+	struct devset one = { .n = 0 };
+	char part[64];
+
+	devset_add(&one, d, "");
+	mnt[0] = 0;
+	return find_mount(&one, part, sizeof(part), mnt, len);
+}
+
 /* Namespaces of the NVMe controller (or subsystem) sysname belongs to:
  * the nvmeXnY entries beside it, 0 when sysfs does not say. */
 static int nvme_namespaces(const char *sysname)
@@ -570,6 +601,17 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 	tg->logical_block_size = (uint32_t)lbs;
 	tg->kind = TGT_BLOCK;
 	block_identity(tg);
+	if (t->expect_serial[0] && !tg->serial[0])
+		return tgt_seterr(
+			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			"refusing %s: it reports no serial number (NVMe Identify, ATA IDENTIFY "
+			"and sysfs give none), so expect_serial = \"%s\" cannot be checked; remove "
+			"expect_serial from [target %s]: a device without a serial is pinned by "
+			"its model, capacity%s, recorded in the database at its first start and "
+			"compared at every start, and by its device number during a run; name it "
+			"by a stable path (/dev/disk/by-id/ or /dev/disk/by-path/)",
+			tg->path, t->expect_serial, t->name,
+			tg->backing_file[0] ? " and backing file" : "");
 	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
 		return tgt_seterr(
 			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
