@@ -27,7 +27,8 @@ void wm_usage(FILE *f)
 		   "  status [--target T] [--format table|json]\n"
 		   "                              what each target is doing now\n"
 		   "  history [--target T] [--cycle N] [--since TIME] [--format table|csv|json]\n"
-		   "                              one row per iteration\n"
+		   "          [--sort [-]COLUMN]  one row per iteration (by target, cycle and\n"
+		   "                              iteration, or first by COLUMN; -: descending)\n"
 		   "  show ITERATION [--format table|json]\n"
 		   "                              everything about one iteration (its ID)\n"
 		   "  alerts [--target T] [--since TIME] [--format table|csv|json]\n"
@@ -333,6 +334,7 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 					      cmd, val);
 		break;
 	case 'k': a->kind = val; break;
+	case 'S': a->sort = val; break;
 	case 'o': a->output = val; break;
 	case 'r':
 		if (a->nrename >= WM_MAX_RENAMES)
@@ -360,6 +362,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 		{ "output", required_argument, NULL, 'o' },
 		{ "campaign", required_argument, NULL, 'n' },
 		{ "rename", required_argument, NULL, 'r' },
+		{ "sort", required_argument, NULL, 'S' },
 		{ "database", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -370,7 +373,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 	memset(a, 0, sizeof(*a));
 	optind = 0; /* glibc: start afresh on the new argv */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:r:d:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:r:S:d:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
 			wm_usage(stdout);
 			return WM_EXIT_OK;
