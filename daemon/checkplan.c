@@ -123,7 +123,7 @@ static void pinned(struct checkplan_target *p)
 		snprintf(p->pinned, sizeof(p->pinned),
 			 "the device reports no serial number: by its model, capacity%s "
 			 "recorded in the database, and by its device number during a run",
-			 p->st->tg.backing_file[0] ? " and backing file" : "");
+			 !strncmp(p->bi.sysname, "loop", 4) ? " and backing file" : "");
 }
 
 /* ---- what will be destroyed --------------------------------------------- */
@@ -149,6 +149,8 @@ static void beyond_region(const struct checkplan_target *p, char *out, size_t le
 	const struct cfg_target *t = p->st->t;
 
 	out[0] = 0;
+	if (!p->is_block)
+		return; /* a file's actions stay within the file */
 	if (t->filesystem != FS_NONE)
 		snprintf(out, len, "; mkfs.%s formats the whole device first",
 			 cfg_filesystem_name(t->filesystem));

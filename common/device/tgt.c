@@ -551,6 +551,32 @@ static int loop_refusals(const struct cfg *c, const struct cfg_target *t, struct
 	return 0;
 }
 
+/* expect_serial against what the device reports: none at all (then the
+ * key cannot pin it, and the refusal says what does), or another. Returns
+ * 0 or -EMEDIUMTYPE with err set. */
+static int serial_refusal(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+			  char *err, size_t len)
+{
+	if (t->expect_serial[0] && !tg->serial[0])
+		return tgt_seterr(
+			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			"refusing %s: it reports no serial number (NVMe Identify, ATA IDENTIFY "
+			"and sysfs give none), so expect_serial = \"%s\" cannot be checked; remove "
+			"expect_serial from [target %s]: a device without a serial is pinned by "
+			"its model, capacity%s, recorded in the database at its first start and "
+			"compared at every start, and by its device number during a run; name it "
+			"by a stable path (/dev/disk/by-id/ or /dev/disk/by-path/)",
+			tg->path, t->expect_serial, t->name,
+			tg->backing_file[0] ? " and backing file" : "");
+	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
+		return tgt_seterr(
+			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			"refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
+			"names may have moved: check the path or expect_serial",
+			tg->path, tg->serial, t->expect_serial);
+	return 0;
+}
+
 static int open_block(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
 		      const struct tgt_guard *g, int check_only, char *err, size_t len)
 {
@@ -601,24 +627,7 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 	tg->logical_block_size = (uint32_t)lbs;
 	tg->kind = TGT_BLOCK;
 	block_identity(tg);
-	if (t->expect_serial[0] && !tg->serial[0])
-		return tgt_seterr(
-			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
-			"refusing %s: it reports no serial number (NVMe Identify, ATA IDENTIFY "
-			"and sysfs give none), so expect_serial = \"%s\" cannot be checked; remove "
-			"expect_serial from [target %s]: a device without a serial is pinned by "
-			"its model, capacity%s, recorded in the database at its first start and "
-			"compared at every start, and by its device number during a run; name it "
-			"by a stable path (/dev/disk/by-id/ or /dev/disk/by-path/)",
-			tg->path, t->expect_serial, t->name,
-			tg->backing_file[0] ? " and backing file" : "");
-	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
-		return tgt_seterr(
-			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
-			"refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
-			"names may have moved: check the path or expect_serial",
-			tg->path, tg->serial, t->expect_serial);
-	return 0;
+	return serial_refusal(c, t, tg, err, len);
 }
 
 int tgt_check(const struct cfg *c, const struct cfg_target *t, const struct tgt_guard *g,
