@@ -309,3 +309,28 @@ def cli_permissions(d):
     assert (f"permission denied: the directory {d} is root:root, mode 0700, and you are "
             f"uid {NOBODY}") in p.stderr
     assert "run the same command with sudo" in p.stderr
+
+
+def test_configuration_in_a_users_checkout_names_the_copy_that_fixes_it(workdir):
+    checkout = workdir / "home" / "lab" / "wearmon"
+    checkout.mkdir(parents=True)
+    for d in (workdir / "home" / "lab", checkout):
+        os.chown(d, NOBODY, NOBODY)
+    conf = write_conf(checkout / "first.conf",
+                      target_conf(workdir / "w.db", workdir / "t.img", {"file_size": "8M"}))
+    os.chown(conf, NOBODY, NOBODY)
+    p = check(conf)
+    assert p.returncode == 78, p.stdout + p.stderr
+    assert (f"configuration {conf}: directory {workdir}/home/lab above it is owned by uid "
+            f"{NOBODY} (nobody), not root (mode 0755): its owner can replace what wearmond "
+            f"runs or reads; copy it where only root can change it: sudo install -D -o root "
+            f"-g root -m 0644 {conf} /etc/wearmon/first.conf, then run wearmond -c "
+            "/etc/wearmon/first.conf") in p.stderr
+    assert "chown" not in p.stderr
+    # the copy it names is trusted: the same file, root's, in a root directory
+    etc = workdir / "etc" / "wearmon"
+    etc.mkdir(parents=True)
+    subprocess.run(["install", "-o", "root", "-g", "root", "-m", "0644", str(conf),
+                    str(etc / "first.conf")], check=True)
+    p = check(etc / "first.conf")
+    assert p.returncode == 0, p.stdout + p.stderr
