@@ -31,11 +31,13 @@ int guard_trust(const char *what, const char *path, char *err, size_t len)
 		return ret;
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		char who[128];
 		snprintf(err, len,
-			 "%s %s is writable by %s (mode %04o): anyone who can "
+			 "%s %s is writable by %s (mode %04o), owned by %s: anyone who can "
 			 "change it controls what wearmond does; run sudo chmod go-w %s",
 			 what, path, st.st_mode & S_IWOTH ? "others" : "its group",
-			 (unsigned)(st.st_mode & 07777), path);
+			 (unsigned)(st.st_mode & 07777),
+			 trust_owner_name(st.st_uid, who, sizeof(who)), path);
 		return -EPERM;
 	}
 	if (geteuid() == 0 && st.st_uid != 0) {

@@ -261,8 +261,9 @@ def test_refused_configuration_is_one_json_document(workdir):
     conf.chmod(0o666)
     p, doc = check_json(conf)
     assert p.returncode == 78 and doc["config"] == str(conf)
-    assert any(f"configuration {conf} is writable by others (mode 0666)" in r
-               for r in doc["refusals"])
+    assert any(f"configuration {conf} is writable by others (mode 0666), owned by uid 0 "
+               f"(root): anyone who can change it controls what wearmond does; run sudo "
+               f"chmod go-w {conf}" in r for r in doc["refusals"])
 
 
 def test_serial_expected_of_a_device_without_one_says_how_it_is_pinned(workdir, make_loop):
