@@ -186,11 +186,19 @@ static void lost_words(const struct blkinfo *bi, char *out, size_t len)
 	if ((bi->pttype[0] || bi->nparts) && used < len) {
 		used += (size_t)snprintf(out + used, len - used, "%sthe %s partition table",
 					 used ? ", " : "", bi->pttype[0] ? bi->pttype : "");
-		for (int i = 0; i < bi->nparts && used < len; i++)
+		if (bi->nparts && used < len)
 			used += (size_t)snprintf(
-				out + used, len - used, "%s%s%s%s%s", i ? ", " : " and ",
-				bi->part[i].name, bi->part[i].fstype[0] ? " (" : "",
-				bi->part[i].fstype, bi->part[i].fstype[0] ? ")" : "");
+				out + used, len - used, " and its %d%s partition%s:", bi->nparts,
+				bi->more_parts ? "+" : "", bi->nparts == 1 ? "" : "s");
+		for (int i = 0; i < bi->nparts && used < len; i++) {
+			const struct blkinfo_part *q = &bi->part[i];
+			used += (size_t)snprintf(out + used, len - used, "%s %s", i ? "," : "",
+						 q->name);
+			if (q->fstype[0] && used < len)
+				used += (size_t)snprintf(out + used, len - used, " (%s%s%s%s)",
+							 q->fstype, q->label[0] ? " \"" : "",
+							 q->label, q->label[0] ? "\"" : "");
+		}
 	}
 	if (!used)
 		snprintf(out, len,
@@ -447,10 +455,12 @@ static int build(struct checkplan *cp, struct daemon *d, const struct cfg *c)
 		else
 			file_facts(p);
 		pinned(p);
-		if (cp->db_exists && !db)
-			p->state = CP_UNKNOWN, state_words(p, c);
-		else
+		if (cp->db_exists && !db) {
+			p->state = CP_UNKNOWN;
+			state_words(p, c);
+		} else {
 			campaign(db, p, c);
+		}
 		if (p->have_plan && build_sizes(db, p)) {
 			db_close(db);
 			return -ENOMEM;
@@ -539,9 +549,13 @@ static void print_sizes(FILE *f, const struct checkplan_target *p)
 		util_fmt_bytes(l->region_size, a, sizeof(a)),
 		util_fmt_bytes(l->region_offset, b, sizeof(b)),
 		l->capacity ? 100.0 * (double)l->region_size / (double)l->capacity : 0.0);
-	fprintf(f, "  each cycle  %d size%s from %s to %s, each in this order:\n", l->nsizes,
-		l->nsizes == 1 ? "" : "s", util_fmt_bytes(l->sizes[0], a, sizeof(a)),
-		util_fmt_bytes(l->sizes[l->nsizes - 1], b, sizeof(b)));
+	if (l->nsizes == 1)
+		fprintf(f, "  each cycle  1 size, %s, in this order:\n",
+			util_fmt_bytes(l->sizes[0], a, sizeof(a)));
+	else
+		fprintf(f, "  each cycle  %d sizes from %s to %s, each in this order:\n", l->nsizes,
+			util_fmt_bytes(l->sizes[0], a, sizeof(a)),
+			util_fmt_bytes(l->sizes[l->nsizes - 1], b, sizeof(b)));
 	print_phases(f, p);
 	for (int k = 0; k < p->nsizes; k++) {
 		const struct checkplan_size *z = &p->size[k];

@@ -9,6 +9,7 @@ it may not read."""
 import json
 import os
 import shutil
+import struct
 import subprocess
 import tempfile
 from pathlib import Path
@@ -340,3 +341,51 @@ def test_configuration_in_a_users_checkout_names_the_copy_that_fixes_it(workdir)
                     str(etc / "first.conf")], check=True)
     p = check(etc / "first.conf")
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def dos_table(dev, parts):
+    """Write an MBR partition table (start, sectors) to the loop device dev
+    (the test's own) and tell the kernel of its partitions."""
+    mbr = bytearray(512)
+    for i, (start, count) in enumerate(parts):
+        mbr[446 + 16 * i:462 + 16 * i] = struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x83,
+                                                     b"\0\0\0", start, count)
+    mbr[510:512] = b"\x55\xaa"
+    with open(dev, "r+b") as f:
+        f.write(mbr)
+    sh("partx", "-a", dev)
+
+
+def test_partitions_and_a_mount_are_named(workdir, make_loop):
+    loop = make_loop(64 * MiB)
+    mnt = workdir / "mnt"
+    mnt.mkdir()
+    try:
+        dos_table(loop.dev, [(2048, 32768), (34816, 131072 - 34816)])
+        p1, p2 = f"{loop.dev}p1", f"{loop.dev}p2"
+        sh("mkfs.ext4", "-q", "-F", "-L", "boot", p1)
+        sh("mkfs.ext4", "-q", "-F", p2)
+        conf = write_conf(workdir / "w.conf", target_conf(workdir / "w.db", loop.dev, QUICK))
+        p = check(conf)
+        assert p.returncode == 0, p.stdout + p.stderr
+        name = os.path.basename(loop.dev)
+        assert (f"now on it   dos partition table, 2 partitions: {name}p1: ext4 \"boot\", "
+                f"not mounted; {name}p2: ext4, not mounted") in p.stdout
+        assert (f"everything on {loop.dev} (64.00 MiB): the dos partition table and its 2 "
+                f"partitions: {name}p1 (ext4 \"boot\"), {name}p2 (ext4)") in p.stdout
+        sh("mount", p2, mnt)
+        p, doc = check_json(conf)
+        assert p.returncode == 78, p.stdout + p.stderr
+        [t] = doc["targets"]
+        assert t["ready"] is False
+        assert f"/dev/{name}p2 is mounted on {mnt}" in t["refusals"][0]
+        c = t["contents"]
+        assert c["partition_table"] == "dos" and c["filesystem"] is None
+        assert [(q["name"], q["filesystem"], q["label"], q["mounted_at"], q["size_bytes"])
+                for q in c["partitions"]] == [
+            (f"{name}p1", "ext4", "boot", None, 32768 * 512),
+            (f"{name}p2", "ext4", None, str(mnt), (131072 - 34816) * 512)]
+        assert f"{name}p2: ext4, mounted on {mnt}" in c["summary"]
+    finally:
+        subprocess.run(["umount", "-q", str(mnt)], capture_output=True)
+        subprocess.run(["partx", "-d", loop.dev], capture_output=True)
