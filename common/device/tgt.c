@@ -294,6 +294,12 @@ int tgt_sysname(dev_t d, char *out, size_t len)
 	return dev_sysname(d, out, len);
 }
 
+static int part_before(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	return la != lb ? la < lb : strcmp(a, b) < 0;
+}
+
 int tgt_parts(const char *sysname, dev_t disk, char (*names)[64], dev_t *devs, int max)
 {
 	struct devset *s = calloc(1, sizeof(*s));
@@ -307,6 +313,18 @@ int tgt_parts(const char *sysname, dev_t disk, char (*names)[64], dev_t *devs, i
 		devs[n] = s->dev[i];
 	}
 	free(s);
+	/* sysfs lists them in no order: by number (a shorter name is a lower
+	 * one: sdb2 before sdb10) */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && part_before(names[j], names[j - 1]); j--) {
+			char tmp[64];
+			dev_t d = devs[j];
+			memcpy(tmp, names[j], sizeof(tmp));
+			memcpy(names[j], names[j - 1], sizeof(tmp));
+			memcpy(names[j - 1], tmp, sizeof(tmp));
+			devs[j] = devs[j - 1];
+			devs[j - 1] = d;
+		}
 	return n;
 }
 

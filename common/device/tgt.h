@@ -129,7 +129,8 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
 int tgt_sysname(dev_t d, char *out, size_t len);
 
 /* The partitions of disk sysname (device number disk), at most max, their
- * names and device numbers. Returns how many, or -ENOMEM. */
+ * names and device numbers, in the order of their numbers. Returns how
+ * many, or -ENOMEM. */
 int tgt_parts(const char *sysname, dev_t disk, char (*names)[64], dev_t *devs, int max);
 
 /* Where the block device d itself is mounted (mountinfo), its first mount

@@ -370,7 +370,7 @@ def test_partitions_and_a_mount_are_named(workdir, make_loop):
         assert p.returncode == 0, p.stdout + p.stderr
         name = os.path.basename(loop.dev)
         assert (f"now on it   dos partition table, 2 partitions: {name}p1: ext4 \"boot\", "
-                f"not mounted; {name}p2: ext4, not mounted") in p.stdout
+                f"not mounted; {name}p2: ext4, not mounted") in p.stdout, p.stdout
         assert (f"everything on {loop.dev} (64.00 MiB): the dos partition table and its 2 "
                 f"partitions: {name}p1 (ext4 \"boot\"), {name}p2 (ext4)") in p.stdout
         sh("mount", p2, mnt)
