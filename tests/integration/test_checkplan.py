@@ -389,3 +389,28 @@ def test_partitions_and_a_mount_are_named(workdir, make_loop):
     finally:
         subprocess.run(["umount", "-q", str(mnt)], capture_output=True)
         subprocess.run(["partx", "-d", loop.dev], capture_output=True)
+
+
+def test_check_beside_the_running_daemon_names_it_and_writes_nothing(workdir):
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", target_conf(db, workdir / "t.img", {
+        "file_size": "16M", "sizes": "1M 2M", "fill": "no", "workload": "randwrite",
+        "block_size": "4k", "queue_depth": "1", "amount": "1000x", "duration": "1s",
+        "cycles": "0", "sample_interval": "0.25s"}))
+    d = start_wearmond(conf)
+    assert wait_for(lambda: query(db, "SELECT 1 FROM iterations WHERE status = 'running'"), 60)
+    before = query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'interrupted'")
+    p, doc = check_json(conf)
+    assert p.returncode == 0, p.stderr
+    assert doc["database_in_use_by_pid"] == d.pid
+    camp = doc["targets"][0]["campaign"]
+    # as of now: the cycle under way would be resumed, its running row marked
+    assert camp["state"] == "resumes" and camp["iterations_left_running"] >= 0
+    p = check(conf)
+    assert f"database {db} is in use by wearmond pid {d.pid}: the state above is as of now" \
+        in p.stdout
+    # --check marked nothing: the daemon's rows are as it left them
+    assert query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'interrupted'") \
+        == before
+    rc, _, err = stop(d)
+    assert rc == 0, err
