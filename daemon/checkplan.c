@@ -383,8 +383,16 @@ static void state_words(struct checkplan_target *p, const struct cfg *c)
 				 r->next_iteration);
 		break;
 	case CP_NEXT_CYCLE:
-		snprintf(o, n, "goes on with cycle %ld (%ld of %s cycles of this campaign done)",
-			 r->cycle_number, r->campaign_cycles_done, cycles ? "its" : "endless");
+		if (cycles)
+			snprintf(o, n,
+				 "goes on with cycle %ld (%ld of %ld cycles of this campaign "
+				 "done)",
+				 r->cycle_number, r->campaign_cycles_done, cycles);
+		else
+			snprintf(o, n,
+				 "goes on with cycle %ld (%ld cycles of this endless "
+				 "campaign done)",
+				 r->cycle_number, r->campaign_cycles_done);
 		break;
 	case CP_COMPLETE:
 		snprintf(o, n,

@@ -170,7 +170,13 @@ def test_complete_campaign_shows_its_state_and_the_way_to_a_new_one(workdir, mak
     camp = doc["targets"][0]["campaign"]
     assert camp["state"] == "new-campaign" and camp["cycle"] == 2
     assert "(--new-campaign)" in camp["summary"]
-    # and a changed campaign key does too, naming it
+    # raising cycles extends the campaign: it goes on with the next cycle
+    write_conf(conf, target_conf(db, loop.dev, {**QUICK, "cycles": "2", "duration": "0"}))
+    p, doc = check_json(conf)
+    camp = doc["targets"][0]["campaign"]
+    assert camp["state"] == "next-cycle" and camp["cycle"] == 2 and camp["cycles_done"] == 1
+    assert camp["summary"] == "goes on with cycle 2 (1 of 2 cycles of this campaign done)"
+    # and a changed campaign key begins a new one, naming it
     write_conf(conf, target_conf(db, loop.dev, {**QUICK, "cycles": "1", "duration": "0",
                                                 "block_size": "8k"}))
     camp = check_json(conf)[1]["targets"][0]["campaign"]
