@@ -55,10 +55,22 @@ SAN_UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
 
 PROGS := $(BUILD)/wearmond
 
+# A quiet build, as the kernel's and systemd's: one line per program linked
+# and nothing per object; `make V=1` shows every command. $(Q) silences a
+# command, $(call show,WHAT,FILE) prints the one line.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+show =
+else
+Q := @
+show = @printf '  %-5s %s\n' '$(1)' '$(2)'
+endif
+
 -include $(wildcard tools/*.mk tools/*/*.mk)
 
 .PHONY: all build-deps check check-run check-clang unit unit-san integration \
-        demo demo-run bench bench-run install install-systemd clean format lint lint-cppcheck \
+        demo demo-run bench bench-run install install-systemd install-completion clean format lint lint-cppcheck \
         lint-layers
 
 # `make` only compiles. It installs nothing: when a build package is missing it
@@ -76,30 +88,31 @@ build-deps:
 # which dates the object.
 $(BUILD)/%.o: %.c $(BUILD)/%.d | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/san/%.o: %.c $(BUILD)/san/%.d | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 $(BUILD)/libwearmon.a: $(COMMON_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/san/libwearmon.a: $(SAN_COMMON_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/libwearmond.a: $(DAEMON_LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/san/libwearmond.a: $(SAN_DAEMON_LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/wearmond: $(DAEMON_OBJ) $(BUILD)/libwearmon.a
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(call show,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # One unit-test binary per module, linked against the library and the
 # daemon's objects (not main). The tests alone measure compressed sizes
@@ -108,11 +121,11 @@ TEST_PKG_LIBS = $(call lazy,TEST_PKG_LIBS,--libs libzstd zlib)
 TEST_LIBS = $(TEST_PKG_LIBS) -lcmocka
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/test_%.d $(BUILD)/libwearmond.a $(BUILD)/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Itests/unit -iquote daemon -o $@ $< $(BUILD)/libwearmond.a $(BUILD)/libwearmon.a $(LDLIBS) $(TEST_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -Itests/unit -iquote daemon -o $@ $< $(BUILD)/libwearmond.a $(BUILD)/libwearmon.a $(LDLIBS) $(TEST_LIBS)
 
 $(BUILD)/san/tests/test_%: tests/unit/test_%.c $(BUILD)/san/tests/test_%.d $(BUILD)/san/libwearmond.a $(BUILD)/san/libwearmon.a | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(SAN_FLAGS) -Itests/unit -iquote daemon -o $@ $< $(BUILD)/san/libwearmond.a $(BUILD)/san/libwearmon.a $(LDLIBS) $(TEST_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(SAN_FLAGS) -Itests/unit -iquote daemon -o $@ $< $(BUILD)/san/libwearmond.a $(BUILD)/san/libwearmon.a $(LDLIBS) $(TEST_LIBS)
 
 # Named one by one, not by a pattern: a pattern would make them intermediate
 # files, whose absence never dates anything.
@@ -177,7 +190,7 @@ CATALOGDIR ?= $(PREFIX)/lib/systemd/catalog
 # Installs no package: it only says which runtime packages are missing.
 # /var/lib/wearmon gets the mode of the unit's StateDirectory= (0755), so
 # `wearmond --check` finds the database directory before the first start.
-install: all install-wearmon install-systemd
+install: all install-wearmon install-systemd install-completion
 	@tools/install-deps.sh --check run >&2 || \
 		echo "make install: wearmond needs them at run time: sudo tools/install-deps.sh run" >&2
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin
@@ -186,9 +199,21 @@ install: all install-wearmon install-systemd
 	install -d $(DESTDIR)/etc/wearmon
 	install -m 0644 conf/wearmon.conf $(DESTDIR)/etc/wearmon/wearmon.conf.example
 
+# Bash completion of wearmon and wearmond (tools/wearmon/wearmon.bash),
+# where bash-completion loads a command's completion on first use: one
+# file per command name, the same script under both.
+BASHCOMPDIR ?= $(or $(shell pkg-config --variable=completionsdir bash-completion 2>/dev/null),\
+	/usr/share/bash-completion/completions)
+
+install-completion:
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 tools/wearmon/wearmon.bash $(DESTDIR)$(BASHCOMPDIR)/wearmon
+	install -m 0644 tools/wearmon/wearmon.bash $(DESTDIR)$(BASHCOMPDIR)/wearmond
+
 # The unit's ExecStart names $(PREFIX)/sbin/wearmond (the file in the tree
-# says /usr/local, the default PREFIX). The catalog index is rebuilt on the
-# running system only, never into a DESTDIR staging tree.
+# says /usr/local, the default PREFIX). The catalog index is rebuilt, and
+# the group wearmon of the unit's Group= created, on the running system
+# only, never into a DESTDIR staging tree.
 install-systemd:
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CATALOGDIR)
 	sed 's|/usr/local/sbin/wearmond|$(PREFIX)/sbin/wearmond|' systemd/wearmon.service \
@@ -196,6 +221,8 @@ install-systemd:
 	chmod 0644 $(DESTDIR)$(UNITDIR)/wearmon.service.tmp
 	mv $(DESTDIR)$(UNITDIR)/wearmon.service.tmp $(DESTDIR)$(UNITDIR)/wearmon.service
 	install -m 0644 systemd/wearmon.catalog $(DESTDIR)$(CATALOGDIR)/wearmon.catalog
+	@if [ -z "$(DESTDIR)" ] && ! getent group wearmon >/dev/null; then \
+		echo "groupadd --system wearmon"; groupadd --system wearmon; fi
 	@if [ -z "$(DESTDIR)" ] && command -v journalctl >/dev/null; then \
 		echo "journalctl --update-catalog"; journalctl --update-catalog; fi
 

@@ -22,6 +22,7 @@ struct opts {
 	int foreground;
 	int journal;
 	int debug;                    /* log LOG_DEBUG messages too */
+	int json;                     /* --check --json: the plan as JSON */
 	const char *new_campaign[64]; /* --new-campaign: target names, or "all" */
 	int nnew;
 };
@@ -76,12 +77,9 @@ int startup_mark_new_campaigns(const struct opts *o, const struct cfg *c, struct
  * -errno (logged). */
 int startup_check_targets(struct daemon *d, const struct cfg *c, pid_t holder);
 
-/* --check: print each target's layout and the verdict. */
-void startup_print_check(const struct cfg *c, const struct sched_target *st);
-
 /* Every target's identity against the database, before anything is
  * written. Returns 0, -EMEDIUMTYPE (each mismatch logged) or -errno. */
-int startup_identities_ok(struct db *db, const struct cfg *c, const struct sched_target *st);
+int startup_identities_ok(struct db *db, const struct cfg *c, struct sched_target *st);
 
 /* Once every check passed: create and extend the file targets. Returns 0
  * or -errno (logged). */

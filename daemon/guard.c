@@ -31,17 +31,19 @@ int guard_trust(const char *what, const char *path, char *err, size_t len)
 		return ret;
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		char who[128];
 		snprintf(err, len,
-			 "%s %s is writable by %s (mode %04o): anyone who can "
-			 "change it controls what wearmond does; run chmod go-w %s",
+			 "%s %s is writable by %s (mode %04o), owned by %s: anyone who can "
+			 "change it controls what wearmond does; run sudo chmod go-w %s",
 			 what, path, st.st_mode & S_IWOTH ? "others" : "its group",
-			 (unsigned)(st.st_mode & 07777), path);
+			 (unsigned)(st.st_mode & 07777),
+			 trust_owner_name(st.st_uid, who, sizeof(who)), path);
 		return -EPERM;
 	}
 	if (geteuid() == 0 && st.st_uid != 0) {
 		snprintf(err, len,
 			 "%s %s is owned by uid %u, not root (mode %04o): wearmond "
-			 "runs as root and trusts only files root owns; run chown root %s",
+			 "runs as root and trusts only files root owns; run sudo chown root %s",
 			 what, path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), path);
 		return -EPERM;
 	}

@@ -13,6 +13,7 @@
 #include "base/hstall.h"
 #include "base/log.h"
 #include "base/util.h"
+#include "checkplan.h"
 #include "config/cfg.h"
 #include "daemon.h"
 #include "db/db.h"
@@ -45,11 +46,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: wearmond -c FILE [--check] [--foreground | --journal] [--new-campaign NAME]\n"
+		"Usage: wearmond -c FILE [--check [--json]] [--foreground | --journal]\n"
+		"                [--new-campaign NAME]\n"
 		"Fill and rewrite SSD regions over growing sizes, measure every pass and\n"
 		"record the history in SQLite.\n\n"
 		"  -c, --config FILE  configuration (see wearmon.conf(5))\n"
-		"  -n, --check        validate the configuration and targets, write nothing\n"
+		"  -n, --check        validate the configuration and targets and print the plan\n"
+		"                     of each target (device, contents, what is destroyed,\n"
+		"                     sizes, bytes, estimate, campaign state); writes nothing\n"
+		"      --json         with --check: the plan as one JSON document (wearmond(8))\n"
 		"  -f, --foreground   log to stderr, even under systemd\n"
 		"  -j, --journal      log to the journal, even from a terminal (errors at\n"
 		"                     start-up are printed on stderr too)\n"
@@ -80,6 +85,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "new-campaign", required_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -91,6 +97,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'f': o->foreground = 1; break;
 		case 'j': o->journal = 1; break;
 		case 'd': o->debug = 1; break;
+		case 'J': o->json = 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf("wearmond %s\n", WEARMON_VERSION); exit(EXIT_OK);
 		case 'N':
@@ -106,6 +113,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "wearmond: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->json && !o->check) {
+		fprintf(stderr, "wearmond: --json goes with --check (the plan as JSON)\n");
 		return -EINVAL;
 	}
 	if (!o->config) {
@@ -482,8 +493,11 @@ static int take_lock(struct daemon *d, const struct cfg *c, int create)
 }
 
 /* Every check a start makes before it writes, in its order; --check stops
- * after them. Returns 0 or the exit status of the refusal (logged). */
-static int start_checks(struct daemon *d, const struct cfg *c)
+ * after them and prints the plan. *holder: with --check, the pid of a
+ * daemon running on the same database (0: none); *refused: a target was
+ * refused (its reason logged). Returns 0 or the exit status of a refusal
+ * that leaves no plan to print (logged). */
+static int start_checks(struct daemon *d, const struct cfg *c, pid_t *holder, int *refused)
 {
 	char err[CFG_ERR_MAX];
 	int ret;
@@ -502,9 +516,10 @@ static int start_checks(struct daemon *d, const struct cfg *c)
 		fsmode_start(c);
 	/* --check stops where the start would: at the lock (and opens no
 	 * reader through another name of a file in use) */
-	pid_t holder = d->o->check ? check_holder(c) : 0;
-	if (holder < 0 || startup_check_targets(d, c, holder))
+	*holder = d->o->check ? check_holder(c) : 0;
+	if (*holder < 0)
 		return EXIT_CONFIG;
+	*refused = startup_check_targets(d, c, *holder) != 0;
 	return 0;
 }
 
@@ -521,13 +536,19 @@ static int run(struct daemon *d)
 	if (!d->st)
 		return EXIT_RUNTIME;
 	notify_status("checking targets");
-	if ((status = start_checks(d, c)))
+	pid_t holder = 0;
+	int refused = 0;
+	if ((status = start_checks(d, c, &holder, &refused)))
 		goto out;
 	if (d->o->check) {
-		startup_print_check(c, d->st);
+		/* every target's plan, the refused ones with their reasons */
+		status =
+			checkplan_report(d, c, holder, refused, d->o->json) ? EXIT_CONFIG : EXIT_OK;
 		goto out;
 	}
 	status = EXIT_CONFIG;
+	if (refused)
+		goto out;
 	if ((ret = take_lock(d, c, 1))) {
 		status = ret;
 		goto out;
@@ -596,6 +617,14 @@ out:
 	return status;
 }
 
+/* --check --json prints a document even when no plan could be made. */
+static int check_exit(const struct opts *o, int status)
+{
+	if (o->json && (status == EXIT_CONFIG || status == EXIT_RUNTIME))
+		checkplan_fail_json(o->config);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -610,9 +639,11 @@ int main(int argc, char **argv)
 					 : LOG_SINK_AUTO,
 		 o.debug ? LOG_DEBUG : LOG_INFO);
 	log_echo_errors(1);
+	if (o.check)
+		checkplan_start();
 	if (guard_trust("configuration", o.config, err, sizeof(err)) == -EPERM) {
 		log_msg(LOG_ERR, "%s", err);
-		return EXIT_CONFIG;
+		return check_exit(&o, EXIT_CONFIG);
 	}
 	int ret = cfg_load(o.config, &c, err, sizeof(err));
 	if (ret) {
@@ -620,7 +651,7 @@ int main(int argc, char **argv)
 			daemon_log_lines(LOG_ERR, err);
 		else
 			log_msg(LOG_ERR, "%s: cannot read: %s", o.config, strerror(-ret));
-		return EXIT_CONFIG;
+		return check_exit(&o, EXIT_CONFIG);
 	}
 	if (signals_init() || reload_keep_cfg(&d, c)) {
 		cfg_free(c);
@@ -630,5 +661,5 @@ int main(int argc, char **argv)
 	for (int i = 0; i < d.ncfgs; i++)
 		cfg_free(d.cfgs[i]);
 	free(d.cfgs);
-	return status;
+	return check_exit(&o, status);
 }

@@ -152,8 +152,10 @@ enum sched_state sched_resume_point(struct sched_target *st, struct db_resume *r
 	resume_log(st, res);
 	if (!res->campaign_complete)
 		return SCHED_RUNNING;
-	log_msg(LOG_NOTICE, "target %s: campaign complete (%ld cycles), nothing to do", st->t->name,
-		res->campaign_cycles_done);
+	log_msg(LOG_NOTICE,
+		"target %s: campaign complete (%ld cycles), nothing to do; to begin a new "
+		"campaign: wearmond --new-campaign %s -c %s",
+		st->t->name, res->campaign_cycles_done, st->t->name, st->cfg->path);
 	return SCHED_DONE;
 }
 

@@ -57,22 +57,33 @@ int startup_check_command(const struct cfg *c, const struct cfg_target *t, char 
 	return 0;
 }
 
+/* Keep a refusal of st's target beside it, one a line, for --check's plan
+ * (checkplan.c); st->error is free until the target's thread runs. */
+static void note_refusal(struct sched_target *st, const char *why)
+{
+	size_t used = strlen(st->error);
+	snprintf(st->error + used, sizeof(st->error) - used, "%s%s", used ? "\n" : "", why);
+}
+
 /* Two targets on one device would each destroy the other's measurements;
  * a device another wearmond has open is that daemon's. holder_db is the
  * pid holding our own database (its devices are not "another's"). Returns
  * 0 or -EBUSY (errors logged). */
-static int check_devices(const struct cfg *c, const struct sched_target *st, pid_t holder_db)
+static int check_devices(const struct cfg *c, struct sched_target *st, pid_t holder_db)
 {
+	char why[1024];
 	int bad = 0;
 	for (int i = 0; i < c->ntargets; i++) {
 		for (int j = 0; j < i; j++) {
 			if (!guard_same_device(&st[i].tg, &st[j].tg))
 				continue;
-			log_msg(LOG_ERR,
-				"%s:%d: device: target %s is on the same device as "
-				"target %s (%s and %s); give each target its own device",
-				c->path, cfg_line(st[i].t, "device"), st[i].t->name, st[j].t->name,
-				st[i].tg.path, st[j].tg.path);
+			snprintf(why, sizeof(why),
+				 "%s:%d: device: target %s is on the same device as "
+				 "target %s (%s and %s); give each target its own device",
+				 c->path, cfg_line(st[i].t, "device"), st[i].t->name, st[j].t->name,
+				 st[i].tg.path, st[j].tg.path);
+			log_msg(LOG_ERR, "%s", why);
+			note_refusal(&st[i], why);
 			bad = 1;
 		}
 		pid_t pid = guard_holder(&st[i].tg);
@@ -82,11 +93,13 @@ static int check_devices(const struct cfg *c, const struct sched_target *st, pid
 				"runs this database",
 				st[i].t->name, st[i].tg.path, (long)pid);
 		} else if (pid) {
-			log_msg(LOG_ERR,
-				"%s:%d: device: target %s: %s is held by another "
-				"wearmond (pid %ld); stop it first",
-				c->path, cfg_line(st[i].t, "device"), st[i].t->name, st[i].tg.path,
-				(long)pid);
+			snprintf(why, sizeof(why),
+				 "%s:%d: device: target %s: %s is held by another "
+				 "wearmond (pid %ld); stop it first",
+				 c->path, cfg_line(st[i].t, "device"), st[i].t->name, st[i].tg.path,
+				 (long)pid);
+			log_msg(LOG_ERR, "%s", why);
+			note_refusal(&st[i], why);
 			bad = 1;
 		}
 	}
@@ -148,6 +161,7 @@ static int open_targets(struct daemon *d, const struct cfg *c, pid_t holder,
 			describe_scsi(&st[i].tg);
 		if (ret) {
 			daemon_log_lines(LOG_ERR, err);
+			note_refusal(&st[i], err);
 			bad = 1;
 		}
 		pid_t pid = ret == -EBUSY && st[i].tg.is_block ? guard_holder(&st[i].tg) : 0;
@@ -202,25 +216,6 @@ void startup_close_targets(struct daemon *d, int remove_created)
 	}
 }
 
-void startup_print_check(const struct cfg *c, const struct sched_target *st)
-{
-	for (int i = 0; i < c->ntargets; i++) {
-		const struct cfg_layout *l = &st[i].plan.layout;
-		char cap[32], off[32], reg[32], a[32], b[32];
-		printf("target %s: %s (%s) capacity %s, logical block %u, region %s at %s, "
-		       "%d sizes %s..%s, %s bs=%llu qd=%lld\n",
-		       st[i].t->name, st[i].tg.path, tgt_kind_name(st[i].tg.kind),
-		       util_fmt_bytes(l->capacity, cap, sizeof(cap)), l->logical_block_size,
-		       util_fmt_bytes(l->region_size, reg, sizeof(reg)),
-		       util_fmt_bytes(l->region_offset, off, sizeof(off)), l->nsizes,
-		       util_fmt_bytes(l->sizes[0], a, sizeof(a)),
-		       util_fmt_bytes(l->sizes[l->nsizes - 1], b, sizeof(b)),
-		       cfg_workload_name(st[i].t->workload),
-		       (unsigned long long)st[i].t->block_size, st[i].t->queue_depth);
-	}
-	printf("configuration %s: OK\n", c->path);
-}
-
 static void target_info(const struct tgt *tg, struct db_target_info *info)
 {
 	*info = (struct db_target_info){
@@ -242,10 +237,10 @@ static void target_info(const struct tgt *tg, struct db_target_info *info)
  * differs from the one opened now is refused unless adopt_new_device.
  * Returns 0 (same, new, or adopted: *adopt = 1), -EMEDIUMTYPE (logged
  * unless quiet) or -errno. */
-static int check_recorded_identity(struct db *db, const struct cfg *c,
-				   const struct sched_target *st, char *diff, size_t len,
-				   int *adopt, int quiet)
+static int check_recorded_identity(struct db *db, const struct cfg *c, struct sched_target *st,
+				   char *diff, size_t len, int *adopt, int quiet)
 {
+	char why[2048];
 	struct db_target_info info;
 	target_info(&st->tg, &info);
 	*adopt = 0;
@@ -261,20 +256,22 @@ static int check_recorded_identity(struct db *db, const struct cfg *c,
 		*adopt = 1;
 		return 0;
 	}
-	if (!quiet)
-		log_msg(LOG_ERR,
-			"%s:%d: device: target %s is recorded in %s with another device "
-			"(%s). To measure the new device, give it a new target name, or set "
-			"adopt_new_device = yes in [target %s] to adopt it (a new campaign starts "
-			"and an event records the change)",
-			c->path, cfg_line(st->t, "device"), st->t->name, c->database, diff,
-			st->t->name);
+	if (quiet)
+		return -EMEDIUMTYPE;
+	snprintf(why, sizeof(why),
+		 "%s:%d: device: target %s is recorded in %s with another device "
+		 "(%s). To measure the new device, give it a new target name, or set "
+		 "adopt_new_device = yes in [target %s] to adopt it (a new campaign starts "
+		 "and an event records the change)",
+		 c->path, cfg_line(st->t, "device"), st->t->name, c->database, diff, st->t->name);
+	log_msg(LOG_ERR, "%s", why);
+	note_refusal(st, why);
 	return -EMEDIUMTYPE;
 }
 
 /* Every target's identity, before anything is written. Returns 0,
  * -EMEDIUMTYPE (each mismatch logged) or -errno. */
-int startup_identities_ok(struct db *db, const struct cfg *c, const struct sched_target *st)
+int startup_identities_ok(struct db *db, const struct cfg *c, struct sched_target *st)
 {
 	char diff[1024];
 	int bad = 0, adopt;

@@ -20,8 +20,7 @@ static int trusted(uid_t uid)
 	return uid == 0 || uid == geteuid();
 }
 
-/* "uid 65534 (nobody)", or "uid N" for a uid without a name. */
-static const char *owner_name(uid_t uid, char *buf, size_t len)
+const char *trust_owner_name(uid_t uid, char *buf, size_t len)
 {
 	struct passwd pw, *found = NULL;
 	char tmp[1024];
@@ -54,7 +53,7 @@ static int judge_link(const char *what, const char *path, const char *link, cons
 			 "directory %s that %s can write (mode %04o): another user could have "
 			 "placed it to redirect what wearmond opens; use a path without it, or "
 			 "have root own the link and the directory",
-			 what, path, link, owner_name(link_uid, who, sizeof(who)), dir,
+			 what, path, link, trust_owner_name(link_uid, who, sizeof(who)), dir,
 			 writers(ds.st_mode), (unsigned)(ds.st_mode & 07777));
 		return -EPERM;
 	}
@@ -64,8 +63,8 @@ static int judge_link(const char *what, const char *path, const char *link, cons
 		 "%s %s: refusing the path: it goes through symlink %s, owned by %s, in "
 		 "directory %s that %s can write without the sticky bit (mode %04o): anyone "
 		 "there can replace the link; use a path without it, or run chmod go-w %s",
-		 what, path, link, owner_name(link_uid, who, sizeof(who)), dir, writers(ds.st_mode),
-		 (unsigned)(ds.st_mode & 07777), dir);
+		 what, path, link, trust_owner_name(link_uid, who, sizeof(who)), dir,
+		 writers(ds.st_mode), (unsigned)(ds.st_mode & 07777), dir);
 	return -EPERM;
 }
 
@@ -156,6 +155,24 @@ int trust_links(const char *what, const char *path, char *err, size_t len)
 	return 0;
 }
 
+/* The one command that puts a file kept in another user's directory (a
+ * checkout in a home) where only root can change it, and what to name
+ * then: a configuration under /etc/wearmon, a program under
+ * /usr/local/libexec/wearmon. Changing the owner of a home is no fix. */
+static const char *copy_fix(const char *what, const char *real, char *out, size_t len)
+{
+	const char *base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	int config = !strcmp(what, "configuration");
+	const char *dir = config ? "/etc/wearmon" : "/usr/local/libexec/wearmon";
+
+	snprintf(out, len,
+		 "copy it where only root can change it: sudo install -D -o root -g root -m %s "
+		 "%s %s/%s, then %s %s/%s",
+		 config ? "0644" : "0755", real, dir, base,
+		 config ? "run wearmond -c" : "name in the configuration", dir, base);
+	return out;
+}
+
 int trust_dirs(const char *what, const char *path, char *err, size_t len)
 {
 	char real[PATH_MAX], dir[PATH_MAX], who[128];
@@ -177,12 +194,14 @@ int trust_dirs(const char *what, const char *path, char *err, size_t len)
 			return ret;
 		}
 		if (!trusted(st.st_uid)) {
+			char fix[2 * PATH_MAX + 128];
 			snprintf(
 				err, len,
 				"%s %s: directory %s above it is owned by %s, not root (mode %04o): "
-				"its owner can replace what wearmond runs or reads; run chown root %s",
-				what, path, dir, owner_name(st.st_uid, who, sizeof(who)),
-				(unsigned)(st.st_mode & 07777), dir);
+				"its owner can replace what wearmond runs or reads; %s",
+				what, path, dir, trust_owner_name(st.st_uid, who, sizeof(who)),
+				(unsigned)(st.st_mode & 07777),
+				copy_fix(what, real, fix, sizeof(fix)));
 			return -EPERM;
 		}
 		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {

@@ -7,6 +7,7 @@
 #define WEARMON_TRUST_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Resolve path as the kernel does, judging every symlink met on the way,
  * the last component's too. Refused: a symlink owned by neither root nor
@@ -24,5 +25,9 @@ int trust_links(const char *what, const char *path, char *err, size_t len);
  * cannot be renamed or removed by others: /tmp and /var/tmp pass). Returns
  * 0, -EPERM with err naming what, path and the directory, or -errno. */
 int trust_dirs(const char *what, const char *path, char *err, size_t len);
+
+/* "uid 65534 (nobody)", or "uid N" for a uid without a name, in buf.
+ * Returns buf. */
+const char *trust_owner_name(uid_t uid, char *buf, size_t len);
 
 #endif

@@ -91,12 +91,19 @@ echo "demo: alerts (wearmon alerts -d $db):"
 echo
 echo "demo: write amplification reported by the simulated drive:"
 grep -E '^(host_bytes_written|flash_bytes_written|write_amplification) ' "$mnt/stats" | sed 's/^/    /'
+# Where everything is and what to try next, with paths as typed from here.
+rel() { realpath --relative-to="$PWD" "$1"; }
+b=$(rel "$build")
 cat <<DONE
 
-demo: done. The history is in $db; plots in $build/demo-sizes.svg and
-$build/demo-cycles.svg; the report in $build/demo-report.html (open it in a
-browser, or print it to PDF). Try:
-    sqlite3 -readonly -header -column $db 'SELECT * FROM cycle_summary'
-    sqlite3 -readonly -header -column $db 'SELECT cycle, size_bytes, round(ratio, 2) AS ratio FROM degradation'
-    $build/wearmon -d $db plot --kind wear -o wear.svg
+demo: done in $((SECONDS / 60)) min $((SECONDS % 60)) s. What it left:
+    report    $b/demo-report.html  (open it in a browser, or print it to PDF)
+    database  $b/demo.db
+    charts    $b/demo-sizes.svg, $b/demo-cycles.svg
+Next:
+    $b/wearmon -d $b/demo.db status
+    $b/wearmon -d $b/demo.db history --sort -mibps_avg
+    $b/wearmon -d $b/demo.db plot --kind wear -o wear.svg
+    sqlite3 -readonly -header -column $b/demo.db 'SELECT * FROM cycle_summary'
+    your own drive: README.md, "A first run on your own device"
 DONE

@@ -28,10 +28,12 @@ libaio1 libsqlite3-0 libinih1 libsystemd0 libzstd1 libblkid1
 # Tests only: compilers and libraries of the unit tests, the real programs the
 # integration tests drive, the QEMU guest of the device tests, and the tools
 # that check docs, charts, metrics and the report (time: GNU time, the peak
-# memory of a command for the constant-memory tests).
+# memory of a command for the constant-memory tests; sudo: the README's first
+# run replayed as an ordinary user; bash-completion: the completion test;
+# fdisk: partition tables on the tests' loop devices).
 TEST_PKGS="
 clang clang-format cppcheck libcmocka-dev zlib1g-dev python3 python3-pytest
-systemd fio dmsetup zstd time fdisk
+systemd fio dmsetup zstd time fdisk sudo bash-completion
 librsvg2-bin mandoc poppler-utils chromium fonts-dejavu-core
 prometheus prometheus-node-exporter
 qemu-system-x86 linux-image-amd64 busybox-static hdparm cpio kmod

@@ -22,19 +22,20 @@ EXTRA_UNIT_SAN_BIN += $(BUILD)/san/tests/simssd_ftl_test
 # More specific than the generic $(BUILD)/%.o rule, so make prefers these.
 $(BUILD)/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c $(BUILD)/$(SIMSSD_DIR)/%.d | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
 
 $(BUILD)/san/$(SIMSSD_DIR)/%.o: $(SIMSSD_DIR)/%.c $(BUILD)/san/$(SIMSSD_DIR)/%.d | build-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(SIMSSD_CFLAGS) -c -o $@ $<
 
 $(BUILD)/simssd: $(SIMSSD_OBJ)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(SIMSSD_LIBS)
+	$(call show,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(SIMSSD_LIBS)
 
 $(BUILD)/tests/simssd_ftl_test: $(SIMSSD_TEST_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka -lm
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ -lcmocka -lm
 
 $(BUILD)/san/tests/simssd_ftl_test: $(SIMSSD_SAN_TEST_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ -lcmocka -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ -lcmocka -lm

@@ -25,6 +25,8 @@ static atomic_int sink = LOG_SINK_STDERR;
 static atomic_int max_prio = LOG_INFO;
 static atomic_int echo_errors;
 static int stderr_journal; /* stderr is the journal's stream (log_init) */
+static log_tap_fn tap;     /* log_set_tap */
+static void *tap_arg;
 
 /* systemd.exec(5): a service whose stderr goes to the journal gets
  * JOURNAL_STREAM=DEVICE:INODE of that stream. It is inherited by children
@@ -53,6 +55,12 @@ void log_init(enum log_sink s, int max_priority)
 		s = LOG_SINK_STDERR;
 	atomic_store(&sink, (int)s);
 	atomic_store(&max_prio, max_priority);
+}
+
+void log_set_tap(log_tap_fn fn, void *arg)
+{
+	tap = fn;
+	tap_arg = arg;
 }
 
 void log_echo_errors(int on)
@@ -167,6 +175,8 @@ static void vlog(int priority, const struct log_fields *f, const char *fmt, va_l
 	n = strlen(msg);
 	while (n > 0 && msg[n - 1] == '\n')
 		msg[--n] = '\0';
+	if (tap)
+		tap(tap_arg, priority, msg);
 	if (atomic_load(&sink) == LOG_SINK_JOURNAL && to_journal(priority, f, msg) == 0) {
 		/* A refusal at start-up also reaches the person at the terminal,
 		 * unless the terminal is not there (stderr is the journal). */

@@ -47,6 +47,14 @@ void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2
 void log_fields(int priority, const struct log_fields *f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Told of every message that passes the priority filter, whatever the
+ * sink, with its priority and text (no newline): `wearmond --check
+ * --json` gathers its refusals so. Set before threads start. */
+typedef void (*log_tap_fn)(void *arg, int priority, const char *msg);
+
+/* Set (or, with NULL, remove) the tap. */
+void log_set_tap(log_tap_fn fn, void *arg);
+
 /* Syslog name of a priority: "crit", "err", "warning", ... */
 const char *log_prio_name(int priority);
 

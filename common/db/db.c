@@ -665,11 +665,29 @@ int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *tar
 
 /* ---- resume ------------------------------------------------------------- */
 
-static int mark_interrupted(struct db *db, int64_t target_id, long *marked)
+/* Runs a one-value query on target_id into *v. Returns 0 or -errno. */
+static int count_of(struct db *db, enum stmt_id id, int64_t target_id, long *v, const char *what)
 {
 	struct db_bind b;
 	int ret;
 
+	db_bind_start(db, id, &b);
+	db_bind_i64(&b, target_id);
+	ret = db_bind_row(&b, what);
+	if (ret <= 0)
+		return ret < 0 ? ret : -EIO;
+	*v = (long)sqlite3_column_int64(b.st, 0);
+	return db_bind_finish(&b, SQLITE_OK, NULL);
+}
+
+static int mark_interrupted(struct db *db, int64_t target_id, long *marked, int peek)
+{
+	struct db_bind b;
+	int ret;
+
+	if (peek)
+		return count_of(db, ST_RUNNING_COUNT, target_id, marked,
+				"count running iterations");
 	db_bind_start(db, ST_WRITTEN_RECOVER, &b);
 	db_bind_i64(&b, target_id);
 	ret = db_bind_run(&b, "recover what interrupted fills wrote");
@@ -742,7 +760,7 @@ enum action_end { END_OTHER, END_INTERRUPTED, END_EFFECTIVE };
  * skipped) or failed. Returns 1 when the cycle was closed, 0 when it
  * resumes, or -errno. */
 static int close_after_action(struct db *db, struct db_resume *r, int started, int ended,
-			      enum action_end how)
+			      enum action_end how, int peek)
 {
 	struct db_bind b;
 	int ret;
@@ -750,20 +768,25 @@ static int close_after_action(struct db *db, struct db_resume *r, int started, i
 	if (!started || (ended && how == END_INTERRUPTED))
 		return 0;
 	if (!ended) {
-		ret = run_on_cycle(db, ST_ACTION_CRASHED, r->cycle_id, "close a crashed action");
+		ret = peek ? 0
+			   : run_on_cycle(db, ST_ACTION_CRASHED, r->cycle_id,
+					  "close a crashed action");
 		r->action_crashed = r->cycle_number;
 		return ret ? ret : 1;
 	}
+	r->action_closed = r->cycle_number;
+	r->action_closed_done = how == END_EFFECTIVE;
+	if (peek)
+		return 1;
 	db_bind_start(db, ST_ACTION_CLOSE, &b);
 	db_bind_text(&b, db_status_name(how == END_EFFECTIVE ? DB_DONE : DB_FAILED));
 	db_bind_i64(&b, r->cycle_id);
 	ret = db_bind_run(&b, "close a cycle after its action");
-	r->action_closed = r->cycle_number;
 	return ret ? ret : 1;
 }
 
 /* Decides resume or a new cycle from the target's highest-numbered cycle. */
-static int last_cycle(struct db *db, int64_t target_id, struct db_resume *r)
+static int last_cycle(struct db *db, int64_t target_id, struct db_resume *r, int peek)
 {
 	struct db_bind b;
 	int ret, unfinished, started, ended;
@@ -784,7 +807,7 @@ static int last_cycle(struct db *db, int64_t target_id, struct db_resume *r)
 	how = (enum action_end)sqlite3_column_int(b.st, 5);
 	db_bind_finish(&b, SQLITE_OK, NULL);
 	if (unfinished) {
-		ret = close_after_action(db, r, started, ended, how);
+		ret = close_after_action(db, r, started, ended, how, peek);
 		if (ret < 0)
 			return ret;
 		unfinished = !ret;
@@ -795,20 +818,23 @@ static int last_cycle(struct db *db, int64_t target_id, struct db_resume *r)
 		return 0;
 	}
 	r->resume = 1;
-	ret = run_on_cycle(db, ST_CYCLE_REOPEN, r->cycle_id, "reopen cycle");
+	ret = peek ? 0 : run_on_cycle(db, ST_CYCLE_REOPEN, r->cycle_id, "reopen cycle");
 	return ret ? ret : cycle_progress(db, r);
 }
 /* Every unfinished cycle of the target fails and a new campaign begins
  * with the next cycle number, under key. */
-static int campaign_start(struct db *db, int64_t target_id, const char *key, struct db_resume *r)
+static int campaign_start(struct db *db, int64_t target_id, const char *key, struct db_resume *r,
+			  int peek)
 {
 	struct db_bind b;
 	int ret = 0;
 
 	if (r->resume) {
-		db_bind_start(db, ST_ADOPT_FAIL_CYCLES, &b);
-		db_bind_i64(&b, target_id);
-		ret = db_bind_run(&b, "end the old campaign's cycle");
+		if (!peek) {
+			db_bind_start(db, ST_ADOPT_FAIL_CYCLES, &b);
+			db_bind_i64(&b, target_id);
+			ret = db_bind_run(&b, "end the old campaign's cycle");
+		}
 		r->resume = 0;
 		r->cycle_id = 0;
 		r->cycle_number++;
@@ -817,13 +843,15 @@ static int campaign_start(struct db *db, int64_t target_id, const char *key, str
 	}
 	if (ret)
 		return ret;
+	r->campaign_first_cycle = r->cycle_number;
+	r->campaign_cycles_done = 0;
+	r->campaign_new = 1;
+	if (peek)
+		return 0;
 	db_bind_start(db, ST_CAMPAIGN_NEW, &b);
 	db_bind_i64(&b, r->cycle_number);
 	db_bind_text(&b, key);
 	db_bind_i64(&b, target_id);
-	r->campaign_first_cycle = r->cycle_number;
-	r->campaign_cycles_done = 0;
-	r->campaign_new = 1;
 	return db_bind_run(&b, "start campaign");
 }
 
@@ -847,8 +875,8 @@ static int campaign_decide(struct db *db, int64_t target_id, const struct db_cam
 		      cfg_campaign_diff(stored, q->key, r->changed, sizeof(r->changed));
 
 	if (q->new_campaign || changed)
-		return campaign_start(db, target_id, q->key, r);
-	if (!stored && q->key) {
+		return campaign_start(db, target_id, q->key, r, q->peek);
+	if (!stored && q->key && !q->peek) {
 		int ret = target_stmt(db, ST_CAMPAIGN_KEY, target_id, q->key, "store campaign key");
 		if (ret)
 			return ret;
@@ -856,7 +884,9 @@ static int campaign_decide(struct db *db, int64_t target_id, const struct db_cam
 	if (r->resume || q->cycles <= 0 || r->campaign_cycles_done < q->cycles)
 		return 0;
 	r->campaign_complete = 1;
-	return target_stmt(db, ST_CAMPAIGN_DONE, target_id, NULL, "mark campaign complete");
+	return q->peek ? 0
+		       : target_stmt(db, ST_CAMPAIGN_DONE, target_id, NULL,
+				     "mark campaign complete");
 }
 
 /* In one transaction:
@@ -874,28 +904,65 @@ static int campaign_decide(struct db *db, int64_t target_id, const struct db_cam
  * 4. Campaign (campaign_decide): a new one begins when asked or when a
  *    campaign key changed; else one with req->cycles > 0 done cycles is
  *    complete and stays so. */
+/* With peek nothing was written, so the cycle a start would close as done
+ * is not among the done cycles counted yet. */
+static void peek_count_closed(struct db_resume *r)
+{
+	long closed = r->action_crashed       ? r->action_crashed
+		      : r->action_closed_done ? r->action_closed
+					      : 0;
+	if (closed && closed >= r->campaign_first_cycle)
+		r->campaign_cycles_done++;
+}
+
 int db_resume_point(struct db *db, int64_t target_id, const struct db_campaign_req *req,
 		    struct db_resume *out)
 {
 	char *stored = NULL;
-	int ret = db_enter(db);
+	int peek = req->peek, ret = peek ? (db ? 0 : -EINVAL) : db_enter(db);
 
 	if (ret)
 		return ret;
+	if (peek) /* a read-only connection, which db_enter refuses */
+		pthread_mutex_lock(&db->lock);
 	memset(out, 0, sizeof(*out));
-	ret = db_tx_begin(db);
+	ret = peek ? 0 : db_tx_begin(db);
 	if (ret)
 		goto out;
-	ret = mark_interrupted(db, target_id, &out->interrupted_marked);
+	ret = mark_interrupted(db, target_id, &out->interrupted_marked, peek);
 	if (ret == 0)
-		ret = last_cycle(db, target_id, out);
+		ret = last_cycle(db, target_id, out, peek);
 	if (ret == 0)
 		ret = campaign_read(db, target_id, out, &stored);
+	if (ret == 0 && peek)
+		peek_count_closed(out);
 	if (ret == 0)
 		ret = campaign_decide(db, target_id, req, stored, out);
-	ret = db_tx_end(db, ret);
+	if (!peek)
+		ret = db_tx_end(db, ret);
 out:
 	free(stored);
+	db_leave(db);
+	return ret;
+}
+
+int db_target_id(struct db *db, const char *name, int64_t *id)
+{
+	struct db_bind b;
+	int ret;
+
+	if (!db)
+		return -EINVAL;
+	pthread_mutex_lock(&db->lock);
+	db_bind_start(db, ST_TARGET_ID, &b);
+	db_bind_text(&b, name);
+	ret = db_bind_row(&b, "find target");
+	if (ret > 0) {
+		*id = sqlite3_column_int64(b.st, 0);
+		ret = db_bind_finish(&b, SQLITE_OK, NULL);
+	} else if (ret == 0) {
+		ret = -ENOENT;
+	}
 	db_leave(db);
 	return ret;
 }

@@ -70,6 +70,7 @@ struct db_resume {
 					 closed as 'interrupted' (not run again); 0 */
 	long action_closed;        /* cycle whose action had ended but not the
 					 cycle, now closed; 0 */
+	int action_closed_done;    /* that cycle closed as done (else failed) */
 };
 
 /* What a start asks of a target's campaign (db_resume_point). */
@@ -77,6 +78,8 @@ struct db_campaign_req {
 	long cycles;      /* configured cycles, 0 = forever */
 	const char *key;  /* cfg_campaign_key() of the configuration */
 	int new_campaign; /* the operator asked for a new campaign */
+	int peek;         /* decide only and write nothing (wearmond --check):
+			     works on a database opened read-only */
 };
 
 /* One iteration row. Strings are borrowed. */
@@ -272,9 +275,15 @@ int db_target_upsert(struct db *db, const struct db_target_info *t, int64_t *tar
 /* Find where target continues (common/db/schema.md, "Resume and campaigns"):
  * marks stale 'running' iterations interrupted, closes the record of an
  * action a crash cut short, and says whether the campaign is complete or a
- * new one begins (req). Returns 0 or -errno. */
+ * new one begins (req). With req->peek the same decision is made and
+ * nothing is written (interrupted_marked then counts the rows a start
+ * would mark). Returns 0 or -errno. */
 int db_resume_point(struct db *db, int64_t target_id, const struct db_campaign_req *req,
 		    struct db_resume *out);
+
+/* The id of the target named name. Returns 0, -ENOENT when the database
+ * has no such target, or -errno. Works read-only. */
+int db_target_id(struct db *db, const char *name, int64_t *id);
 
 /* Store key as the campaign's keys (a reload changed them). Returns 0 or
  * -errno. */
@@ -623,6 +632,21 @@ struct db_baseline_key {
 					 the highest mibps_avg (earliest on a tie);
 					 BASELINE_PREVIOUS: the latest */
 };
+
+/* Which earlier rate db_rate_latest looks for. */
+struct db_rate_key {
+	int64_t target_id;
+	uint64_t size_bytes;
+	const char *workload; /* measured phase: its workload and block size */
+	uint32_t block_size;
+	int fill; /* 1: the fill's rate at that size (workload ignored) */
+};
+
+/* The latest done iteration's rate for k (the measured phase's mibps_avg,
+ * or the fill's fill_mibps) and the number of its cycle: what `wearmond
+ * --check` estimates a cycle's duration from. Returns 0, -ENOENT when the
+ * target has none, or -errno. */
+int db_rate_latest(struct db *db, const struct db_rate_key *k, double *mibps, long *cycle);
 
 /* The drive's write amplification over iteration id (device_wa, schema
  * 18). Returns 0, -ENOENT when unknown (NULL, or no such row), or -errno. */

@@ -96,6 +96,34 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 	return 0;
 }
 
+int db_rate_latest(struct db *db, const struct db_rate_key *k, double *mibps, long *cycle)
+{
+	/* the measured phase: the iterations_baseline index's key */
+	static const char measured[] =
+		"SELECT i.mibps_avg, c.number FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+		" WHERE i.target_id = ? AND i.size_bytes = ? AND i.workload = ?"
+		" AND i.block_size = ? AND i.status = 'done' AND i.mibps_avg > 0"
+		" AND coalesce(i.phase, 'measure') = 'measure' ORDER BY i.id DESC LIMIT 1";
+	static const char fill[] =
+		"SELECT i.fill_mibps, c.number FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
+		" WHERE i.target_id = ? AND i.size_bytes = ? AND i.fill_mibps > 0"
+		" ORDER BY i.id DESC LIMIT 1";
+	struct db_value p[] = {
+		{ .type = DB_INT, .i = k->target_id },
+		{ .type = DB_INT, .i = (int64_t)k->size_bytes },
+		{ .type = DB_TEXT, .s = k->workload },
+		{ .type = DB_INT, .i = k->block_size },
+	};
+	struct first_row f = { 0 };
+	int ret = first_row_of(db, k->fill ? fill : measured, p, k->fill ? 2 : 4, &f);
+
+	if (ret)
+		return ret;
+	*mibps = f.r;
+	*cycle = (long)f.i;
+	return 0;
+}
+
 int db_iteration_device_wa(struct db *db, int64_t id, double *wa)
 {
 	static const char sql[] = "SELECT device_wa, id FROM iterations"

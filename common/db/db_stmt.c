@@ -40,6 +40,10 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_MARK_INTERRUPTED] = { 1,
 		  "UPDATE iterations SET status = 'interrupted', error = '"
 		  INTERRUPTED_ERROR "' WHERE target_id = ? AND status = 'running'" },
+	[ST_RUNNING_COUNT] = { 1,
+		  "SELECT count(*) FROM iterations WHERE target_id = ? AND status = 'running'" },
+	[ST_TARGET_ID] = { 1,
+		  "SELECT id FROM targets WHERE name = ?" },
 	[ST_CAMPAIGN] = { 1,
 		  "SELECT t.campaign_first_cycle, (SELECT count(*) FROM cycles c"
 		  " WHERE c.target_id = t.id AND c.status = 'done'"

@@ -290,6 +290,55 @@ int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, 
 	return in_use(sysname, disk, db_path, why, len, 0);
 }
 
+int tgt_sysname(dev_t d, char *out, size_t len)
+{
+	return dev_sysname(d, out, len);
+}
+
+static int part_before(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	return la != lb ? la < lb : strcmp(a, b) < 0;
+}
+
+int tgt_parts(const char *sysname, dev_t disk, char (*names)[64], dev_t *devs, int max)
+{
+	struct devset *s = calloc(1, sizeof(*s));
+	int n = 0;
+
+	if (!s)
+		return -ENOMEM;
+	devset_build(sysname, disk, s);
+	for (int i = 1; i < s->n && n < max; i++, n++) {
+		util_strlcpy(names[n], s->name[i], sizeof(names[n]));
+		devs[n] = s->dev[i];
+	}
+	free(s);
+	/* sysfs lists them in no order: by number (a shorter name is a lower
+	 * one: sdb2 before sdb10) */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && part_before(names[j], names[j - 1]); j--) {
+			char tmp[64];
+			dev_t d = devs[j];
+			memcpy(tmp, names[j], sizeof(tmp));
+			memcpy(names[j], names[j - 1], sizeof(tmp));
+			memcpy(names[j - 1], tmp, sizeof(tmp));
+			devs[j] = devs[j - 1];
+			devs[j - 1] = d;
+		}
+	return n;
+}
+
+int tgt_mount_point(dev_t d, char *mnt, size_t len)
+{
+	struct devset one = { .n = 0 };
+	char part[64];
+
+	devset_add(&one, d, "");
+	mnt[0] = 0;
+	return find_mount(&one, part, sizeof(part), mnt, len);
+}
+
 /* Namespaces of the NVMe controller (or subsystem) sysname belongs to:
  * the nvmeXnY entries beside it, 0 when sysfs does not say. */
 static int nvme_namespaces(const char *sysname)
@@ -605,6 +654,32 @@ static int loop_refusals(const struct cfg *c, const struct cfg_target *t, struct
 	return 0;
 }
 
+/* expect_serial against what the device reports: none at all (then the
+ * key cannot pin it, and the refusal says what does), or another. Returns
+ * 0 or -EMEDIUMTYPE with err set. */
+static int serial_refusal(const struct cfg *c, const struct cfg_target *t, const struct tgt *tg,
+			  char *err, size_t len)
+{
+	if (t->expect_serial[0] && !tg->serial[0])
+		return tgt_seterr(
+			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			"refusing %s: it reports no serial number (NVMe Identify, ATA IDENTIFY, "
+			"the SCSI serial number page and sysfs give none), so expect_serial = \"%s\" cannot be checked; remove "
+			"expect_serial from [target %s]: a device without a serial is pinned by "
+			"its model, capacity%s, recorded in the database at its first start and "
+			"compared at every start, and by its device number during a run; name it "
+			"by a stable path (/dev/disk/by-id/ or /dev/disk/by-path/)",
+			tg->path, t->expect_serial, t->name,
+			tg->backing_file[0] ? " and backing file" : "");
+	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
+		return tgt_seterr(
+			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
+			"refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
+			"names may have moved: check the path or expect_serial",
+			tg->path, tg->serial, t->expect_serial);
+	return 0;
+}
+
 static int open_block(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
 		      const struct tgt_guard *g, int check_only, char *err, size_t len)
 {
@@ -656,13 +731,8 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 	tg->logical_block_size = (uint32_t)lbs;
 	tg->kind = TGT_BLOCK;
 	block_identity(tg);
-	if (t->expect_serial[0] && strcmp(t->expect_serial, tg->serial))
-		return tgt_seterr(
-			err, len, -EMEDIUMTYPE, c, t, "expect_serial",
-			"refusing %s: it reports serial \"%s\", expected \"%s\"; the device "
-			"names may have moved: check the path or expect_serial",
-			tg->path, tg->serial, t->expect_serial);
-	return scsi_erase_refusal(c, t, tg, err, len);
+	ret = serial_refusal(c, t, tg, err, len);
+	return ret ? ret : scsi_erase_refusal(c, t, tg, err, len);
 }
 
 int tgt_check(const struct cfg *c, const struct cfg_target *t, const struct tgt_guard *g,

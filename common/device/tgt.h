@@ -133,6 +133,19 @@ int tgt_reopen(struct tgt *tg, char *err, size_t errlen);
  * and the way out in why. */
 int tgt_in_use(const char *sysname, dev_t disk, const char *db_path, char *why, size_t len);
 
+/* The name in /sys/class/block of block device number d ("sdb",
+ * "loop3"). Returns 0 or -errno. */
+int tgt_sysname(dev_t d, char *out, size_t len);
+
+/* The partitions of disk sysname (device number disk), at most max, their
+ * names and device numbers, in the order of their numbers. Returns how
+ * many, or -ENOMEM. */
+int tgt_parts(const char *sysname, dev_t disk, char (*names)[64], dev_t *devs, int max);
+
+/* Where the block device d itself is mounted (mountinfo), its first mount
+ * point in mnt. Returns 1 if mounted, else 0 (mnt ""). */
+int tgt_mount_point(dev_t d, char *mnt, size_t len);
+
 /* -EPERM with err set when t's secure_erase, used between cycles, would
  * erase more than the block device sysname (path in messages): an ATA or
  * NVMe erase sent to a partition, a sanitize to one of several namespaces. */

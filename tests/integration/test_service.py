@@ -518,7 +518,8 @@ def test_catalog_parses_into_a_root(workdir):
 
 def test_make_install_into_destdir(workdir):
     """make install (PREFIX, DESTDIR) stages binaries, unit, catalog,
-    example configuration and man pages, and nothing outside DESTDIR."""
+    example configuration, man pages and bash completion, and nothing
+    outside DESTDIR."""
     root = workdir / "root"
     # make install installs no package: an apt-get or apt it ran would
     # leave its mark here.
@@ -535,6 +536,11 @@ def test_make_install_into_destdir(workdir):
             "usr/lib/systemd/catalog/wearmon.catalog", "etc/wearmon/wearmon.conf.example",
             "usr/share/man/man8/wearmond.8", "usr/share/man/man5/wearmon.conf.5",
             "usr/share/man/man1/wearmon.1"]
+    # bash completion, where bash-completion's pkg-config file says
+    comp = subprocess.run(["pkg-config", "--variable=completionsdir", "bash-completion"],
+                          capture_output=True, text=True).stdout.strip()
+    comp = (comp or "/usr/share/bash-completion/completions").lstrip("/")
+    want += [f"{comp}/wearmon", f"{comp}/wearmond"]
     for rel in want:
         assert (root / rel).is_file(), rel
     assert os.access(root / "usr/sbin/wearmond", os.X_OK)

@@ -12,7 +12,8 @@ PROGS += $(BUILD)/dgen_bench
 $(BUILD)/dgen_bench: tools/bench/dgen_bench.c $(BUILD)/bench/dgen_bench.d $(BUILD)/libwearmon.a \
 		| build-deps
 	@mkdir -p $(BUILD)/bench
-	$(CC) $(ALL_CFLAGS) -MF $(BUILD)/bench/dgen_bench.d $(ALL_LDFLAGS) -o $@ $< \
+	$(call show,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MF $(BUILD)/bench/dgen_bench.d $(ALL_LDFLAGS) -o $@ $< \
 		$(BUILD)/libwearmon.a $(LDLIBS)
 
 DEP_EXTRA += $(BUILD)/bench/dgen_bench.d

@@ -13,7 +13,8 @@ PROGS += $(BUILD)/scalegen
 $(BUILD)/scalegen: tools/scalegen/scalegen.c $(BUILD)/tools/scalegen/scalegen.d \
 		$(BUILD)/libwearmond.a $(BUILD)/libwearmon.a | build-deps
 	@mkdir -p $(BUILD)/tools/scalegen
-	$(CC) $(ALL_CFLAGS) -iquote daemon -MF $(BUILD)/tools/scalegen/scalegen.d $(ALL_LDFLAGS) \
+	$(call show,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -iquote daemon -MF $(BUILD)/tools/scalegen/scalegen.d $(ALL_LDFLAGS) \
 		-o $@ $< $(BUILD)/libwearmond.a $(BUILD)/libwearmon.a $(LDLIBS)
 
 DEP_EXTRA += $(BUILD)/tools/scalegen/scalegen.d
@@ -24,6 +25,7 @@ PROGS += $(BUILD)/sqltrace.so
 
 $(BUILD)/sqltrace.so: tools/scalegen/sqltrace.c | build-deps
 	@mkdir -p $(BUILD)/tools/scalegen
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -MF $(BUILD)/tools/scalegen/sqltrace.d -o $@ $< -ldl
+	$(call show,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -MF $(BUILD)/tools/scalegen/sqltrace.d -o $@ $< -ldl
 
 DEP_EXTRA += $(BUILD)/tools/scalegen/sqltrace.d

@@ -91,6 +91,7 @@ struct wm_args {
 	int format_given;                   /* --format was on the command line */
 	int64_t iteration;                  /* --iteration ID (0: not given) */
 	const char *kind;                   /* --kind */
+	const char *sort;                   /* --sort COLUMN (history) */
 	const char *output;                 /* -o FILE */
 	int64_t campaign;                   /* --campaign N (0: not given) */
 	const char *rename[WM_MAX_RENAMES]; /* --rename IN.db=HOST (merge) */

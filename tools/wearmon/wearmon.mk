@@ -13,7 +13,8 @@ MANDIR      ?= $(PREFIX)/share/man
 PROGS += $(BUILD)/wearmon
 
 $(BUILD)/wearmon: $(WEARMON_OBJ) $(BUILD)/libwearmon.a
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(call show,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 .PHONY: install-wearmon install-man
 

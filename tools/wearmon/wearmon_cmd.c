@@ -119,7 +119,7 @@ int wm_cmd_history(struct wm *wm, int argc, char **argv)
 	struct wm_args a;
 	char err[WM_ERR_MAX] = "";
 	int64_t tid;
-	int ret = wm_parse_args(wm, argc, argv, "tcsf", &a);
+	int ret = wm_parse_args(wm, argc, argv, "tcsfS", &a);
 
 	if (ret >= 0)
 		return ret;
@@ -127,9 +127,11 @@ int wm_cmd_history(struct wm *wm, int argc, char **argv)
 		return wm_usage_error("history: unexpected argument '%s'", a.pos[0]);
 	if ((ret = wm_open(wm)) || (a.target && (ret = wm_target_id(wm, a.target, &tid))))
 		return ret;
-	h.f = (struct query_history_filter){ a.target, a.cycle, a.since };
-	ret = wm_result(wm, query_history_prepare(wm->db, &h.f, &h.q, err, sizeof(err)), err);
-	if (ret)
+	h.f = (struct query_history_filter){ a.target, a.cycle, a.since, a.sort };
+	ret = query_history_prepare(wm->db, &h.f, &h.q, err, sizeof(err));
+	if (ret == -EINVAL) /* --sort names no column */
+		return wm_usage_error("history: %s", err);
+	if ((ret = wm_result(wm, ret, err)))
 		return ret;
 	if (a.format == WM_TABLE) {
 		ret = print_stream(wm, &st, a.format, history_table, ARRAY_SIZE(history_table));

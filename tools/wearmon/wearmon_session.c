@@ -3,6 +3,8 @@
  * every command makes (through common/db/query/). */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+#include <pwd.h>
 
 #include "base/util.h"
 #include "wearmon.h"
@@ -23,7 +27,8 @@ void wm_usage(FILE *f)
 		   "  status [--target T] [--format table|json]\n"
 		   "                              what each target is doing now\n"
 		   "  history [--target T] [--cycle N] [--since TIME] [--format table|csv|json]\n"
-		   "                              one row per iteration\n"
+		   "          [--sort [-]COLUMN]  one row per iteration (by target, cycle and\n"
+		   "                              iteration, or first by COLUMN; -: descending)\n"
 		   "  show ITERATION [--format table|json]\n"
 		   "                              everything about one iteration (its ID)\n"
 		   "  alerts [--target T] [--since TIME] [--format table|csv|json]\n"
@@ -81,6 +86,81 @@ int wm_usage_error(const char *fmt, ...)
 
 /* ---- the session -------------------------------------------------------- */
 
+/* The group wearmon.service runs wearmond with (systemd/wearmon.service,
+ * Group=): the database it creates belongs to it. */
+#define WM_GROUP "wearmon"
+
+/* "root:wearmon" of st. */
+static const char *owners(const struct stat *st, char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(st->st_uid);
+	struct group *gr = getgrgid(st->st_gid);
+	char u[32], g[32];
+
+	snprintf(u, sizeof(u), "%u", (unsigned)st->st_uid);
+	snprintf(g, sizeof(g), "%u", (unsigned)st->st_gid);
+	snprintf(buf, len, "%s:%s", pw ? pw->pw_name : u, gr ? gr->gr_name : g);
+	return buf;
+}
+
+/* The first of path's directories, or path itself, that shuts the caller
+ * out (no search right on a directory, no read right on the file). Returns
+ * 1 with it in out and its stat in st, else 0. */
+static int denied_at(const char *path, char *out, size_t len, struct stat *st)
+{
+	char buf[PATH_MAX];
+
+	util_strlcpy(buf, path, sizeof(buf));
+	for (char *slash = strchr(buf + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		int shut = access(buf, X_OK) != 0 && errno == EACCES;
+		if (shut && !stat(buf, st)) {
+			util_strlcpy(out, buf, len);
+			return 1;
+		}
+		*slash = '/';
+	}
+	if (access(path, R_OK) != 0 && errno == EACCES && !stat(path, st)) {
+		util_strlcpy(out, path, len);
+		return 1;
+	}
+	return 0;
+}
+
+/* A database this user may not read: who may, and the two ways in. */
+static void permission_advice(const char *path)
+{
+	struct group *gr = getgrnam(WM_GROUP);
+	const char *user = getenv("USER");
+	char at[PATH_MAX] = "", who[128];
+	struct stat st;
+	int found = denied_at(path, at, sizeof(at), &st);
+
+	if (found)
+		wm_err("cannot read database %s: permission denied: %s%s is %s, mode %04o, "
+		       "and you are uid %u",
+		       path, S_ISDIR(st.st_mode) ? "the directory " : "",
+		       strcmp(at, path) ? at : "it", owners(&st, who, sizeof(who)),
+		       (unsigned)(st.st_mode & 07777), (unsigned)getuid());
+	else
+		wm_err("cannot read database %s: permission denied", path);
+	/* the group lets its members in where the mode gives it the right */
+	int group_may = found && gr && st.st_gid == gr->gr_gid &&
+			(st.st_mode & (S_ISDIR(st.st_mode) ? S_IXGRP : S_IRGRP));
+	if (group_may)
+		fprintf(stderr,
+			"wearmon: run the same command with sudo, or join the group %s, which "
+			"may read it: sudo usermod -aG %s %s, then log in again\n",
+			WM_GROUP, WM_GROUP, user ? user : "$USER");
+	else
+		fprintf(stderr,
+			"wearmon: run the same command with sudo; what wearmon.service writes "
+			"belongs to its group %s (Group=; wearmond(8), FILES), whose members "
+			"read it: sudo usermod -aG %s %s, then log in again%s\n",
+			WM_GROUP, WM_GROUP, user ? user : "$USER",
+			gr ? "" : " (sudo make install creates the group)");
+}
+
 int wm_open(struct wm *wm)
 {
 	char err[1024];
@@ -92,6 +172,8 @@ int wm_open(struct wm *wm)
 			wm_err("database %s does not exist (wearmond creates it; "
 			       "choose another with -d DB)",
 			       wm->db_path);
+		else if (errno == EACCES)
+			permission_advice(wm->db_path);
 		else
 			wm_err("database %s: %s", wm->db_path, strerror(errno));
 		return WM_EXIT_ERROR;
@@ -101,6 +183,10 @@ int wm_open(struct wm *wm)
 		return WM_EXIT_ERROR;
 	}
 	ret = db_open(wm->db_path, 1, &wm->db, err, sizeof(err));
+	if (ret == -EACCES) {
+		permission_advice(wm->db_path);
+		return WM_EXIT_ERROR;
+	}
 	if (ret) {
 		wm_err("%s", err);
 		return WM_EXIT_ERROR;
@@ -248,6 +334,7 @@ static int set_arg(const char *cmd, int ch, const char *val, struct wm_args *a)
 					      cmd, val);
 		break;
 	case 'k': a->kind = val; break;
+	case 'S': a->sort = val; break;
 	case 'o': a->output = val; break;
 	case 'r':
 		if (a->nrename >= WM_MAX_RENAMES)
@@ -275,6 +362,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 		{ "output", required_argument, NULL, 'o' },
 		{ "campaign", required_argument, NULL, 'n' },
 		{ "rename", required_argument, NULL, 'r' },
+		{ "sort", required_argument, NULL, 'S' },
 		{ "database", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -285,7 +373,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 	memset(a, 0, sizeof(*a));
 	optind = 0; /* glibc: start afresh on the new argv */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:r:d:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:r:S:d:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
 			wm_usage(stdout);
 			return WM_EXIT_OK;

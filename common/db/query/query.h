@@ -80,6 +80,8 @@ struct query_history_filter {
 	const char *target;
 	int64_t cycle;
 	const char *since; /* ISO-8601 UTC, started_at >= since */
+	const char *sort;  /* NULL, or a column of the statement to order by
+			      first ("-name": descending) */
 };
 
 /* The history statement for this database's schema: its SQL and the names
@@ -95,8 +97,8 @@ struct query_history {
 int query_history_prepare(struct db *db, const struct query_history_filter *f,
 			  struct query_history *q, char *err, size_t errlen);
 
-/* One row per iteration that f lets through, by target name, cycle and
- * iteration number. */
+/* One row per iteration that f lets through, by f->sort's column when
+ * given, then by target name, cycle and iteration number. */
 int query_history_run(struct db *db, const struct query_history *q,
 		      const struct query_history_filter *f, const struct query_sink *s);
 

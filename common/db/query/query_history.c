@@ -111,10 +111,35 @@ static int history_sql(const struct query_schema *sc, const struct query_history
 		" CASE WHEN i.status = 'done' THEN %s END AS baseline_cycle,"
 		" CASE WHEN i.status = 'done' THEN i.mibps_avg / %s END AS ratio"
 		" FROM iterations i JOIN cycles c ON c.id = i.cycle_id"
-		" JOIN targets t ON t.id = i.target_id%s WHERE 1%s"
-		" ORDER BY t.name, c.number, i.number",
+		" JOIN targets t ON t.id = i.target_id%s WHERE 1%s ORDER BY ",
 		b->mibps, b->cycle, b->mibps, b->join, fl.sql);
+	/* by position: a name may be an iterations column, an alias, or both */
+	for (int k = 0; f->sort && k < q->nnames; k++)
+		if (!strcmp(q->names[k], f->sort + (f->sort[0] == '-'))) {
+			fprintf(out, "%d%s, ", k + 1, f->sort[0] == '-' ? " DESC" : "");
+			break;
+		}
+	fputs("t.name, c.number, i.number", out);
 	return fclose(out) ? -ENOMEM : 0;
+}
+
+/* f->sort names a column of the statement. Returns 0 or -EINVAL with the
+ * columns there are in err. */
+static int sort_known(const struct query_history_filter *f, const struct query_history *q,
+		      char *err, size_t errlen)
+{
+	const char *name = f->sort ? f->sort + (f->sort[0] == '-') : NULL;
+	size_t used;
+
+	for (int k = 0; name && k < q->nnames; k++)
+		if (!strcmp(q->names[k], name))
+			return 0;
+	if (!name)
+		return 0;
+	used = (size_t)snprintf(err, errlen, "--sort: history has no column \"%s\"; it has", name);
+	for (int k = 0; k < q->nnames && used < errlen; k++)
+		used += (size_t)snprintf(err + used, errlen - used, " %s", q->names[k]);
+	return -EINVAL;
 }
 
 int query_history_prepare(struct db *db, const struct query_history_filter *f,
@@ -127,6 +152,8 @@ int query_history_prepare(struct db *db, const struct query_history_filter *f,
 	ret = query_schema_of(db, &sc, err, errlen);
 	if (!ret)
 		ret = history_names(db, q, err, errlen);
+	if (!ret)
+		ret = sort_known(f, q, err, errlen);
 	if (!ret)
 		ret = history_sql(&sc, f, q);
 	if (ret == -ENOMEM)
