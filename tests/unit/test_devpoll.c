@@ -88,8 +88,8 @@ static void test_deltas_and_peak(void **state)
 	assert_int_equal(x.media_bytes.v, 8000);
 	assert_true(x.wa == 2.0);
 	assert_int_equal(x.peak_temp_c.v, 90);
-	assert_true(x.throttle_s.has);
-	assert_int_equal(x.throttle_s.v, 0); /* 0 at both ends */
+	assert_true(x.throttle_ms.has);
+	assert_int_equal(x.throttle_ms.v, 0); /* 0 at both ends */
 	assert_false(x.media_errors.has);
 }
 
