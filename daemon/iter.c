@@ -533,6 +533,8 @@ static void integrity_event(const struct iter_env *e, int64_t it_id, uint64_t of
 	f.target = e->t->name;
 	f.device = e->tg->path;
 	f.serial = e->tg->serial[0] ? e->tg->serial : NULL;
+	f.model = e->tg->model[0] ? e->tg->model : NULL;
+	f.firmware = e->tg->firmware[0] ? e->tg->firmware : NULL;
 	f.message_id = alert_message_id(ALERT_DATA_INTEGRITY);
 	f.cycle = e->cycle;
 	log_fields(LOG_ERR, &f, "%s", msg);
