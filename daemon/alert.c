@@ -18,10 +18,11 @@
 #include "base/log.h"
 #include "base/cmd.h"
 #include "base/util.h"
+#include "cause.h"
 
 #define MAX_CHILDREN 16
-#define MSG_LEN 512
-#define DATA_LEN 640
+#define MSG_LEN 1024
+#define DATA_LEN 1536
 
 extern char **environ;
 
@@ -68,38 +69,17 @@ struct alert_event {
 	int prio;
 	long cycle, iteration; /* < 0: not known */
 	int64_t cycle_id, iteration_id;
-	int64_t size;           /* < 0: not known */
-	double mibps, baseline; /* < 0: not known */
-	double value;           /* events.value when not MiB/s (an offset); NAN */
-	const char *data;       /* JSON or NULL */
-	const char *cause;      /* CAUSE= (crash, collapse); NULL: none */
+	int64_t size;                     /* < 0: not known */
+	double mibps, baseline;           /* < 0: not known */
+	double value;                     /* events.value when not MiB/s (an offset); NAN */
+	const char *data;                 /* JSON or NULL */
+	const char *cause;                /* CAUSE= (crash, collapse); NULL: none */
+	const struct log_field *evidence; /* nevidence fields beyond CAUSE= */
+	size_t nevidence;
 	char message[MSG_LEN];
 };
 
 /* ---- the pure decisions ---- */
-
-enum alert_cause alert_cause_of(const struct alert_evidence *ev)
-{
-	if (ev->has_throttle && ev->throttle_s >= 1)
-		return ALERT_CAUSE_THERMAL;
-	if (ev->device_wa >= 0 && ev->baseline_wa > 0 &&
-	    ev->device_wa >= ALERT_WEAR_WA_RATIO * ev->baseline_wa)
-		return ALERT_CAUSE_WEAR;
-	if (ev->seconds > 0 && ev->host_stall_s >= ALERT_HOST_STALL_SHARE * ev->seconds)
-		return ALERT_CAUSE_HOST;
-	return ALERT_CAUSE_UNKNOWN;
-}
-
-const char *alert_cause_name(enum alert_cause c)
-{
-	static const char *const names[] = {
-		[ALERT_CAUSE_THERMAL] = "thermal",
-		[ALERT_CAUSE_WEAR] = "wear",
-		[ALERT_CAUSE_HOST] = "host",
-		[ALERT_CAUSE_UNKNOWN] = "unknown",
-	};
-	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
-}
 
 int alert_check_crash(double avg, double baseline, double below_pct, double critical_pct)
 {
@@ -208,8 +188,20 @@ static void fmt_num(char *buf, size_t len, double v, int decimals)
 		snprintf(buf, len, "%.*f", decimals, v);
 }
 
-/* environ (filtered) plus WEARMON_*; NULL when out of memory. Free with
- * free_env. */
+/* Append "WEARMON_name=value" to env at *k. Returns 0 or -ENOMEM. */
+static int put_var(char **env, size_t *k, const char *name, const char *value)
+{
+	if (asprintf(&env[*k], "WEARMON_%s=%s", name, value ? value : "") < 0) {
+		env[*k] = NULL;
+		return -ENOMEM;
+	}
+	(*k)++;
+	return 0;
+}
+
+/* environ (filtered) plus WEARMON_*: the alert's context, CAUSE (empty
+ * when the kind names none) and the evidence fields of a crash or
+ * collapse. NULL when out of memory. Free with free_env. */
 static char **command_env(const struct alert_ctx *a, const struct alert_event *e)
 {
 	char cyc[24], it[24], size[24], mibps[32], base[32];
@@ -224,7 +216,9 @@ static char **command_env(const struct alert_ctx *a, const struct alert_event *e
 	const char *const vars[][2] = {
 		{ "TARGET", a->who.name },
 		{ "DEVICE", a->who.device },
-		{ "SERIAL", a->who.serial ? a->who.serial : "" },
+		{ "SERIAL", a->who.serial },
+		{ "MODEL", a->who.model },
+		{ "FIRMWARE", a->who.firmware },
 		{ "KIND", kinds[e->kind].kind },
 		{ "SEVERITY", log_prio_name(e->prio) },
 		{ "MESSAGE_ID", kinds[e->kind].message_id },
@@ -234,20 +228,22 @@ static char **command_env(const struct alert_ctx *a, const struct alert_event *e
 		{ "SIZE_BYTES", size },
 		{ "MIBPS", mibps },
 		{ "BASELINE_MIBPS", base },
+		{ "CAUSE", e->cause },
 	};
 	while (environ && environ[n])
 		n++;
-	env = calloc(n + ARRAY_SIZE(vars) + 1, sizeof(*env));
+	env = calloc(n + ARRAY_SIZE(vars) + e->nevidence + 1, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (inherited(environ[i]) && !(env[k++] = strdup(environ[i])))
 			goto oom;
 	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
-		if (asprintf(&env[k++], "WEARMON_%s=%s", vars[i][0], vars[i][1]) < 0) {
-			env[--k] = NULL;
+		if (put_var(env, &k, vars[i][0], vars[i][1]))
 			goto oom;
-		}
+	for (size_t i = 0; i < e->nevidence; i++)
+		if (put_var(env, &k, e->evidence[i].name, e->evidence[i].value))
+			goto oom;
 	return env;
 oom:
 	for (size_t i = 0; env[i]; i++)
@@ -385,6 +381,8 @@ static void announce(struct alert_ctx *a, const struct alert_event *e)
 	f.target = a->who.name;
 	f.device = a->who.device;
 	f.serial = a->who.serial;
+	f.model = a->who.model;
+	f.firmware = a->who.firmware;
 	f.message_id = k->message_id;
 	f.cycle = e->cycle;
 	f.iteration = e->iteration;
@@ -392,6 +390,8 @@ static void announce(struct alert_ctx *a, const struct alert_event *e)
 	f.mibps = e->mibps;
 	f.baseline_mibps = e->baseline;
 	f.cause = e->cause;
+	f.extra = e->evidence;
+	f.nextra = e->nevidence;
 	log_fields(e->prio, &f, "%s", e->message);
 	struct db_event ev = {
 		.target_id = a->who.target_id,
@@ -525,79 +525,88 @@ static const struct cfg_target *config(struct alert_ctx *a)
 	return t;
 }
 
-/* The evidence of iteration it (its baseline's device WA read back). */
-static void evidence_of(struct alert_ctx *a, const struct db_iteration *it,
-			struct alert_evidence *ev)
+/* The window before the dip from the baseline iteration's measured phase
+ * (its readings; for a row from before them, its whole device_wa). */
+static void before_baseline(struct alert_ctx *a, const struct db_iteration *it,
+			    struct cause_evidence *ev)
 {
-	const struct db_device_evidence *d = &it->device;
+	struct db_dev_point *bs = NULL;
+	size_t bn = 0;
+	int64_t id = it->baseline_iteration_id;
 
+	if (!a->who.db || !id)
+		return;
+	ev->from = CAUSE_BEFORE_BASELINE;
+	ev->before_iteration_id = id;
+	if (!db_series_read(a->who.db, id, &bs, &bn))
+		cause_window(bs, bn, DB_PHASE_MEASURE, 0, INT64_MAX, &ev->before);
+	free(bs);
+	if (!ev->before.known && !db_iteration_device_wa(a->who.db, id, &ev->before.wa))
+		ev->before.known = 1;
+}
+
+/* Judge the dip [a_ms, b_ms] of the measured phase of it: against the
+ * window of the same length just before it when the rate held before it
+ * (held), else against the baseline iteration's measured phase. */
+static void judge(struct alert_ctx *a, const struct db_iteration *it, int64_t a_ms, int64_t b_ms,
+		  int held, struct cause_evidence *ev)
+{
 	memset(ev, 0, sizeof(*ev));
-	ev->device_wa = d->wa;
-	ev->baseline_wa = -1;
-	if (a->who.db && it->baseline_iteration_id &&
-	    db_iteration_device_wa(a->who.db, it->baseline_iteration_id, &ev->baseline_wa))
-		ev->baseline_wa = -1;
-	ev->has_throttle = d->has[DB_DEV_THROTTLE_S];
-	ev->throttle_s = d->val[DB_DEV_THROTTLE_S];
-	ev->has_peak = d->has[DB_DEV_PEAK_TEMP_C];
-	ev->peak_temp_c = d->val[DB_DEV_PEAK_TEMP_C];
-	ev->host_stall_s = it->host_stall_seconds;
-	ev->seconds = it->seconds;
+	ev->before.wa = -1;
+	ev->from = CAUSE_BEFORE_NONE;
+	cause_window(it->series, it->nseries, DB_PHASE_MEASURE, a_ms, b_ms, &ev->dip);
+	if (held && a_ms > 0) {
+		int64_t len = b_ms - a_ms;
+		ev->from = CAUSE_BEFORE_ITERATION;
+		cause_window(it->series, it->nseries, DB_PHASE_MEASURE, a_ms > len ? a_ms - len : 0,
+			     a_ms, &ev->before);
+	} else {
+		before_baseline(a, it, ev);
+	}
+	if (it->device.has[DB_DEV_THROTTLE_RES_MS])
+		ev->throttle_res_ms = it->device.val[DB_DEV_THROTTLE_RES_MS];
+	ev->cause = cause_judge(&ev->dip, ev->before.known ? &ev->before : NULL);
 }
 
-/* A number or JSON null. Returns buf. */
-static const char *num_or_null(int known, double v, int decimals, char *buf, size_t len)
+/* The evidence of ev into e (CAUSE= and the journal fields) and tx (the
+ * texts they point to, the JSON members and the words of the message). */
+static void evidence_into(struct alert_event *e, const struct cause_evidence *ev,
+			  struct cause_texts *tx)
 {
-	if (!known)
-		return "null";
-	snprintf(buf, len, "%.*f", decimals, v);
-	return buf;
-}
-
-/* The evidence as JSON members (after a comma) and as words for the
- * message. */
-static void evidence_text(const struct alert_evidence *ev, enum alert_cause c, char *json,
-			  size_t jlen, char *words, size_t wlen)
-{
-	char wa[32], bwa[32], thr[32], peak[32];
-	snprintf(json, jlen,
-		 "\"cause\":\"%s\",\"device_wa\":%s,\"baseline_device_wa\":%s,"
-		 "\"throttle_seconds\":%s,\"peak_temp_c\":%s,\"host_stall_seconds\":%.3f",
-		 alert_cause_name(c), num_or_null(ev->device_wa >= 0, ev->device_wa, 4, wa, 32),
-		 num_or_null(ev->baseline_wa >= 0, ev->baseline_wa, 4, bwa, 32),
-		 num_or_null(ev->has_throttle, (double)ev->throttle_s, 0, thr, 32),
-		 num_or_null(ev->has_peak, (double)ev->peak_temp_c, 0, peak, 32),
-		 ev->host_stall_s > 0 ? ev->host_stall_s : 0.0);
-	snprintf(words, wlen,
-		 "; likely cause: %s (device WA %s against %s at the baseline, throttled %s s, "
-		 "peak %s C, host stalls %.1f s)",
-		 alert_cause_name(c), ev->device_wa >= 0 ? wa : "unknown",
-		 ev->baseline_wa >= 0 ? bwa : "unknown", ev->has_throttle ? thr : "unknown",
-		 ev->has_peak ? peak : "unknown", ev->host_stall_s > 0 ? ev->host_stall_s : 0.0);
+	cause_texts(ev, tx);
+	e->cause = cause_name(ev->cause);
+	e->evidence = tx->fields;
+	e->nevidence = CAUSE_FIELDS;
 }
 
 static void check_crash(struct alert_ctx *a, const struct cfg_target *t, long cycle,
-			const struct db_iteration *it, int64_t it_id, double base, int64_t base_id)
+			const struct db_iteration *it, int64_t it_id, double base, int64_t base_id,
+			const struct db_sample *s, size_t n)
 {
 	struct alert_event e;
-	struct alert_evidence ev;
-	char data[DATA_LEN], sz[32], evj[320], evw[200];
+	struct cause_evidence ev;
+	struct cause_texts tx;
+	char data[DATA_LEN], sz[32];
 	int prio = alert_check_crash(it->mibps_avg, base, t->alert_below, t->alert_critical);
+	int64_t a_ms, b_ms;
+	size_t held;
 
 	if (prio == ALERT_NONE)
 		return;
 	a->degraded = 1;
 	event_for(&e, ALERT_CRASH, prio, cycle, it, it_id);
 	e.baseline = base;
-	evidence_of(a, it, &ev);
-	enum alert_cause c = alert_cause_of(&ev);
-	evidence_text(&ev, c, evj, sizeof(evj), evw, sizeof(evw));
-	e.cause = alert_cause_name(c);
+	/* the dip: where the samples fell below the alert's threshold; none
+	 * did (the average did): the whole phase */
+	double pct = prio == LOG_CRIT || !(t->alert_below > 0) ? t->alert_critical : t->alert_below;
+	cause_dip_below(s, n, base * pct / 100.0, &a_ms, &b_ms, &held);
+	judge(a, it, a_ms, b_ms, held >= ALERT_COLLAPSE_RUN, &ev);
+	evidence_into(&e, &ev, &tx);
 	snprintf(data, sizeof(data),
 		 "{\"ratio\":%.4f,\"baseline\":\"%s\",\"baseline_iteration_id\":"
 		 "%lld,\"workload\":\"%s\",\"block_size\":%u,%s}",
 		 it->mibps_avg / base, it->baseline, (long long)base_id, it->workload,
-		 it->block_size, evj);
+		 it->block_size, tx.json);
 	e.data = data;
 	snprintf(e.message, sizeof(e.message),
 		 "target %s: throughput crash%s: cycle %ld iteration "
@@ -606,7 +615,7 @@ static void check_crash(struct alert_ctx *a, const struct cfg_target *t, long cy
 		 a->who.name, prio == LOG_CRIT ? " (critical)" : "", cycle, it->number,
 		 util_fmt_bytes(it->size_bytes, sz, sizeof(sz)), it->workload, it->mibps_avg,
 		 100.0 * it->mibps_avg / base, it->baseline, base,
-		 prio == LOG_CRIT ? t->alert_critical : t->alert_below, evw);
+		 prio == LOG_CRIT ? t->alert_critical : t->alert_below, tx.words);
 	raise_alert(a, &e);
 }
 
@@ -638,10 +647,12 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 			   size_t n)
 {
 	struct alert_event e;
-	struct alert_evidence ev;
-	char data[DATA_LEN], sz[32], evj[320], evw[200];
+	struct cause_evidence ev;
+	struct cause_texts tx;
+	char data[DATA_LEN], sz[32];
 	double low = 0;
 	long i = alert_check_collapse(s, n, it->mibps_avg, t->sample_crash_below, &low);
+	int64_t a_ms, b_ms, x;
 
 	if (i < 0)
 		return;
@@ -651,14 +662,21 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 	char min[32] = "null"; /* unknown in a phase of fewer than two samples */
 	if (it->mibps_min >= 0)
 		snprintf(min, sizeof(min), "%.2f", it->mibps_min);
-	evidence_of(a, it, &ev);
-	enum alert_cause c = alert_cause_of(&ev);
-	evidence_text(&ev, c, evj, sizeof(evj), evw, sizeof(evw));
-	e.cause = alert_cause_name(c);
+	/* the dip: the run's samples; before it, as long a window of the
+	 * phase when there is one */
+	cause_sample_span(&s[i], &a_ms, &x);
+	b_ms = x;
+	for (size_t j = (size_t)i, run = 0; j < n && run < ALERT_COLLAPSE_RUN; j++)
+		if (s[j].phase == DB_PHASE_MEASURE) {
+			cause_sample_span(&s[j], &x, &b_ms);
+			run++;
+		}
+	judge(a, it, a_ms, b_ms, 1, &ev);
+	evidence_into(&e, &ev, &tx);
 	snprintf(data, sizeof(data),
 		 "{\"first_sample_t_ms\":%lld,\"samples\":%d,"
 		 "\"iteration_mibps_avg\":%.2f,\"iteration_mibps_min\":%s,%s}",
-		 (long long)s[i].t_ms, ALERT_COLLAPSE_RUN, it->mibps_avg, min, evj);
+		 (long long)s[i].t_ms, ALERT_COLLAPSE_RUN, it->mibps_avg, min, tx.json);
 	e.data = data;
 	snprintf(e.message, sizeof(e.message),
 		 "target %s: throughput collapse inside cycle %ld "
@@ -666,7 +684,7 @@ static void check_collapse(struct alert_ctx *a, const struct cfg_target *t, long
 		 "%g%% of the iteration's average %.1f MiB/s%s",
 		 a->who.name, cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
 		 it->workload, ALERT_COLLAPSE_RUN, (double)s[i].t_ms / 1000.0, low,
-		 t->sample_crash_below, it->mibps_avg, evw);
+		 t->sample_crash_below, it->mibps_avg, tx.words);
 	raise_alert(a, &e);
 }
 
@@ -706,7 +724,7 @@ void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration 
 	if (base > 0) {
 		if (after_action)
 			check_recovery(a, t, cycle, it, it_id, base);
-		check_crash(a, t, cycle, it, it_id, base, base_id);
+		check_crash(a, t, cycle, it, it_id, base, base_id, samples, nsamples);
 	}
 	check_collapse(a, t, cycle, it, it_id, samples, nsamples);
 	pthread_mutex_lock(&a->lock);

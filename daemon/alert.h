@@ -33,7 +33,7 @@ enum alert_kind {
 
 /* Who the alerts are about. Strings are borrowed for the ctx lifetime. */
 struct alert_target {
-	const char *name, *device, *serial;
+	const char *name, *device, *serial, *model, *firmware;
 	struct db *db;
 	int64_t target_id, run_id;
 	long campaign_first_cycle; /* "baseline = first" looks from here */
@@ -56,7 +56,9 @@ void alert_set_config(struct alert_ctx *a, const struct cfg_target *t);
 void alert_baseline_of(struct alert_ctx *a, struct db_iteration *it);
 
 /* Evaluate a finished iteration (row id it_id) and its samples against the
- * baseline alert_baseline_of chose for it. */
+ * baseline alert_baseline_of chose for it; a crash or collapse names its
+ * cause from the dip in the samples and the drive's readings it->series
+ * (cause.h). */
 void alert_iteration(struct alert_ctx *a, long cycle, const struct db_iteration *it, int64_t it_id,
 		     const struct db_sample *samples, size_t nsamples);
 
@@ -134,36 +136,5 @@ long alert_check_collapse(const struct db_sample *s, size_t n, double avg, doubl
 
 /* Recovery: avg back at or above above_pct of baseline. Returns 1 or 0. */
 int alert_check_recovery(double avg, double baseline, double above_pct);
-
-/* The likely cause a crash or collapse alert names (CAUSE=; wearmond.8,
- * ALERTS, states the rule). */
-enum alert_cause { ALERT_CAUSE_THERMAL, ALERT_CAUSE_WEAR, ALERT_CAUSE_HOST, ALERT_CAUSE_UNKNOWN };
-
-/* A drive write amplification this many times the baseline's is wear. */
-#define ALERT_WEAR_WA_RATIO 1.25
-/* Host stalls over this share of the iteration's seconds are the host's. */
-#define ALERT_HOST_STALL_SHARE 0.10
-
-/* What an alert's cause is decided on: the iteration's device evidence
- * (iterations.device_*) and the daemon's own stall accounting. */
-struct alert_evidence {
-	double device_wa;    /* < 0: unknown */
-	double baseline_wa;  /* the baseline iteration's device_wa; < 0: unknown */
-	int has_throttle;    /* throttle_s known */
-	int64_t throttle_s;  /* seconds the drive throttled in the iteration */
-	int has_peak;        /* peak_temp_c known */
-	int64_t peak_temp_c; /* highest temperature read in it */
-	double host_stall_s; /* wearmond did not run (hstall.h); <= 0: none */
-	double seconds;      /* the iteration's measured seconds */
-};
-
-/* The cause: thermal when the drive throttled for a second or more; else
- * wear when its write amplification is ALERT_WEAR_WA_RATIO times the
- * baseline's or more; else host when stalls took ALERT_HOST_STALL_SHARE of
- * the iteration or more; else unknown. Returns it. */
-enum alert_cause alert_cause_of(const struct alert_evidence *ev);
-
-/* "thermal", "wear", "host", "unknown". Returns it ("?" out of range). */
-const char *alert_cause_name(enum alert_cause c);
 
 #endif

@@ -168,16 +168,7 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 	hist_qos(&r->lat, &q);
 	row->lat_mean_us = r->ops ? hist_mean(&r->lat) / 1e3 : -1;
 	row->lat_p99_us = r->ops ? q.p99 : -1;
-	const struct devstat_opt *f[DB_DEV__COUNT] = {
-		[DB_DEV_HOST_BYTES] = &x.host_bytes,     [DB_DEV_MEDIA_BYTES] = &x.media_bytes,
-		[DB_DEV_PEAK_TEMP_C] = &x.peak_temp_c,   [DB_DEV_THROTTLE_S] = &x.throttle_s,
-		[DB_DEV_MEDIA_ERRORS] = &x.media_errors, [DB_DEV_SPARE_PCT] = &x.spare_pct,
-	};
-	for (int i = 0; i < DB_DEV__COUNT; i++) {
-		row->device.has[i] = f[i]->has;
-		row->device.val[i] = f[i]->v;
-	}
-	row->device.wa = x.wa;
+	devpoll_evidence(&x, &row->device);
 	if (ranges_of(p.written, written))
 		wear_ext_clear(written);
 	if (p.written)

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/wmap.h"
 #include "device/devpoll.h"
+#include "series.h"
 #include "steady.h"
 #include "base/util.h"
 #include "io/verify.h"
@@ -119,7 +120,10 @@ struct samples {
 	enum iter_phase phase; /* of the samples coming */
 	enum iter_phase last;  /* of v[n - 1] */
 	int oom;
-	struct wmap *written; /* what the row's writes completed (phase_setup) */
+	struct wmap *written;        /* what the row's writes completed (phase_setup) */
+	struct devpoll *dp;          /* the drive's readings; NULL: none */
+	struct series_clock clock;   /* when its phases began */
+	struct db_dev_point *series; /* the readings as rows (series.h) */
 };
 
 /* The stored phase of a row or sample (samples.phase, iterations.phase). */
@@ -219,6 +223,8 @@ static void fields_for(const struct iter_env *e, struct log_fields *f, long cycl
 	f->target = e->t->name;
 	f->device = e->t->device;
 	f->serial = e->tg->serial[0] ? e->tg->serial : NULL;
+	f->model = e->tg->model[0] ? e->tg->model : NULL;
+	f->firmware = e->tg->firmware[0] ? e->tg->firmware : NULL;
 	f->cycle = cycle;
 	f->iteration = it;
 	f->size_bytes = (int64_t)size;
@@ -360,6 +366,7 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 	p.queue_depth = (unsigned)e->t->fill_queue_depth;
 	p.is_write = 1;
 	p.amount = size;
+	sm->clock.fill_t0 = p.t0;
 	size_t first = sm->n;
 	if (engine_run(eng, &p, r) < 0) {
 		snprintf(err, elen, "fill: cannot run the I/O engine%s%s",
@@ -476,6 +483,8 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 	sm->phase = ITER_MEASURE;
 	phase_setup(e, &p, size, seed + 1, sm);
 	row_phase(e, rw, size, it, &p);
+	sm->clock.measure_t0 = p.t0;
+	devpoll_mark(sm->dp); /* the drive at the phase's start */
 	size_t first = sm->n;
 	if (engine_run_jobs(ic->eng, it->jobs, &p, r) < 0) {
 		snprintf(err, elen, "%s: cannot run the I/O engine%s%s", it->workload,
@@ -486,6 +495,7 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 	struct wstat w;
 	double stall = phase_stalls(sm, first, p.t0, engine_is_null(ic->eng[0]), &w);
 	it->host_stall_seconds += stall;
+	it->lat_host_stall = stall > 0; /* I/Os in flight waited through it */
 	if (stall > 0 || sm->suspended_ns)
 		figures_without_stall(it, r, &w, stall);
 	if (r->errors) {
@@ -523,6 +533,8 @@ static void integrity_event(const struct iter_env *e, int64_t it_id, uint64_t of
 	f.target = e->t->name;
 	f.device = e->tg->path;
 	f.serial = e->tg->serial[0] ? e->tg->serial : NULL;
+	f.model = e->tg->model[0] ? e->tg->model : NULL;
+	f.firmware = e->tg->firmware[0] ? e->tg->firmware : NULL;
 	f.message_id = alert_message_id(ALERT_DATA_INTEGRITY);
 	f.cycle = e->cycle;
 	log_fields(LOG_ERR, &f, "%s", msg);
@@ -730,21 +742,6 @@ static enum it_status watch_row(const struct iter_env *e, enum it_status s, char
 	return IT_FAILED;
 }
 
-/* The drive's evidence as the iteration row stores it. */
-static void device_evidence(const struct devstat_delta *x, struct db_device_evidence *d)
-{
-	const struct devstat_opt *f[DB_DEV__COUNT] = {
-		[DB_DEV_HOST_BYTES] = &x->host_bytes,     [DB_DEV_MEDIA_BYTES] = &x->media_bytes,
-		[DB_DEV_PEAK_TEMP_C] = &x->peak_temp_c,   [DB_DEV_THROTTLE_S] = &x->throttle_s,
-		[DB_DEV_MEDIA_ERRORS] = &x->media_errors, [DB_DEV_SPARE_PCT] = &x->spare_pct,
-	};
-	for (int i = 0; i < DB_DEV__COUNT; i++) {
-		d->has[i] = f[i]->has;
-		d->val[i] = f[i]->v;
-	}
-	d->wa = x->wa;
-}
-
 /* Measure a row while the drive is polled for its own evidence
  * (devpoll.h): from before its fill to after its last I/O. */
 static enum it_status measure_polled(const struct iter_env *e, struct iter_ctx *ic, uint64_t size,
@@ -754,15 +751,27 @@ static enum it_status measure_polled(const struct iter_env *e, struct iter_ctx *
 {
 	struct devpoll *dp = NULL;
 	struct devstat_delta x;
-	int rc = devpoll_begin(e->tg, DEVPOLL_INTERVAL, e->stop, &dp);
+	struct devpoll_reading *rv;
+	size_t rn;
+	int rc = devpoll_begin(e->tg, e->t->device_poll_interval, e->stop, &dp);
 
 	if (rc < 0 && rc != -EINTR)
 		log_msg(LOG_WARNING,
 			"target %s: iteration %ld: cannot poll %s for its own counters: %s",
 			e->t->name, it->number, e->tg->path, strerror(-rc));
+	sm->dp = dp;
 	enum it_status status = measure(e, ic, size, rw, it, sm, r, err, elen);
-	devpoll_end(dp, &x);
-	device_evidence(&x, &it->device);
+	sm->dp = NULL;
+	devpoll_end_series(dp, &x, &rv, &rn);
+	devpoll_evidence(&x, &it->device);
+	struct hstall st[HSTALL_KEEP];
+	size_t nst =
+		rn && !engine_is_null(ic->eng[0]) ? hstall_since(rv[0].t_ns, st, HSTALL_KEEP) : 0;
+	if (series_build(rv, rn, &sm->clock, st, nst, &sm->series, &it->nseries))
+		log_msg(LOG_WARNING, "target %s: iteration %ld: no memory for the drive's readings",
+			e->t->name, it->number);
+	it->series = sm->series;
+	free(rv);
 	return status;
 }
 
@@ -844,6 +853,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, id, e->error);
 		free(sm.v);
 		free(sm.t_end);
+		free(sm.series);
 		return IT_FAILED;
 	}
 	if (it.host_stall_seconds > 0)
@@ -852,6 +862,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 		alert_iteration(e->alert, e->cycle, &it, id, sm.v, sm.n);
 	free(sm.v);
 	free(sm.t_end);
+	free(sm.series);
 	if (status == IT_FAILED) {
 		snprintf(e->error, e->error_len, "iteration %ld failed: %s", number, err);
 		alert_failure(e->alert, it.errors ? ALERT_IO_ERROR : ALERT_ITERATION_FAILED,

@@ -422,6 +422,8 @@ int sched_start(struct sched_target *st)
 		.name = st->t->name,
 		.device = st->tg.path,
 		.serial = st->tg.serial[0] ? st->tg.serial : NULL,
+		.model = st->tg.model[0] ? st->tg.model : NULL,
+		.firmware = st->tg.firmware[0] ? st->tg.firmware : NULL,
 		.db = st->db,
 		.target_id = st->target_id,
 		.run_id = st->run_id,

@@ -2,6 +2,7 @@
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include "base/log.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -18,7 +19,9 @@
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define IDENTIFIER "wearmond"
 #define MSG_MAX 2048
-#define MAX_FIELDS 12
+
+_Static_assert(LOG_OWN_FIELDS + LOG_CONTEXT_FIELDS < LOG_MAX_FIELDS,
+	       "the named context alone fills a journal entry");
 
 /* Set by log_init before threads start; atomics keep late changes sane. */
 static atomic_int sink = LOG_SINK_STDERR;
@@ -27,6 +30,24 @@ static atomic_int echo_errors;
 static int stderr_journal; /* stderr is the journal's stream (log_init) */
 static log_tap_fn tap;     /* log_set_tap */
 static void *tap_arg;
+static atomic_ulong lost; /* journal fields not written (log_fields_lost) */
+static _Atomic(log_sendv_fn) sendv_fn;
+
+static int journal_sendv(const struct iovec *iov, int n)
+{
+	log_sendv_fn fn = atomic_load(&sendv_fn);
+	return fn ? fn(iov, n) : sd_journal_sendv(iov, n);
+}
+
+void log_set_sendv(log_sendv_fn fn)
+{
+	atomic_store(&sendv_fn, fn);
+}
+
+unsigned long log_fields_lost(void)
+{
+	return atomic_load(&lost);
+}
 
 /* systemd.exec(5): a service whose stderr goes to the journal gets
  * JOURNAL_STREAM=DEVICE:INODE of that stream. It is inherited by children
@@ -51,7 +72,7 @@ void log_init(enum log_sink s, int max_priority)
 	stderr_journal = stderr_is_journal_stream();
 	if (s == LOG_SINK_AUTO)
 		s = stderr_journal ? LOG_SINK_JOURNAL : LOG_SINK_STDERR;
-	if (s == LOG_SINK_JOURNAL && access(JOURNAL_SOCKET, F_OK) != 0)
+	if (s == LOG_SINK_JOURNAL && !atomic_load(&sendv_fn) && access(JOURNAL_SOCKET, F_OK) != 0)
 		s = LOG_SINK_STDERR;
 	atomic_store(&sink, (int)s);
 	atomic_store(&max_prio, max_priority);
@@ -91,11 +112,14 @@ static void to_stderr(int priority, const struct log_fields *f, const char *msg)
 }
 
 struct iov_list {
-	struct iovec v[MAX_FIELDS];
+	struct iovec v[LOG_MAX_FIELDS];
 	int n;
+	int lost; /* fields that could not be added */
 };
 
-/* Append "NAME=value" (formatted); a failed allocation drops the field. */
+/* Append "NAME=value" (formatted). A field that cannot be added (out of
+ * memory, or past LOG_MAX_FIELDS, which is our own bug) is counted, never
+ * dropped silently. */
 static void add_field(struct iov_list *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -105,28 +129,37 @@ static void add_field(struct iov_list *l, const char *fmt, ...)
 	char *s;
 	int n;
 
-	if (l->n >= MAX_FIELDS)
+	assert(l->n < LOG_MAX_FIELDS && "more journal fields than LOG_MAX_FIELDS");
+	if (l->n >= LOG_MAX_FIELDS) {
+		l->lost++;
 		return;
+	}
 	va_start(ap, fmt);
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0) {
+		l->lost++;
 		return;
+	}
 	l->v[l->n].iov_base = s;
 	l->v[l->n].iov_len = (size_t)n;
 	l->n++;
 }
 
+static void add_text(struct iov_list *l, const char *name, const char *value)
+{
+	if (value)
+		add_field(l, "%s=%s", name, value);
+}
+
 static void add_context(struct iov_list *l, const struct log_fields *f)
 {
-	if (f->target)
-		add_field(l, "TARGET=%s", f->target);
-	if (f->device)
-		add_field(l, "DEVICE=%s", f->device);
-	if (f->serial)
-		add_field(l, "SERIAL=%s", f->serial);
-	if (f->message_id)
-		add_field(l, "MESSAGE_ID=%s", f->message_id);
+	add_text(l, "TARGET", f->target);
+	add_text(l, "DEVICE", f->device);
+	add_text(l, "SERIAL", f->serial);
+	add_text(l, "MODEL", f->model);
+	add_text(l, "FIRMWARE", f->firmware);
+	add_text(l, "MESSAGE_ID", f->message_id);
 	if (f->cycle >= 0)
 		add_field(l, "CYCLE=%ld", f->cycle);
 	if (f->iteration >= 0)
@@ -137,12 +170,14 @@ static void add_context(struct iov_list *l, const struct log_fields *f)
 		add_field(l, "MIBPS=%.2f", f->mibps);
 	if (f->baseline_mibps >= 0)
 		add_field(l, "BASELINE_MIBPS=%.2f", f->baseline_mibps);
-	if (f->cause)
-		add_field(l, "CAUSE=%s", f->cause);
+	add_text(l, "CAUSE", f->cause);
+	for (size_t i = 0; i < f->nextra; i++)
+		add_field(l, "%s=%s", f->extra[i].name, f->extra[i].value ? f->extra[i].value : "");
 }
 
-/* Returns 0 or a negative errno from sd_journal_sendv. */
-static int to_journal(int priority, const struct log_fields *f, const char *msg)
+/* Returns 0 or a negative errno from sd_journal_sendv; *nlost: fields
+ * that could not be written. */
+static int to_journal(int priority, const struct log_fields *f, const char *msg, int *nlost)
 {
 	struct iov_list l = { .n = 0 };
 	int rc;
@@ -151,13 +186,14 @@ static int to_journal(int priority, const struct log_fields *f, const char *msg)
 	add_field(&l, "PRIORITY=%d", priority);
 	add_field(&l, "SYSLOG_IDENTIFIER=%s", IDENTIFIER);
 	rc = -ENOMEM;
-	if (l.n == 3) {
+	if (l.n == LOG_OWN_FIELDS) {
 		if (f)
 			add_context(&l, f);
-		rc = sd_journal_sendv(l.v, l.n);
+		rc = journal_sendv(l.v, l.n);
 	}
 	for (int i = 0; i < l.n; i++)
 		free(l.v[i].iov_base);
+	*nlost = l.lost;
 	return rc < 0 ? rc : 0;
 }
 
@@ -177,14 +213,20 @@ static void vlog(int priority, const struct log_fields *f, const char *fmt, va_l
 		msg[--n] = '\0';
 	if (tap)
 		tap(tap_arg, priority, msg);
-	if (atomic_load(&sink) == LOG_SINK_JOURNAL && to_journal(priority, f, msg) == 0) {
+	int nlost = 0;
+	if (atomic_load(&sink) == LOG_SINK_JOURNAL && to_journal(priority, f, msg, &nlost) == 0) {
 		/* A refusal at start-up also reaches the person at the terminal,
 		 * unless the terminal is not there (stderr is the journal). */
 		if (priority <= LOG_ERR && atomic_load(&echo_errors) && !stderr_journal)
 			to_stderr(priority, f, msg);
-		return;
+	} else {
+		to_stderr(priority, f, msg);
 	}
-	to_stderr(priority, f, msg);
+	if (nlost) {
+		atomic_fetch_add(&lost, (unsigned long)nlost);
+		log_msg(LOG_ERR, "%d journal field(s) of the entry \"%.80s\" could not be written",
+			nlost, msg);
+	}
 }
 
 void log_msg(int priority, const char *fmt, ...)

@@ -5,26 +5,49 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <syslog.h>
+
+/* One further journal field: NAME (upper case, as the journal wants it)
+ * and its text; an empty value is written as an empty field. */
+struct log_field {
+	const char *name;
+	const char *value;
+};
 
 /* Structured context attached to a message; unset fields are NULL / < 0. */
 struct log_fields {
 	const char *target;
 	const char *device;
 	const char *serial;
-	const char *message_id; /* 32 hex digits, alerts only */
-	long cycle;             /* < 0: not set */
-	long iteration;         /* < 0: not set */
-	int64_t size_bytes;     /* < 0: not set */
-	double mibps;           /* < 0: not set */
-	double baseline_mibps;  /* < 0: not set */
-	const char *cause;      /* CAUSE= of a crash alert; NULL: not set */
+	const char *model;
+	const char *firmware;
+	const char *message_id;        /* 32 hex digits, alerts only */
+	long cycle;                    /* < 0: not set */
+	long iteration;                /* < 0: not set */
+	int64_t size_bytes;            /* < 0: not set */
+	double mibps;                  /* < 0: not set */
+	double baseline_mibps;         /* < 0: not set */
+	const char *cause;             /* CAUSE= of a crash alert; NULL: not set */
+	const struct log_field *extra; /* nextra further fields (the evidence) */
+	size_t nextra;
 };
 
 #define LOG_FIELDS_INIT                                                                            \
 	{                                                                                          \
-		NULL, NULL, NULL, NULL, -1, -1, -1, -1.0, -1.0, NULL                               \
+		.cycle = -1, .iteration = -1, .size_bytes = -1, .mibps = -1.0,                     \
+		.baseline_mibps = -1.0                                                             \
 	}
+
+/* Fields log.c itself writes (MESSAGE, PRIORITY, SYSLOG_IDENTIFIER) and
+ * the named members of struct log_fields: a caller's extra fields come on
+ * top of these. */
+#define LOG_OWN_FIELDS 3
+#define LOG_CONTEXT_FIELDS 12
+/* The most fields one journal entry holds, far above what any message
+ * sends (alert.c checks its own catalogue against it at compile time); a
+ * field beyond it is a bug: it asserts and is counted (log_fields_lost). */
+#define LOG_MAX_FIELDS 64
 
 /* LOG_SINK_AUTO: the journal (structured fields) when stderr is the
  * journal stream systemd gave the service (JOURNAL_STREAM, systemd.exec(5)),
@@ -54,6 +77,15 @@ typedef void (*log_tap_fn)(void *arg, int priority, const char *msg);
 
 /* Set (or, with NULL, remove) the tap. */
 void log_set_tap(log_tap_fn fn, void *arg);
+/* Journal fields that could not be written since start (out of memory,
+ * or beyond LOG_MAX_FIELDS): each is also reported by an err line of its
+ * own. Returns the count. */
+unsigned long log_fields_lost(void);
+
+/* Where journal entries go: sd_journal_sendv, or a test's stand-in (NULL
+ * restores sd_journal_sendv). The stand-in returns 0 or -errno. */
+typedef int (*log_sendv_fn)(const struct iovec *iov, int n);
+void log_set_sendv(log_sendv_fn fn);
 
 /* Syslog name of a priority: "crit", "err", "warning", ... */
 const char *log_prio_name(int priority);

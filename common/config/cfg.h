@@ -142,6 +142,8 @@ struct cfg_target {
 	long long cycles;                  /* 0 = forever */
 	double pause;                      /* seconds between cycles */
 	double sample_interval;            /* seconds per sample */
+	double device_poll_interval;       /* seconds between readings of the drive's
+					      counters during an iteration (devpoll.h) */
 	struct cfg_mix block_sizes;        /* weighted mix; n = 0: block_size / preset */
 	long long read_percent;            /* mixes: share of reads (when set) */
 	long long random_percent;          /* mixes: share of random offsets (when set) */

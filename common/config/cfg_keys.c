@@ -123,6 +123,10 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_SAMPLE_INTERVAL] = { "sample_interval", CT_DURATION, TF(sample_interval), .def = "1s",
 				.min = 100, .max = 3600 * 1000,
 				.help = "length of one throughput sample" },
+	[K_DEVICE_POLL_INTERVAL] = { "device_poll_interval", CT_DURATION, TF(device_poll_interval),
+				     .def = "1s", .min = 100, .max = 1000,
+				     .help = "how often the drive's own counters are read "
+					     "during an iteration" },
 	[K_ALERT_BELOW] = { "alert_below", CT_PERCENT, TF(alert_below), .def = "50%", .min = 0,
 			    .max = 100,
 			    .help = "warn when an iteration falls below this % of its baseline" },

@@ -1197,6 +1197,7 @@ static int iteration_stall(struct db *db, int64_t id, const struct db_iteration 
 		return 0;
 	db_bind_start(db, ST_IT_STALL, &b);
 	db_bind_dbl(&b, it->host_stall_seconds);
+	db_bind_i64(&b, it->lat_host_stall ? 1 : 0);
 	db_bind_i64(&b, id);
 	return db_bind_run(&b, "store the host stall");
 }
@@ -1370,6 +1371,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 		ret = written_insert(db, id, it->written[i]);
 	if (ret == 0)
 		ret = iteration_device(db, id, it);
+	if (ret == 0)
+		ret = db_series_store(db, id, it->series, it->nseries);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)
 		ret = sample_insert(db, id, &samples[i]);
 	ret = db_tx_end(db, ret);

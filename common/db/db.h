@@ -17,7 +17,7 @@
 #include "base/hist.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 24
+#define DB_SCHEMA_VERSION 25
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -86,13 +86,34 @@ struct db_campaign_req {
 /* The drive's own evidence over an iteration (schema 20; common/device/
  * devpoll.h): each field stored only when has[] says it is known. */
 enum db_device_field {
-	DB_DEV_HOST_BYTES,   /* iterations.device_host_bytes */
-	DB_DEV_MEDIA_BYTES,  /* device_media_bytes */
-	DB_DEV_PEAK_TEMP_C,  /* device_peak_temp_c */
-	DB_DEV_THROTTLE_S,   /* device_throttle_seconds */
-	DB_DEV_MEDIA_ERRORS, /* device_media_errors */
-	DB_DEV_SPARE_PCT,    /* device_spare_pct */
+	DB_DEV_HOST_BYTES,      /* iterations.device_host_bytes */
+	DB_DEV_MEDIA_BYTES,     /* device_media_bytes */
+	DB_DEV_PEAK_TEMP_C,     /* device_peak_temp_c */
+	DB_DEV_THROTTLE_S,      /* device_throttle_seconds */
+	DB_DEV_MEDIA_ERRORS,    /* device_media_errors */
+	DB_DEV_SPARE_PCT,       /* device_spare_pct */
+	DB_DEV_THROTTLE_MS,     /* device_throttle_ms (schema 25) */
+	DB_DEV_THROTTLE_RES_MS, /* device_throttle_res_ms: the source's unit */
 	DB_DEV__COUNT
+};
+
+/* One reading of the drive (and the host's stall) during an iteration, a
+ * row of device_series (schema 25): counters since the iteration's first
+ * reading, at t_ms from the start of its phase (the clock of the samples). */
+enum db_series_field {
+	DB_SERIES_HOST_BYTES,    /* host bytes written as the drive counts them */
+	DB_SERIES_MEDIA_BYTES,   /* bytes it wrote to its media */
+	DB_SERIES_TEMP_C,        /* its temperature at the reading */
+	DB_SERIES_THROTTLE_MS,   /* time it throttled */
+	DB_SERIES_HOST_STALL_MS, /* time wearmond did not run (hstall.h) */
+	DB_SERIES__COUNT
+};
+
+struct db_dev_point {
+	enum db_phase phase; /* fill or measure, as the samples' */
+	int64_t t_ms;
+	int has[DB_SERIES__COUNT];
+	int64_t val[DB_SERIES__COUNT];
 };
 
 struct db_device_evidence {
@@ -163,9 +184,13 @@ struct db_iteration {
 	const uint64_t (*written)[2];  /* the ranges its writes completed, sorted
 					  (written_extents; device/wear.h) */
 	size_t nwritten;
-	double mean_depth;                /* I/Os in flight on average (engine.h,
+	double mean_depth;                 /* I/Os in flight on average (engine.h,
 					  schema 17); <= 0: NULL */
-	struct db_device_evidence device; /* schema 20; all unknown: NULL */
+	struct db_device_evidence device;  /* schema 20; all unknown: NULL */
+	const struct db_dev_point *series; /* device_series rows (schema 25) */
+	size_t nseries;
+	int lat_host_stall; /* the measured phase's latencies include a host
+			       stall (lat_host_stall; stored with the stall) */
 };
 
 /* One sample (sample_interval of one phase). */
@@ -647,6 +672,10 @@ struct db_rate_key {
  * --check` estimates a cycle's duration from. Returns 0, -ENOENT when the
  * target has none, or -errno. */
 int db_rate_latest(struct db *db, const struct db_rate_key *k, double *mibps, long *cycle);
+/* The drive's readings during iteration id (device_series, schema 25), in
+ * phase and time order, into *out (malloc'd, free it; NULL with *n 0 when
+ * there are none). Returns 0 or -errno. */
+int db_series_read(struct db *db, int64_t iteration_id, struct db_dev_point **out, size_t *n);
 
 /* The drive's write amplification over iteration id (device_wa, schema
  * 18). Returns 0, -ENOENT when unknown (NULL, or no such row), or -errno. */

@@ -80,6 +80,7 @@ enum stmt_id {
 	ST_IT_DEPTH,
 	ST_IT_DEVICE,
 	ST_SAMPLE,
+	ST_SERIES,
 	ST_EVENT,
 	ST_EXTENTS_DELETE,
 	ST_EXTENT_INSERT,
@@ -174,6 +175,15 @@ int db_bind_row(struct db_bind *b, const char *what);
 
 /* Reset the statement; log and map rc. Returns 0 or -errno. */
 int db_bind_finish(struct db_bind *b, int rc, const char *what);
+
+/* The drive's readings of iteration id (device_series), in the caller's
+ * transaction (db_series.c). Returns 0 or -errno. */
+int db_series_store(struct db *db, int64_t id, const struct db_dev_point *v, size_t n);
+
+/* Iteration id's readings down to the last of each minute of a phase
+ * (with the minute's highest temperature), in the caller's transaction,
+ * as its samples are rolled up. Returns 0 or -errno. */
+int db_series_fold(struct db *db, int64_t id);
 
 /* Require that the last UPDATE touched a row. Returns 0 or -ENOENT. */
 int db_changed(struct db *db, int64_t id, const char *what);

@@ -137,9 +137,11 @@ static int clear_target(sqlite3 *c, int64_t id, char *err, size_t len)
 			"DELETE FROM sample_data WHERE iteration_id IN (SELECT id FROM"
 			" iterations WHERE target_id = %lld); DELETE FROM sample_minute_data"
 			" WHERE iteration_id IN (SELECT id FROM iterations WHERE target_id = %lld);"
+			" DELETE FROM device_series WHERE iteration_id IN (SELECT id FROM"
+			" iterations WHERE target_id = %lld);"
 			" DELETE FROM wear WHERE iteration_id"
 			" IN (SELECT id FROM iterations WHERE target_id = %lld)",
-			(long long)id, (long long)id, (long long)id);
+			(long long)id, (long long)id, (long long)id, (long long)id);
 	for (size_t i = 0; i < ARRAY_SIZE(table) && !ret; i++)
 		ret = execf(c, err, len, "DELETE FROM %s WHERE target_id = %lld", table[i],
 			    (long long)id);
@@ -233,6 +235,13 @@ static int copy_samples(sqlite3 *c, const char *its, char *err, size_t len)
 				MAP("it_map", "iteration_id"), its, err, len);
 	if (!ret && compact)
 		ret = copy_rows(c, "sample_minute_data", ",iteration_id,", "iteration_id",
+				MAP("it_map", "iteration_id"), its, err, len);
+	/* the drive's readings beside them (schema 25) */
+	int series = ret ? 0 : src_has(c, "device_series");
+	if (series < 0)
+		ret = series;
+	if (series > 0)
+		ret = copy_rows(c, "device_series", ",iteration_id,", "iteration_id",
 				MAP("it_map", "iteration_id"), its, err, len);
 	int has = ret ? 0 : src_has(c, old[compact > 0]);
 	if (has > 0)

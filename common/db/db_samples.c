@@ -171,6 +171,8 @@ static int fold_iteration(struct db *db, int64_t id)
 
 	if (!ret)
 		ret = run_i64(db, "DELETE FROM sample_data WHERE iteration_id = ?1", id, 0);
+	if (!ret)
+		ret = db_series_fold(db, id);
 	return ret;
 }
 

@@ -787,6 +787,26 @@ const char *const db_migrations[] = {
 	"  made_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),\n"
 	"  PRIMARY KEY (target_id, uuid)\n"
 	");\n",
+	/* The cause judged from the dip: the drive's counters read every
+	 * device_poll_interval and at phase edges during an iteration, as
+	 * counters since its first reading (common/db/db_series.c); the
+	 * throttle time at the source's resolution; whether the latency
+	 * figures include a host stall. */
+	[25] =
+	"CREATE TABLE device_series (\n"
+	"  iteration_id INTEGER NOT NULL REFERENCES iterations(id),\n"
+	"  phase INTEGER NOT NULL CHECK (phase IN (0, 1)),\n"
+	"  t_ms INTEGER NOT NULL,\n"
+	"  host_bytes INTEGER,\n"
+	"  media_bytes INTEGER,\n"
+	"  temp_c INTEGER,\n"
+	"  throttle_ms INTEGER,\n"
+	"  host_stall_ms INTEGER,\n"
+	"  PRIMARY KEY (iteration_id, phase, t_ms)\n"
+	") WITHOUT ROWID;\n"
+	"ALTER TABLE iterations ADD COLUMN device_throttle_ms INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN device_throttle_res_ms INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN lat_host_stall INTEGER;\n",
 };
 /* clang-format on */
 

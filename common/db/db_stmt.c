@@ -116,21 +116,27 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " steady_excursion_pct = ? WHERE id = ?" },
 	[ST_IT_IO] = { 4,
 		  "UPDATE iterations SET reads = ?, writes = ?, random_ios = ? WHERE id = ?" },
-	[ST_IT_STALL] = { 2,
-		  "UPDATE iterations SET host_stall_seconds = ? WHERE id = ?" },
+	[ST_IT_STALL] = { 3,
+		  "UPDATE iterations SET host_stall_seconds = ?, lat_host_stall = ?"
+		  " WHERE id = ?" },
 	[ST_IT_DEPTH] = { 2,
 		  "UPDATE iterations SET mean_depth = ? WHERE id = ?" },
-	[ST_IT_DEVICE] = { 8,
+	[ST_IT_DEVICE] = { 10,
 		  "UPDATE iterations SET device_host_bytes = ?, device_media_bytes = ?,"
 		  " device_peak_temp_c = ?, device_throttle_seconds = ?,"
-		  " device_media_errors = ?, device_spare_pct = ?, device_wa = ?"
-		  " WHERE id = ?" },
+		  " device_media_errors = ?, device_spare_pct = ?, device_throttle_ms = ?,"
+		  " device_throttle_res_ms = ?, device_wa = ? WHERE id = ?" },
 	/* integers (schema 16); the view samples shows the rates and units */
 	[ST_SAMPLE] = { 14,
 		  "INSERT INTO sample_data (iteration_id, phase, t_ms, duration_ns,"
 		        " bytes, ops, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns,"
 		        " lat_p9999_ns, lat_max_ns, host_stall_ns, mibps_min_1s)"
 		        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* the drive's readings during an iteration (schema 25) */
+	[ST_SERIES] = { 8,
+		  "INSERT INTO device_series (iteration_id, phase, t_ms, host_bytes,"
+		        " media_bytes, temp_c, throttle_ms, host_stall_ms)"
+		        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
 	[ST_EVENT] = { 11,
 		  "INSERT INTO events (target_id, run_id, cycle_id, iteration_id,"
 		       " severity, kind, message_id, message, value, baseline, data)"

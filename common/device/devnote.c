@@ -65,7 +65,7 @@ void devnote_ata(const struct devstat *d, const struct devnote_ata_reads *r, cha
 		page_reason(a, sizeof(a), r->temp, "page 05h", "current temperature");
 		devnote_add(note, len, "temperature: %s", a);
 	}
-	if (!d->f[DEVSTAT_THROTTLE_S].has) {
+	if (!d->f[DEVSTAT_THROTTLE_MS].has) {
 		page_reason(a, sizeof(a), r->temp, "page 05h", "time in over-temperature");
 		devnote_add(note, len, "throttle time: %s", a);
 	}

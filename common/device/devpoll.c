@@ -155,16 +155,37 @@ struct devpoll {
 	struct tgt tg; /* a copy: the caller's may be gone */
 	double interval;
 	const atomic_int *stop;
-	int have_first, want_end, have_last, abandoned;
+	int have_first, want_end, have_last, abandoned, want_now;
 	struct devstat first, last;
-	struct devstat_opt peak; /* highest temperature of the polls between */
+	struct devstat_opt peak;   /* highest temperature of the polls between */
+	struct devpoll_reading *v; /* every reading, oldest first */
+	size_t n, cap;
+	int oom; /* a reading could not be kept: the series is dropped */
 };
 
 static void poll_free(struct devpoll *p)
 {
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cv);
+	free(p->v);
 	free(p);
+}
+
+/* Keep a reading begun at t (lock held). */
+static void keep(struct devpoll *p, uint64_t t, const struct devstat *d)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct devpoll_reading *v = p->oom ? NULL : realloc(p->v, cap * sizeof(*v));
+		if (!v) {
+			p->oom = 1;
+			return;
+		}
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n].t_ns = t;
+	p->v[p->n++].d = *d;
 }
 
 static void deadline(struct timespec *ts, double seconds)
@@ -181,7 +202,7 @@ static void wait_poll(struct devpoll *p)
 {
 	struct timespec ts;
 	deadline(&ts, p->interval);
-	while (!p->want_end && !p->abandoned)
+	while (!p->want_end && !p->abandoned && !p->want_now)
 		if (pthread_cond_timedwait(&p->cv, &p->lock, &ts) == ETIMEDOUT)
 			break;
 }
@@ -190,20 +211,25 @@ static void *poll_main(void *arg)
 {
 	struct devpoll *p = arg;
 	struct devstat d;
+	uint64_t t = util_now_ns();
 
 	devpoll_read(&p->tg, &d);
 	pthread_mutex_lock(&p->lock);
 	p->first = d;
 	p->have_first = 1;
+	keep(p, t, &d);
 	pthread_cond_broadcast(&p->cv);
 	for (;;) {
 		wait_poll(p);
 		if (p->abandoned)
 			break;
 		int end = p->want_end;
+		p->want_now = 0;
 		pthread_mutex_unlock(&p->lock);
+		t = util_now_ns();
 		devpoll_read(&p->tg, &d);
 		pthread_mutex_lock(&p->lock);
+		keep(p, t, &d);
 		if (end) { /* a read begun after the end was asked */
 			devstat_peak(&p->peak, &d);
 			p->last = d;
@@ -289,9 +315,24 @@ int devpoll_begin(const struct tgt *tg, double interval_s, const atomic_int *sto
 	return 0;
 }
 
-void devpoll_end(struct devpoll *p, struct devstat_delta *out)
+void devpoll_mark(struct devpoll *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->want_now = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void devpoll_end_series(struct devpoll *p, struct devstat_delta *out, struct devpoll_reading **v,
+			size_t *n)
 {
 	struct devstat none = { 0 };
+	if (v) {
+		*v = NULL;
+		*n = 0;
+	}
 	if (!p) {
 		devstat_delta(&none, &none, (struct devstat_opt){ 0, 0 }, out);
 		return;
@@ -307,5 +348,32 @@ void devpoll_end(struct devpoll *p, struct devstat_delta *out)
 	devstat_delta(&p->first, &p->last, p->peak, out);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
+	if (v && !p->oom) {
+		*v = p->v;
+		*n = p->n;
+		p->v = NULL;
+	}
 	poll_free(p);
+}
+
+void devpoll_end(struct devpoll *p, struct devstat_delta *out)
+{
+	devpoll_end_series(p, out, NULL, NULL);
+}
+
+void devpoll_evidence(const struct devstat_delta *x, struct db_device_evidence *d)
+{
+	const struct devstat_opt res = { x->throttle_ms.has, x->throttle_res_ms };
+	const struct devstat_opt secs = { x->throttle_ms.has, x->throttle_ms.v / 1000 };
+	const struct devstat_opt *f[DB_DEV__COUNT] = {
+		[DB_DEV_HOST_BYTES] = &x->host_bytes,     [DB_DEV_MEDIA_BYTES] = &x->media_bytes,
+		[DB_DEV_PEAK_TEMP_C] = &x->peak_temp_c,   [DB_DEV_THROTTLE_S] = &secs,
+		[DB_DEV_MEDIA_ERRORS] = &x->media_errors, [DB_DEV_SPARE_PCT] = &x->spare_pct,
+		[DB_DEV_THROTTLE_MS] = &x->throttle_ms,   [DB_DEV_THROTTLE_RES_MS] = &res,
+	};
+	for (int i = 0; i < DB_DEV__COUNT; i++) {
+		d->has[i] = f[i]->has;
+		d->val[i] = f[i]->v;
+	}
+	d->wa = x->wa;
 }

@@ -3,6 +3,7 @@
 #include "device/devstat.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,9 @@ void devstat_from_nvme(const struct nvme_health *h, struct devstat *d)
 	devstat_set(d, DEVSTAT_HOST_BYTES, (int64_t)h->bytes_written);
 	if (h->temperature_k)
 		devstat_set(d, DEVSTAT_TEMP_C, h->temperature_c);
-	devstat_set(d, DEVSTAT_THROTTLE_S, (int64_t)h->tmt1_seconds + (int64_t)h->tmt2_seconds);
+	devstat_set(d, DEVSTAT_THROTTLE_MS,
+		    ((int64_t)h->tmt1_seconds + (int64_t)h->tmt2_seconds) * 1000);
+	d->throttle_res_ms = 1000;
 	devstat_set(d, DEVSTAT_MEDIA_ERRORS, (int64_t)h->media_errors);
 	devstat_set(d, DEVSTAT_SPARE_PCT, h->avail_spare);
 }
@@ -189,20 +192,27 @@ void devstat_from_ata(const struct devstat_ata *a, uint32_t sector_size,
 		d->f[DEVSTAT_MEDIA_BYTES] = *smart_media;
 	if (a->temp_c.has)
 		d->f[DEVSTAT_TEMP_C] = a->temp_c;
-	if (a->over_temp_minutes.has)
-		devstat_set(d, DEVSTAT_THROTTLE_S, a->over_temp_minutes.v * 60);
+	if (a->over_temp_minutes.has) {
+		devstat_set(d, DEVSTAT_THROTTLE_MS, a->over_temp_minutes.v * 60000);
+		d->throttle_res_ms = 60000;
+	}
 }
 
+/* scale: the value times it is the field's unit; res_ms: the resolution
+ * of a throttle time (0: not one) */
 static const struct {
 	const char *name;
 	enum devstat_field f;
+	double scale;
+	int64_t res_ms;
 } counter_names[] = {
-	{ "host_bytes_written", DEVSTAT_HOST_BYTES },
-	{ "flash_bytes_written", DEVSTAT_MEDIA_BYTES },
-	{ "temperature_c", DEVSTAT_TEMP_C },
-	{ "throttle_seconds", DEVSTAT_THROTTLE_S },
-	{ "media_errors", DEVSTAT_MEDIA_ERRORS },
-	{ "available_spare", DEVSTAT_SPARE_PCT },
+	{ "host_bytes_written", DEVSTAT_HOST_BYTES, 1, 0 },
+	{ "flash_bytes_written", DEVSTAT_MEDIA_BYTES, 1, 0 },
+	{ "temperature_c", DEVSTAT_TEMP_C, 1, 0 },
+	{ "throttle_ms", DEVSTAT_THROTTLE_MS, 1, 1 },
+	{ "throttle_seconds", DEVSTAT_THROTTLE_MS, 1000, 1000 },
+	{ "media_errors", DEVSTAT_MEDIA_ERRORS, 1, 0 },
+	{ "available_spare", DEVSTAT_SPARE_PCT, 1, 0 },
 };
 
 /* One "NAME VALUE" line. Returns 1 when the name is known and the value a
@@ -217,7 +227,15 @@ static int counter_line(const char *line, size_t len, struct devstat *d)
 		double v = strtod(line + n + 1, &end);
 		if (end == line + n + 1)
 			return 0;
-		devstat_set(d, counter_names[i].f, (int64_t)v);
+		int64_t res = counter_names[i].res_ms;
+		/* a file with both gives the finer throttle time, whatever the order */
+		if (res && d->throttle_res_ms && d->throttle_res_ms < res)
+			return 1;
+		double scale = counter_names[i].scale;
+		devstat_set(d, counter_names[i].f,
+			    scale > 1 ? (int64_t)llround(v * scale) : (int64_t)v);
+		if (res)
+			d->throttle_res_ms = res;
 		return 1;
 	}
 	return 0;
@@ -259,7 +277,9 @@ void devstat_delta(const struct devstat *a, const struct devstat *b, struct devs
 	memset(out, 0, sizeof(*out));
 	out->host_bytes = diff(a, b, DEVSTAT_HOST_BYTES);
 	out->media_bytes = diff(a, b, DEVSTAT_MEDIA_BYTES);
-	out->throttle_s = diff(a, b, DEVSTAT_THROTTLE_S);
+	out->throttle_ms = diff(a, b, DEVSTAT_THROTTLE_MS);
+	out->throttle_res_ms =
+		a->throttle_res_ms > b->throttle_res_ms ? a->throttle_res_ms : b->throttle_res_ms;
 	out->media_errors = diff(a, b, DEVSTAT_MEDIA_ERRORS);
 	out->spare_pct = b->f[DEVSTAT_SPARE_PCT];
 	devstat_peak(&peak, a);

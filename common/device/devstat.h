@@ -81,7 +81,8 @@ enum devstat_field {
 	DEVSTAT_HOST_BYTES,   /* host writes as the drive counts them */
 	DEVSTAT_MEDIA_BYTES,  /* what it wrote to its flash */
 	DEVSTAT_TEMP_C,       /* temperature now */
-	DEVSTAT_THROTTLE_S,   /* seconds throttled (or over temperature), total */
+	DEVSTAT_THROTTLE_MS,  /* time throttled (or over temperature), total, in
+				 ms counted in the source's unit (throttle_res_ms) */
 	DEVSTAT_MEDIA_ERRORS, /* media and data integrity errors, total */
 	DEVSTAT_SPARE_PCT,    /* available spare now, percent */
 	DEVSTAT__COUNT
@@ -90,14 +91,17 @@ enum devstat_field {
 struct devstat {
 	const char *source; /* "nvme", "ata", "simssd"; NULL: none answered */
 	struct devstat_opt f[DEVSTAT__COUNT];
+	int64_t throttle_res_ms; /* the unit the source counts throttle time in:
+				    NVMe 1000, ATA 60000, the counters file 1
+				    (throttle_ms) or 1000 (throttle_seconds) */
 };
 
 /* Set field f of d to v. */
 void devstat_set(struct devstat *d, enum devstat_field f, int64_t v);
 
 /* Fill d from a parsed NVMe SMART/Health log: host bytes, temperature,
- * throttle seconds (thermal management 1 + 2 total times), media errors,
- * spare. */
+ * throttle time (thermal management 1 + 2 total times, whole seconds),
+ * media errors, spare. */
 void devstat_from_nvme(const struct nvme_health *h, struct devstat *d);
 
 /* Fill d's media bytes from a parsed OCP log. */
@@ -111,16 +115,17 @@ void devstat_from_ata(const struct devstat_ata *a, uint32_t sector_size,
 
 /* Fill d from the text of a counters file (common/device/wear.h): lines
  * "NAME VALUE" of host_bytes_written, flash_bytes_written, temperature_c,
- * throttle_seconds, media_errors, available_spare; others ignored.
- * Returns how many it knew. */
+ * throttle_ms (else throttle_seconds), media_errors, available_spare;
+ * others ignored. Returns how many it knew. */
 int devstat_parse_counters(const char *text, struct devstat *d);
 
 /* The evidence of an iteration: from reading a (its start) to b (its
  * end), with the highest temperature polled in between. */
 struct devstat_delta {
-	struct devstat_opt host_bytes, media_bytes, peak_temp_c, throttle_s, media_errors,
+	struct devstat_opt host_bytes, media_bytes, peak_temp_c, throttle_ms, media_errors,
 		spare_pct;
-	double wa; /* media / host bytes; < 0 unknown */
+	int64_t throttle_res_ms; /* the coarser of the two readings' units */
+	double wa;               /* media / host bytes; < 0 unknown */
 };
 
 /* Deltas of the counters both readings have (a counter that went back is

@@ -535,6 +535,33 @@ static enum tgt_proto sd_identity(int fd, char *serial, size_t slen, char *model
 	return TGT_PROTO_SCSI;
 }
 
+/* The identity file beside a loop device's image (TGT_IDENTITY_FILE):
+ * each line "NAME TEXT" it has fills that buffer. */
+static void file_identity(const char *image, char *serial, size_t slen, char *model, size_t mlen,
+			  char *firmware, size_t flen)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], line[256];
+	util_strlcpy(dir, image, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" TGT_IDENTITY_FILE, dirname(dir));
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ' ');
+		if (!v)
+			continue;
+		*v++ = '\0';
+		v = util_strip(v);
+		if (!strcmp(line, "serial"))
+			util_strlcpy(serial, v, slen);
+		else if (!strcmp(line, "model"))
+			util_strlcpy(model, v, mlen);
+		else if (!strcmp(line, "firmware"))
+			util_strlcpy(firmware, v, flen);
+	}
+	fclose(f);
+}
+
 /* tgt_read_identity, and which command set answered into *proto. */
 static int read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
 			 char *firmware, size_t flen, enum tgt_proto *proto)
@@ -561,6 +588,8 @@ static int read_identity(const struct tgt *tg, char *serial, size_t slen, char *
 	close(fd);
 	if (*proto == TGT_PROTO_NONE)
 		sysfs_identity(tg->sysname, serial, slen, model, mlen, firmware, flen);
+	if (!serial[0] && !model[0] && tg->backing_file[0])
+		file_identity(tg->backing_file, serial, slen, model, mlen, firmware, flen);
 	return 0;
 }
 
@@ -574,10 +603,10 @@ int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *mod
 static void block_identity(struct tgt *tg)
 {
 	char buf[PATH_MAX];
-	read_identity(tg, tg->serial, sizeof(tg->serial), tg->model, sizeof(tg->model),
-		      tg->firmware, sizeof(tg->firmware), &tg->proto);
 	if (!tgt_sysfs_read(tg->sysname, "loop/backing_file", buf, sizeof(buf)))
 		util_strlcpy(tg->backing_file, buf, sizeof(tg->backing_file));
+	read_identity(tg, tg->serial, sizeof(tg->serial), tg->model, sizeof(tg->model),
+		      tg->firmware, sizeof(tg->firmware), &tg->proto);
 	tg->discard_granularity = sysfs_u64(tg->sysname, "queue/discard_granularity");
 	tg->discard_max_bytes = sysfs_u64(tg->sysname, "queue/discard_max_bytes");
 }

@@ -110,9 +110,16 @@ int tgt_open(const struct cfg *c, const struct cfg_target *t, const char *db_pat
  * flags line. */
 int tgt_fdinfo_writes(const char *text);
 
+/* A loop device whose image sits beside a file of this name (the simulated
+ * SSD, tools/simssd) takes its identity from it: lines "serial TEXT",
+ * "model TEXT", "firmware TEXT", as a drive's identify data would give
+ * them. A drive's own identify data or sysfs come first. */
+#define TGT_IDENTITY_FILE "identity"
+
 /* Read serial, model and firmware again (NVMe Identify Controller, ATA
- * IDENTIFY, SCSI INQUIRY, sysfs) into the given buffers, from the device
- * now at tg->real_path. Returns 0 or -errno. */
+ * IDENTIFY, SCSI INQUIRY, sysfs, else TGT_IDENTITY_FILE beside a loop
+ * device's image) into the given buffers, from the device now at
+ * tg->real_path. Returns 0 or -errno. */
 int tgt_read_identity(const struct tgt *tg, char *serial, size_t slen, char *model, size_t mlen,
 		      char *firmware, size_t flen);
 

@@ -9,13 +9,18 @@ it, run fio against it, and tear it all down again even when a test fails.
         r.write_bw        # bytes/s
 
 The loop device is attached with --direct-io=on (pass loop_direct_io=False
-for the buffered path; attach_loop=False for none). Options are simssd's
+for the buffered path; attach_loop=False for none). Like a real drive, each
+has an identity (simssd's identity file, which wearmond reads for a loop
+device on it): a serial of 20 characters unique to the drive, a model of
+40 and firmware of 8, the longest NVMe and ATA report (serial=, model=,
+firmware= override them; "" for none). Options are simssd's
 -o options as keywords, see tools/simssd/README.md. Needs root, /dev/fuse,
 fusermount3, losetup, blkdiscard and fio (missing_prerequisites() says
 what is absent, for pytest.mark.skipif).
 """
 
 import contextlib
+import itertools
 import json
 import mmap
 import os
@@ -57,6 +62,19 @@ def parse_time(v):
     return float(num) * _TIME_SUFFIX[s[len(num):]]
 
 
+# The identity every simulated drive gets unless told otherwise: the longest
+# a drive reports (NVMe and ATA serials of 20 characters, models of 40,
+# firmware of 8), the serial unique to the drive.
+MODEL = "WEARMON SIMSSD FTL MLC 4K PAGE TEST UNIT"
+FIRMWARE = "SIM1.0.0"
+_serials = itertools.count()
+
+
+def unique_serial():
+    """20 characters, unique to this process and drive."""
+    return f"SIM{os.getpid() % 100000:05d}{next(_serials):012d}"
+
+
 def missing_prerequisites():
     """Why a simulated drive cannot run here, or None."""
     if os.geteuid() != 0:
@@ -90,7 +108,10 @@ class SimDrive:
     """
 
     def __init__(self, attach_loop=True, loop_direct_io=True, **options):
-        self.options = {k: str(v) for k, v in options.items()}
+        options = dict({"serial": unique_serial(), "model": MODEL, "firmware": FIRMWARE},
+                       **options)
+        self.options = {k: str(v) for k, v in options.items() if str(v) != "" or
+                        k not in ("serial", "model", "firmware")}
         self.attach_loop = attach_loop
         self.loop_direct_io = loop_direct_io
         self.workdir = None
@@ -185,6 +206,19 @@ class SimDrive:
     @property
     def stats_path(self):
         return self.mountpoint / "stats"
+
+    @property
+    def identity_path(self):
+        return self.mountpoint / "identity"
+
+    def identity(self):
+        """The identity file as {"serial": ..., "model": ..., "firmware": ...}
+        (the keys the drive has)."""
+        out = {}
+        for line in self.identity_path.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            out[key] = value
+        return out
 
     def log(self):
         """What simssd printed so far."""

@@ -135,7 +135,8 @@ def crash_causes(db):
             " json_extract(e.data, '$.device_wa') AS wa,"
             " json_extract(e.data, '$.baseline_device_wa') AS base_wa,"
             " json_extract(e.data, '$.throttle_seconds') AS throttled,"
-            " json_extract(e.data, '$.peak_temp_c') AS peak, e.message"
+            " json_extract(e.data, '$.peak_temp_c') AS peak,"
+            " json_extract(e.data, '$.before') AS before, e.message"
             " FROM alerts a JOIN events e ON e.id = a.event_id"
             " WHERE a.kind = 'throughput-crash' ORDER BY e.id")]
 
@@ -165,7 +166,12 @@ def test_crash_cause_thermal(workdir):
     assert rows[0]["device_throttle_seconds"] == 0 and rows[1]["device_throttle_seconds"] >= 2
     assert [(c, cause) for c, cause, _ in causes][:1] == [(2, "thermal")], causes
     ev = causes[0][2]
-    assert ev["throttled"] == rows[1]["device_throttle_seconds"]
+    # low from the start of its phase: the dip is the whole measured phase
+    # (no fill), judged against the baseline iteration's; to the millisecond
+    ms = query(db, "SELECT device_throttle_ms AS ms, device_throttle_res_ms AS res"
+                   " FROM iterations ORDER BY id")[1]
+    assert ms["res"] == 1 and ms["ms"] // 1000 == rows[1]["device_throttle_seconds"]
+    assert ev["throttled"] == pytest.approx(ms["ms"] / 1000, abs=1e-9)
     assert ev["peak"] == rows[1]["device_peak_temp_c"] >= 44
     assert "likely cause: thermal" in ev["message"]
     assert check_evidence_everywhere(workdir, db)[0] == "thermal"
@@ -186,7 +192,7 @@ def test_crash_cause_wear(workdir):
     assert causes and all(c == 2 and cause == "wear" for c, cause, _ in causes), causes
     for _, _, ev in causes:
         assert ev["wa"] >= 1.25 * ev["base_wa"], ev
-        assert ev["throttled"] == 0
+        assert ev["throttled"] == 0 and ev["before"] == "baseline", ev
     assert "wear" in check_evidence_everywhere(workdir, db)
 
 
@@ -201,6 +207,27 @@ def table_rows(html, caption_start):
 def fmt(v, decimals):
     """A figure as show and the report print it; None as each says it."""
     return None if v is None else f"{v:.{decimals}f}"
+
+
+def check_dip(db, it, data):
+    """The evidence an alert stored is what the drive's readings of the
+    iteration (device_series) give between the dip's bounds: its throttle
+    time, its write amplification (over a MiB or more), its peak."""
+    rows = query(db, f"SELECT t_ms, host_bytes, media_bytes, temp_c, throttle_ms"
+                     f" FROM device_series WHERE iteration_id = {it} AND phase = 1"
+                     f" ORDER BY t_ms")
+    assert len(rows) >= 2, rows
+    by_t = {r["t_ms"]: r for r in rows}
+    a = by_t[round(data["dip_start_s"] * 1000)]
+    b = by_t[round(data["dip_end_s"] * 1000)]
+    assert data["throttle_seconds"] == pytest.approx(
+        (b["throttle_ms"] - a["throttle_ms"]) / 1000, abs=1e-9), (data, a, b)
+    host = b["host_bytes"] - a["host_bytes"]
+    if host >= MiB:
+        assert data["device_wa"] == pytest.approx(
+            (b["media_bytes"] - a["media_bytes"]) / host, abs=1e-4), (data, a, b)
+    inside = [r["temp_c"] for r in rows if a["t_ms"] <= r["t_ms"] <= b["t_ms"]]
+    assert data["peak_temp_c"] == max(inside), (data, inside)
 
 
 def check_evidence_everywhere(workdir, db):
@@ -238,21 +265,20 @@ def check_evidence_everywhere(workdir, db):
             assert ev[0][key] == data[key], (key, ev[0], data)
         row = query(db, f"SELECT {', '.join(DEVICE_COLUMNS)} FROM iterations WHERE id = {it}")
         assert {c: shown["iteration"][c] for c in DEVICE_COLUMNS} == row[0]
-        # the alert's evidence is the row's own figures
-        assert data["throttle_seconds"] == row[0]["device_throttle_seconds"]
-        assert data["peak_temp_c"] == row[0]["device_peak_temp_c"]
+        # the alert's evidence is the drive's readings over the dip
+        check_dip(db, it, data)
         text = run_wearmon("show", it, db=db, check=0).stdout
         unknown = "unknown"
-        line = (f"{a['kind']}: cause {data['cause']}; device WA "
+        line = (f"{a['kind']}: cause {data['cause']}; in the dip device WA "
                 f"{fmt(data['device_wa'], 3) or unknown} against "
-                f"{fmt(data['baseline_device_wa'], 3) or unknown} at the baseline, throttled "
-                f"{fmt(data['throttle_seconds'], 0) or unknown} s, peak "
+                f"{fmt(data['baseline_device_wa'], 3) or unknown} before it, throttled "
+                f"{fmt(data['throttle_seconds'], 3) or unknown} s, peak "
                 f"{fmt(data['peak_temp_c'], 0) or unknown} °C")
         assert line in text, (line, text)
         assert f"peak temp.    {fmt(row[0]['device_peak_temp_c'], 0)} °C" in text, text
         assert cells[1:5] == [a["kind"], str(a["cycle"]), str(a["iteration"]), data["cause"]]
         assert cells[5] == (fmt(data["device_wa"], 3) or "–"), cells
-        assert cells[7:9] == [fmt(data["throttle_seconds"], 0) or "–",
+        assert cells[7:9] == [fmt(data["throttle_seconds"], 3) or "–",
                               fmt(data["peak_temp_c"], 0) or "–"], cells
     # the history view and `wearmon history` carry the same figures
     view = query(db, "SELECT iteration_id, device_wa, device_peak_temp_c,"

@@ -57,11 +57,15 @@ def test_sigstop_is_a_host_stall_not_the_drive(workdir, make_loop):
     assert rc == 0, err
 
     rows = query(db, "SELECT id, number, status, bytes, seconds, mibps_avg, mibps_min,"
-                     " mibps_max, host_stall_seconds FROM iterations ORDER BY number")
+                     " mibps_max, host_stall_seconds, lat_host_stall, lat_max_us"
+                     " FROM iterations ORDER BY number")
     assert [r["status"] for r in rows] == ["done", "done"], rows
     calm, hit = rows
     # the unstalled row carries no stall; the stalled one at least 0.8 of it
-    assert calm["host_stall_seconds"] is None, calm
+    assert calm["host_stall_seconds"] is None and calm["lat_host_stall"] is None, calm
+    # its latencies say the stall is in them: an I/O in flight waited it out
+    assert hit["lat_host_stall"] == 1, hit
+    assert hit["lat_max_us"] >= 0.8 * STOP_S * 1e6, hit
     assert hit["host_stall_seconds"] is not None, hit
     assert 0.8 * STOP_S <= hit["host_stall_seconds"] <= stopped + 1.0, (hit, stopped)
     assert hit["mibps_min"] <= hit["mibps_avg"] <= hit["mibps_max"], hit

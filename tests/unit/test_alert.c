@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "alert.h"
+#include "cause.h"
 #include "config/cfg.h"
 #include "db/db.h"
 
@@ -48,41 +49,6 @@ static void test_crash_table(void **state)
 			fail_msg("case %zu: avg %g base %g below %g crit %g: got %d want %d", i,
 				 c[i].avg, c[i].base, c[i].below, c[i].crit, got, c[i].want);
 	}
-}
-
-/* The cause rule of wearmond.8, ALERTS: thermal before wear before host. */
-static void test_cause_rule(void **state)
-{
-	struct alert_evidence none = { .device_wa = -1, .baseline_wa = -1, .seconds = 10 };
-	struct alert_evidence ev;
-	(void)state;
-	assert_int_equal(alert_cause_of(&none), ALERT_CAUSE_UNKNOWN);
-	ev = none;
-	ev.has_throttle = 1;
-	ev.throttle_s = 0;
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_UNKNOWN); /* never throttled */
-	ev.throttle_s = 1;
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_THERMAL);
-	ev.device_wa = 3.0;
-	ev.baseline_wa = 1.0;
-	ev.host_stall_s = 5;
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_THERMAL); /* thermal first */
-	ev.throttle_s = 0;
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_WEAR);
-	ev.device_wa = 1.24;
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_HOST); /* below 1.25x: not wear */
-	ev.device_wa = 1.25;
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_WEAR);
-	ev.baseline_wa = -1; /* no baseline WA: wear cannot be told */
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_HOST);
-	ev.host_stall_s = 0.99; /* under 10% of 10 s */
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_UNKNOWN);
-	ev.host_stall_s = 1.0;
-	assert_int_equal(alert_cause_of(&ev), ALERT_CAUSE_HOST);
-	assert_string_equal(alert_cause_name(ALERT_CAUSE_THERMAL), "thermal");
-	assert_string_equal(alert_cause_name(ALERT_CAUSE_WEAR), "wear");
-	assert_string_equal(alert_cause_name(ALERT_CAUSE_HOST), "host");
-	assert_string_equal(alert_cause_name(ALERT_CAUSE_UNKNOWN), "unknown");
 }
 
 static void test_recovery_table(void **state)
@@ -236,6 +202,32 @@ static void test_kinds_and_catalog(void **state)
 		assert_string_equal(alert_kind_name((enum alert_kind)i), k[i].kind);
 		assert_int_equal(alert_kind_parse(k[i].kind), i);
 	}
+	/* the crash and collapse entries list every field an alert carries */
+	static const char *const context[] = { "TARGET", "DEVICE",         "SERIAL",
+					       "MODEL",  "FIRMWARE",       "MESSAGE_ID",
+					       "CYCLE",  "ITERATION",      "SIZE_BYTES",
+					       "MIBPS",  "BASELINE_MIBPS", "CAUSE" };
+	size_t nf;
+	const char *const *ev = cause_field_names(&nf);
+	assert_int_equal(sizeof(context) / sizeof(context[0]), LOG_CONTEXT_FIELDS);
+	for (int kind = ALERT_CRASH; kind <= ALERT_COLLAPSE; kind++) {
+		char head[64];
+		snprintf(head, sizeof(head), "\n-- %s\n", k[kind].message_id);
+		const char *entry = strstr(cat, head);
+		assert_non_null(entry);
+		const char *fields = strstr(entry, "\nFields: ");
+		assert_non_null(fields);
+		const char *end = strstr(fields + 1, "\n\n");
+		for (size_t i = 0; i < sizeof(context) / sizeof(context[0]) + nf; i++) {
+			const char *name = i < sizeof(context) / sizeof(context[0])
+						   ? context[i]
+						   : ev[i - sizeof(context) / sizeof(context[0])];
+			const char *at = strstr(fields, name);
+			if (!at || (end && at > end))
+				fail_msg("%s: the %s entry's Fields lack %s", CATALOG, k[kind].kind,
+					 name);
+		}
+	}
 	assert_string_equal(alert_kind_name(ALERT_DATA_INTEGRITY), "data-integrity");
 	assert_string_equal(alert_kind_name(ALERT_DB_WRITE), "db-write-failed");
 	for (size_t i = 0; i < n; i++) {
@@ -321,6 +313,8 @@ static void start_alerts(struct fx *fx)
 	struct alert_target who = { .name = "lab1",
 				    .device = "/dev/null",
 				    .serial = "SN123",
+				    .model = "WEARMON SIMSSD FTL MLC 4K PAGE TEST UNIT",
+				    .firmware = "SIM1.0.0",
 				    .db = fx->db,
 				    .target_id = fx->target_id,
 				    .run_id = fx->run_id };
@@ -337,9 +331,11 @@ static void new_cycle(struct fx *fx)
 }
 
 /* Store a done iteration of size MiB at mibps and let the alerts see it;
- * samples (may be NULL) are the measured phase. */
-static void iteration(struct fx *fx, long number, uint64_t size, double mibps,
-		      const struct db_sample *s, size_t ns)
+ * samples (may be NULL) are the measured phase, series the drive's
+ * readings (may be NULL). */
+static void iteration_read(struct fx *fx, long number, uint64_t size, double mibps,
+			   const struct db_sample *s, size_t ns, const struct db_dev_point *series,
+			   size_t nseries)
 {
 	struct db_iteration it = {
 		.cycle_id = fx->cycle_id,
@@ -353,6 +349,8 @@ static void iteration(struct fx *fx, long number, uint64_t size, double mibps,
 		.queue_depth = 32,
 		.amount_bytes = size * MiB,
 		.status = DB_RUNNING,
+		.series = series,
+		.nseries = nseries,
 	};
 	int64_t id;
 
@@ -363,6 +361,12 @@ static void iteration(struct fx *fx, long number, uint64_t size, double mibps,
 	it.seconds = 1;
 	assert_int_equal(db_iteration_end(fx->db, id, &it, s, ns), 0);
 	alert_iteration(fx->a, fx->cycle, &it, id, s, ns);
+}
+
+static void iteration(struct fx *fx, long number, uint64_t size, double mibps,
+		      const struct db_sample *s, size_t ns)
+{
+	iteration_read(fx, number, size, mibps, s, ns, NULL, 0);
 }
 
 /* took_effect: the action ended ok */
@@ -573,6 +577,132 @@ static void test_collapse_alert(void **state)
 	assert_string_equal(e.text, "throughput-collapse|warning|32|10|255|1\n");
 }
 
+/* The drive's readings over 9 s of a measured phase, one a second: it
+ * writes 10 MiB/s with write amplification wa; from 4 s to 7 s it
+ * throttles (when hot) for 600 ms of each second. */
+static void readings(struct db_dev_point *p, double wa, int hot)
+{
+	int64_t thr = 0;
+	for (int i = 0; i < 10; i++) {
+		if (hot && i > 4 && i <= 7)
+			thr += 600;
+		p[i] = (struct db_dev_point){ .phase = DB_PHASE_MEASURE, .t_ms = 1000 * i };
+		const int64_t v[DB_SERIES__COUNT] = {
+			[DB_SERIES_HOST_BYTES] = 10 * MiB * i,
+			[DB_SERIES_MEDIA_BYTES] = (int64_t)(wa * 10 * MiB * i),
+			[DB_SERIES_TEMP_C] = hot && i > 4 && i <= 7 ? 75 : 45,
+			[DB_SERIES_THROTTLE_MS] = thr,
+			[DB_SERIES_HOST_STALL_MS] = 0,
+		};
+		for (int f = 0; f < DB_SERIES__COUNT; f++) {
+			p[i].has[f] = 1;
+			p[i].val[f] = v[f];
+		}
+	}
+}
+
+/* The collapse of a drive whose write amplification was already high
+ * (3.0 before the dip and in it, against 1.0 at the baseline) is not
+ * wear: the dip is judged against the window before it. The same dip
+ * with the drive throttling is thermal. The alert's command sees the
+ * cause, the evidence and the drive's identity. */
+static void test_collapse_cause_from_the_dip(void **state)
+{
+	struct fx *fx = *state;
+	struct db_sample s[9];
+	struct db_dev_point calm[10], worn[10], hot[10];
+	static const double v[9] = { 300, 300, 300, 300, 10, 12, 11, 300, 300 };
+	struct ev e;
+	char err[256];
+
+	for (int i = 0; i < 9; i++)
+		s[i] = (struct db_sample){ .phase = DB_PHASE_MEASURE,
+					   .t_ms = 1000 * (i + 1),
+					   .seconds = 1,
+					   .mibps = v[i] };
+	readings(calm, 1.0, 0);
+	readings(worn, 3.0, 0);
+	readings(hot, 1.0, 1);
+	start_alerts(fx);
+	new_cycle(fx);
+	iteration_read(fx, 1, 8, 300, NULL, 0, calm, 10); /* the baseline */
+	iteration_read(fx, 2, 16, 208, s, 9, worn, 10);
+	new_cycle(fx); /* a collapse is raised once a cycle */
+	iteration_read(fx, 1, 32, 208, s, 9, hot, 10);
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(
+		db_query(fx->db,
+			 "SELECT json_extract(data, '$.cause'),"
+			 " json_extract(data, '$.before'),"
+			 " CAST(json_extract(data, '$.device_wa') * 10 AS INTEGER),"
+			 " CAST(json_extract(data, '$.baseline_device_wa') * 10 AS INTEGER),"
+			 " CAST(json_extract(data, '$.dip_start_s') AS INTEGER),"
+			 " CAST(json_extract(data, '$.dip_end_s') AS INTEGER),"
+			 " CAST(json_extract(data, '$.throttle_seconds') * 1000 AS INTEGER)"
+			 " FROM events WHERE kind = 'throughput-collapse' ORDER BY id",
+			 NULL, 0, collect, &e, err, sizeof(err)),
+		0);
+	/* the dip is samples 5-7 (4 s to 7 s), before it 1 s to 4 s */
+	assert_string_equal(e.text, "unknown|iteration|30|30|4|7|0\n"
+				    "thermal|iteration|10|10|4|7|1800\n");
+	assert_int_equal(alert_finish(10), 0);
+	char *out = read_text(fx->out);
+	const char *want[] = {
+		"WEARMON_CAUSE=unknown\n",
+		"WEARMON_CAUSE=thermal\n",
+		"WEARMON_MODEL=WEARMON SIMSSD FTL MLC 4K PAGE TEST UNIT\n",
+		"WEARMON_FIRMWARE=SIM1.0.0\n",
+		"WEARMON_DIP_DEVICE_WA=3.0000\n",
+		"WEARMON_BEFORE_DEVICE_WA=3.0000\n",
+		"WEARMON_DIP_THROTTLE_MS=1800\n",
+		"WEARMON_BEFORE_THROTTLE_MS=0\n",
+		"WEARMON_DIP_PEAK_TEMP_C=75\n",
+		"WEARMON_BEFORE=iteration\n",
+		"WEARMON_DIP_START_S=4.000\n",
+		"WEARMON_DIP_END_S=7.000\n",
+		"WEARMON_THROTTLE_RESOLUTION_MS=\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(out, want[i]))
+			fail_msg("alert_command output lacks %s:\n%s", want[i], out);
+	free(out);
+}
+
+/* A crash low from the start of its phase is judged against the baseline
+ * iteration's measured phase: there the drive wrote with WA 1.0, here 3.0. */
+static void test_crash_against_the_baseline(void **state)
+{
+	struct fx *fx = *state;
+	struct db_sample s[9];
+	struct db_dev_point calm[10], worn[10];
+	struct ev e;
+	char err[256];
+
+	for (int i = 0; i < 9; i++)
+		s[i] = (struct db_sample){ .phase = DB_PHASE_MEASURE,
+					   .t_ms = 1000 * (i + 1),
+					   .seconds = 1,
+					   .mibps = 100 };
+	readings(calm, 1.0, 0);
+	readings(worn, 3.0, 0);
+	start_alerts(fx);
+	new_cycle(fx);
+	iteration_read(fx, 1, 8, 400, NULL, 0, calm, 10);
+	new_cycle(fx);
+	iteration_read(fx, 1, 8, 100, s, 9, worn, 10);
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(
+		db_query(fx->db,
+			 "SELECT json_extract(data, '$.cause'),"
+			 " json_extract(data, '$.before'),"
+			 " json_extract(data, '$.before_iteration_id') = baseline_iteration_id"
+			 " FROM events e JOIN iterations i ON i.id = e.iteration_id"
+			 " WHERE kind = 'throughput-crash'",
+			 NULL, 0, collect, &e, err, sizeof(err)),
+		0);
+	assert_string_equal(e.text, "wear|baseline|1\n");
+}
+
 /* Failures: stored with their severity; alert_command sees WEARMON_*. */
 static void test_failure_and_command(void **state)
 {
@@ -602,6 +732,7 @@ static void test_failure_and_command(void **state)
 		"WEARMON_SIZE_BYTES=\n",
 		"WEARMON_MIBPS=\n",
 		"WEARMON_BASELINE_MIBPS=\n",
+		"WEARMON_CAUSE=\n",
 		"ARG=io-error\n",
 		"WEARMON_KIND=db-write-failed\n",
 		"WEARMON_SEVERITY=crit\n",
@@ -630,7 +761,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restart_mid_cycle_keeps_dedup, setup_fx,
 						teardown_fx),
 		cmocka_unit_test_setup_teardown(test_failure_and_command, setup_fx, teardown_fx),
-		cmocka_unit_test(test_cause_rule),
+		cmocka_unit_test_setup_teardown(test_collapse_cause_from_the_dip, setup_fx,
+						teardown_fx),
+		cmocka_unit_test_setup_teardown(test_crash_against_the_baseline, setup_fx,
+						teardown_fx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

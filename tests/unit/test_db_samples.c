@@ -90,6 +90,8 @@ static int64_t store(struct fx *fx, long n, int nm, struct db_sample *s)
 				   .status = DB_RUNNING };
 	int64_t id = 0;
 	uint64_t total = 0;
+	static struct db_dev_point series[160];
+	size_t k = 0;
 
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
 	for (int i = 0; i < nm + 2; i++) {
@@ -109,7 +111,17 @@ static int64_t store(struct fx *fx, long n, int nm, struct db_sample *s)
 		s[i].mibps_min_1s = -1;
 		s[i].host_stall_ms = i == 5 ? 1234567 / 1e6 : 0;
 		total += i >= 2 ? s[i].bytes : 0;
+		/* the drive read at each phase's start and each sample's end */
+		if (i == 0 || i == 2)
+			series[k++] = (struct db_dev_point){ .phase = s[i].phase };
+		struct db_dev_point *p = &series[k++];
+		*p = (struct db_dev_point){ .phase = s[i].phase, .t_ms = s[i].t_ms };
+		p->has[DB_SERIES_HOST_BYTES] = p->has[DB_SERIES_TEMP_C] = 1;
+		p->val[DB_SERIES_HOST_BYTES] = (int64_t)(i + 1) << 20;
+		p->val[DB_SERIES_TEMP_C] = 40 + i % 7;
 	}
+	it.series = series;
+	it.nseries = k;
 	it.status = DB_DONE;
 	it.bytes = total;
 	it.seconds = nm - 0.75;
@@ -217,6 +229,28 @@ static void test_rollup_minutes(void **state)
 				" WHERE phase = 'measure' AND minute = 0") == s[61].lat_us.max);
 	assert_true(one_dbl(fx, "SELECT host_stall_ms FROM sample_minutes"
 				" WHERE phase = 'measure' AND minute = 0") == 1234567 / 1e6);
+	/* the drive's readings folded with them: each phase's first, the last
+	 * of each minute with the minute's highest temperature */
+	assert_string_equal(
+		unit_rows(fx->path,
+			  "SELECT phase, t_ms, host_bytes >> 20, temp_c FROM device_series"
+			  " WHERE iteration_id = 1 ORDER BY phase, t_ms",
+			  out, sizeof(out)),
+		"0|0||\n0|2000|2|41\n1|0||\n1|60000|62|46\n1|120000|122|46\n"
+		"1|130000|132|46\n");
+	assert_int_equal(one_int(fx, "SELECT count(*) FROM device_series WHERE iteration_id = 2"),
+			 14);
+	struct db_dev_point *v;
+	size_t n;
+	assert_int_equal(db_series_read(fx->db, 2, &v, &n), 0);
+	assert_int_equal(n, 14);
+	assert_int_equal(v[0].phase, DB_PHASE_FILL);
+	assert_false(v[0].has[DB_SERIES_HOST_BYTES]);
+	assert_int_equal(v[13].phase, DB_PHASE_MEASURE);
+	assert_int_equal(v[13].t_ms, 10000);
+	assert_int_equal(v[13].val[DB_SERIES_HOST_BYTES], 12 << 20);
+	assert_false(v[13].has[DB_SERIES_MEDIA_BYTES]);
+	free(v);
 	/* nothing more is old enough */
 	assert_int_equal(db_samples_rollup(fx->db, 60, 8, &cursor), 0);
 }

@@ -88,8 +88,8 @@ static void test_deltas_and_peak(void **state)
 	assert_int_equal(x.media_bytes.v, 8000);
 	assert_true(x.wa == 2.0);
 	assert_int_equal(x.peak_temp_c.v, 90);
-	assert_true(x.throttle_s.has);
-	assert_int_equal(x.throttle_s.v, 0); /* 0 at both ends */
+	assert_true(x.throttle_ms.has);
+	assert_int_equal(x.throttle_ms.v, 0); /* 0 at both ends */
 	assert_false(x.media_errors.has);
 }
 
@@ -109,6 +109,35 @@ static void test_end_reads_after_the_last_write(void **state)
 	assert_false(x.peak_temp_c.has);
 }
 
+/* Every reading is kept, oldest first, with when it was begun; a mark
+ * takes one at once, without waiting for the (long) interval. */
+static void test_series_and_mark(void **state)
+{
+	struct fx *fx = *state;
+	struct devpoll *p;
+	struct devstat_delta x;
+	struct devpoll_reading *v;
+	size_t n;
+	write_stats(fx, 0, 0, 40);
+	assert_int_equal(devpoll_begin(&fx->tg, 60, NULL, &p), 0);
+	write_stats(fx, 4096, 8192, 70);
+	devpoll_mark(p);
+	sleep_s(0.3); /* the marked reading is taken meanwhile */
+	write_stats(fx, 8192, 12288, 50);
+	devpoll_end_series(p, &x, &v, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].d.f[DEVSTAT_HOST_BYTES].v, 0);
+	assert_int_equal(v[1].d.f[DEVSTAT_HOST_BYTES].v, 4096);
+	assert_int_equal(v[1].d.f[DEVSTAT_TEMP_C].v, 70);
+	assert_int_equal(v[2].d.f[DEVSTAT_HOST_BYTES].v, 8192);
+	assert_true(v[0].t_ns < v[1].t_ns && v[1].t_ns < v[2].t_ns);
+	assert_true(v[2].t_ns - v[0].t_ns < 30000000000ull); /* not the 60 s interval */
+	assert_int_equal(x.peak_temp_c.v, 70);
+	assert_int_equal(x.throttle_res_ms, 1000); /* throttle_seconds: whole seconds */
+	free(v);
+	devpoll_mark(NULL); /* no source: nothing to do */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +145,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deltas_and_peak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_reads_after_the_last_write, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_series_and_mark, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,7 +233,8 @@ static void test_from_ata(void **state)
 	assert_int_equal(d.f[DEVSTAT_HOST_BYTES].v, 8 * 4096);
 	assert_int_equal(d.f[DEVSTAT_MEDIA_BYTES].v, 3000);
 	assert_int_equal(d.f[DEVSTAT_TEMP_C].v, 44);
-	assert_int_equal(d.f[DEVSTAT_THROTTLE_S].v, 120);
+	assert_int_equal(d.f[DEVSTAT_THROTTLE_MS].v, 120000); /* 2 minutes */
+	assert_int_equal(d.throttle_res_ms, 60000);
 	assert_false(d.f[DEVSTAT_MEDIA_ERRORS].has);
 	assert_false(d.f[DEVSTAT_SPARE_PCT].has);
 	memset(&d, 0, sizeof(d));
@@ -242,7 +243,7 @@ static void test_from_ata(void **state)
 	assert_int_equal(d.f[DEVSTAT_HOST_BYTES].v, 1000);
 	assert_false(d.f[DEVSTAT_MEDIA_BYTES].has);
 	assert_false(d.f[DEVSTAT_TEMP_C].has);
-	assert_false(d.f[DEVSTAT_THROTTLE_S].has);
+	assert_false(d.f[DEVSTAT_THROTTLE_MS].has);
 }
 
 /* ---- NVMe 02h into a reading ------------------------------------------------ */
@@ -264,7 +265,8 @@ static void test_from_nvme(void **state)
 	assert_string_equal(d.source, "nvme");
 	assert_int_equal(d.f[DEVSTAT_HOST_BYTES].v, 1000LL * 512000);
 	assert_int_equal(d.f[DEVSTAT_TEMP_C].v, 77);
-	assert_int_equal(d.f[DEVSTAT_THROTTLE_S].v, 120);
+	assert_int_equal(d.f[DEVSTAT_THROTTLE_MS].v, 120000); /* whole seconds, in ms */
+	assert_int_equal(d.throttle_res_ms, 1000);
 	assert_int_equal(d.f[DEVSTAT_MEDIA_ERRORS].v, 6);
 	assert_int_equal(d.f[DEVSTAT_SPARE_PCT].v, 88);
 	assert_false(d.f[DEVSTAT_MEDIA_BYTES].has); /* only the OCP log has it */
@@ -295,9 +297,22 @@ static void test_counters(void **state)
 	assert_int_equal(d.f[DEVSTAT_HOST_BYTES].v, 4096);
 	assert_int_equal(d.f[DEVSTAT_MEDIA_BYTES].v, 12288);
 	assert_int_equal(d.f[DEVSTAT_TEMP_C].v, 61);
-	assert_int_equal(d.f[DEVSTAT_THROTTLE_S].v, 12);
+	assert_int_equal(d.f[DEVSTAT_THROTTLE_MS].v, 12750);
+	assert_int_equal(d.throttle_res_ms, 1000);
 	assert_false(d.f[DEVSTAT_MEDIA_ERRORS].has);
 	assert_false(d.f[DEVSTAT_SPARE_PCT].has);
+	/* throttle_ms is the finer count, whichever line comes first */
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(devstat_parse_counters("throttle_ms 12751\nthrottle_seconds 12.751\n"
+						"flash_bytes_written 1\n",
+						&d),
+			 3);
+	assert_int_equal(d.f[DEVSTAT_THROTTLE_MS].v, 12751);
+	assert_int_equal(d.throttle_res_ms, 1);
+	memset(&d, 0, sizeof(d));
+	devstat_parse_counters("throttle_seconds 0.007\nthrottle_ms 7\n", &d);
+	assert_int_equal(d.f[DEVSTAT_THROTTLE_MS].v, 7);
+	assert_int_equal(d.throttle_res_ms, 1);
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(devstat_parse_counters("host_bytes_written 1", &d), 1);
 	assert_null(d.source); /* no flash counter: not the simulator's file */
@@ -314,12 +329,14 @@ static void test_delta(void **state)
 	devstat_set(&a, DEVSTAT_HOST_BYTES, 1000);
 	devstat_set(&a, DEVSTAT_MEDIA_BYTES, 2000);
 	devstat_set(&a, DEVSTAT_TEMP_C, 40);
-	devstat_set(&a, DEVSTAT_THROTTLE_S, 5);
+	devstat_set(&a, DEVSTAT_THROTTLE_MS, 5000);
+	a.throttle_res_ms = 1000;
 	devstat_set(&a, DEVSTAT_MEDIA_ERRORS, 3);
 	devstat_set(&b, DEVSTAT_HOST_BYTES, 5000);
 	devstat_set(&b, DEVSTAT_MEDIA_BYTES, 12000);
 	devstat_set(&b, DEVSTAT_TEMP_C, 50);
-	devstat_set(&b, DEVSTAT_THROTTLE_S, 35);
+	devstat_set(&b, DEVSTAT_THROTTLE_MS, 35000);
+	b.throttle_res_ms = 1000;
 	devstat_set(&b, DEVSTAT_MEDIA_ERRORS, 2); /* went back: reset, unknown */
 	devstat_set(&b, DEVSTAT_SPARE_PCT, 91);
 	devstat_delta(&a, &b, peak, &x);
@@ -327,7 +344,8 @@ static void test_delta(void **state)
 	assert_int_equal(x.media_bytes.v, 10000);
 	assert_true(x.wa == 2.5);
 	assert_int_equal(x.peak_temp_c.v, 70);
-	assert_int_equal(x.throttle_s.v, 30);
+	assert_int_equal(x.throttle_ms.v, 30000);
+	assert_int_equal(x.throttle_res_ms, 1000);
 	assert_false(x.media_errors.has);
 	assert_int_equal(x.spare_pct.v, 91);
 	/* no poll in between: the end is the peak; no media counter: no WA */
@@ -352,7 +370,7 @@ static void test_delta_of_nothing(void **state)
 	(void)state;
 	devstat_delta(&a, &b, (struct devstat_opt){ 0, 0 }, &x);
 	assert_false(x.host_bytes.has || x.media_bytes.has || x.peak_temp_c.has ||
-		     x.throttle_s.has || x.media_errors.has || x.spare_pct.has);
+		     x.throttle_ms.has || x.media_errors.has || x.spare_pct.has);
 	assert_true(x.wa < 0);
 }
 

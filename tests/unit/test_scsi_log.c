@@ -114,7 +114,7 @@ static void test_evidence(void **state)
 	assert_int_equal(d.f[DEVSTAT_TEMP_C].v, 38);
 	assert_int_equal(d.f[DEVSTAT_MEDIA_ERRORS].v, 5);
 	assert_false(d.f[DEVSTAT_MEDIA_BYTES].has);
-	assert_false(d.f[DEVSTAT_THROTTLE_S].has);
+	assert_false(d.f[DEVSTAT_THROTTLE_MS].has);
 	assert_false(d.f[DEVSTAT_SPARE_PCT].has);
 	/* no Temperature page: the Informational Exceptions reading */
 	l.temp_c.has = 0;
@@ -273,7 +273,7 @@ static void test_ata_note_partial(void **state)
 	/* statistics read but without temperature; an Intel drive's SMART failed */
 	struct devstat d = { .source = "ata" };
 	devstat_set(&d, DEVSTAT_HOST_BYTES, 4096);
-	devstat_set(&d, DEVSTAT_THROTTLE_S, 0);
+	devstat_set(&d, DEVSTAT_THROTTLE_MS, 0);
 	const struct devnote_ata_reads r = { "ATA SMART READ DATA: SG_IO: Input/output error", "",
 					     "", devstat_attr_table_for("INTEL SSDSC2BB480G4") };
 	char note[1024] = "";

@@ -251,6 +251,35 @@ static void test_scsi_provisioning_mode(void **state)
 	assert_string_equal(mode, "writesame_16");
 }
 
+/* A loop device with no identity of its own takes it from the identity
+ * file beside its image (the simulated SSD's), the longest a drive
+ * reports; without the file it has none. */
+static void test_loop_identity_from_the_file_beside_its_image(void **state)
+{
+	struct fx *f = *state;
+	char serial[128], model[128], fw[64];
+	struct tgt tg;
+	memset(&tg, 0, sizeof(tg));
+	tg.is_block = 1;
+	snprintf(tg.sysname, sizeof(tg.sysname), "loop7");
+	snprintf(tg.real_path, sizeof(tg.real_path), "/dev/null");
+	snprintf(tg.backing_file, sizeof(tg.backing_file), "%s/mnt/disk.img", f->root);
+	sub(f, "sys/class/block/loop7");
+	assert_int_equal(tgt_read_identity(&tg, serial, sizeof(serial), model, sizeof(model), fw,
+					   sizeof(fw)),
+			 0);
+	assert_string_equal(serial, "");
+	put(f, "mnt/identity",
+	    "serial SIM0123456789ABCDEF0\nmodel WEARMON SIMSSD 256M MLC FTL TEST DRIVE X\n"
+	    "firmware SIM1.0.0\nother thing\n");
+	assert_int_equal(tgt_read_identity(&tg, serial, sizeof(serial), model, sizeof(model), fw,
+					   sizeof(fw)),
+			 0);
+	assert_string_equal(serial, "SIM0123456789ABCDEF0");
+	assert_string_equal(model, "WEARMON SIMSSD 256M MLC FTL TEST DRIVE X");
+	assert_string_equal(fw, "SIM1.0.0");
+}
+
 /* An attempt refused as busy a given number of times, then done. */
 struct busy {
 	int refusals, calls, other;
@@ -301,6 +330,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scsi_serial_from_vpd_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scsi_erase_of_a_partition, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scsi_provisioning_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loop_identity_from_the_file_beside_its_image,
+						setup, teardown),
 		cmocka_unit_test(test_busy_wait_tries_again_until_free),
 		cmocka_unit_test(test_busy_wait_returns_other_errors_at_once),
 		cmocka_unit_test(test_busy_wait_ends_on_stop),

@@ -85,6 +85,7 @@ struct gen {
 	double run_started;
 	struct gtarget *t;
 	struct db_sample *sm;
+	struct db_dev_point *series; /* the drive's readings, one per sample */
 	uint64_t rows, samples, iterations, rolled;
 	double rolled_at; /* the synthetic clock at the last roll-up */
 };
@@ -161,6 +162,38 @@ static uint64_t phase_samples(struct gen *g, struct gtarget *gt, enum db_phase p
 		bytes += s->bytes;
 	}
 	return bytes;
+}
+
+/* The drive's readings as wearmond stores them (device_series): one at
+ * each phase's start and at each sample's end, the counters running from
+ * the first (host bytes as the samples moved them, media bytes at a write
+ * amplification near 2), a temperature, no throttle or stall. Drawn from
+ * no random stream, so the rest of the history is what it was without
+ * them. Returns how many. */
+static size_t readings(struct gen *g, size_t n)
+{
+	int64_t host = 0;
+	double wa = 1.8 + 0.1 * (double)(g->iterations % 5);
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct db_sample *s = &g->sm[i];
+		if (!i || s->phase != g->sm[i - 1].phase)
+			g->series[k++] = (struct db_dev_point){ .phase = s->phase };
+		host += (int64_t)s->bytes;
+		struct db_dev_point *p = &g->series[k++];
+		*p = (struct db_dev_point){ .phase = s->phase, .t_ms = s->t_ms };
+		const int64_t v[DB_SERIES__COUNT] = {
+			[DB_SERIES_HOST_BYTES] = host,
+			[DB_SERIES_MEDIA_BYTES] = (int64_t)((double)host * wa),
+			[DB_SERIES_TEMP_C] = 40 + (int64_t)((i * 7) % 10),
+		};
+		for (int f = 0; f < DB_SERIES__COUNT; f++) {
+			p->has[f] = 1;
+			p->val[f] = v[f];
+		}
+	}
+	return k;
 }
 
 /* The iteration's figures from its measured samples sm[first..n). */
@@ -335,6 +368,8 @@ static int iteration(struct gen *g, struct gtarget *gt, struct retime *rt, int k
 	it.status = DB_DONE;
 	it.more_rows = 0;
 	iso_at(g, gt->clock, it.ended_at, sizeof(it.ended_at));
+	it.series = g->series;
+	it.nseries = readings(g, n);
 	ret = db_iteration_end(g->db, id, &it, g->sm, n);
 	if (ret)
 		return ret;
@@ -943,7 +978,8 @@ int main(int argc, char **argv)
 	}
 	g.t = calloc((size_t)g.o.targets, sizeof(*g.t));
 	g.sm = calloc(MAX_SAMPLES, sizeof(*g.sm));
-	if (!g.t || !g.sm)
+	g.series = calloc(2 * MAX_SAMPLES, sizeof(*g.series));
+	if (!g.t || !g.sm || !g.series)
 		goto out;
 	g.end = g.o.days * 86400.0;
 	/* the last iteration may begin just before the end: an hour's room
@@ -963,6 +999,7 @@ int main(int argc, char **argv)
 out:
 	free(g.t);
 	free(g.sm);
+	free(g.series);
 	if (ret)
 		fprintf(stderr, "scalegen: %s: generation failed: %s\n", g.o.out, strerror(-ret));
 	return ret ? 1 : 0;

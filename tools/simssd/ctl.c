@@ -67,6 +67,21 @@ static int parse_fault(char **tok, int n, struct ctl_cmd *cmd)
 			return -EINVAL;
 		return parse_ops(n == 5 ? tok[4] : NULL, &cmd->ops);
 	}
+	if (n == 4 && strcmp(tok[1], "heat") == 0) {
+		char *end;
+		cmd->kind = CTL_HEAT;
+		cmd->heat_c = strtod(tok[2], &end);
+		if (end == tok[2] || *end || !(cmd->heat_c > 0 && cmd->heat_c <= 200))
+			return -EINVAL;
+		/* "3" is seconds here; "500ms" etc. also work */
+		double sec = strtod(tok[3], &end);
+		if (end != tok[3] && !*end && sec > 0 && sec <= 86400) {
+			cmd->latency_ns = (uint64_t)(sec * 1e9);
+			return 0;
+		}
+		return opts_parse_time(tok[3], &cmd->latency_ns) < 0 || !cmd->latency_ns ? -EINVAL
+											 : 0;
+	}
 	if ((n == 3 || n == 4) &&
 	    (strcmp(tok[1], "latency") == 0 || strcmp(tok[1], "stats-latency") == 0)) {
 		char *end = NULL;
@@ -129,7 +144,8 @@ int ctl_apply(struct ctl_faults *f, const struct ctl_cmd *cmd)
 		f->stats_latency_left = 0;
 		f->vanished = 0;
 		return 0;
-	case CTL_SECURE_ERASE: break;
+	case CTL_SECURE_ERASE:
+	case CTL_HEAT: break;
 	}
 	return -EINVAL;
 }

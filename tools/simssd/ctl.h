@@ -18,6 +18,7 @@ enum ctl_kind {
 	CTL_VANISH,        /* "fault vanish" */
 	CTL_STATS_LATENCY, /* "fault stats-latency MS [COUNT]" (COUNT 0: until clear) */
 	CTL_CLEAR,         /* "fault clear" */
+	CTL_HEAT,          /* "fault heat DEGREES SECONDS": the drive runs hotter */
 };
 
 enum ctl_op { CTL_OP_READ = 1, CTL_OP_WRITE = 2, CTL_OP_TRIM = 4 };
@@ -26,7 +27,8 @@ struct ctl_cmd {
 	enum ctl_kind kind;
 	uint64_t off, len;   /* CTL_IOERROR */
 	unsigned ops;        /* CTL_IOERROR: CTL_OP_* mask */
-	uint64_t latency_ns; /* CTL_LATENCY, CTL_STATS_LATENCY */
+	uint64_t latency_ns; /* CTL_LATENCY, CTL_STATS_LATENCY; CTL_HEAT: how long */
+	double heat_c;       /* CTL_HEAT: degrees added to the temperature */
 	uint64_t count;      /* CTL_LATENCY, CTL_STATS_LATENCY: requests affected,
 				  0 = all */
 };
@@ -52,7 +54,8 @@ struct ctl_faults {
 /* Parse one command line (no newline). Returns 0 or -EINVAL. */
 int ctl_parse(const char *line, struct ctl_cmd *cmd);
 
-/* Apply a fault command (not CTL_SECURE_ERASE). Returns 0 or -ENOSPC when
+/* Apply a fault command (not CTL_SECURE_ERASE or CTL_HEAT, which act on
+ * the FTL and the thermal model). Returns 0 or -ENOSPC when
  * CTL_MAX_RANGES error ranges are already set. */
 int ctl_apply(struct ctl_faults *f, const struct ctl_cmd *cmd);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum opt_type { OPT_SIZE, OPT_TIME, OPT_UINT, OPT_PERCENT, OPT_REAL, OPT_BOOL, OPT_PATH };
+enum opt_type { OPT_SIZE, OPT_TIME, OPT_UINT, OPT_PERCENT, OPT_REAL, OPT_BOOL, OPT_PATH, OPT_TEXT };
 
 struct opt_def {
 	const char *name;
@@ -57,6 +57,12 @@ static const struct opt_def defs[] = {
 	  "throttle writes at this temperature, degrees C (0: never)" },
 	{ "throttle_rate", OPT_SIZE, F(throttle_rate), "1M", 4096, 64.0 * (1ull << 30),
 	  "bytes per second written while throttled" },
+	{ "serial", OPT_TEXT, F(serial), "", 0, OPTS_SERIAL_MAX,
+	  "serial number in the identity file (default: none)" },
+	{ "model", OPT_TEXT, F(model), "", 0, OPTS_MODEL_MAX,
+	  "model number in the identity file (default: none)" },
+	{ "firmware", OPT_TEXT, F(firmware), "", 0, OPTS_FIRMWARE_MAX,
+	  "firmware revision in the identity file (default: none)" },
 };
 
 struct unit {
@@ -141,6 +147,19 @@ static int parse_bool(const char *s, int *out)
 	return -EINVAL;
 }
 
+/* An identity text: printable ASCII (spaces inside), at most max
+ * characters, as a drive's identify data holds it. */
+static int check_text(const char *val, double max)
+{
+	size_t n = strlen(val);
+	if ((double)n > max)
+		return -ERANGE;
+	for (size_t i = 0; i < n; i++)
+		if (val[i] < 0x20 || val[i] > 0x7e)
+			return -EINVAL;
+	return n && (val[0] == ' ' || val[n - 1] == ' ') ? -EINVAL : 0;
+}
+
 /* Parse value for row d into its field of o. */
 static int set_field(struct simssd_opts *o, const struct opt_def *d, const char *val)
 {
@@ -169,6 +188,11 @@ static int set_field(struct simssd_opts *o, const struct opt_def *d, const char 
 		*(double *)base = v;
 		return 0;
 	case OPT_BOOL: return parse_bool(val, (int *)base);
+	case OPT_TEXT:
+		r = check_text(val, d->max);
+		if (r < 0)
+			return r;
+		/* fall through */
 	case OPT_PATH:
 		copy = val[0] ? strdup(val) : NULL;
 		if (val[0] && !copy)
@@ -216,7 +240,32 @@ int opts_defaults(struct simssd_opts *o)
 void opts_free(struct simssd_opts *o)
 {
 	free(o->store);
-	o->store = NULL;
+	free(o->serial);
+	free(o->model);
+	free(o->firmware);
+	o->store = o->serial = o->model = o->firmware = NULL;
+}
+
+size_t opts_format_identity(const struct simssd_opts *o, char *buf, size_t size)
+{
+	const char *const v[][2] = {
+		{ "serial", o->serial },
+		{ "model", o->model },
+		{ "firmware", o->firmware },
+	};
+	size_t p = 0;
+
+	if (size == 0)
+		return 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (!v[i][1] || p >= size)
+			continue;
+		int n = snprintf(buf + p, size - p, "%s %s\n", v[i][0], v[i][1]);
+		if (n > 0)
+			p = p + (size_t)n < size ? p + (size_t)n : size - 1;
+	}
+	return p;
 }
 
 void opts_help(FILE *out)

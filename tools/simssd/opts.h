@@ -31,7 +31,16 @@ struct simssd_opts {
 	uint64_t thermal_tau;   /* ns: time constant of heating and cooling */
 	double throttle_temp;   /* throttle at or above this, degrees C; 0: never */
 	uint64_t throttle_rate; /* bytes/s written while throttled */
+	char *serial;           /* identity file: serial number; NULL: none */
+	char *model;            /* model number; NULL: none */
+	char *firmware;         /* firmware revision; NULL: none */
 };
+
+/* The longest identity a drive reports: the NVMe Identify Controller and
+ * ATA IDENTIFY DEVICE serial (20 characters), model (40) and firmware (8). */
+#define OPTS_SERIAL_MAX 20
+#define OPTS_MODEL_MAX 40
+#define OPTS_FIRMWARE_MAX 8
 
 /* Fill every field with its default. Returns 0 (defaults always parse). */
 int opts_defaults(struct simssd_opts *o);
@@ -49,6 +58,10 @@ void opts_help(FILE *out);
 
 /* The FTL geometry these options describe. */
 void opts_to_ftl(const struct simssd_opts *o, struct ftl_config *cfg);
+
+/* The identity file's "key value" lines (serial, model, firmware; those
+ * set) into buf. Returns their length (truncated to size - 1). */
+size_t opts_format_identity(const struct simssd_opts *o, char *buf, size_t size);
 
 /* The thermal model these options describe. */
 void opts_to_thermal(const struct simssd_opts *o, struct thermal_config *cfg);

@@ -30,7 +30,7 @@
 #define CHUNK_PAGES 256 /* pages per FTL call; bounds the units array */
 #define MAX_WRITE (1u << 20)
 
-enum { INO_ROOT = 1, INO_DISK, INO_CONTROL, INO_STATS, INO_END };
+enum { INO_ROOT = 1, INO_DISK, INO_CONTROL, INO_STATS, INO_IDENTITY, INO_END };
 
 static const struct node {
 	const char *name;
@@ -40,6 +40,7 @@ static const struct node {
 	[INO_DISK] = { "disk.img", S_IFREG | 0600 },
 	[INO_CONTROL] = { "control", S_IFREG | 0200 },
 	[INO_STATS] = { "stats", S_IFREG | 0444 },
+	[INO_IDENTITY] = { "identity", S_IFREG | 0444 },
 };
 
 struct sim {
@@ -269,13 +270,23 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		thermal_format(&s->thermal, text + n, STATS_MAX - n);
 		pthread_mutex_unlock(&s->lock);
 		fi->fh = (uint64_t)(uintptr_t)text;
+	} else if (ino == INO_IDENTITY) {
+		/* what a drive's identify data says: answered at once, never
+		 * held like a health query */
+		text = malloc(STATS_MAX);
+		if (!text) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		opts_format_identity(&s->opts, text, STATS_MAX);
+		fi->fh = (uint64_t)(uintptr_t)text;
 	}
 	fuse_reply_open(req, fi);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	if (ino == INO_STATS)
+	if (ino == INO_STATS || ino == INO_IDENTITY)
 		free((char *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
@@ -313,7 +324,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		disk_read(req, fuse_req_userdata(req), size, (uint64_t)off);
 		return;
 	}
-	if (ino != INO_STATS || !text) {
+	if ((ino != INO_STATS && ino != INO_IDENTITY) || !text) {
 		fuse_reply_err(req, EBADF);
 		return;
 	}
@@ -382,6 +393,8 @@ static int run_command(struct sim *s, const char *line)
 	pthread_mutex_lock(&s->lock);
 	if (cmd.kind == CTL_SECURE_ERASE)
 		r = ftl_secure_erase(s->ftl, now_ns(), &done);
+	else if (cmd.kind == CTL_HEAT)
+		thermal_spike(&s->thermal, cmd.heat_c, cmd.latency_ns, now_ns());
 	else
 		r = ctl_apply(&s->faults, &cmd);
 	if (r == 0 && cmd.kind == CTL_CLEAR) {

@@ -656,8 +656,68 @@ static void test_thermal_text(void **state)
 	t.throttle_ns = 1500 * MS;
 	assert_true(thermal_format(&t, buf, sizeof(buf)) < sizeof(buf) - 1);
 	assert_string_equal(buf, "temperature_c 35.0\nthrottled 0\nthrottle_seconds 1.500\n"
-				 "throttle_temp_c 70.0\n");
+				 "throttle_ms 1500\nthrottle_temp_c 70.0\n");
 	assert_int_equal(thermal_format(&t, tiny, sizeof(tiny)), sizeof(tiny) - 1);
+}
+
+/* An injected heat: the drive reads hotter for its length, throttles when
+ * that reaches the throttle temperature, counts the throttle to the
+ * millisecond and ends it when the heat goes (the model's own temperature
+ * is far below the end of the hysteresis). */
+static void test_thermal_heat_fault(void **state)
+{
+	struct thermal_config c = warm(60);
+	struct thermal t;
+	char buf[256];
+	thermal_init(&t, &c, 0);
+	thermal_spike(&t, 30, 2500 * MS, 10 * SEC);
+	assert_true(t.throttled);
+	thermal_advance(&t, 11 * SEC);
+	assert_true(t.throttled);
+	thermal_format(&t, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "temperature_c 65.0\nthrottled 1\n"));
+	assert_int_equal(t.throttle_ns, SEC);
+	assert_int_equal(thermal_write(&t, MiB, 11 * SEC) >= 12 * SEC, 1); /* held */
+	thermal_advance(&t, 20 * SEC); /* the heat ended at 12.5 s */
+	assert_false(t.throttled);
+	assert_true(t.throttle_ns == 2500 * MS);
+	thermal_format(&t, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "throttle_ms 2500\n"));
+	/* a heat that stays under the throttle temperature throttles nothing */
+	thermal_spike(&t, 10, SEC, 30 * SEC);
+	thermal_advance(&t, 40 * SEC);
+	assert_true(t.throttle_ns == 2500 * MS);
+	struct ctl_cmd cmd;
+	assert_int_equal(ctl_parse("fault heat 30 2", &cmd), 0);
+	assert_int_equal(cmd.kind, CTL_HEAT);
+	assert_true(cmd.heat_c == 30 && cmd.latency_ns == 2 * SEC);
+	assert_int_equal(ctl_parse("fault heat 12.5 500ms", &cmd), 0);
+	assert_true(cmd.heat_c == 12.5 && cmd.latency_ns == 500 * MS);
+	assert_int_equal(ctl_parse("fault heat 0 2", &cmd), -EINVAL);
+	assert_int_equal(ctl_parse("fault heat 20", &cmd), -EINVAL);
+	assert_int_equal(ctl_parse("fault heat 20 0", &cmd), -EINVAL);
+}
+
+/* A drive's identity as its identify data gives it: up to 20 characters
+ * of serial, 40 of model, 8 of firmware, printable; none by default. */
+static void test_identity_options(void **state)
+{
+	struct simssd_opts o;
+	char buf[256];
+	assert_int_equal(opts_defaults(&o), 0);
+	assert_int_equal(opts_format_identity(&o, buf, sizeof(buf)), 0);
+	assert_int_equal(opts_set(&o, "serial=SIM0123456789ABCDEF0"), 0);
+	assert_int_equal(opts_set(&o, "model=WEARMON SIMSSD 256M MLC FTL TEST DRIVE X"), 0);
+	assert_int_equal(opts_set(&o, "firmware=SIM1.0.0"), 0);
+	opts_format_identity(&o, buf, sizeof(buf));
+	assert_string_equal(buf, "serial SIM0123456789ABCDEF0\n"
+				 "model WEARMON SIMSSD 256M MLC FTL TEST DRIVE X\n"
+				 "firmware SIM1.0.0\n");
+	assert_int_equal(opts_set(&o, "serial=SIM0123456789ABCDEF01"), -ERANGE);
+	assert_int_equal(opts_set(&o, "firmware=SIM1.0.0X"), -ERANGE);
+	assert_int_equal(opts_set(&o, "model= leading"), -EINVAL);
+	assert_int_equal(opts_set(&o, "model=tab\there"), -EINVAL);
+	opts_free(&o);
 }
 
 int main(void)
@@ -686,6 +746,8 @@ int main(void)
 		cmocka_unit_test(test_thermal_follows_the_write_rate),
 		cmocka_unit_test(test_thermal_throttles_above_its_temperature),
 		cmocka_unit_test(test_thermal_text),
+		cmocka_unit_test(test_thermal_heat_fault),
+		cmocka_unit_test(test_identity_options),
 	};
 
 	return cmocka_run_group_tests_name("simssd_ftl", tests, NULL, NULL);

@@ -28,6 +28,8 @@ struct thermal {
 	int throttled;
 	uint64_t throttle_ns; /* time spent throttled, total */
 	uint64_t next_free;   /* throttled writes: when the next may start */
+	double spike_c;       /* an injected heat (thermal_spike) adds this ... */
+	uint64_t spike_until; /* ... until then */
 };
 
 /* A drive at ambient temperature at now. */
@@ -42,8 +44,13 @@ void thermal_advance(struct thermal *t, uint64_t now);
  * throttle rate (writes queue behind each other). */
 uint64_t thermal_write(struct thermal *t, uint64_t len, uint64_t now);
 
+/* An injected fault: from now on, for dur_ns, the drive reads delta_c
+ * hotter than its model (and throttles if that reaches the throttle
+ * temperature); afterwards it is the model's temperature again. */
+void thermal_spike(struct thermal *t, double delta_c, uint64_t dur_ns, uint64_t now);
+
 /* The stats file's thermal lines (temperature_c, throttled,
- * throttle_seconds, throttle_temp_c) into buf. Returns their length
+ * throttle_seconds, throttle_ms, throttle_temp_c) into buf. Returns their length
  * (truncated to size - 1 like snprintf). */
 size_t thermal_format(const struct thermal *t, char *buf, size_t size);
 

@@ -342,7 +342,8 @@ static const char *known(const struct wm_table *e, int r, const char *col, int d
 }
 
 /* The cause each crash or collapse alert of the iteration named, with the
- * evidence stored in its event (daemon/alert.c). */
+ * evidence stored in its event: the dip's figures against the window
+ * before it (daemon/cause.c). */
 static int show_evidence(struct wm *wm, int64_t id)
 {
 	struct wm_table e = { 0 };
@@ -355,12 +356,12 @@ static int show_evidence(struct wm *wm, int64_t id)
 		goto out;
 	printf("why it slowed\n");
 	for (int r = 0; r < e.nrows; r++)
-		printf("  %s %s: cause %s; device WA %s against %s at the baseline, throttled %s s,"
-		       " peak %s °C, host stalls %s s\n",
+		printf("  %s %s: cause %s; in the dip device WA %s against %s before it, throttled"
+		       " %s s, peak %s °C, host stalls %s s\n",
 		       wm_fmt_time(wm_str(&e, r, "at"), at, sizeof(at)), wm_str(&e, r, "kind"),
 		       wm_str(&e, r, "cause") ? wm_str(&e, r, "cause") : "unknown",
 		       known(&e, r, "device_wa", 3), known(&e, r, "baseline_device_wa", 3),
-		       known(&e, r, "throttle_seconds", 0), known(&e, r, "peak_temp_c", 0),
+		       known(&e, r, "throttle_seconds", 3), known(&e, r, "peak_temp_c", 0),
 		       known(&e, r, "host_stall_seconds", 1));
 out:
 	wm_table_free(&e);

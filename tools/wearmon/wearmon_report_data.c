@@ -260,8 +260,9 @@ static void causes_table(struct rep *r, const struct wm_table *t)
 {
 	rep_thead(r,
 		  "Throughput crash and collapse alerts: the likely cause and the evidence the"
-		  " alert stored (– where the drive reports no such figure)",
-		  "<time (UTC)|<alert|cycle|iteration|<cause|device WA|baseline device WA|"
+		  " alert stored, in the dip against the window before it (– where the drive"
+		  " reports no such figure)",
+		  "<time (UTC)|<alert|cycle|iteration|<cause|device WA|device WA before|"
 		  "throttled s|peak °C|host stalls s");
 	for (int i = 0; i < t->nrows; i++) {
 		fputs("<tr>", r->f);
@@ -272,7 +273,7 @@ static void causes_table(struct rep *r, const struct wm_table *t)
 		rep_td_text(r, t, i, "cause");
 		rep_td_num(r, wm_num(t, i, "device_wa"), 3);
 		rep_td_num(r, wm_num(t, i, "baseline_device_wa"), 3);
-		rep_td_num(r, wm_num(t, i, "throttle_seconds"), 0);
+		rep_td_num(r, wm_num(t, i, "throttle_seconds"), 3);
 		rep_td_num(r, wm_num(t, i, "peak_temp_c"), 0);
 		rep_td_num(r, wm_num(t, i, "host_stall_seconds"), 1);
 		fputs("</tr>\n", r->f);
