@@ -1,6 +1,6 @@
 """Clean stops in every phase: SIGTERM while wearmond fills, measures,
 pauses, idles, trims, makes a filesystem, runs the erase command or takes a
-health snapshot the drive does not answer exits 0 within 2 s, records the cycle (and the iteration) `interrupted` with no
+health snapshot the drive does not answer exits 0 within 1 s, records the cycle (and the iteration) `interrupted` with no
 `action-failed` alert, and a restart resumes where it stopped, action
 included, to exactly the configured number of cycles. Also: the erase
 command is a child under control (empty signal mask, minimal environment,
@@ -38,7 +38,7 @@ DEFAULTS = {
     "sample_interval": "0.1s",
 }
 
-STOP_LIMIT_S = 2.0   # the promise for SIGTERM: daemon/wearmond.8, SIGNALS
+STOP_LIMIT_S = 1.0   # the promise for SIGTERM: daemon/wearmond.8, SIGNALS
 
 
 def conf(workdir, dev, name="w.conf", **over):

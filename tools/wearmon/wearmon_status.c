@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/stats.h"
 #include "base/util.h"
 #include "wearmon.h"
 
@@ -192,24 +193,16 @@ struct progress {
 	double elapsed;       /* seconds since the iteration started */
 };
 
-/* Fraction and ETA of a phase that ends when goal bytes are moved or, with
- * a duration, when the duration is up, whichever comes first. */
+/* Fraction and ETA of the phase (common/base/stats.h: the daemon's
+ * terminal line shows the same). */
 static void phase_figures(struct progress *p, double done, double goal, double secs,
 			  double duration)
 {
-	double by_bytes = goal > 0 ? done / goal : NAN;
-	double by_time = duration > 0 && secs >= 0 ? secs / duration : NAN;
-	double eta_bytes = p->current > 0 && goal > done ? (goal - done) / (p->current * MIB) : NAN;
-	double eta_time = duration > 0 && secs >= 0 ? fmax(0, duration - secs) : NAN;
+	struct stats_phase f;
 
-	p->fraction = isnan(by_time)    ? by_bytes
-		      : isnan(by_bytes) ? by_time
-					: fmax(by_bytes, by_time);
-	if (!isnan(p->fraction))
-		p->fraction = fmin(p->fraction, 0.99);
-	p->eta = isnan(eta_time)    ? eta_bytes
-		 : isnan(eta_bytes) ? eta_time
-				    : fmin(eta_bytes, eta_time);
+	stats_phase_progress(done, goal, secs, duration, p->current, &f);
+	p->fraction = f.fraction;
+	p->eta = f.eta;
 }
 
 /* The iteration's running time by the daemon's monotonic clock: as the
