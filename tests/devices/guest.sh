@@ -71,6 +71,9 @@ zero_check "$NVME" nvme_after_format
 step nvme_sanitize_stop
 step nvme_sanitize_continue
 
+step adopt_first
+step adopt_second
+
 step sata_erase
 # A drive left locked by a failed erase would refuse reads and show the
 # security bits in IDENTIFY word 128.
