@@ -143,6 +143,10 @@ const char *wm_str(const struct wm_table *t, int row, const char *name);
 /* The usage text of the tool. */
 void wm_usage(FILE *f);
 
+/* The usage of one command (its --help): what it prints and what each of
+ * its columns means; the global usage for an unknown one. */
+void wm_command_usage(FILE *f, const char *cmd);
+
 /* Parse a subcommand's options (argv[0] is its name); allowed lists the
  * short letters it takes ("tcsf" ...; -d and -h always). Returns -1 to go
  * on, or an exit status (usage error, or 0 after --help). */
