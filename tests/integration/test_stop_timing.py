@@ -3,9 +3,13 @@ completion. SIGTERM or SIGINT at random moments of fills, measured phases,
 read-backs, trims, idle waits and pauses, on a loop device at block sizes
 up to 16 MiB and queue depth 128, and on the simulated SSD at its
 defaults: each run exits 0 with nothing left running in the database, and
-the time from the signal to the exit, less the time the daemon says it
-waited for the I/Os already in flight ("stop: ... waited S s for the
-drive", daemon/iter.c), is under STOP_BUDGET_S. The I/Os in flight are the
+the time from the signal to the daemon's last word (both by its own
+clock: "wearmond stopped (signal), ..., S s after the stop signal",
+daemon/main.c), less the time it says it waited for the I/Os already in
+flight ("stop: ... waited S s for the drive", daemon/iter.c), is under
+STOP_BUDGET_S. Measured by the daemon's clock, the verdict does not depend
+on how soon this test is scheduled to see the exit; what the test sees is
+printed beside it and bounded loosely (OUTSIDE_LIMIT_S). The I/Os in flight are the
 drive's to finish (the kernel completes them before a process can exit);
 everything after them is ours. The figures of every stop are printed (max,
 p50, the drive's share), so a run of the test is the measurement.
@@ -58,6 +62,11 @@ BASE = {
 }
 
 DRAIN = re.compile(r"stop: .*: waited ([0-9.]+) s for the drive to complete the (\d+) I/O")
+STOPPED = re.compile(r"wearmond stopped \(signal\), exit status 0, ([0-9.]+) s after the stop "
+                     r"signal")
+# From outside, the test sees the stop later by its own scheduling (on a
+# machine shared by many jobs, seconds): a bound for a stop that hangs.
+OUTSIDE_LIMIT_S = 10.0
 
 
 def one_stop(conf, db, rng, sig):
@@ -86,9 +95,12 @@ def one_stop(conf, db, rng, sig):
     # nothing stays running; what the stop cut is interrupted, not failed
     assert not query(db, "SELECT id FROM iterations WHERE status IN ('running', 'failed')"), err
     assert not query(db, "SELECT id FROM cycles WHERE status IN ('running', 'failed')"), err
-    assert "after the stop signal" in err, err
-    stages = [line for line in err.splitlines() if re.search(r": (stop|.*stopped)", line)]
-    return secs, drain, inflight, phase, stages
+    # the daemon's own clock, from its signal handler to its last word
+    m = STOPPED.search(err)
+    assert m, err
+    stages = [line for line in err.splitlines()
+              if re.search(r": (stop|.*stopped|.*stored in|.*health)", line)]
+    return float(m.group(1)), secs, drain, inflight, phase, stages
 
 
 def stop_many(conf_of, n, seed_offset):
@@ -99,12 +111,15 @@ def stop_many(conf_of, n, seed_offset):
     for k in range(n):
         conf, db = conf_of(k)
         sig = signal.SIGINT if k % 3 == 0 else signal.SIGTERM
-        secs, drain, inflight, phase, stages = one_stop(conf, db, rng, sig)
-        results.append((secs - drain, secs, drain, inflight, phase, stages))
+        own, secs, drain, inflight, phase, stages = one_stop(conf, db, rng, sig)
+        assert secs < OUTSIDE_LIMIT_S, stages
+        results.append((own - drain, secs, drain, inflight, phase, stages, own))
     ours = sorted(r[0] for r in results)
     print(f"{n} stops: after the drive's last completion max {ours[-1]:.3f} s, "
           f"p50 {statistics.median(ours):.3f} s, p90 {ours[int(0.9 * (n - 1))]:.3f} s; "
-          f"signal to exit max {max(r[1] for r in results):.3f} s; "
+          f"signal to last word max {max(r[6] for r in results):.3f} s (seen from the test: "
+          f"max {max(r[1] for r in results):.3f} s, p50 "
+          f"{statistics.median(r[1] for r in results):.3f} s); "
           f"waited for the drive max {max(r[2] for r in results):.3f} s")
     phases = {}
     for r in results:
