@@ -185,6 +185,28 @@ static void rate_by_bytes(struct plot *p, const char *const *key, size_t nkey, c
 	p->ch.x_from_zero = 1;
 }
 
+/* A cycle not done (running, interrupted, failed) is partial: its line
+ * holds the sizes it reached, and its legend says so ("cycle 3,
+ * interrupted: 2 of 4 sizes"), the count against the most sizes any cycle
+ * of the chart reached. */
+static void label_partial(struct plot *p)
+{
+	size_t most = 0;
+
+	for (size_t s = 0; s < p->ns; s++)
+		most = p->s[s].n > most ? p->s[s].n : most;
+	for (size_t s = 0; s < p->ns; s++) {
+		int r = (int)(p->s[s].x - p->x);
+		const char *st = wm_str(&p->t, r, "cycle_status");
+		size_t len = strlen(p->label[s]);
+
+		if (!st || !strcmp(st, "done"))
+			continue;
+		snprintf(p->label[s] + len, LABEL_MAX - len, ", %s: %zu of %zu sizes", st,
+			 p->s[s].n, most);
+	}
+}
+
 static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 {
 	static const char *const key[] = { "workload", "block_size", "cycle" };
@@ -194,6 +216,7 @@ static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
 		return ret;
 	rate_by_bytes(p, key, ARRAY_SIZE(key), "size_bytes", label_cycle, "size", "");
+	label_partial(p);
 	p->ch.ordered = !p->mixed;
 	return 0;
 }
@@ -207,6 +230,39 @@ static void label_column(const struct plot *p, int r, char *buf, size_t len)
 }
 
 static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid);
+static int marks_grow(struct plot *p, size_t extra);
+
+/* A dotted line through each cycle not done, labelled "cycle 3
+ * interrupted: 2 of 4 sizes": its min, average and max are of the sizes it
+ * reached. Returns 0 or WM_EXIT_ERROR. */
+static int partial_marks(struct plot *p)
+{
+	size_t n = p->ns ? p->s[0].n : 0; /* the rows of the first series */
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		const char *st = wm_str(&p->t, (int)i, "cycle_status");
+		char of[32] = "";
+
+		if (!st || !strcmp(st, "done") || (ret = marks_grow(p, 1)))
+			continue;
+		if (wm_int(&p->t, (int)i, "nsizes", 0) > 0)
+			snprintf(of, sizeof(of), " of %lld",
+				 (long long)wm_int(&p->t, (int)i, "nsizes", 0));
+		snprintf(p->mlabel[p->nm], LABEL_MAX, "cycle %lld %s: %lld%s sizes",
+			 (long long)wm_int(&p->t, (int)i, "cycle", 0), st,
+			 (long long)wm_int(&p->t, (int)i, "sizes", 0), of);
+		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
+						   .at = p->s[0].x[i],
+						   .label = p->mlabel[p->nm],
+						   .color = "#555",
+						   .dash = "1 3",
+						   .legend = "partial cycle (not done)" };
+		p->nm++;
+	}
+	p->ch.nmarks = p->nm;
+	return ret;
+}
 
 static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 {
@@ -236,7 +292,8 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 	p->ch.xlabel = "cycle";
 	p->ch.ylabel = "MiB/s";
 	p->ch.x_integer = 1;
-	return cycle_marks(p, wm, tid);
+	ret = cycle_marks(p, wm, tid);
+	return ret ? ret : partial_marks(p);
 }
 
 /* Mark "ACTION after cycle N" at x = at, from row r of a (columns action,
