@@ -209,6 +209,11 @@ char *wm_fmt_time(const char *iso, char *buf, size_t len);
 /* "16.0 MiB" / "1.50 GiB". Returns buf. */
 char *wm_fmt_bytes(double bytes, char *buf, size_t len);
 
+/* What a cycle not done reached: "interrupted: 2 of 4 sizes" (nsizes <= 0
+ * unknown: "interrupted: 2 sizes"), the words of the report and the charts
+ * for a partial cycle. Returns buf. */
+char *wm_fmt_partial(const char *status, long long sizes, long long nsizes, char *buf, size_t len);
+
 /* "45 s", "12 min", "3.2 h", "2.1 d". Returns buf. */
 char *wm_fmt_duration(double seconds, char *buf, size_t len);
 

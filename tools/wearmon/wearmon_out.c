@@ -162,6 +162,15 @@ char *wm_fmt_bytes(double bytes, char *buf, size_t len)
 	return buf;
 }
 
+char *wm_fmt_partial(const char *status, long long sizes, long long nsizes, char *buf, size_t len)
+{
+	if (nsizes > 0)
+		snprintf(buf, len, "%s: %lld of %lld sizes", status, sizes, nsizes);
+	else
+		snprintf(buf, len, "%s: %lld sizes", status, sizes);
+	return buf;
+}
+
 char *wm_fmt_duration(double s, char *buf, size_t len)
 {
 	return util_fmt_duration(s, buf, len); /* the daemon's terminal line's too */

@@ -254,25 +254,30 @@ static int summary_tail(struct rep *r, FILE *m)
 	return 0;
 }
 
+/* What cycle row c reached, when it is not done ("interrupted: 2 of 4
+ * sizes"); NULL when it is done. */
+static const char *partial_of(const struct rep *r, int c, char *buf, size_t len)
+{
+	const char *st = wm_str(&r->cy, c, "status");
+
+	if (!st || !strcmp(st, "done"))
+		return NULL;
+	return wm_fmt_partial(st, wm_int(&r->cy, c, "sizes", 0), wm_int(&r->cy, c, "nsizes", 0),
+			      buf, len);
+}
+
 /* The campaign's cycles not done: partial, their figures of the sizes
  * they reached (a campaign still running, or interrupted). */
 static void summary_partial(struct rep *r, FILE *m)
 {
-	for (int c = 0; c < r->cy.nrows; c++) {
-		const char *st = wm_str(&r->cy, c, "status");
-		char of[32] = "";
+	char b[96];
 
-		if (!st || !strcmp(st, "done"))
-			continue;
-		if (wm_int(&r->cy, c, "nsizes", 0) > 0)
-			snprintf(of, sizeof(of), " of %lld",
-				 (long long)wm_int(&r->cy, c, "nsizes", 0));
-		fprintf(m,
-			" Cycle %lld is partial (%s): its figures are of the %lld%s sizes it"
-			" reached.",
-			(long long)wm_int(&r->cy, c, "cycle", 0), st,
-			(long long)wm_int(&r->cy, c, "sizes", 0), of);
-	}
+	for (int c = 0; c < r->cy.nrows; c++)
+		if (partial_of(r, c, b, sizeof(b)))
+			fprintf(m,
+				" Cycle %lld is partial (%s): its figures are of the sizes it"
+				" reached.",
+				(long long)wm_int(&r->cy, c, "cycle", 0), b);
 }
 
 static int write_summary(struct rep *r)
@@ -509,21 +514,16 @@ static void action_effect(struct rep *r, int c, char *buf, size_t len)
 }
 
 /* The status cell; a cycle not done is partial: its figures are of the
- * sizes it reached ("interrupted, partial: 2 of 4 sizes"). */
+ * sizes it reached ("partial, interrupted: 2 of 4 sizes"). */
 static void cycle_status_td(struct rep *r, int c)
 {
-	const char *st = wm_str(&r->cy, c, "status");
-	char b[96], of[32] = "";
+	char b[96];
 
-	if (!st || !strcmp(st, "done")) {
+	if (!partial_of(r, c, b, sizeof(b))) {
 		rep_td_text(r, &r->cy, c, "status");
 		return;
 	}
-	if (wm_int(&r->cy, c, "nsizes", 0) > 0)
-		snprintf(of, sizeof(of), " of %lld", (long long)wm_int(&r->cy, c, "nsizes", 0));
-	snprintf(b, sizeof(b), "%s, partial: %lld%s sizes", st,
-		 (long long)wm_int(&r->cy, c, "sizes", 0), of);
-	fputs("<td class=\"l partial\">", r->f);
+	fputs("<td class=\"l partial\">partial, ", r->f);
 	rep_esc(r, b);
 	fputs("</td>", r->f);
 }
