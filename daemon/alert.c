@@ -83,7 +83,8 @@ struct alert_event {
 
 int alert_check_crash(double avg, double baseline, double below_pct, double critical_pct)
 {
-	if (!(baseline > 0) || !(avg >= 0))
+	/* alert_below = 0: no crash alert at all, whatever alert_critical */
+	if (!(baseline > 0) || !(avg >= 0) || !(below_pct > 0))
 		return ALERT_NONE;
 	if (critical_pct > 0 && avg < baseline * critical_pct / 100.0)
 		return LOG_CRIT;

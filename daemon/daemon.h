@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "config/cfg.h"
+#include "console.h"
 #include "db/db.h"
 #include "device/tgt.h"
 #include "guard.h"
@@ -44,6 +45,7 @@ struct daemon {
 	int lock_fd;                            /* one daemon per database; -1 */
 	int db_created;                         /* the lock created the (empty) database file */
 	struct publish pub;                     /* metrics_file */
+	struct console console;                 /* status lines on a terminal */
 	struct db *history;                     /* the database read-only while targets are
 			       checked (which files are wearmon's); NULL */
 	struct tgt_own_file own[GUARD_OWN_MAX]; /* files no target may be */

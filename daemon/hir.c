@@ -145,6 +145,8 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 	p.t0 = util_now_ns();
 	rc = engine_run(e->eng, &p, r);
 	devpoll_end(dp, &x);
+	if (rc >= 0)
+		iter_log_drain(e->t->name, "host idle recovery", r);
 	enum it_status s = IT_DONE;
 	if (rc < 0) {
 		snprintf(e->error, e->error_len,

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -34,22 +35,48 @@ static void lower_priority(void)
 			strerror(errno));
 }
 
-/* Sleeps until the next check is due or a stop is asked for. Returns 0
- * when due, -EINTR when stopping. */
-static int wait_next(struct integrity *g, double due)
+/* Sleeps until the next check is due or a stop is asked for (the
+ * condition variable: a stop wakes it at once). Returns 0 when due,
+ * -EINTR when stopping. */
+static int wait_next(struct integrity_shared *g, double due)
 {
+	int ret = 0;
+
+	pthread_mutex_lock(&g->lock);
 	while (!atomic_load(&g->stop)) {
-		if (util_now() >= due)
-			return 0;
-		struct timespec ts = { 0, 200 * 1000000L };
-		nanosleep(&ts, NULL);
+		double left = due - util_now();
+		if (left <= 0)
+			break;
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += (time_t)left;
+		until.tv_nsec += (long)((left - (double)(time_t)left) * 1e9);
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&g->wake, &g->lock, &until);
 	}
-	return -EINTR;
+	if (atomic_load(&g->stop))
+		ret = -EINTR;
+	pthread_mutex_unlock(&g->lock);
+	return ret;
+}
+
+/* Let go of the shared state; the last one frees it. */
+static void release(struct integrity_shared *g)
+{
+	if (atomic_fetch_sub(&g->refs, 1) != 1)
+		return;
+	db_check_ctl_fini(&g->ctl);
+	pthread_cond_destroy(&g->wake);
+	pthread_mutex_destroy(&g->lock);
+	free(g);
 }
 
 static void *run(void *arg)
 {
-	struct integrity *g = arg;
+	struct integrity_shared *g = arg;
 	const struct db_check_opts o = {
 		.stepwise = 1,
 		.pause_ms = INTEGRITY_PAUSE_MS,
@@ -72,41 +99,74 @@ static void *run(void *arg)
 		g->v = v;
 		atomic_store(&g->ready, 1);
 	}
+	release(g);
 	return NULL;
 }
 
 int integrity_start(struct integrity *g, const char *path)
 {
+	struct integrity_shared *sh = calloc(1, sizeof(*sh));
+	pthread_condattr_t ca;
+
 	memset(g, 0, sizeof(*g));
-	util_strlcpy(g->path, path, sizeof(g->path));
-	db_check_ctl_init(&g->ctl);
-	int rc = pthread_create(&g->thread, NULL, run, g);
+	if (!sh)
+		return -ENOMEM;
+	util_strlcpy(sh->path, path, sizeof(sh->path));
+	atomic_store(&sh->refs, 2); /* the thread's and ours */
+	db_check_ctl_init(&sh->ctl);
+	pthread_mutex_init(&sh->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* util_now's clock */
+	pthread_cond_init(&sh->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	int rc = pthread_create(&g->thread, NULL, run, sh);
 	if (rc) {
-		db_check_ctl_fini(&g->ctl);
+		atomic_store(&sh->refs, 1);
+		release(sh);
 		return -rc;
 	}
 	/* the tests tell its reads from the daemon's by this name */
 	pthread_setname_np(g->thread, "wm-integrity");
+	g->sh = sh;
 	g->started = 1;
 	return 0;
 }
 
 int integrity_take(struct integrity *g, struct integrity_verdict *v)
 {
-	if (!g->started || !atomic_load(&g->ready))
+	if (!g->started || !atomic_load(&g->sh->ready))
 		return 0;
-	*v = g->v;
-	atomic_store(&g->ready, 0);
+	*v = g->sh->v;
+	atomic_store(&g->sh->ready, 0);
 	return 1;
 }
 
 void integrity_stop(struct integrity *g)
 {
+	struct integrity_shared *sh = g->sh;
+	struct timespec until;
+
 	if (!g->started)
 		return;
-	atomic_store(&g->stop, 1);
-	db_check_interrupt(&g->ctl);
-	pthread_join(g->thread, NULL);
-	db_check_ctl_fini(&g->ctl);
+	pthread_mutex_lock(&sh->lock);
+	atomic_store(&sh->stop, 1);
+	pthread_cond_signal(&sh->wake);
+	pthread_mutex_unlock(&sh->lock);
+	db_check_interrupt(&sh->ctl);
+	clock_gettime(CLOCK_REALTIME, &until); /* pthread_timedjoin_np's clock */
+	until.tv_nsec += (long)(INTEGRITY_JOIN_WAIT * 1e9);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(g->thread, NULL, &until)) {
+		log_msg(LOG_DEBUG,
+			"integrity check: still in a read of the database after "
+			"%.1f s; left to end with the process",
+			INTEGRITY_JOIN_WAIT);
+		pthread_detach(g->thread);
+	}
+	release(sh);
+	g->sh = NULL;
 	g->started = 0;
 }

@@ -14,6 +14,7 @@
 
 #define INTEGRITY_EVERY (7 * 86400.0) /* seconds between checks */
 #define INTEGRITY_PAUSE_MS 100        /* rest between two tables */
+#define INTEGRITY_JOIN_WAIT 0.1       /* seconds a stop waits for the thread */
 
 /* What integrity_take hands over once a check has ended. */
 struct integrity_verdict {
@@ -23,14 +24,24 @@ struct integrity_verdict {
 	double seconds; /* how long the check took */
 };
 
-struct integrity {
+/* What the thread and the main loop share: on the heap, freed by the last
+ * of the two to let go (a stop may leave the thread behind, see
+ * integrity_stop). */
+struct integrity_shared {
 	char path[PATH_MAX];
-	pthread_t thread;
-	int started;
-	atomic_int stop;         /* asks the thread to end */
+	atomic_int refs;
+	atomic_int stop;      /* asks the thread to end */
+	pthread_mutex_t lock; /* with wake: the thread's waits end at a stop */
+	pthread_cond_t wake;
 	struct db_check_ctl ctl; /* ends a check under way */
 	atomic_int ready;        /* a verdict waits in v */
 	struct integrity_verdict v;
+};
+
+struct integrity {
+	pthread_t thread;
+	int started;
+	struct integrity_shared *sh;
 };
 
 /* Start the checking thread on the database at path. Returns 0 or -errno. */
@@ -40,7 +51,9 @@ int integrity_start(struct integrity *g, const char *path);
 int integrity_take(struct integrity *g, struct integrity_verdict *v);
 
 /* Ask the thread to end (a check under way is interrupted) and wait for
- * it. */
+ * it, at most INTEGRITY_JOIN_WAIT: a read of the database at the idle I/O
+ * class can wait for the disk longer than a stop may take, and the
+ * thread, which writes nothing, is then left to end with the process. */
 void integrity_stop(struct integrity *g);
 
 #endif

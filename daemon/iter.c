@@ -144,9 +144,10 @@ static void report(const struct iter_env *e, const struct iter_progress *p)
 }
 
 /* A phase begins: tell the caller, and its samples take its name. */
-static void enter_phase(const struct iter_env *e, struct samples *sm, enum iter_phase ph)
+static void enter_phase(const struct iter_env *e, struct samples *sm, enum iter_phase ph,
+			uint64_t goal)
 {
-	struct iter_progress p = { .what = ITER_PHASE, .phase = ph };
+	struct iter_progress p = { .what = ITER_PHASE, .phase = ph, .goal = goal };
 	/* the read-back's samples are stored as "measure" (samples.phase) */
 	sm->phase = ph == ITER_FILL ? ITER_FILL : ITER_MEASURE;
 	report(e, &p);
@@ -155,7 +156,9 @@ static void enter_phase(const struct iter_env *e, struct samples *sm, enum iter_
 static void on_sample(void *arg, const struct engine_sample *s)
 {
 	struct samples *sm = arg;
-	struct iter_progress p = { .what = ITER_SAMPLE, .mibps = s->mibps, .bytes = s->bytes };
+	struct iter_progress p = {
+		.what = ITER_SAMPLE, .mibps = s->mibps, .iops = s->iops, .bytes = s->bytes
+	};
 	report(sm->e, &p);
 	if (sm->n == sm->cap) {
 		size_t cap = sm->cap ? sm->cap * 2 : 256;
@@ -353,6 +356,16 @@ static void describe_error(const struct engine_result *r, const char *phase, cha
 		 strerror(r->first_errno));
 }
 
+void iter_log_drain(const char *target, const char *phase, const struct engine_result *r)
+{
+	if (!r->interrupted)
+		return;
+	log_msg(LOG_INFO,
+		"target %s: stop: %s: waited %.3f s for the drive to complete the %u I/O(s) "
+		"in flight; nothing new was submitted",
+		target, phase, r->stop_drain_seconds, r->stop_inflight);
+}
+
 /* The preconditioning fill (fill = yes), its figures in the row's fill_*. */
 static enum it_status precondition(const struct iter_env *e, struct engine_ctx *eng, uint64_t size,
 				   struct db_iteration *it, struct samples *sm,
@@ -360,7 +373,7 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 {
 	struct engine_phase p;
 
-	enter_phase(e, sm, ITER_FILL);
+	enter_phase(e, sm, ITER_FILL, size);
 	phase_setup(e, &p, size, util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ 0xf111, sm);
 	p.block_size = (uint32_t)e->t->fill_block_size;
 	p.queue_depth = (unsigned)e->t->fill_queue_depth;
@@ -373,6 +386,7 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 			 r->refused[0] ? ": " : "", r->refused);
 		return IT_FAILED;
 	}
+	iter_log_drain(e->t->name, "fill", r);
 	struct wstat w;
 	double stall = phase_stalls(sm, first, p.t0, engine_is_null(eng), &w);
 	it->host_stall_seconds += stall;
@@ -477,7 +491,7 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 		if (status != IT_DONE)
 			return status;
 	}
-	enter_phase(e, sm, rw->kind);
+	enter_phase(e, sm, rw->kind, it->amount_bytes);
 	/* a `measure = fill` row's samples are those of its measured phase
 	 * (samples.phase = 'measure', summing to its bytes; schema.md) */
 	sm->phase = ITER_MEASURE;
@@ -491,6 +505,7 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 			 r->refused[0] ? ": " : "", r->refused);
 		return IT_FAILED;
 	}
+	iter_log_drain(e->t->name, it->workload, r);
 	store_figures(it, r);
 	struct wstat w;
 	double stall = phase_stalls(sm, first, p.t0, engine_is_null(ic->eng[0]), &w);
@@ -609,8 +624,12 @@ static void log_iteration(const struct iter_env *e, const struct db_iteration *i
 		snprintf(stall, sizeof(stall), " host stall %.1f s (left out)",
 			 it->host_stall_seconds);
 	f.mibps = it->mibps_avg;
-	log_fields(it->status != DB_DONE ? LOG_WARNING : LOG_INFO, &f,
-		   "target %s: cycle %ld iteration %ld size %s %s%s: %s%s [%s]%s%s", e->t->name,
+	/* a stop's interrupted row is no alert (journalctl -p warning shows
+	 * alerts only); a failed one is, beside its own alert */
+	log_fields(it->status == DB_FAILED        ? LOG_WARNING
+		   : it->status == DB_INTERRUPTED ? LOG_NOTICE
+						  : LOG_INFO,
+		   &f, "target %s: cycle %ld iteration %ld size %s %s%s: %s%s [%s]%s%s", e->t->name,
 		   e->cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
 		   it->workload, rnd, figs, stall, db_status_name(it->status),
 		   it->error ? ": " : "", it->error ? it->error : "");

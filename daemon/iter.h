@@ -17,6 +17,8 @@
 #include "device/tgt.h"
 #include "watch.h"
 
+struct engine_result;
+
 enum it_status { IT_DONE, IT_INTERRUPTED, IT_FAILED };
 
 /* The row (and cycle) status an iteration's end is stored as. */
@@ -38,7 +40,9 @@ struct iter_progress {
 	int size_index;        /* ITER_ROW */
 	uint64_t size_bytes;   /* ITER_ROW */
 	enum iter_phase phase; /* ITER_PHASE */
+	uint64_t goal;         /* ITER_PHASE: bytes it moves at most (0 unknown) */
 	double mibps;          /* ITER_SAMPLE: the sample's MiB/s */
+	double iops;           /* ITER_SAMPLE: the sample's IOPS */
 	uint64_t bytes;        /* ITER_SAMPLE: the sample's bytes */
 };
 
@@ -97,6 +101,11 @@ struct engine_ctx *iter_engine(struct iter_ctx *ic);
  * *next on and *next is advanced past the last row used. Returns how the
  * size ended (IT_FAILED: reason in e->error). */
 enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next);
+
+/* A phase that a stop cut short: log (info) how long the drive took to
+ * complete the I/Os that were in flight, the part of a stop that the
+ * daemon cannot shorten. Nothing when r was not stopped. */
+void iter_log_drain(const char *target, const char *phase, const struct engine_result *r);
 
 /* Run op(arg), a database write, until it succeeds. While another
  * program holds the database's write lock (-EBUSY after the busy timeout)

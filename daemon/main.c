@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "checkplan.h"
 #include "config/cfg.h"
+#include "console.h"
 #include "daemon.h"
 #include "db/db.h"
 #include "device/fsmode.h"
@@ -37,6 +38,9 @@
 #define STATUS_EVERY 1.0 /* seconds between STATUS= updates */
 #define STATUS_MAX 1024
 #define COMMAND_GRACE 1.0 /* seconds alert commands get at exit */
+/* ... at a stop signal, which must end the process within a second
+ * (wearmond(8), SIGNALS); they are left to finish on their own */
+#define COMMAND_GRACE_STOP 0.2
 /* How long the run's end waits for a database that cannot be written: a
  * run that fails waits longer; one stopped by a signal must end within
  * the unit's TimeoutStopSec (30 s, systemd/wearmond.service). */
@@ -326,8 +330,19 @@ static void tick(struct daemon *d)
 	 * last second only, which a once-a-second look can step over */
 	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started,
 		     d->stopping ? METRICS_DAEMON_STOPPING : METRICS_DAEMON_RUNNING, 0);
+	console_tick(&d->console, d->st, d->started);
 	retain_tick(&d->retain, d->db, d->cfgs[d->ncfgs - 1]->sample_retention, now);
 	alert_reap();
+}
+
+/* --debug: where a stop's time goes, stage by stage. */
+static void stop_mark(const char *stage)
+{
+	long long t0 = atomic_load(&signals_stop_ns);
+
+	if (t0 > 0)
+		log_msg(LOG_DEBUG, "stop: %s %.3f s after the stop signal", stage,
+			(double)((long long)util_now_ns() - t0) / 1e9);
 }
 
 static int count_running(const struct daemon *d)
@@ -378,16 +393,19 @@ static int run_targets(struct daemon *d)
 		d->stopping = 1;
 		notify_stopping();
 	}
+	console_fini(&d->console); /* the last words are the log's */
+	stop_mark("every target has ended");
 	d->all_done = d->started == d->nst;
 	for (int i = 0; i < d->started; i++) {
 		enum sched_state s = sched_join(&d->st[i]);
 		failed |= s == SCHED_FAILED;
 		d->all_done &= s == SCHED_DONE;
 	}
+	stop_mark("every target thread joined");
 	/* every thread has ended: the file's last word is that the daemon has */
 	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, METRICS_DAEMON_STOPPED, 1);
-	if (alert_finish(COMMAND_GRACE))
-		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
+	if (alert_finish(signals_stop ? COMMAND_GRACE_STOP : COMMAND_GRACE))
+		log_msg(LOG_NOTICE, "alert commands still running at exit are left to finish");
 	return failed || d->db_lost || d->db_damaged ? EXIT_RUNTIME : EXIT_OK;
 }
 
@@ -523,13 +541,28 @@ static int start_checks(struct daemon *d, const struct cfg *c, pid_t *holder, in
 	return 0;
 }
 
+/* The last word: why, the status, and after a stop signal how long the
+ * stop took (the drive's part is in each target's "stop:" line). */
+static void log_stopped(const char *why, int status)
+{
+	long long t0 = atomic_load(&signals_stop_ns);
+
+	if (t0 > 0)
+		log_msg(LOG_INFO,
+			"wearmond stopped (%s), exit status %d, %.3f s after the stop signal", why,
+			status, (double)((long long)util_now_ns() - t0) / 1e9);
+	else
+		log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d", why, status);
+}
+
 static int run(struct daemon *d)
 {
 	const struct cfg *c = d->cfgs[0];
 	char err[CFG_ERR_MAX];
 	struct db *db = NULL;
 	int64_t run_id = 0;
-	int status, ret;
+	int status = EXIT_CONFIG, ret;
+	char why[512] = "";
 
 	d->nst = c->ntargets;
 	d->st = calloc((size_t)c->ntargets, sizeof(*d->st));
@@ -577,6 +610,7 @@ static int run(struct daemon *d)
 	log_echo_errors(0);
 	publish_init(&d->pub, c);
 	publish_seed(&d->pub, db, d->st, d->nst);
+	console_init(&d->console, console_wanted(log_on_stderr()), db);
 	d->db = db;
 	d->run_id = run_id;
 	retain_init(&d->retain);
@@ -594,7 +628,7 @@ static int run(struct daemon *d)
 	status = run_targets(d);
 	integrity_stop(&d->integ);
 	hstall_fini();
-	char why[512];
+	stop_mark("background threads ended");
 	run_reason(d, status, why, sizeof(why));
 	/* a database lost is not coming back: no wait */
 	outage_run_end(&d->outage, db, c->database, run_id, status, why,
@@ -602,17 +636,19 @@ static int run(struct daemon *d)
 		       : signals_stop ? RUN_END_PATIENCE_STOP
 				      : RUN_END_PATIENCE,
 		       &signals_stop);
-	log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d", why, status);
 out:
 	if (status == EXIT_CONFIG)
 		notify_status("configuration error");
 	/* a start that failed before the targets ran leaves nothing it made:
 	 * the file targets it created, an empty database file */
 	startup_close_targets(d, !d->started && !d->o->check);
-	db_close(db);
+	stop_mark("joined and recorded; closing the database");
+	db_close(db); /* its WAL checkpoint is part of the stop */
 	if (status != EXIT_OK && !d->started && d->db_created)
 		db_lock_drop_new(c->database, d->lock_fd);
 	db_lock_release(d->lock_fd);
+	if (why[0])
+		log_stopped(why, status);
 	free(d->st);
 	return status;
 }

@@ -110,7 +110,7 @@ static void offer_reload(struct daemon *d, const struct cfg *c)
 		if (st)
 			sched_offer_config(st, c, &c->targets[i]);
 		else
-			log_msg(LOG_WARNING,
+			log_msg(LOG_NOTICE,
 				"reload: target %s is new; it starts at the next "
 				"restart",
 				c->targets[i].name);
@@ -120,18 +120,18 @@ static void offer_reload(struct daemon *d, const struct cfg *c)
 		for (int j = 0; j < c->ntargets && !kept; j++)
 			kept = !strcmp(c->targets[j].name, d->st[i].tg.name);
 		if (!kept)
-			log_msg(LOG_WARNING,
+			log_msg(LOG_NOTICE,
 				"reload: target %s is no longer configured; it runs "
 				"on until the next restart",
 				d->st[i].tg.name);
 	}
 	if (strcmp(c->database, running->database))
-		log_msg(LOG_WARNING,
+		log_msg(LOG_NOTICE,
 			"reload: database %s takes effect at the next restart; "
 			"still writing %s",
 			c->database, running->database);
 	if (strcmp(c->metrics_file, running->metrics_file))
-		log_msg(LOG_WARNING, "reload: metrics_file takes effect at the next restart");
+		log_msg(LOG_NOTICE, "reload: metrics_file takes effect at the next restart");
 	log_msg(LOG_INFO, "reload: %s accepted; targets adopt it at their next cycle", c->path);
 }
 

@@ -30,7 +30,12 @@ static void progress_cb(void *arg, const struct iter_progress *p)
 {
 	struct sched_target *st = arg;
 	switch (p->what) {
-	case ITER_PHASE: sched_set_phase(st, phase_of(p->phase)); break;
+	case ITER_PHASE:
+		sched_set_phase(st, phase_of(p->phase));
+		pthread_mutex_lock(&st->lock);
+		st->prog.phase_goal = p->goal;
+		pthread_mutex_unlock(&st->lock);
+		break;
 	case ITER_ROW: /* a new iteration: nothing of the last one's phase is its */
 		pthread_mutex_lock(&st->lock);
 		st->prog.iteration = p->iteration;
@@ -39,6 +44,8 @@ static void progress_cb(void *arg, const struct iter_progress *p)
 		st->prog.phase = PH_START;
 		st->prog.action = ACT_NONE;
 		st->prog.mibps = 0;
+		st->prog.iops = 0;
+		st->prog.phase_goal = 0;
 		st->prog.phase_bytes = 0;
 		st->prog.phase_started = util_now();
 		st->prog.iteration_started = st->prog.phase_started;
@@ -49,6 +56,7 @@ static void progress_cb(void *arg, const struct iter_progress *p)
 	case ITER_SAMPLE:
 		pthread_mutex_lock(&st->lock);
 		st->prog.mibps = p->mibps;
+		st->prog.iops = p->iops;
 		st->prog.phase_bytes += p->bytes;
 		pthread_mutex_unlock(&st->lock);
 		break;
@@ -207,10 +215,12 @@ static enum it_status run_hir(struct sched_target *st, struct iter_ctx *ic, int6
 
 /* The health phase at a cycle's start, published as that cycle's (the
  * first cycle has no iteration yet that would publish it). */
-static void health_phase_at(struct sched_target *st, long cycle, int start, long number)
+static void health_phase_at(struct sched_target *st, int64_t cycle_id, long cycle, int start,
+			    long number)
 {
 	pthread_mutex_lock(&st->lock);
 	st->prog.cycle = cycle;
+	st->prog.cycle_id = cycle_id;
 	st->prog.iteration = number;
 	st->prog.size_index = start;
 	st->prog.nsizes = st->plan.layout.nsizes;
@@ -228,7 +238,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 		db_cycle_end(st->db, cycle_id, DB_FAILED);
 		return SCHED_FAILED;
 	}
-	health_phase_at(st, cycle, start, number);
+	health_phase_at(st, cycle_id, cycle, start, number);
 	if (db_cycle_plan(st->db, cycle_id, st->plan.layout.nsizes, (long)st->t->cycles))
 		log_msg(LOG_WARNING,
 			"target %s: cycle %ld: its plan (sizes, cycles) not recorded; status "
@@ -290,6 +300,10 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 {
 	long cycle = res->cycle_number, done = res->campaign_cycles_done;
 	int ret;
+
+	pthread_mutex_lock(&st->lock);
+	st->prog.campaign_first = res->campaign_first_cycle;
+	pthread_mutex_unlock(&st->lock);
 	if (st->t->filesystem != FS_NONE && !(st->t->cycles && done >= st->t->cycles) &&
 	    (ret = sched_fs_resume(st, res)))
 		return ret == -EINTR && !st->error[0] ? SCHED_STOPPED : SCHED_FAILED;
@@ -405,6 +419,10 @@ static void *target_main(void *arg)
 			s = atomic_load(st->stop) && !st->error[0] ? SCHED_STOPPED : SCHED_FAILED;
 		else
 			s = cycles_loop(st, ic, &res);
+		/* a stop before the reopened cycle ran again: it stays
+		 * interrupted, as the stop found it, not running */
+		if (s == SCHED_STOPPED && res.resume)
+			db_cycle_end(st->db, res.cycle_id, DB_INTERRUPTED);
 	}
 	__atomic_store_n(&st->state, s, __ATOMIC_SEQ_CST);
 	iter_fini(ic);

@@ -39,11 +39,17 @@ enum sched_phase {
 /* What a target is doing now, for STATUS= and logs. */
 struct sched_progress {
 	long cycle, iteration;
+	int64_t cycle_id; /* the cycle's row; 0 before the first */
 	int size_index, nsizes;
 	uint64_t size_bytes;
 	enum sched_phase phase;
 	enum cfg_action action;   /* when phase is PH_ACTION */
 	double mibps;             /* last sample of the current phase */
+	double iops;              /* ... its IOPS */
+	uint64_t phase_goal;      /* bytes the I/O phase moves at most; 0 unknown */
+	long campaign_first;      /* first cycle of the current campaign (0 unknown):
+				       cycle - campaign_first + 1 is the cycle's
+				       place in it ("cycle 1 of 2") */
 	uint64_t phase_bytes;     /* moved so far in the current phase */
 	double baseline_mibps;    /* < 0: none yet */
 	double phase_started;     /* util_now() when the phase began */

@@ -243,7 +243,7 @@ static enum sched_state action_failed(struct sched_target *st, long cycle, enum 
 		 act_outcome_name(r->outcome), r->error[0] ? ": " : "", r->error);
 	alert_failure(st->alert, ALERT_ACTION_FAILED, LOG_ERR, cycle, 0, msg);
 	if (st->t->on_action_error == ON_ERROR_CONTINUE) {
-		log_msg(LOG_WARNING,
+		log_msg(LOG_NOTICE,
 			"target %s: on_action_error = continue: going on with the next "
 			"cycle",
 			st->t->name);

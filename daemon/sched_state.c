@@ -35,6 +35,8 @@ void sched_set_action_phase(struct sched_target *st, enum sched_phase phase, enu
 	st->prog.phase = phase;
 	st->prog.action = act;
 	st->prog.mibps = 0;
+	st->prog.iops = 0;
+	st->prog.phase_goal = 0;
 	st->prog.phase_bytes = 0;
 	st->prog.phase_started = util_now();
 	st->prog.stage[0] = '\0';

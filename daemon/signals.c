@@ -5,18 +5,28 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "io/engine.h"
 
 /* Written by handlers, read by every thread: a C11 atomic, which a handler
  * may store to when it is lock-free (C11 7.14.1.1). */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int must be lock-free");
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "atomic_llong must be lock-free");
 atomic_int signals_stop;
+atomic_llong signals_stop_ns;
 atomic_int signals_reload;
 
 static void on_stop(int sig)
 {
+	struct timespec ts;
+	long long zero = 0;
+
 	(void)sig;
+	/* clock_gettime is async-signal-safe (signal-safety(7)) */
+	if (!clock_gettime(CLOCK_MONOTONIC, &ts))
+		atomic_compare_exchange_strong(&signals_stop_ns, &zero,
+					       (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 	atomic_store(&signals_stop, 1);
 }
 

@@ -9,6 +9,9 @@
 /* Set by SIGTERM/SIGINT: every target drains and stops. Target threads read
  * it, so it is a (lock-free) atomic, which a handler may store to. */
 extern atomic_int signals_stop;
+/* CLOCK_MONOTONIC nanoseconds (util_now_ns) of the first stop signal; 0
+ * none yet: how long the stop took is measured from it. */
+extern atomic_llong signals_stop_ns;
 /* Set by SIGHUP: reload the configuration. */
 extern atomic_int signals_reload;
 

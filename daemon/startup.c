@@ -294,8 +294,13 @@ int startup_register_targets(struct db *db, const struct cfg *c, struct sched_ta
 	for (int i = 0; i < c->ntargets; i++) {
 		struct db_target_info info;
 		int adopt = 0;
+		char old_serial[128], old_model[128];
 		int ret = check_recorded_identity(db, c, &st[i], diff, sizeof(diff), &adopt, 1);
 		target_info(&st[i].tg, &info);
+		/* the recorded device, before the upsert rewrites it */
+		if (!ret && adopt)
+			ret = db_target_recorded(db, st[i].t->name, old_serial, sizeof(old_serial),
+						 old_model, sizeof(old_model));
 		if (!ret)
 			ret = db_target_upsert(db, &info, &st[i].target_id);
 		if (!ret && st[i].tg.own_it)
@@ -303,7 +308,9 @@ int startup_register_targets(struct db *db, const struct cfg *c, struct sched_ta
 					   (uint64_t)st[i].tg.backing_ino, st[i].t->name,
 					   st[i].tg.real_path);
 		if (!ret && adopt)
-			ret = db_target_adopt(db, st[i].target_id, run_id, diff);
+			ret = db_target_adopt(db, st[i].target_id, run_id, diff,
+					      &(struct db_adopted){ old_serial, old_model,
+								    info.serial, info.model });
 		if (ret)
 			return ret;
 		st[i].db = db;

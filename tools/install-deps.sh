@@ -7,7 +7,8 @@
 #          run    what running wearmond, the CLI and `make demo` needs
 #          test   what `make check` needs on top (QEMU and a kernel for the
 #                 device tests, fio, clang, Prometheus, Chromium, ...)
-#   --check  install nothing: list what is missing and exit 1 if anything is
+#   --check  install nothing: list what is missing and exit 1 if anything is,
+#            else say that all are installed (exit 0)
 #
 # `sudo make demo` installs build + run, `sudo make check` build + run + test,
 # `make` and `make install` install nothing (they only say what is missing).
@@ -71,12 +72,18 @@ for p in $wanted; do
 	esac
 done
 
-[ -z "$missing" ] && exit 0
-
 if [ "$check_only" -eq 1 ]; then
+	# a check always answers: what is missing, or that nothing is
+	if [ -z "$missing" ]; then
+		echo "all $(echo $wanted | tr " " "\n" | sort -u | wc -l) Debian packages of $(echo $groups | tr ' ' '+') are installed"
+		exit 0
+	fi
 	echo "missing Debian packages ($(echo $groups | tr ' ' '+')):$missing"
+	echo "install them: sudo tools/install-deps.sh$groups"
 	exit 1
 fi
+
+[ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps.sh: missing Debian packages:$missing" >&2

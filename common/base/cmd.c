@@ -14,11 +14,13 @@
 #include "base/log.h"
 #include "base/util.h"
 
-/* After SIGTERM to its group, how long a stopped command may take to go. */
-#define TERM_GRACE_S 0.3
+/* After SIGTERM to its group, how long a stopped command may take to go.
+ * With KILL_WAIT_S and POLL_MS it bounds what a command adds to a stop,
+ * which must end the daemon within a second (wearmond(8), SIGNALS). */
+#define TERM_GRACE_S 0.25
 /* After SIGKILL: a process in uninterruptible I/O dies only when the I/O
  * ends; a stop does not wait longer than this for it. */
-#define KILL_WAIT_S 0.7
+#define KILL_WAIT_S 0.4
 /* How often the stop flag and the clock are looked at. */
 #define POLL_MS 50
 
@@ -208,7 +210,9 @@ static int kill_group(pid_t pid, int fd, struct outbuf *o)
 	if (!reap_within(pid, TERM_GRACE_S, fd, o, &status)) {
 		kill(-pid, SIGKILL);
 		if (!reap_within(pid, KILL_WAIT_S, fd, o, &status)) {
-			log_msg(LOG_WARNING,
+			/* the drive's doing, and no alert (the caller says
+			 * what the kill meant): notice */
+			log_msg(LOG_NOTICE,
 				"%s: pid %d still in uninterruptible I/O %.1f s after "
 				"SIGKILL; not waiting for it",
 				o->tag, (int)pid, KILL_WAIT_S);

@@ -84,6 +84,11 @@ void log_set_tap(log_tap_fn fn, void *arg)
 	tap_arg = arg;
 }
 
+int log_on_stderr(void)
+{
+	return atomic_load(&sink) == LOG_SINK_STDERR;
+}
+
 void log_echo_errors(int on)
 {
 	atomic_store(&echo_errors, on);
@@ -102,13 +107,54 @@ const char *log_prio_name(int priority)
 	return names[priority];
 }
 
-/* One line, one fprintf: stdio locks the stream per call, so lines from
- * several threads never interleave. Messages name their target themselves
- * ("target lab1: ..."), as they read the same in the journal. */
+/* The status lines below the messages (log_status_lines): their text and
+ * how many lines it holds on the screen. Guarded by stderr's own stdio
+ * lock (flockfile), which every write to stderr here takes. */
+static char *status_text;
+static int status_rows;
+
+/* Up to the first status line and clear to the end of the screen. */
+static void status_clear(void)
+{
+	if (status_rows)
+		fprintf(stderr, "\r\033[%dA\033[J", status_rows);
+	status_rows = 0;
+}
+
+static void status_draw(void)
+{
+	if (!status_text)
+		return;
+	fputs(status_text, stderr);
+	for (const char *p = status_text; *p; p++)
+		status_rows += *p == '\n';
+}
+
+void log_status_lines(const char *text)
+{
+	char *copy = text && text[0] ? strdup(text) : NULL;
+
+	flockfile(stderr);
+	status_clear();
+	free(status_text);
+	status_text = copy;
+	status_draw();
+	fflush(stderr);
+	funlockfile(stderr);
+}
+
+/* One line under stderr's lock: lines from several threads never
+ * interleave, and the status lines step aside for it. Messages name their
+ * target themselves ("target lab1: ..."), as they read the same in the
+ * journal. */
 static void to_stderr(int priority, const struct log_fields *f, const char *msg)
 {
 	(void)f;
+	flockfile(stderr);
+	status_clear();
 	fprintf(stderr, "%s: %s: %s\n", IDENTIFIER, log_prio_name(priority), msg);
+	status_draw();
+	funlockfile(stderr);
 }
 
 struct iov_list {

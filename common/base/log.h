@@ -87,6 +87,16 @@ unsigned long log_fields_lost(void);
 typedef int (*log_sendv_fn)(const struct iovec *iov, int n);
 void log_set_sendv(log_sendv_fn fn);
 
+/* The terminal's status lines (the foreground daemon's progress, one line
+ * per target, each ending in a newline): kept below the messages on
+ * stderr, cleared before each message printed there and drawn again after
+ * it, so that neither garbles the other. Drawn at once; NULL or "" clears
+ * them. For a terminal only: the caller checks that stderr is one. */
+void log_status_lines(const char *text);
+
+/* Whether messages go to stderr (the sink log_init chose). Returns 1 or 0. */
+int log_on_stderr(void);
+
 /* Syslog name of a priority: "crit", "err", "warning", ... */
 const char *log_prio_name(int priority);
 

@@ -93,3 +93,22 @@ int stats_rate_bound(struct rate_figs *f)
 	}
 	return ret;
 }
+
+void stats_phase_progress(double done, double goal, double secs, double duration, double rate_mibps,
+			  struct stats_phase *out)
+{
+	double by_bytes = goal > 0 ? done / goal : NAN;
+	double by_time = duration > 0 && secs >= 0 ? secs / duration : NAN;
+	double eta_bytes =
+		rate_mibps > 0 && goal > done ? (goal - done) / (rate_mibps * 1048576.0) : NAN;
+	double eta_time = duration > 0 && secs >= 0 ? fmax(0, duration - secs) : NAN;
+
+	out->fraction = isnan(by_time)    ? by_bytes
+			: isnan(by_bytes) ? by_time
+					  : fmax(by_bytes, by_time);
+	if (!isnan(out->fraction))
+		out->fraction = fmin(out->fraction, 0.99);
+	out->eta = isnan(eta_time)    ? eta_bytes
+		   : isnan(eta_bytes) ? eta_time
+				      : fmin(eta_bytes, eta_time);
+}

@@ -7,6 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How far a phase is that ends when goal bytes have moved or, with a
+ * duration (> 0), when that is up, whichever comes first: done bytes
+ * moved in secs seconds (< 0 unknown), now at rate_mibps. fraction: the
+ * larger share, at most 0.99 while the phase runs; eta: the sooner end in
+ * seconds; NAN when unknown. The one definition of a phase's progress:
+ * `wearmon status` and the daemon's terminal line both show it. */
+struct stats_phase {
+	double fraction, eta;
+};
+void stats_phase_progress(double done, double goal, double secs, double duration, double rate_mibps,
+			  struct stats_phase *out);
+
 /* Running statistics of a series (Welford). */
 struct runstat {
 	uint64_t n;

@@ -322,6 +322,21 @@ char *util_iso_now(char *buf, size_t len)
 	return buf;
 }
 
+char *util_fmt_duration(double s, char *buf, size_t len)
+{
+	if (isnan(s))
+		snprintf(buf, len, "-");
+	else if (s < 90)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 90 * 60)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.1f d", s / 86400);
+	return buf;
+}
+
 double util_now(void)
 {
 	struct timespec ts;

@@ -49,6 +49,10 @@ char *util_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 /* ISO-8601 UTC with milliseconds, "2026-12-02T14:25:50.123Z". Returns buf. */
 char *util_iso_now(char *buf, size_t len);
 
+/* A duration in words a person reads at a glance: "42 s", "12 min",
+ * "3.5 h", "2.1 d"; "-" for NAN. Returns buf. */
+char *util_fmt_duration(double s, char *buf, size_t len);
+
 /* Monotonic clock in seconds / nanoseconds. */
 double util_now(void);
 uint64_t util_now_ns(void);

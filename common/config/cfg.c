@@ -477,6 +477,20 @@ static void apply_defaults(struct cfg *c, struct cfg_target *t)
 	}
 }
 
+/* alert_below = 0 turns crash alerts off: alert_critical, when not set,
+ * follows it to 0 (its 25 % default would otherwise stay above it). One
+ * set above 0 is refused by cfg_resolve (the critical threshold is at most
+ * alert_below). */
+static void critical_follows(struct cfg_target *t)
+{
+	if (t->alert_below <= 0 && !cfg_set_has(&t->set, K_ALERT_CRITICAL))
+		t->alert_critical = 0;
+}
+
+/* The value key k has in section sec, else in [wearmon] (global); NULL
+ * when neither sets it. */
+static const char *entry_value(const struct parser *p, int sec, int global, int k);
+
 /* Required keys must be set in the target or in [wearmon]. */
 static void check_required(struct parser *p, int sec, int global, const struct cfg_target *t)
 {
@@ -491,6 +505,15 @@ static void check_required(struct parser *p, int sec, int global, const struct c
 	}
 }
 
+static const char *entry_value(const struct parser *p, int sec, int global, int k)
+{
+	const struct entry *en = find_entry(p, sec, k);
+
+	if (!en && global >= 0)
+		en = find_entry(p, global, k);
+	return en ? en->value : NULL;
+}
+
 /* One key of the resolved text: the section's value, else [wearmon]'s,
  * else the default; a password is never written out. */
 static void text_key(FILE *f, const struct parser *p, int sec, int global, int k)
@@ -500,8 +523,12 @@ static void text_key(FILE *f, const struct parser *p, int sec, int global, int k
 
 	if (!en && global >= 0 && global != sec && (en = find_entry(p, global, k)))
 		tail = "   ; from [wearmon]";
+	const char *below = entry_value(p, sec, global, K_ALERT_BELOW);
+
 	if (k == K_SECURE_ERASE_PASSWORD)
 		fprintf(f, "%s = (not stored)\n", cfg_table[k].name);
+	else if (k == K_ALERT_CRITICAL && !en && below && strtod(below, NULL) == 0)
+		fprintf(f, "%s = 0%%   ; default: 0 while alert_below = 0\n", cfg_table[k].name);
 	else if (en)
 		fprintf(f, "%s = %s%s\n", cfg_table[k].name, en->value, tail);
 	else
@@ -570,6 +597,7 @@ static int build(struct parser *p, struct cfg *c)
 		t->section_line = p->secs[i].line;
 		apply_section(p, i, c, t);
 		check_required(p, i, global, t);
+		critical_follows(t);
 		c->ntargets++;
 	}
 	c->text = resolved_text(p, c->path, global);

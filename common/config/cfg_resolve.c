@@ -240,7 +240,12 @@ static void check_alerts(struct resolver *r)
 {
 	const struct cfg_target *t = r->t;
 
-	if (t->alert_critical > 0 && t->alert_below > 0 && t->alert_critical > t->alert_below)
+	if (t->alert_critical > 0 && t->alert_below <= 0)
+		cfg_err_add(&r->e, cfg_key_line(t, K_ALERT_CRITICAL), "alert_critical",
+			    "%g%% while alert_below = 0 turns crash alerts off; set "
+			    "alert_critical = 0 too, or alert_below at or above %g%%",
+			    t->alert_critical, t->alert_critical);
+	else if (t->alert_critical > 0 && t->alert_critical > t->alert_below)
 		cfg_err_add(&r->e, cfg_key_line(t, K_ALERT_CRITICAL), "alert_critical",
 			    "%g%% is above "
 			    "alert_below %g%%; the critical threshold must be the lower one",

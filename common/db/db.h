@@ -520,10 +520,24 @@ int db_owned_file(struct db *db, uint64_t dev, uint64_t ino);
  * path. Returns 0 or -errno. */
 int db_owned_add(struct db *db, uint64_t dev, uint64_t ino, const char *target, const char *path);
 
-/* After the upsert of an adopted device: unfinished cycles of the old one
- * fail, a new campaign starts, a device-replaced event records diff.
+/* The two devices of an adoption: serial and model of the one recorded
+ * and of the one adopted (NULL or "": unknown). */
+struct db_adopted {
+	const char *old_serial, *old_model, *new_serial, *new_model;
+};
+
+/* The serial and model recorded for target name, into the buffers ("" when
+ * unknown or no such target): read before an adoption rewrites them.
  * Returns 0 or -errno. */
-int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char *diff);
+int db_target_recorded(struct db *db, const char *name, char *serial, size_t slen, char *model,
+		       size_t mlen);
+
+/* After the upsert of an adopted device: unfinished cycles of the old one
+ * fail, a new campaign starts, a device-replaced event records both
+ * devices' serial and model (message and data) and diff. Returns 0 or
+ * -errno. */
+int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char *diff,
+		    const struct db_adopted *who);
 
 /* How long a writer waits for a lock held by another connection (tests
  * shorten it). */

@@ -15,13 +15,6 @@
 #define CHECK_BUSY_MS 10000
 #define MAX_TABLES 256
 
-static void rest(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 static void add_problem(struct db_check_result *r, const char *text)
 {
 	size_t n = strlen(r->first);
@@ -152,6 +145,19 @@ static int check_table(sqlite3 *c, const char *name, int quick, struct db_check_
 	return ret;
 }
 
+/* The pause between two tables, in slices, so that a stop (a daemon that
+ * must exit within a second) does not wait it out. */
+static void rest(unsigned ms, struct db_check_ctl *ctl)
+{
+	const unsigned slice = 10;
+
+	for (unsigned t = 0; t < ms && !ctl_stopped(ctl); t += slice) {
+		unsigned n = ms - t < slice ? ms - t : slice;
+		struct timespec ts = { 0, (long)n * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* One table (and its indexes) per statement; each statement is its own
  * read transaction. Returns 0, -EBADMSG, -EINTR or -errno. */
 static int check_steps(sqlite3 *c, const struct db_check_opts *o, struct db_check_result *r,
@@ -165,7 +171,7 @@ static int check_steps(sqlite3 *c, const struct db_check_opts *o, struct db_chec
 		if (ctl_stopped(o->ctl))
 			one = -EINTR;
 		if (i && o->pause_ms && !one)
-			rest(o->pause_ms);
+			rest(o->pause_ms, o->ctl);
 		if ((!ret || ret == -EBADMSG) && !one)
 			one = check_table(c, names[i], o->quick, r, err, errlen);
 		free(names[i]);

@@ -656,23 +656,61 @@ static int by_target(struct db *db, enum stmt_id id, int64_t target_id, const ch
 	return db_bind_run(&b, what);
 }
 
-int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char *diff)
+int db_target_recorded(struct db *db, const char *name, char *serial, size_t slen, char *model,
+		       size_t mlen)
+{
+	static const char sql[] =
+		"SELECT id, kind, device, capacity_bytes, serial, model,"
+		" backing_file, backing_dev, backing_ino FROM targets WHERE name = ?";
+	struct db_value p[] = { { .type = DB_TEXT, .s = name } };
+	struct known *k = calloc(1, sizeof(*k));
+	char err[256];
+	int ret;
+
+	serial[0] = model[0] = '\0';
+	if (!k)
+		return -ENOMEM;
+	ret = db_query(db, sql, p, 1, keep_known, k, err, sizeof(err));
+	if (ret < 0)
+		log_msg(LOG_ERR, "%s", err);
+	if (ret >= 0 && k->found) {
+		util_strlcpy(serial, k->serial, slen);
+		util_strlcpy(model, k->model, mlen);
+	}
+	free(k);
+	return ret < 0 ? ret : 0;
+}
+
+/* "'text'", or "unknown" for none. */
+static const char *quoted(const char *s, char *buf, size_t len)
+{
+	if (!s || !*s)
+		return "unknown";
+	snprintf(buf, len, "'%s'", s);
+	return buf;
+}
+
+int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char *diff,
+		    const struct db_adopted *who)
 {
 	/* the old device's wear state (counters, extents) says nothing about
 	 * the new one */
 	static const enum stmt_id steps[] = { ST_ADOPT_FAIL_CYCLES, ST_ADOPT_STALE,
 					      ST_ADOPT_CAMPAIGN, ST_ADOPT_WEAR, ST_EXTENTS_DELETE };
 	struct db_bind b;
-	char msg[1024];
+	char msg[1400], q[4][160];
 	int ret = db_enter(db);
 
 	if (ret)
 		return ret;
 	db->last_err[0] = '\0';
 	snprintf(msg, sizeof(msg),
-		 "a new device was adopted (adopt_new_device = yes): %s; "
-		 "a new campaign starts",
-		 diff);
+		 "a new device was adopted (adopt_new_device = yes): was serial %s model %s, "
+		 "now serial %s model %s (%s); a new campaign starts",
+		 quoted(who->old_serial, q[0], sizeof(q[0])),
+		 quoted(who->old_model, q[1], sizeof(q[1])),
+		 quoted(who->new_serial, q[2], sizeof(q[2])),
+		 quoted(who->new_model, q[3], sizeof(q[3])), diff);
 	ret = db_tx_begin(db);
 	for (size_t i = 0; !ret && i < ARRAY_SIZE(steps); i++)
 		ret = by_target(db, steps[i], target_id, "record the adopted device");
@@ -681,6 +719,10 @@ int db_target_adopt(struct db *db, int64_t target_id, int64_t run_id, const char
 		db_bind_i64(&b, target_id);
 		db_bind_i64(&b, run_id);
 		db_bind_text(&b, msg);
+		db_bind_opt_text(&b, who->old_serial);
+		db_bind_opt_text(&b, who->old_model);
+		db_bind_opt_text(&b, who->new_serial);
+		db_bind_opt_text(&b, who->new_model);
 		ret = db_bind_run(&b, "record the adopted device");
 	}
 	ret = db_tx_end(db, ret);

@@ -208,9 +208,10 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " FROM cycles WHERE target_id = ?1) WHERE id = ?1" },
 	[ST_ADOPT_WEAR] = { 1,
 		  "UPDATE targets SET host_bytes_total = 0, host_bytes_since_erase = 0 WHERE id = ?" },
-	[ST_ADOPT_EVENT] = { 3,
-		  "INSERT INTO events (target_id, run_id, severity, kind, message)"
-		  " VALUES (?, ?, 'notice', 'device-replaced', ?)" },
+	[ST_ADOPT_EVENT] = { 7,
+		  "INSERT INTO events (target_id, run_id, severity, kind, message, data)"
+		  " VALUES (?, ?, 'notice', 'device-replaced', ?, json_object('old_serial', ?,"
+		  " 'old_model', ?, 'new_serial', ?, 'new_model', ?))" },
 	[ST_OWNED_ADD] = { 4,
 		  "INSERT OR REPLACE INTO owned_files (dev, ino, target, path)"
 		  " VALUES (?, ?, ?, ?)" },

@@ -340,7 +340,10 @@ void devpoll_end_series(struct devpoll *p, struct devstat_delta *out, struct dev
 	pthread_mutex_lock(&p->lock);
 	p->want_end = 1;
 	pthread_cond_broadcast(&p->cv);
-	if (wait_flag(p, &p->have_last)) {
+	/* a stop cut the row short: its counters are not worth a wait that
+	 * the stop's second cannot spare (the health snapshot after it has
+	 * its own grace) */
+	if ((p->stop && atomic_load(p->stop) && !p->have_last) || wait_flag(p, &p->have_last)) {
 		abandon(p);
 		devstat_delta(&none, &none, (struct devstat_opt){ 0, 0 }, out);
 		return;

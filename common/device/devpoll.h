@@ -49,7 +49,9 @@ int devpoll_begin(const struct tgt *tg, double interval_s, const atomic_int *sto
 void devpoll_mark(struct devpoll *p);
 
 /* Take the last reading and fill out with the iteration's evidence (all
- * unknown when p is NULL or the reading was abandoned on a stop); frees p. */
+ * unknown when p is NULL or the reading was abandoned on a stop: once the
+ * stop flag is up, a reading not already there is not waited for); frees
+ * p. */
 void devpoll_end(struct devpoll *p, struct devstat_delta *out);
 
 /* devpoll_end, and every reading taken, oldest first, into *v (malloc'd,

@@ -36,6 +36,13 @@
  * machine that cost 30 % of 4k randwrite QD32 against this;
  * tools/bench/results/2026-12-04-engine-changes.md, item 11.) */
 #define BATCH_MAX 8
+/* ... and at most this many bytes per call (one I/O at least): io_submit
+ * blocks while the device's queue is full, and a call of 32 I/Os of
+ * 16 MiB held a stop for up to 0.85 s on a loop device before the engine
+ * could see it (a stop submits nothing new, but waits for the call it is
+ * in). Large blocks lose nothing by it: a call per 16 MiB is nothing
+ * beside the transfer. */
+#define BATCH_BYTES (16u << 20)
 /* Slots beyond the queue depth: while I/Os are in flight the engine fills
  * them with the next blocks, so that a completion is replaced at once by a
  * ready I/O rather than after its data has been generated (the queue used
@@ -147,6 +154,7 @@ struct run {
 	double win_min;               /* lowest window of the sample; < 0 none */
 	struct wstat mibps;
 	int stopping;
+	uint64_t stop_seen; /* util_now_ns() when the stop flag was seen; 0 */
 };
 
 static const struct engine_ops backends[2];
@@ -734,11 +742,17 @@ static struct iocb *take_ready(struct engine_ctx *c)
 static unsigned gather(struct engine_ctx *c, struct run *s)
 {
 	unsigned room = s->p->queue_depth - s->inflight, n = 0;
+	uint64_t bytes = 0;
 
-	while (n < room && c->nready)
-		c->batch[n++] = take_ready(c);
-	while (n < room && n < BATCH_MAX && s->issued_bytes < s->amount)
-		c->batch[n++] = prepare(c, s);
+	while (n < room && c->nready &&
+	       (!n || bytes + c->slots[c->ready[c->rhead]].iocb.u.c.nbytes <= BATCH_BYTES)) {
+		c->batch[n] = take_ready(c);
+		bytes += c->batch[n++]->u.c.nbytes;
+	}
+	while (n < room && n < BATCH_MAX && s->issued_bytes < s->amount && bytes < BATCH_BYTES) {
+		c->batch[n] = prepare(c, s);
+		bytes += c->batch[n++]->u.c.nbytes;
+	}
 	return n;
 }
 
@@ -753,11 +767,31 @@ static void unready(struct engine_ctx *c, struct iocb *io)
 	c->nready++;
 }
 
+/* Whether the stop flag is up; the first time, the phase starts draining
+ * (the clock is the real one: the drive's time, even under the null
+ * engine's simulated clock). */
+static int stop_seen(struct run *s)
+{
+	if (!s->p->stop || !atomic_load(s->p->stop))
+		return 0;
+	if (!s->stop_seen) {
+		s->stop_seen = util_now_ns();
+		s->r->stop_inflight = s->inflight;
+	}
+	s->r->interrupted = 1;
+	s->stopping = 1;
+	return 1;
+}
+
 /* Generation ahead of submission: while the queue is full, prepare the next
  * I/Os (fresh data for writes) in the spare slots. */
 static void prepare_ahead(struct engine_ctx *c, struct run *s)
 {
 	while (c->nready < s->spare && c->nfree && s->issued_bytes < s->amount) {
+		/* a large block takes milliseconds to generate: a stop is
+		 * not kept waiting for a queue's worth */
+		if (stop_seen(s))
+			return;
 		struct iocb *io = prepare(c, s);
 		c->ready[(c->rhead + c->nready++) % c->nslots] =
 			(unsigned)((struct slot *)io->data - c->slots);
@@ -772,6 +806,10 @@ static void submit(struct engine_ctx *c, struct run *s)
 	const struct engine_phase *p = s->p;
 
 	while (s->inflight < p->queue_depth) {
+		/* each io_submit may block while the device's queue is full
+		 * (large blocks, deep queues): no new one after a stop */
+		if (stop_seen(s))
+			return;
 		unsigned n = gather(c, s), done = 0;
 		if (!n)
 			return;
@@ -921,10 +959,7 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 	uint64_t limit = p->duration > 0 ? s.t0 + (uint64_t)(p->duration * 1e9) : UINT64_MAX;
 
 	for (;;) {
-		if (p->stop && atomic_load(p->stop)) {
-			r->interrupted = 1;
-			s.stopping = 1;
-		}
+		stop_seen(&s);
 		if (now(c) >= limit)
 			s.stopping = 1;
 		if (!s.stopping) {
@@ -939,6 +974,8 @@ int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine
 			break;
 	}
 	c->ops->stop(c);
+	if (s.stop_seen)
+		r->stop_drain_seconds = (double)(util_now_ns() - s.stop_seen) / 1e9;
 	if (ret < 0)
 		return ret;
 	uint64_t end = now(c);
@@ -1116,6 +1153,9 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 		r->random_ios += x->random_ios;
 		r->verify_errors += x->verify_errors;
 		r->interrupted |= x->interrupted;
+		r->stop_inflight += x->stop_inflight;
+		if (x->stop_drain_seconds > r->stop_drain_seconds)
+			r->stop_drain_seconds = x->stop_drain_seconds;
 		r->seconds = x->seconds > r->seconds ? x->seconds : r->seconds;
 		hist_merge(&r->lat, &x->lat);
 		if (x->errors && !r->errors) {

@@ -89,7 +89,14 @@ struct engine_result {
 			      phase's time, summed over jobs */
 	struct hist lat;   /* every completed I/O */
 	int interrupted;   /* stop flag seen */
-	int first_errno;   /* 0 when none */
+	/* A stop drains: nothing is submitted once the flag is seen, and
+	 * the I/Os already in flight are waited for (the kernel completes
+	 * them before the process could exit anyway). stop_inflight is how
+	 * many were in flight then, stop_drain_seconds how long the drive
+	 * took to complete them (the longest job's); both 0 without a stop. */
+	unsigned stop_inflight;
+	double stop_drain_seconds;
+	int first_errno; /* 0 when none */
 	uint64_t first_error_offset;
 	uint64_t reads, writes;                /* completed operations */
 	uint64_t random_ios;                   /* completed operations that did

@@ -95,6 +95,8 @@ zero_check "$MEGASAS" megasas_after_trim
 step scsi_erase
 step vscsi_format
 step sata_scsi_erase
+step adopt_first
+step adopt_second
 
 step sata_erase
 # A drive left locked by a failed erase would refuse reads and show the

@@ -100,6 +100,14 @@ STEPS = {
                           "secure_erase": "nvme-sanitize-block",
                           "on_action_error": "continue"},
     },
+    # one target name moved from the NVMe drive to the SATA disk: refused
+    # until adopt_new_device = yes, which records both drives
+    "adopt_first": {
+        "moved": {"device": NVME, "sizes": "4M"},
+    },
+    "adopt_second": {
+        "moved": {"device": SATA, "sizes": "4M", "adopt_new_device": "yes"},
+    },
     "sata_erase": {
         "sata_erase": {"device": SATA, "expect_serial": SATA_SERIAL, "sizes": "4M",
                        "between_cycles": "secure-erase", "secure_erase": "ata",
@@ -405,6 +413,24 @@ def test_wrong_expect_serial_is_refused(guest, kind, device, expected, found):
 def section(data, name):
     """The part of a snapshot's JSON that a source filled in."""
     return data.get(name, data)
+
+
+def test_adopted_device_event_names_both_drives(guest):
+    """A target moved to another drive with adopt_new_device = yes: the
+    device-replaced event names the serial and model of the drive recorded
+    before and of the one adopted, in its message and its data."""
+    assert guest.rc("adopt_first") == 0 and guest.rc("adopt_second") == 0, guest.log("adopt_second")
+    nvme = guest.target("nvme_basic")
+    ev = guest.query("SELECT e.message, e.data FROM events e JOIN targets t ON t.id = e.target_id"
+                     " WHERE t.name = 'moved' AND e.kind = 'device-replaced'")
+    assert len(ev) == 1, ev
+    data = json.loads(ev[0]["data"])
+    assert data == {"old_serial": NVME_SERIAL, "old_model": nvme["model"],
+                    "new_serial": SATA_SERIAL, "new_model": SATA_MODEL}, data
+    msg = ev[0]["message"]
+    assert (f"was serial '{NVME_SERIAL}' model '{nvme['model']}', now serial '{SATA_SERIAL}'"
+            f" model '{SATA_MODEL}'") in msg, msg
+    assert guest.target("moved")["serial"] == SATA_SERIAL
 
 
 def test_nvme_health_snapshot_holds_the_smart_log(guest):

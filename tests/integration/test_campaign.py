@@ -16,7 +16,7 @@ import signal
 import sqlite3
 import time
 
-from conftest import (MiB, query, run_wearmond, start_wearmond, target_conf, wait_for,
+from conftest import (REPO, MiB, query, run_wearmond, start_wearmond, target_conf, wait_for,
                       write_conf)
 
 DEFAULTS = {
@@ -285,3 +285,15 @@ def test_reload_keeps_the_campaign(workdir, make_loop):
     assert [(r["number"], r["status"], r["campaign_first_cycle"]) for r in cycles_of(db)] == \
         [(1, "done", 1), (2, "done", 1), (3, "done", 1)]
     assert last_run(db) == {"exit_status": 0, "exit_reason": "cycles done"}
+
+
+def test_config_page_says_what_a_later_start_does():
+    """wearmon.conf(5) says what test_new_campaign_on_key_change_or_request
+    shows: once its cycles are done a campaign stays complete, and only a
+    changed campaign key or --new-campaign begins the next one."""
+    page = (REPO / "conf/wearmon.conf.5").read_text()
+    entry = page[page.index(".TP\n.B cycles\n"):]
+    entry = entry[:entry.index("\n.TP\n", 1)]
+    assert "a later start begins a new campaign" not in page
+    assert "campaign is complete, and it stays complete" in entry, entry
+    assert "new-campaign" in entry and "campaign key changes" in entry, entry

@@ -85,3 +85,29 @@ def test_readme_queries_show_no_action_that_did_not_run(db):
         rows = json.loads(p.stdout) if p.stdout.strip() else []
         if "gain" in sql or "action_bytes / 1073741824.0" in sql:   # about actions only
             assert rows == [], f"{sql}\n{rows}"
+
+
+def test_history_names_each_column_once(db):
+    """history's csv and json carry every column of iterations once: the
+    stored ratio (iterations.ratio) is not repeated beside the computed one,
+    and it is the same figure (the ratio to the row's baseline)."""
+    path, _ = db
+    head = wearmon("-d", path, "history", "--format", "csv", check=0).stdout.splitlines()[0]
+    names = head.split(",")
+    assert len(names) == len(set(names)), [n for n in names if names.count(n) > 1]
+    assert names[-3:] == ["baseline_mibps", "baseline_cycle", "ratio"], names[-3:]
+
+    def no_repeats(pairs):
+        keys = [k for k, _ in pairs]
+        assert len(keys) == len(set(keys)), [k for k in keys if keys.count(k) > 1]
+        return dict(pairs)
+
+    rows = json.loads(wearmon("-d", path, "history", "--format", "json", check=0).stdout,
+                      object_pairs_hook=no_repeats)
+    stored = {r["id"]: r["ratio"] for r in query(path, "SELECT id, ratio FROM iterations")}
+    assert any(r["ratio"] is not None for r in rows), rows
+    for r in rows:
+        if stored[r["id"]] is None:
+            assert r["ratio"] is None, r
+        else:
+            assert abs(r["ratio"] - stored[r["id"]]) < 1e-9, (r, stored[r["id"]])

@@ -5,6 +5,7 @@ knows what cannot run, and no file root runs that others may change. Real
 loop devices and regular files, the real sqlite3 CLI."""
 
 import hashlib
+import json
 import os
 import re
 import signal
@@ -250,8 +251,14 @@ def test_other_device_refused_then_adopted(workdir, make_loop):
     assert t == [{"backing_file": str(b.backing), "campaign_first_cycle": 2}]
     # wear counted afresh on the new device: one cycle's worth, not two
     assert query(db, "SELECT host_bytes_total AS n FROM targets")[0]["n"] == old_host
-    ev = query(db, "SELECT severity, message FROM events WHERE kind = 'device-replaced'")
+    ev = query(db, "SELECT severity, message, data FROM events WHERE kind = 'device-replaced'")
     assert len(ev) == 1 and str(a.backing) in ev[0]["message"]
+    # both devices by serial and model (a loop device reports neither; the
+    # QEMU test, tests/devices, checks drives that do)
+    assert "was serial unknown model unknown, now serial unknown model unknown" in \
+        ev[0]["message"], ev
+    assert json.loads(ev[0]["data"]) == {"old_serial": None, "old_model": None,
+                                         "new_serial": None, "new_model": None}
     cycles = query(db, "SELECT number, status FROM cycles ORDER BY number")
     assert cycles == [{"number": 1, "status": "done"}, {"number": 2, "status": "done"}]
 

@@ -9,11 +9,12 @@ namespace of its own, service_helper.PrivateJournald)."""
 
 import os
 import re
+import signal
 import subprocess
 
 import pytest
 
-from conftest import WEARMOND, MiB, run_wearmond
+from conftest import WEARMOND, MiB, query, run_wearmond, wait_for
 from service_helper import PrivateJournald
 from test_service import conf_text, line_of, write_conf
 
@@ -118,3 +119,28 @@ def test_debug_logs_each_iteration_store_time(workdir, make_loop):
     (workdir / "d.db").unlink()
     p = run_wearmond(conf, check=True)
     assert "stored in" not in p.stderr
+
+
+def test_clean_start_run_stop_logs_nothing_at_warning(workdir, make_loop, journald):
+    """Only real alerts are warning or worse, so that `journalctl -p warning`
+    lists alerts alone: a run that starts, measures, is asked to stop in the
+    middle of an iteration and stops cleanly logs nothing at warning or
+    above; the interrupted iteration and the stop are notice or info."""
+    loop = make_loop(64 * MiB)
+    conf = write_conf(workdir / "w.conf", conf_text(workdir / "w.db", loop.dev,
+                                                    duration="30s", cycles="0"))
+    proc = subprocess.Popen(journald.as_unit([WEARMOND, "-c", conf]), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_for(lambda: (workdir / "w.db").exists() and query(
+            workdir / "w.db", "SELECT 1 FROM samples LIMIT 1"), 120), "no sample stored"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    entries = journald.entries("SYSLOG_IDENTIFIER=wearmond")
+    assert any("interrupted" in e["MESSAGE"] for e in entries), entries
+    interrupted = next(e for e in entries if "[interrupted]" in e["MESSAGE"])
+    assert interrupted["PRIORITY"] == "5", interrupted          # notice
+    loud = journald.entries("SYSLOG_IDENTIFIER=wearmond", "-p", "warning")
+    assert not loud, [(e["PRIORITY"], e["MESSAGE"]) for e in loud]

@@ -99,3 +99,65 @@ def test_status_format_csv_is_refused(workdir):
     p = subprocess.run([str(WEARMON), "-d", str(workdir / "x.db"), "status", "--format",
                         "csv"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and "--format is table or json" in p.stderr
+
+
+def test_status_counts_cycles_within_the_campaign(workdir):
+    """After --new-campaign the cycle numbers go on (3, 4) while cycles = 2
+    counts the new campaign's: status says where the cycle stands in its
+    campaign ("cycle 3 (1 of 2 in this campaign)"), never "cycle 3 of 2",
+    and plans the campaign's time left by that place."""
+    db = workdir / "w.db"
+    quick = dict(sizes="50% 100%", duration="0.3s", sample_interval="0.1s", ioengine="null")
+    c = write_conf(workdir / "a.conf", conf(db, "a", workdir / "a.img", **quick))
+    p = subprocess.run([str(WEARMON.parent / "wearmond"), "--foreground", "-c", str(c)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "cycle 2 of 2," in status(db)
+    # the second campaign, stopped in its first cycle
+    slow = {k: v for k, v in quick.items() if k != "ioengine"}
+    c = write_conf(workdir / "a.conf", conf(db, "a", workdir / "a.img",
+                                            **dict(slow, duration="60s")))
+    proc = start_wearmond(c, "--new-campaign", "a")
+    try:
+        assert wait_for(lambda: query(db, "SELECT cycle FROM progress WHERE cycle = 3 AND "
+                                          "phase = 'measure'"), 60), query(db, "SELECT * FROM progress")
+        out = status(db)
+        js = json.loads(status(db, "--format", "json"))
+    finally:
+        rc, _, err = stop(proc, signal.SIGTERM)
+    assert rc == 0, err
+    assert "now         cycle 3 (1 of 2 in this campaign), size 1 of 2" in out, out
+    for m in re.finditer(r"cycle (\d+) of (\d+)", out):
+        assert int(m.group(1)) <= int(m.group(2)), out
+    it = js["targets"][0]["iteration"]
+    assert (it["cycle"], it["campaign_cycle"], it["cycles_cfg"]) == (3, 1, 2), it
+    out = status(db)    # stopped: the last iteration, same words
+    assert "last        cycle 3 (1 of 2 in this campaign)" in out, out
+
+
+def test_status_help_explains_every_line(workdir):
+    """`wearmon status --help` is status's own usage with a legend of every
+    line status prints and what its baseline is; every other command's
+    --help is its own too (merge's was the global text)."""
+    p = subprocess.run([str(WEARMON), "status", "--help"], capture_output=True, text=True,
+                       timeout=30)
+    assert p.returncode == 0
+    legend = p.stdout
+    assert legend.startswith("Usage: wearmon [-d DB] status")
+    for label in ("now, last", "phase", "progress", "MiB/s", "plan", "last done", "cycle",
+                  "last alert", "state", "Baseline:", "Units:"):
+        assert re.search(rf"^ *{re.escape(label)}", legend, re.M), label
+    assert "earliest done iteration of the same target, size,\nworkload and block size" in legend
+    # each line label a status prints is in the legend
+    db = workdir / "w.db"
+    c = write_conf(workdir / "a.conf", conf(db, "a", workdir / "a.img", sizes="50% 100%",
+                                            duration="0.3s", ioengine="null"))
+    subprocess.run([str(WEARMON.parent / "wearmond"), "--foreground", "-c", str(c)],
+                   capture_output=True, text=True, timeout=120, check=True)
+    for line in status(db).splitlines()[2:]:
+        label = line[2:13].strip()
+        assert label in ("last", "now") or re.search(rf"^  {re.escape(label)} ", legend, re.M), line
+    for cmd in ("history", "show", "alerts", "plot", "report", "export", "merge", "check"):
+        p = subprocess.run([str(WEARMON), cmd, "--help"], capture_output=True, text=True,
+                           timeout=30)
+        assert p.returncode == 0 and re.match(rf"Usage: wearmon .*{cmd}", p.stdout), (cmd, p.stdout)

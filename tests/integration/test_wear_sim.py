@@ -162,7 +162,8 @@ def test_one_baseline_for_alerts_view_and_status_across_campaigns(workdir):
     # status: the last done measurement against the same baseline
     out = subprocess.run([str(BUILD / "wearmon"), "-d", str(db), "status"],
                          capture_output=True, text=True, timeout=60).stdout
-    m = re.search(r"last done +([0-9.]+) MiB/s .*; (\d+)% of baseline ([0-9.]+) \(cycle (\d+)\)",
+    m = re.search(r"last done +([0-9.]+) MiB/s .*; (\d+)% of its baseline ([0-9.]+) MiB/s, "
+                  r"cycle (\d+)",
                   out)
     assert m, out
     last = deg[-1]

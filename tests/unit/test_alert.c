@@ -33,7 +33,7 @@ static void test_crash_table(void **state)
 		{ 25, 100, 50, 25, LOG_WARNING },
 		{ 24.9, 100, 50, 25, LOG_CRIT },
 		{ 0, 100, 50, 25, LOG_CRIT },
-		{ 10, 100, 0, 25, LOG_CRIT }, /* warnings off, critical on */
+		{ 10, 100, 0, 25, ALERT_NONE }, /* alert_below = 0: no crash alert at all */
 		{ 30, 100, 0, 25, ALERT_NONE },
 		{ 10, 100, 50, 0, LOG_WARNING }, /* critical off */
 		{ 10, 100, 0, 0, ALERT_NONE },   /* both off */

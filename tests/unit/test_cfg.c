@@ -616,7 +616,11 @@ static const struct resolve_case resolve_cases[] = {
 	  .want = "t.conf:4: alert_critical: 40% is above "
 		  "alert_below 30%; the critical threshold must be the lower one" },
 	{ "alert_critical above a disabled alert_below", "alert_below = 0\nalert_critical = 40%\n",
-	  100 * GiB, 4096, 0, 0, 100 * GiB, 1, 100 * GiB, 100 * GiB, NULL },
+	  100 * GiB, 4096, -EINVAL,
+	  .want = "t.conf:4: alert_critical: 40% while alert_below = 0 turns crash alerts off; "
+		  "set alert_critical = 0 too, or alert_below at or above 40%" },
+	{ "alert_below = 0 alone: alert_critical follows", "alert_below = 0\n", 100 * GiB, 4096, 0,
+	  0, 100 * GiB, 1, 100 * GiB, 100 * GiB, NULL },
 	{ "block_size larger than smallest size", "fill = no\nsizes = 64k 1M\nblock_size = 128k\n",
 	  100 * GiB, 4096, -EINVAL,
 	  .want = "t.conf:5: block_size: 131072 bytes (128.00 KiB) is larger "
@@ -660,6 +664,25 @@ static void test_resolve(void **state)
 		}
 		cfg_free(c);
 	}
+}
+
+/* alert_below = 0 turns crash alerts off entirely: alert_critical, when
+ * not set (here or in [wearmon]), follows it to 0, and the resolved text
+ * the runs table stores says so. */
+static void test_alert_below_zero(void **state)
+{
+	struct cfg *c = parse_ok("[wearmon]\nalert_below = 0\n[target r]\ndevice = /d\n"
+				 "[target s]\ndevice = /e\nalert_below = 30%\n");
+
+	(void)state;
+	assert_true(c->targets[0].alert_below == 0 && c->targets[0].alert_critical == 0);
+	assert_true(c->targets[1].alert_below == 30 && c->targets[1].alert_critical == 25);
+	assert_non_null(strstr(c->text, "[target r]"));
+	assert_non_null(strstr(strstr(c->text, "[target r]"),
+			       "alert_critical = 0%   ; default: 0 while alert_below = 0\n"));
+	assert_non_null(
+		strstr(strstr(c->text, "[target s]"), "alert_critical = 25%   ; default\n"));
+	cfg_free(c);
 }
 
 /* Every size of 10%:100%:10% is exactly n/10 of the region, aligned. */
@@ -1034,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_err_truncated),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_resolve_range_values),
+		cmocka_unit_test(test_alert_below_zero),
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_campaign_key),
 		cmocka_unit_test(test_campaign_keys_documented),

@@ -7,6 +7,41 @@
 #include <string.h>
 
 #include "base/stats.h"
+#include "base/util.h"
+
+/* A phase's share and time left (wearmon status and the daemon's terminal
+ * line): by bytes, by time, the larger share and the sooner end. */
+static void test_phase_progress(void **state)
+{
+	static const struct {
+		double done, goal, secs, duration, rate, fraction, eta;
+	} cases[] = {
+		/* by bytes: a quarter of 100 MiB moved, 25 MiB/s: 3 s left */
+		{ 25 * MIB, 100 * MIB, 10, 0, 25, 0.25, 3 },
+		/* by time: half of a 60 s phase, the bytes further behind */
+		{ 10 * MIB, 100 * MIB, 30, 60, 1, 0.5, 30 },
+		/* bytes ahead of time: their share, their sooner end */
+		{ 80 * MIB, 100 * MIB, 6, 60, 10, 0.8, 2 },
+		/* never 100 % while it runs */
+		{ 100 * MIB, 100 * MIB, 5, 0, 20, 0.99, NAN },
+		/* no goal, no duration, no rate: unknown */
+		{ 5 * MIB, 0, 5, 0, 0, NAN, NAN },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct stats_phase f;
+		stats_phase_progress(cases[i].done, cases[i].goal, cases[i].secs, cases[i].duration,
+				     cases[i].rate, &f);
+		if (isnan(cases[i].fraction))
+			assert_true(isnan(f.fraction));
+		else
+			assert_true(fabs(f.fraction - cases[i].fraction) < 1e-9);
+		if (isnan(cases[i].eta))
+			assert_true(isnan(f.eta));
+		else
+			assert_true(fabs(f.eta - cases[i].eta) < 1e-9);
+	}
+}
 
 static void test_runstat(void **state)
 {
@@ -114,6 +149,7 @@ static void test_rate_bound(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_phase_progress),
 		cmocka_unit_test(test_runstat),
 		cmocka_unit_test(test_wstat_partial_sample),
 		cmocka_unit_test(test_wstat_full_is_sample_stddev),

@@ -144,6 +144,10 @@ const char *wm_str(const struct wm_table *t, int row, const char *name);
 /* The usage text of the tool. */
 void wm_usage(FILE *f);
 
+/* The usage of one command (its --help): what it prints and what each of
+ * its columns means; the global usage for an unknown one. */
+void wm_command_usage(FILE *f, const char *cmd);
+
 /* Parse a subcommand's options (argv[0] is its name); allowed lists the
  * short letters it takes ("tcsf" ...; -d and -h always). Returns -1 to go
  * on, or an exit status (usage error, or 0 after --help). */
@@ -205,6 +209,11 @@ char *wm_fmt_time(const char *iso, char *buf, size_t len);
 
 /* "16.0 MiB" / "1.50 GiB". Returns buf. */
 char *wm_fmt_bytes(double bytes, char *buf, size_t len);
+
+/* What a cycle not done reached: "interrupted: 2 of 4 sizes" (nsizes <= 0
+ * unknown: "interrupted: 2 sizes"), the words of the report and the charts
+ * for a partial cycle. Returns buf. */
+char *wm_fmt_partial(const char *status, long long sizes, long long nsizes, char *buf, size_t len);
 
 /* "45 s", "12 min", "3.2 h", "2.1 d". Returns buf. */
 char *wm_fmt_duration(double seconds, char *buf, size_t len);

@@ -162,19 +162,18 @@ char *wm_fmt_bytes(double bytes, char *buf, size_t len)
 	return buf;
 }
 
+char *wm_fmt_partial(const char *status, long long sizes, long long nsizes, char *buf, size_t len)
+{
+	if (nsizes > 0)
+		snprintf(buf, len, "%s: %lld of %lld sizes", status, sizes, nsizes);
+	else
+		snprintf(buf, len, "%s: %lld sizes", status, sizes);
+	return buf;
+}
+
 char *wm_fmt_duration(double s, char *buf, size_t len)
 {
-	if (isnan(s))
-		snprintf(buf, len, "-");
-	else if (s < 90)
-		snprintf(buf, len, "%.0f s", s);
-	else if (s < 90 * 60)
-		snprintf(buf, len, "%.0f min", s / 60);
-	else if (s < 48 * 3600)
-		snprintf(buf, len, "%.1f h", s / 3600);
-	else
-		snprintf(buf, len, "%.1f d", s / 86400);
-	return buf;
+	return util_fmt_duration(s, buf, len); /* the daemon's terminal line's too */
 }
 
 /* Shortest %g text that reads back as the same double. */

@@ -12,32 +12,7 @@
 #include "base/util.h"
 #include "db/query/query_charts.h"
 #include "wearmon.h"
-
-/* Queries of a target's charts (common/db/query/query_charts.c) take the
- * target as ?1 and keep to the cycles of wm->cycle_lo..cycle_hi (a
- * report's campaign). */
-#define SCOPED(wm, tid)                                                                            \
-	(struct db_value[]){ WM_INT(tid), WM_INT((wm)->cycle_hi ? (wm)->cycle_lo : 0),             \
-			     WM_INT((wm)->cycle_hi ? (wm)->cycle_hi : INT64_MAX) },                \
-		3
-#define LABEL_MAX 64
-
-/* Everything one chart needs; rows of t become points, in series order. */
-struct plot {
-	struct wm_table t;
-	double *x, *y; /* one point per row */
-	struct chart_series *s;
-	char (*label)[LABEL_MAX];
-	size_t ns;
-	struct chart_mark *m;
-	char (*mlabel)[LABEL_MAX];
-	size_t nm;
-	double *bx, *blo, *bhi; /* band, for cycles */
-	double xscale, yscale;  /* bytes per x unit, µs per y unit (0: none) */
-	int mixed;              /* rows hold several workloads / block sizes */
-	struct chart ch;
-	char title[192], subtitle[320], xlabel[64];
-};
+#include "wearmon_plot.h"
 
 static int plot_alloc(struct plot *p, size_t nmarks)
 {
@@ -185,6 +160,26 @@ static void rate_by_bytes(struct plot *p, const char *const *key, size_t nkey, c
 	p->ch.x_from_zero = 1;
 }
 
+/* A cycle not done is partial: its legend says what it reached ("cycle 3,
+ * interrupted: 2 of 4 sizes", against the most sizes a cycle reached). */
+static void label_partial(struct plot *p)
+{
+	size_t most = 0;
+	char b[64];
+
+	for (size_t s = 0; s < p->ns; s++)
+		most = p->s[s].n > most ? p->s[s].n : most;
+	for (size_t s = 0; s < p->ns; s++) {
+		const char *st = wm_str(&p->t, (int)(p->s[s].x - p->x), "cycle_status");
+		size_t len = strlen(p->label[s]);
+
+		if (st && strcmp(st, "done"))
+			snprintf(p->label[s] + len, LABEL_MAX - len, ", %s",
+				 wm_fmt_partial(st, (long long)p->s[s].n, (long long)most, b,
+						sizeof(b)));
+	}
+}
+
 static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 {
 	static const char *const key[] = { "workload", "block_size", "cycle" };
@@ -194,6 +189,7 @@ static int plot_sizes(struct wm *wm, int64_t tid, struct plot *p)
 	if (ret || p->t.nrows == 0 || (ret = plot_alloc(p, 0)))
 		return ret;
 	rate_by_bytes(p, key, ARRAY_SIZE(key), "size_bytes", label_cycle, "size", "");
+	label_partial(p);
 	p->ch.ordered = !p->mixed;
 	return 0;
 }
@@ -205,8 +201,6 @@ static void label_column(const struct plot *p, int r, char *buf, size_t len)
 
 	snprintf(buf, len, "%s", s ? s : wm_str(&p->t, r, "phase"));
 }
-
-static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid);
 
 static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 {
@@ -236,47 +230,8 @@ static int plot_cycles(struct wm *wm, int64_t tid, struct plot *p)
 	p->ch.xlabel = "cycle";
 	p->ch.ylabel = "MiB/s";
 	p->ch.x_integer = 1;
-	return cycle_marks(p, wm, tid);
-}
-
-/* Mark "ACTION after cycle N" at x = at, from row r of a (columns action,
- * number). */
-static void action_mark(struct plot *p, const struct wm_table *a, int r, double at)
-{
-	snprintf(p->mlabel[p->nm], LABEL_MAX, "%s after cycle %lld", wm_str(a, r, "action"),
-		 (long long)wm_int(a, r, "number", 0));
-	p->m[p->nm] = (struct chart_mark){ .vertical = 1, .at = at, .label = p->mlabel[p->nm] };
-	p->nm++;
-}
-
-/* The chart takes the marks made so far, under legend when there are any;
- * frees a and passes ret on. */
-static int marks_set(struct plot *p, struct wm_table *a, const char *legend, int ret)
-{
-	p->ch.marks = p->m;
-	p->ch.nmarks = p->nm;
-	p->ch.marks_legend = p->nm ? legend : NULL;
-	wm_table_free(a);
-	return ret;
-}
-
-/* A dashed line after each cycle that ended with an action. */
-static int cycle_marks(struct plot *p, struct wm *wm, int64_t tid)
-{
-	struct wm_table a = { 0 };
-	int ret = wm_fetch_named(wm, &a, &qc_queries[QC_CYCLE_ACTIONS], SCOPED(wm, tid));
-
-	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
-		const char *out = wm_str(&a, r, "action_outcome");
-
-		snprintf(p->mlabel[p->nm], LABEL_MAX, "%s%s%s", wm_str(&a, r, "action"),
-			 out && strcmp(out, "ok") ? ": " : "", out && strcmp(out, "ok") ? out : "");
-		p->m[p->nm] = (struct chart_mark){ .vertical = 1,
-						   .at = (double)wm_int(&a, r, "number", 0) + 0.5,
-						   .label = p->mlabel[p->nm] };
-		p->nm++;
-	}
-	return marks_set(p, &a, "action after the cycle", ret);
+	ret = wm_plot_cycle_marks(p, wm, tid);
+	return ret ? ret : wm_plot_partial_marks(p);
 }
 
 static double series_mean(const struct chart_series *s)
@@ -346,19 +301,6 @@ static int plot_samples(struct wm *wm, int64_t it, struct plot *p)
 	return 0;
 }
 
-/* A dashed line where each action ran, at the bytes written by then. */
-static int wear_marks(struct wm *wm, int64_t tid, double scale, struct plot *p)
-{
-	struct wm_table a = { 0 };
-	int ret = wm_fetch_named(wm, &a, &qc_queries[QC_WEAR_MARKS], SCOPED(wm, tid));
-
-	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++) {
-		if (!isnan(wm_num(&a, r, "written")))
-			action_mark(p, &a, r, wm_num(&a, r, "written") / scale);
-	}
-	return marks_set(p, &a, "action between cycles", ret);
-}
-
 static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 {
 	static const char *const key[] = { "workload", "block_size", "size_bytes" };
@@ -370,19 +312,7 @@ static int plot_wear(struct wm *wm, int64_t tid, struct plot *p)
 	rate_by_bytes(p, key, ARRAY_SIZE(key), "written", label_size, "host bytes written",
 		      ", fill + writes");
 	p->ch.break_at_marks = 1; /* an action is a jump, not a trend */
-	return wear_marks(wm, tid, p->xscale, p);
-}
-
-/* A dashed line after the last iteration ID of each cycle that ended
- * with an action, on the latency chart's iteration axis. */
-static int latency_marks(struct wm *wm, int64_t tid, struct plot *p)
-{
-	struct wm_table a = { 0 };
-	int ret = wm_fetch_named(wm, &a, &qc_queries[QC_LATENCY_MARKS], SCOPED(wm, tid));
-
-	for (int r = 0; !ret && r < a.nrows && (size_t)r < (size_t)p->t.nrows; r++)
-		action_mark(p, &a, r, wm_num(&a, r, "seq") + 0.5);
-	return marks_set(p, &a, "action between cycles", ret);
+	return wm_plot_wear_marks(wm, tid, p->xscale, p);
 }
 
 /* p50 / p99 / p99.9 / p99.99 of every done iteration at its ID, on a log
@@ -407,7 +337,7 @@ static int plot_latency(struct wm *wm, int64_t tid, struct plot *p)
 	p->ch.x_integer = 1;
 	p->ch.y_log = 1;
 	p->ch.break_at_marks = 1;
-	return latency_marks(wm, tid, p);
+	return wm_plot_latency_marks(wm, tid, p);
 }
 
 /* The latency percentiles of every sample of one iteration's measured
@@ -438,62 +368,6 @@ static int plot_latency_trace(struct wm *wm, int64_t it, struct plot *p)
 	p->ch.x_from_zero = 1;
 	p->ch.y_log = 1;
 	return 0;
-}
-
-/* ---- campaigns ----------------------------------------------------------- */
-
-/* Room for extra more marks; mark i keeps its label in mlabel[i]. Returns
- * 0 or WM_EXIT_ERROR (message printed). */
-static int marks_grow(struct plot *p, size_t extra)
-{
-	struct chart_mark *m = realloc(p->m, (p->nm + extra + 1) * sizeof(*m));
-	char(*l)[LABEL_MAX] = NULL;
-
-	if (m)
-		p->m = m;
-	if (m)
-		l = realloc(p->mlabel, (p->nm + extra + 1) * sizeof(*l));
-	if (!l) {
-		wm_err("out of memory");
-		return WM_EXIT_ERROR;
-	}
-	p->mlabel = l;
-	for (size_t i = 0; i < p->nm; i++)
-		if (p->m[i].label)
-			p->m[i].label = p->mlabel[i];
-	p->ch.marks = p->m;
-	return 0;
-}
-
-/* A mark "PREFIXcampaign N" where each later campaign of target tid
- * starts, on a chart of kind cycles, wear or latency (x in bytes / xscale
- * for wear); colour col, one legend entry for all. Returns 0 or
- * WM_EXIT_ERROR. */
-static int campaign_marks(struct wm *wm, const char *kind, int64_t tid, const char *prefix,
-			  const char *col, double xscale, struct plot *p)
-{
-	struct wm_table a = { 0 };
-	enum qc_id q = !strcmp(kind, "cycles") ? QC_CAMPAIGN_CYCLES
-		       : !strcmp(kind, "wear") ? QC_CAMPAIGN_WEAR
-					       : QC_CAMPAIGN_LATENCY;
-	int ret = wm_fetch_named(wm, &a, &qc_queries[q], SCOPED(wm, tid));
-
-	if (!ret && a.nrows)
-		ret = marks_grow(p, (size_t)a.nrows);
-	for (int r = 0; !ret && r < a.nrows; r++, p->nm++) {
-		snprintf(p->mlabel[p->nm], LABEL_MAX, "%scampaign %lld", prefix,
-			 (long long)wm_int(&a, r, "n", 0));
-		p->m[p->nm] =
-			(struct chart_mark){ .vertical = 1,
-					     .at = wm_num(&a, r, "x") / (xscale > 0 ? xscale : 1),
-					     .label = p->mlabel[p->nm],
-					     .color = col,
-					     .dash = "10 4",
-					     .legend = "start of a campaign" };
-	}
-	p->ch.nmarks = p->nm;
-	wm_table_free(&a);
-	return ret;
 }
 
 /* A target's charts over time (cycles, wear, latency of every iteration)
@@ -609,7 +483,7 @@ int wm_plot_draw(struct wm *wm, FILE *f, const char *kind, int64_t tid, int64_t 
 	if (!ret && p.ns == 0)
 		ret = 1;
 	if (!ret && has_campaign_axis(kind, it))
-		ret = campaign_marks(wm, kind, tid, "", "#000000", p.xscale, &p);
+		ret = wm_plot_campaign_marks(wm, kind, tid, "", "#000000", p.xscale, &p);
 	if (!ret) {
 		titles(wm, &p, it && !strcmp(kind, "latency") ? "latency-trace" : kind, &tg, it);
 		p.ch.fragment = fragment;
@@ -748,8 +622,8 @@ static int multi_build(struct wm *wm, const char *kind, struct multi *m)
 	p->ch.marks_legend = NULL;
 	for (size_t i = 0; !ret && has_campaign_axis(kind, 0) && i < m->n; i++) {
 		snprintf(prefix, sizeof(prefix), "%s ", m->name[i]);
-		ret = campaign_marks(wm, kind, m->tid[i], prefix, chart_palette(i),
-				     m->sub[xref].xscale, p);
+		ret = wm_plot_campaign_marks(wm, kind, m->tid[i], prefix, chart_palette(i),
+					     m->sub[xref].xscale, p);
 	}
 	p->ch.series = p->s;
 	p->ch.nseries = p->ns;

@@ -254,6 +254,32 @@ static int summary_tail(struct rep *r, FILE *m)
 	return 0;
 }
 
+/* What cycle row c reached, when it is not done ("interrupted: 2 of 4
+ * sizes"); NULL when it is done. */
+static const char *partial_of(const struct rep *r, int c, char *buf, size_t len)
+{
+	const char *st = wm_str(&r->cy, c, "status");
+
+	if (!st || !strcmp(st, "done"))
+		return NULL;
+	return wm_fmt_partial(st, wm_int(&r->cy, c, "sizes", 0), wm_int(&r->cy, c, "nsizes", 0),
+			      buf, len);
+}
+
+/* The campaign's cycles not done: partial, their figures of the sizes
+ * they reached (a campaign still running, or interrupted). */
+static void summary_partial(struct rep *r, FILE *m)
+{
+	char b[96];
+
+	for (int c = 0; c < r->cy.nrows; c++)
+		if (partial_of(r, c, b, sizeof(b)))
+			fprintf(m,
+				" Cycle %lld is partial (%s): its figures are of the sizes it"
+				" reached.",
+				(long long)wm_int(&r->cy, c, "cycle", 0), b);
+}
+
 static int write_summary(struct rep *r)
 {
 	char *text = NULL, a[48], b[48], c[48], d[16];
@@ -274,6 +300,7 @@ static int write_summary(struct rep *r)
 		fprintf(m, " and %d %s cut short (interrupted or failed, measured again)", cut,
 			cut == 1 ? "was" : "were");
 	fprintf(m, ".");
+	summary_partial(r, m);
 	if (w >= 0)
 		fprintf(m,
 			" The worst drop against the baseline was to %s: %s MiB/s at size %s"
@@ -486,6 +513,21 @@ static void action_effect(struct rep *r, int c, char *buf, size_t len)
 			 next * 100);
 }
 
+/* The status cell; a cycle not done is partial: its figures are of the
+ * sizes it reached ("partial, interrupted: 2 of 4 sizes"). */
+static void cycle_status_td(struct rep *r, int c)
+{
+	char b[96];
+
+	if (!partial_of(r, c, b, sizeof(b))) {
+		rep_td_text(r, &r->cy, c, "status");
+		return;
+	}
+	fputs("<td class=\"l partial\">partial, ", r->f);
+	rep_esc(r, b);
+	fputs("</td>", r->f);
+}
+
 static int write_cycles(struct rep *r)
 {
 	char b[64];
@@ -497,7 +539,7 @@ static int write_cycles(struct rep *r)
 		"max MiB/s|avg vs baseline|<action after|<outcome|action s|<effect on the next cycle");
 	for (int c = 0; c < r->cy.nrows; c++) {
 		fprintf(r->f, "<tr><td>%lld</td>", (long long)wm_int(&r->cy, c, "cycle", 0));
-		rep_td_text(r, &r->cy, c, "status");
+		cycle_status_td(r, c);
 		rep_td_time(r, wm_str(&r->cy, c, "started_at"));
 		rep_td_num(r, wm_num(&r->cy, c, "done"), 0);
 		rep_td_num(r, wm_num(&r->cy, c, "cut"), 0);

@@ -61,6 +61,123 @@ void wm_usage(FILE *f)
 		   "See wearmon(1).\n");
 }
 
+/* `wearmon COMMAND --help`: the command's own usage and, for the commands
+ * that print tables, what each column or line means (wearmon(1) has the
+ * same words). */
+static const char status_help[] =
+	"Usage: wearmon [-d DB] status [--target T] [--format table|json]\n"
+	"What each target is doing now, read from the database alone (safe while\n"
+	"wearmond runs).\n"
+	"\n"
+	"The first line is the daemon: running since when (pid), stopped (exit\n"
+	"status and reason), or gone (no stop recorded: crash, kill, power loss).\n"
+	"Then each target, NAME DEVICE (kind, capacity), and these lines:\n"
+	"  now, last   the running (or else the last) iteration: cycle C of N, C its\n"
+	"              place in the campaign and N the cycles configured (with a later\n"
+	"              campaign also the cycle's number overall); size I of S (bytes);\n"
+	"              its iteration number in the cycle; workload, block size and\n"
+	"              queue depth (QD)\n"
+	"  phase       start, fill or measure, and how long the iteration has run\n"
+	"  progress    percent of the phase: bytes moved over the phase's bytes (the\n"
+	"              size for a fill, amount for a measured phase) or time over\n"
+	"              duration, whichever is further; ETA: the sooner of the bytes\n"
+	"              left at the current MiB/s and the duration left\n"
+	"  MiB/s       now: the last sample (one sample_interval) of the phase;\n"
+	"              baseline: the average MiB/s of the iteration this one is\n"
+	"              compared with (see Baseline), named by cycle and iteration;\n"
+	"              \"now N% of it\": the last sample over the baseline x 100\n"
+	"  plan        time left of the cycle and of the campaign, at the seconds\n"
+	"              each size took when last measured (a size never measured\n"
+	"              counts as the mean of those that were)\n"
+	"  last done   the last finished iteration: its average MiB/s (bytes over\n"
+	"              seconds of its measured phase), size, cycle, iteration and\n"
+	"              end; \"N% of its baseline\": that average over the baseline's\n"
+	"              x 100, the figure history shows as VS BASE and the\n"
+	"              degradation view as ratio (1.0 = 100%)\n"
+	"  cycle       the last cycle: number, status, the action after it and its\n"
+	"              outcome\n"
+	"  last alert  the newest event of severity notice or worse\n"
+	"  state       why the last iteration is not done (interrupted, failed),\n"
+	"              or that its daemon is gone or on another host\n"
+	"\n"
+	"Baseline: chosen when an iteration starts, by the target's `baseline`\n"
+	"rule, and stored with it (iterations.baseline_iteration_id): first (the\n"
+	"default) is the earliest done iteration of the same target, size,\n"
+	"workload and block size in the current campaign; best the fastest of\n"
+	"them; previous the latest. The first measurement of a size in a\n"
+	"campaign has none (\"no baseline for this size yet\").\n"
+	"\n"
+	"Units: MiB/s is 1048576 bytes per second; sizes are binary (KiB, MiB,\n"
+	"GiB); times are UTC. --format json gives every figure as stored.\n";
+
+static const char history_help[] =
+	"Usage: wearmon [-d DB] history [--target T] [--cycle N] [--since TIME]\n"
+	"                               [--format table|csv|json]\n"
+	"One row per iteration, oldest first. csv and json carry every column of\n"
+	"the iterations table (common/db/schema.md) and baseline_mibps,\n"
+	"baseline_cycle and ratio; the table shows:\n"
+	"  ID          the iteration's id (wearmon show ID)\n"
+	"  CYCLE, IT   its cycle and its number in the cycle\n"
+	"  SIZE, BS    the size measured and the block size (binary units)\n"
+	"  STATUS      done, interrupted (a stop), failed, running\n"
+	"  SECONDS     the measured phase's length\n"
+	"  MiB/s       its average (bytes over seconds); MIN and MAX the slowest\n"
+	"              and fastest sample (one sample_interval), in MiB/s\n"
+	"  IOPS, P99 µs  operations per second; 99th percentile latency\n"
+	"  FILL MiB/s  the preconditioning fill's average\n"
+	"  VS BASE     MiB/s over the baseline's MiB/s x 100 (ratio): the baseline\n"
+	"              is the iteration the row names (first: the earliest done\n"
+	"              one of the same size, workload and block size in the\n"
+	"              campaign; see wearmon status --help); - when there is none\n"
+	"TIME is UTC: 2026-12-01, 2026-12-01T08:00[:SS[.mmm]][Z], today, yesterday,\n"
+	"or an age such as 90m, 12h, 7d.\n";
+
+static const struct {
+	const char *name, *text;
+} command_help[] = {
+	{ "status", status_help },
+	{ "history", history_help },
+	{ "show", "Usage: wearmon [-d DB] show ITERATION [--format table|json]\n"
+		  "Everything about one iteration: ITERATION is its ID (history's first\n"
+		  "column).\n" },
+	{ "alerts", "Usage: wearmon [-d DB] alerts [--target T] [--since TIME]\n"
+		    "                              [--format table|csv|json]\n"
+		    "Alerts: events of severity notice and above, oldest first.\n" },
+	{ "plot", "Usage: wearmon [-d DB] plot --kind sizes|cycles|samples|wear|latency\n"
+		  "                            -o FILE.svg [--target T[,T...]] [--iteration ID]\n"
+		  "Draw an SVG chart (samples needs --iteration; latency with one: over\n"
+		  "time; several targets in one chart: --target a,b).\n" },
+	{ "report", "Usage: wearmon [-d DB] report -o FILE.html [--target T] [--campaign N]\n"
+		    "One self-contained HTML report of a campaign (by default the latest;\n"
+		    "--target is needed with several targets).\n" },
+	{ "export", "Usage: wearmon [-d DB] export TABLE|VIEW [--target T] [--format csv|json]\n"
+		    "                                [-o FILE]\n"
+		    "Every row of a table or view (default csv).\n" },
+	{ "merge", "Usage: wearmon merge -o OUT.db [--rename IN.db=HOST]... IN.db...\n"
+		   "Gather many machines' databases into OUT.db: each input's targets\n"
+		   "become HOST/NAME (HOST from its runs, or --rename IN.db=HOST). The\n"
+		   "only command that writes, and only OUT.db, never a daemon's\n"
+		   "database; merging the same input again adds nothing new.\n" },
+	{ "check", "Usage: wearmon [-d DB] check\n"
+		   "Read the whole database file once: is it damaged? (PRAGMA\n"
+		   "integrity_check). Exit status 3 when it is.\n" },
+};
+
+void wm_command_usage(FILE *f, const char *cmd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(command_help); i++)
+		if (cmd && !strcmp(cmd, command_help[i].name)) {
+			fputs(command_help[i].text, f);
+			fprintf(f,
+				"\nOptions of every command: -d, --database DB (default %s),\n"
+				"-h, --help. Exit status: 0 success, 1 runtime error, 2 usage\n"
+				"error. See wearmon(1); wearmon --help lists the commands.\n",
+				WM_DEFAULT_DB);
+			return;
+		}
+	wm_usage(f);
+}
+
 void wm_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -375,7 +492,7 @@ int wm_parse_args(struct wm *wm, int argc, char **argv, const char *allowed, str
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":t:c:s:f:i:k:o:n:r:S:d:h", longopts, NULL)) != -1) {
 		if (ch == 'h') {
-			wm_usage(stdout);
+			wm_command_usage(stdout, cmd);
 			return WM_EXIT_OK;
 		}
 		if (ch == ':')

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/stats.h"
 #include "base/util.h"
 #include "wearmon.h"
 
@@ -192,24 +193,16 @@ struct progress {
 	double elapsed;       /* seconds since the iteration started */
 };
 
-/* Fraction and ETA of a phase that ends when goal bytes are moved or, with
- * a duration, when the duration is up, whichever comes first. */
+/* Fraction and ETA of the phase (common/base/stats.h: the daemon's
+ * terminal line shows the same). */
 static void phase_figures(struct progress *p, double done, double goal, double secs,
 			  double duration)
 {
-	double by_bytes = goal > 0 ? done / goal : NAN;
-	double by_time = duration > 0 && secs >= 0 ? secs / duration : NAN;
-	double eta_bytes = p->current > 0 && goal > done ? (goal - done) / (p->current * MIB) : NAN;
-	double eta_time = duration > 0 && secs >= 0 ? fmax(0, duration - secs) : NAN;
+	struct stats_phase f;
 
-	p->fraction = isnan(by_time)    ? by_bytes
-		      : isnan(by_bytes) ? by_time
-					: fmax(by_bytes, by_time);
-	if (!isnan(p->fraction))
-		p->fraction = fmin(p->fraction, 0.99);
-	p->eta = isnan(eta_time)    ? eta_bytes
-		 : isnan(eta_bytes) ? eta_time
-				    : fmin(eta_bytes, eta_time);
+	stats_phase_progress(done, goal, secs, duration, p->current, &f);
+	p->fraction = f.fraction;
+	p->eta = f.eta;
 }
 
 /* The iteration's running time by the daemon's monotonic clock: as the
@@ -322,8 +315,31 @@ static int get_progress(struct wm *wm, const struct wm_table *it, const struct q
 	return progress_estimate(wm, it, p);
 }
 
+/* What a row's baseline is, as its query found it: the iteration the row
+ * names and the rule that chose it ("10.8 MiB/s, cycle 1 iteration 2: the
+ * first done run of this size, workload and block size in the campaign"). */
+static const char *baseline_text(const struct wm_table *t, char *buf, size_t len)
+{
+	const char *rule = wm_str(t, 0, "baseline");
+	const char *why = !rule                       ? ""
+			  : !strcmp(rule, "first")    ? ": the first done run"
+			  : !strcmp(rule, "best")     ? ": the fastest done run"
+			  : !strcmp(rule, "previous") ? ": the latest done run"
+						      : "";
+	char it[32] = "";
+
+	if (wm_int(t, 0, "baseline_iteration", 0) > 0)
+		snprintf(it, sizeof(it), " iteration %lld",
+			 (long long)wm_int(t, 0, "baseline_iteration", 0));
+	snprintf(buf, len, "%.1f MiB/s, cycle %lld%s%s%s", wm_num(t, 0, "baseline_mibps"),
+		 (long long)wm_int(t, 0, "baseline_cycle", 0), it, why,
+		 why[0] ? " of this size, workload and block size in the campaign" : "");
+	return buf;
+}
+
 static void print_running(const struct wm_table *it, const struct progress *p, enum daemon_state ds)
 {
+	char btext[256];
 	double base = wm_num(it, 0, "baseline_mibps");
 	char e1[32], e2[32];
 	int measuring = p->phase && !strcmp(p->phase, "measure");
@@ -361,11 +377,10 @@ static void print_running(const struct wm_table *it, const struct progress *p, e
 	if (isnan(base))
 		printf("; no baseline for this size yet\n");
 	else if (!isnan(p->current) && measuring)
-		printf("; baseline %.1f (cycle %lld), now %.0f%% of it\n", base,
-		       (long long)wm_int(it, 0, "baseline_cycle", 0), 100 * p->current / base);
+		printf("; baseline %s; now %.0f%% of it\n", baseline_text(it, btext, sizeof(btext)),
+		       100 * p->current / base);
 	else
-		printf("; baseline %.1f (cycle %lld)\n", base,
-		       (long long)wm_int(it, 0, "baseline_cycle", 0));
+		printf("; baseline %s\n", baseline_text(it, btext, sizeof(btext)));
 }
 
 /* ---- the cycle and the campaign ----------------------------------------- */
@@ -403,7 +418,7 @@ static int get_plan(struct wm *wm, const struct wm_table *it, int64_t tid,
 		.prev_wall = c.nrows ? wm_num(&c, 0, "wall") : NAN,
 		.size_index = (int)wm_int(it, 0, "size_index", 0),
 		.nsizes = (int)wm_int(it, 0, "nsizes", 0),
-		.cycle = (long)wm_int(it, 0, "cycle", 0),
+		.cycle = (long)wm_int(it, 0, "campaign_cycle", wm_int(it, 0, "cycle", 0)),
 		.cycles = (long)pl->cycles,
 		.iteration_elapsed = p->elapsed,
 		.iteration_eta = !p->estimated && !isnan(p->eta) ? p->eta : -1,
@@ -436,18 +451,34 @@ static void print_plan(const struct plan *pl)
 
 /* ---- one target --------------------------------------------------------- */
 
+/* The cycle's place in its campaign: cycles_cfg counts a campaign's
+ * cycles, the numbers go on across campaigns (a second campaign of
+ * cycles = 2 runs cycles 3 and 4: "cycle 3 (1 of 2 in this campaign)"). */
+static void cycle_text(const struct wm_table *it, char *buf, size_t len)
+{
+	long long cycle = wm_int(it, 0, "cycle", 0), cycles = wm_int(it, 0, "cycles_cfg", 0);
+	long long place = wm_int(it, 0, "campaign_cycle", cycle);
+
+	if (place != cycle && cycles > 0)
+		snprintf(buf, len, "cycle %lld (%lld of %lld in this campaign)", cycle, place,
+			 cycles);
+	else if (place != cycle)
+		snprintf(buf, len, "cycle %lld (%lld of this campaign)", cycle, place);
+	else if (cycles > 0)
+		snprintf(buf, len, "cycle %lld of %lld", cycle, cycles);
+	else
+		snprintf(buf, len, "cycle %lld", cycle);
+}
+
 static void print_position(const struct wm_table *it)
 {
-	char sz[32], bs[32], of[32] = "", n[32] = "?";
-	long long cycles = wm_int(it, 0, "cycles_cfg", 0);
+	char sz[32], bs[32], cyc[96], n[32] = "?";
 
-	if (cycles > 0)
-		snprintf(of, sizeof(of), " of %lld", cycles);
 	if (wm_int(it, 0, "nsizes", 0) > 0) /* unknown until the daemon's first second */
 		snprintf(n, sizeof(n), "%lld", (long long)wm_int(it, 0, "nsizes", 0));
-	printf("  %-11s cycle %lld%s, size %lld of %s (%s), iteration %lld, %s %s QD%lld\n",
-	       !strcmp(wm_str(it, 0, "status"), "running") ? "now" : "last",
-	       (long long)wm_int(it, 0, "cycle", 0), of,
+	cycle_text(it, cyc, sizeof(cyc));
+	printf("  %-11s %s, size %lld of %s (%s), iteration %lld, %s %s QD%lld\n",
+	       !strcmp(wm_str(it, 0, "status"), "running") ? "now" : "last", cyc,
 	       (long long)wm_int(it, 0, "size_index", 0) + 1, n,
 	       wm_fmt_bytes(wm_num(it, 0, "size_bytes"), sz, sizeof(sz)),
 	       (long long)wm_int(it, 0, "number", 0), wm_str(it, 0, "workload"),
@@ -457,19 +488,18 @@ static void print_position(const struct wm_table *it)
 
 static void print_last_done(const struct wm_table *d)
 {
-	char sz[32], at[32];
+	char sz[32], at[32], btext[256];
 	double base = wm_num(d, 0, "baseline_mibps");
 
 	if (d->nrows == 0)
 		return;
-	printf("  last done   %.1f MiB/s at %s, cycle %lld iteration %lld, ended %s UTC",
+	printf("  last done   %.1f MiB/s average at %s, cycle %lld iteration %lld, ended %s UTC",
 	       wm_num(d, 0, "mibps_avg"), wm_fmt_bytes(wm_num(d, 0, "size_bytes"), sz, sizeof(sz)),
 	       (long long)wm_int(d, 0, "cycle", 0), (long long)wm_int(d, 0, "number", 0),
 	       wm_fmt_time(wm_str(d, 0, "ended_at"), at, sizeof(at)));
 	if (base > 0)
-		printf("; %.0f%% of baseline %.1f (cycle %lld)",
-		       100 * wm_num(d, 0, "mibps_avg") / base, base,
-		       (long long)wm_int(d, 0, "baseline_cycle", 0));
+		printf("; %.0f%% of its baseline %s", 100 * wm_num(d, 0, "mibps_avg") / base,
+		       baseline_text(d, btext, sizeof(btext)));
 	putchar('\n');
 }
 

@@ -7,8 +7,9 @@
 #include "db/query/query_sql.h"
 #include "db/db_views.h"
 
+/* cycle_status: a cycle not done is drawn as partial */
 #define SIZES_SQL                                                                                  \
-	"SELECT c.number AS cycle, i.size_bytes, i.workload,"                                      \
+	"SELECT c.number AS cycle, c.status AS cycle_status, i.size_bytes, i.workload,"            \
 	" i.block_size, avg(i.mibps_avg) AS mibps_avg FROM iterations i"                           \
 	" JOIN cycles c ON c.id = i.cycle_id"                                                      \
 	" WHERE i.target_id = ?1 AND i.status = 'done'" QS_SCOPE(                                  \
@@ -22,7 +23,7 @@
  * figures again per cycle */
 #define CYCLE_FIGS(m, fl) DB_CYCLE_FIGURES_SQL(m, fl, " AND i.target_id = ?1")
 #define CYCLES_SERIES_SQL(cycles)                                                                  \
-	"SELECT s.series, s.ord, c.cycle, CASE s.ord"                                              \
+	"SELECT s.series, s.ord, c.cycle, c.cycle_status, c.sizes, c.nsizes, CASE s.ord"           \
 	" WHEN 0 THEN c.hi WHEN 1 THEN c.mean ELSE c.lo END AS mibps"                              \
 	" FROM (SELECT '" QC_SERIES_MAX "' AS series, 0 AS ord UNION ALL"                          \
 	" SELECT '" QC_SERIES_AVG "', 1 UNION ALL"                                                 \
@@ -31,15 +32,16 @@
 /* before schema 21: the figures computed from the target's rows */
 #define CYCLES_SQL(m, fl)                                                                          \
 	CYCLES_SERIES_SQL(                                                                         \
-		"SELECT cy.number AS cycle, f.lo, f.mean, f.hi"                                    \
+		"SELECT cy.number AS cycle, cy.status AS cycle_status, f.sizes,"                   \
+		" NULL AS nsizes, f.lo, f.mean, f.hi"                                              \
 		"  FROM (" CYCLE_FIGS(                                                             \
 			m, fl) ") f CROSS JOIN cycles cy"                                          \
 			       "  ON cy.id = f.cycle_id"                                           \
 			       "  WHERE cy.target_id = ?1 AND cy.number BETWEEN ?2 AND ?3")
 /* from schema 21: the figures stored per cycle (DB_CYCLE_STORE_SQL) */
 #define CYCLES_STORED_SQL                                                                          \
-	CYCLES_SERIES_SQL("SELECT number AS cycle, mibps_min AS lo, mibps_avg AS mean,"            \
-			  " mibps_max AS hi FROM cycles"                                           \
+	CYCLES_SERIES_SQL("SELECT number AS cycle, status AS cycle_status, sizes, nsizes,"         \
+			  " mibps_min AS lo, mibps_avg AS mean, mibps_max AS hi FROM cycles"       \
 			  " WHERE target_id = ?1 AND number BETWEEN ?2 AND ?3")
 
 #define CYCLE_ACTIONS_SQL                                                                          \

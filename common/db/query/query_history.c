@@ -61,7 +61,11 @@ static int add_name(void *arg, int n, const struct db_value *v, const char *cons
 {
 	struct query_history *q = arg;
 
-	if (n < 1 || v[0].type != DB_TEXT || listed(history_skip, ARRAY_SIZE(history_skip), v[0].s))
+	/* a column the tail computes for every schema (iterations.ratio,
+	 * stored from v21 on) comes once, there */
+	if (n < 1 || v[0].type != DB_TEXT ||
+	    listed(history_skip, ARRAY_SIZE(history_skip), v[0].s) ||
+	    listed(history_tail, ARRAY_SIZE(history_tail), v[0].s))
 		return 0;
 	if (q->nnames >= (int)ARRAY_SIZE(history_lead) + MAX_COLS)
 		return -E2BIG;

@@ -70,7 +70,8 @@
 	" GROUP BY c.id ORDER BY c.number"
 /* before schema 21: the figures computed from the target's rows */
 #define CYCLES_SQL(ratio, join, m, fl)                                                             \
-	CYCLES_FIGS_SQL(ratio, join, m, "f.lo, f.mean, f.hi, f.sizes, f.fill_mean",                \
+	CYCLES_FIGS_SQL(ratio, join, m,                                                            \
+			"f.lo, f.mean, f.hi, f.sizes, f.fill_mean, NULL AS nsizes",                \
 			" LEFT JOIN (" DB_CYCLE_FIGURES_SQL(                                       \
 				m, fl, " AND i.target_id = ?1") ") f"                              \
 								"  ON f.cycle_id = c.id")
@@ -80,7 +81,7 @@
 	CYCLES_FIGS_SQL(ratio, join, DB_MEASURE_ROW("i"),                                          \
 			"c.mibps_min AS lo, c.mibps_avg AS mean, c.mibps_max AS hi,"               \
 			" CASE WHEN c.done_iterations > 0 THEN c.sizes END AS sizes,"              \
-			" c.fill_mibps_avg AS fill_mean",                                          \
+			" c.fill_mibps_avg AS fill_mean, c.nsizes",                                \
 			"")
 
 /* Over all the snapshots' deltas from schema 9, else the last figure the

@@ -36,18 +36,26 @@ static const struct query_named runs_v6 = { "status: runs (before progress 7)",
 /* The last iteration of target ?1 (done ones only when done is
  * DONE_ONLY), the host of the run that started it, and the plan of its
  * cycle (nsizes, cycles: QS_PLAN_NSIZES_CYCLE and the like). */
-#define LAST_IT_SQL(base_mibps, base_cycle, base_join, nsizes, cycles, done)                       \
+/* campaign_cycle: the cycle's place in its campaign, which "cycle 1 of 2"
+ * counts (the numbers go on across campaigns; cycles_cfg is a campaign's
+ * count). baseline_iteration: the baseline row's number in its cycle. */
+#define LAST_IT_SQL(base_mibps, base_cycle, base_num, base_join, nsizes, cycles, campaign, done)   \
 	"SELECT i.*, c.number AS cycle, c.status AS cycle_status,"                                 \
 	" (SELECT hostname FROM runs WHERE id = i.run_id) AS run_host, " base_mibps                \
-	" AS baseline_mibps, " base_cycle " AS baseline_cycle, " nsizes " AS nsizes, " cycles      \
-	" AS cycles_cfg FROM iterations i JOIN cycles c ON c.id = i.cycle_id" base_join            \
+	" AS baseline_mibps, " base_cycle " AS baseline_cycle, " base_num                          \
+	" AS baseline_iteration, " nsizes " AS nsizes, " cycles " AS cycles_cfg, " campaign        \
+	" AS campaign_cycle FROM iterations i JOIN cycles c ON c.id = i.cycle_id" base_join        \
 	" WHERE i.target_id = ?1" done " ORDER BY i.id DESC LIMIT 1"
 #define DONE_ONLY " AND i.status = 'done'"
-#define LAST_IT_KEY(nsizes, cycles, done)                                                          \
-	LAST_IT_SQL(QS_BASE_KEY_MIBPS, QS_BASE_KEY_CYCLE, QS_BASE_KEY_JOIN, nsizes, cycles, done)
+/* from schema 13 a cycle knows its campaign's first cycle (NULL for the
+ * cycles of campaigns before the migration: counted from 1) */
+#define CAMPAIGN_CYCLE "c.number - coalesce(c.campaign_first_cycle, 1) + 1"
+#define LAST_IT_KEY(nsizes, cycles, campaign, done)                                                \
+	LAST_IT_SQL(QS_BASE_KEY_MIBPS, QS_BASE_KEY_CYCLE, "bi.number", QS_BASE_KEY_JOIN, nsizes,   \
+		    cycles, campaign, done)
 #define LAST_IT_VIEW(done)                                                                         \
-	LAST_IT_SQL(QS_BASE_VIEW_MIBPS, QS_BASE_VIEW_CYCLE, QS_BASE_VIEW_JOIN, QS_ROWS_NSIZES,     \
-		    "NULL", done)
+	LAST_IT_SQL(QS_BASE_VIEW_MIBPS, QS_BASE_VIEW_CYCLE, "NULL", QS_BASE_VIEW_JOIN,             \
+		    QS_ROWS_NSIZES, "NULL", "c.number", done)
 
 /* Each chain of the last iteration: the plan from its cycle (schema 19,
  * the table's entry), from progress (12), from the rows with the baseline
@@ -56,11 +64,12 @@ static const struct query_named runs_v6 = { "status: runs (before progress 7)",
 	static const struct query_named id##_view = { "status: " what " (before schema 9)",        \
 						      LAST_IT_VIEW(done), QF_NONE, NULL, 1 };      \
 	static const struct query_named id##_rows = { "status: " what " (before progress 8)",      \
-						      LAST_IT_KEY(QS_ROWS_NSIZES, "NULL", done),   \
+						      LAST_IT_KEY(QS_ROWS_NSIZES, "NULL",          \
+								  "c.number", done),               \
 						      QF_BASELINE_ROW, &id##_view, 1 };            \
 	static const struct query_named id##_progress = {                                          \
 		"status: " what " (before schema 19)",                                             \
-		LAST_IT_KEY(QS_PLAN_NSIZES_PROGRESS, QS_PLAN_CYCLES_PROGRESS, done),               \
+		LAST_IT_KEY(QS_PLAN_NSIZES_PROGRESS, QS_PLAN_CYCLES_PROGRESS, "c.number", done),   \
 		QF_PROGRESS_PLAN, &id##_rows, 1                                                    \
 	}
 
@@ -141,10 +150,11 @@ const struct query_named query_status_queries[QSTATUS__COUNT] = {
 	[QSTATUS_TARGETS] = { "status: targets", TARGETS_SQL, QF_NONE, NULL, 0 },
 	[QSTATUS_TARGET] = { "status: the target", TARGET_SQL, QF_NONE, NULL, 0 },
 	[QSTATUS_LAST_IT] = { "status: last iteration",
-			      LAST_IT_KEY(QS_PLAN_NSIZES_CYCLE, QS_PLAN_CYCLES_CYCLE, ""),
+			      LAST_IT_KEY(QS_PLAN_NSIZES_CYCLE, QS_PLAN_CYCLES_CYCLE, CAMPAIGN_CYCLE, ""),
 			      QF_CYCLE_PLAN, &last_it_progress, 1 },
 	[QSTATUS_LAST_DONE] = { "status: last done iteration",
-				LAST_IT_KEY(QS_PLAN_NSIZES_CYCLE, QS_PLAN_CYCLES_CYCLE, DONE_ONLY),
+				LAST_IT_KEY(QS_PLAN_NSIZES_CYCLE, QS_PLAN_CYCLES_CYCLE, CAMPAIGN_CYCLE,
+					    DONE_ONLY),
 				QF_CYCLE_PLAN, &last_done_progress, 1 },
 	[QSTATUS_PROGRESS] = { "status: progress", PROGRESS_9_SQL, QF_PROGRESS_SECONDS,
 			       &progress_8, 1 },
