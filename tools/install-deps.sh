@@ -28,9 +28,11 @@ libaio1 libsqlite3-0 libinih1 libsystemd0 libzstd1 libblkid1
 # Tests only: compilers and libraries of the unit tests, the real programs the
 # integration tests drive, the QEMU guest of the device tests, and the tools
 # that check docs, charts, metrics and the report (time: GNU time, the peak
-# memory of a command for the constant-memory tests).
+# memory of a command for the constant-memory tests; python3-pytest-xdist:
+# the integration tests run in parallel).
 TEST_PKGS="
 clang clang-format cppcheck libcmocka-dev zlib1g-dev python3 python3-pytest
+python3-pytest-xdist
 systemd fio dmsetup zstd time
 librsvg2-bin mandoc poppler-utils chromium fonts-dejavu-core
 prometheus prometheus-node-exporter
