@@ -81,6 +81,9 @@ SLOW_TESTS = {
 }
 
 
+# tryfirst: xdist's worker reads the groups in its own hook of this name,
+# registered after this file was loaded (so otherwise called before it).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Marks slow the tests SLOW_FILES and SLOW_TESTS name. A test that
     uses a fixture of its module's (or class's) scope joins that fixture's
