@@ -16,7 +16,8 @@ a daemon stopped a little later than a day compares per day all the same.
 What a loop device cannot report (SMART counters, serial, the drive's own
 evidence per row) and what only a loop device has (its backing file) are
 left out of the column comparison and named below; the null engine's own
-event too."""
+event and the progress row's figures of the moment the daemon stopped
+too."""
 
 import signal
 import subprocess
@@ -47,9 +48,12 @@ DEVICE_COLUMNS = {
     "iterations": {"device_host_bytes", "device_media_bytes", "device_wa",
                    "device_peak_temp_c", "device_throttle_seconds", "device_media_errors",
                    "device_spare_pct"},
-    # the phase the daemon was in when it was stopped: a trim has no rate
-    "progress": {"mibps"},
 }
+# The progress row says what the daemon was doing the moment it stopped
+# (a trim has no rate, a phase just begun no bytes): its figures of that
+# moment are not compared, its plan (cycle, sizes, duration) is.
+MOMENT_COLUMNS = {"progress": {"mibps", "phase_bytes", "phase_seconds", "iteration_seconds",
+                               "stage", "remaining_seconds"}}
 # Rows that only the null engine writes (each run says its figures are
 # simulated).
 NOT_COMPARED = {"events": "kind <> 'null-engine'"}
@@ -119,7 +123,7 @@ def filled(db, table):
                       f"max(\"{c}\" IS NOT NULL AND \"{c}\" NOT IN (0, '')) AS \"v_{c}\""
                       for c in cols)
     row = query(db, f"SELECT {tests} FROM \"{table}\" WHERE {where}")[0]
-    skip = DEVICE_COLUMNS.get(table, set())
+    skip = DEVICE_COLUMNS.get(table, set()) | MOMENT_COLUMNS.get(table, set())
     return ({c for c in cols if row[f"n_{c}"] and c not in skip},
             {c for c in cols if row[f"v_{c}"] and c not in skip})
 
