@@ -69,7 +69,7 @@ endif
 
 -include $(wildcard tools/*.mk tools/*/*.mk)
 
-.PHONY: all build-deps check check-run check-clang unit unit-san integration \
+.PHONY: all build-deps check check-run check-quick check-clang unit unit-san integration \
         demo demo-run bench bench-run install install-systemd install-completion clean format lint lint-cppcheck \
         lint-layers
 
@@ -144,9 +144,21 @@ unit-san: $(SAN_UNIT_BIN) $(EXTRA_UNIT_SAN_BIN)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tools/run-unit.sh $(SAN_UNIT_BIN) $(EXTRA_UNIT_SAN_BIN)
 
+# The integration tests run in parallel (pytest-xdist): TEST_JOBS workers,
+# the tests sharing a module's fixture on one of them (--dist loadgroup);
+# those marked alone (they time the machine) after them, by themselves;
+# those marked slow are left out of check-quick (tests/README.md).
+TEST_JOBS ?= 4
+PYTEST = WEARMON_BUILD=$(abspath $(BUILD)) /usr/bin/python3 -m pytest -q -p no:cacheprovider
+XDIST = -n $(TEST_JOBS) --dist loadgroup
+
 integration: all
-	@WEARMON_BUILD=$(abspath $(BUILD)) /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-		tests/integration $(PYTEST_ARGS)
+	@$(PYTEST) $(XDIST) -m "not alone" tests/integration $(PYTEST_ARGS)
+	@$(PYTEST) -m alone tests/integration $(PYTEST_ARGS) || [ $$? -eq 5 ]
+
+# A developer's loop: the unit tests and the fast integration tests.
+check-quick: all unit
+	@$(PYTEST) $(XDIST) -m "not slow and not alone" tests/integration $(PYTEST_ARGS)
 
 # The whole tree must also build warning-free with clang (-Wall -Wextra -Werror).
 check-clang:
@@ -160,12 +172,14 @@ check:
 	@tools/install-deps.sh build run test
 	@$(MAKE) --no-print-directory check-run
 
-# Fast stages first (builds, unit, sanitizers, integration, then the QEMU
-# devices); every stage runs even when an earlier one failed, and the last
-# line counts every test run. tools/run-check.sh also fails the run when a
-# test left a process, loop device or mount of its own behind.
+# The build first, then three lanes at once (the integration tests, the
+# QEMU devices, the other builds with lint and the unit tests), then the
+# tests that need the machine alone; every stage runs even when an earlier
+# one failed, and the last line counts every test run. tools/run-check.sh
+# also fails the run when a test left a process, loop device or mount of
+# its own behind.
 check-run:
-	@MAKE="$(MAKE)" BUILD="$(BUILD)" tools/run-check.sh
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" TEST_JOBS="$(TEST_JOBS)" tools/run-check.sh
 
 demo:
 	@tools/install-deps.sh build run

@@ -31,9 +31,11 @@ libaio1 libsqlite3-0 libinih1 libsystemd0 libzstd1 libblkid1
 # that check docs, charts, metrics and the report (time: GNU time, the peak
 # memory of a command for the constant-memory tests; sudo: the README's first
 # run replayed as an ordinary user; bash-completion: the completion test;
-# fdisk: partition tables on the tests' loop devices).
+# fdisk: partition tables on the tests' loop devices; python3-pytest-xdist:
+# the integration tests run in parallel).
 TEST_PKGS="
 clang clang-format cppcheck libcmocka-dev zlib1g-dev python3 python3-pytest
+python3-pytest-xdist
 systemd fio dmsetup zstd time fdisk sudo bash-completion
 librsvg2-bin mandoc poppler-utils chromium fonts-dejavu-core
 prometheus prometheus-node-exporter

@@ -1,20 +1,30 @@
 #!/bin/bash
-# run-check.sh: the stages of `make check`, fastest first: the gcc and clang
-# builds, cppcheck, clang-format and the layers (make lint), the unit tests, the same under ASan+UBSan, the integration tests,
-# then the QEMU device tests. Every stage runs even when an earlier one
-# failed, so one broken stage never hides the others. At the end it checks
-# that no test left a process, loop device or mount of its own behind, and
-# prints one line counting every test that ran:
+# run-check.sh: the stages of `make check`. The gcc build comes first, as
+# everything else runs what it built; then three lanes at once, because
+# they contend little on a small machine: the integration tests (in
+# parallel with pytest-xdist, TEST_JOBS workers, a module's shared
+# fixture on one worker), the QEMU device tests (a guest that mostly
+# waits), and the compiling stages one after the other (the clang build,
+# cppcheck, clang-format and the layers (make lint), the unit tests, the
+# same under ASan+UBSan). Last, with nothing beside them, the integration
+# tests marked `alone` (they time the machine). Every stage runs even when
+# an earlier one failed, so one broken stage never hides the others; the
+# output of a lane running in the background is printed when it ends. At
+# the end it checks that no test left a process, loop device or mount of
+# its own behind, and prints one line counting every test that ran:
 #   check: N passed, N failed, N skipped
 # Exit status 0 only when every stage passed and nothing was left behind.
-# Environment: MAKE and BUILD (set by the Makefile), STAGES to run a subset.
+# Environment: MAKE and BUILD (set by the Makefile), STAGES to run a
+# subset, TEST_JOBS (xdist workers, default 4), PYTEST_ARGS.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
 BUILD=${BUILD:-build}
+TEST_JOBS=${TEST_JOBS:-4}
 stages=${STAGES:-"build clang lint unit unit-san integration devices"}
-log=$(mktemp /tmp/wearmon-check-XXXXXX.log)
-trap 'rm -f "$log"' EXIT
+state=$(mktemp -d /tmp/wearmon-check-XXXXXX)
+log=$state/all.log
+trap 'rm -rf "$state"' EXIT
 
 # Everything this run starts carries WEARMON_CHECK_ID in its environment,
 # and every temporary file of the tests lives under one directory of the
@@ -24,34 +34,52 @@ export WEARMON_CHECK_ID="check-$$-$RANDOM$RANDOM"
 run_tmp=$(mktemp -d /var/tmp/wearmon-check-XXXXXX)
 export WEARMON_TEST_TMP=$run_tmp TMPDIR=$run_tmp
 # Removed at the end unless something is still mounted there (reported).
-trap 'rm -f "$log"; [ -n "$(findmnt -rn -o TARGET | grep -F "$run_tmp/")" ] || rm -rf --one-file-system "$run_tmp"' EXIT
+trap 'rm -rf "$state"; [ -n "$(findmnt -rn -o TARGET | grep -F "$run_tmp/")" ] || rm -rf --one-file-system "$run_tmp"' EXIT
 
-failed_stages=""
-run_stage() { # NAME COMMAND...
-	local name=$1 rc
-	shift
+# A stage's output goes to stdout and to the lane's log (the run's log for
+# the foreground); a failed stage adds its name to the file $state/failed,
+# which the background lanes share with this shell.
+run_stage() { # LOG NAME COMMAND...
+	local out=$1 name=$2 rc t0=$SECONDS
+	shift 2
 	echo "=== check: $name"
-	"$@" 2>&1 | tee -a "$log"
+	"$@" 2>&1 | tee -a "$out"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" -ne 0 ]; then
-		failed_stages="$failed_stages $name"
-		echo "=== check: $name FAILED (exit $rc)"
+		echo " $name" >>"$state/failed"
+		echo "=== check: $name FAILED (exit $rc, $((SECONDS - t0)) s)"
+	else
+		echo "=== check: $name passed in $((SECONDS - t0)) s"
 	fi
 }
-pytest_stage() { # NAME DIR
+pytest_run() { # DIR ARGS...
+	local dir=$1
+	shift
 	WEARMON_BUILD=$(realpath "$BUILD") /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-		"$2" ${PYTEST_ARGS:-}
+		"$@" "$dir" ${PYTEST_ARGS:-}
+}
+# The tests marked alone: exit status 5 (none selected) is no failure.
+pytest_alone() {
+	pytest_run tests/integration -m alone
+	local rc=$?
+	[ "$rc" -eq 5 ] && return 0
+	return "$rc"
 }
 
-for s in $stages; do
-	case $s in
-	build) run_stage build $MAKE --no-print-directory all ;;
-	clang) run_stage clang $MAKE --no-print-directory check-clang ;;
-	lint) run_stage lint $MAKE --no-print-directory lint ;;
-	unit) run_stage unit $MAKE --no-print-directory unit ;;
-	unit-san) run_stage unit-san $MAKE --no-print-directory unit-san ;;
-	integration) run_stage integration pytest_stage integration tests/integration ;;
-	devices) run_stage devices pytest_stage devices tests/devices ;;
+stage() { # LOG NAME
+	local out=$1
+	case $2 in
+	build) run_stage "$out" build $MAKE --no-print-directory all ;;
+	clang) run_stage "$out" clang $MAKE --no-print-directory check-clang ;;
+	lint) run_stage "$out" lint $MAKE --no-print-directory lint ;;
+	unit) run_stage "$out" unit $MAKE --no-print-directory unit ;;
+	unit-san) run_stage "$out" unit-san $MAKE --no-print-directory unit-san ;;
+	integration)
+		run_stage "$out" integration pytest_run tests/integration -n "$TEST_JOBS" \
+			--dist loadgroup -m "not alone"
+		;;
+	integration-alone) run_stage "$out" integration-alone pytest_alone ;;
+	devices) run_stage "$out" devices pytest_run tests/devices ;;
 	leak-selftest)
 		# Only for tests/integration/test_checkrun.py: a stage that leaves a
 		# process and a loop device behind, to show they are reported.
@@ -60,9 +88,46 @@ for s in $stages; do
 		losetup -f "$run_tmp/leak.img"
 		setsid sleep 1000000 </dev/null >/dev/null 2>&1 &
 		;;
+	esac
+}
+
+first="" builds="" devices="" integration=""
+for s in $stages; do
+	case $s in
+	build | leak-selftest) first="$first $s" ;;
+	clang | lint | unit | unit-san) builds="$builds $s" ;;
+	integration) integration=1 ;;
+	devices) devices=1 ;;
 	*) echo "run-check.sh: unknown stage $s" >&2; exit 2 ;;
 	esac
 done
+t_start=$SECONDS
+
+for s in $first; do stage "$log" "$s"; done
+
+# The background lanes: their output into files of their own, printed
+# (and added to the run's log) when the foreground is done and they are.
+pids=""
+if [ -n "$builds" ]; then
+	(for s in $builds; do stage "$state/builds.log" "$s"; done) >"$state/builds.out" 2>&1 &
+	pids="$pids $!"
+	echo "=== check:$builds: started in the background"
+fi
+if [ -n "$devices" ]; then
+	stage "$state/devices.log" devices >"$state/devices.out" 2>&1 &
+	pids="$pids $!"
+	echo "=== check: devices: started in the background"
+fi
+[ -n "$integration" ] && stage "$log" integration
+for p in $pids; do wait "$p"; done
+for lane in builds devices; do
+	[ -f "$state/$lane.out" ] || continue
+	cat "$state/$lane.out"
+	cat "$state/$lane.log" >>"$log" 2>/dev/null
+done
+[ -n "$integration" ] && stage "$log" integration-alone
+echo "=== check: all stages done in $((SECONDS - t_start)) s"
+failed_stages=$(tr -d '\n' <"$state/failed" 2>/dev/null)
 
 # Left behind: processes of this run other than this script and the
 # commands it runs right now, loop devices on files of the run, mounts there.
@@ -98,7 +163,8 @@ else
 fi
 
 # Counts: run-unit.sh's "unit: P passed, F failed" lines and pytest's
-# closing lines ("3 failed, 120 passed, 1 skipped in 80.1s").
+# closing lines ("3 failed, 120 passed, 1 skipped in 80.1s"; with xdist
+# the same line, and "N deselected" for the tests of the other part).
 unit_pass=$(sed -n 's/^unit: \([0-9]*\) passed.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
 unit_fail=$(sed -n 's/^unit: [0-9]* passed, \([0-9]*\) failed.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
 pyl=$(grep -E '^(=+ )?[0-9]+ (passed|failed|error|errors|skipped|deselected)' "$log" || true)

@@ -2,7 +2,18 @@
 test creates, the real wearmond binary and the real sqlite3 CLI.
 
 Safety: every device a test writes to is a loop device attached here to a
-backing file created here, and both are removed in a finally block."""
+backing file created here, and both are removed in a finally block.
+
+The tests run in parallel (pytest-xdist, tests/README.md): nothing global
+may be fixed. Files go under TEST_TMP (workdir), ports are asked of the
+kernel (bind to port 0), loop devices come from `losetup -f`, and a name
+others could see (a target in filesystem mode, whose mount points are
+/run/wearmon-NAME-*; a cgroup; a unit) comes from unique_name(). Marks
+(registered below): `slow` leaves a test out of `make check-quick`;
+`alone` runs it after the parallel part with nothing beside it (a test
+that times the machine). A test using a fixture of its module's scope
+runs on one worker with the module's other such tests (xdist_group), so
+that the fixture is made once."""
 
 import hashlib
 import json
@@ -11,6 +22,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -25,6 +37,86 @@ MiB = 1 << 20
 # there, unlike on some tmpfs), one per `make check` run (tools/run-check.sh
 # sets it, to find what a test left behind).
 TEST_TMP = os.environ.get("WEARMON_TEST_TMP", "/var/tmp")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: longer than a developer's loop wants; "
+                            "left out of make check-quick")
+    config.addinivalue_line("markers", "alone: times the machine (a rate against a model "
+                            "or another program): run after the parallel part, alone")
+
+
+# Tests of more than about 8 s (with their share of a module's fixture)
+# on the loaded 2-CPU build machine, left out of `make check-quick`: whole
+# files, and single tests (every parameter) of other files. A new test
+# marks itself (@pytest.mark.slow); this list spares old files an edit.
+SLOW_FILES = {"test_bench", "test_device_evidence", "test_figures", "test_fio_agree",
+              "test_hir", "test_hoststall", "test_killstorm", "test_layers_sql",
+              "test_plot_campaigns", "test_plot_multi", "test_report", "test_scale",
+              "test_scalegen_day", "test_sim_e2e", "test_simssd", "test_wear_sim"}
+SLOW_TESTS = {
+    "test_campaign": {"test_locked_database_during_action"},
+    "test_core": {"test_every_iteration_has_its_wear_row", "test_sigterm_then_restart_resumes"},
+    "test_datagen_stream": {"test_stream_compressibility"},
+    "test_episodes": {"test_disk_full_failure_records_the_run_end_once_freed"},
+    "test_fsmode": {"test_resume_reformats_a_filesystem_it_cannot_use"},
+    "test_guard": {"test_locked_database_is_waited_for_and_nothing_is_lost",
+                   "test_database_disk_full_says_so",
+                   "test_kill_9_campaign_resumes_to_one_done_row_per_size",
+                   "test_stop_while_the_database_is_locked_ends_in_time"},
+    "test_integrity": {"test_ready_without_reading_the_whole_file"},
+    "test_prometheus": {"test_prometheus_scrapes_wearmond_through_a_crash",
+                        "test_metrics_file_during_and_after_a_run",
+                        "test_every_short_measured_phase_shows_its_ratio"},
+    "test_samples": {"test_migration_keeps_every_sample_and_resumes_after_kill",
+                     "test_old_samples_rolled_up_into_minutes"},
+    "test_service": {"test_throttle_crash_and_recovery_in_journal",
+                     "test_notify_ready_status_watchdog_stopping"},
+    "test_status": {"test_status_counts_the_configuration_and_honours_duration"},
+    "test_status_instant": {"test_campaign_eta_after_a_restart_is_the_time_the_rest_takes"},
+    "test_stop": {"test_stop_during_format", "test_stop_during_health_snapshot",
+                  "test_stop_during_trim_on_a_slow_drive", "test_stop_during_io",
+                  "test_stop_during_fitrim"},
+    "test_wear_mapped": {"test_fill_killed_counts_what_it_completed"},
+}
+
+
+# tryfirst: xdist's worker reads the groups in its own hook of this name,
+# registered after this file was loaded (so otherwise called before it).
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Marks slow the tests SLOW_FILES and SLOW_TESTS name. A test that
+    uses a fixture of its module's (or class's) scope joins that fixture's
+    xdist group: with --dist loadgroup one worker makes the fixture once,
+    instead of every worker making its own copy."""
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        stem = Path(module).stem
+        name = getattr(item, "originalname", item.name)
+        if stem in SLOW_FILES or name in SLOW_TESTS.get(stem, ()):
+            item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("xdist_group"):
+            continue
+        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        shared = sorted(name for name, fds in defs.items()
+                        if any(fd.scope != "function" and fd.baseid.startswith(module)
+                               for fd in fds))
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(f"{module}::{shared[0]}"))
+
+
+def unique_name(prefix="t"):
+    """A name no other test running beside this one uses: a target name in
+    filesystem mode (the daemon sweeps /run/wearmon-NAME-* of its targets
+    at start), a cgroup, a unit."""
+    return prefix + uuid.uuid4().hex[:8]
+
+
+def mounts_of(dev):
+    """Mount points of exactly dev in this namespace (/dev/loop1 is not
+    /dev/loop12)."""
+    with open("/proc/self/mounts") as f:
+        return [line.split()[1] for line in f if line.split()[0] == str(dev)]
 
 
 def sh(*args, check=True, **kw):

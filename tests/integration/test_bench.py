@@ -1,5 +1,5 @@
 """`make bench` (tools/bench/bench.py) in its --quick smoke mode: it runs every
-runner on both loop modes and prints what issue 17 asks of it: the
+runner on both loop modes and prints every figure of its report: the
 machine, each runner's row, ratios against the better fio setting with the
 min and max over the rounds and a verdict, the QD1 latency ratio, jobs = 2
 scaling, the database's growth per target-day, the SQLite time per
@@ -84,8 +84,8 @@ def test_bench_quick_reports_everything(tmp_path):
 
 def test_bench_scale_section_reports_everything(tmp_path):
     """The year-scale section on a tiny history (1 target x 1 day, growth 1
-    -> 2 days, machine-months of 1 day): every line issue 31 asks for is
-    printed. Asserts no speed."""
+    -> 2 days, machine-months of 1 day): every line of a long history's
+    figures is printed. Asserts no speed."""
     env = dict(os.environ, BENCH_SCALE_GROWTH="1 2", BENCH_SCALE_MONTH_DAYS="1")
     p = subprocess.run([sys.executable, str(REPO / "tools/bench/bench.py"), str(BUILD),
                         "--scale-only", "--scale-targets", "1", "--scale-days", "1",

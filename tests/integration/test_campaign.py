@@ -144,7 +144,7 @@ def test_kill_during_action_not_run_again(workdir, make_loop):
     proc = start_wearmond(c)
     try:
         assert wait_for(lambda: runs_of_erase(workdir) == 1, 60)
-        assert wait_for(lambda: in_action(db), 10), cycles_of(db)
+        assert wait_for(lambda: in_action(db), 60), cycles_of(db)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
     finally:

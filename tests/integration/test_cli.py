@@ -114,17 +114,20 @@ def test_status_while_the_daemon_writes(workdir, make_loop, db):
     iteration, history the committed ones."""
     loop = make_loop(64 * MiB)
     live = workdir / "live.db"
+    # Phases of 3 s: the daemon publishes a running phase's MiB/s once a
+    # second, and a status that a loaded machine takes a second to answer
+    # must still find one running (with 1 s phases it often found none).
     conf = write_conf(workdir / "live.conf",
-                      conf_text(live, loop.dev, duration="1s", cycles="0"))
+                      conf_text(live, loop.dev, duration="3s", cycles="0"))
     proc = start_wearmond(conf)
     try:
         # into cycle 2, so each size has an earlier run to estimate from
         assert wait_for(lambda: live.exists() and query(
             live, "SELECT count(*) AS n FROM iterations WHERE status = 'done'")[0]["n"] >= 3,
-            timeout=60)
+            timeout=180)
         # the daemon publishes each running phase's bytes and MiB/s once a second
         out = wait_for(lambda: (lambda o: o if re.search(r"MiB/s +now [0-9.]+ ", o) else None)(
-            wearmon("status", db=live, check=0).stdout), timeout=20)
+            wearmon("status", db=live, check=0).stdout), timeout=180)
         assert out
         assert re.search(r"^wearmond: running since .* \(pid %d\)" % proc.pid, out, re.M), out
         assert re.search(r"^  now         cycle \d+, size \d of 3", out, re.M), out

@@ -115,9 +115,10 @@ def test_trim_frees_backing_blocks(workdir, make_loop):
 def test_sigterm_then_restart_resumes(workdir, make_loop):
     loop = make_loop(64 * MiB)
     db = workdir / "w.db"
-    # Each measured phase runs 1.5 s so the signal lands inside one.
+    # Each measured phase runs 5 s so the signal lands inside one, half a
+    # second after the row began, however late the test gets the CPU.
     conf = write_conf(workdir / "w.conf", conf_text(
-        db, loop.dev, sizes="8M 16M 24M 32M", cycles="1", amount="1000x", duration="1.5s",
+        db, loop.dev, sizes="8M 16M 24M 32M", cycles="1", amount="1000x", duration="5s",
         fill="no"))
     proc = start_wearmond(conf)
     try:
@@ -135,7 +136,7 @@ def test_sigterm_then_restart_resumes(workdir, make_loop):
     assert query(db, "SELECT status FROM cycles") == [{"status": "interrupted"}]
     # the interrupted iteration keeps what it measured until the signal
     part = query(db, "SELECT bytes, seconds FROM iterations WHERE number = 2")[0]
-    assert part["bytes"] > 0 and 0 < part["seconds"] < 1.5
+    assert part["bytes"] > 0 and 0 < part["seconds"] < 5
 
     p = run_wearmond(conf)
     assert p.returncode == 0, p.stderr

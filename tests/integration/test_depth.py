@@ -1,5 +1,5 @@
 """The queue kept is the queue asked for, and samples that mean what they
-say (issue 32), end to end: the real wearmond on a real loop device and on
+say, end to end: the real wearmond on a real loop device and on
 the null engine, rows read back with the sqlite3 CLI."""
 
 import subprocess
@@ -44,7 +44,7 @@ def check_samples(db, interval):
 def test_mean_depth_is_the_queue_asked(workdir, make_loop, qd):
     """4k random writes at QD qd on a loop device: the stored mean depth (the
     I/Os' time in flight over the phase, the engine's own counters) is at
-    least 0.95 of the queue depth (issue 32) and at most the queue depth
+    least 0.95 of the queue depth and at most the queue depth
     (at QD128 an engine with 32 spare slots and 8 I/Os per io_submit kept
     0.93-0.95 here, this one 0.99), and is what
     Little's law gives from the row's own IOPS and mean latency; no stored

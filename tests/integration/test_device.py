@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import MiB, query, run_wearmond, target_conf, write_conf
+from conftest import MiB, mounts_of, query, run_wearmond, target_conf, unique_name, write_conf
 
 
 DEFAULTS = {
@@ -172,7 +172,7 @@ def test_fitrim_on_ext4_reports_trimmed_bytes(workdir, make_loop):
     db = workdir / "w.db"
     p = run_wearmond(write_conf(workdir / "w.conf", conf(
         db, loop.dev, filesystem="ext4", sizes="8M 16M", between_cycles="fitrim",
-        mkfs_options="-E nodiscard")))
+        mkfs_options="-E nodiscard", name=unique_name("fs"))))
     assert p.returncode == 0, p.stderr
     c = query(db, "SELECT action, action_outcome, action_bytes FROM cycles")[0]
     assert c["action"] == "fitrim" and c["action_outcome"] == "ok"
@@ -183,14 +183,15 @@ def test_fitrim_on_ext4_reports_trimmed_bytes(workdir, make_loop):
     w = query(db, "SELECT mapped_bytes FROM wear ORDER BY iteration_id")
     assert w[-1]["mapped_bytes"] >= 16 * MiB
     # the mount point is gone and nothing is mounted from the loop device
-    assert loop.dev not in open("/proc/mounts").read()
+    assert mounts_of(loop.dev) == []
 
 
 def test_format_each_size_runs_mkfs_before_each_size(workdir, make_loop):
     loop = make_loop(128 * MiB)
     db = workdir / "w.db"
     p = run_wearmond(write_conf(workdir / "w.conf", conf(
-        db, loop.dev, filesystem="ext4", sizes="8M 16M 24M", format_each_size="yes")))
+        db, loop.dev, filesystem="ext4", sizes="8M 16M 24M", format_each_size="yes",
+        name=unique_name("fs"))))
     assert p.returncode == 0, p.stderr
     assert len(re.findall(r"made ext4 on /dev/loop\d+", p.stderr)) == 3
     assert len(query(db, "SELECT id FROM iterations WHERE status = 'done'")) == 3

@@ -1,4 +1,4 @@
-"""The drive's own evidence per iteration (issue 33): on the simulated SSD,
+"""The drive's own evidence per iteration: on the simulated SSD,
 whose counters file is the truth, every iteration stores the host and
 media bytes the drive counted over it and their ratio, and the rows'
 ratios weighted by their host bytes are the drive's own; a loop device

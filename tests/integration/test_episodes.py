@@ -1,4 +1,4 @@
-"""Every episode leaves a trace (issue 29): a database that could not be
+"""Every episode leaves a trace: a database that could not be
 written for a while (a real small filesystem filled up by a file the test
 writes, then freed; database files made read-only) is stored afterwards as
 a db-write-failed event, a run that ends by a failure records its exit

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MiB, REPO, query, run_wearmon, run_wearmond, sh, start_wearmond, \
-    wait_for, write_conf
+from conftest import MiB, REPO, TEST_TMP, query, run_wearmon, run_wearmond, sh, \
+    start_wearmond, wait_for, write_conf
 
 SVG = "{http://www.w3.org/2000/svg}"
 SCHEMA_MD = (REPO / "common" / "db" / "schema.md").read_text()
@@ -53,7 +53,7 @@ def target(name, dev, **over):
 @pytest.fixture(scope="module")
 def dbs():
     """name -> (database, stderr of the runs): the four databases."""
-    d = Path(tempfile.mkdtemp(prefix="wearmon-figures-", dir="/var/tmp"))
+    d = Path(tempfile.mkdtemp(prefix="wearmon-figures-", dir=TEST_TMP))
     loops, out = [], {}
     try:
         loops = [Loop(d / f"d{k}.img") for k in range(4)]
@@ -86,16 +86,17 @@ def build(d, name, targets):
 
 
 def build_killed(d, dev):
-    """kill -9 while a measured phase runs (1.5 s phases), then a restart
-    that measures the cut size again and finishes."""
+    """kill -9 while a measured phase runs (5 s phases: the kill lands
+    inside one however late the test gets the CPU), then a restart that
+    measures the cut size again and finishes."""
     db = d / "interrupted.db"
     conf = write_conf(d / "interrupted.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
-        "lab1", dev, duration="1.5s", cycles="1", between_cycles="trim"))
+        "lab1", dev, duration="5s", cycles="1", between_cycles="trim"))
     proc = start_wearmond(conf)
     running = wait_for(lambda: query(db, "SELECT phase FROM progress"
                                          " WHERE phase = 'measure'"), timeout=120, step=0.05)
     assert running, "no measured phase ever ran"
-    time.sleep(0.1)   # inside the 1.5 s phase (progress is published once a second)
+    time.sleep(0.1)   # inside the 5 s phase (progress is published once a second)
     proc.send_signal(signal.SIGKILL)
     _, first = proc.communicate(timeout=30)
     p = run_wearmond(conf, timeout=600)

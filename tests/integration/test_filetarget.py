@@ -1,4 +1,4 @@
-"""A file target is protected like a disk (issue 29): a file with data that
+"""A file target is protected like a disk: a file with data that
 wearmon did not create, wearmon's own files by any path, the backing file
 of an attached (or mounted) loop device, a file another process writes;
 a loop device known by its backing file's inode, a detached one named as

@@ -1,4 +1,4 @@
-"""Agreement with fio (issue 13): fio and wearmond run the same workload,
+"""Agreement with fio: fio and wearmond run the same workload,
 block size and queue depth on the same device, alternately, a few times
 each; the medians must agree (a miss is measured once more, with as
 many runs again, and must then hold on the medians of all of them).
@@ -32,6 +32,10 @@ import pytest
 
 import simssd_helper
 from conftest import WEARMOND, MiB, query, target_conf, write_conf
+
+# Two programs' rates on one device compared: other tests running beside
+# them would take a different share of the CPU from each run.
+pytestmark = pytest.mark.alone
 
 RUNS = 5            # of each tool, alternating
 SECONDS = 3         # per run

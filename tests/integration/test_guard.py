@@ -1,4 +1,4 @@
-"""What keeps an unattended daemon's history whole (issue 14, parts 3-8): one
+"""What keeps an unattended daemon's history whole: one
 daemon per database, one device per target name, the database file watched,
 errors that say something, reloads that free what they replace, --check that
 knows what cannot run, and no file root runs that others may change. Real

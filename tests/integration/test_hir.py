@@ -1,4 +1,4 @@
-"""Host idle recovery (issue 33, hir = yes): on the simulated SSD with
+"""Host idle recovery (hir = yes): on the simulated SSD with
 background GC while idle (tools/simssd/README.md), the protocol stores its
 precondition rounds, the bursts of every wait state and the returns to
 baseline, each with the drive's own counters over it; a stop in the middle

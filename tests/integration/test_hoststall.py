@@ -1,4 +1,4 @@
-"""Host stalls told apart from drive stalls (issue 29): wearmond stopped with
+"""Host stalls told apart from drive stalls: wearmond stopped with
 SIGSTOP in the middle of a measured phase on a real loop device. The stall
 is stored as the host's (iteration, samples, an event), left out of the
 rates, and raises no drive alert; rows read back with the sqlite3 CLI."""
@@ -7,10 +7,16 @@ import json
 import signal
 import time
 
+import pytest
+
 from conftest import (MiB, query, run_wearmon, start_wearmond, stop, target_conf, wait_for,
                       write_conf)
 
 STOP_S = 6.0       # the stop; hstall.h counts a tick 1 s late as a stall
+
+# The unstalled row must see no stall: another test beside it could hold
+# the CPU for a second.
+pytestmark = pytest.mark.alone
 LOOSE = 4.0        # rates of one run compared within this factor, either way
 
 DEFAULTS = {

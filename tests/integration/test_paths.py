@@ -1,4 +1,4 @@
-"""Paths only their owner can redirect (issue 29): a database, lock or
+"""Paths only their owner can redirect: a database, lock or
 metrics path reached through a symlink another user could have placed is
 refused, and every directory above alert_command, secure_erase_command and
 the configuration must be root's and closed to others (sshd's StrictModes).

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_wearmon, WEARMON, MiB, query, run_wearmond, sh, write_conf
+from conftest import TEST_TMP, run_wearmon, WEARMON, MiB, query, run_wearmond, sh, write_conf
 
 pytestmark = pytest.mark.skipif(shutil.which("rsvg-convert") is None,
                                 reason="rsvg-convert missing")
@@ -32,7 +32,7 @@ def target(name, dev):
 def fleet():
     """Two targets on loop devices, two campaigns each (the second run
     after the first's two cycles were done), merged into a fleet database."""
-    d = Path(tempfile.mkdtemp(prefix="wearmon-multiplot-", dir="/var/tmp"))
+    d = Path(tempfile.mkdtemp(prefix="wearmon-multiplot-", dir=TEST_TMP))
     loops = []
     try:
         for n in ("a", "b"):

@@ -1,5 +1,5 @@
 """The shipped example configuration runs every workload as the workload
-defines it (issue 13.5): a copy of conf/wearmon.conf, changed only where it
+defines it: a copy of conf/wearmon.conf, changed only where it
 must be (device, database, a small size, a bounded run), runs each workload
 on a loop device, and the read and random fractions of the I/O wearmond
 actually completed (iterations.reads, writes, random_ios) match the IOMeter

@@ -113,7 +113,7 @@ def test_every_short_measured_phase_shows_its_ratio(workdir):
     of cycle 2 shows its live throughput and its ratio to cycle 1's
     baseline of the same size while it runs. A 0.5-second sample is
     reported when the next has ended, so that is the phase's last second
-    only: a rewrite looked for once a second missed it (issue 30)."""
+    only: a rewrite looked for once a second missed it."""
     ratio_seen, live_seen = set(), set()
 
     def look(text):

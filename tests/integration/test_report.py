@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import simssd_helper
-from conftest import (MiB, run_wearmon, query, run_wearmond, sh, start_wearmond, stop,
-                      wait_for, write_conf)
+from conftest import (TEST_TMP, MiB, run_wearmon, query, run_wearmond, sh, start_wearmond,
+                      stop, wait_for, write_conf)
 
 TOOLS = ("chromium", "pdftotext", "pdfinfo", "pdftoppm", "rsvg-convert")
 pytestmark = pytest.mark.skipif(
@@ -49,7 +49,7 @@ wearmon = functools.partial(run_wearmon, check=0)
 
 @pytest.fixture(scope="module")
 def moddir():
-    d = Path(tempfile.mkdtemp(prefix="wearmon-report-", dir="/var/tmp"))
+    d = Path(tempfile.mkdtemp(prefix="wearmon-report-", dir=TEST_TMP))
     try:
         yield d
     finally:

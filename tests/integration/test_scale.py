@@ -1,4 +1,4 @@
-"""The scale test of issue 31: two databases built by build/scalegen
+"""The scale test: two databases built by build/scalegen
 (2 targets x 3 days and 2 targets x 30 days, tools/scalegen/README.md),
 and on them what does not depend on the machine's speed:
 
@@ -258,7 +258,8 @@ def test_scalegen_replica_is_ssd1_renumbered(rolled):
     db = rolled["db"]
     cols = ("cycle, iteration, size_bytes, mibps_avg, mibps_min, mibps_max, iops_avg,"
             " lat_p99_us, status, workload, block_size, fill_mibps, started_at")
-    hist = [rows(db, f"SELECT {cols} FROM history WHERE target = '{t}' ORDER BY iteration")
+    hist = [rows(db, f"SELECT {cols} FROM history WHERE target = '{t}'"
+            " ORDER BY cycle, iteration")
             for t in ("ssd1", "ssd2")]
     assert hist[0] and hist[0] == hist[1]
     # the figures stored per cycle and the ratios (schema 21) came along

@@ -115,6 +115,7 @@ def test_io_error_mid_iteration_other_target_runs_on(workdir, make_loop, fault):
     assert [(c["number"], c["status"]) for c in plain] == [(1, "done"), (2, "done"), (3, "done")]
 
 
+@pytest.mark.alone  # fio's rate and wearmond's, minutes apart
 def test_measured_throughput_matches_the_drives_known_rate(workdir):
     """The numbers are right: on a fresh simulated drive wearmond's MiB/s
     agrees within 10% with fio's for the same job on the same drive in the

@@ -11,7 +11,10 @@ import pytest
 
 import simssd_helper as sh
 
-pytestmark = sh.needs_sim
+# Rates of the drive compared with its model and across passes minutes
+# apart: other tests running beside them would take a different share of
+# the CPU from each (FUSE and the loop driver carry every request).
+pytestmark = [sh.needs_sim, pytest.mark.alone]
 
 MiB = sh.MiB
 CAP = 16 * MiB

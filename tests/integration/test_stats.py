@@ -1,4 +1,5 @@
-"""Statistics that add up (issue 13, problems 2 and 7), end to end: the real
+"""Statistics that add up (min, average and max of a row; samples that sum
+to its bytes), end to end: the real
 wearmond on a real loop device, rows read back with the sqlite3 CLI."""
 
 import signal
@@ -24,7 +25,7 @@ DEFAULTS = {
 
 def test_samples_add_up_and_min_avg_max(workdir, make_loop):
     """Phases of 0.235 s with 0.1 s samples: the last 35 ms of each are
-    folded into the sample before (issue 32). Every done row has min <= avg
+    folded into the sample before. Every done row has min <= avg
     <= max, the samples of each phase sum to its bytes and span its seconds,
     the last one has its real length."""
     loop = make_loop(64 * MiB)
@@ -48,7 +49,10 @@ def test_samples_add_up_and_min_avg_max(workdir, make_loop):
         assert abs(s["ms"] - r["seconds"] * 1000) < 1.0, (s, r)
         last = query(db, f"SELECT duration_ms, bytes, mibps FROM samples WHERE iteration_id ="
                          f" {r['id']} AND phase = 'measure' ORDER BY t_ms DESC LIMIT 1")[0]
-        assert 130 <= last["duration_ms"] < 195, last
+        # an interval and the last 35 ms; its end is the drain of the I/Os
+        # in flight, which a loaded machine stretches (so no upper bound
+        # beyond the two samples spanning the phase, above)
+        assert 130 <= last["duration_ms"], last
         f = query(db, f"SELECT sum(bytes) AS b FROM samples"
                       f" WHERE iteration_id = {r['id']} AND phase = 'fill'")[0]
         assert f["b"] == r["fill_bytes"]
@@ -94,7 +98,7 @@ def test_interrupted_row_has_null_figures(workdir, make_loop):
     loop = make_loop(64 * MiB)
     db = workdir / "w.db"
     conf = write_conf(workdir / "w.conf", target_conf(
-        db, loop.dev, DEFAULTS, sizes="8M 16M", amount="1000x", duration="3s", fill="no"))
+        db, loop.dev, DEFAULTS, sizes="8M 16M", amount="1000x", duration="8s", fill="no"))
     proc = start_wearmond(conf)
     try:
         assert wait_for(lambda: db.exists() and query(
@@ -111,7 +115,7 @@ def test_interrupted_row_has_null_figures(workdir, make_loop):
                 "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us",
                 "lat_p9999_us", "lat_max_us"):
         assert r[col] is None, (col, r[col])
-    assert r["bytes"] > 0 and 0 < r["seconds"] < 3
+    assert r["bytes"] > 0 and 0 < r["seconds"] < 8
     s = query(db, f"SELECT sum(bytes) AS b FROM samples WHERE iteration_id = {r['id']}")[0]
     assert s["b"] == r["bytes"]
     assert "0.0 MiB/s" not in err and "no figures (interrupted" in err, err

@@ -1,4 +1,4 @@
-"""wearmon status right at every instant, with real daemons (issue 32):
+"""wearmon status right at every instant, with real daemons:
 liveness from the database's lock (a killed daemon, not yet reaped, is not
 "running"), a new iteration's progress that owes nothing to the one before,
 the campaign ETA after a restart against the time the rest really took in

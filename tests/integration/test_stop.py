@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 import simssd_helper
-from conftest import (WEARMOND, MiB, query, run_wearmond, start_wearmond, stop, target_conf,
-                      wait_for, write_conf)
+from conftest import (WEARMOND, MiB, mounts_of, query, run_wearmond, start_wearmond, stop,
+                      target_conf, unique_name, wait_for, write_conf)
 from service_helper import Throttle
 
 DEFAULTS = {
@@ -41,9 +41,9 @@ DEFAULTS = {
 STOP_LIMIT_S = 1.0   # the promise for SIGTERM: daemon/wearmond.8, SIGNALS
 
 
-def conf(workdir, dev, name="w.conf", **over):
+def conf(workdir, dev, name="w.conf", target="lab1", **over):
     db = workdir / "w.db"
-    return write_conf(workdir / name, target_conf(db, dev, DEFAULTS, **over)), db
+    return write_conf(workdir / name, target_conf(db, dev, DEFAULTS, name=target, **over)), db
 
 
 def phase_is(db, phase):
@@ -267,7 +267,8 @@ SLOW_DISCARD_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7
 def test_stop_during_format(workdir):
     with simssd_helper.sim_drive(**SLOW_DISCARD_DRIVE) as d:
         c, db = conf(workdir, d.loop, sizes="8M 16M", filesystem="ext4", format_each_size="yes",
-                     queue_depth="16", fill_queue_depth="8", fill_block_size="128k")
+                     queue_depth="16", fill_queue_depth="8", fill_block_size="128k",
+                     target=unique_name("fs"))
         proc = start_wearmond(c)
         # The first mkfs, on an empty drive, discards nothing slowly and is
         # over in some 50 ms; the one after a measured size has blocks to
@@ -279,7 +280,7 @@ def test_stop_during_format(workdir):
         rc, secs, err = stop_in_phase(proc, db, "format", timeout=120)
         check_stopped(db, rc, secs, err)
         assert "stop requested while making the filesystem" in err, err
-        assert d.loop not in open("/proc/mounts").read()
+        assert mounts_of(d.loop) == []
         check_resumed(db, c, outcome="skipped")
 
 
@@ -291,7 +292,8 @@ FAST_DRIVE = dict(capacity="64M", page="4k", erase_block="128k", spare=7, channe
 def test_stop_during_fitrim(workdir):
     with simssd_helper.sim_drive(**FAST_DRIVE) as d:
         c, db = conf(workdir, d.loop, sizes="8M", filesystem="ext4", mkfs_options="-E nodiscard",
-                     between_cycles="fitrim", amount="100x", duration="3s")
+                     between_cycles="fitrim", amount="100x", duration="3s",
+                     target=unique_name("fs"))
         proc = start_wearmond(c)
         seen = None
         try:
@@ -311,7 +313,7 @@ def test_stop_during_fitrim(workdir):
         _, err = proc.communicate(timeout=30)
         secs = time.monotonic() - t0
         check_stopped(db, proc.returncode, secs, err, action="fitrim")
-        assert d.loop not in open("/proc/mounts").read()
+        assert mounts_of(d.loop) == []
         check_resumed(db, c, nsizes=1)
 
 

@@ -95,6 +95,9 @@ def run_three_cycles(workdir, name, actions, **over):
     return [r["mibps_avg"] for r in rows], cycles, health, p.stderr
 
 
+# The rates of three cycles minutes apart compared: tests beside it would
+# take a different share of the CPU from each.
+@pytest.mark.alone
 def test_fitrim_frees_the_test_file_and_throughput_recovers_as_after_trim(workdir):
     """The 12 MiB size of cycle 2 rewrites a drive cycle 1 filled with 24 MiB
     (no action between them) and slows down; the FITRIM after it frees and trims the test file, and

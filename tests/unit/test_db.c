@@ -1308,7 +1308,7 @@ static void test_rate_bounds_enforced(void **state)
 	it = it_new(fx, tgt, cyc, 1, 0);
 	assert_int_equal(db_iteration_begin(fx->db, &it, &id), 0);
 	it_results(&it, DB_DONE);
-	it.mibps_avg = 327.3; /* the figures of issue 13.2 */
+	it.mibps_avg = 327.3; /* an average below its own minimum, as once stored */
 	it.mibps_min = 346.2;
 	it.mibps_max = 346.8;
 	assert_int_equal(db_iteration_end(fx->db, id, &it, NULL, 0), 0);
@@ -1335,7 +1335,7 @@ extern const char *const db_migrations[];
 
 /* A version 7 file with the old figures: migrating to 8 turns an
  * interrupted row's zeros into NULL and drops min, max and stddev that
- * missed the average (issue 13's 327.3 with min 346.2); good rows stay. */
+ * missed the average (327.3 with a min of 346.2); good rows stay. */
 static void test_migrate_v7_figures(void **state)
 {
 	struct fx *fx = *state;

@@ -383,7 +383,7 @@ static void trace_sample(void *arg, const struct engine_sample *s)
 }
 
 /* A 2.35-interval phase has two samples: one interval, then the second
- * with the last 0.35 folded in (issue 32: min and max from whole intervals
+ * with the last 0.35 folded in (min and max from whole intervals
  * only); the samples hold every byte and span the phase; min <= avg <= max. */
 static void test_partial_last_sample(void **state)
 {
@@ -488,7 +488,7 @@ static void test_jobs_sum_and_cover(void **state)
 	assert_int_equal(r.lat.count, SPAN / 4096);
 	assert_true(m.ordered);
 	assert_int_equal((int)r.nsamples, (int)m.n);
-	/* no merged sample is a part of an interval (issue 32) */
+	/* no merged sample is a part of an interval */
 	assert_true(m.n == 1 || m.shortest >= p.sample_interval * 0.999);
 	/* every byte in exactly one sample, however far apart the jobs ran */
 	assert_true(m.bytes == r.bytes && m.ops == r.ops);

@@ -56,7 +56,7 @@ static void test_runstat(void **state)
 	assert_true(r.min == 2 && r.max == 9);
 }
 
-/* Issue 13.2's figures: two full samples at 346.2 and 346.8 MiB/s and a
+/* Two full samples at 346.2 and 346.8 MiB/s and a
  * last 0.35 s one at 200 MiB/s. The weighted mean is the phase average
  * (bytes over time) and lies between min and max. */
 static void test_wstat_partial_sample(void **state)

@@ -1,6 +1,6 @@
 """scale.py: what the scale test (tests/integration/test_scale.py) and the
 year-scale bench (tools/bench/bench.py --scale) share: building a database
-with build/scalegen, the CLI reads of issue 31 run with build/sqltrace.so
+with build/scalegen, the CLI's reads of a long history run with build/sqltrace.so
 (the SQL they prepare and the SQLite steps they take), their query plans,
 the README queries, and peak RSS. Nothing here asserts or judges speed.
 tools/scalegen/README.md describes scalegen."""
@@ -60,7 +60,8 @@ def latest_iteration(db, target):
 
 
 def cli_reads(db, out_dir, target="ssd1"):
-    """The CLI reads of issue 31 on one target: (name, argv after -d DB);
+    """The CLI's reads of one target of a long history (status, history,
+    show, alerts, every plot, the report): (name, argv after -d DB);
     db None: the names only (show and plot --kind samples get no ID)."""
     it = latest_iteration(db, target) if db else 0
     reads = [("status", ["status"]),
