@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+import simssd_helper
 from conftest import MiB, mounts_of, query, run_wearmond, target_conf, unique_name, write_conf
 
 
@@ -50,16 +51,27 @@ def test_signature_with_allow_destroy_recorded(workdir, make_loop):
     assert "ext4 filesystem" in ev[0]["message"]
 
 
-def test_expect_serial_mismatch_refused(workdir, make_loop):
-    loop = make_loop(32 * MiB)
-    before = loop.checksum()
-    db = workdir / "w.db"
-    p = run_wearmond(write_conf(workdir / "w.conf", conf(db, loop.dev, expect_serial="S3X9NX0K")))
-    assert p.returncode == 78
-    assert re.search(r"expect_serial: refusing /dev/loop\d+: it reports serial \"\", "
-                     r"expected \"S3X9NX0K\"", p.stderr), p.stderr
-    assert loop.checksum() == before
-    assert not db.exists()
+def device_digest(dev):
+    """The SHA-256 of a device's bytes."""
+    return subprocess.run(["sha256sum", dev], check=True, capture_output=True,
+                          text=True).stdout.split()[0]
+
+
+@simssd_helper.needs_sim
+def test_expect_serial_mismatch_refused(workdir):
+    """A drive that reports another serial than expect_serial is refused
+    before anything is written: the device names may have moved."""
+    with simssd_helper.sim_drive(capacity="32M") as d:
+        before = device_digest(d.loop)
+        db = workdir / "w.db"
+        p = run_wearmond(write_conf(workdir / "w.conf", conf(db, d.loop, sizes="8M",
+                                                             expect_serial="S3X9NX0K")))
+        assert p.returncode == 78, p.stderr
+        assert re.search(r"expect_serial: refusing /dev/loop\d+: it reports serial "
+                         r"\"SIM[0-9]+\", expected \"S3X9NX0K\"; the device names may have "
+                         r"moved", p.stderr), p.stderr
+        assert device_digest(d.loop) == before
+        assert not db.exists()
 
 
 def test_loop_identity_reports_backing_file(workdir, make_loop):

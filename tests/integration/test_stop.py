@@ -404,7 +404,10 @@ def test_stop_during_health_snapshot(workdir, point, arm_in):
             if arm_in:
                 assert wait_for(lambda: phase_is(db, arm_in), 60), proc
                 hold()
-            seen = wait_for(lambda: held_health(db), 60)
+            # the iteration's last reading of the drive waits for the held
+            # answers too (one a second is read during the phase): up to
+            # two holds before the cycle-end snapshot begins
+            seen = wait_for(lambda: held_health(db), 3 * HELD_HEALTH_S + 60)
         finally:
             if not seen:
                 d.clear_faults()
