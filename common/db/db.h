@@ -584,6 +584,23 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
 int db_event_latest(struct db *db, int64_t target_id, const char *kind_a, const char *kind_b,
 		    char *kind, size_t len);
 
+/* A row stored 'done' in the size a resumed cycle goes on with: which row
+ * of the size's plan it was, and the figures the rows after it build on
+ * (the mean of the repeats, the steady-state window). */
+struct db_done_row {
+	char phase[16];             /* fill, measure or verify ("" for NULL) */
+	char workload[32];          /* iterations.workload */
+	int repeat_index;           /* 0 for NULL */
+	int round_index;            /* 0 for NULL */
+	double mibps_avg, iops_avg; /* -1 for NULL */
+};
+
+/* The rows of size size_index of cycle cycle_id stored 'done', in the
+ * order they ran; *rows is malloc'd (NULL when there is none). Returns 0
+ * or -errno (logged). */
+int db_size_rows_done(struct db *db, int64_t cycle_id, int size_index, struct db_done_row **rows,
+		      size_t *n);
+
 /* Called with each alert raised in a target's latest cycle: its kind,
  * severity (as stored) and cycle number. Return 0 to go on. */
 typedef int (*db_raised_fn)(void *arg, const char *kind, const char *severity, long cycle);
