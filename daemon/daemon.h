@@ -11,6 +11,7 @@
 #include "device/tgt.h"
 #include "guard.h"
 #include "integrity.h"
+#include "leftover.h"
 #include "outage.h"
 #include "publish.h"
 #include "retain.h"
@@ -53,6 +54,7 @@ struct daemon {
 	int db_damaged;         /* it found the database damaged */
 	struct retain retain;   /* moving and rolling up samples (retain.h) */
 	int all_done;           /* every target's campaign is complete */
+	struct leftover left;   /* commands of earlier runs ended at start */
 };
 
 /* Log each line of a multi-line error at prio. */

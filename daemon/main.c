@@ -373,7 +373,8 @@ static int run_targets(struct daemon *d)
 	/* every thread has ended: the file's last word is that the daemon has */
 	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, METRICS_DAEMON_STOPPED, 1);
 	if (alert_finish(COMMAND_GRACE))
-		log_msg(LOG_WARNING, "alert commands still running at exit are left to finish");
+		log_msg(LOG_WARNING, "alert commands still running at exit end with the daemon "
+				     "(their parent-death signal)");
 	return failed || d->db_lost || d->db_damaged ? EXIT_RUNTIME : EXIT_OK;
 }
 
@@ -435,6 +436,12 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "%s:%d: database: %s", c->path, c->database_line, err);
 		goto out;
 	}
+	/* a command an earlier run left (a kill -9) ends before any device
+	 * is opened: nothing of ours ever runs twice at once */
+	if (!d->o->check && leftover_end(c->database, &d->left)) {
+		status = EXIT_RUNTIME;
+		goto out;
+	}
 	if (!d->o->check) /* mount namespace: before sched_start makes threads */
 		fsmode_start(c);
 	pid_t holder = d->o->check ? db_lock_holder(c->database) : 0;
@@ -465,6 +472,8 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "cannot record the run in %s", c->database);
 		goto out;
 	}
+	leftover_record(db, run_id, &d->left);
+	leftover_recorder_start(db, run_id, d->st, d->nst, &signals_stop);
 	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
 		c->ntargets, c->database);
 	log_echo_errors(0);
@@ -500,6 +509,8 @@ out:
 	if (status == EXIT_CONFIG)
 		notify_status("configuration error");
 	startup_close_targets(d, status == EXIT_CONFIG && !d->o->check);
+	leftover_recorder_stop();
+	leftover_free(&d->left);
 	db_close(db);
 	db_lock_release(d->lock_fd);
 	free(d->st);

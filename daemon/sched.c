@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sched_int.h"
+#include "base/cmd.h"
 #include "base/log.h"
 #include "hir.h"
 #include "signals.h"
@@ -399,6 +400,7 @@ static void *target_main(void *arg)
 	struct iter_ctx *ic = NULL;
 
 	signals_block_in_thread();
+	cmd_set_owner(st->target_id); /* the commands of this thread are the target's */
 	struct db_resume res = { 0 };
 	struct iter_resume rs = { 0 };
 	/* a complete campaign (or no resume point) leaves the device alone */
