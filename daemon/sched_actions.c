@@ -297,6 +297,9 @@ enum sched_state sched_between_cycles(struct sched_target *st, int64_t cycle_id,
 	if ((s = action_begin(st, cycle_id, cycle, act)) != SCHED_RUNNING)
 		return s;
 	sched_set_action_phase(st, PH_ACTION, act);
+	if (act != ACT_NONE)
+		log_msg(LOG_INFO, "target %s: cycle %ld: %s begins", st->t->name, cycle,
+			cfg_action_name(act));
 	int ret = act_run(act, &env, &r);
 	int effective = !ret && outcome_effective(r.outcome);
 	if (!ret && r.outcome == ACT_OUT_OK)
