@@ -80,13 +80,25 @@ static void close_all_but(int a, int b)
 	close_between(hi + 1, ~0U);
 }
 
-static _Noreturn void child_main(const struct child_plan *p)
+/* fd, or a copy of it above 0, 1 and 2 when it is one of them (a daemon
+ * started with one closed), so that setting them up clobbers nothing. */
+static int above_std(int fd)
+{
+	return fd >= 0 && fd < 3 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;
+}
+
+static _Noreturn void child_main(const struct child_plan *plan)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct child_plan moved = *plan, *p = &moved;
 	sigset_t none;
 	char go = 0;
 	for (int sig = 1; sig < NSIG; sig++)
 		sigaction(sig, &dfl, NULL); /* the ones that cannot change just fail */
+	p->out_fd = above_std(p->out_fd);
+	p->null_fd = above_std(p->null_fd);
+	p->ack_w = above_std(p->ack_w);
+	p->gate_r = above_std(p->gate_r);
 	/* the parent-death signal before checking that the parent lives: it
 	 * may have died in between, and then no signal would ever come */
 	if (prctl(PR_SET_PDEATHSIG, CMD_PARENT_DEATH_SIGNAL) || getppid() != p->parent ||
