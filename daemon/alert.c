@@ -364,7 +364,7 @@ static int reap_one(struct child *c, double now)
 		.seconds = now - c->started,
 		.pid = c->pid,
 	};
-	cmd_record_end(c->rec, &res);
+	cmd_record_end(c->rec, &res, 0); /* the main loop: one try */
 	if (WIFEXITED(status) && WEXITSTATUS(status))
 		log_msg(LOG_WARNING, "alert_command %s exited with status %d", c->what,
 			WEXITSTATUS(status));

@@ -175,12 +175,27 @@ static int64_t rec_started(void *arg, int64_t owner, const char *tag, char *cons
 	return ret;
 }
 
-/* One try: the main loop may be the caller; a row left unended is found
- * gone by the next start. */
-static void rec_ended(void *arg, int64_t rec, const struct cmd_result *r)
+struct end_op {
+	int64_t rec;
+	const struct cmd_result *r;
+};
+
+static int op_end(void *arg)
 {
-	int ret = db_command_end(rc.db, rec, r ? cmd_end_name(r->end) : "not run",
-				 r ? r->status : -1, 0);
+	const struct end_op *o = arg;
+	return db_command_end(rc.db, o->rec, o->r ? cmd_end_name(o->r->end) : "not run",
+			      o->r ? o->r->status : -1, 0);
+}
+
+/* Waiting out a locked database as an action's end does, unless a stop
+ * came (or, !wait, the main loop is the caller: one try); a row left
+ * unended is found gone by the next start. */
+static void rec_ended(void *arg, int64_t rec, const struct cmd_result *r, int wait)
+{
+	struct end_op o = { rec, r };
+	int ret = wait ? iter_db_patient(owner_name(cmd_owner()), "recording the end of a command",
+					 rc.stop, op_end, &o)
+		       : op_end(&o);
 	if (ret)
 		log_msg(LOG_WARNING,
 			"cannot record the end of command %lld (%s): the next start finds it gone",

@@ -44,10 +44,15 @@ void cmd_set_owner(int64_t owner)
 	thread_owner = owner;
 }
 
-void cmd_record_end(int64_t rec, const struct cmd_result *r)
+int64_t cmd_owner(void)
+{
+	return thread_owner;
+}
+
+void cmd_record_end(int64_t rec, const struct cmd_result *r, int wait)
 {
 	if (rec > 0 && recorder.ended)
-		recorder.ended(recorder.arg, rec, r);
+		recorder.ended(recorder.arg, rec, r, wait);
 }
 
 /* What the child does between fork and exec, all in descriptors and
@@ -207,7 +212,7 @@ static int release(const struct cmd_child *c, pid_t pid, int ack_r, int gate_w, 
 		return 0;
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	cmd_record_end(*rec, NULL);
+	cmd_record_end(*rec, NULL, !c->best_effort);
 	return ret;
 }
 
@@ -432,6 +437,6 @@ int cmd_run(const struct cmd_req *rq, struct cmd_result *r)
 		r->status = WEXITSTATUS(status);
 	else if (status >= 0 && WIFSIGNALED(status))
 		r->status = WTERMSIG(status);
-	cmd_record_end(rec, r);
+	cmd_record_end(rec, r, 1);
 	return status < 0 ? -ECHILD : 0;
 }

@@ -59,8 +59,9 @@ struct cmd_recorder {
 	 * database locked by another program, 0 for one try. */
 	int64_t (*started)(void *arg, int64_t owner, const char *tag, char *const argv[],
 			   const struct proc_ident *id, int wait);
-	/* How it ended (cmd_run's result); r NULL: it never exec'd. */
-	void (*ended)(void *arg, int64_t rec, const struct cmd_result *r);
+	/* How it ended (cmd_run's result); r NULL: it never exec'd. wait as
+	 * for started. */
+	void (*ended)(void *arg, int64_t rec, const struct cmd_result *r, int wait);
 	void *arg;
 };
 
@@ -70,6 +71,9 @@ void cmd_set_recorder(const struct cmd_recorder *r);
 /* What the calling thread's commands are recorded under (the daemon: the
  * target's row id; 0: nothing). Per thread. */
 void cmd_set_owner(int64_t owner);
+
+/* What the calling thread declared (0: nothing). */
+int64_t cmd_owner(void);
 
 /* A child to start. */
 struct cmd_child {
@@ -88,8 +92,8 @@ struct cmd_child {
 int cmd_start(const struct cmd_child *c, pid_t *pid, int64_t *rec);
 
 /* Tell the recorder how a child of cmd_start ended (rec 0: nothing; r
- * NULL: it never exec'd). */
-void cmd_record_end(int64_t rec, const struct cmd_result *r);
+ * NULL: it never exec'd), waiting out a locked database when wait. */
+void cmd_record_end(int64_t rec, const struct cmd_result *r, int wait);
 
 /* Close a descriptor that something waits to have released: a device
  * opened O_EXCL (mkfs, mount and the next exclusive open are refused while

@@ -186,7 +186,7 @@ static int64_t saw_start(void *arg, int64_t owner, const char *tag, char *const 
 	return seen.refuse ? -EIO : 42;
 }
 
-static void saw_end(void *arg, int64_t rec, const struct cmd_result *r)
+static void saw_end(void *arg, int64_t rec, const struct cmd_result *r, int wait)
 {
 	assert_int_equal(rec, 42);
 	seen.ended++;
