@@ -177,3 +177,30 @@ def test_kill_in_a_steady_state_round_goes_on_with_the_rounds(workdir, make_loop
     assert done[-1]["steady_reached"] is not None, done
     window = [d["mibps_avg"] for d in done[-5:]]
     assert done[-1]["steady_mean_mibps"] == pytest.approx(sum(window) / 5, rel=1e-9), done
+
+
+def test_kill_in_the_read_back_on_a_filesystem_made_per_size(workdir, make_loop):
+    """format_each_size = yes: the read-back cut short goes on on the
+    filesystem that holds what the size's measured row wrote, mounted
+    again, not made anew (a new one would fail every sector)."""
+    loop = make_loop(64 * MiB)
+    c, db = conf(workdir, loop.dev, filesystem="ext4", format_each_size="yes",
+                 mkfs_options="-E nodiscard,lazy_itable_init=0,lazy_journal_init=0", cycles="1",
+                 between_cycles="none")
+    p = start_wearmond(c)
+    try:
+        hit = wait_for(lambda: phase_now(workdir) == "verify" and query(
+            db, "SELECT 1 AS x FROM iterations WHERE size_index = 1 AND status = 'running'"
+                " AND phase = 'verify'"), 120, step=0.01)
+        assert hit, (phase_now(workdir), rows(db))
+    finally:
+        kill9(p)
+    mkfs_before = query(db, "SELECT count(*) AS n FROM commands WHERE tag LIKE '%mkfs%'")[0]["n"]
+    out = run_wearmond(c, timeout=300)
+    assert out.returncode == 0, out.stderr
+    check_once(db, PLAN, cycles=1)
+    assert "mounted the ext4 made earlier" in out.stderr, out.stderr
+    assert "the cycle goes on within a size" in out.stderr, out.stderr
+    # the restart made no filesystem: the read-back read the one it had
+    assert query(db, "SELECT count(*) AS n FROM commands WHERE tag LIKE '%mkfs%'")[0]["n"] == \
+        mkfs_before
