@@ -48,6 +48,8 @@ HANG_S = 1200
 # the campaign's work spreads over the kills
 AIM_LINES = 24
 AIM_LINES_AFTER = 4
+AIM_LINES_ACTION = 12  # an action comes once a cycle: worth a longer wait
+ACTIONS = ["idle", "trim", "fitrim", "secure-erase"]
 
 MEASURE_VERIFY = [("measure", "randwrite", 1, None), ("verify", "verify", 1, None)]
 REPEATS = [("measure", "randwrite", 1, None), ("measure", "randwrite", 2, None)]
@@ -218,7 +220,8 @@ class Storm:
         elif plan == "phase":
             want = self.aim()
             begins = f": {want} begins"
-            bound = AIM_LINES if want in REQUIRED and not self.hits[want] else AIM_LINES_AFTER
+            bound = (AIM_LINES if want in REQUIRED and not self.hits[want]
+                     else AIM_LINES_ACTION if want in ACTIONS else AIM_LINES_AFTER)
             got = self.wait(d, lambda line, ph: begins in line or want in ph.values(), bound)
             if got:
                 self.hits[want] += 1
