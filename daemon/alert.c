@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,15 +154,28 @@ const char *alert_message_id(enum alert_kind k)
 
 /* ---- alert_command: spawned without a shell, reaped by the main loop ---- */
 
+/* An alert command waits in pending for the main loop (alert_reap) to
+ * start it: its parent-death signal (base/cmd.h) follows the thread that
+ * starts it, and a target's thread may end before its last alert's
+ * command does, while the main thread lives as long as the process. */
 static struct {
 	pthread_mutex_t lock;
 	struct child {
 		pid_t pid;
-		double deadline;
+		int64_t rec; /* its record (cmd_record_end) */
+		double started, deadline;
 		int killed;
 		char what[96];
 	} v[MAX_CHILDREN];
 	int n;
+	struct pending {
+		char path[PATH_MAX]; /* a copy: a reload may free the config's */
+		char *argv[3];       /* path and kind (kinds[]) */
+		char **env;
+		char tag[160], what[96];
+		int64_t target_id; /* recorded as the command's owner */
+	} p[MAX_CHILDREN];
+	int np;
 } children = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Variables the daemon must not pass on: systemd's, and stale WEARMON_*. */
@@ -260,47 +272,68 @@ static void free_env(char **env)
 	free(env);
 }
 
+/* Queue it for the main loop (alert_reap starts it). */
 static void run_command(const char *path, const struct alert_ctx *a, const struct alert_event *e)
 {
-	char *argv[] = { (char *)path, (char *)kinds[e->kind].kind, NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	char **env = NULL;
-	int rc, setup;
-	pid_t pid;
-
-	pthread_mutex_lock(&children.lock);
-	if (children.n == MAX_CHILDREN) {
-		pthread_mutex_unlock(&children.lock);
-		log_msg(LOG_WARNING,
-			"target %s: alert_command %s not run for %s: %d earlier "
-			"ones still running",
-			a->who.name, path, kinds[e->kind].kind, MAX_CHILDREN);
+	char **env = command_env(a, e);
+	if (!env) {
+		log_msg(LOG_ERR, "target %s: cannot run alert_command %s: %s", a->who.name, path,
+			strerror(ENOMEM));
 		return;
 	}
-	rc = cmd_attrs(&at, &fa); /* empty mask, own process group */
-	setup = !rc;
-	if (!rc && !(env = command_env(a, e)))
-		rc = ENOMEM;
-	if (!rc)
-		rc = cmd_spawn(&pid, path, &fa, &at, argv, env);
-	if (!rc) {
-		struct child *c = &children.v[children.n++];
-		c->pid = pid;
-		c->deadline = util_now() + ALERT_COMMAND_TIMEOUT;
-		c->killed = 0;
-		snprintf(c->what, sizeof(c->what), "%s (%s, target %s)", path, kinds[e->kind].kind,
+	pthread_mutex_lock(&children.lock);
+	int full = children.n + children.np == MAX_CHILDREN;
+	if (!full) {
+		struct pending *q = &children.p[children.np++];
+		util_strlcpy(q->path, path, sizeof(q->path));
+		q->argv[0] = q->path;
+		q->argv[1] = (char *)kinds[e->kind].kind;
+		q->argv[2] = NULL;
+		q->env = env;
+		q->target_id = a->who.target_id;
+		snprintf(q->tag, sizeof(q->tag), "target %s: alert_command", a->who.name);
+		snprintf(q->what, sizeof(q->what), "%s (%s, target %s)", path, kinds[e->kind].kind,
 			 a->who.name);
 	}
 	pthread_mutex_unlock(&children.lock);
+	if (!full)
+		return;
 	free_env(env);
-	if (setup) {
-		posix_spawn_file_actions_destroy(&fa);
-		posix_spawnattr_destroy(&at);
+	log_msg(LOG_WARNING,
+		"target %s: alert_command %s not run for %s: %d earlier "
+		"ones still running",
+		a->who.name, path, kinds[e->kind].kind, MAX_CHILDREN);
+}
+
+/* Start the queued commands (main thread, children.lock held). Recording
+ * one is tried once: a locked database does not hold up the main loop,
+ * and the command then runs unrecorded. */
+static void start_pending(void)
+{
+	for (int i = 0; i < children.np; i++) {
+		struct pending *q = &children.p[i];
+		struct cmd_child c = { .argv = q->argv,
+				       .envp = q->env,
+				       .out_fd = -1,
+				       .tag = q->tag,
+				       .best_effort = 1 };
+		struct child *ch = &children.v[children.n];
+		cmd_set_owner(q->target_id);
+		int rc = cmd_start(&c, &ch->pid, &ch->rec);
+		cmd_set_owner(0);
+		if (rc)
+			log_msg(LOG_ERR, "%s %s: cannot run: %s", q->tag, q->argv[0],
+				strerror(-rc));
+		if (!rc) {
+			ch->started = util_now();
+			ch->deadline = ch->started + ALERT_COMMAND_TIMEOUT;
+			ch->killed = 0;
+			util_strlcpy(ch->what, q->what, sizeof(ch->what));
+			children.n++;
+		}
+		free_env(q->env);
 	}
-	if (rc)
-		log_msg(LOG_ERR, "target %s: cannot run alert_command %s: %s", a->who.name, path,
-			strerror(rc));
+	children.np = 0;
 }
 
 /* Reap one child if it ended. Returns 1 when it is gone. */
@@ -320,6 +353,15 @@ static int reap_one(struct child *c, double now)
 	}
 	if (r < 0)
 		return errno != EINTR;
+	struct cmd_result res = {
+		.end = c->killed           ? CMD_TIMED_OUT
+		       : WIFEXITED(status) ? CMD_EXITED
+					   : CMD_SIGNALED,
+		.status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		.seconds = now - c->started,
+		.pid = c->pid,
+	};
+	cmd_record_end(c->rec, &res, 0); /* the main loop: one try */
 	if (WIFEXITED(status) && WEXITSTATUS(status))
 		log_msg(LOG_WARNING, "alert_command %s exited with status %d", c->what,
 			WEXITSTATUS(status));
@@ -334,6 +376,7 @@ void alert_reap(void)
 	double now = util_now();
 
 	pthread_mutex_lock(&children.lock);
+	start_pending();
 	for (int i = 0; i < children.n;) {
 		if (reap_one(&children.v[i], now))
 			children.v[i] = children.v[--children.n];
@@ -351,7 +394,7 @@ int alert_finish(double grace)
 	for (;;) {
 		alert_reap();
 		pthread_mutex_lock(&children.lock);
-		left = children.n;
+		left = children.n + children.np;
 		pthread_mutex_unlock(&children.lock);
 		if (!left || util_now() >= end)
 			return left;

@@ -12,6 +12,7 @@
 #include "device/tgt.h"
 #include "guard.h"
 #include "integrity.h"
+#include "leftover.h"
 #include "outage.h"
 #include "publish.h"
 #include "retain.h"
@@ -57,6 +58,7 @@ struct daemon {
 	int db_damaged;         /* it found the database damaged */
 	struct retain retain;   /* moving and rolling up samples (retain.h) */
 	int all_done;           /* every target's campaign is complete */
+	struct leftover left;   /* commands of earlier runs ended at start */
 };
 
 /* After a start-up error ret of path: when its filesystem is full or

@@ -794,10 +794,48 @@ static enum it_status measure_polled(const struct iter_env *e, struct iter_ctx *
 	return status;
 }
 
+/* A row of the size that a run before a restart finished (iter_resume):
+ * not run again; its stored figures go where the rows after it need them
+ * (the repeats' mean, the steady-state window). Returns 1 when rw is that
+ * row, 0 when it runs. */
+static int done_before(const struct iter_env *e, const struct row *rw, uint64_t size)
+{
+	struct iter_resume *r = e->resume;
+	if (!r || r->next >= r->n)
+		return 0;
+	const struct db_done_row *d = &r->row[r->next];
+	enum db_phase ph = phase_stored(rw->kind);
+	const char *wl = rw->kind == ITER_MEASURE ? rw->ph->name : db_phase_name(ph);
+	if (strcmp(d->phase, db_phase_name(ph)) || strcmp(d->workload, wl) ||
+	    d->repeat_index != rw->repeat_index || d->round_index != rw->round_index) {
+		r->n = r->next; /* the plan went another way: this row and the rest run */
+		return 0;
+	}
+	r->next++;
+	struct db_iteration it = {
+		.size_bytes = size,
+		.workload = wl,
+		.mibps_avg = d->mibps_avg,
+		.iops_avg = d->iops_avg,
+	};
+	char sz[32], rnd[24] = "";
+	if (rw->round_index)
+		snprintf(rnd, sizeof(rnd), " round %d", rw->round_index);
+	log_msg(LOG_INFO,
+		"target %s: cycle %ld size %s %s%s: done before the restart, not run again",
+		e->t->name, e->cycle, util_fmt_bytes(size, sz, sizeof(sz)), wl, rnd);
+	repeat_figures(rw, &it);
+	if (rw->rounds)
+		round_figures(e, rw, &it);
+	return 1;
+}
+
 /* One row: begin, measure, store, report. */
 static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int size_index,
 			      long *next, const struct row *rw)
 {
+	if (done_before(e, rw, e->plan->layout.sizes[size_index]))
+		return IT_DONE;
 	long number = (*next)++;
 	struct db_iteration it;
 	struct samples sm = { .e = e };
@@ -916,8 +954,9 @@ static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, 
 }
 
 /* Every row of one size of one cycle, in order: each measured phase
- * (repeat times, or in rounds), then the read-back. The first failure or interruption
- * ends the size; resume then measures the whole size again. */
+ * (repeat times, or in rounds), then the read-back. The first failure or
+ * interruption ends the size; a resume goes on with the row that was cut
+ * (e->resume: the rows done before are not run again). */
 enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next)
 {
 	const struct cfg_target *t = e->t;

@@ -50,6 +50,18 @@ struct iter_progress {
  * the jobs' threads, one call at a time. Must not call back into iter. */
 typedef void (*iter_progress_fn)(void *arg, const struct iter_progress *p);
 
+/* The rows of a size that a run before a restart finished (the size a
+ * resumed cycle goes on with, db_size_rows_done): iter_run does not run
+ * them again. It walks the size's rows in order and takes row[next] for
+ * the row it is at when they match (phase, workload, repeat, round), its
+ * figures feeding the repeats' mean and the steady-state window as if it
+ * had just run; at the first that does not match it stops skipping. */
+struct iter_resume {
+	const struct db_done_row *row;
+	size_t n;    /* rows */
+	size_t next; /* the next to match */
+};
+
 /* Everything a size needs, borrowed for the call. */
 struct iter_env {
 	const struct cfg_target *t; /* the target's keys (= plan->t) */
@@ -66,6 +78,7 @@ struct iter_env {
 	void *arg;                 /* for progress */
 	char *error;               /* why iter_run failed */
 	size_t error_len;
+	struct iter_resume *resume; /* rows done before a restart; NULL: none */
 };
 
 struct iter_ctx;

@@ -405,7 +405,8 @@ static int run_targets(struct daemon *d)
 	/* every thread has ended: the file's last word is that the daemon has */
 	publish_tick(&d->pub, d->cfgs[d->ncfgs - 1], d->st, d->started, METRICS_DAEMON_STOPPED, 1);
 	if (alert_finish(signals_stop ? COMMAND_GRACE_STOP : COMMAND_GRACE))
-		log_msg(LOG_NOTICE, "alert commands still running at exit are left to finish");
+		log_msg(LOG_NOTICE, "alert commands still running at exit end with the daemon "
+				    "(their parent-death signal)");
 	return failed || d->db_lost || d->db_damaged ? EXIT_RUNTIME : EXIT_OK;
 }
 
@@ -530,6 +531,10 @@ static int start_checks(struct daemon *d, const struct cfg *c, pid_t *holder, in
 		return ret;
 	if (!d->o->check && (ret = take_lock(d, c, 0)))
 		return ret;
+	/* a command an earlier run left (a kill -9) ends before any device
+	 * is opened: nothing of ours ever runs twice at once */
+	if (!d->o->check && leftover_end(c->database, &d->left))
+		return EXIT_RUNTIME;
 	if (!d->o->check) /* mount namespace: before sched_start makes threads */
 		fsmode_start(c);
 	/* --check stops where the start would: at the lock (and opens no
@@ -605,6 +610,8 @@ static int run(struct daemon *d)
 		log_msg(LOG_ERR, "cannot record the run in %s", c->database);
 		goto out;
 	}
+	leftover_record(db, run_id, &d->left);
+	leftover_recorder_start(db, run_id, d->st, d->nst, &signals_stop);
 	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
 		c->ntargets, c->database);
 	log_echo_errors(0);
@@ -642,6 +649,8 @@ out:
 	/* a start that failed before the targets ran leaves nothing it made:
 	 * the file targets it created, an empty database file */
 	startup_close_targets(d, !d->started && !d->o->check);
+	leftover_recorder_stop();
+	leftover_free(&d->left);
 	stop_mark("joined and recorded; closing the database");
 	db_close(db); /* its WAL checkpoint is part of the stop */
 	if (status != EXIT_OK && !d->started && d->db_created)

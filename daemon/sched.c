@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sched_int.h"
+#include "base/cmd.h"
 #include "base/log.h"
 #include "hir.h"
 #include "signals.h"
@@ -148,12 +149,14 @@ static void record_wear(struct sched_target *st, int64_t cycle_id, long cycle, i
 			util_fmt_bytes(st->plan.layout.sizes[i], sz, sizeof(sz)), strerror(-ret));
 }
 
-/* One size, and the device state it leaves behind. */
+/* One size, and the device state it leaves behind. rs: the rows of it done
+ * before a restart (NULL: none); the filesystem that holds them stays. */
 static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
-			       long cycle, int i, long *number)
+			       long cycle, int i, long *number, struct iter_resume *rs)
 {
 	int fsmode = st->t->filesystem != FS_NONE, ret;
-	if (fsmode && st->t->format_each_size && (ret = sched_fs_prepare(st, cycle)))
+	int goes_on = rs && rs->n;
+	if (fsmode && st->t->format_each_size && !goes_on && (ret = sched_fs_prepare(st, cycle)))
 		return ret == -EINTR ? IT_INTERRUPTED : IT_FAILED;
 	struct iter_env env = {
 		.t = st->t,
@@ -171,6 +174,7 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 		.arg = st,
 		.error = st->error,
 		.error_len = sizeof(st->error),
+		.resume = rs,
 	};
 	publish_cycle(st, cycle);
 	enum it_status s = iter_run(&env, ic, i, number);
@@ -230,9 +234,10 @@ static void health_phase_at(struct sched_target *st, int64_t cycle_id, long cycl
 	sched_set_phase(st, PH_HEALTH);
 }
 
-/* One cycle from size start on. Returns the state to end in, or RUNNING. */
+/* One cycle from size start on (rs: its rows done before a restart, or
+ * NULL). Returns the state to end in, or RUNNING. */
 static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
-				  long cycle, int start, long number)
+				  long cycle, int start, long number, struct iter_resume *rs)
 {
 	if (sched_check_identity(st, cycle)) {
 		db_cycle_end(st->db, cycle_id, DB_FAILED);
@@ -246,7 +251,8 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 			st->t->name, cycle);
 	sched_health(st, cycle_id, WEAR_CYCLE_START);
 	for (int i = start; i < st->plan.layout.nsizes; i++) {
-		enum it_status s = run_size(st, ic, cycle_id, cycle, i, &number);
+		enum it_status s =
+			run_size(st, ic, cycle_id, cycle, i, &number, i == start ? rs : NULL);
 		if (s != IT_DONE) {
 			if (s == IT_INTERRUPTED)
 				sched_health(st, cycle_id, WEAR_CYCLE_END);
@@ -296,7 +302,7 @@ static int begin_cycle(void *arg)
 }
 
 static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic,
-				    struct db_resume *res)
+				    struct db_resume *res, struct iter_resume *rs)
 {
 	long cycle = res->cycle_number, done = res->campaign_cycles_done;
 	int ret;
@@ -305,7 +311,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 	st->prog.campaign_first = res->campaign_first_cycle;
 	pthread_mutex_unlock(&st->lock);
 	if (st->t->filesystem != FS_NONE && !(st->t->cycles && done >= st->t->cycles) &&
-	    (ret = sched_fs_resume(st, res)))
+	    (ret = sched_fs_resume(st, res, rs)))
 		return ret == -EINTR && !st->error[0] ? SCHED_STOPPED : SCHED_FAILED;
 	for (;;) {
 		if (atomic_load(st->stop))
@@ -316,6 +322,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 		int64_t cycle_id;
 		int start = 0;
 		long number = 1;
+		struct iter_resume *goes_on = res->resume ? rs : NULL;
 		if (res->resume) {
 			cycle_id = res->cycle_id;
 			start = res->next_size_index;
@@ -331,7 +338,7 @@ static enum sched_state cycles_loop(struct sched_target *st, struct iter_ctx *ic
 				 strerror(-ret));
 			return sched_fail(st, ALERT_DB_WRITE, LOG_CRIT, cycle, msg);
 		}
-		enum sched_state s = run_cycle(st, ic, cycle_id, cycle, start, number);
+		enum sched_state s = run_cycle(st, ic, cycle_id, cycle, start, number, goes_on);
 		if (s != SCHED_RUNNING)
 			return s;
 		done++;
@@ -411,19 +418,22 @@ static void *target_main(void *arg)
 	struct iter_ctx *ic = NULL;
 
 	signals_block_in_thread();
+	cmd_set_owner(st->target_id); /* the commands of this thread are the target's */
 	struct db_resume res = { 0 };
+	struct iter_resume rs = { 0 };
 	/* a complete campaign (or no resume point) leaves the device alone */
-	enum sched_state s = sched_resume_point(st, &res);
+	enum sched_state s = sched_resume_point(st, &res, &rs);
 	if (s == SCHED_RUNNING) {
 		if (target_setup(st) || iter_init(&st->limits, st->error, sizeof(st->error), &ic))
 			s = atomic_load(st->stop) && !st->error[0] ? SCHED_STOPPED : SCHED_FAILED;
 		else
-			s = cycles_loop(st, ic, &res);
+			s = cycles_loop(st, ic, &res, &rs);
 		/* a stop before the reopened cycle ran again: it stays
 		 * interrupted, as the stop found it, not running */
 		if (s == SCHED_STOPPED && res.resume)
 			db_cycle_end(st->db, res.cycle_id, DB_INTERRUPTED);
 	}
+	free((void *)rs.row);
 	__atomic_store_n(&st->state, s, __ATOMIC_SEQ_CST);
 	iter_fini(ic);
 	target_cleanup(st);

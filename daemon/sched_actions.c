@@ -60,8 +60,10 @@ static int fs_release(struct sched_target *st, long cycle)
 /* Filesystem mode at start: a new filesystem only where the configuration
  * makes one before the size the target resumes at (fsmode.h:
  * fsmode_plan_of), else the one made earlier, mounted again while it is
- * still there and wearmon's. Returns as sched_fs_prepare does. */
-int sched_fs_resume(struct sched_target *st, const struct db_resume *res)
+ * still there and wearmon's; a new one holds nothing of the rows done in
+ * the size the cycle goes on with, which then run again (rs->n = 0).
+ * Returns as sched_fs_prepare does. */
+int sched_fs_resume(struct sched_target *st, const struct db_resume *res, struct iter_resume *rs)
 {
 	const struct cfg_target *t = st->t;
 	struct fsmode_resume r = {
@@ -71,6 +73,7 @@ int sched_fs_resume(struct sched_target *st, const struct db_resume *res)
 		.cycles_done = res->campaign_cycles_done,
 		.size_index = res->next_size_index,
 		.at_action = res->next_size_index >= st->plan.layout.nsizes,
+		.mid_size = res->resume && rs->n > 0,
 	};
 	const char *fsname = cfg_filesystem_name(t->filesystem);
 	char err[1024];
@@ -95,15 +98,18 @@ int sched_fs_resume(struct sched_target *st, const struct db_resume *res)
 			"target %s: cycle %ld: mounted the %s made earlier on %s again, not "
 			"reformatted: this configuration makes it only %s%s; test file %s",
 			t->name, r.cycle, fsname, st->tg.path,
-			t->format_each_size ? "before each size, and the cycle resumes at its "
-					      "between-cycles action"
-					    : "at the start of the campaign",
+			!t->format_each_size ? "at the start of the campaign"
+			: r.mid_size ? "before each size, and the cycle goes on within a size"
+				     : "before each size, and the cycle resumes at its "
+				       "between-cycles action",
 			cfg_has_action(t, ACT_SECURE_ERASE) ? " and after secure-erase" : "",
 			st->fs.file);
 		return 0;
 	}
-	log_msg(LOG_NOTICE, "target %s: cycle %ld: reformatting %s: %s", t->name, r.cycle,
-		st->tg.path, err);
+	log_msg(LOG_NOTICE, "target %s: cycle %ld: reformatting %s: %s%s", t->name, r.cycle,
+		st->tg.path, err,
+		r.mid_size ? "; the rows of the size done before the restart run again" : "");
+	rs->n = 0;
 	return sched_fs_prepare(st, r.cycle);
 }
 
@@ -297,6 +303,9 @@ enum sched_state sched_between_cycles(struct sched_target *st, int64_t cycle_id,
 	if ((s = action_begin(st, cycle_id, cycle, act)) != SCHED_RUNNING)
 		return s;
 	sched_set_action_phase(st, PH_ACTION, act);
+	if (act != ACT_NONE)
+		log_msg(LOG_INFO, "target %s: cycle %ld: %s begins", st->t->name, cycle,
+			cfg_action_name(act));
 	int ret = act_run(act, &env, &r);
 	int effective = !ret && outcome_effective(r.outcome);
 	if (!ret && r.outcome == ACT_OUT_OK)

@@ -31,9 +31,10 @@ void sched_health(struct sched_target *st, int64_t cycle_id, enum wear_point poi
  * when a stop cut mkfs short (no alert), or -errno after an alert. */
 int sched_fs_prepare(struct sched_target *st, long cycle);
 
-/* Filesystem mode at start: the filesystem to go on with, or a fresh one.
- * Returns 0, -EINTR or -errno after an alert. */
-int sched_fs_resume(struct sched_target *st, const struct db_resume *res);
+/* Filesystem mode at start: the filesystem to go on with, or a fresh one
+ * (which holds none of the rows of rs: they are then run again, rs->n =
+ * 0). Returns 0, -EINTR or -errno after an alert. */
+int sched_fs_resume(struct sched_target *st, const struct db_resume *res, struct iter_resume *rs);
 
 /* The action after cycle number cycle and its records. Returns RUNNING to
  * go on, STOPPED or FAILED. */
@@ -43,9 +44,12 @@ enum sched_state sched_between_cycles(struct sched_target *st, int64_t cycle_id,
  * boundary, when it fits the device this thread holds open. */
 void sched_adopt_pending(struct sched_target *st, const struct iter_ctx *ic);
 
-/* Where the target goes on, before anything touches the device. Returns
- * RUNNING (cycles to run), DONE (campaign complete), STOPPED or FAILED. */
-enum sched_state sched_resume_point(struct sched_target *st, struct db_resume *res);
+/* Where the target goes on, before anything touches the device, and in
+ * rs the rows of the size it goes on with that were done before (rs->row
+ * malloc'd, or NULL). Returns RUNNING (cycles to run), DONE (campaign
+ * complete), STOPPED or FAILED. */
+enum sched_state sched_resume_point(struct sched_target *st, struct db_resume *res,
+				    struct iter_resume *rs);
 
 /* The campaign has its cycles: recorded (a failure is logged). Returns
  * SCHED_DONE. */

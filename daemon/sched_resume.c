@@ -134,10 +134,39 @@ static void resume_log(const struct sched_target *st, const struct db_resume *re
 			res->next_iteration);
 }
 
+/* The rows of the size a resumed cycle goes on with that a run before the
+ * restart finished: a kill during a size's later rows (its read-back, a
+ * repeat, a round) leaves the earlier ones done, and they are not measured
+ * again (iter.h: iter_resume). Returns 0 or -errno (st->error set). */
+static int rows_done(struct sched_target *st, const struct db_resume *res, struct iter_resume *rs)
+{
+	struct db_done_row *rows = NULL;
+	size_t n = 0;
+	memset(rs, 0, sizeof(*rs));
+	if (!res->resume || res->next_size_index >= st->plan.layout.nsizes)
+		return 0;
+	int ret = db_size_rows_done(st->db, res->cycle_id, res->next_size_index, &rows, &n);
+	if (ret) {
+		snprintf(st->error, sizeof(st->error),
+			 "cannot read the rows done of size %d of cycle %ld: %s",
+			 res->next_size_index + 1, res->cycle_number, strerror(-ret));
+		return ret;
+	}
+	rs->row = rows;
+	rs->n = n;
+	if (n)
+		log_msg(LOG_NOTICE,
+			"target %s: cycle %ld: size %d has %zu row(s) done before the restart; "
+			"it goes on with the row that was cut",
+			st->t->name, res->cycle_number, res->next_size_index + 1, n);
+	return 0;
+}
+
 /* Where the target goes on, before anything touches the device. Returns
  * RUNNING (cycles to run), DONE (its campaign is complete), STOPPED or
  * FAILED. */
-enum sched_state sched_resume_point(struct sched_target *st, struct db_resume *res)
+enum sched_state sched_resume_point(struct sched_target *st, struct db_resume *res,
+				    struct iter_resume *rs)
 {
 	struct resume_args ra = { st, res };
 	int ret = iter_db_patient(st->t->name, "reading the resume point", st->stop, read_resume,
@@ -150,6 +179,8 @@ enum sched_state sched_resume_point(struct sched_target *st, struct db_resume *r
 		return SCHED_FAILED;
 	}
 	resume_log(st, res);
+	if (rows_done(st, res, rs))
+		return SCHED_FAILED;
 	if (!res->campaign_complete)
 		return SCHED_RUNNING;
 	log_msg(LOG_NOTICE,

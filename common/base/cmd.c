@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,20 +26,233 @@
 /* How often the stop flag and the clock are looked at. */
 #define POLL_MS 50
 
-/* Held while a child is started: from the fork to its exec the child has
- * copies of all our descriptors (cmd_close_exclusive). */
+/* Held while a child is started, from its fork until it has closed its
+ * copies of our descriptors (cmd_close_exclusive). */
 static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int cmd_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-	      const posix_spawnattr_t *at, char *const argv[], char *const envp[])
+static struct cmd_recorder recorder;
+static _Thread_local int64_t thread_owner;
+
+void cmd_set_recorder(const struct cmd_recorder *r)
 {
+	if (r)
+		recorder = *r;
+	else
+		memset(&recorder, 0, sizeof(recorder));
+}
+
+void cmd_set_owner(int64_t owner)
+{
+	thread_owner = owner;
+}
+
+int64_t cmd_owner(void)
+{
+	return thread_owner;
+}
+
+void cmd_record_end(int64_t rec, const struct cmd_result *r, int wait)
+{
+	if (rec > 0 && recorder.ended)
+		recorder.ended(recorder.arg, rec, r, wait);
+}
+
+/* What the child does between fork and exec, all in descriptors and
+ * system calls (async-signal-safe: the other threads' locks are frozen in
+ * its copy of our memory). */
+struct child_plan {
+	const char *path;
+	char *const *argv, *const *envp;
+	int out_fd, null_fd; /* its output (-1: ours); /dev/null for stdin */
+	int ack_w, gate_r;   /* it says "closed" on ack_w; it execs on 'g' from gate_r */
+	pid_t parent;
+};
+
+static void close_between(unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return;
+	if (close_range(lo, hi, 0) == 0)
+		return;
+	for (unsigned fd = lo; fd <= hi && fd < 65536; fd++)
+		close((int)fd);
+}
+
+/* Every descriptor but 0, 1, 2, a and b. */
+static void close_all_but(int a, int b)
+{
+	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
+	close_between(3, lo - 1);
+	close_between(lo + 1, hi - 1);
+	close_between(hi + 1, ~0U);
+}
+
+/* fd, or a copy of it above 0, 1 and 2 when it is one of them (a daemon
+ * started with one closed), so that setting them up clobbers nothing. */
+static int above_std(int fd)
+{
+	return fd >= 0 && fd < 3 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;
+}
+
+static _Noreturn void child_main(const struct child_plan *plan)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct child_plan moved = *plan, *p = &moved;
+	sigset_t none;
+	char go = 0;
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL); /* the ones that cannot change just fail */
+	p->out_fd = above_std(p->out_fd);
+	p->null_fd = above_std(p->null_fd);
+	p->ack_w = above_std(p->ack_w);
+	p->gate_r = above_std(p->gate_r);
+	/* the parent-death signal before checking that the parent lives: it
+	 * may have died in between, and then no signal would ever come */
+	if (prctl(PR_SET_PDEATHSIG, CMD_PARENT_DEATH_SIGNAL) || getppid() != p->parent ||
+	    setpgid(0, 0) || dup2(p->null_fd, 0) < 0)
+		_exit(127);
+	if (p->out_fd >= 0 && (dup2(p->out_fd, 1) < 0 || dup2(p->out_fd, 2) < 0))
+		_exit(127);
+	close_all_but(p->ack_w, p->gate_r);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (write(p->ack_w, "r", 1) != 1)
+		_exit(127);
+	while (read(p->gate_r, &go, 1) < 0 && errno == EINTR)
+		;
+	if (go == 'g')
+		execve(p->path, p->argv, p->envp);
+	int e = go == 'g' ? errno : ECANCELED;
+	if (write(p->ack_w, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* argv0 as a path: as it is with a '/', else the first executable of that
+ * name in envp's PATH (the default PATH without one). Returns 0 or
+ * -ENOENT. */
+static int resolve(const char *argv0, char *const *envp, char *out, size_t len)
+{
+	const char *path = cmd_min_env()[0] + 5;
+	if (strchr(argv0, '/')) {
+		util_strlcpy(out, argv0, len);
+		return 0;
+	}
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5))
+			path = envp[i] + 5;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(out, len, "%.*s/%s", (int)n, p, argv0);
+		if (n && access(out, X_OK) == 0)
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	return -ENOENT;
+}
+
+/* A byte (or an int) from fd, retried on EINTR. Returns bytes read or -errno. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+	while ((n = read(fd, buf, len)) < 0 && errno == EINTR)
+		;
+	return n < 0 ? -errno : n;
+}
+
+/* Fork the child of plan p (ack and gate pipes made), and wait for it to
+ * have closed our descriptors. Returns its pid or -errno. */
+static pid_t fork_child(struct child_plan *p, int ack[2], int gate[2])
+{
+	sigset_t all, old;
+	char r = 0;
+	sigfillset(&all);
+	p->ack_w = ack[1];
+	p->gate_r = gate[0];
+	p->parent = getpid();
+	/* no handler of ours may run in the child before it resets them */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_mutex_lock(&spawn_lock);
-	/* glibc's posix_spawn returns once the child has called exec (it
-	 * shares our memory until then, CLONE_VFORK) */
-	int rc = strchr(path, '/') ? posix_spawn(pid, path, fa, at, argv, envp)
-				   : posix_spawnp(pid, path, fa, at, argv, envp);
+	pid_t pid = fork();
+	if (pid == 0)
+		child_main(p);
+	int err = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(ack[1]);
+	close(gate[0]);
+	ssize_t n = pid > 0 ? read_full(ack[0], &r, 1) : 0;
 	pthread_mutex_unlock(&spawn_lock);
-	return rc;
+	if (pid < 0)
+		return -err;
+	if (n == 1 && r == 'r')
+		return pid;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -ECHILD;
+}
+
+/* Record the child and let it exec. Returns 0 with *rec, or -errno (the
+ * child is gone). */
+static int release(const struct cmd_child *c, pid_t pid, int ack_r, int gate_w, int64_t *rec)
+{
+	struct proc_ident id;
+	int e = 0, ret = proc_ident_of(pid, &id);
+	*rec = 0;
+	if (!ret && recorder.started) {
+		int64_t got =
+			recorder.started(recorder.arg, thread_owner, c->tag ? c->tag : c->argv[0],
+					 c->argv, &id, !c->best_effort);
+		ret = got < 0 && !c->best_effort ? (int)got : 0;
+		*rec = got > 0 ? got : 0;
+	}
+	if (!ret && write(gate_w, "g", 1) != 1)
+		ret = -errno;
+	close(gate_w);
+	if (!ret && read_full(ack_r, &e, sizeof(e)) == (ssize_t)sizeof(e))
+		ret = -e; /* exec failed */
+	if (!ret)
+		return 0;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cmd_record_end(*rec, NULL, !c->best_effort);
+	return ret;
+}
+
+int cmd_start(const struct cmd_child *c, pid_t *pid, int64_t *rec)
+{
+	char path[4096];
+	int ack[2] = { -1, -1 }, gate[2] = { -1, -1 };
+	struct child_plan p = {
+		.path = path, .argv = c->argv, .envp = c->envp, .out_fd = c->out_fd
+	};
+	int ret = resolve(c->argv[0], c->envp, path, sizeof(path));
+	if (ret)
+		return ret;
+	p.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (p.null_fd < 0 || pipe2(ack, O_CLOEXEC) || pipe2(gate, O_CLOEXEC)) {
+		ret = -errno;
+		goto out;
+	}
+	pid_t got = fork_child(&p, ack, gate);
+	ack[1] = gate[0] = -1; /* closed by fork_child */
+	if (got < 0) {
+		ret = got;
+		goto out;
+	}
+	ret = release(c, got, ack[0], gate[1], rec);
+	gate[1] = -1; /* closed by release */
+	if (!ret)
+		*pid = got;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (ack[i] >= 0)
+			close(ack[i]);
+		if (gate[i] >= 0)
+			close(gate[i]);
+	}
+	if (p.null_fd >= 0)
+		close(p.null_fd);
+	return ret;
 }
 
 void cmd_close_exclusive(int fd)
@@ -69,41 +284,6 @@ char *const *cmd_min_env(void)
 		NULL,
 	};
 	return env;
-}
-
-int cmd_attrs(posix_spawnattr_t *at, posix_spawn_file_actions_t *fa)
-{
-	sigset_t none, defs;
-	int rc;
-
-	sigemptyset(&none);
-	sigemptyset(&defs);
-	sigaddset(&defs, SIGPIPE);
-	sigaddset(&defs, SIGTERM);
-	sigaddset(&defs, SIGINT);
-	sigaddset(&defs, SIGHUP);
-	sigaddset(&defs, SIGCHLD);
-	if ((rc = posix_spawnattr_init(at)))
-		return rc;
-	if ((rc = posix_spawn_file_actions_init(fa))) {
-		posix_spawnattr_destroy(at);
-		return rc;
-	}
-	rc = posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-						  POSIX_SPAWN_SETPGROUP);
-	if (!rc)
-		rc = posix_spawnattr_setsigmask(at, &none);
-	if (!rc)
-		rc = posix_spawnattr_setsigdefault(at, &defs);
-	if (!rc)
-		rc = posix_spawnattr_setpgroup(at, 0);
-	if (!rc)
-		rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-	if (rc) {
-		posix_spawn_file_actions_destroy(fa);
-		posix_spawnattr_destroy(at);
-	}
-	return rc;
 }
 
 /* Output collected so far: complete lines are logged, the tail kept. */
@@ -168,23 +348,6 @@ static int pump(int fd, struct outbuf *o, int ms)
 	if (n < 0 && errno == EINTR)
 		return -1;
 	return n > 0;
-}
-
-static int start(const struct cmd_req *rq, int out_fd, pid_t *pid)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	int rc = cmd_attrs(&at, &fa);
-	if (rc)
-		return rc;
-	rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
-	if (!rc)
-		rc = cmd_spawn(pid, rq->argv[0], &fa, &at, rq->argv, cmd_min_env());
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	return rc;
 }
 
 /* Wait up to secs for the leader. Returns 1 with *status when reaped. */
@@ -259,22 +422,25 @@ int cmd_run(const struct cmd_req *rq, struct cmd_result *r)
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
 	double t0 = util_now();
-	int rc = start(rq, pfd[1], &r->pid);
+	int64_t rec = 0;
+	struct cmd_child c = {
+		.argv = rq->argv, .envp = cmd_min_env(), .out_fd = pfd[1], .tag = rq->tag
+	};
+	int rc = cmd_start(&c, &r->pid, &rec);
 	close(pfd[1]);
 	if (rc) {
 		close(pfd[0]);
-		return -rc;
+		return rc;
 	}
 	int status = wait_child(rq, pfd[0], &o, r);
 	if (o.len)
 		flush_line(&o);
 	close(pfd[0]);
 	r->seconds = util_now() - t0;
-	if (status < 0)
-		return -ECHILD;
-	if (r->end == CMD_EXITED)
+	if (status >= 0 && r->end == CMD_EXITED)
 		r->status = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
+	else if (status >= 0 && WIFSIGNALED(status))
 		r->status = WTERMSIG(status);
-	return 0;
+	cmd_record_end(rec, r, 1);
+	return status < 0 ? -ECHILD : 0;
 }

@@ -1,13 +1,18 @@
 /* cmd: external commands as children we control: an empty signal mask and
- * default handlers, a minimal environment, their own process group, output
- * to the log, a time limit, and the whole group killed on stop or timeout.
- * Knows nothing of configs, targets or the database. */
+ * default handlers, a minimal environment, their own process group, a
+ * parent-death signal, no descriptor of ours but their output, output to
+ * the log, a time limit, and the whole group killed on stop or timeout;
+ * each one recorded (cmd_recorder) before it may exec. Knows nothing of
+ * configs, targets or the database. */
 #ifndef WEARMON_CMD_H
 #define WEARMON_CMD_H
 
-#include <spawn.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "base/proc.h"
 
 /* How a command ended. */
 enum cmd_end {
@@ -34,25 +39,70 @@ struct cmd_result {
 	char output[512]; /* last output lines (blanks for newlines) */
 };
 
-/* Spawn attributes: empty signal mask, default disposition of the signals
- * the daemon handles or ignores, a new process group, stdin from
- * /dev/null. Returns 0 or an errno (nothing to destroy then). */
-int cmd_attrs(posix_spawnattr_t *at, posix_spawn_file_actions_t *fa);
+/* The signal the kernel sends a command's leader when the thread that
+ * started it dies (PR_SET_PDEATHSIG): the daemon killed by SIGKILL or a
+ * crash. SIGKILL, not SIGTERM: nobody is left to follow a SIGTERM the
+ * command ignores with a SIGKILL, and a command that outlives the daemon
+ * would overlap the next run's own (an erase twice at once). The rest of
+ * its process group is ended by the next start (proc_group_end). */
+#define CMD_PARENT_DEATH_SIGNAL SIGKILL
 
-/* posix_spawn(3) (posix_spawnp(3) when path has no '/'), while no
- * cmd_close_exclusive runs: every child this process starts goes through
- * here. Returns 0 or an errno, as posix_spawn does. */
-int cmd_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-	      const posix_spawnattr_t *at, char *const argv[], char *const envp[]);
+/* Records each command started (the daemon: its database), so that the
+ * next start finds one an earlier run left running (proc.h). Set once,
+ * before any command starts. */
+struct cmd_recorder {
+	/* The child exists, in its own process group with its parent-death
+	 * signal, and has not exec'd yet: it does only once this returned a
+	 * record id (> 0); -errno: it is killed and the start fails with that
+	 * (unless best_effort: then it runs unrecorded). owner: what the
+	 * starting thread declared (cmd_set_owner); wait: 1 to wait out a
+	 * database locked by another program, 0 for one try. */
+	int64_t (*started)(void *arg, int64_t owner, const char *tag, char *const argv[],
+			   const struct proc_ident *id, int wait);
+	/* How it ended (cmd_run's result); r NULL: it never exec'd. wait as
+	 * for started. */
+	void (*ended)(void *arg, int64_t rec, const struct cmd_result *r, int wait);
+	void *arg;
+};
+
+/* Install the recorder (NULL: none; commands run unrecorded). */
+void cmd_set_recorder(const struct cmd_recorder *r);
+
+/* What the calling thread's commands are recorded under (the daemon: the
+ * target's row id; 0: nothing). Per thread. */
+void cmd_set_owner(int64_t owner);
+
+/* What the calling thread declared (0: nothing). */
+int64_t cmd_owner(void);
+
+/* A child to start. */
+struct cmd_child {
+	char *const *argv; /* argv[0]: program (searched in PATH unless it has a '/') */
+	char *const *envp; /* its whole environment */
+	int out_fd;        /* its stdout and stderr; -1: ours */
+	const char *tag;   /* what it is, for the log and its record */
+	int best_effort;   /* recorded if that works at once, else run unrecorded
+			      (a command that never touches a device) */
+};
+
+/* Start a child as cmd.h says (stdin /dev/null), recorded before it execs.
+ * Its parent-death signal comes when the calling thread ends, not only the
+ * process: the caller's thread must outlive it. Returns 0 with its pid (also its process group) and record id (0: none
+ * recorded) in *pid and *rec, or -errno (nothing left running). */
+int cmd_start(const struct cmd_child *c, pid_t *pid, int64_t *rec);
+
+/* Tell the recorder how a child of cmd_start ended (rec 0: nothing; r
+ * NULL: it never exec'd), waiting out a locked database when wait. */
+void cmd_record_end(int64_t rec, const struct cmd_result *r, int wait);
 
 /* Close a descriptor that something waits to have released: a device
  * opened O_EXCL (mkfs, mount and the next exclusive open are refused while
  * any copy of it is open), a file on a filesystem about to be unmounted.
  * A child started by another thread holds copies of every descriptor from
- * its fork until its exec closes those marked O_CLOEXEC; this waits for a
- * child being started (cmd_spawn) to reach its exec first. The kernel
- * may still finish that child's closing a moment later: callers that need
- * the device at once wait for it with a bound (device/tgt.h:
+ * its fork until it closes them, before it is recorded and execs; this
+ * waits for a child being started (cmd_start) to have closed them first.
+ * The kernel may still finish that child's closing a moment later: callers
+ * that need the device at once wait for it with a bound (device/tgt.h:
  * tgt_busy_wait). */
 void cmd_close_exclusive(int fd);
 

@@ -15,9 +15,10 @@
 #include <sys/types.h>
 
 #include "base/hist.h"
+#include "base/proc.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 25
+#define DB_SCHEMA_VERSION 26
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -704,6 +705,60 @@ int db_baseline(struct db *db, const struct db_baseline_key *k, double *mibps,
  * copied to kind. Returns 0, -ENOENT when it has neither, or -errno. */
 int db_event_latest(struct db *db, int64_t target_id, const char *kind_a, const char *kind_b,
 		    char *kind, size_t len);
+
+/* A row stored 'done' in the size a resumed cycle goes on with: which row
+ * of the size's plan it was, and the figures the rows after it build on
+ * (the mean of the repeats, the steady-state window). */
+struct db_done_row {
+	char phase[16];             /* fill, measure or verify ("" for NULL) */
+	char workload[32];          /* iterations.workload */
+	int repeat_index;           /* 0 for NULL */
+	int round_index;            /* 0 for NULL */
+	double mibps_avg, iops_avg; /* -1 for NULL */
+};
+
+/* The rows of size size_index of cycle cycle_id stored 'done', in the
+ * order they ran; *rows is malloc'd (NULL when there is none). Returns 0
+ * or -errno (logged). */
+int db_size_rows_done(struct db *db, int64_t cycle_id, int size_index, struct db_done_row **rows,
+		      size_t *n);
+
+/* ---- commands (schema 26; base/cmd.h) ---- */
+
+/* A command about to exec, as db_command_start records it. */
+struct db_command_start {
+	int64_t run_id;
+	int64_t target_id; /* 0: none */
+	const char *tag;   /* what it is: "target lab1: secure_erase_command" */
+	char *const *argv; /* stored as a JSON array */
+	const struct proc_ident *ident;
+};
+
+/* Record a command before it execs. Returns 0 with its row id, or -errno. */
+int db_command_start(struct db *db, const struct db_command_start *c, int64_t *id);
+
+/* Record how command id ended, now: how is cmd_end_name's text, "not
+ * run", or, for one an earlier run left (by_run: the run that found it),
+ * "ended at start" or "gone at start"; status < 0 stores NULL. Returns 0
+ * or -errno. */
+int db_command_end(struct db *db, int64_t id, const char *how, int status, int64_t by_run);
+
+/* A command recorded and never ended (db_commands_open). */
+struct db_command {
+	int64_t id, run_id, target_id; /* target_id 0: none */
+	const struct proc_ident *ident;
+	char tag[160];
+	char argv[512]; /* the JSON array, cut to fit */
+	char started_at[40];
+};
+
+/* Called with each; return 0 to go on. */
+typedef int (*db_command_fn)(void *arg, const struct db_command *c);
+
+/* The commands recorded and never ended, oldest first (none before schema
+ * 24). Works on a read-only connection. Returns 0, fn's value, or -errno
+ * (logged). */
+int db_commands_open(struct db *db, db_command_fn fn, void *arg);
 
 /* Called with each alert raised in a target's latest cycle: its kind,
  * severity (as stored) and cycle number. Return 0 to go on. */

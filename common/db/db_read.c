@@ -181,3 +181,60 @@ int db_alerts_raised(struct db *db, int64_t target_id, db_raised_fn fn, void *ar
 		log_msg(LOG_WARNING, "%s", err);
 	return ret < 0 ? ret : 0;
 }
+
+/* ---- the rows a resumed size has done ----------------------------------- */
+
+struct done_rows {
+	struct db_done_row *v;
+	size_t n, cap;
+};
+
+static int keep_done(void *arg, int n, const struct db_value *v, const char *const *names)
+{
+	struct done_rows *d = arg;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct db_done_row *nv = realloc(d->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		d->v = nv;
+		d->cap = cap;
+	}
+	struct db_done_row *r = &d->v[d->n++];
+	memset(r, 0, sizeof(*r));
+	if (v[0].type == DB_TEXT)
+		util_strlcpy(r->phase, v[0].s, sizeof(r->phase));
+	if (v[1].type == DB_TEXT)
+		util_strlcpy(r->workload, v[1].s, sizeof(r->workload));
+	r->repeat_index = v[2].type == DB_INT ? (int)v[2].i : 0;
+	r->round_index = v[3].type == DB_INT ? (int)v[3].i : 0;
+	r->mibps_avg = v[4].type == DB_NULL ? -1 : v[4].r;
+	r->iops_avg = v[5].type == DB_NULL ? -1 : v[5].r;
+	return 0;
+}
+
+int db_size_rows_done(struct db *db, int64_t cycle_id, int size_index, struct db_done_row **rows,
+		      size_t *n)
+{
+	/* through the index of UNIQUE (cycle_id, number): in the order they ran */
+	static const char sql[] =
+		"SELECT phase, workload, repeat_index, round_index, mibps_avg, iops_avg"
+		" FROM iterations WHERE cycle_id = ? AND size_index = ? AND status = 'done'"
+		" ORDER BY number";
+	struct db_value p[] = {
+		{ .type = DB_INT, .i = cycle_id },
+		{ .type = DB_INT, .i = size_index },
+	};
+	struct done_rows d = { 0 };
+	char err[256];
+	int ret = db_query(db, sql, p, (int)ARRAY_SIZE(p), keep_done, &d, err, sizeof(err));
+
+	if (ret < 0) {
+		log_msg(LOG_ERR, "%s", err[0] ? err : strerror(-ret));
+		free(d.v);
+		return ret;
+	}
+	*rows = d.v;
+	*n = d.n;
+	return 0;
+}

@@ -807,6 +807,31 @@ const char *const db_migrations[] = {
 	"ALTER TABLE iterations ADD COLUMN device_throttle_ms INTEGER;\n"
 	"ALTER TABLE iterations ADD COLUMN device_throttle_res_ms INTEGER;\n"
 	"ALTER TABLE iterations ADD COLUMN lat_host_stall INTEGER;\n",
+	/* Every command wearmond starts (secure_erase_command, mkfs,
+	 * alert_command; base/cmd.h), recorded before it execs with who it
+	 * is (pid, session, start time, boot): the next start finds one an
+	 * earlier run left running and ends it before any action, so that no
+	 * two run at once; their times show that none did. */
+	[26] =
+	"CREATE TABLE commands (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+	"  target_id INTEGER REFERENCES targets(id),\n"
+	"  tag TEXT NOT NULL,\n"
+	"  argv TEXT NOT NULL,\n"
+	"  pid INTEGER NOT NULL,\n"
+	"  session_id INTEGER NOT NULL,\n"
+	"  start_ticks INTEGER NOT NULL,\n"
+	"  boot_id TEXT NOT NULL,\n"
+	"  started_at TEXT NOT NULL DEFAULT (" NOW "),\n"
+	"  ended_at TEXT,\n"
+	"  ended_how TEXT CHECK (ended_how IN ('exited', 'signaled', 'timed out',\n"
+	"    'stopped', 'not run', 'ended at start', 'gone at start')),\n"
+	"  status INTEGER,\n"
+	"  ended_by_run_id INTEGER REFERENCES runs(id)\n"
+	");\n"
+	"CREATE INDEX commands_open ON commands (id) WHERE ended_at IS NULL;\n"
+	"CREATE INDEX commands_target ON commands (target_id, started_at);\n",
 };
 /* clang-format on */
 

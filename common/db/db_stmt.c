@@ -243,5 +243,16 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_HIR_WEAR] = { 5,
 		  "UPDATE hir_bursts SET mapped_bytes = ?, op_effective = ?,"
 		  " host_bytes_since_erase = ?, host_bytes_total = ? WHERE id = ?" },
+	/* a command: recorded before it execs, ended after it is reaped (or
+	 * by the next start, for one an earlier run left behind) */
+	[ST_CMD_START] = { 8,
+		  "INSERT INTO commands (run_id, target_id, tag, argv, pid, session_id,"
+		  " start_ticks, boot_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
+	[ST_CMD_END] = { 3,
+		  "UPDATE commands SET ended_at = " NOW ", ended_how = ?, status = ?"
+		  " WHERE id = ? AND ended_at IS NULL" },
+	[ST_CMD_LEFTOVER] = { 4,
+		  "UPDATE commands SET ended_at = " NOW ", ended_how = ?, status = ?,"
+		  " ended_by_run_id = ? WHERE id = ? AND ended_at IS NULL" },
 };
 /* clang-format on */

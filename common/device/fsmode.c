@@ -276,7 +276,7 @@ int64_t fsmode_allocated(const struct fsmode *fs)
 
 enum fsmode_plan fsmode_plan_of(const struct cfg_target *t, const struct fsmode_resume *r)
 {
-	if (r->resume && r->at_action)
+	if (r->resume && (r->at_action || r->mid_size))
 		return FSMODE_REMOUNT;
 	if (t->format_each_size)
 		return FSMODE_FORMAT_EACH_SIZE;

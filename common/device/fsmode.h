@@ -39,6 +39,8 @@ struct fsmode_resume {
 	long cycles_done; /* cycles finished in the campaign */
 	int size_index;   /* first size to run (when resume) */
 	int at_action;    /* 1: the cycle resumes at its between-cycles action */
+	int mid_size;     /* 1: rows of that size were done before the restart:
+			     their data must stay (a read-back reads it) */
 };
 
 /* Which of the plans applies: the configuration formats before the first

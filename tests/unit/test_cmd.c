@@ -1,14 +1,18 @@
 /* Tests for cmd: real children under /bin/sh: exit status and output, an
  * empty signal mask whatever the caller blocks, a minimal environment, the
- * time limit and the stop flag. */
+ * time limit and the stop flag, the parent-death signal, no descriptor of
+ * ours in the child, and the record made before it execs. */
 #include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "base/cmd.h"
 
@@ -68,7 +72,7 @@ static void test_close_exclusive(void **state)
 	cmd_close_exclusive(-1);
 }
 
-/* Children started through cmd_spawn while another thread closes with
+/* Children started through cmd_start while another thread closes with
  * cmd_close_exclusive: each close completes and each child runs. */
 static void *spawner(void *arg)
 {
@@ -119,6 +123,111 @@ static void test_stop_kills(void **state)
 	assert_true(r.seconds < 3); /* TERM ignored: SIGKILL after the grace */
 }
 
+/* Nothing of ours but stdin, stdout and stderr reaches the command, not
+ * even a descriptor without O_CLOEXEC. */
+static void test_no_descriptor_of_ours(void **state)
+{
+	struct cmd_result r;
+	int fd = open("/dev/null", O_RDONLY); /* no O_CLOEXEC */
+	assert_true(fd >= 0);
+	int ret = run_sh("ls /proc/$$/fd", 10, NULL, &r);
+	close(fd);
+	assert_int_equal(ret, 0);
+	assert_string_equal(r.output, "0 1 2");
+}
+
+/* A command started from a thread that then ends: the kernel kills it
+ * (the parent-death signal follows the thread that started it). */
+static void *start_and_end(void *arg)
+{
+	char *argv[] = { "/bin/sleep", "30", NULL };
+	struct cmd_child c = { .argv = argv, .envp = cmd_min_env(), .out_fd = -1, .tag = "t" };
+	int64_t rec;
+	if (cmd_start(&c, (pid_t *)arg, &rec))
+		*(pid_t *)arg = -1;
+	return NULL;
+}
+
+static void test_parent_death_signal(void **state)
+{
+	pthread_t th;
+	pid_t pid = 0;
+	int status = 0;
+	assert_int_equal(pthread_create(&th, NULL, start_and_end, &pid), 0);
+	pthread_join(th, NULL);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), CMD_PARENT_DEATH_SIGNAL);
+}
+
+/* What a recorder saw. */
+static struct seen {
+	int started, ended, refuse;
+	int64_t owner;
+	struct proc_ident id;
+	char tag[64], argv0[64];
+	int wait, ended_null;
+	enum cmd_end end;
+} seen;
+
+static int64_t saw_start(void *arg, int64_t owner, const char *tag, char *const argv[],
+			 const struct proc_ident *id, int wait)
+{
+	seen.started++;
+	seen.owner = owner;
+	seen.id = *id;
+	seen.wait = wait;
+	snprintf(seen.tag, sizeof(seen.tag), "%s", tag);
+	snprintf(seen.argv0, sizeof(seen.argv0), "%s", argv[0]);
+	/* the child waits at its gate: alive, in its own group, not exec'd */
+	assert_int_equal(kill(id->pid, 0), 0);
+	assert_int_equal(getpgid(id->pid), id->pid);
+	return seen.refuse ? -EIO : 42;
+}
+
+static void saw_end(void *arg, int64_t rec, const struct cmd_result *r, int wait)
+{
+	assert_int_equal(rec, 42);
+	seen.ended++;
+	seen.ended_null = !r;
+	if (r)
+		seen.end = r->end;
+}
+
+static void test_recorded_before_exec(void **state)
+{
+	struct cmd_recorder rc = { .started = saw_start, .ended = saw_end };
+	struct cmd_result r;
+	char path[] = "/tmp/wearmon-test-cmd-ran.XXXXXX", script[128];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	snprintf(script, sizeof(script), "touch %s", path);
+	memset(&seen, 0, sizeof(seen));
+	cmd_set_recorder(&rc);
+	cmd_set_owner(7);
+	assert_int_equal(run_sh(script, 10, NULL, &r), 0);
+	assert_int_equal(seen.started, 1);
+	assert_int_equal(seen.owner, 7);
+	assert_int_equal(seen.id.pid, r.pid);
+	assert_true(seen.id.start > 0 && seen.id.sid > 0 && strlen(seen.id.boot_id) == 36);
+	assert_string_equal(seen.tag, "test");
+	assert_string_equal(seen.argv0, "/bin/sh");
+	assert_int_equal(seen.wait, 1);
+	assert_int_equal(seen.ended, 1);
+	assert_int_equal(seen.end, CMD_EXITED);
+	assert_int_equal(access(path, F_OK), 0);
+	unlink(path);
+	/* a command that cannot be recorded does not run */
+	seen.refuse = 1;
+	assert_int_equal(run_sh(script, 10, NULL, &r), -EIO);
+	assert_int_equal(access(path, F_OK), -1);
+	cmd_set_recorder(NULL);
+	cmd_set_owner(0);
+}
+
 static void test_missing_program(void **state)
 {
 	char *argv[] = { "/nonexistent/wearmon-cmd", NULL };
@@ -141,6 +250,9 @@ int main(void)
 		cmocka_unit_test(test_time_limit_kills),
 		cmocka_unit_test(test_stop_kills),
 		cmocka_unit_test(test_missing_program),
+		cmocka_unit_test(test_no_descriptor_of_ours),
+		cmocka_unit_test(test_parent_death_signal),
+		cmocka_unit_test(test_recorded_before_exec),
 	};
 
 	return cmocka_run_group_tests_name("cmd", tests, NULL, NULL);

@@ -98,6 +98,14 @@ static void test_plan(void **state)
 		{ 0,
 		  { .resume = 1, .cycle = 1, .first_cycle = 1, .size_index = 1, .at_action = 1 },
 		  FSMODE_REMOUNT },
+		/* inside a size, rows of it done: the filesystem holding their
+		 * data stays, with format_each_size or at the campaign's start */
+		{ 1,
+		  { .resume = 1, .cycle = 1, .first_cycle = 1, .size_index = 2, .mid_size = 1 },
+		  FSMODE_REMOUNT },
+		{ 0,
+		  { .resume = 1, .cycle = 1, .first_cycle = 1, .size_index = 0, .mid_size = 1 },
+		  FSMODE_REMOUNT },
 	};
 	static struct cfg_target t;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
