@@ -364,15 +364,45 @@ static int reap_within(pid_t pid, double secs, int fd, struct outbuf *o, int *st
 	}
 }
 
-/* Kill the group: SIGTERM, then SIGKILL after a short grace. Returns the
- * leader's wait status. */
-static int kill_group(pid_t pid, int fd, struct outbuf *o)
+/* After SIGKILL, wait up to KILL_WAIT_S for the leader; *in_io: the time
+ * it spent meanwhile in uninterruptible I/O (state D), which is the
+ * drive's, not ours. Returns 1 with *status when reaped. */
+static int reap_killed(pid_t pid, int fd, struct outbuf *o, int *status, double *in_io)
+{
+	double t = util_now(), end = t + KILL_WAIT_S;
+	*in_io = 0;
+	for (;;) {
+		pid_t got = waitpid(pid, status, WNOHANG);
+		if (got == pid || (got < 0 && errno != EINTR))
+			return got == pid;
+		double now = util_now();
+		char state = 0;
+		if (!proc_state(pid, &state) && state == 'D')
+			*in_io += now - t;
+		t = now;
+		if (now >= end)
+			return 0;
+		pump(fd, o, 20);
+	}
+}
+
+/* Kill the group: SIGTERM, then SIGKILL after a short grace. A stop says
+ * how long the leader's I/O held it after SIGKILL, as it says of the I/Os
+ * in flight (daemon/iter.c). Returns the leader's wait status. */
+static int kill_group(pid_t pid, int fd, struct outbuf *o, int stopping)
 {
 	int status = 0;
+	double in_io = 0;
 	kill(-pid, SIGTERM);
 	if (!reap_within(pid, TERM_GRACE_S, fd, o, &status)) {
 		kill(-pid, SIGKILL);
-		if (!reap_within(pid, KILL_WAIT_S, fd, o, &status)) {
+		int reaped = reap_killed(pid, fd, o, &status, &in_io);
+		if (stopping && in_io > 0)
+			log_msg(LOG_INFO,
+				"stop: %s: waited %.3f s for the drive to complete the I/O of pid %d "
+				"(in uninterruptible I/O after SIGKILL)",
+				o->tag, in_io, (int)pid);
+		if (!reaped) {
 			/* the drive's doing, and no alert (the caller says
 			 * what the kill meant): notice */
 			log_msg(LOG_NOTICE,
@@ -395,11 +425,11 @@ static int wait_child(const struct cmd_req *rq, int fd, struct outbuf *o, struct
 	while ((got = waitpid(r->pid, &status, WNOHANG)) == 0) {
 		if (rq->stop && atomic_load(rq->stop)) {
 			r->end = CMD_STOPPED;
-			return kill_group(r->pid, fd, o);
+			return kill_group(r->pid, fd, o, 1);
 		}
 		if (rq->timeout > 0 && util_now() - t0 >= rq->timeout) {
 			r->end = CMD_TIMED_OUT;
-			return kill_group(r->pid, fd, o);
+			return kill_group(r->pid, fd, o, 0);
 		}
 		if (!pump(fd, o, POLL_MS))
 			fd = -1; /* EOF: the command closed its output; keep waiting */

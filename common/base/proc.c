@@ -93,6 +93,15 @@ static int stat_of(pid_t pid, struct proc_stat *st)
 	return proc_parse_stat(text, st);
 }
 
+int proc_state(pid_t pid, char *state)
+{
+	struct proc_stat st;
+	int ret = stat_of(pid, &st);
+	if (!ret)
+		*state = st.state;
+	return ret;
+}
+
 int proc_ident_of(pid_t pid, struct proc_ident *out)
 {
 	struct proc_stat st;

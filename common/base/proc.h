@@ -34,6 +34,10 @@ int proc_parse_stat(const char *text, struct proc_stat *out);
 /* Read procfs under root instead of /proc (tests; NULL: /proc again). */
 void proc_set_root(const char *root);
 
+/* The state letter of process pid now (R, S, D, Z, ...) into *state.
+ * Returns 0 or -errno (-ESRCH: no such process). */
+int proc_state(pid_t pid, char *state);
+
 /* Who process pid is now. Returns 0 or -errno (-ESRCH: no such process). */
 int proc_ident_of(pid_t pid, struct proc_ident *out);
 

@@ -276,8 +276,10 @@ def start_wearmond(conf, *extra):
 
 
 def query(db, sql):
-    """Rows of a query run by the sqlite3 CLI, as a list of dicts."""
-    p = sh("sqlite3", "-readonly", "-json", db, sql)
+    """Rows of a query run by the sqlite3 CLI, as a list of dicts. It waits
+    out a lock as any patient reader would (a daemon starting after a kill
+    recovers the log it left, and a reader arriving then is told to wait)."""
+    p = sh("sqlite3", "-readonly", "-json", "-cmd", ".timeout 30000", db, sql)
     out = p.stdout.strip()
     return json.loads(out) if out else []
 

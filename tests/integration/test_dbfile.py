@@ -135,7 +135,7 @@ def test_readers_are_not_locked_out(workdir):
     first = start_wearmond(file_conf(workdir / "w.conf", db, workdir / "t.img"))
     try:
         assert wait_for(lambda: done_iterations(db) >= 1, 60)
-        sh("sqlite3", db, "CREATE TABLE scratch(x); DROP TABLE scratch;")
+        sh("sqlite3", "-cmd", ".timeout 30000", db, "CREATE TABLE scratch(x); DROP TABLE scratch;")
         assert quick_check(db) == "ok"
         p = run_wearmon("status", db=db, check=0)
         assert re.search(r"\brunning\b", p.stdout), p.stdout

@@ -202,16 +202,21 @@ class Storm:
         d = Daemon(self.conf, self.metrics)
         self.starts += 1
         # the campaign's work spread over 90% of the kills: the last ones
-        # still find something to cut short
-        # the campaign's work spread over 90% of the kills: the last ones
         # still find something to cut short. Ahead of that, the kill falls
-        # in the phase the start resumes (whatever it is), costing no work.
-        ahead = self.done_units() / self.total > 0.9 * (self.kills + 1) / KILLS
-        plan = self.rng.choices(["start-up", "resume", "phase", "progress"],
-                                [0.15, 0.85, 0, 0] if ahead else [0.15, 0.1, 0.45, 0.3])[0]
+        # in start-up or in the phase the start resumes (whatever it is),
+        # costing little work; with the last two units of work left, as
+        # soon as it is spawned, so that a fast machine cannot end the
+        # campaign before the last kill.
+        done = self.done_units()
+        ahead = done / self.total > 0.9 * (self.kills + 1) / KILLS
+        last = self.total - done <= 2
+        weights = ([1, 0, 0, 0] if last
+                   else [0.5, 0.5, 0, 0] if ahead else [0.15, 0.1, 0.45, 0.3])
+        plan = self.rng.choices(["start-up", "resume", "phase", "progress"], weights)[0]
         self.plans[plan] += 1
         if plan == "start-up":  # spawned, or once it says it started
-            got = self.rng.random() < 0.5 or self.wait(d, lambda line, ph: "started:" in line)
+            got = last or self.rng.random() < 0.5 or \
+                self.wait(d, lambda line, ph: "started:" in line)
         elif plan == "resume":
             got = self.wait(d, lambda line, ph: any(v not in ("start", "health", "pause")
                                                     for v in ph.values()))

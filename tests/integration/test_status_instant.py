@@ -121,8 +121,9 @@ def test_campaign_eta_after_a_restart_is_the_time_the_rest_takes(workdir):
     """Three sizes of a 1.5 s phase, three cycles; killed in the middle of
     the second and started again after longer than a cycle takes (the time
     between must count nothing): the ETA status gives then is within a
-    third of the time the rest of the campaign then really took in this
-    run."""
+    quarter of what the rest of the campaign takes at this run's pace. The
+    ETA is judged against the first cycle's time stored in this run, so a
+    machine that slows down afterwards moves nothing."""
     db = workdir / "w.db"
     c = conf(workdir, duration="1.5s", cycles="3")
     first = start_wearmond(c)
@@ -159,8 +160,14 @@ def test_campaign_eta_after_a_restart_is_the_time_the_rest_takes(workdir):
     eta = js["targets"][0]["progress"]["campaign_eta_seconds"]
     it = js["targets"][0]["iteration"]
     assert it["cycle"] == 2 and it["cycles_cfg"] == 3, it
-    print(f"campaign ETA after the restart {eta:.1f} s, the rest took {real:.1f} s")
-    assert 0.75 * real <= eta <= real / 0.75, (eta, real)
+    print(f"campaign ETA after the restart {eta:.1f} s, the rest took {real:.1f} s; "
+          f"cycle 1 took {wall:.1f} s")
+    # Judged against what this run stored, not against how fast the
+    # machine went on afterwards: the rest is one or two of cycle 2's three
+    # sizes and the whole of cycle 3, so between 4/3 and 5/3 of the cycle
+    # that ran before, within a quarter. The outage (longer than a cycle)
+    # counted would put it beyond that.
+    assert 0.75 * wall * 4 / 3 <= eta <= wall * 5 / 3 / 0.75, (eta, wall, real)
     assert re.search(r"campaign of 3 cycles ETA", text), text
     # every cycle done: the campaign as planned
     assert [r["status"] for r in query(db, "SELECT status FROM cycles ORDER BY number")] == \

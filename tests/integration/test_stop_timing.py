@@ -39,7 +39,7 @@ STOPS = 50            # per device kind
 
 # Workloads that a stop may cut: large blocks and deep queues (up to 16 MiB
 # at QD128), small ones, a read-back, and actions between cycles. Each
-# keeps its own database, so a restart resumes its campaign.
+# keeps its own database and device, so a restart resumes its campaign.
 LOOP_CASES = [
     dict(block_size="16M", queue_depth="128", fill_block_size="16M", fill_queue_depth="128",
          workload="randwrite", between_cycles="trim"),
@@ -135,9 +135,11 @@ def stop_many(conf_of, n, seed_offset):
 
 
 def test_fifty_stops_on_a_loop_device(workdir, make_loop):
-    loop = make_loop(256 * MiB)
+    # a device of its own per case: a campaign that resumes a read-back
+    # finds the data it wrote, not another case's
     confs = []
     for i, case in enumerate(LOOP_CASES):
+        loop = make_loop(256 * MiB)
         db = workdir / f"w{i}.db"
         confs.append((write_conf(workdir / f"w{i}.conf",
                                  target_conf(db, loop.dev, BASE, **case)), db))
