@@ -101,6 +101,8 @@ enum stmt_id {
 	ST_HIR_INSERT,
 	ST_HIR_PROGRESS,
 	ST_HIR_WEAR,
+	ST_HIR_IDLE,
+	ST_HIR_PURGE,
 	ST__COUNT
 };
 
