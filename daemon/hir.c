@@ -589,12 +589,7 @@ static int purge_choose(const struct hir_env *e, struct db_hir_purge_row *row, c
 	return ret;
 }
 
-/* Purge the drive before the precondition and store how (hir_purges):
- * stored even after a stop, so that a restart knows a purge cut short
- * and runs it again. Returns IT_DONE (a purge, or none that the drive
- * allows or the configuration asks for), IT_INTERRUPTED, or IT_FAILED
- * (one that hir_purge asks for could not run, or failed). */
-static enum it_status purge(const struct hir_env *e)
+enum it_status hir_purge(const struct hir_env *e)
 {
 	const struct cfg_target *t = e->t;
 	struct db_hir_purge_row row = { .cycle_id = e->cycle_id,
@@ -673,7 +668,7 @@ enum it_status hir_run(const struct hir_env *e)
 		return IT_DONE;
 	log_resume(e, &p, &step);
 	if (step.stage == HIR_PURGE) {
-		s = purge(e);
+		s = hir_purge(e);
 		step.stage = HIR_PRECONDITION;
 		io_end = util_now();
 	}

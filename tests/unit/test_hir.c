@@ -8,9 +8,11 @@
 #include "unit_db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/db.h"
 #include "db/query/query.h"
@@ -404,6 +406,152 @@ static void test_idle_waits(void **state)
 	assert_true(isnan(cell(&st, 1, "idle_media_mibps")));
 }
 
+/* ---- the purge (hir_purge) on a file the test owns ---------------------- */
+
+#define REGION (1u << 20)
+
+/* A target on a 2 MiB file in fx's directory: a regular file (TRIM is a
+ * hole punched) or, as the kernel would call it, a block device that
+ * cannot discard; the region its first MiB, mapped in full in the wear
+ * state stored before the purge. */
+struct purge_fx {
+	struct cfg_target t;
+	struct plan plan;
+	struct tgt tg;
+	struct wear_state w;
+	char error[512];
+	struct hir_env env;
+};
+
+static void purge_setup(struct fx *fx, struct purge_fx *p, enum cfg_hir_purge how,
+			enum cfg_erase erase, int block_without_discard)
+{
+	static const atomic_int no_stop;
+	char path[160];
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->t.name, sizeof(p->t.name), "hir");
+	p->t.hir = 1;
+	p->t.hir_purge = how;
+	p->t.secure_erase = erase;
+	p->plan.layout.region_size = REGION;
+	snprintf(path, sizeof(path), "%s/disk", fx->u.dir);
+	p->tg.fd = open(path, O_RDWR | O_CREAT, 0600);
+	assert_true(p->tg.fd >= 0 && ftruncate(p->tg.fd, 2 * REGION) == 0);
+	snprintf(p->tg.path, sizeof(p->tg.path), "%s", path);
+	snprintf(p->tg.real_path, sizeof(p->tg.real_path), "%s", path);
+	p->tg.capacity = 2 * REGION;
+	p->tg.is_block = block_without_discard; /* discard_granularity 0: none */
+	assert_int_equal(wear_load(fx->db, fx->target, &p->w), 0);
+	assert_int_equal(wear_ext_add(&p->w.ext, 0, REGION), 0);
+	assert_int_equal(wear_trimmed(&p->w, REGION, 2 * REGION), 0); /* stores [0, 1 MiB) */
+	p->env = (struct hir_env){ .t = &p->t,
+				   .plan = &p->plan,
+				   .tg = &p->tg,
+				   .db = fx->db,
+				   .wear = &p->w,
+				   .run_id = fx->run,
+				   .target_id = fx->target,
+				   .cycle_id = fx->cycle,
+				   .cycle = 1,
+				   .stop = &no_stop,
+				   .error = p->error,
+				   .error_len = sizeof(p->error) };
+}
+
+static void purge_teardown(struct purge_fx *p)
+{
+	close(p->tg.fd);
+	wear_free(&p->w);
+}
+
+/* hir_purge = auto with no secure_erase: TRIM of the region, recorded,
+ * and the mapped extents it trimmed gone from the stored wear state. */
+static void test_purge_trims(void **state)
+{
+	struct fx *fx = *state;
+	struct purge_fx p;
+	char text[96];
+
+	purge_setup(fx, &p, HIR_PURGE_AUTO, ERASE_NONE, 0);
+	assert_string_equal(qtext(fx, "SELECT count(*) FROM mapped_extents", text), "1");
+	assert_int_equal(hir_purge(&p.env), IT_DONE);
+	assert_string_equal(qtext(fx,
+				  "SELECT method || ' ' || outcome || ' ' || bytes || ' '"
+				  " || coalesce(erase, '-') || ' ' || coalesce(note, '-')"
+				  " FROM hir_purges",
+				  text),
+			    "trim ok 1048576 - -");
+	assert_string_equal(qtext(fx, "SELECT count(*) FROM mapped_extents", text), "0");
+	assert_true(purged(fx));
+	purge_teardown(&p);
+}
+
+/* auto, with a secure_erase the device does not take and no discard
+ * either: no purge, recorded with both reasons, and the protocol goes
+ * on; the mapped extents stay. */
+static void test_purge_none_could(void **state)
+{
+	struct fx *fx = *state;
+	struct purge_fx p;
+	char text[96];
+
+	purge_setup(fx, &p, HIR_PURGE_AUTO, ERASE_BLKSECDISCARD, 1);
+	assert_int_equal(hir_purge(&p.env), IT_DONE);
+	assert_string_equal(qtext(fx, "SELECT method || ' ' || outcome FROM hir_purges", text),
+			    "none unsupported");
+	qtext(fx, "SELECT note FROM hir_purges", text);
+	assert_non_null(strstr(text, "secure_erase = blksecdiscard: BLKSECDISCARD: not supported"));
+	assert_string_equal(qtext(fx, "SELECT count(*) FROM mapped_extents", text), "1");
+	assert_true(purged(fx));
+	purge_teardown(&p);
+}
+
+/* A purge that hir_purge asks for by name and the device cannot do fails
+ * the cycle, naming it, and does not count as done (a restart tries
+ * again). */
+static void test_purge_asked_for_fails(void **state)
+{
+	static const struct {
+		enum cfg_hir_purge how;
+		const char *want;
+	} cases[] = {
+		{ HIR_PURGE_TRIM, "host idle recovery: purge by trim unsupported: " },
+		{ HIR_PURGE_SECURE_ERASE,
+		  "host idle recovery: purge by secure-erase unsupported: " },
+	};
+	struct fx *fx = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct purge_fx p;
+		purge_setup(fx, &p, cases[i].how, ERASE_BLKSECDISCARD, 1);
+		assert_int_equal(hir_purge(&p.env), IT_FAILED);
+		if (strncmp(p.error, cases[i].want, strlen(cases[i].want)) ||
+		    !strstr(p.error, "hir_purge = auto"))
+			fail_msg("%s", p.error);
+		assert_false(purged(fx));
+		purge_teardown(&p);
+	}
+}
+
+/* hir_purge = none: nothing done to the drive, recorded as such. */
+static void test_purge_asked_none(void **state)
+{
+	struct fx *fx = *state;
+	struct purge_fx p;
+	char text[96];
+
+	purge_setup(fx, &p, HIR_PURGE_NONE, ERASE_BLKSECDISCARD, 0);
+	assert_int_equal(hir_purge(&p.env), IT_DONE);
+	assert_string_equal(qtext(fx,
+				  "SELECT method || ' ' || outcome || ': ' || note"
+				  " FROM hir_purges",
+				  text),
+			    "none skipped: hir_purge = none");
+	assert_string_equal(qtext(fx, "SELECT count(*) FROM mapped_extents", text), "1");
+	purge_teardown(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +561,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_purge_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_purge_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_purge_trims, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_purge_none_could, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_purge_asked_for_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_purge_asked_none, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
