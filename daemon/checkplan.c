@@ -166,6 +166,15 @@ static void beyond_region(const struct checkplan_target *p, char *out, size_t le
 		snprintf(out, len,
 			 "; the secure erase between cycles (%s) may reach beyond the region",
 			 cfg_erase_name(t->secure_erase));
+	else if (cfg_hir_erases(t))
+		snprintf(out, len,
+			 "; the host idle recovery purge (secure_erase = %s) may reach beyond "
+			 "the region",
+			 cfg_erase_name(t->secure_erase));
+	else if (t->hir && t->hir_purge != HIR_PURGE_NONE && t->trim_scope == TRIM_DEVICE)
+		snprintf(out, len,
+			 "; the host idle recovery purge discards the whole device "
+			 "(trim_scope = device)");
 }
 
 /* What goes with the device's data, in words: the filesystem, the
@@ -611,7 +620,12 @@ static void print_estimate(FILE *f, const struct checkplan_target *p)
 			fmt_seconds(p->measured_bound, a, sizeof(a)));
 	if (t->hir)
 		fprintf(f,
-			"              plus the host idle recovery test (hir = yes), not estimated\n");
+			"              plus the host idle recovery test (hir = yes, its purge %s%s), "
+			"not estimated\n",
+			cfg_hir_erases(t) ? "by secure_erase = " : "",
+			cfg_hir_erases(t)                ? cfg_erase_name(t->secure_erase)
+			: t->hir_purge == HIR_PURGE_NONE ? "none"
+							 : "by TRIM");
 }
 
 static void print_actions(FILE *f, const struct checkplan_target *p)

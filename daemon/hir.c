@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/util.h"
 #include "base/wmap.h"
+#include "device/act.h"
 #include "device/devpoll.h"
 #include "steady.h"
 
@@ -29,8 +30,13 @@ void hir_next(const struct db_hir_progress *p, int nstates, long reps, int basel
 	      struct hir_step *out)
 {
 	*out = (struct hir_step){ .stage = HIR_PRECONDITION };
-	if (!p->preconditioned)
+	if (!p->preconditioned) {
+		/* rounds without a purge are an older protocol's: purging now
+		 * would undo them, so they go on as they began */
+		if (!p->purged && !p->rounds)
+			out->stage = HIR_PURGE;
 		return;
+	}
 	if (p->state == 0)
 		next_state(p, nstates, out);
 	else if (p->state <= nstates && !p->baseline_done && p->bursts < reps)
@@ -78,10 +84,14 @@ static double rebaseline_seconds(const struct cfg_target *t)
 double hir_remaining(const struct cfg_target *t, const struct hir_step *s, long round)
 {
 	long rounds = (long)t->max_rounds - round + 1;
+	if (s->stage == HIR_PURGE)
+		return hir_remaining(t, &(struct hir_step){ .stage = HIR_PRECONDITION }, 1);
 	if (s->stage == HIR_PRECONDITION)
 		return (double)(rounds > 0 ? rounds : 0) * t->hir_round + states_left(t, 1, 1);
 	if (s->stage == HIR_BURST)
 		return (s->rebaseline ? rebaseline_seconds(t) : 0) +
+		       (s->rebaseline && s->repetition > 1 ? t->hir_wait_states.s[s->state - 1]
+							   : 0) +
 		       states_left(t, s->state, s->repetition);
 	if (s->stage == HIR_BASELINE)
 		return t->hir_baseline + states_left(t, s->state + 1, 1);
@@ -236,9 +246,10 @@ static void row_init(const struct hir_env *e, struct db_hir_row *row, enum db_hi
 	row->steady = -1;
 }
 
-/* Write for seconds as row says and store it (nothing when interrupted). */
+/* Write for seconds as row says and store it (nothing when interrupted),
+ * its id into *id (NULL: not wanted). */
 static enum it_status measured(const struct hir_env *e, double seconds, struct db_hir_row *row,
-			       double *io_end)
+			       double *io_end, int64_t *id)
 {
 	struct wear_extents written = { 0 };
 	enum it_status s = write_for(e, seconds, row, &written);
@@ -260,6 +271,8 @@ static enum it_status measured(const struct hir_env *e, double seconds, struct d
 	}
 	record_wear(e, &a);
 	wear_ext_free(&written);
+	if (id)
+		*id = a.id;
 	return IT_DONE;
 }
 
@@ -326,32 +339,119 @@ static int idle_until(const struct hir_env *e, double io_end, double seconds)
 	return -EINTR;
 }
 
-/* The bursts of wait state state from repetition from on. */
-static enum it_status bursts(const struct hir_env *e, int state, long from, double *io_end)
+struct idle_args {
+	const struct hir_env *e;
+	int64_t id;
+	double seconds;
+	const struct devstat_delta *x;
+};
+
+static int store_idle(void *arg)
+{
+	const struct idle_args *a = arg;
+	return db_hir_idle(a->e->db, a->id, a->seconds,
+			   a->x->host_bytes.has ? a->x->host_bytes.v : -1,
+			   a->x->media_bytes.has ? a->x->media_bytes.v : -1);
+}
+
+/* The idle wait after row id (a burst, or the baseline a resume wrote
+ * inside a wait state): no I/O until io_end + wait, the
+ * drive's counters read as it begins and as it ends and none between (a
+ * drive may take a log read for activity), stored into the row; the
+ * first wait of a cycle without a media counter says so (*noted). Returns
+ * IT_DONE, IT_INTERRUPTED (a stop: the wait is dropped, the burst kept)
+ * or IT_FAILED. */
+static enum it_status idle_after(const struct hir_env *e, int64_t id, double io_end, double wait,
+				 int *noted)
+{
+	struct devpoll *dp = NULL;
+	struct devstat_delta x;
+	int rc = devpoll_begin(e->tg, wait + 3600, e->stop, &dp);
+	if (rc == -EINTR)
+		return IT_INTERRUPTED;
+	if (rc < 0)
+		log_msg(LOG_WARNING, "target %s: host idle recovery: cannot poll %s: %s",
+			e->t->name, e->tg->path, strerror(-rc));
+	int stopped = idle_until(e, io_end, wait);
+	struct idle_args a = { e, id, util_now() - io_end, &x };
+	devpoll_end(dp, &x);
+	if (stopped)
+		return IT_INTERRUPTED;
+	if (!x.media_bytes.has && !*noted) {
+		*noted = 1;
+		log_msg(LOG_NOTICE,
+			"target %s: cycle %ld: host idle recovery: %s reports no media bytes "
+			"written%s; the idle waits' media bytes are NULL",
+			e->t->name, e->cycle, e->tg->path,
+			devpoll_has_source(e->tg) ? " (why: logged with its evidence)"
+						  : " (no source of its own counters)");
+	}
+	if (iter_db_patient(e->t->name, "storing a host idle recovery wait", e->stop, store_idle,
+			    &a)) {
+		if (atomic_load(e->stop))
+			return IT_INTERRUPTED;
+		snprintf(e->error, e->error_len, "cannot store a host idle recovery wait");
+		return IT_FAILED;
+	}
+	return IT_DONE;
+}
+
+/* The bursts of wait state state from repetition from on, each followed
+ * by its idle wait (the PTS order: burst, then wait). */
+static enum it_status bursts(const struct hir_env *e, int state, long from, double *io_end,
+			     int *noted)
 {
 	double wait = e->t->hir_wait_states.s[state - 1];
 	struct db_hir_row row;
 
 	for (long k = from; k <= e->t->hir_repetitions; k++) {
 		double left = hir_remaining(e->t, &(struct hir_step){ HIR_BURST, state, k, 0 }, 0);
-		stage(e, left, "wait state %d of %d (%gs), repetition %ld of %lld: idle", state,
+		int64_t id = 0;
+		stage(e, left, "wait state %d of %d (%gs), repetition %ld of %lld: burst", state,
 		      e->t->hir_wait_states.n, wait, k, e->t->hir_repetitions);
-		if (idle_until(e, *io_end, wait))
-			return IT_INTERRUPTED;
-		stage(e, left - wait, "wait state %d of %d (%gs), repetition %ld of %lld: burst",
-		      state, e->t->hir_wait_states.n, wait, k, e->t->hir_repetitions);
 		row_init(e, &row, DB_HIR_BURST, state, k);
 		row.idle_seconds = util_now() - *io_end;
-		enum it_status s = measured(e, e->t->hir_burst, &row, io_end);
+		enum it_status s = measured(e, e->t->hir_burst, &row, io_end, &id);
+		if (s != IT_DONE)
+			return s;
+		stage(e, left - e->t->hir_burst,
+		      "wait state %d of %d (%gs), repetition %ld of %lld: idle", state,
+		      e->t->hir_wait_states.n, wait, k, e->t->hir_repetitions);
+		s = idle_after(e, id, *io_end, wait, noted);
 		if (s != IT_DONE)
 			return s;
 	}
 	return IT_DONE;
 }
 
-/* The wait states from step on. */
+/* After an outage (idle time the next burst must not be credited with):
+ * continuous writing back to steady state (a baseline row, repetition 0),
+ * then, inside a wait state, the wait that the burst before would have
+ * left the drive in (the PTS period: a burst follows the wait of the one
+ * before it), stored into that row. */
+static enum it_status rebaseline(const struct hir_env *e, const struct hir_step *step,
+				 double *io_end, int *noted)
+{
+	struct db_hir_row row;
+	int64_t id = 0;
+	double left = hir_remaining(e->t, step, 0);
+
+	stage(e, left, "baseline before wait state %d, repetition %ld (resumed)", step->state,
+	      step->repetition);
+	row_init(e, &row, DB_HIR_BASELINE, step->state, 0);
+	enum it_status s = measured(e, rebaseline_seconds(e->t), &row, io_end, &id);
+	if (s != IT_DONE || step->repetition <= 1)
+		return s;
+	stage(e, left - rebaseline_seconds(e->t),
+	      "wait state %d of %d (%gs), repetition %ld of %lld: idle (resumed)", step->state,
+	      e->t->hir_wait_states.n, row.wait_seconds, step->repetition - 1,
+	      e->t->hir_repetitions);
+	return idle_after(e, id, *io_end, row.wait_seconds, noted);
+}
+
+/* The wait states from step on; *noted as idle_after takes it. */
 static enum it_status states_from(const struct hir_env *e, const struct hir_step *step,
-				  double *io_end)
+				  double *io_end, int *noted)
 {
 	const struct cfg_target *t = e->t;
 	struct db_hir_row row;
@@ -366,13 +466,13 @@ static enum it_status states_from(const struct hir_env *e, const struct hir_step
 				t->name, e->cycle, i, t->hir_wait_states.n,
 				t->hir_wait_states.s[i - 1],
 				i == step->state ? step->repetition : 1, t->hir_repetitions);
-			s = bursts(e, i, i == step->state ? step->repetition : 1, io_end);
+			s = bursts(e, i, i == step->state ? step->repetition : 1, io_end, noted);
 		}
 		if (s == IT_DONE && t->hir_baseline > 0) {
 			stage(e, hir_remaining(t, &(struct hir_step){ HIR_BASELINE, i, 1, 0 }, 0),
 			      "baseline after wait state %d of %d", i, t->hir_wait_states.n);
 			row_init(e, &row, DB_HIR_BASELINE, i, 1);
-			s = measured(e, t->hir_baseline, &row, io_end);
+			s = measured(e, t->hir_baseline, &row, io_end, NULL);
 		}
 	}
 	return s;
@@ -389,6 +489,161 @@ static int read_progress(void *arg)
 	return db_hir_progress(a->e->db, a->e->cycle_id, a->p);
 }
 
+/* ---- the purge before the precondition ---------------------------------- */
+
+struct purge_args {
+	const struct hir_env *e;
+	const struct db_hir_purge_row *row;
+	const struct db_wear_state *wear;
+};
+
+static int store_purge(void *arg)
+{
+	const struct purge_args *a = arg;
+	return db_hir_purge_insert(a->e->db, a->row, a->wear);
+}
+
+/* Run act (secure-erase or trim) on the drive as between_cycles would,
+ * into *r; its effect on the mapped extents applied to e->wear and put
+ * into *ws (*wear then points at it). Returns act_run's value. */
+static int purge_with(const struct hir_env *e, enum cfg_action act, struct act_result *r,
+		      struct db_wear_state *ws, const struct db_wear_state **wear)
+{
+	const struct act_env env = {
+		.tg = e->tg,
+		.t = e->t,
+		.region_offset = e->plan->layout.region_offset,
+		.region_size = e->plan->layout.region_size,
+		.stop = e->stop,
+		.command_timeout = e->t->command_timeout,
+	};
+	uint64_t a = 0, b = 0;
+	int ret = act_run(act, &env, r), applied = 0;
+	if (ret || r->outcome != ACT_OUT_OK)
+		return ret;
+	switch (act_effect(act, &env, &a, &b)) {
+	case EFFECT_TRIMMED: applied = wear_apply(e->wear, 1, a, b); break;
+	case EFFECT_ERASED: applied = wear_apply(e->wear, 0, 0, 0); break;
+	case EFFECT_NONE: return 0;
+	}
+	if (applied) {
+		log_msg(LOG_ERR,
+			"target %s: the effect of the purge on the mapped extents is lost: %s",
+			e->t->name, strerror(-applied));
+		return 0;
+	}
+	wear_db_state(e->wear, ws);
+	*wear = ws;
+	return 0;
+}
+
+/* What attempt r of method did, into row. */
+static void purge_result(struct db_hir_purge_row *row, enum db_hir_purge method,
+			 const struct act_result *r)
+{
+	row->method = method;
+	row->erase = NULL;
+	row->outcome = r->outcome;
+	util_strlcpy(row->started_at, r->started_at, sizeof(row->started_at));
+	row->seconds = r->seconds;
+	row->bytes = r->bytes;
+}
+
+/* The purge hir_purge asks for, into row and note (len bytes): a secure
+ * erase by secure_erase, TRIM of the span (trim_scope), or none; with
+ * auto, the secure erase when one is set, TRIM when it is unsupported or
+ * none is set, and none (outcome unsupported, note saying why) when the
+ * drive cannot discard either. Returns act_run's value. */
+static int purge_choose(const struct hir_env *e, struct db_hir_purge_row *row, char *note,
+			size_t len, struct db_wear_state *ws, const struct db_wear_state **wear)
+{
+	const struct cfg_target *t = e->t;
+	struct act_result r = { .outcome = ACT_OUT_SKIPPED };
+	int is_auto = t->hir_purge == HIR_PURGE_AUTO, ret;
+	char first[640] = ""; /* why no secure erase came first */
+
+	util_iso_now(r.started_at, sizeof(r.started_at));
+	purge_result(row, DB_PURGE_NONE, &r);
+	if (t->hir_purge == HIR_PURGE_NONE) {
+		snprintf(note, len, "hir_purge = none");
+		return 0;
+	}
+	if (t->hir_purge == HIR_PURGE_SECURE_ERASE || (is_auto && t->secure_erase != ERASE_NONE)) {
+		ret = purge_with(e, ACT_SECURE_ERASE, &r, ws, wear);
+		purge_result(row, DB_PURGE_SECURE_ERASE, &r);
+		row->erase = cfg_erase_name(t->secure_erase);
+		if (ret || !is_auto || r.outcome != ACT_OUT_UNSUPPORTED) {
+			snprintf(note, len, "%s", r.error);
+			return ret;
+		}
+		snprintf(first, sizeof(first), "secure_erase = %s: %s", row->erase, r.error);
+	}
+	ret = purge_with(e, ACT_TRIM, &r, ws, wear);
+	purge_result(row, DB_PURGE_TRIM, &r);
+	if (!ret && is_auto && r.outcome == ACT_OUT_UNSUPPORTED) {
+		row->method = DB_PURGE_NONE; /* none could run: the note says why */
+		if (!first[0])
+			snprintf(first, sizeof(first), "no secure_erase method set");
+	}
+	snprintf(note, len, "%s%s%s", first, first[0] && r.error[0] ? "; " : "", r.error);
+	return ret;
+}
+
+enum it_status hir_purge(const struct hir_env *e)
+{
+	const struct cfg_target *t = e->t;
+	struct db_hir_purge_row row = { .cycle_id = e->cycle_id,
+					.target_id = e->target_id,
+					.run_id = e->run_id };
+	struct db_wear_state ws;
+	const struct db_wear_state *wear = NULL;
+	char note[1280] = "";
+
+	stage(e, hir_remaining(t, &(struct hir_step){ .stage = HIR_PURGE }, 1), "purge (%s)",
+	      cfg_hir_purge_name(t->hir_purge));
+	int ret = purge_choose(e, &row, note, sizeof(note), &ws, &wear);
+	row.note = note[0] ? note : NULL;
+	int done = !ret && (row.outcome == ACT_OUT_OK || row.method == DB_PURGE_NONE);
+	log_msg(done ? LOG_NOTICE : LOG_ERR,
+		"target %s: cycle %ld: host idle recovery: purge by %s%s%s: %s, %llu bytes in "
+		"%.2f s%s%s",
+		t->name, e->cycle, db_hir_purge_name(row.method), row.erase ? " " : "",
+		row.erase ? row.erase : "", act_outcome_name(row.outcome),
+		(unsigned long long)row.bytes, row.seconds, row.note ? ": " : "",
+		row.note ? row.note : "");
+	if (iter_db_patient(t->name, "storing the host idle recovery purge", NULL, store_purge,
+			    &(struct purge_args){ e, &row, wear })) {
+		snprintf(e->error, e->error_len, "cannot store the host idle recovery purge");
+		return IT_FAILED;
+	}
+	if (row.outcome == ACT_OUT_INTERRUPTED)
+		return IT_INTERRUPTED;
+	if (!done)
+		snprintf(e->error, e->error_len, "host idle recovery: purge by %s %s%s%s%s",
+			 db_hir_purge_name(row.method), act_outcome_name(row.outcome),
+			 row.note ? ": " : "", row.note ? row.note : "",
+			 row.outcome == ACT_OUT_UNSUPPORTED
+				 ? " (hir_purge = auto takes what the drive allows)"
+				 : "");
+	return done ? IT_DONE : IT_FAILED;
+}
+
+/* Log where a restart goes on (nothing for a protocol that starts now). */
+static void log_resume(const struct hir_env *e, const struct db_hir_progress *p,
+		       const struct hir_step *step)
+{
+	if (step->stage == HIR_PURGE || (step->stage == HIR_PRECONDITION && !p->rounds))
+		return;
+	log_msg(LOG_NOTICE,
+		"target %s: cycle %ld: host idle recovery resumes at %s%s (state %d, burst %ld)",
+		e->t->name, e->cycle,
+		step->stage == HIR_PRECONDITION ? "the precondition, from its start"
+		: step->stage == HIR_BASELINE   ? "the return to baseline"
+						: "the next burst",
+		step->rebaseline ? ", after writing back to steady state" : "", step->state,
+		step->repetition);
+}
+
 enum it_status hir_run(const struct hir_env *e)
 {
 	const struct cfg_target *t = e->t;
@@ -396,6 +651,7 @@ enum it_status hir_run(const struct hir_env *e)
 	struct hir_step step;
 	double io_end = util_now();
 	enum it_status s = IT_DONE;
+	int noted = 0; /* a drive without a media counter said so */
 
 	if (iter_db_patient(t->name, "reading the host idle recovery progress", e->stop,
 			    read_progress, &(struct progress_args){ e, &p })) {
@@ -410,28 +666,19 @@ enum it_status hir_run(const struct hir_env *e)
 	hir_next(&p, t->hir_wait_states.n, t->hir_repetitions, t->hir_baseline > 0, &step);
 	if (step.stage == HIR_COMPLETE)
 		return IT_DONE;
-	if (step.stage != HIR_PRECONDITION || p.rounds)
-		log_msg(LOG_NOTICE,
-			"target %s: cycle %ld: host idle recovery resumes at %s%s (state %d, burst "
-			"%ld)",
-			t->name, e->cycle,
-			step.stage == HIR_PRECONDITION ? "the precondition, from its start"
-			: step.stage == HIR_BASELINE   ? "the return to baseline"
-						       : "the next burst",
-			step.rebaseline ? ", after writing back to steady state" : "", step.state,
-			step.repetition);
-	if (step.stage == HIR_PRECONDITION) {
+	log_resume(e, &p, &step);
+	if (step.stage == HIR_PURGE) {
+		s = hir_purge(e);
+		step.stage = HIR_PRECONDITION;
+		io_end = util_now();
+	}
+	if (s == IT_DONE && step.stage == HIR_PRECONDITION) {
 		s = precondition(e, p.rounds, &io_end);
 		step = (struct hir_step){ HIR_BURST, 1, 1, 0 };
-	} else if (step.rebaseline) {
-		struct db_hir_row row;
-		stage(e, hir_remaining(t, &step, 0),
-		      "baseline before wait state %d, repetition %ld (resumed)", step.state,
-		      step.repetition);
-		row_init(e, &row, DB_HIR_BASELINE, step.state, 0);
-		s = measured(e, rebaseline_seconds(t), &row, &io_end);
+	} else if (s == IT_DONE && step.rebaseline) {
+		s = rebaseline(e, &step, &io_end, &noted);
 	}
 	if (s == IT_DONE)
-		s = states_from(e, &step, &io_end);
+		s = states_from(e, &step, &io_end, &noted);
 	return s;
 }

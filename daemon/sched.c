@@ -211,6 +211,10 @@ static enum it_status run_hir(struct sched_target *st, struct iter_ctx *ic, int6
 		.error_len = sizeof(st->error),
 	};
 	sched_set_phase(st, PH_HIR);
+	/* its purge erases or trims: the device must still be the one opened,
+	 * as before a between-cycles action (alerted there) */
+	if (st->t->hir_purge != HIR_PURGE_NONE && sched_check_identity(st, cycle))
+		return IT_FAILED;
 	enum it_status s = hir_run(&env);
 	if (s == IT_FAILED)
 		alert_failure(st->alert, ALERT_ITERATION_FAILED, LOG_ERR, cycle, 0, st->error);

@@ -50,6 +50,11 @@ enum cfg_on_error { ON_ERROR_STOP, ON_ERROR_CONTINUE };
 
 enum cfg_trim_scope { TRIM_REGION, TRIM_DEVICE };
 
+/* "hir_purge": how host idle recovery purges the drive before its
+ * precondition. auto: by secure_erase when one is set, else TRIM, else
+ * none (recorded with why); the others only that one. */
+enum cfg_hir_purge { HIR_PURGE_AUTO, HIR_PURGE_SECURE_ERASE, HIR_PURGE_TRIM, HIR_PURGE_NONE };
+
 #define CFG_MAX_ACTIONS 16
 
 /* "between_cycles": one action, or a list taken in turn, cycle after cycle
@@ -169,6 +174,7 @@ struct cfg_target {
 	long long hir_repetitions;         /* wait + burst per wait state */
 	double hir_baseline;               /* seconds of writing after each wait state */
 	double hir_round;                  /* seconds per precondition round */
+	enum cfg_hir_purge hir_purge;      /* its purge before the precondition */
 	struct cfg_set set;                /* keys the file set (target or [wearmon]) */
 	int lines[CFG_MAX_KEYS];           /* line of each key, for messages only */
 	int section_line;                  /* line of the [target] header */
@@ -281,6 +287,15 @@ enum cfg_action cfg_action_after(const struct cfg_target *t, long cycle);
 int cfg_has_action(const struct cfg_target *t, enum cfg_action a);
 const char *cfg_filesystem_name(enum cfg_filesystem f);
 const char *cfg_erase_name(enum cfg_erase e);
+const char *cfg_hir_purge_name(enum cfg_hir_purge p);
+
+/* Whether host idle recovery's purge erases the drive by secure_erase
+ * (hir_purge auto with a method set, or secure-erase). */
+int cfg_hir_erases(const struct cfg_target *t);
+
+/* Whether t erases the drive with secure_erase: between_cycles =
+ * secure-erase, or cfg_hir_erases. The refusals of an erase apply then. */
+int cfg_secure_erases(const struct cfg_target *t);
 const char *cfg_ioengine_name(enum cfg_ioengine e);
 
 /* Workload properties: writes only; uniform random offsets only. */

@@ -75,6 +75,7 @@ enum key_id {
 	K_HIR_REPETITIONS,
 	K_HIR_BASELINE,
 	K_HIR_ROUND,
+	K_HIR_PURGE,
 	K__COUNT
 };
 
@@ -91,6 +92,7 @@ _Static_assert(sizeof(enum cfg_on_error) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_verify) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_steady) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_ioengine) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_hir_purge) == sizeof(int), "enum size");
 
 /* Mark key k as set by the file. */
 static inline void cfg_set_mark(struct cfg_set *s, int k)

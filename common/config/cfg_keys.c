@@ -37,6 +37,13 @@ static const char *const erase_names[] = {
 	[ERASE_SCSI_FORMAT] = "scsi-format",
 	[ERASE__COUNT] = NULL,
 };
+static const char *const hir_purge_names[] = {
+	[HIR_PURGE_AUTO] = "auto",
+	[HIR_PURGE_SECURE_ERASE] = "secure-erase",
+	[HIR_PURGE_TRIM] = "trim",
+	[HIR_PURGE_NONE] = "none",
+	NULL,
+};
 static const char *const on_error_names[] = {
 	[ON_ERROR_STOP] = "stop",
 	[ON_ERROR_CONTINUE] = "continue",
@@ -224,6 +231,10 @@ const struct cfg_key cfg_table[K__COUNT] = {
 			  .max = 24 * 3600 * 1000,
 			  .help = "length of one precondition round (rounds until steady state, "
 				  "max_rounds at most)" },
+	[K_HIR_PURGE] = { "hir_purge", CT_ENUM, TF(hir_purge), .def = "auto",
+			  .choices = hir_purge_names,
+			  .help = "purge before the precondition: auto (secure_erase when set, "
+				  "else TRIM, else none), secure-erase, trim or none" },
 };
 
 /* ---- value parsers, one per type; each fills msg on error ---- */
@@ -665,6 +676,22 @@ const char *cfg_filesystem_name(enum cfg_filesystem f)
 const char *cfg_erase_name(enum cfg_erase e)
 {
 	return choice_name(erase_names, (int)ARRAY_SIZE(erase_names) - 1, (int)e);
+}
+
+const char *cfg_hir_purge_name(enum cfg_hir_purge p)
+{
+	return choice_name(hir_purge_names, (int)ARRAY_SIZE(hir_purge_names) - 1, (int)p);
+}
+
+int cfg_hir_erases(const struct cfg_target *t)
+{
+	return t->hir && t->secure_erase != ERASE_NONE &&
+	       (t->hir_purge == HIR_PURGE_AUTO || t->hir_purge == HIR_PURGE_SECURE_ERASE);
+}
+
+int cfg_secure_erases(const struct cfg_target *t)
+{
+	return cfg_has_action(t, ACT_SECURE_ERASE) || cfg_hir_erases(t);
 }
 
 const char *cfg_ioengine_name(enum cfg_ioengine e)

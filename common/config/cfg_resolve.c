@@ -392,6 +392,10 @@ static void check_method(struct resolver *r)
 			    "yes with filesystem = %s: the protocol writes the raw region; use "
 			    "one or the other",
 			    cfg_filesystem_name(t->filesystem));
+	if (t->hir && t->hir_purge == HIR_PURGE_SECURE_ERASE && t->secure_erase == ERASE_NONE)
+		cfg_err_add(&r->e, cfg_key_line(t, K_HIR_PURGE), "hir_purge",
+			    "secure-erase needs a method: set secure_erase (or use hir_purge = "
+			    "auto, which trims without one)");
 	if (t->hir && r->out->region_size && r->out->region_size < HIR_BLOCK)
 		cfg_err_add(&r->e, cfg_key_line(t, K_HIR), "hir",
 			    "the region is smaller than one %u-byte block of its bursts",

@@ -108,9 +108,10 @@ static const struct {
 	const char *name;
 	int since;
 } schema_tables[] = {
-	{ "targets", 1 }, { "runs", 1 },     { "cycles", 1 },           { "iterations", 1 },
-	{ "samples", 1 }, { "events", 1 },   { "mapped_extents", 3 },   { "wear", 3 },
-	{ "health", 3 },  { "progress", 7 }, { "written_extents", 18 }, { "hir_bursts", 22 },
+	{ "targets", 1 },     { "runs", 1 },     { "cycles", 1 },           { "iterations", 1 },
+	{ "samples", 1 },     { "events", 1 },   { "mapped_extents", 3 },   { "wear", 3 },
+	{ "health", 3 },      { "progress", 7 }, { "written_extents", 18 }, { "hir_bursts", 22 },
+	{ "hir_purges", 26 },
 };
 
 /* A SQLite database that is not wearmon's: refused before anything writes

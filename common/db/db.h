@@ -18,7 +18,7 @@
 #include "base/proc.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 26
+#define DB_SCHEMA_VERSION 27
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -358,7 +358,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 /* Store an event. Returns 0 or -errno. */
 int db_event(struct db *db, const struct db_event *e, int64_t *event_id);
 
-/* ---- host idle recovery (db_hir.c; table hir_bursts, schema 22) ---- */
+/* ---- host idle recovery (db_hir.c; tables hir_bursts, schema 22, and
+ * hir_purges, schema 27) ---- */
 
 /* What a row of hir_bursts measured (stored as its name: "precondition",
  * "burst", "baseline"). */
@@ -385,11 +386,45 @@ struct db_hir_row {
 /* Store one row, its id into *id (may be NULL). Returns 0 or -errno. */
 int db_hir_insert(struct db *db, const struct db_hir_row *r, int64_t *id);
 
-/* How far the protocol of a cycle got, from its rows: whether the
- * precondition ended (a round with steady set), the last wait state with
+/* The idle wait that followed row id (a burst, or a baseline a restart
+ * wrote before the next burst, repetition 0): its measured seconds and the
+ * host and media bytes the drive counted over it (< 0: NULL, unknown).
+ * Returns 0, -ENOENT (no such row of those kinds) or -errno. */
+int db_hir_idle(struct db *db, int64_t id, double seconds, int64_t host_bytes, int64_t media_bytes);
+
+/* How the protocol purged the drive before its precondition (stored as
+ * its name: "secure-erase", "trim", "none"). */
+enum db_hir_purge { DB_PURGE_SECURE_ERASE, DB_PURGE_TRIM, DB_PURGE_NONE };
+
+/* One purge attempt of a cycle (a row of hir_purges). */
+struct db_hir_purge_row {
+	int64_t cycle_id, target_id, run_id;
+	enum db_hir_purge method;
+	const char *erase; /* secure-erase: the secure_erase method; else NULL */
+	enum act_outcome outcome;
+	char started_at[32];
+	double seconds;
+	uint64_t bytes;   /* erased or trimmed */
+	const char *note; /* why none ran, what was tried first, the error;
+			     NULL: nothing to say */
+};
+
+/* Store a purge attempt and, in the same transaction, the wear state it
+ * leaves (NULL: unchanged), so the record and the mapped extents change
+ * together. Returns 0 or -errno (nothing stored). */
+int db_hir_purge_insert(struct db *db, const struct db_hir_purge_row *r,
+			const struct db_wear_state *wear);
+
+/* Name of a purge method. */
+const char *db_hir_purge_name(enum db_hir_purge m);
+
+/* How far the protocol of a cycle got, from its rows: whether it purged
+ * the drive, whether the precondition ended (a round with steady set), the last wait state with
  * a burst or its own baseline (0: none), the bursts of that state and
  * whether its baseline (repetition 1) is stored. */
 struct db_hir_progress {
+	int purged; /* a purge ran (outcome ok), or none could or was asked
+		       for (method none): hir_purges, schema 27 */
 	int preconditioned;
 	int rounds; /* precondition rounds stored */
 	int state;
@@ -723,7 +758,7 @@ struct db_done_row {
 int db_size_rows_done(struct db *db, int64_t cycle_id, int size_index, struct db_done_row **rows,
 		      size_t *n);
 
-/* ---- commands (schema 26; base/cmd.h) ---- */
+/* ---- commands (schema 27; base/cmd.h) ---- */
 
 /* A command about to exec, as db_command_start records it. */
 struct db_command_start {

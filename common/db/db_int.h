@@ -104,6 +104,8 @@ enum stmt_id {
 	ST_CMD_START,
 	ST_CMD_END,
 	ST_CMD_LEFTOVER,
+	ST_HIR_IDLE,
+	ST_HIR_PURGE,
 	ST__COUNT
 };
 

@@ -131,8 +131,8 @@ static int copy_rows(sqlite3 *c, const char *table, const char *skip, const char
 static int clear_target(sqlite3 *c, int64_t id, char *err, size_t len)
 {
 	/* children first: the daemon's foreign keys stay satisfied */
-	static const char *const table[] = { "events", "health", "mapped_extents", "progress",
-					     "hir_bursts" };
+	static const char *const table[] = { "events",   "health",     "mapped_extents",
+					     "progress", "hir_bursts", "hir_purges" };
 	int ret = execf(c, err, len,
 			"DELETE FROM sample_data WHERE iteration_id IN (SELECT id FROM"
 			" iterations WHERE target_id = %lld); DELETE FROM sample_minute_data"
@@ -304,7 +304,7 @@ static int copy_history(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 }
 
 /* The host idle recovery rows of source target s (schema 22; an older
- * source has none). */
+ * source has none) and its purges (schema 27). */
 static int copy_hir(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 {
 	char fx[320], where[96];
@@ -315,8 +315,13 @@ static int copy_hir(sqlite3 *c, int64_t s, int64_t d, char *err, size_t len)
 	snprintf(where, sizeof(where), "WHERE x.target_id = %lld ORDER BY x.id", (long long)s);
 	snprintf(fx, sizeof(fx),
 		 "%lld, " MAP("run_map", "run_id") ", " MAP("cycle_map", "cycle_id"), (long long)d);
-	return copy_rows(c, "hir_bursts", ",id,target_id,run_id,cycle_id,",
-			 "target_id, run_id, cycle_id", fx, where, err, len);
+	int ret = copy_rows(c, "hir_bursts", ",id,target_id,run_id,cycle_id,",
+			    "target_id, run_id, cycle_id", fx, where, err, len);
+	/* its purges (schema 27) */
+	if (!ret && (has = src_has(c, "hir_purges")) > 0)
+		ret = copy_rows(c, "hir_purges", ",id,target_id,run_id,cycle_id,",
+				"target_id, run_id, cycle_id", fx, where, err, len);
+	return ret ? ret : has < 0 ? has : 0;
 }
 
 /* Events, health snapshots, mapped extents and host idle recovery rows of
@@ -391,6 +396,19 @@ static const char *const print_sql[] = {
 	 * for a target without any (or a source without the table) */
 	"SELECT count(*), max(id), 'r' FROM src.hir_bursts WHERE target_id = ?1"
 	" HAVING count(*) > 0",
+	/* (schema 27) a burst's idle wait is stored into it once the wait
+	 * ends, before any later row: only the newest row can still change */
+	"SELECT id, idle_after_seconds FROM src.hir_bursts WHERE id ="
+	" (SELECT max(id) FROM src.hir_bursts WHERE target_id = ?1)",
+	"SELECT count(*), max(id), 'p' FROM src.hir_purges WHERE target_id = ?1"
+	" HAVING count(*) > 0",
+};
+
+/* The table each of print_sql needs, where an older source may lack it. */
+static const char *const print_needs[ARRAY_SIZE(print_sql)] = {
+	[ARRAY_SIZE(print_sql) - 3] = "hir_bursts",
+	[ARRAY_SIZE(print_sql) - 2] = "hir_purges",
+	[ARRAY_SIZE(print_sql) - 1] = "hir_purges",
 };
 
 /* What tells the inputs apart, read through indexes only (merging
@@ -399,17 +417,16 @@ static const char *const print_sql[] = {
  * it), print the rows of print_sql: counts and last ids of its
  * iterations, cycles, events, health and wear rows, its newest iterations
  * and cycle, the samples of its last iteration and its host idle recovery
- * rows. Returns 0 or -errno. */
+ * rows and purges. Returns 0 or -errno. */
 static int fingerprint(sqlite3 *c, int64_t s, struct merge_source *m)
 {
 	uint64_t h = FNV_OFFSET, first = 0;
 	int ret = 0;
 
-	int hir = src_has(c, "hir_bursts");
-	size_t n = ARRAY_SIZE(print_sql) - (hir <= 0); /* the last needs the table */
-
-	for (size_t q = 0; q < n && !ret; q++) {
+	for (size_t q = 0; q < ARRAY_SIZE(print_sql) && !ret; q++) {
 		sqlite3_stmt *st = NULL;
+		if (print_needs[q] && src_has(c, print_needs[q]) <= 0)
+			continue;
 		int rc = sqlite3_prepare_v2(c, print_sql[q], -1, &st, NULL);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_bind_int64(st, 1, s);

@@ -832,6 +832,29 @@ const char *const db_migrations[] = {
 	");\n"
 	"CREATE INDEX commands_open ON commands (id) WHERE ended_at IS NULL;\n"
 	"CREATE INDEX commands_target ON commands (target_id, started_at);\n",
+	/* Host idle recovery as the SNIA PTS writes it (daemon/hir.c): the
+	 * purge before the precondition, one row per attempt (which method
+	 * ran, or that none could and why), and the idle wait that follows
+	 * each burst with the drive's own counters over it: its media writes
+	 * while the host is idle are its background garbage collection. */
+	[27] =
+	"CREATE TABLE hir_purges (\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  cycle_id INTEGER NOT NULL REFERENCES cycles(id),\n"
+	"  target_id INTEGER NOT NULL REFERENCES targets(id),\n"
+	"  run_id INTEGER REFERENCES runs(id),\n"
+	"  method TEXT NOT NULL CHECK (method IN ('secure-erase', 'trim', 'none')),\n"
+	"  erase TEXT,\n"
+	"  outcome TEXT NOT NULL,\n"
+	"  started_at TEXT NOT NULL,\n"
+	"  seconds REAL NOT NULL,\n"
+	"  bytes INTEGER NOT NULL,\n"
+	"  note TEXT\n"
+	");\n"
+	"CREATE INDEX hir_purges_target ON hir_purges (target_id, cycle_id);\n"
+	"ALTER TABLE hir_bursts ADD COLUMN idle_after_seconds REAL;\n"
+	"ALTER TABLE hir_bursts ADD COLUMN idle_host_bytes INTEGER;\n"
+	"ALTER TABLE hir_bursts ADD COLUMN idle_media_bytes INTEGER;\n",
 };
 /* clang-format on */
 

@@ -227,7 +227,9 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " device_media_bytes, device_wa, device_peak_temp_c, steady)"
 		  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	[ST_HIR_PROGRESS] = { 1,
-		  "SELECT (SELECT count(*) FROM hir_bursts p WHERE p.cycle_id = ?1"
+		  "SELECT (SELECT count(*) FROM hir_purges q WHERE q.cycle_id = ?1"
+		  "   AND (q.outcome = 'ok' OR q.method = 'none')),"
+		  " (SELECT count(*) FROM hir_bursts p WHERE p.cycle_id = ?1"
 		  "   AND p.kind = 'precondition' AND p.steady IS NOT NULL),"
 		  " (SELECT count(*) FROM hir_bursts p WHERE p.cycle_id = ?1"
 		  "   AND p.kind = 'precondition'),"
@@ -254,5 +256,13 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_CMD_LEFTOVER] = { 4,
 		  "UPDATE commands SET ended_at = " NOW ", ended_how = ?, status = ?,"
 		  " ended_by_run_id = ? WHERE id = ? AND ended_at IS NULL" },
+	/* the idle wait after a burst and the purge (schema 27, db_hir.c) */
+	[ST_HIR_IDLE] = { 4,
+		  "UPDATE hir_bursts SET idle_after_seconds = ?, idle_host_bytes = ?,"
+		  " idle_media_bytes = ? WHERE id = ?"
+		  " AND (kind = 'burst' OR (kind = 'baseline' AND repetition = 0))" },
+	[ST_HIR_PURGE] = { 10,
+		  "INSERT INTO hir_purges (cycle_id, target_id, run_id, method, erase, outcome,"
+		  " started_at, seconds, bytes, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 };
 /* clang-format on */

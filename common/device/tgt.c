@@ -371,7 +371,7 @@ int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const cha
 	char buf[32];
 	int sanitize = 0;
 
-	if (!cfg_has_action(t, ACT_SECURE_ERASE))
+	if (!cfg_secure_erases(t))
 		return 0;
 	switch (t->secure_erase) {
 	case ERASE_ATA:
@@ -421,7 +421,7 @@ static int scsi_erase_refusal(const struct cfg *c, const struct cfg_target *t, c
 		[TGT_PROTO_ATA] = "it is an ATA drive: use ata or ata-enhanced",
 		[TGT_PROTO_SCSI] = "",
 	};
-	if (!cfg_has_action(t, ACT_SECURE_ERASE) || tg->proto == TGT_PROTO_SCSI ||
+	if (!cfg_secure_erases(t) || tg->proto == TGT_PROTO_SCSI ||
 	    (t->secure_erase != ERASE_SCSI_SANITIZE_BLOCK &&
 	     t->secure_erase != ERASE_SCSI_SANITIZE_CRYPTO && t->secure_erase != ERASE_SCSI_FORMAT))
 		return 0;

@@ -153,7 +153,8 @@ int tgt_parts(const char *sysname, dev_t disk, char (*names)[64], dev_t *devs, i
  * point in mnt. Returns 1 if mounted, else 0 (mnt ""). */
 int tgt_mount_point(dev_t d, char *mnt, size_t len);
 
-/* -EPERM with err set when t's secure_erase, used between cycles, would
+/* -EPERM with err set when t's secure_erase, used between cycles or by
+ * host idle recovery's purge (cfg_secure_erases), would
  * erase more than the block device sysname (path in messages): an ATA or
  * NVMe erase sent to a partition, a sanitize to one of several namespaces. */
 int tgt_erase_refusal(const struct cfg *c, const struct cfg_target *t, const char *sysname,

@@ -548,6 +548,11 @@ struct resolve_case {
 static const struct resolve_case resolve_cases[] = {
 	{ "hir with filesystem mode", "hir = yes\nfilesystem = ext4\n", 100 * GiB, 4096, -EINVAL, 0,
 	  0, 0, 0, 0, "t.conf:3: hir: yes with filesystem = ext4" },
+	{ "hir purge by secure erase without a method", "hir = yes\nhir_purge = secure-erase\n",
+	  100 * GiB, 4096, -EINVAL, 0, 0, 0, 0, 0,
+	  "t.conf:4: hir_purge: secure-erase needs a method: set secure_erase" },
+	{ "hir purge auto without a method trims", "hir = yes\n", 100 * GiB, 4096, 0, 0, 100 * GiB,
+	  1, 100 * GiB, 100 * GiB, NULL },
 	{ "defaults", "", 100 * GiB, 4096, 0, 0, 100 * GiB, 1, 100 * GiB, 100 * GiB, NULL },
 	{ "10%:100%:10% gives 10 sizes", "sizes = 10%:100%:10%\n", 100 * GiB, 4096, 0, 0, 100 * GiB,
 	  10, 10 * GiB, 100 * GiB, NULL },
@@ -992,6 +997,7 @@ static void test_hir_keys(void **state)
 		{ "hir_baseline = -1s", "t.conf:4: hir_baseline: " },
 		{ "hir_round = 2d", "t.conf:4: hir_round: \"2d\" is out of range" },
 		{ "hir = maybe", "t.conf:4: hir: \"maybe\" is not a boolean" },
+		{ "hir_purge = sometimes", "t.conf:4: hir_purge: \"sometimes\" is not one of:" },
 	};
 	struct cfg *c = parse_ok("[target t]\ndevice = /d\n");
 	const struct cfg_target *t = &c->targets[0];
@@ -1004,6 +1010,8 @@ static void test_hir_keys(void **state)
 		    t->hir_wait_states.s[4] == 50);
 	assert_true(t->hir_burst == 5 && t->hir_baseline == 1800 && t->hir_round == 60);
 	assert_int_equal(t->hir_repetitions, 360);
+	assert_int_equal(t->hir_purge, HIR_PURGE_AUTO);
+	assert_false(cfg_hir_erases(t)); /* hir = no */
 	cfg_free(c);
 	c = parse_ok("[target t]\ndevice = /d\nhir = yes\nhir_wait_states = 1s,2s 4s\n"
 		     "hir_burst = 500ms\nhir_repetitions = 2\nhir_baseline = 0\nhir_round = 1s\n");
@@ -1014,7 +1022,30 @@ static void test_hir_keys(void **state)
 	assert_true(t->hir_burst == 0.5 && t->hir_baseline == 0 && t->hir_round == 1);
 	assert_int_equal(t->hir_repetitions, 2);
 	assert_int_equal(cfg_line(t, "hir_wait_states"), 4);
+	assert_false(cfg_hir_erases(t)); /* auto, no secure_erase: TRIM */
 	cfg_free(c);
+	/* a purge by the secure_erase method brings its refusals with it
+	 * (cfg_secure_erases), as between_cycles = secure-erase does */
+	static const struct {
+		const char *keys;
+		int erases, secure;
+	} purge[] = {
+		{ "hir = yes\nsecure_erase = nvme-format\n", 1, 1 },
+		{ "hir = yes\nsecure_erase = nvme-format\nhir_purge = trim\n", 0, 0 },
+		{ "hir = yes\nsecure_erase = nvme-format\nhir_purge = none\n", 0, 0 },
+		{ "hir = yes\nsecure_erase = ata\nhir_purge = secure-erase\n", 1, 1 },
+		{ "hir = no\nsecure_erase = ata\n", 0, 0 },
+		{ "hir = yes\nhir_purge = trim\nbetween_cycles = secure-erase\nsecure_erase = ata\n",
+		  0, 1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(purge); i++) {
+		snprintf(text, sizeof(text), "[target t]\ndevice = /d\n%s", purge[i].keys);
+		c = parse_ok(text);
+		EXPECT(cfg_hir_erases(&c->targets[0]) == purge[i].erases &&
+			       cfg_secure_erases(&c->targets[0]) == purge[i].secure,
+		       "%s", purge[i].keys);
+		cfg_free(c);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		snprintf(text, sizeof(text), "[target t]\ndevice = /d\nhir = yes\n%s\n",
 			 bad[i].line);

@@ -741,5 +741,6 @@ out:
 	wm_table_free(&r.device);
 	wm_table_free(&r.hir);
 	wm_table_free(&r.hir_pre);
+	wm_table_free(&r.hir_purge);
 	return ret;
 }

@@ -24,6 +24,7 @@ struct rep {
 	struct wm_table device;     /* rows with the drive's own figures (QR_DEVICE) */
 	struct wm_table hir;        /* host idle recovery per cycle and wait state */
 	struct wm_table hir_pre;    /* its preconditions */
+	struct wm_table hir_purge;  /* its purges */
 	int64_t first_it, worst_it; /* iterations whose samples are shown */
 };
 
@@ -71,7 +72,8 @@ int rep_write_data(struct rep *r);
 
 /* ---- host idle recovery (wearmon_hir.c) ---- */
 
-/* Reads the campaign's bursts per wait state into r->hir and r->hir_pre;
+/* Reads the campaign's bursts per wait state into r->hir, r->hir_pre and
+ * r->hir_purge;
  * rep_has_hir: whether there are any; rep_write_hir writes the section
  * (nothing without them). Each returns 0 or WM_EXIT_ERROR. */
 int rep_load_hir(struct rep *r);

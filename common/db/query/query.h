@@ -143,11 +143,16 @@ int query_show_events_all(struct db *db, int64_t id, int64_t cycle_id, const str
  * daemon/alert.c). */
 int query_show_evidence(struct db *db, int64_t id, const struct query_sink *s);
 
-/* ---- host idle recovery (query_hir.c; table hir_bursts, schema 22) ---- */
+/* ---- host idle recovery (query_hir.c; table hir_bursts, schema 22;
+ * hir_purges and the idle waits, schema 27) ---- */
 
 /* The wait states of target ?1's cycles lo..hi that ran the protocol (none
  * before schema 22), by cycle and wait state: cycle, cycle_id, wait_state,
- * wait_seconds, bursts, mibps (the bursts' bytes over their seconds),
+ * wait_seconds; the idle waits after the bursts (NULL before schema 27):
+ * waits, idle_seconds, idle_media_bytes (the media bytes the drive wrote
+ * while idle, over the waits that have the figure; NULL when none has),
+ * idle_media_per_wait, idle_media_mibps, idle_host_bytes; then bursts,
+ * mibps (the bursts' bytes over their seconds),
  * mibps_min, mibps_max (of single bursts), iops, lat_mean_us, lat_p99_us
  * (the worst), host_bytes, media_bytes, device_wa (media over host bytes,
  * NULL unless every burst has both), peak_temp_c, baseline_mibps (its
@@ -160,6 +165,13 @@ int query_hir_states(struct db *db, int64_t target_id, int64_t lo, int64_t hi,
  * still running). */
 int query_hir_preconditions(struct db *db, int64_t target_id, int64_t lo, int64_t hi,
 			    const struct query_sink *s);
+
+/* The purges of the same cycles (none before schema 27), every attempt,
+ * oldest first: cycle, cycle_id, method (secure-erase, trim, none), erase
+ * (the secure_erase method), outcome, started_at, seconds, bytes, note
+ * (why none ran, what was tried first, the error). */
+int query_hir_purges(struct db *db, int64_t target_id, int64_t lo, int64_t hi,
+		     const struct query_sink *s);
 
 /* ---- status (query_status.c) ---- */
 

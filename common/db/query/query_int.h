@@ -41,7 +41,7 @@ enum query_show_id {
 extern const struct query_named query_show_queries[QSHOW__COUNT];
 
 /* host idle recovery (query_hir.c) */
-enum query_hir_id { QHIR_STATES, QHIR_PRECONDITIONS, QHIR__COUNT };
+enum query_hir_id { QHIR_STATES, QHIR_PRECONDITIONS, QHIR_PURGES, QHIR__COUNT };
 extern const struct query_named query_hir_queries[QHIR__COUNT];
 
 /* alerts (query_history.c): query_alerts with both filters */

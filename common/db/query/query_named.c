@@ -35,6 +35,8 @@ static const struct {
 	[QF_CYCLE_STORED] = { "cycles", "ratio_avg" },
 	[QF_HIR] = { "hir_bursts", "wait_state" },
 	[QF_PROGRESS_STAGE] = { "progress", "stage" },
+	[QF_HIR_IDLE] = { "hir_bursts", "idle_media_bytes" },
+	[QF_HIR_PURGE] = { "hir_purges", "method" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

@@ -41,6 +41,8 @@ enum query_fact {
 	QF_CYCLE_STORED,     /* cycles.ratio_avg and the stored figures (schema 21) */
 	QF_HIR,              /* table hir_bursts (schema 22) */
 	QF_PROGRESS_STAGE,   /* progress.stage, remaining_seconds (schema 23) */
+	QF_HIR_IDLE,         /* hir_bursts.idle_media_bytes and the other idle_* (schema 27) */
+	QF_HIR_PURGE,        /* table hir_purges (schema 27) */
 	QF__COUNT
 };
 
