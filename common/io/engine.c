@@ -452,16 +452,6 @@ static void unready(struct engine_ctx *c, struct engine_slot *sl)
 	c->nready++;
 }
 
-/* Generation ahead of submission: while the queue is full, prepare the next
- * I/Os (fresh data for writes) in the spare slots. */
-static void prepare_ahead(struct engine_ctx *c, struct run *s)
-{
-	while (c->nready < s->spare && c->nfree && s->issued_bytes < s->amount) {
-		struct engine_slot *sl = prepare(c, s);
-		c->ready[(c->rhead + c->nready++) % c->nslots] = sl->index;
-	}
-}
-
 /* Whether the phase is to stop: the stop flag, seen once and kept. */
 static int stop_seen(struct run *s)
 {
@@ -470,6 +460,18 @@ static int stop_seen(struct run *s)
 		s->stopping = 1;
 	}
 	return s->stopping;
+}
+
+/* Generation ahead of submission: while the queue is full, prepare the next
+ * I/Os (fresh data for writes) in the spare slots; a stop ends it (a large
+ * block takes milliseconds to generate: a stop does not wait for a queue's
+ * worth of them). */
+static void prepare_ahead(struct engine_ctx *c, struct run *s)
+{
+	while (c->nready < s->spare && c->nfree && s->issued_bytes < s->amount && !stop_seen(s)) {
+		struct engine_slot *sl = prepare(c, s);
+		c->ready[(c->rhead + c->nready++) % c->nslots] = sl->index;
+	}
 }
 
 /* Fill the queue: submit the prepared I/Os (preparing more when none is
