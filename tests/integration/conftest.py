@@ -144,8 +144,39 @@ def target_conf(db, dev, defaults, name="lab1", **over):
     return f"[wearmon]\ndatabase = {db}\n\n[target {name}]\n{body}\n"
 
 
+# The engine a test run's targets use where a test names none
+# (ioengine's default, auto, otherwise): WEARMON_TEST_IOENGINE=libaio runs
+# the suite on libaio, =io_uring on io_uring, so that each engine passes it.
+TEST_IOENGINE = os.environ.get("WEARMON_TEST_IOENGINE", "")
+
+
+def with_test_ioengine(text, engine=None):
+    """text with `ioengine = engine` (TEST_IOENGINE by default) added at the
+    end of every [target] section that sets no ioengine, so that the lines
+    before it keep their numbers; text itself without one."""
+    engine = TEST_IOENGINE if engine is None else engine
+    if not engine:
+        return text
+    out, section = [], []
+
+    def flush():
+        if section and section[0].strip().startswith("[target") and not any(
+                line.split("=")[0].strip() == "ioengine" for line in section):
+            last = max(i for i, line in enumerate(section) if line.strip())
+            section.insert(last + 1, f"ioengine = {engine}")
+        out.extend(section)
+
+    for line in text.split("\n"):
+        if line.strip().startswith("["):
+            flush()
+            section = []
+        section.append(line)
+    flush()
+    return "\n".join(out)
+
+
 def write_conf(path, text):
-    Path(path).write_text(text)
+    Path(path).write_text(with_test_ioengine(text))
     return Path(path)
 
 

@@ -628,7 +628,7 @@ def test_config_page_covers_every_key():
 # read-only CLI must contain none of it. act_outcome_name is only a name
 # table (common/config/names.c), which the database stores outcomes with.
 DEVICE_SYMBOL = re.compile(r"^(act_(?!outcome_name$)|ata_|nvme_|fsmode_|tgt_open$|cfg_load$)")
-DEVICE_LIBS = ("libblkid", "libinih", "libaio")
+DEVICE_LIBS = ("libblkid", "libinih", "libaio", "liburing")
 
 
 def test_cli_links_no_device_code():
