@@ -119,6 +119,32 @@ static void note_setup(struct engine_ctx *c, const struct uring *u, int bufs_err
 		 u->files_ok ? "registered" : "unregistered", bufs, sqpoll ? "on" : "off");
 }
 
+/* The ring, sized for the queue. Completions are run when the thread next
+ * enters the kernel rather than by interrupting it (COOP_TASKRUN, 5.19:
+ * the thread enters to wait anyway), with a flag that makes the peek
+ * enter when some are pending (TASKRUN_FLAG); an older kernel refuses the
+ * flags and gets the plain ring. Returns 0 or -errno. */
+static int ring_init(struct uring *u, const struct engine_opts *o)
+{
+	struct io_uring_params par;
+	unsigned coop = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+	int ret;
+
+	for (int i = 0; i < 2; i++) {
+		memset(&par, 0, sizeof(par));
+		if (o->sqpoll) {
+			par.flags |= IORING_SETUP_SQPOLL;
+			par.sq_thread_idle = SQPOLL_IDLE_MS;
+		} else if (!i) {
+			par.flags |= coop;
+		}
+		ret = io_uring_queue_init_params(o->max_qd, &u->ring, &par);
+		if (ret != -EINVAL || !(par.flags & coop))
+			return ret;
+	}
+	return ret;
+}
+
 static void uring_close(struct engine_ctx *c)
 {
 	struct uring *u = c->priv;
@@ -134,7 +160,6 @@ static void uring_close(struct engine_ctx *c)
 
 static int uring_open(struct engine_ctx *c, const struct engine_opts *o)
 {
-	struct io_uring_params par;
 	struct uring *u = calloc(1, sizeof(*u));
 	int none = -1, ret;
 
@@ -147,12 +172,7 @@ static int uring_open(struct engine_ctx *c, const struct engine_opts *o)
 		uring_close(c);
 		return -ENOMEM;
 	}
-	memset(&par, 0, sizeof(par));
-	if (o->sqpoll) {
-		par.flags |= IORING_SETUP_SQPOLL;
-		par.sq_thread_idle = SQPOLL_IDLE_MS;
-	}
-	ret = io_uring_queue_init_params(o->max_qd, &u->ring, &par);
+	ret = ring_init(u, o);
 	if (ret < 0) {
 		u->ring.ring_fd = -1;
 		uring_close(c);
