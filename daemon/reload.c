@@ -65,7 +65,7 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 		}
 		if (!ret && t->ioengine != st->limits.engine) {
 			snprintf(one, sizeof(one),
-				 "%s:%d: ioengine: target %s runs on the %s engine; "
+				 "%s:%d: ioengine: target %s runs with ioengine = %s; "
 				 "changing it to %s needs a restart",
 				 c->path, cfg_line(t, "ioengine"), t->name,
 				 cfg_ioengine_name(st->limits.engine),
