@@ -184,32 +184,43 @@ static int open_ops(const struct engine_ops *ops, const struct engine_opts *o,
 	return 0;
 }
 
-int engine_open(enum engine_kind kind, const struct engine_opts *o, struct engine_ctx **out)
+/* auto's context: its choice, and when that engine cannot be set up for
+ * this context (a ring refused for memory, say), the next engine auto may
+ * choose in the list's order, each failure added to why. Returns 0 or the
+ * last engine's -errno. */
+static int open_auto(const struct engine_opts *o, struct engine_ctx **out)
 {
 	char why[200];
-	enum engine_kind k = kind;
+	int ret = -EINVAL, tried = 0;
 
+	for (int k = (int)engine_auto(why, sizeof(why)); k < ENGINE__COUNT; k++) {
+		const struct engine_ops *ops = engine_ops_of((enum engine_kind)k);
+		size_t used = strlen(why);
+		if (!ops->for_auto)
+			continue;
+		if (tried++)
+			snprintf(why + used, sizeof(why) - used, ", so %s", ops->name);
+		ret = open_ops(ops, o, out);
+		if (!ret) {
+			char note[sizeof((*out)->note)];
+			snprintf(note, sizeof(note), "%s (ioengine = auto: %s)", (*out)->note, why);
+			memcpy((*out)->note, note, sizeof(note));
+			return 0;
+		}
+		used = strlen(why);
+		snprintf(why + used, sizeof(why) - used, "; %s: %s", ops->name, strerror(-ret));
+	}
+	return ret;
+}
+
+int engine_open(enum engine_kind kind, const struct engine_opts *o, struct engine_ctx **out)
+{
 	if (!o->max_qd || !o->max_bs)
 		return -EINVAL;
 	if (kind == ENGINE_AUTO)
-		k = engine_auto(why, sizeof(why));
-	const struct engine_ops *ops = engine_ops_of(k);
-	if (!ops)
-		return -EINVAL;
-	int ret = open_ops(ops, o, out);
-	if (ret && kind == ENGINE_AUTO && k != ENGINE_LIBAIO) {
-		/* chosen but not to be had for this context: the fallback */
-		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s: %s, so libaio",
-			 ops->name, strerror(-ret));
-		k = ENGINE_LIBAIO;
-		ret = open_ops(engine_ops_of(k), o, out);
-	}
-	if (!ret && kind == ENGINE_AUTO) {
-		char note[sizeof((*out)->note)];
-		snprintf(note, sizeof(note), "%s (ioengine = auto: %s)", (*out)->note, why);
-		memcpy((*out)->note, note, sizeof(note));
-	}
-	return ret;
+		return open_auto(o, out);
+	const struct engine_ops *ops = engine_ops_of(kind);
+	return ops ? open_ops(ops, o, out) : -EINVAL;
 }
 
 int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out)

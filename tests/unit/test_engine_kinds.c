@@ -233,6 +233,24 @@ static void test_sync_one_at_a_time(void **state)
 	free(r);
 }
 
+/* auto's choice that cannot be set up for a context (a queue deeper than
+ * an io_uring ring may be: 32768 entries) falls to the next engine auto
+ * may choose, and says why. */
+static void test_auto_falls_back_per_context(void **state)
+{
+	struct engine_ctx *c = NULL;
+	struct engine_opts o = { .max_qd = 40000, .max_bs = 512 };
+	char why[200];
+	(void)state;
+	assert_int_equal(engine_auto(why, sizeof(why)), ENGINE_IO_URING);
+	assert_int_equal(engine_open(ENGINE_AUTO, &o, &c), 0);
+	print_message("  %s\n", engine_describe(c));
+	assert_string_equal(engine_name(c), "libaio");
+	assert_string_equal(engine_describe(c), "libaio (ioengine = auto: io_uring_setup works "
+						"here; io_uring: Invalid argument, so libaio)");
+	engine_destroy(c);
+}
+
 /* A kind the list does not have, or no size, opens nothing. */
 static void test_open_refuses(void **state)
 {
@@ -255,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_uring_registers),
 		cmocka_unit_test(test_uring_unpinned),
 		cmocka_unit_test(test_sync_one_at_a_time),
+		cmocka_unit_test(test_auto_falls_back_per_context),
 		cmocka_unit_test(test_open_refuses),
 	};
 	return cmocka_run_group_tests_name("engine kinds", tests, NULL, NULL);
