@@ -189,13 +189,39 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 	engine_rate_figs(r, &m->mibps);
 }
 
+/* Run the jobs, each in a thread, and wait for them all. Returns 0, the
+ * first job's failure (its reason in r->refused) or pthread_create's. */
+static int jobs_go(struct job *jobs, unsigned njobs, struct merge *m, struct engine_result *r)
+{
+	unsigned started = 0;
+	int ret = 0;
+
+	for (; started < njobs; started++) {
+		ret = -pthread_create(&jobs[started].thread, NULL, job_main, &jobs[started]);
+		if (ret)
+			break;
+	}
+	pthread_mutex_lock(&m->lock);
+	for (unsigned j = started; j < njobs; j++)
+		m->finished[j] = 1; /* never started: nothing to wait for */
+	pthread_mutex_unlock(&m->lock);
+	for (unsigned j = 0; j < started; j++)
+		pthread_join(jobs[j].thread, NULL);
+	for (unsigned j = 0; j < started && !ret; j++) {
+		ret = jobs[j].ret;
+		if (ret)
+			snprintf(r->refused, sizeof(r->refused), "job %u: %s", j + 1,
+				 jobs[j].r.refused[0] ? jobs[j].r.refused : strerror(-ret));
+	}
+	return ret;
+}
+
 int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct engine_phase *p,
 		    struct engine_result *r)
 {
 	struct workload_spec spec;
 	struct merge *m;
 	struct job *jobs;
-	unsigned started = 0;
 	int ret = 0;
 
 	r->refused[0] = '\0';
@@ -227,23 +253,7 @@ int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct 
 		job_phase(p, j, njobs, unit ? unit : 512, &jobs[j]);
 		jobs[j].p.t0 = p->t0 ? p->t0 : t0;
 	}
-	for (; started < njobs; started++) {
-		ret = -pthread_create(&jobs[started].thread, NULL, job_main, &jobs[started]);
-		if (ret)
-			break;
-	}
-	pthread_mutex_lock(&m->lock);
-	for (unsigned j = started; j < njobs; j++)
-		m->finished[j] = 1; /* never started: nothing to wait for */
-	pthread_mutex_unlock(&m->lock);
-	for (unsigned j = 0; j < started; j++)
-		pthread_join(jobs[j].thread, NULL);
-	for (unsigned j = 0; j < started && !ret; j++) {
-		ret = jobs[j].ret;
-		if (ret)
-			snprintf(r->refused, sizeof(r->refused), "job %u: %s", j + 1,
-				 jobs[j].r.refused[0] ? jobs[j].r.refused : strerror(-ret));
-	}
+	ret = jobs_go(jobs, njobs, m, r);
 	if (!ret) {
 		merge_flush(m, 1);
 		engine_out_pass(&m->out);

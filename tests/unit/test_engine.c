@@ -414,11 +414,17 @@ static void test_partial_last_sample(void **state)
 		      "sd %.1f)\n",
 		      t.n, t.last_seconds, r.seconds, r.mibps, r.mibps_min, r.mibps_max,
 		      r.mibps_stddev);
-	assert_int_equal(t.n, 2);
-	assert_int_equal((int)r.nsamples, 2);
+	/* Two samples, the last about 135 ms; a loaded machine can stretch
+	 * the phase past the limit (the drain, a thread waiting for a CPU),
+	 * and then it has as many whole intervals as it lasted, the part
+	 * after them folded into the last. */
+	unsigned want = (unsigned)(r.seconds / t.interval);
+	assert_true(r.seconds >= 0.235);
+	assert_int_equal(t.n, want);
+	assert_int_equal((int)r.nsamples, want);
 	assert_true(t.full_before_last);
-	/* the drain after the limit may add a little to the last 135 ms */
-	assert_true(t.last_seconds >= 0.134 && t.last_seconds < 0.165);
+	assert_true(fabs(t.last_seconds - (r.seconds - (want - 1) * t.interval)) < 1e-6);
+	assert_true(t.last_seconds >= t.interval && t.last_seconds < 2 * t.interval);
 	assert_true(t.bytes == r.bytes);
 	assert_true(fabs(t.seconds - r.seconds) < 1e-6);
 	assert_true(r.mibps_min >= 0 && r.mibps_min <= r.mibps && r.mibps <= r.mibps_max);
@@ -443,8 +449,14 @@ static void test_short_phase_no_spread(void **state)
 	p.on_sample = trace_sample;
 	p.arg = &t;
 	assert_int_equal(engine_run(f->eng, &p, &r), 0);
-	assert_int_equal(t.n, 1); /* shorter than two intervals: one sample */
 	assert_true(t.bytes == r.bytes && r.mibps > 0);
+	/* shorter than two intervals: one sample, no spread (a loaded machine
+	 * can stretch the phase past two; then it has its whole intervals) */
+	if (r.seconds >= 2 * t.interval) {
+		assert_int_equal(t.n, (unsigned)(r.seconds / t.interval));
+		return;
+	}
+	assert_int_equal(t.n, 1);
 	assert_true(r.mibps_min < 0 && r.mibps_max < 0 && r.mibps_stddev < 0);
 }
 
