@@ -7,6 +7,7 @@ backing file created here, and both are removed in a finally block."""
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -151,27 +152,33 @@ TEST_IOENGINE = os.environ.get("WEARMON_TEST_IOENGINE", "")
 
 
 def with_test_ioengine(text, engine=None):
-    """text with `ioengine = engine` (TEST_IOENGINE by default) added at the
-    end of every [target] section that sets no ioengine, so that the lines
-    before it keep their numbers; text itself without one."""
+    """text with `ioengine = engine` (TEST_IOENGINE by default) in every
+    [target] section that sets no ioengine; text itself without one. The
+    line takes the place of the blank line that ends the section, or goes
+    at the end of the file, so that the lines a test counts keep their
+    numbers; a section followed at once by another (no blank line to take)
+    keeps the default engine."""
     engine = TEST_IOENGINE if engine is None else engine
     if not engine:
         return text
     out, section = [], []
 
-    def flush():
-        if section and section[0].strip().startswith("[target") and not any(
+    def flush(final):
+        if section and re.match(r"\[target\s", section[0].strip()) and not any(
                 line.split("=")[0].strip() == "ioengine" for line in section):
             last = max(i for i, line in enumerate(section) if line.strip())
-            section.insert(last + 1, f"ioengine = {engine}")
+            if final:
+                section.insert(last + 1, f"ioengine = {engine}")
+            elif last + 1 < len(section):
+                section[last + 1] = f"ioengine = {engine}"  # the blank line before the next
         out.extend(section)
 
     for line in text.split("\n"):
         if line.strip().startswith("["):
-            flush()
+            flush(False)
             section = []
         section.append(line)
-    flush()
+    flush(True)
     return "\n".join(out)
 
 

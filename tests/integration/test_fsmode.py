@@ -74,6 +74,15 @@ def remove_leftovers(name):
         subprocess.run(["rm", "-rf", "--one-file-system", str(d)], capture_output=True)
 
 
+def device_free(dev):
+    """Whether dev can be opened exclusively (no mount, no holder)."""
+    try:
+        os.close(os.open(dev, os.O_RDONLY | os.O_EXCL))
+        return True
+    except OSError:
+        return False
+
+
 def running_iteration(db, number):
     return db.exists() and query(
         db, f"SELECT 1 FROM iterations WHERE number = {number} AND status = 'running'")
@@ -95,7 +104,11 @@ def test_kill9_leaves_no_mount_and_restart_resumes(workdir, make_loop):
         # the mount lived in the killed process's namespace only
         assert host_mounts(name, loop.dev) == [], err
         assert "own mount namespace" in err, err
-        # the device is free: the restart is not refused, and resumes
+        # the device comes free: the kernel tears a killed process's
+        # io_uring down after the process is gone (the ring's registered
+        # file holds the test file, and so the filesystem, until then)
+        assert wait_for(lambda: device_free(loop.dev), 30), "the device stayed busy"
+        # the restart is not refused, and resumes
         p = run_wearmond(c)
         assert p.returncode == 0, p.stderr
         assert "resuming cycle 1 at size 2 of 3" in p.stderr, p.stderr
