@@ -151,7 +151,7 @@ static void uring_close(struct engine_ctx *c)
 
 	if (!u)
 		return;
-	if (u->ring.ring_fd > 0)
+	if (u->ring.ring_fd >= 0)
 		io_uring_queue_exit(&u->ring);
 	free(u->cqes);
 	free(u);
