@@ -164,13 +164,25 @@ enum engine_kind engine_auto(char *why, size_t len)
 	return auto_kind;
 }
 
-/* A context of the engine with table ops. Returns 0 or -errno. */
+/* Whether a table has every function the runner calls unasked: one that
+ * lacks any is our bug, refused rather than called. */
+static int ops_complete(const struct engine_ops *ops)
+{
+	return ops->name && ops->open && ops->close && ops->now && ops->start && ops->stop &&
+	       ops->submit && ops->reap;
+}
+
+/* A context of the engine with table ops. Returns 0 or -errno (-ENOSYS:
+ * an incomplete table). */
 static int open_ops(const struct engine_ops *ops, const struct engine_opts *o,
 		    struct engine_ctx **out)
 {
-	struct engine_ctx *c = ctx_alloc(ops, o->max_qd, o->max_bs);
+	struct engine_ctx *c;
 	int ret;
 
+	if (!ops_complete(ops))
+		return -ENOSYS;
+	c = ctx_alloc(ops, o->max_qd, o->max_bs);
 	if (!c)
 		return -ENOMEM;
 	snprintf(c->note, sizeof(c->note), "%s", ops->name);

@@ -251,12 +251,20 @@ static void test_auto_falls_back_per_context(void **state)
 	engine_destroy(c);
 }
 
-/* A kind the list does not have, or no size, opens nothing. */
+/* Every engine of the list opens (its table is complete) under its own
+ * name; a kind the list does not have, or no size, opens nothing. */
 static void test_open_refuses(void **state)
 {
 	struct engine_ctx *c = NULL;
-	struct engine_opts o = { .max_qd = 4, .max_bs = 4096 };
+	struct engine_opts o = { .max_qd = 4, .max_bs = 4096, .null_mibps = 100 };
 	(void)state;
+	for (int k = ENGINE_AUTO + 1; k < ENGINE__COUNT; k++) {
+		assert_int_equal(engine_open((enum engine_kind)k, &o, &c), 0);
+		assert_string_equal(engine_name(c), engine_kind_name((enum engine_kind)k));
+		engine_destroy(c);
+		c = NULL;
+	}
+	o.null_mibps = 0;
 	assert_int_equal(engine_open(ENGINE__COUNT, &o, &c), -EINVAL);
 	o.max_qd = 0;
 	assert_int_equal(engine_open(ENGINE_LIBAIO, &o, &c), -EINVAL);
