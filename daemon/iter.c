@@ -55,7 +55,7 @@ void iter_limits_of(const struct plan *p, struct iter_limits *l)
 	l->engine = p->engine;
 	l->engine_name = p->engine_name;
 	l->null_mibps = ENGINE_NULL_MIBPS;
-	l->sqpoll = p->sqpoll;
+	l->io_uring_sqpoll = p->io_uring_sqpoll;
 }
 
 int iter_within(const struct iter_limits *l, const struct plan *p)
@@ -69,7 +69,7 @@ static int engine_for(const struct iter_limits *l, struct engine_ctx **out)
 	struct engine_opts o = { .max_qd = l->max_qd,
 				 .max_bs = (uint32_t)l->max_bs,
 				 .null_mibps = l->null_mibps,
-				 .sqpoll = l->sqpoll };
+				 .sqpoll = (int)l->io_uring_sqpoll };
 	return engine_open(l->engine, &o, out);
 }
 

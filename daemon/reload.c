@@ -72,12 +72,12 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 				 cfg_ioengine_name(t->ioengine));
 			ret = -EINVAL;
 		}
-		if (!ret && t->io_uring_sqpoll != st->limits.sqpoll) {
+		if (!ret && (unsigned)t->io_uring_sqpoll != st->limits.io_uring_sqpoll) {
 			snprintf(one, sizeof(one),
 				 "%s:%d: io_uring_sqpoll: target %s runs with it %s; "
 				 "changing it needs a restart",
 				 c->path, cfg_line(t, "io_uring_sqpoll"), t->name,
-				 st->limits.sqpoll ? "on" : "off");
+				 st->limits.io_uring_sqpoll ? "on" : "off");
 			ret = -EINVAL;
 		}
 		if (!ret && !iter_within(&st->limits, plan)) {

@@ -27,14 +27,14 @@ struct plan {
 	struct cfg_layout layout;   /* region and sizes on the device */
 	struct plan_phase phase[CFG_MAX_PHASES];
 	int nphases;
-	int precondition;        /* fill = yes and no "fill" row: fill before a size */
-	int readback;            /* verify_phase with crc32c: a read-back row */
-	uint64_t max_bs;         /* largest block of any phase and of the fill */
-	unsigned max_qd;         /* deepest queue of the fill and the measured phases */
-	unsigned jobs;           /* engines of each measured phase */
-	enum engine_kind engine; /* ioengine: auto or an engine */
-	const char *engine_name; /* cfg_ioengine_name of engine */
-	int sqpoll;              /* io_uring_sqpoll */
+	int precondition;         /* fill = yes and no "fill" row: fill before a size */
+	int readback;             /* verify_phase with crc32c: a read-back row */
+	uint64_t max_bs;          /* largest block of any phase and of the fill */
+	unsigned max_qd;          /* deepest queue of the fill and the measured phases */
+	unsigned jobs;            /* engines of each measured phase */
+	enum engine_kind engine;  /* ioengine: auto or an engine */
+	const char *engine_name;  /* cfg_ioengine_name of engine */
+	unsigned io_uring_sqpoll; /* a kernel thread takes io_uring's submissions */
 };
 
 /* Resolve target t of c for a device of capacity bytes and logical block

@@ -7,11 +7,14 @@ filter letting io_uring run. Rows read back with the sqlite3 CLI."""
 import os
 import re
 import shutil
+import signal
 import subprocess
 
 import pytest
 
-from conftest import MiB, REPO, query, run_wearmond, target_conf, write_conf
+from conftest import (MiB, REPO, WEARMOND, query, run_wearmond, spawn, stop, target_conf,
+                      wait_for, write_conf)
+from service_helper import NotifyListener
 
 QD = 8
 DEFAULTS = {
@@ -114,6 +117,53 @@ def test_engine_change_keeps_or_starts_a_campaign(workdir, make_loop):
             "\n" + t["campaign_key"], t
     cycles = query(db, "SELECT number, status FROM cycles ORDER BY number")
     assert [c["status"] for c in cycles] == ["done"] * 4, cycles
+
+
+@pytest.fixture
+def listener(workdir):
+    n = NotifyListener(workdir)
+    try:
+        yield n
+    finally:
+        n.close()
+
+
+def test_reload_keeps_the_engine_and_its_sqpoll(workdir, make_loop, listener):
+    """The engines are made at start: a reload that changes ioengine or
+    io_uring_sqpoll is refused, naming the key's line and the value the
+    target runs with, and the running configuration stays."""
+    loop = make_loop(16 * MiB)
+    db = workdir / "w.db"
+    path = workdir / "w.conf"
+    good = target_conf(db, loop.dev, DEFAULTS, ioengine="io_uring", cycles="0",
+                       verify="none", verify_phase="no", fill="no", pause="0.2s")
+    write_conf(path, good)
+    proc = spawn([WEARMOND, "--foreground", "-c", path],
+                 env=dict(os.environ, NOTIFY_SOCKET=listener.path))
+    try:
+        assert listener.wait_for(lambda a: "READY=1" in a, 30)
+        write_conf(path, good + "io_uring_sqpoll = yes\n")
+        proc.send_signal(signal.SIGHUP)
+        assert listener.wait_for(lambda a: a.count("READY=1") >= 2, 30)
+        write_conf(path, good.replace("ioengine = io_uring", "ioengine = libaio"))
+        proc.send_signal(signal.SIGHUP)
+        assert listener.wait_for(lambda a: a.count("READY=1") >= 3, 30)
+        assert wait_for(lambda: query(db, "SELECT 1 FROM iterations WHERE status = 'done'"), 60)
+        rc, _, err = stop(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert rc == 0, err
+    lines = good.splitlines()
+    sqpoll_line = len(lines) + 1
+    engine_line_no = 1 + next(i for i, x in enumerate(lines) if x.startswith("ioengine"))
+    assert (f"{path}:{sqpoll_line}: io_uring_sqpoll: target lab1 runs with it off; changing "
+            "it needs a restart") in err, err
+    assert (f"{path}:{engine_line_no}: ioengine: target lab1 runs with ioengine = io_uring; "
+            "changing it to libaio needs a restart") in err, err
+    assert err.count("refused; keeping the running configuration") == 2, err
+    assert len(re.findall(r"I/O engine io_uring, .*SQPOLL off", err)) == 1, err
 
 
 def syscalls_of(group, seen=None):
