@@ -228,6 +228,18 @@ def query(db, sql):
     return json.loads(out) if out else []
 
 
+def device_free(dev):
+    """Whether dev can be opened exclusively (no mount, no holder). After a
+    kill -9 of a daemon on io_uring the kernel tears its ring down after
+    the process is gone, and holds the target until then: a test that
+    restarts at once waits for this first."""
+    try:
+        os.close(os.open(dev, os.O_RDONLY | os.O_EXCL))
+        return True
+    except OSError:
+        return False
+
+
 def wait_for(pred, timeout, step=0.1):
     """Poll pred until truthy. A database the daemon is still creating may
     fail to query for a moment: that counts as not yet."""

@@ -18,8 +18,8 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from conftest import (MiB, query, run_wearmond, sh, start_wearmond, stop, target_conf,
-                      wait_for, write_conf)
+from conftest import (MiB, device_free, query, run_wearmond, sh, start_wearmond, stop,
+                      target_conf, wait_for, write_conf)
 
 BASE = Path("/run")  # where mount points go outside systemd (common/device/fsmode.c)
 
@@ -72,15 +72,6 @@ def remove_leftovers(name):
     for d in leftovers(name):
         subprocess.run(["umount", "-q", str(d)], capture_output=True)
         subprocess.run(["rm", "-rf", "--one-file-system", str(d)], capture_output=True)
-
-
-def device_free(dev):
-    """Whether dev can be opened exclusively (no mount, no holder)."""
-    try:
-        os.close(os.open(dev, os.O_RDONLY | os.O_EXCL))
-        return True
-    except OSError:
-        return False
 
 
 def running_iteration(db, number):
