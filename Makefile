@@ -15,7 +15,7 @@ BUILD    ?= build
 # $(call lazy,VAR,ARGS): the first use runs pkg-config ARGS and makes VAR
 # that value for good (so VAR must be the whole of pkg-config's output).
 lazy = $(eval $(1) := $$(shell pkg-config $(2) 2>/dev/null))$($(1))
-LIB_PKGS  := libsystemd inih sqlite3 blkid
+LIB_PKGS  := libsystemd inih sqlite3 blkid liburing
 PKG_CFLAGS = $(call lazy,PKG_CFLAGS,--cflags $(LIB_PKGS))
 PKG_LIBS   = $(call lazy,PKG_LIBS,--libs $(LIB_PKGS))
 

@@ -132,7 +132,7 @@ static void pinned(struct checkplan_target *p)
 static int plan_writes(const struct checkplan_target *p)
 {
 	const struct cfg_target *t = p->st->t;
-	if (t->ioengine == IOENGINE_NULL)
+	if (!engine_kind_moves_data(t->ioengine))
 		return 0;
 	if (p->cycle_written || t->filesystem != FS_NONE)
 		return 1;
@@ -223,7 +223,7 @@ static void destroys(struct checkplan_target *p)
 
 	if (!plan_writes(p)) {
 		snprintf(p->destroys, sizeof(p->destroys), "nothing: %s",
-			 p->st->t->ioengine == IOENGINE_NULL
+			 !engine_kind_moves_data(p->st->t->ioengine)
 				 ? "ioengine = null sends no I/O to the device"
 				 : "this plan only reads");
 		return;

@@ -56,6 +56,7 @@ void iter_limits_of(const struct plan *p, struct iter_limits *l)
 	l->engine = p->engine;
 	l->engine_name = p->engine_name;
 	l->null_mibps = ENGINE_NULL_MIBPS;
+	l->io_uring_sqpoll = p->io_uring_sqpoll;
 }
 
 int iter_within(const struct iter_limits *l, const struct plan *p)
@@ -66,12 +67,11 @@ int iter_within(const struct iter_limits *l, const struct plan *p)
 
 static int engine_for(const struct iter_limits *l, struct engine_ctx **out)
 {
-	switch (l->engine) {
-	case IOENGINE_NULL:
-		return engine_create_null(l->max_qd, (uint32_t)l->max_bs, l->null_mibps, out);
-	case IOENGINE_LIBAIO: break;
-	}
-	return engine_create(l->max_qd, (uint32_t)l->max_bs, out);
+	struct engine_opts o = { .max_qd = l->max_qd,
+				 .max_bs = (uint32_t)l->max_bs,
+				 .null_mibps = l->null_mibps,
+				 .sqpoll = (int)l->io_uring_sqpoll };
+	return engine_open(l->engine, &o, out);
 }
 
 int iter_init(const struct iter_limits *l, char *err, size_t errlen, struct iter_ctx **out)

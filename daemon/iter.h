@@ -88,9 +88,10 @@ struct iter_limits {
 	unsigned max_qd;          /* deepest queue of any phase */
 	uint64_t max_bs;          /* largest block of any phase */
 	unsigned jobs;            /* engines (threads) per measured phase */
-	enum cfg_ioengine engine; /* libaio or null */
+	enum engine_kind engine;  /* ioengine: auto or an engine */
 	const char *engine_name;  /* its name, for messages */
 	double null_mibps;        /* speed of the null engine */
+	unsigned io_uring_sqpoll; /* a kernel thread takes io_uring's submissions */
 };
 
 /* The limits a plan needs (null_mibps: ENGINE_NULL_MIBPS). */

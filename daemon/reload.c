@@ -66,11 +66,19 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 		}
 		if (!ret && t->ioengine != st->limits.engine) {
 			snprintf(one, sizeof(one),
-				 "%s:%d: ioengine: target %s runs on the %s engine; "
+				 "%s:%d: ioengine: target %s runs with ioengine = %s; "
 				 "changing it to %s needs a restart",
 				 c->path, cfg_line(t, "ioengine"), t->name,
 				 cfg_ioengine_name(st->limits.engine),
 				 cfg_ioengine_name(t->ioengine));
+			ret = -EINVAL;
+		}
+		if (!ret && (unsigned)t->io_uring_sqpoll != st->limits.io_uring_sqpoll) {
+			snprintf(one, sizeof(one),
+				 "%s:%d: io_uring_sqpoll: target %s runs with it %s; "
+				 "changing it needs a restart",
+				 c->path, cfg_line(t, "io_uring_sqpoll"), t->name,
+				 st->limits.io_uring_sqpoll ? "on" : "off");
 			ret = -EINVAL;
 		}
 		if (!ret && !iter_within(&st->limits, plan)) {

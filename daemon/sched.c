@@ -386,13 +386,6 @@ static int target_setup(struct sched_target *st)
 			 fw, st->tg.firmware);
 		note(st, LOG_NOTICE, "firmware-changed", msg);
 	}
-	if (st->t->ioengine == IOENGINE_NULL) {
-		snprintf(msg, sizeof(msg),
-			 "ioengine = null: no I/O reaches %s; the figures of this "
-			 "run are simulated (%.0f MiB/s)",
-			 st->tg.path, st->limits.null_mibps);
-		note(st, LOG_NOTICE, "null-engine", msg);
-	}
 	if (st->tg.signature[0] && st->tg.signature_uuid[0] &&
 	    db_fs_made(st->db, st->target_id, st->tg.signature_uuid) == 1) {
 		log_msg(LOG_INFO, "target %s: %s holds the %s wearmon made (UUID %s)", st->t->name,
@@ -405,6 +398,23 @@ static int target_setup(struct sched_target *st)
 		note(st, LOG_WARNING, "signature-overwritten", msg);
 	}
 	return 0;
+}
+
+/* The engine the target runs on, once per start: which and why (the
+ * choice of ioengine = auto), and an event when its figures are
+ * simulated. */
+static void engine_note(struct sched_target *st, const struct engine_ctx *e)
+{
+	char msg[512];
+
+	log_msg(LOG_INFO, "target %s: I/O engine %s", st->t->name, engine_describe(e));
+	if (engine_is_null(e)) {
+		snprintf(msg, sizeof(msg),
+			 "ioengine = null: no I/O reaches %s; the figures of this "
+			 "run are simulated (%.0f MiB/s)",
+			 st->tg.path, st->limits.null_mibps);
+		note(st, LOG_NOTICE, "null-engine", msg);
+	}
 }
 
 static void target_cleanup(struct sched_target *st)
@@ -428,10 +438,12 @@ static void *target_main(void *arg)
 	/* a complete campaign (or no resume point) leaves the device alone */
 	enum sched_state s = sched_resume_point(st, &res, &rs);
 	if (s == SCHED_RUNNING) {
-		if (target_setup(st) || iter_init(&st->limits, st->error, sizeof(st->error), &ic))
+		if (target_setup(st) || iter_init(&st->limits, st->error, sizeof(st->error), &ic)) {
 			s = atomic_load(st->stop) && !st->error[0] ? SCHED_STOPPED : SCHED_FAILED;
-		else
+		} else {
+			engine_note(st, iter_engine(ic));
 			s = cycles_loop(st, ic, &res, &rs);
+		}
 		/* a stop before the reopened cycle ran again: it stays
 		 * interrupted, as the stop found it, not running */
 		if (s == SCHED_STOPPED && res.resume)

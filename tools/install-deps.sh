@@ -16,7 +16,7 @@ set -eu
 
 BUILD_PKGS="
 build-essential pkg-config
-libaio-dev libsqlite3-dev libinih-dev libsystemd-dev
+libaio-dev liburing-dev libsqlite3-dev libinih-dev libsystemd-dev
 libzstd-dev libblkid-dev libfuse3-dev
 "
 # Runtime: the shared libraries come with the -dev packages above; these are
@@ -24,7 +24,7 @@ libzstd-dev libblkid-dev libfuse3-dev
 # of the unit's ExecReload. sqlite3: the CLI that reads the history.
 RUN_PKGS="
 util-linux mount e2fsprogs xfsprogs fuse3 procps sqlite3
-libaio1 libsqlite3-0 libinih1 libsystemd0 libzstd1 libblkid1
+libaio1 liburing2 libsqlite3-0 libinih1 libsystemd0 libzstd1 libblkid1
 "
 # Tests only: compilers and libraries of the unit tests, the real programs the
 # integration tests drive, the QEMU guest of the device tests, and the tools

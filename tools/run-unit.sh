@@ -11,8 +11,9 @@ for t in "$@"; do
 	"$t" >"$log" 2>&1
 	rc=$?
 	cat "$log"
-	p=$(sed -n 's/.*\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-	f=$(sed -n 's/.*\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	# a binary may run several groups (test_engine: one per engine): all count
+	p=$(sed -n 's/.*\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {if (NR) print s}')
+	f=$(sed -n 's/.*\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {if (NR) print s}')
 	pass=$((pass + ${p:-0}))
 	fail=$((fail + ${f:-0}))
 	if [ "$rc" -ne 0 ]; then

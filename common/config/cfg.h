@@ -11,16 +11,13 @@
 #include "base/util.h"
 #include "config/cfg_diff.h"
 #include "config/names.h"
+#include "io/engine_list.h"
 #include "io/workload.h"
 
 #define CFG_NAME_MAX 64
 #define CFG_MAX_SIZES 256
 #define CFG_MAX_KEYS 64
 #define CFG_ERR_MAX 4096
-
-/* ioengine: real I/O, or the null engine (engine_create_null) that
- * completes every I/O at once without touching the device. */
-enum cfg_ioengine { IOENGINE_LIBAIO, IOENGINE_NULL };
 
 /* steady_state: one round per phase, or rounds until SNIA PTS steady state. */
 enum cfg_steady { STEADY_NONE, STEADY_SNIA };
@@ -161,7 +158,8 @@ struct cfg_target {
 	enum cfg_steady steady_state;      /* none, or rounds until SNIA steady state */
 	long long max_rounds;              /* rounds at most with steady_state = snia */
 	long long jobs;                    /* threads of each measured workload */
-	enum cfg_ioengine ioengine;        /* libaio, or null for dry runs and tests */
+	enum engine_kind ioengine;         /* auto or an engine (io/engine_list.h) */
+	int io_uring_sqpoll;               /* io_uring: a kernel thread submits */
 	double alert_below;                /* % of baseline: crash warning (0 = off) */
 	double alert_critical;             /* % of baseline: crash critical (0 = off) */
 	enum cfg_baseline baseline;        /* what crash and recovery compare with */
@@ -296,7 +294,7 @@ int cfg_hir_erases(const struct cfg_target *t);
 /* Whether t erases the drive with secure_erase: between_cycles =
  * secure-erase, or cfg_hir_erases. The refusals of an erase apply then. */
 int cfg_secure_erases(const struct cfg_target *t);
-const char *cfg_ioengine_name(enum cfg_ioengine e);
+const char *cfg_ioengine_name(enum engine_kind e);
 
 /* Workload properties: writes only; uniform random offsets only. */
 int cfg_workload_is_write(enum cfg_workload w);

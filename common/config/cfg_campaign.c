@@ -1,6 +1,8 @@
 /* cfg_campaign: which keys define a campaign, and a target's values of
  * them as one canonical text (targets.campaign_key). Values are printed
- * from the parsed fields, so "4k" and "4096" give the same text. */
+ * from the parsed fields, so "4k" and "4096" give the same text; ioengine
+ * as what the drive sees (engine_kind_campaign), so that the queued
+ * engines are one campaign. */
 #include "config/cfg_int.h"
 
 #include <errno.h>
@@ -113,7 +115,10 @@ char *cfg_campaign_key(const struct cfg_target *t)
 	for (size_t i = 0; i < ARRAY_SIZE(campaign_keys); i++) {
 		const struct cfg_key *k = &cfg_table[campaign_keys[i]];
 		fprintf(f, "%s=", k->name);
-		put_value(f, k, (const char *)t + k->offset);
+		if (campaign_keys[i] == K_IOENGINE)
+			fputs(engine_kind_campaign(t->ioengine), f);
+		else
+			put_value(f, k, (const char *)t + k->offset);
 		fputc('\n', f);
 	}
 	if (fclose(f) != 0) {

@@ -69,6 +69,7 @@ enum key_id {
 	K_MAX_ROUNDS,
 	K_JOBS,
 	K_IOENGINE,
+	K_IO_URING_SQPOLL,
 	K_HIR,
 	K_HIR_WAIT_STATES,
 	K_HIR_BURST,
@@ -91,7 +92,7 @@ _Static_assert(sizeof(enum cfg_erase) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_on_error) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_verify) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_steady) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum cfg_ioengine) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum engine_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_hir_purge) == sizeof(int), "enum size");
 
 /* Mark key k as set by the file. */

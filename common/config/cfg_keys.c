@@ -49,11 +49,6 @@ static const char *const on_error_names[] = {
 	[ON_ERROR_CONTINUE] = "continue",
 	NULL,
 };
-static const char *const ioengine_names[] = {
-	[IOENGINE_LIBAIO] = "libaio",
-	[IOENGINE_NULL] = "null",
-	NULL,
-};
 static const char *const steady_names[] = {
 	[STEADY_NONE] = "none",
 	[STEADY_SNIA] = "snia",
@@ -207,10 +202,15 @@ const struct cfg_key cfg_table[K__COUNT] = {
 			   .help = "rounds at most per phase with steady_state = snia" },
 	[K_JOBS] = { "jobs", CT_INT, TF(jobs), .def = "1", .min = 1, .max = ENGINE_MAX_JOBS,
 		     .help = "threads per measured workload, each with its own queue; summed" },
-	[K_IOENGINE] = { "ioengine", CT_ENUM, TF(ioengine), .def = "libaio",
-			 .choices = ioengine_names,
-			 .help = "libaio, or null: every I/O completes at once, the device is "
-				 "never read or written (a dry run of the schedule)" },
+	[K_IOENGINE] = { "ioengine", CT_ENUM, TF(ioengine), .def = "auto",
+			 .choices = engine_kind_names,
+			 .help = "auto (io_uring where the kernel and the security policy allow it, "
+				 "else libaio), io_uring, libaio, sync (one I/O at a time), or null: "
+				 "every I/O completes at once, the device is never read or written "
+				 "(a dry run of the schedule)" },
+	[K_IO_URING_SQPOLL] = { "io_uring_sqpoll", CT_BOOL, TF(io_uring_sqpoll), .def = "no",
+				.help = "io_uring: a kernel thread per target takes the submissions "
+					"(no system call per batch; that thread keeps a CPU busy)" },
 	[K_HIR] = { "hir", CT_BOOL, TF(hir), .def = "no",
 		    .help = "host idle recovery (SNIA PTS) after each cycle's sizes: random-write "
 			    "precondition to steady state, then bursts after idle waits" },
@@ -694,9 +694,9 @@ int cfg_secure_erases(const struct cfg_target *t)
 	return cfg_has_action(t, ACT_SECURE_ERASE) || cfg_hir_erases(t);
 }
 
-const char *cfg_ioengine_name(enum cfg_ioengine e)
+const char *cfg_ioengine_name(enum engine_kind e)
 {
-	return choice_name(ioengine_names, (int)ARRAY_SIZE(ioengine_names) - 1, (int)e);
+	return engine_kind_name(e);
 }
 
 int cfg_measure_phases(const struct cfg_target *t, int *out, char *msg, size_t len)

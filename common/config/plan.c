@@ -63,6 +63,7 @@ static void build_limits(const struct cfg_target *t, struct plan *p)
 	p->jobs = (unsigned)t->jobs;
 	p->engine = t->ioengine;
 	p->engine_name = cfg_ioengine_name(t->ioengine);
+	p->io_uring_sqpoll = (unsigned)t->io_uring_sqpoll;
 }
 
 int plan_build(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,

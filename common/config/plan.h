@@ -32,8 +32,9 @@ struct plan {
 	uint64_t max_bs;          /* largest block of any phase and of the fill */
 	unsigned max_qd;          /* deepest queue of the fill and the measured phases */
 	unsigned jobs;            /* engines of each measured phase */
-	enum cfg_ioengine engine; /* libaio or null */
+	enum engine_kind engine;  /* ioengine: auto or an engine */
 	const char *engine_name;  /* cfg_ioengine_name of engine */
+	unsigned io_uring_sqpoll; /* a kernel thread takes io_uring's submissions */
 };
 
 /* Resolve target t of c for a device of capacity bytes and logical block

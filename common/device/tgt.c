@@ -709,6 +709,13 @@ static int serial_refusal(const struct cfg *c, const struct cfg_target *t, const
 	return 0;
 }
 
+static int open_exclusive(void *arg)
+{
+	struct tgt *tg = arg;
+	tg->fd = open(tg->real_path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+	return tg->fd < 0 ? -errno : 0;
+}
+
 static int open_block(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
 		      const struct tgt_guard *g, int check_only, char *err, size_t len)
 {
@@ -734,10 +741,17 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 			tg->path, t->name);
 	if ((ret = block_refusals(c, t, tg, g->db_path, err, len)))
 		return ret;
-	int flags = check_only ? O_RDONLY : O_RDWR | O_DIRECT | O_EXCL;
-	tg->fd = open(tg->real_path, flags | O_CLOEXEC);
-	if (tg->fd < 0) {
-		ret = -errno;
+	if (check_only) {
+		tg->fd = open(tg->real_path, O_RDONLY | O_CLOEXEC);
+		ret = tg->fd < 0 ? -errno : 0;
+	} else {
+		/* what held it a moment ago may still be letting go: the kernel
+		 * tears down a killed daemon's io_uring after it is gone */
+		char what[PATH_MAX + 32];
+		snprintf(what, sizeof(what), "opening %s", tg->path);
+		ret = tgt_busy_wait(t->name, what, open_exclusive, tg, NULL);
+	}
+	if (ret) {
 		if (ret == -EBUSY)
 			return tgt_seterr(
 				err, len, ret, c, t, "device",
@@ -851,13 +865,6 @@ int tgt_check_identity(const struct cfg *c, const struct cfg_target *t, const st
 			"refusing %s: its serial changed from \"%s\" to \"%s\" during the run",
 			tg->path, tg->serial, serial);
 	return 0;
-}
-
-static int open_exclusive(void *arg)
-{
-	struct tgt *tg = arg;
-	tg->fd = open(tg->real_path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
-	return tg->fd < 0 ? -errno : 0;
 }
 
 int tgt_reopen(struct tgt *tg, char *err, size_t len)

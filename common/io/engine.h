@@ -1,18 +1,22 @@
-/* engine: one measured I/O phase with libaio and O_DIRECT: keeps the queue
- * full (the next I/Os prepared ahead in spare slots while the queue is
- * busy), batches submissions and completions, times every I/O and cuts the
- * phase into samples; several jobs (threads, a context each) summed into
- * one result. The null engine (engine_create_null) runs the same loop
- * without a device. Knows nothing of configs or databases. */
+/* engine: one measured I/O phase on an O_DIRECT descriptor: keeps the
+ * queue full (the next I/Os prepared ahead in spare slots while the queue
+ * is busy), batches submissions and completions, times every I/O and cuts
+ * the phase into samples; several jobs (threads, a context each) summed
+ * into one result (engine_jobs.h). The same runner drives every engine of
+ * engine_list.h (io_uring, libaio, sync, and null, which runs the loop
+ * without a device), chosen once per context. Knows nothing of configs or
+ * databases. */
 #ifndef WEARMON_ENGINE_H
 #define WEARMON_ENGINE_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/hist.h"
 #include "base/stats.h"
 #include "base/wmap.h"
+#include "io/engine_list.h"
 #include "io/workload.h"
 
 #define ENGINE_BAD_MAX 16        /* bad sectors remembered per phase */
@@ -109,10 +113,37 @@ struct engine_result {
 						      (-EINVAL); "" otherwise */
 };
 
-/* Create a context for up to max_qd I/Os of up to max_bs bytes: one aio
- * context and aligned buffers for max_qd and as many spare slots (at most
- * 16 MiB of them, but never fewer than the smaller of 32 and max_qd),
- * allocated once. Returns 0 or -errno. */
+/* What a context is sized for, and how its engine runs. */
+struct engine_opts {
+	unsigned max_qd;   /* deepest queue */
+	uint32_t max_bs;   /* largest block */
+	double null_mibps; /* the null engine's simulated speed (> 0) */
+	int sqpoll;        /* io_uring: a kernel thread takes the submissions
+			      (IORING_SETUP_SQPOLL), one per context */
+};
+
+/* Create a context of engine kind for up to o->max_qd I/Os of up to
+ * o->max_bs bytes: the engine's queue, and aligned buffers for max_qd and
+ * as many spare slots (at most 16 MiB of them, but never fewer than the
+ * smaller of 32 and max_qd), allocated once. ENGINE_AUTO takes
+ * engine_auto's choice, and libaio when that engine cannot be set up for
+ * this context. Returns 0 or -errno (-EINVAL: no such engine, or a zero
+ * size; the engine's own, e.g. -EPERM, -ENOSYS, -ENOMEM). */
+int engine_open(enum engine_kind kind, const struct engine_opts *o, struct engine_ctx **out);
+
+/* The engine ioengine = auto runs: the first of engine_list.h that auto
+ * may choose (io_uring, then libaio) and whose probe passes; why gets one
+ * line saying so (each refusal and the choice). Probed once per process.
+ * Returns the kind. */
+enum engine_kind engine_auto(char *why, size_t len);
+
+/* Whether engine k can run here, asked afresh (io_uring: a ring set up and
+ * closed; the others always can). Returns 0, or -errno with the reason
+ * in why (-ENOSYS: no io_uring in the kernel; -EPERM: refused, by a
+ * seccomp filter or kernel.io_uring_disabled). */
+int engine_probe(enum engine_kind k, char *why, size_t len);
+
+/* The libaio engine (engine_open with ENGINE_LIBAIO). Returns 0 or -errno. */
 int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out);
 
 /* Create a null engine context, as fio's null engine: every I/O completes
@@ -125,8 +156,19 @@ int engine_create(unsigned max_qd, uint32_t max_bs, struct engine_ctx **out);
  * for mibps <= 0, or -ENOMEM. */
 int engine_create_null(unsigned max_qd, uint32_t max_bs, double mibps, struct engine_ctx **out);
 
-/* Whether c is a null engine. Returns 1 or 0. */
+/* Whether c's clock is simulated (the null engine). Returns 1 or 0. */
 int engine_is_null(const struct engine_ctx *c);
+
+/* c's engine: its ioengine name ("io_uring", ...). */
+const char *engine_name(const struct engine_ctx *c);
+
+/* One line on how c runs, for the log: its engine, why auto chose it,
+ * and what the engine set up ("io_uring (ioengine = auto: ...),
+ * registered files and buffers"). Valid while c lives. */
+const char *engine_describe(const struct engine_ctx *c);
+
+/* The workload phase p runs: its spec, or one made of its simple fields. */
+void engine_phase_spec(const struct engine_phase *p, struct workload_spec *out);
 
 /* Release (NULL is fine). */
 void engine_destroy(struct engine_ctx *c);
@@ -142,18 +184,9 @@ int engine_signals_init(void);
  * started (backward), or is at the same offset (rewrite); so sequential
  * orders count only their first I/O and wraps, uniform random ones all but
  * chance neighbours, strided reads every I/O. Returns 0 when it ran (check errors/interrupted in r),
- * -EINVAL for a bad phase, or -errno when the aio machinery itself fails. */
+ * -EINVAL for a bad phase, or -errno when the engine itself fails. */
 int engine_run(struct engine_ctx *c, const struct engine_phase *p, struct engine_result *r);
 
-/* Run one phase as njobs jobs (1..ENGINE_MAX_JOBS), job j on ctx[j] in a thread
- * of its own: the same span, each with its own seed (offsets and data) and
- * sequential start, the amount split so that the shares add up to it.
- * Sums them into r (bytes, ops, errors, latency histogram; MiB/s and IOPS
- * over the longest job) and calls p->on_sample once per interval with the
- * jobs' samples of that interval summed (intervals counted from one shared
- * start). njobs = 1 is engine_run on ctx[0]. Returns as engine_run; the first
- * job's failure wins. */
-int engine_run_jobs(struct engine_ctx *const *ctx, unsigned njobs, const struct engine_phase *p,
-		    struct engine_result *r);
+#include "io/engine_jobs.h"
 
 #endif

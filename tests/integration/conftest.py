@@ -18,6 +18,7 @@ that the fixture is made once."""
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -236,8 +237,45 @@ def target_conf(db, dev, defaults, name="lab1", **over):
     return f"[wearmon]\ndatabase = {db}\n\n[target {name}]\n{body}\n"
 
 
+# The engine a test run's targets use where a test names none
+# (ioengine's default, auto, otherwise): WEARMON_TEST_IOENGINE=libaio runs
+# the suite on libaio, =io_uring on io_uring, so that each engine passes it.
+TEST_IOENGINE = os.environ.get("WEARMON_TEST_IOENGINE", "")
+
+
+def with_test_ioengine(text, engine=None):
+    """text with `ioengine = engine` (TEST_IOENGINE by default) in every
+    [target] section that sets no ioengine; text itself without one. The
+    line takes the place of the blank line that ends the section, or goes
+    at the end of the file, so that the lines a test counts keep their
+    numbers; a section followed at once by another (no blank line to take)
+    keeps the default engine."""
+    engine = TEST_IOENGINE if engine is None else engine
+    if not engine:
+        return text
+    out, section = [], []
+
+    def flush(final):
+        if section and re.match(r"\[target\s", section[0].strip()) and not any(
+                line.split("=")[0].strip() == "ioengine" for line in section):
+            last = max(i for i, line in enumerate(section) if line.strip())
+            if final:
+                section.insert(last + 1, f"ioengine = {engine}")
+            elif last + 1 < len(section):
+                section[last + 1] = f"ioengine = {engine}"  # the blank line before the next
+        out.extend(section)
+
+    for line in text.split("\n"):
+        if line.strip().startswith("["):
+            flush(False)
+            section = []
+        section.append(line)
+    flush(True)
+    return "\n".join(out)
+
+
 def write_conf(path, text):
-    Path(path).write_text(text)
+    Path(path).write_text(with_test_ioengine(text))
     return Path(path)
 
 
@@ -282,6 +320,18 @@ def query(db, sql):
     p = sh("sqlite3", "-readonly", "-json", "-cmd", ".timeout 30000", db, sql)
     out = p.stdout.strip()
     return json.loads(out) if out else []
+
+
+def device_free(dev):
+    """Whether dev can be opened exclusively (no mount, no holder). After a
+    kill -9 of a daemon on io_uring the kernel tears its ring down after
+    the process is gone, and holds the target until then: a test that
+    restarts at once waits for this first."""
+    try:
+        os.close(os.open(dev, os.O_RDONLY | os.O_EXCL))
+        return True
+    except OSError:
+        return False
 
 
 def wait_for(pred, timeout, step=0.1):

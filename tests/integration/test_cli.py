@@ -636,7 +636,7 @@ def test_config_page_covers_every_key():
 # table (common/config/names.c), which the database stores outcomes with.
 DEVICE_SYMBOL = re.compile(
     r"^(act_(?!outcome_name$)|ata_|nvme_|scsi_|devnote_|fsmode_|tgt_open$|cfg_load$)")
-DEVICE_LIBS = ("libblkid", "libinih", "libaio")
+DEVICE_LIBS = ("libblkid", "libinih", "libaio", "liburing")
 
 
 def test_cli_links_no_device_code():

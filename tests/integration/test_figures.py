@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MiB, REPO, TEST_TMP, query, run_wearmon, run_wearmond, sh, \
+from conftest import MiB, REPO, TEST_TMP, device_free, query, run_wearmon, run_wearmond, sh, \
     start_wearmond, wait_for, write_conf
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -99,6 +99,7 @@ def build_killed(d, dev):
     time.sleep(0.1)   # inside the 5 s phase (progress is published once a second)
     proc.send_signal(signal.SIGKILL)
     _, first = proc.communicate(timeout=30)
+    assert wait_for(lambda: device_free(dev), 30), "the device stayed busy"
     p = run_wearmond(conf, timeout=600)
     assert p.returncode == 0, p.stderr
     cut = query(db, "SELECT count(*) AS n FROM iterations WHERE status = 'interrupted'")

@@ -18,8 +18,8 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from conftest import (MiB, query, run_wearmond, sh, start_wearmond, stop, target_conf,
-                      wait_for, write_conf)
+from conftest import (MiB, device_free, query, run_wearmond, sh, start_wearmond, stop,
+                      target_conf, wait_for, write_conf)
 
 BASE = Path("/run")  # where mount points go outside systemd (common/device/fsmode.c)
 
@@ -95,7 +95,11 @@ def test_kill9_leaves_no_mount_and_restart_resumes(workdir, make_loop):
         # the mount lived in the killed process's namespace only
         assert host_mounts(name, loop.dev) == [], err
         assert "own mount namespace" in err, err
-        # the device is free: the restart is not refused, and resumes
+        # the device comes free: the kernel tears a killed process's
+        # io_uring down after the process is gone (the ring's registered
+        # file holds the test file, and so the filesystem, until then)
+        assert wait_for(lambda: device_free(loop.dev), 30), "the device stayed busy"
+        # the restart is not refused, and resumes
         p = run_wearmond(c)
         assert p.returncode == 0, p.stderr
         assert "resuming cycle 1 at size 2 of 3" in p.stderr, p.stderr

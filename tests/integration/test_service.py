@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, WEARMOND, MiB, query, spawn, stop, wait_for, write_conf
+from conftest import (REPO, TEST_IOENGINE, WEARMOND, MiB, query, spawn, stop, wait_for,
+                      write_conf)
 from service_helper import NotifyListener, PrivateJournald, Throttle
 
 CATALOG = REPO / "systemd/wearmon.catalog"
@@ -233,8 +234,10 @@ def test_sighup_bad_config_kept_good_config_next_cycle(workdir, make_loop, liste
     header = good.splitlines().index("[target lab1]") + 1
     assert (f"{path}:{header}: queue_depth: target lab1: a queue "
             "depth, block size or jobs above what this process allocated at start") in err
+    # the engine as configured: the default, or the one this test run names
     assert (f"{path}:{line_of(good + 'ioengine = null', 'ioengine')}: ioengine: target lab1 "
-            "runs on the libaio engine; changing it to null needs a restart") in err
+            f"runs with ioengine = {TEST_IOENGINE or 'auto'}; changing it to null needs a "
+            "restart") in err
     assert err.count("refused; keeping the running configuration") == 5
     assert "reload: target lab2 is new; it starts at the next restart" in err
     assert "reloaded configuration in effect" in err

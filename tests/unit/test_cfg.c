@@ -724,6 +724,13 @@ static const struct campaign_case {
 	{ "between_cycles = trim\n", "between_cycles = none trim\n", "between_cycles" },
 	{ "", "measure = fill randwrite\n", "measure" },
 	{ "", "ioengine = null\n", "ioengine" },
+	/* The queued engines send the drive the same I/Os: one campaign, under
+	 * the value older versions stored (ioengine = libaio, then the default). */
+	{ "ioengine = libaio\n", "", "" },
+	{ "ioengine = libaio\n", "ioengine = io_uring\n", "" },
+	{ "ioengine = auto\n", "ioengine = io_uring\nio_uring_sqpoll = yes\n", "" },
+	{ "", "ioengine = sync\n", "ioengine" },
+	{ "ioengine = sync\n", "ioengine = null\n", "ioengine" },
 };
 
 static char *campaign_key_of(const char *body)

@@ -60,7 +60,7 @@ static void test_plan_phases(void **state)
 	assert_int_equal(p.max_bs, 256 * 1024);
 	assert_int_equal(p.max_qd, 16);
 	assert_int_equal(p.jobs, 2);
-	assert_int_equal(p.engine, IOENGINE_NULL);
+	assert_int_equal(p.engine, ENGINE_NULL);
 	assert_string_equal(p.engine_name, "null");
 	cfg_free(c);
 }

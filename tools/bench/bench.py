@@ -1,21 +1,29 @@
 #!/usr/bin/python3
-"""bench.py: wearmond against fio at its defaults and at tuned batching,
-side by side in one run, on RAM-backed loop devices (a file in /dev/shm)
-with and without `losetup --direct-io=on`. Not a test: it asserts nothing
-and only reports. With --results DIR it also writes what it printed to a
-new file in DIR named for the time and the machine (`make bench` passes
+"""bench.py: wearmond against fio, engine for engine (wearmond io_uring
+against fio io_uring, wearmond libaio against fio libaio), side by side in
+one run, on RAM-backed loop devices (a file in /dev/shm) with and without
+`losetup --direct-io=on`. Not a test: it asserts nothing and only reports.
+With --results DIR it also writes what it printed to a new file in DIR
+named for the time and the machine (`make bench` passes
 tools/bench/results; tools/bench/README.md describes the method).
 
-Each case runs its repeats alternating the three runners (wearmond, fio
-defaults, fio tuned batching), rotating their order every repeat, after
-one warm-up round. It prints per case and loop mode each runner's median
-IOPS and MiB/s, its CPU seconds per GiB moved, the mean number of I/Os it
-kept in flight (wearmond's iterations.mean_depth; fio's by Little's law,
-its IOPS times its mean total latency), at QD1 the p50 completion latency, then wearmond's ratio to the better fio setting (the one with the
-higher median rate) as the median of the per-repeat ratios with their min
-and max; a spread that crosses 1.00 is flagged "inconclusive". Equal work: fio
-refills its buffers before every write (--refill_buffers) as wearmond
-writes fresh data, unless --no-refill.
+Each case and engine runs its repeats alternating four runners (wearmond,
+fio at its defaults, fio with tuned batching, and the tuned fio again),
+rotating their order every repeat, after one warm-up round; fio runs with
+the engine's best options (io_uring: registered buffers and files, SQ
+polling as wearmond's, no polled completions). It prints per case, loop
+mode and engine each runner's median IOPS and MiB/s, its CPU seconds per
+GiB moved, the mean number of I/Os it kept in flight (wearmond's
+iterations.mean_depth; fio's by Little's law, its IOPS times its mean
+total latency), at QD1 the p50 completion latency; then wearmond's ratio
+to the better fio setting (the one with the higher median rate) as the
+median of the per-repeat ratios with their min and max, a spread that
+crosses the goal flagged "inconclusive"; beside it the machine's own
+spread, the tuned fio against itself in the same rounds; and, from one
+more run of each under `perf stat`, what each spends per I/O (CPU time,
+cycles and instructions where the machine counts them, system calls,
+context switches). Equal work: fio refills its buffers before every write
+(--refill_buffers) as wearmond writes fresh data, unless --no-refill.
 
 Then: `jobs = 2` against one job, the database's growth per target-day at
 one sample per second, the time wearmond spends storing each iteration
@@ -23,7 +31,8 @@ one sample per second, the time wearmond spends storing each iteration
 next to its ceiling, the same buffers written by plain stores.
 
 Usage: tools/bench/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]
-                           [--cases NAME...] [--loop buffered|direct ...] [--quick]
+                           [--cases NAME...] [--loop buffered|direct ...]
+                           [--engines io_uring|libaio ...] [--sqpoll] [--quick]
                            [--results DIR]"""
 
 import argparse
@@ -53,9 +62,18 @@ CASES = [
     ("1M seqwrite p0 fresh", "seqwrite", "write", "1M", 8, 0),
     ("1M seqwrite p50 fresh", "seqwrite", "write", "1M", 8, 50),
 ]
+# What a run without --cases measures: the engine comparison's cases.
+DEFAULT_CASES = ("4k randwrite QD1", "4k randwrite QD32", "4k randwrite QD128",
+                 "1M seqwrite QD8")
+# CPU per GiB against fio's: the goal where the tools' own work shows (a
+# deep queue of small blocks, large blocks of fresh data), parity elsewhere.
+CPU_GOAL = {"4k randwrite QD32": 0.80, "1M seqwrite QD8": 0.80}
 
 LOOP_MODES = {"buffered": "off", "direct": "on"}
-RUNNERS = ("wearmond", "fio", "fio-tuned")
+ENGINES = ("io_uring", "libaio")
+# The tuned fio twice: its second run against its first is the machine's
+# own spread, in the same rounds as the comparison.
+RUNNERS = ("wearmond", "fio", "fio-tuned", "fio-again")
 GIB = 1 << 30
 MIB = 1 << 20
 
@@ -67,6 +85,17 @@ def fio_data_args(compress, rw, refill=True):
         return ["--refill_buffers=1"] if refill and "write" in rw else []
     return ["--refill_buffers=1", f"--buffer_compress_percentage={compress}",
             "--buffer_compress_chunk=4k"]
+
+
+def fio_engine_args(engine, sqpoll):
+    """fio's engine at its best for this comparison: io_uring with the
+    buffers and the file registered (as wearmond registers them) and SQ
+    polling exactly when wearmond has it, completions by interrupt
+    (hipri=0: wearmond does not poll); libaio as it is."""
+    if engine == "io_uring":
+        return ["--ioengine=io_uring", "--fixedbufs=1", "--registerfiles=1",
+                f"--sqthread_poll={1 if sqpoll else 0}", "--hipri=0"]
+    return ["--ioengine=libaio"]
 
 
 def fio_tuned_args(qd):
@@ -222,13 +251,16 @@ def remove_db(db):
         Path(str(db) + ext).unlink(missing_ok=True)
 
 
-def wearmond_conf(path, db, dev, case, seconds, size_mib, jobs=1):
+def wearmond_conf(path, db, dev, case, seconds, size_mib, jobs=1, engine="auto",
+                  sqpoll=False):
     _, wl, _, bs, qd, compress = case
     path.write_text(f"""[wearmon]
 database = {db}
 
 [target bench]
 device = {dev}
+ioengine = {engine}
+io_uring_sqpoll = {"yes" if sqpoll else "no"}
 allow_destroy = yes
 sizes = {size_mib}M
 fill = no
@@ -248,15 +280,21 @@ def db_store_ms(err):
     return [float(m) for m in re.findall(r"stored in ([0-9.]+) ms", err)]
 
 
-def run_wearmond(ctx, dev, case, jobs=1, keep_db=False, build=None):
-    """One wearmond run: a dict of bytes, ops, seconds, cpu, p50 (µs) and the
-    ms its iteration store took; the database is removed unless keep_db."""
+def wearmond_argv(ctx, dev, case, jobs=1, build=None, engine="auto"):
+    """The command line of one wearmond run (its configuration written)."""
     work, build = ctx["work"], build or ctx["build"]
     db, conf = work / "bench.db", work / "bench.conf"
     remove_db(db)
-    wearmond_conf(conf, db, dev, case, ctx["seconds"], ctx["size_mib"], jobs)
-    _, err, cpu = run_measured([*ctx["pin"], str(build / "wearmond"), "--foreground",
-                                "--debug", "-c", str(conf)])
+    wearmond_conf(conf, db, dev, case, ctx["seconds"], ctx["size_mib"], jobs, engine,
+                  ctx.get("sqpoll", False))
+    return [*ctx["pin"], str(build / "wearmond"), "--foreground", "--debug", "-c", str(conf)]
+
+
+def run_wearmond(ctx, dev, case, jobs=1, keep_db=False, build=None, engine="auto"):
+    """One wearmond run: a dict of bytes, ops, seconds, cpu, p50 (µs) and the
+    ms its iteration store took; the database is removed unless keep_db."""
+    db = ctx["work"] / "bench.db"
+    _, err, cpu = run_measured(wearmond_argv(ctx, dev, case, jobs, build, engine))
     row = sql_json(db, "SELECT bytes, ops, seconds, lat_p50_us, lat_mean_us, iops_avg"
                    " FROM iterations")[0]
     try:  # a build from before schema 17: Little's law from the row
@@ -270,9 +308,11 @@ def run_wearmond(ctx, dev, case, jobs=1, keep_db=False, build=None):
             "depth": depth}
 
 
-def run_fio(ctx, dev, case, tuned, jobs=1):
+def fio_argv(ctx, dev, case, tuned, jobs=1, engine="libaio"):
+    """The command line of one fio run."""
     _, _, rw, bs, qd, compress = case
-    argv = [*ctx["pin"], "fio", "--name=bench", f"--filename={dev}", "--ioengine=libaio",
+    argv = [*ctx["pin"], "fio", "--name=bench", f"--filename={dev}",
+            *fio_engine_args(engine, ctx.get("sqpoll", False)),
             "--direct=1", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
             f"--size={ctx['size_mib']}M", f"--runtime={ctx['seconds']}", "--time_based",
             "--randrepeat=0", "--norandommap", "--output-format=json",
@@ -281,7 +321,12 @@ def run_fio(ctx, dev, case, tuned, jobs=1):
         argv += fio_tuned_args(qd)
     if jobs > 1:
         argv += [f"--numjobs={jobs}", "--group_reporting"]
-    out, _, cpu = run_measured(argv)
+    return argv
+
+
+def run_fio(ctx, dev, case, tuned, jobs=1, engine="libaio"):
+    _, _, rw, _, _, _ = case
+    out, _, cpu = run_measured(fio_argv(ctx, dev, case, tuned, jobs, engine))
     job = json.loads(out)["jobs"][0]
     d = job["read" if rw.endswith("read") else "write"]
     p50 = d["lat_ns"].get("percentile", {}).get("50.000000")
@@ -290,12 +335,12 @@ def run_fio(ctx, dev, case, tuned, jobs=1):
             "depth": d["lat_ns"]["mean"] / 1e9 * d["iops"]}
 
 
-def run_one(ctx, dev, case, runner):
+def run_one(ctx, dev, case, runner, engine):
     if runner == "wearmond":
-        return run_wearmond(ctx, dev, case)
+        return run_wearmond(ctx, dev, case, engine=engine)
     if runner == "baseline":
-        return run_wearmond(ctx, dev, case, build=ctx["baseline"])
-    return run_fio(ctx, dev, case, tuned=runner == "fio-tuned")
+        return run_wearmond(ctx, dev, case, build=ctx["baseline"], engine=engine)
+    return run_fio(ctx, dev, case, tuned=runner != "fio", engine=engine)
 
 
 def rate(s, mib):
@@ -306,25 +351,26 @@ def cpu_per_gib(s):
     return s["cpu"] / (s["bytes"] / GIB) if s["bytes"] else float("inf")
 
 
-def run_case(ctx, dev, case):
+def run_case(ctx, dev, case, engine):
     """Warm-up round, then the repeats, runners alternating in a rotating
     order. Returns {runner: [per-repeat dicts]}."""
     runners = ctx["runners"]
     res = {r: [] for r in runners}
-    for n in range(ctx["repeats"] + 1):
+    for n in range(0 if ctx.get("warmup", True) else 1, ctx["repeats"] + 1):
         k = n % len(runners)
         order = runners[k:] + runners[:k]
         for runner in order:
-            s = run_one(ctx, dev, case, runner)
+            s = run_one(ctx, dev, case, runner, engine)
             if n:
                 res[runner].append(s)
     return res
 
 
-def spread(vals):
-    """(median, min, max) and the flag for a ratio whose spread crosses 1."""
+def spread(vals, goal=1.0):
+    """(median, min, max) and the flag for a ratio whose spread crosses the
+    goal."""
     med, lo, hi = statistics.median(vals), min(vals), max(vals)
-    return med, lo, hi, "inconclusive" if lo < 1.0 < hi else ""
+    return med, lo, hi, "inconclusive" if lo < goal < hi else ""
 
 
 def bound(x):
@@ -337,41 +383,115 @@ def bound(x):
     return text
 
 
-def print_case(name, mode, res, is_mib, qd):
-    """Rows per runner, then wearmond's ratio to the better fio setting."""
+def ratio_text(vals, goal=None, above=True):
+    """median [min .. max] of per-round ratios, the median with as many
+    decimals as its bounds (rounded alike, the three keep their order: 1.00
+    would read below a min of 1.002), and the verdict against goal."""
+    med, lo, hi, flag = spread(vals, goal if goal is not None else 1.0)
+    lo_t, hi_t = bound(lo), bound(hi)
+    digits = max(len(t.split(".")[1]) for t in (lo_t, hi_t))
+    text = f"{med:>5.{digits}f} [{lo_t} .. {hi_t}]"
+    if goal is None:
+        return text
+    ok = (med >= goal) if above else (med <= goal)
+    side = flag or ("goal met" if ok else "goal missed")
+    return f"{text} (goal {'>=' if above else '<='} {goal:.2f}) {side}"
+
+
+def best_fio(res, is_mib):
+    """The fio setting with the higher median rate."""
+    return max(("fio", "fio-tuned"),
+               key=lambda r: statistics.median(rate(x, is_mib) for x in res[r]))
+
+
+def print_case(name, mode, engine, res, is_mib, qd):
+    """Rows per runner, then wearmond's ratio to the better fio setting and,
+    beside it, the machine's own spread: the tuned fio against itself."""
     unit = "MiB/s" if is_mib else "IOPS"
+    head = f"{'':<22} {mode:<8} {engine:<8}"
     for runner in res:
         v = res[runner]
         lat = statistics.median(x["p50"] for x in v) if qd == 1 else None
-        print(f"{name:<22} {mode:<8} {runner:<9} "
+        print(f"{name:<22} {mode:<8} {engine:<8} {runner:<9} "
               f"{statistics.median(rate(x, False) for x in v):>10.0f} "
               f"{statistics.median(rate(x, True) for x in v):>9.1f} "
               f"{statistics.median(cpu_per_gib(x) for x in v):>9.3f} "
               f"{statistics.median(x['depth'] for x in v):>7.2f} "
               f"{'' if lat is None else f'{lat:.1f}':>9}")
-    best = max(("fio", "fio-tuned"),
-               key=lambda r: statistics.median(rate(x, is_mib) for x in res[r]))
+    best = best_fio(res, is_mib)
     pairs = list(zip(res["wearmond"], res[best]))
-    figs = [("rate " + unit, [rate(w, is_mib) / rate(f, is_mib) for w, f in pairs], ">="),
-            ("CPU/GiB", [cpu_per_gib(w) / cpu_per_gib(f) for w, f in pairs], "<=")]
+    figs = [("rate " + unit, [rate(w, is_mib) / rate(f, is_mib) for w, f in pairs], 1.0, True),
+            ("CPU/GiB", [cpu_per_gib(w) / cpu_per_gib(f) for w, f in pairs],
+             CPU_GOAL.get(name, 1.0), False)]
     if qd == 1:
-        figs.append(("p50 latency", [w["p50"] / f["p50"] for w, f in pairs], "<="))
+        figs.append(("p50 latency", [w["p50"] / f["p50"] for w, f in pairs], 1.0, False))
+    for what, vals, goal, above in figs:
+        print(f"{head} ratio vs {best:<9} {what:<12} {ratio_text(vals, goal, above)}")
     if "baseline" in res:
-        b = [rate(w, is_mib) / rate(x, is_mib) for w, x in zip(res["wearmond"],
-                                                                res["baseline"])]
-        figs.append(("vs baseline", b, ">="))
-    for what, vals, goal in figs:
-        med, lo, hi, flag = spread(vals)
-        ok = (med >= 1.0) if goal == ">=" else (med <= 1.0)
-        side = flag or ("goal met" if ok else "goal missed")
-        against = "baseline" if what == "vs baseline" else best
-        what = "rate " + unit if what == "vs baseline" else what
-        lo_t, hi_t = bound(lo), bound(hi)
-        # the median with as many decimals as its bounds: rounded alike,
-        # the three keep their order (1.00 would read below a min of 1.002)
-        digits = max(len(t.split(".")[1]) for t in (lo_t, hi_t))
-        print(f"{'':<22} {mode:<8} ratio vs {against:<9} {what:<12} {med:>5.{digits}f} "
-              f"[{lo_t} .. {hi_t}] (goal {goal} 1.00) {side}")
+        b = [rate(w, is_mib) / rate(x, is_mib) for w, x in zip(res["wearmond"], res["baseline"])]
+        print(f"{head} ratio vs baseline  {'rate ' + unit:<12} {ratio_text(b, 1.0)}")
+    again = list(zip(res["fio-again"], res["fio-tuned"]))
+    own = [rate(a, is_mib) / rate(t, is_mib) for a, t in again]
+    own_cpu = [cpu_per_gib(a) / cpu_per_gib(t) for a, t in again]
+    print(f"{head} own spread fio-tuned again / fio-tuned: {'rate ' + unit} "
+          f"{ratio_text(own)}, CPU/GiB {ratio_text(own_cpu)}")
+    return best
+
+
+# ---- what each tool spends per I/O: perf stat ----
+
+PERF_SOFT = ["task-clock", "context-switches", "raw_syscalls:sys_enter"]
+
+
+def perf_events():
+    """The events perf stat counts here: cycles and instructions when the
+    machine has the counters (a VM often has none), then the software
+    ones. None when perf is missing or counts nothing."""
+    try:
+        p = subprocess.run(["perf", "stat", "-x,", "-e", ",".join(["cycles", "instructions",
+                                                                   *PERF_SOFT]), "true"],
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    counted = [e for e, v in perf_values(p.stderr).items() if v is not None]
+    return counted or None
+
+
+def perf_values(text):
+    """{event: count or None (not counted)} from perf stat -x, output."""
+    vals = {}
+    for line in text.splitlines():
+        f = line.split(",")
+        if len(f) >= 3 and f[2] and not line.startswith("#"):
+            try:
+                vals[f[2]] = float(f[0])
+            except ValueError:
+                vals[f[2]] = None
+    return vals
+
+
+def perf_line(ctx, dev, case, engine, best):
+    """One more run of wearmond and of the better fio setting under perf
+    stat; prints their counts per I/O."""
+    mode_head = f"{'':<22} {ctx['mode']:<8} {engine:<8}"
+    parts = []
+    for runner in ("wearmond", best):
+        with tempfile.NamedTemporaryFile(mode="r", suffix=".perf") as out:
+            wrap = ["perf", "stat", "-x,", "-o", out.name, "-e", ",".join(ctx["perf"]), "--"]
+            r = run_one(dict(ctx, pin=[*wrap, *ctx["pin"]]), dev, case, runner, engine)
+            vals = perf_values(out.read())
+        ops = r["ops"] or 1
+        fig = []
+        # task-clock comes in ms: x 1000 gives us per I/O
+        for ev, label, scale, fmt in (("task-clock", "us CPU", 1e3, ".2f"),
+                                      ("cycles", "cycles", 1, ".0f"),
+                                      ("instructions", "instructions", 1, ".0f"),
+                                      ("raw_syscalls:sys_enter", "syscalls", 1, ".3f"),
+                                      ("context-switches", "context switches", 1, ".3f")):
+            if vals.get(ev) is not None:
+                fig.append(f"{vals[ev] * scale / ops:{fmt}} {label}")
+        parts.append(f"{runner} " + ", ".join(fig))
+    print(f"{mode_head} per I/O (perf stat): " + "; ".join(parts))
 
 
 def make_loop(img, direct):
@@ -380,16 +500,18 @@ def make_loop(img, direct):
 
 
 def jobs_scaling(ctx, dev, mode):
-    """wearmond and fio at jobs = 2 against one job, 4k randwrite QD32."""
+    """wearmond and fio at jobs = 2 against one job, 4k randwrite QD32, on
+    the first engine of the run."""
     case = next(c for c in CASES if c[0] == "4k randwrite QD32")
+    engine = ctx["engines"][0]
     one, two, fone, ftwo = [], [], [], []
     for _ in range(max(1, ctx["repeats"] // 2)):
-        one.append(rate(run_wearmond(ctx, dev, case, 1), False))
-        two.append(rate(run_wearmond(ctx, dev, case, 2), False))
-        fone.append(rate(run_fio(ctx, dev, case, True, 1), False))
-        ftwo.append(rate(run_fio(ctx, dev, case, True, 2), False))
+        one.append(rate(run_wearmond(ctx, dev, case, 1, engine=engine), False))
+        two.append(rate(run_wearmond(ctx, dev, case, 2, engine=engine), False))
+        fone.append(rate(run_fio(ctx, dev, case, True, 1, engine), False))
+        ftwo.append(rate(run_fio(ctx, dev, case, True, 2, engine), False))
     m = statistics.median
-    print(f"jobs = 2 vs 1, 4k randwrite QD32 each job, {mode}: wearmond "
+    print(f"jobs = 2 vs 1, 4k randwrite QD32 each job, {mode}, {engine}: wearmond "
           f"{m(two):.0f} / {m(one):.0f} IOPS = {m(two) / m(one):.2f}x; "
           f"fio tuned numjobs=2 {m(ftwo):.0f} / {m(fone):.0f} IOPS = "
           f"{m(ftwo) / m(fone):.2f}x")
@@ -428,7 +550,13 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--size-mib", type=int, default=1024)
     ap.add_argument("--cases", nargs="*", default=[],
-                    help="run only the cases whose name contains one of these")
+                    help="run the cases whose name contains one of these (default: "
+                    + ", ".join(DEFAULT_CASES) + "; 'all' for every case)")
+    ap.add_argument("--engines", nargs="*", default=list(ENGINES), choices=list(ENGINES),
+                    help="the engines compared, each against fio's same engine")
+    ap.add_argument("--sqpoll", action="store_true",
+                    help="io_uring with a submission thread on both sides "
+                    "(io_uring_sqpoll = yes, fio --sqthread_poll=1)")
     ap.add_argument("--loop", nargs="*", default=list(LOOP_MODES), choices=list(LOOP_MODES))
     ap.add_argument("--no-extras", action="store_true",
                     help="skip jobs scaling, database growth and generator lines")
@@ -442,7 +570,7 @@ def main():
                     help="fio fills its write buffers once (less work than wearmond's "
                     "fresh data per write) instead of --refill_buffers")
     ap.add_argument("--quick", action="store_true",
-                    help="smoke test: 1 repeat of 1 s on 256 MiB")
+                    help="smoke test: 1 repeat of 1 s on 256 MiB, no warm-up round")
     ap.add_argument("--scale-targets", type=int,
                     default=int(os.environ.get("BENCH_SCALE_TARGETS", "8")),
                     help="year scale: targets of the history (BENCH_SCALE_TARGETS, 8)")
@@ -485,13 +613,24 @@ def run(a):
     return 0
 
 
+def selected(name, cases):
+    """Whether case name runs: the default cases without --cases, every
+    case with 'all', else those named exactly, or whose name contains one
+    of cases that names no case exactly ("QD1" is QD1 and QD128)."""
+    if not cases:
+        return name in DEFAULT_CASES
+    names = {c[0] for c in CASES}
+    return "all" in cases or any(c == name or (c not in names and c in name) for c in cases)
+
+
 def run_fio_section(a):
     """wearmond against fio, and the extras."""
     ctx = {"build": Path(a.build).resolve(), "seconds": a.seconds, "repeats": a.repeats,
            "size_mib": a.size_mib, "pin": ["taskset", "-c", a.pin] if a.pin else [],
            "runners": RUNNERS + (("baseline",) if a.baseline else ()),
            "baseline": Path(a.baseline).resolve() if a.baseline else None,
-           "refill": not a.no_refill}
+           "refill": not a.no_refill, "engines": a.engines, "sqpoll": a.sqpoll,
+           "perf": perf_events(), "warmup": not a.quick}
     ctx["work"] = Path(tempfile.mkdtemp(prefix="wearmon-bench-", dir="/var/tmp"))
     img = Path(tempfile.mkstemp(prefix="wearmon-bench-", suffix=".img", dir="/dev/shm")[1])
     devs = {}
@@ -507,25 +646,38 @@ def run_fio_section(a):
         for mode, dev in devs.items():
             print(f"loop: {dev} --direct-io={LOOP_MODES[mode]} ({mode}) on {img} "
                   f"({a.size_mib} MiB in /dev/shm)")
-        print(f"method: per case, one warm-up round then {a.repeats} repeats of "
-              f"{a.seconds:g} s, wearmond / fio defaults / fio tuned batching alternating "
-              f"in rotating order; medians; ratios per repeat against the better fio setting; "
-              f"fio {'fills its buffers once' if a.no_refill else 'refills every write buffer'}"
+        print(f"method: per case, loop mode and engine, "
+              f"{'no' if a.quick else 'one'} warm-up round then {a.repeats} "
+              f"repeats of {a.seconds:g} s, wearmond / fio defaults / fio tuned batching / "
+              f"fio tuned again alternating in rotating order, wearmond and fio on the same "
+              f"engine (io_uring: fio --fixedbufs --registerfiles --sqthread_poll="
+              f"{1 if a.sqpoll else 0} --hipri=0, wearmond io_uring_sqpoll = "
+              f"{'yes' if a.sqpoll else 'no'}); medians; ratios per repeat against the better "
+              f"fio setting; fio "
+              f"{'fills its buffers once' if a.no_refill else 'refills every write buffer'}"
               + (f"; both tools pinned to CPU {a.pin}" if a.pin else ""))
-        print(f"{'case':<22} {'loop':<8} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} "
+        print("perf stat: " + (f"counts {', '.join(ctx['perf'])}" if ctx["perf"] else
+                               "not available here; no per-I/O counts")
+              + ("" if ctx["perf"] and "cycles" in ctx["perf"] else
+                 " (cycles and instructions are not counted on this machine: no PMU; "
+                 "CPU time per I/O stands for them)"))
+        print(f"{'case':<22} {'loop':<8} {'engine':<8} {'tool':<9} {'IOPS':>10} {'MiB/s':>9} "
               f"{'CPU s/GiB':>9} {'depth':>7} {'p50 us':>9}")
         device_mibps = None
         for case in CASES:
             name, _, _, bs, qd, _ = case
-            if a.cases and not any(c in name for c in a.cases):
+            if not selected(name, a.cases):
                 continue
             for mode, dev in devs.items():
-                res = run_case(ctx, dev, case)
-                print_case(name, mode, res, bs == "1M", qd)
-                sys.stdout.flush()
-                if name == "1M seqwrite QD8":
-                    device_mibps = max(device_mibps or 0, max(
-                        statistics.median(rate(x, True) for x in res[r]) for r in res))
+                for engine in a.engines:
+                    res = run_case(ctx, dev, case, engine)
+                    best = print_case(name, mode, engine, res, bs == "1M", qd)
+                    if ctx["perf"]:
+                        perf_line(dict(ctx, mode=mode), dev, case, engine, best)
+                    sys.stdout.flush()
+                    if name == "1M seqwrite QD8":
+                        device_mibps = max(device_mibps or 0, max(
+                            statistics.median(rate(x, True) for x in res[r]) for r in res))
         if not a.no_extras:
             for mode, dev in devs.items():
                 jobs_scaling(ctx, dev, mode)
