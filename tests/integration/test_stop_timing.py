@@ -31,6 +31,8 @@ import statistics
 import subprocess
 import time
 
+import pytest
+
 import simssd_helper
 from conftest import MiB, query, spawn, WEARMOND, target_conf, wait_for, write_conf
 
@@ -134,6 +136,7 @@ def stop_many(conf_of, n, seed_offset):
     assert not late, f"stops over {STOP_BUDGET_S} s after the drive's last completion: {late}"
 
 
+@pytest.mark.alone  # a time promise: no other test's I/O beside it
 def test_fifty_stops_on_a_loop_device(workdir, make_loop):
     # a device of its own per case: a campaign that resumes a read-back
     # finds the data it wrote, not another case's
@@ -147,6 +150,7 @@ def test_fifty_stops_on_a_loop_device(workdir, make_loop):
 
 
 @simssd_helper.needs_sim
+@pytest.mark.alone  # a time promise: no other test's I/O beside it
 def test_fifty_stops_on_the_simulated_ssd(workdir):
     with simssd_helper.sim_drive() as d:
         db = workdir / "s.db"
