@@ -75,6 +75,14 @@ enum key_id {
 	K_HIR_REPETITIONS,
 	K_HIR_BASELINE,
 	K_HIR_ROUND,
+	K_PTS,
+	K_PTS_VARIANT,
+	K_PTS_CELL,
+	K_PTS_THREADS,
+	K_PTS_QUEUE_DEPTH,
+	K_PTS_ACTIVE_RANGE,
+	K_PTS_XSR_SEGMENT,
+	K_PTS_WSAT_AMOUNT,
 	K__COUNT
 };
 
@@ -91,6 +99,8 @@ _Static_assert(sizeof(enum cfg_on_error) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_verify) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_steady) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_ioengine) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_pts_variant) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_pts) == sizeof(int), "enum size");
 
 /* Mark key k as set by the file. */
 static inline void cfg_set_mark(struct cfg_set *s, int k)

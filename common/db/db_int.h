@@ -101,6 +101,7 @@ enum stmt_id {
 	ST_HIR_INSERT,
 	ST_HIR_PROGRESS,
 	ST_HIR_WEAR,
+	ST_IT_PTS,
 	ST__COUNT
 };
 
