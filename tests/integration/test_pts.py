@@ -109,3 +109,117 @@ def test_iops_matrix_rounds_to_steady_state(workdir):
     assert all(r["fill_bytes"] is None for r in rows[1:])
     assert rows[-1]["more_rows"] == 0 and all(r["more_rows"] == 1 for r in rows[:-1])
     assert "PTS iops: steady state" in log, log
+
+
+def assert_ended_when_steady(rows, series, limit):
+    """The rounds stopped at the first round where every tracking
+    variable was steady by hand, or at the limit."""
+    rounds = max(r["pts_round"] for r in rows)
+    per_round = [all(hand_steady(y[:k])[0] for y in series.values())
+                 for k in range(1, rounds + 1)]
+    assert not any(per_round[:-1]), series
+    assert per_round[-1] or rounds == limit, series
+    return rounds
+
+
+@simssd_helper.needs_sim
+def test_throughput_each_block_size_to_steady_state(workdir):
+    db, log = run_pts(workdir, "throughput")
+    rows = cells(db, "throughput")
+    assert rows and all(r["status"] == "done" and r["random_percent"] == 0 for r in rows)
+    for bs in (128 << 10, 1024 << 10):
+        mine = [r for r in rows if r["block_size"] == bs]
+        # rounds of one write cell then one read cell, both tracking
+        assert [r["read_percent"] for r in mine] == [0, 100] * (len(mine) // 2), mine
+        assert all(r["pts_tracking"] == 1 for r in mine)
+        series = check_verdict(mine, lambda r: True, lambda r: r["mibps_avg"])
+        assert sorted(series) == [(bs, 0), (bs, 100)]
+        assert_ended_when_steady(mine, series, 6)
+    assert rows[0]["block_size"] == 128 << 10 and rows[-1]["block_size"] == 1024 << 10
+    assert log.count("PTS throughput: steady state") == 2, log
+
+
+@simssd_helper.needs_sim
+def test_throughput_client_variant_runs_1m_over_75_percent(workdir):
+    db, _ = run_pts(workdir, "throughput", pts_variant="client", max_rounds="5")
+    rows = cells(db, "throughput")
+    assert rows and {r["block_size"] for r in rows} == {1024 << 10}
+    assert all(r["pts_variant"] == "client" and r["pts_active_pct"] == 75 for r in rows)
+    # 75% of the 32 MiB region, whole MiB
+    assert {r["size_bytes"] for r in rows} == {24 << 20}
+
+
+@simssd_helper.needs_sim
+def test_latency_one_thread_depth_one_with_five_nines(workdir):
+    db, log = run_pts(workdir, "latency")
+    rows = cells(db, "latency")
+    assert rows and all(r["status"] == "done" for r in rows)
+    first = [(r["read_percent"], r["block_size"]) for r in rows if r["pts_round"] == 1]
+    assert first == [(m, b) for m in (100, 65, 0) for b in (512, 4096, 8192)]
+    assert all(r["jobs"] == 1 and r["queue_depth"] == 1 for r in rows)
+    # mean <= five nines <= max per cell, five nines at or above p99.99
+    for r in rows:
+        assert r["lat_mean_us"] <= r["lat_p99999_us"] <= r["lat_max_us"] + 1e-6, r
+        assert r["lat_p99999_us"] >= r["lat_p9999_us"] - 1e-6, r
+    series = check_verdict(rows, lambda r: r["pts_tracking"], lambda r: r["lat_mean_us"])
+    assert list(series) == [(4096, 0)]
+    assert_ended_when_steady(rows, series, 6)
+
+
+@simssd_helper.needs_sim
+def test_wsat_writes_its_amount_in_cells(workdir):
+    db, _ = run_pts(workdir, "wsat", pts_wsat_amount="1x")
+    rows = cells(db, "wsat")
+    assert rows and all(r["block_size"] == 4096 and r["read_percent"] == 0
+                        and r["random_percent"] == 100 for r in rows)
+    assert [r["pts_cell"] for r in rows] == list(range(1, len(rows) + 1))
+    size = rows[0]["size_bytes"]
+    written = [sum(r["bytes"] for r in rows[:k]) for k in range(1, len(rows) + 1)]
+    # the last cell reached the amount, none before it did
+    assert written[-1] >= size and all(w < size for w in written[:-1]), written
+    assert all(r["pts_ss_reached"] is None for r in rows)
+
+
+@simssd_helper.needs_sim
+def test_xsr_three_access_groups_in_order(workdir):
+    db, _ = run_pts(workdir, "xsr", pts_xsr_segment="0.5s")
+    rows = cells(db, "xsr")
+    parts = [(r["pts_round"], r["pts_part"], r["block_size"], r["random_percent"])
+             for r in rows]
+    want = [(1, "seq-before", 1 << 20, 0)] * 5 + [(2, "random", 8192, 100)] * 5 + \
+        [(3, "seq-after", 1 << 20, 0)] * 5
+    assert parts == want, parts
+    assert all(r["read_percent"] == 0 and r["status"] == "done" for r in rows)
+
+
+@simssd_helper.needs_sim
+def test_dirth_sweep_then_histograms_at_chosen_points(workdir):
+    db, log = run_pts(workdir, "dirth", pts_threads="4")
+    rows = cells(db, "dirth")
+    sweep = [r for r in rows if r["pts_part"] == "sweep"]
+    rounds = max(r["pts_round"] for r in sweep)
+    grid = [(t, q) for t in (4, 2, 1) for q in (4, 2, 1)]
+    assert [(r["jobs"], r["queue_depth"]) for r in sweep] == grid * rounds
+    assert all(r["block_size"] == 8192 and r["read_percent"] == 65 for r in sweep)
+    series = check_verdict(sweep, lambda r: r["pts_tracking"], lambda r: r["iops_avg"])
+    assert list(series) == [(8192, 65)]
+    assert all(r["jobs"] == 4 and r["queue_depth"] == 4 for r in sweep if r["pts_tracking"])
+    assert_ended_when_steady(sweep, series, 6)
+    # the chosen points from the last round of the sweep, by hand
+    last = [r for r in sweep if r["pts_round"] == rounds]
+    hi = max(last, key=lambda r: r["iops_avg"])
+    lo = next(r for r in last if r["jobs"] == 1 and r["queue_depth"] == 1)
+    half = (hi["iops_avg"] + lo["iops_avg"]) / 2
+    rest = [r for r in last if r is not hi and r is not lo]
+    mid = min(rest, key=lambda r: abs(r["iops_avg"] - half))
+    points = [r for r in rows if r["pts_part"] != "sweep"]
+    want = [("max", hi), ("mid", mid)] + ([("min", lo)] if lo is not hi else [])
+    assert [(r["pts_part"], r["jobs"], r["queue_depth"]) for r in points] == \
+        [(p, w["jobs"], w["queue_depth"]) for p, w in want]
+    assert all(r["pts_round"] == rounds + 1 for r in points)
+    for r in points:
+        h = json.loads(r["pts_lat_hist"])
+        lows = [b[0] for b in h["bins"]]
+        assert lows == sorted(lows) and sum(b[1] for b in h["bins"]) == r["ops"], h
+    assert all(r["pts_lat_hist"] is None for r in sweep)
+    assert rows[-1]["more_rows"] == 0
