@@ -174,7 +174,8 @@ unsigned pts_dirth_points(const struct pts_cell *cells, const double *iops, unsi
 	}
 	if (hi < 0)
 		return 0;
-	for (unsigned i = 0; lo < 0 && i < n; i++)
+	int least = lo < 0; /* no 1-thread depth-1 cell known: the lowest IOPS */
+	for (unsigned i = 0; least && i < n; i++)
 		if (iops[i] >= 0 && (lo < 0 || iops[i] < iops[lo]))
 			lo = (int)i;
 	double half = (iops[hi] + iops[lo]) / 2;
@@ -212,6 +213,43 @@ int pts_hist_json(const struct hist *h, char *buf, size_t len)
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+void pts_describe(enum cfg_pts test, const struct plan_pts *p, char *buf, size_t len)
+{
+	static struct pts_cell c[PTS_MAX_CELLS];
+	unsigned n = pts_round_cells(test, p, 0, c, PTS_MAX_CELLS), ng = pts_groups(test, p);
+	const char *name = cfg_pts_name(test);
+
+	switch (test) {
+	case PTS_WSAT:
+		snprintf(buf, len,
+			 "%s: 4 KiB random writes in cells of %gs at %u thread(s) of depth"
+			 " %u until %llu bytes are written",
+			 name, p->cell, p->threads, p->depth, (unsigned long long)p->wsat_bytes);
+		return;
+	case PTS_XSR:
+		snprintf(buf, len,
+			 "%s: 3 access groups of %gs (1 MiB sequential, 8 KiB random, 1 MiB"
+			 " sequential writes) in cells of %gs at %u thread(s) of depth %u",
+			 name, p->xsr_segment, p->cell, p->threads, p->depth);
+		return;
+	case PTS_IOPS:
+	case PTS_THROUGHPUT:
+	case PTS_LATENCY:
+	case PTS_DIRTH:
+		snprintf(buf, len,
+			 "%s: %s%u cells of %gs a round at %s%u thread(s) of depth %s%u, until"
+			 " steady state or %u rounds%s",
+			 name, ng > 1 ? "for each block size, " : "", n, p->cell,
+			 test == PTS_DIRTH ? "1.." : "", n ? c[0].jobs : 0,
+			 test == PTS_DIRTH ? "1.." : "", n ? c[0].depth : 0, p->max_rounds,
+			 test == PTS_DIRTH ? ", then a cell at each chosen point" : "");
+		return;
+	case PTS_HIR:
+	case PTS__COUNT: break;
+	}
+	snprintf(buf, len, "%s: host idle recovery (hir = yes), after the other tests", name);
 }
 
 /* One test's run: its engines, rounds and tracking series. */

@@ -57,6 +57,11 @@ unsigned pts_dirth_points(const struct pts_cell *cells, const double *iops, unsi
  * Returns 0, or -ENOSPC (buf holds "" then). */
 int pts_hist_json(const struct hist *h, char *buf, size_t len);
 
+/* What test does each cycle under plan p, in words for wearmond --check
+ * ("iops: rounds of 56 cells of 60 s at 4 threads of depth 32, until
+ * steady state or 25 rounds"), into buf. Pure. */
+void pts_describe(enum cfg_pts test, const struct plan_pts *p, char *buf, size_t len);
+
 /* Run the tests of e->plan->pts at size size_index (the active range),
  * rows numbered from *next on; engines of the kind of base. Returns how
  * they ended (IT_FAILED: reason in e->error). */

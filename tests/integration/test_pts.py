@@ -7,11 +7,13 @@ cross-stimulus recovery's access groups and the write saturation's bytes
 are checked from the rows too."""
 
 import json
+import signal
 
 import pytest
 
 import simssd_helper
-from conftest import (query, run_wearmond, target_conf, write_conf)
+from conftest import (query, run_wearmond, start_wearmond, stop, target_conf, wait_for,
+                      write_conf)
 
 # A quick drive: each cell of a fraction of a second moves enough I/O to
 # measure, and steady state can come within a few rounds.
@@ -223,3 +225,37 @@ def test_dirth_sweep_then_histograms_at_chosen_points(workdir):
         assert lows == sorted(lows) and sum(b[1] for b in h["bins"]) == r["ops"], h
     assert all(r["pts_lat_hist"] is None for r in sweep)
     assert rows[-1]["more_rows"] == 0
+
+
+@simssd_helper.needs_sim
+def test_stop_and_restart_runs_the_cycles_tests_again(workdir):
+    """A stop ends the cell in progress (its row interrupted); the restart
+    runs the cycle's tests again from their first round, in new rows."""
+    with simssd_helper.sim_drive(**DRIVE) as d:
+        db = workdir / "w.db"
+        conf = write_conf(workdir / "w.conf",
+                          target_conf(db, d.loop, {**BASE, "pts": "latency throughput",
+                                                   "max_rounds": "5"}))
+        proc = start_wearmond(conf)
+        try:
+            seen = wait_for(lambda: query(db, "SELECT id FROM iterations"
+                                              " WHERE pts_test = 'throughput'"), 300)
+        finally:
+            rc, _, err = stop(proc, signal.SIGTERM, timeout=60)
+        assert seen and rc == 0, err
+        first = query(db, "SELECT max(id) AS id FROM iterations")[0]["id"]
+        p = run_wearmond(conf, timeout=600)
+        assert p.returncode == 0, p.stderr
+    before = query(db, "SELECT * FROM iterations WHERE id <= %d ORDER BY id" % first)
+    after = query(db, "SELECT * FROM iterations WHERE id > %d ORDER BY id" % first)
+    assert before[-1]["status"] in ("interrupted", "done"), before[-1]
+    # the restart began again with the latency test's first round, after
+    # the preconditioning fill, and ran both tests to their end
+    assert after[0]["pts_test"] == "latency" and after[0]["pts_round"] == 1
+    assert after[0]["fill_bytes"] == 2 * after[0]["size_bytes"], after[0]
+    assert {r["pts_test"] for r in after} == {"latency", "throughput"}
+    assert all(r["status"] == "done" for r in after) and after[-1]["more_rows"] == 0
+    check_verdict([r for r in after if r["pts_test"] == "latency"],
+                  lambda r: r["pts_tracking"], lambda r: r["lat_mean_us"])
+    cyc = query(db, "SELECT number, status FROM cycles")
+    assert cyc == [{"number": 1, "status": "done"}], cyc
