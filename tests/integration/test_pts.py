@@ -106,6 +106,7 @@ def test_iops_matrix_rounds_to_steady_state(workdir):
     # rounds ran until the window was steady, or to the limit
     assert steady or rounds == 6, y
     assert not any(hand_steady(y[:k])[0] for k in range(5, rounds)), y
+    print("iops: rounds", rounds, "steady", steady, "4 KiB write IOPS", [round(v) for v in y])
     # the preconditioning fill: twice the active range, before the first cell
     assert rows[0]["fill_bytes"] == 2 * rows[0]["size_bytes"], rows[0]
     assert all(r["fill_bytes"] is None for r in rows[1:])
@@ -136,7 +137,9 @@ def test_throughput_each_block_size_to_steady_state(workdir):
         assert all(r["pts_tracking"] == 1 for r in mine)
         series = check_verdict(mine, lambda r: True, lambda r: r["mibps_avg"])
         assert sorted(series) == [(bs, 0), (bs, 100)]
-        assert_ended_when_steady(mine, series, 6)
+        n = assert_ended_when_steady(mine, series, 6)
+        print("throughput", bs >> 10, "KiB: rounds", n,
+              {k[1]: [round(v, 1) for v in y] for k, y in series.items()})
     assert rows[0]["block_size"] == 128 << 10 and rows[-1]["block_size"] == 1024 << 10
     assert log.count("PTS throughput: steady state") == 2, log
 
@@ -165,7 +168,8 @@ def test_latency_one_thread_depth_one_with_five_nines(workdir):
         assert r["lat_p99999_us"] >= r["lat_p9999_us"] - 1e-6, r
     series = check_verdict(rows, lambda r: r["pts_tracking"], lambda r: r["lat_mean_us"])
     assert list(series) == [(4096, 0)]
-    assert_ended_when_steady(rows, series, 6)
+    n = assert_ended_when_steady(rows, series, 6)
+    print("latency: rounds", n, "4 KiB write mean us", [round(v, 1) for v in series[(4096, 0)]])
 
 
 @simssd_helper.needs_sim
@@ -206,7 +210,8 @@ def test_dirth_sweep_then_histograms_at_chosen_points(workdir):
     series = check_verdict(sweep, lambda r: r["pts_tracking"], lambda r: r["iops_avg"])
     assert list(series) == [(8192, 65)]
     assert all(r["jobs"] == 4 and r["queue_depth"] == 4 for r in sweep if r["pts_tracking"])
-    assert_ended_when_steady(sweep, series, 6)
+    n = assert_ended_when_steady(sweep, series, 6)
+    print("dirth: rounds", n, "T4Q4 IOPS", [round(v) for v in series[(8192, 65)]])
     # the chosen points from the last round of the sweep, by hand
     last = [r for r in sweep if r["pts_round"] == rounds]
     hi = max(last, key=lambda r: r["iops_avg"])
@@ -259,3 +264,27 @@ def test_stop_and_restart_runs_the_cycles_tests_again(workdir):
                   lambda r: r["pts_tracking"], lambda r: r["lat_mean_us"])
     cyc = query(db, "SELECT number, status FROM cycles")
     assert cyc == [{"number": 1, "status": "done"}], cyc
+
+
+def test_steady_state_reached_where_the_rates_hold(workdir):
+    """On the null engine (a simulated device of constant speed: wearmon.conf(5),
+    ioengine) every tracking variable is steady as soon as the window is
+    full: each test's rounds end at round 5, its tracking rows of round 5
+    say reached, those before not, as the hand computation has it."""
+    db = workdir / "w.db"
+    conf = write_conf(workdir / "w.conf", target_conf(
+        db, workdir / "f.img", {**BASE, "file_size": "64M", "ioengine": "null",
+                                "pts": "iops throughput latency dirth", "max_rounds": "25",
+                                "pts_threads": "2"}))
+    p = run_wearmond(conf, timeout=600)
+    assert p.returncode == 0, p.stderr
+    for test, value in (("iops", "iops_avg"), ("throughput", "mibps_avg"),
+                        ("latency", "lat_mean_us"), ("dirth", "iops_avg")):
+        rows = [r for r in cells(db, test) if r["pts_part"] in (None, "sweep")]
+        series = check_verdict(rows, lambda r: r["pts_tracking"], lambda r: r[value])
+        for y in series.values():
+            assert len(y) == 5 and hand_steady(y)[0], (test, y)
+        track = [r for r in rows if r["pts_tracking"]]
+        assert all(r["pts_ss_reached"] == (r["pts_round"] == 5) for r in track), test
+        assert p.stderr.count(f"PTS {test}: steady state reached after 5 rounds") == \
+            (2 if test == "throughput" else 1), p.stderr
