@@ -283,9 +283,8 @@ int cfg_is_set(const struct cfg_target *t, const char *key);
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,
 		struct cfg_layout *out, char *err, size_t errlen);
 
-#define CFG_PTS_GRID                                                                               \
-	(1024u * 1024u) /* the PTS's largest block: the active
-						range is a whole number of them */
+/* The PTS's largest block: the active range is a whole number of them. */
+#define CFG_PTS_GRID (1024u * 1024u)
 
 /* The share of the region, in percent, that t's PTS tests address:
  * pts_active_range, else the variant's (the client variant addresses the

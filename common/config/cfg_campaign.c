@@ -12,47 +12,20 @@
  * cycles (raising it extends a campaign), the device (its identity is
  * checked apart), waits (pause, idle), sampling, alerts, error policies,
  * programs and passwords. */
+/* clang-format off */
 static const enum key_id campaign_keys[] = {
-	K_REGION_OFFSET,
-	K_REGION_SIZE,
-	K_SIZES,
-	K_FILL,
-	K_FILL_BLOCK_SIZE,
-	K_FILL_QUEUE_DEPTH,
-	K_WORKLOAD,
-	K_BLOCK_SIZE,
-	K_BLOCK_SIZES,
-	K_QUEUE_DEPTH,
-	K_AMOUNT,
-	K_DURATION,
-	K_READ_PERCENT,
-	K_RANDOM_PERCENT,
-	K_STRIDE,
-	K_COMPRESSIBILITY,
-	K_DEDUPE_PERCENT,
-	K_JOBS,
-	K_MEASURE,
-	K_REPEAT,
-	K_STEADY_STATE,
-	K_MAX_ROUNDS,
-	K_VERIFY,
-	K_VERIFY_PHASE,
-	K_BETWEEN_CYCLES,
-	K_TRIM_SCOPE,
-	K_SECURE_ERASE,
-	K_FILESYSTEM,
-	K_MKFS_OPTIONS,
-	K_FORMAT_EACH_SIZE,
+	K_REGION_OFFSET,    K_REGION_SIZE,    K_SIZES,        K_FILL,           K_FILL_BLOCK_SIZE,
+	K_FILL_QUEUE_DEPTH, K_WORKLOAD,       K_BLOCK_SIZE,   K_BLOCK_SIZES,    K_QUEUE_DEPTH,
+	K_AMOUNT,           K_DURATION,       K_READ_PERCENT, K_RANDOM_PERCENT, K_STRIDE,
+	K_COMPRESSIBILITY,  K_DEDUPE_PERCENT, K_JOBS,         K_MEASURE,        K_REPEAT,
+	K_STEADY_STATE,     K_MAX_ROUNDS,     K_VERIFY,       K_VERIFY_PHASE,   K_BETWEEN_CYCLES,
+	K_TRIM_SCOPE,       K_SECURE_ERASE,   K_FILESYSTEM,   K_MKFS_OPTIONS,   K_FORMAT_EACH_SIZE,
 	K_IOENGINE,
-	K_PTS,
-	K_PTS_VARIANT,
-	K_PTS_CELL,
-	K_PTS_THREADS,
-	K_PTS_QUEUE_DEPTH,
-	K_PTS_ACTIVE_RANGE,
-	K_PTS_XSR_SEGMENT,
-	K_PTS_WSAT_AMOUNT,
+	/* the PTS tests (daemon/pts.c) */
+	K_PTS, K_PTS_VARIANT, K_PTS_CELL, K_PTS_THREADS, K_PTS_QUEUE_DEPTH, K_PTS_ACTIVE_RANGE,
+	K_PTS_XSR_SEGMENT, K_PTS_WSAT_AMOUNT,
 };
+/* clang-format on */
 
 static void put_qty(FILE *f, const struct qty *q)
 {
