@@ -288,3 +288,27 @@ def test_steady_state_reached_where_the_rates_hold(workdir):
         assert all(r["pts_ss_reached"] == (r["pts_round"] == 5) for r in track), test
         assert p.stderr.count(f"PTS {test}: steady state reached after 5 rounds") == \
             (2 if test == "throughput" else 1), p.stderr
+
+
+def test_check_lists_the_tests_in_words_and_json(workdir):
+    """wearmond --check says what a cycle of tests does, in text and JSON,
+    and refuses bad keys naming file, line and key."""
+    conf = write_conf(workdir / "w.conf", target_conf(
+        workdir / "w.db", workdir / "f.img",
+        {"file_size": "64M", "pts": "iops hir xsr", "pts_variant": "client"}))
+    p = run_wearmond(conf, "--check")
+    assert p.returncode == 0, p.stderr
+    assert "the PTS tests (client variant) over the active range, 48.00 MiB (75% of" \
+        " the region)" in p.stdout, p.stdout
+    assert "1. iops: 56 cells of 60s a round at 2 thread(s) of depth 16, until steady" \
+        " state or 25 rounds" in p.stdout
+    assert "3. hir: host idle recovery" in p.stdout and "2. xsr: 3 access groups" in p.stdout
+    p = run_wearmond(conf, "--check", "--json")
+    pts = json.loads(p.stdout)["targets"][0]["pts"]
+    assert pts["variant"] == "client" and pts["active_range_bytes"] == 48 << 20
+    assert [t["test"] for t in pts["tests"]] == ["iops", "xsr", "hir"]
+    bad = write_conf(workdir / "b.conf", target_conf(
+        workdir / "w.db", workdir / "f.img", {"file_size": "64M", "pts": "iops wsat iops"}))
+    p = run_wearmond(bad, "--check")
+    assert p.returncode == 78
+    assert f"{bad}:8: pts: \"iops\" is listed twice" in p.stderr, p.stderr
