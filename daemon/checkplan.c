@@ -1,6 +1,7 @@
 /* checkplan: `wearmond --check`'s plan: the figures (built once) and the
  * text; the JSON document is checkplan_json.c's. */
 #include "checkplan.h"
+#include "pts.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -557,6 +558,33 @@ static void print_phases(FILE *f, const struct checkplan_target *p)
 	}
 }
 
+/* pts = : the tests over the active range instead of sizes and phases. */
+static void print_pts(FILE *f, const struct checkplan_target *p)
+{
+	const struct plan_pts *s = &p->st->plan.pts;
+	const struct cfg_target *t = p->st->t;
+	char a[32], b[320];
+	int k = 1;
+
+	fprintf(f,
+		"  each cycle  the PTS tests (%s variant) over the active range, %s (%g%% of"
+		" the region), in this order:\n",
+		cfg_pts_variant_name(s->variant), util_fmt_bytes(s->range, a, sizeof(a)),
+		s->active_pct);
+	if (p->st->plan.precondition)
+		fprintf(f,
+			"                before each: fill, twice the range sequentially, %s blocks\n",
+			util_fmt_bytes(t->fill_block_size, a, sizeof(a)));
+	for (int i = 0; i < s->n; i++, k++) {
+		pts_describe(s->test[i], s, b, sizeof(b));
+		fprintf(f, "                %d. %s\n", k, b);
+	}
+	if (s->hir) {
+		pts_describe(PTS_HIR, s, b, sizeof(b));
+		fprintf(f, "                %d. %s\n", k, b);
+	}
+}
+
 static void print_sizes(FILE *f, const struct checkplan_target *p)
 {
 	const struct cfg_layout *l = &p->st->plan.layout;
@@ -566,6 +594,10 @@ static void print_sizes(FILE *f, const struct checkplan_target *p)
 		util_fmt_bytes(l->region_size, a, sizeof(a)),
 		util_fmt_bytes(l->region_offset, b, sizeof(b)),
 		l->capacity ? 100.0 * (double)l->region_size / (double)l->capacity : 0.0);
+	if (p->st->plan.pts.active) {
+		print_pts(f, p);
+		return;
+	}
 	if (l->nsizes == 1)
 		fprintf(f, "  each cycle  1 size, %s, in this order:\n",
 			util_fmt_bytes(l->sizes[0], a, sizeof(a)));
@@ -597,6 +629,11 @@ static void print_estimate(FILE *f, const struct checkplan_target *p)
 	const struct cfg_target *t = p->st->t;
 	char a[32], b[32];
 
+	if (p->st->plan.pts.active) {
+		fprintf(f, "  writes      as fast as the drive goes in the tests' cells (pts), not"
+			   " estimated\n");
+		return;
+	}
 	fprintf(f, "  writes      %s per cycle%s (reads %s)\n",
 		util_fmt_bytes(p->cycle_written, a, sizeof(a)),
 		t->steady_state == STEADY_SNIA ? " at most" : "",

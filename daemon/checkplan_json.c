@@ -2,6 +2,7 @@
  * one JSON document; its schema is written out in daemon/wearmond.8
  * ("CHECK"). Formats only: every figure comes from struct checkplan. */
 #include "checkplan.h"
+#include "pts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -226,6 +227,38 @@ static void print_plan(FILE *f, const struct checkplan_target *p)
 	fputs("}", f);
 }
 
+/* pts = : the tests each cycle runs, each in pts_describe's words; null
+ * without them. */
+static void print_pts(FILE *f, const struct checkplan_target *p)
+{
+	const struct plan_pts *s = &p->st->plan.pts;
+	char b[320];
+
+	fputs("\"pts\":", f);
+	if (!p->have_plan || !s->active) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"variant\":", f);
+	jstr(f, cfg_pts_variant_name(s->variant));
+	fprintf(f, ",\"active_range_bytes\":%llu,\"active_range_percent\":",
+		(unsigned long long)s->range);
+	jnum(f, s->active_pct);
+	fputs(",\"tests\":[", f);
+	for (int i = 0; i <= s->n; i++) {
+		enum cfg_pts t = i < s->n ? s->test[i] : PTS_HIR;
+		if (i == s->n && !s->hir)
+			break;
+		pts_describe(t, s, b, sizeof(b));
+		fputs(i ? ",{\"test\":" : "{\"test\":", f);
+		jstr(f, cfg_pts_name(t));
+		fputs(",\"plan\":", f);
+		jstr(f, b);
+		fputs("}", f);
+	}
+	fputs("]}", f);
+}
+
 static void print_actions(FILE *f, const struct checkplan_target *p)
 {
 	const struct cfg_target *t = p->st->t;
@@ -297,6 +330,8 @@ static void print_target(FILE *f, const struct checkplan_target *p)
 	jstr(f, p->destroys);
 	fputs(",", f);
 	print_plan(f, p);
+	fputs(",", f);
+	print_pts(f, p);
 	fputs(",", f);
 	print_actions(f, p);
 	fputs(",\"campaign\":", f);

@@ -46,6 +46,7 @@ struct row {
 	struct runstat *mibps, *iops; /* runs of this phase so far */
 	int round_index;              /* 1..max_rounds; 0 without rounds */
 	struct rounds *rounds;        /* NULL without rounds */
+	const struct iter_cell *cell; /* a preset test's cell; NULL: none */
 };
 
 void iter_limits_of(const struct plan *p, struct iter_limits *l)
@@ -368,17 +369,17 @@ void iter_log_drain(const char *target, const char *phase, const struct engine_r
 
 /* The preconditioning fill (fill = yes), its figures in the row's fill_*. */
 static enum it_status precondition(const struct iter_env *e, struct engine_ctx *eng, uint64_t size,
-				   struct db_iteration *it, struct samples *sm,
+				   uint64_t amount, struct db_iteration *it, struct samples *sm,
 				   struct engine_result *r, char *err, size_t elen)
 {
 	struct engine_phase p;
 
-	enter_phase(e, sm, ITER_FILL, size);
+	enter_phase(e, sm, ITER_FILL, amount);
 	phase_setup(e, &p, size, util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ 0xf111, sm);
 	p.block_size = (uint32_t)e->t->fill_block_size;
 	p.queue_depth = (unsigned)e->t->fill_queue_depth;
 	p.is_write = 1;
-	p.amount = size;
+	p.amount = amount;
 	sm->clock.fill_t0 = p.t0;
 	size_t first = sm->n;
 	if (engine_run(eng, &p, r) < 0) {
@@ -418,6 +419,11 @@ static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t s
 		p->block_size = (uint32_t)t->fill_block_size;
 		p->is_write = rw->kind == ITER_FILL;
 		p->verify |= rw->kind == ITER_VERIFY;
+		return;
+	}
+	if (rw->cell) {
+		p->spec = rw->cell->spec;
+		p->duration = rw->cell->seconds;
 		return;
 	}
 	p->spec = &rw->ph->spec;
@@ -484,7 +490,8 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 	uint64_t seed = util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ (uint64_t)it->number;
 
 	if (rw->precondition) {
-		status = precondition(e, ic->eng[0], size, it, sm, r, err, elen);
+		uint64_t fill = rw->cell && rw->cell->fill_amount ? rw->cell->fill_amount : size;
+		status = precondition(e, ic->eng[0], size, fill, it, sm, r, err, elen);
 		if (status == IT_INTERRUPTED)
 			forget_figures(it);
 		it->phase_not_run = status != IT_DONE;
@@ -656,6 +663,24 @@ static const char *mix_text(const struct workload_spec *s, char *buf, size_t len
 	return buf;
 }
 
+/* A preset test's cell before it starts: its pattern, threads and depth;
+ * no amount (it runs for its time: amount_bytes 0). */
+static void cell_describe(const struct iter_cell *c, struct db_iteration *it, char *mix,
+			  size_t mixlen)
+{
+	const struct workload_spec *spec = c->spec;
+	it->phase = DB_PHASE_MEASURE;
+	it->jobs = c->jobs;
+	it->workload = c->workload;
+	it->block_size = workload_max_bs(spec);
+	it->block_sizes = spec->nbs > 1 ? mix_text(spec, mix, mixlen) : NULL;
+	it->queue_depth = c->queue_depth;
+	it->amount_bytes = 0;
+	it->read_percent = (int)spec->read_pct;
+	it->random_percent = spec->order == WO_RANDOM ? 100 : (int)spec->random_pct;
+	it->pts = c->pts;
+}
+
 /* The row's description before it starts. */
 static void row_describe(const struct iter_env *e, const struct row *rw, int size_index,
 			 uint64_t size, struct db_iteration *it, char *mix, size_t mixlen)
@@ -676,6 +701,10 @@ static void row_describe(const struct iter_env *e, const struct row *rw, int siz
 		it->amount_bytes = size;
 		it->read_percent = fill ? 0 : 100;
 		it->random_percent = 0;
+		return;
+	}
+	if (rw->cell) {
+		cell_describe(rw->cell, it, mix, mixlen);
 		return;
 	}
 	const struct workload_spec *spec = &rw->ph->spec;
@@ -891,6 +920,8 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	}
 	if (e->t->verify == VERIFY_CRC32C)
 		report_integrity(e, id, r);
+	if (status == IT_DONE && rw->cell && rw->cell->done)
+		rw->cell->done(rw->cell->arg, &it, r);
 	free(r);
 	if (status == IT_DONE)
 		repeat_figures(rw, &it);
@@ -926,6 +957,24 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 			      LOG_ERR, e->cycle, id, e->error);
 	}
 	return status;
+}
+
+enum it_status iter_run_cell(const struct iter_env *e, struct iter_ctx *ic, int size_index,
+			     long *next, const struct iter_cell *c)
+{
+	struct runstat a, b;
+	stats_run_init(&a);
+	stats_run_init(&b);
+	struct row rw = {
+		.kind = ITER_MEASURE,
+		.repeat_index = 1,
+		.more = c->more,
+		.precondition = c->precondition,
+		.mibps = &a,
+		.iops = &b,
+		.cell = c,
+	};
+	return run_row(e, ic, size_index, next, &rw);
 }
 
 /* steady_state = snia: rounds of one phase, each its own row, until the

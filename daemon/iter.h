@@ -116,6 +116,32 @@ struct engine_ctx *iter_engine(struct iter_ctx *ic);
  * size ended (IT_FAILED: reason in e->error). */
 enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next);
 
+/* A cell's figures are final and about to be stored: the caller adds what
+ * only it knows (its test's verdict, figures of the latency histogram) to
+ * it, from the engine's result r. Called for a cell that ran to its end. */
+typedef void (*iter_cell_fn)(void *arg, struct db_iteration *it, const struct engine_result *r);
+
+/* One cell of a preset test (daemon/pts.h): a measured row with its own
+ * access pattern, threads and depth, run for a time over the size. */
+struct iter_cell {
+	const struct workload_spec *spec; /* the access pattern */
+	const char *workload;             /* its name, as stored */
+	unsigned jobs, queue_depth;       /* within the engines' limits */
+	double seconds;                   /* how long it runs */
+	int precondition;                 /* the fill (fill = yes) first, */
+	uint64_t fill_amount;             /* of these bytes (0: the size once) */
+	int more;                         /* rows of the size follow */
+	const struct db_pts *pts;         /* its place in its test, stored */
+	iter_cell_fn done;                /* NULL: none */
+	void *arg;                        /* for done */
+};
+
+/* Measure cell c as row *next of size size_index of cycle e->cycle on
+ * ic's engines (iter_init with limits that hold it), advancing *next.
+ * Returns how the row ended (IT_FAILED: reason in e->error). */
+enum it_status iter_run_cell(const struct iter_env *e, struct iter_ctx *ic, int size_index,
+			     long *next, const struct iter_cell *c);
+
 /* A phase that a stop cut short: log (info) how long the drive took to
  * complete the I/Os that were in flight, the part of a stop that the
  * daemon cannot shorten. Nothing when r was not stopped. */

@@ -14,6 +14,7 @@
 #include "base/cmd.h"
 #include "base/log.h"
 #include "hir.h"
+#include "pts.h"
 #include "signals.h"
 
 static enum sched_phase phase_of(enum iter_phase p)
@@ -177,7 +178,9 @@ static enum it_status run_size(struct sched_target *st, struct iter_ctx *ic, int
 		.resume = rs,
 	};
 	publish_cycle(st, cycle);
-	enum it_status s = iter_run(&env, ic, i, number);
+	/* pts = : the PTS tests at the one size, the active range */
+	enum it_status s = st->plan.pts.active ? pts_run(&env, &st->limits, i, number)
+					       : iter_run(&env, ic, i, number);
 	record_wear(st, cycle_id, cycle, i);
 	return s;
 }
@@ -264,7 +267,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 			return s == IT_INTERRUPTED ? SCHED_STOPPED : SCHED_FAILED;
 		}
 	}
-	if (st->t->hir) {
+	if (st->t->hir || st->plan.pts.hir) {
 		enum it_status s = run_hir(st, ic, cycle_id, cycle);
 		if (s != IT_DONE) {
 			if (s == IT_INTERRUPTED)

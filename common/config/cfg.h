@@ -16,7 +16,7 @@
 
 #define CFG_NAME_MAX 64
 #define CFG_MAX_SIZES 256
-#define CFG_MAX_KEYS 64
+#define CFG_MAX_KEYS 128
 #define CFG_ERR_MAX 4096
 
 /* steady_state: one round per phase, or rounds until SNIA PTS steady state. */
@@ -79,6 +79,14 @@ struct cfg_waits {
 struct cfg_phases {
 	int phase[CFG_MAX_PHASES];
 	int n; /* 0: just the workload key */
+};
+
+#define CFG_MAX_PTS 8
+
+/* "pts": the PTS tests every cycle runs, in order (n = 0: none). */
+struct cfg_pts_list {
+	enum cfg_pts t[CFG_MAX_PTS];
+	int n;
 };
 
 /* "block_sizes": a weighted block size mix, in bytes. */
@@ -173,6 +181,14 @@ struct cfg_target {
 	double hir_baseline;               /* seconds of writing after each wait state */
 	double hir_round;                  /* seconds per precondition round */
 	enum cfg_hir_purge hir_purge;      /* its purge before the precondition */
+	struct cfg_pts_list pts;           /* PTS tests run as presets each cycle */
+	enum cfg_pts_variant pts_variant;  /* enterprise or client */
+	double pts_cell;                   /* seconds of one cell (one row) */
+	long long pts_threads;             /* threads; 0: the variant's default */
+	long long pts_queue_depth;         /* depth per thread; 0: the default */
+	double pts_active_range;           /* % of the region; 0: the default */
+	double pts_xsr_segment;            /* seconds of each XSR access group */
+	struct cfg_amount pts_wsat_amount; /* WSAT: bytes written, of the range */
 	struct cfg_set set;                /* keys the file set (target or [wearmon]) */
 	int lines[CFG_MAX_KEYS];           /* line of each key, for messages only */
 	int section_line;                  /* line of the [target] header */
@@ -220,6 +236,7 @@ enum cfg_type {
 	CT_PERCENT, /* double, "50%" or "50", within min..max */
 	CT_PATH,    /* absolute path or empty (none) */
 	CT_WAITS,   /* struct cfg_waits: increasing durations */
+	CT_PTS,     /* struct cfg_pts_list: PTS test names */
 	CT__COUNT
 };
 
@@ -269,6 +286,19 @@ int cfg_is_set(const struct cfg_target *t, const char *key);
  * size lbs. Returns 0 or -EINVAL with "FILE:LINE: key: message" in err. */
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,
 		struct cfg_layout *out, char *err, size_t errlen);
+
+/* The PTS's largest block: the active range is a whole number of them. */
+#define CFG_PTS_GRID (1024u * 1024u)
+
+/* The share of the region, in percent, that t's PTS tests address:
+ * pts_active_range, else the variant's (the client variant addresses the
+ * first 75% of the LBAs, the enterprise one all of them). Pure. */
+double cfg_pts_active_pct(const struct cfg_target *t);
+
+/* The bytes of the active range of t's PTS tests (pts_active_range of a
+ * region of region_size, the variant's share when 0), aligned down to
+ * CFG_PTS_GRID; 0 when less than one grid unit. Pure. */
+uint64_t cfg_pts_range(const struct cfg_target *t, uint64_t region_size);
 
 /* The campaign key of t: "name=value" lines of the keys that define a
  * campaign (cfg_campaign.c), values as parsed. Returns the text (malloc'd)

@@ -14,6 +14,7 @@
  * cycles (raising it extends a campaign), the device (its identity is
  * checked apart), waits (pause, idle), sampling, alerts, error policies,
  * programs and passwords. */
+/* clang-format off */
 static const enum key_id campaign_keys[] = {
 	K_REGION_OFFSET,    K_REGION_SIZE,    K_SIZES,        K_FILL,           K_FILL_BLOCK_SIZE,
 	K_FILL_QUEUE_DEPTH, K_WORKLOAD,       K_BLOCK_SIZE,   K_BLOCK_SIZES,    K_QUEUE_DEPTH,
@@ -22,7 +23,11 @@ static const enum key_id campaign_keys[] = {
 	K_STEADY_STATE,     K_MAX_ROUNDS,     K_VERIFY,       K_VERIFY_PHASE,   K_BETWEEN_CYCLES,
 	K_TRIM_SCOPE,       K_SECURE_ERASE,   K_FILESYSTEM,   K_MKFS_OPTIONS,   K_FORMAT_EACH_SIZE,
 	K_IOENGINE,
+	/* the PTS tests (daemon/pts.c) */
+	K_PTS, K_PTS_VARIANT, K_PTS_CELL, K_PTS_THREADS, K_PTS_QUEUE_DEPTH, K_PTS_ACTIVE_RANGE,
+	K_PTS_XSR_SEGMENT, K_PTS_WSAT_AMOUNT,
 };
+/* clang-format on */
 
 static void put_qty(FILE *f, const struct qty *q)
 {
@@ -98,6 +103,12 @@ static void put_value(FILE *f, const struct cfg_key *k, const void *field)
 		const struct cfg_waits *w = field;
 		for (int i = 0; i < w->n; i++)
 			fprintf(f, "%s%.9g", i ? " " : "", w->s[i]);
+		break;
+	}
+	case CT_PTS: {
+		const struct cfg_pts_list *p = field;
+		for (int i = 0; i < p->n; i++)
+			fprintf(f, "%s%s", i ? " " : "", cfg_pts_name(p->t[i]));
 		break;
 	}
 	case CT__COUNT: break;

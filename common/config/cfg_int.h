@@ -77,6 +77,14 @@ enum key_id {
 	K_HIR_BASELINE,
 	K_HIR_ROUND,
 	K_HIR_PURGE,
+	K_PTS,
+	K_PTS_VARIANT,
+	K_PTS_CELL,
+	K_PTS_THREADS,
+	K_PTS_QUEUE_DEPTH,
+	K_PTS_ACTIVE_RANGE,
+	K_PTS_XSR_SEGMENT,
+	K_PTS_WSAT_AMOUNT,
 	K__COUNT
 };
 
@@ -94,6 +102,8 @@ _Static_assert(sizeof(enum cfg_verify) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_steady) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum engine_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum cfg_hir_purge) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_pts_variant) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum cfg_pts) == sizeof(int), "enum size");
 
 /* Mark key k as set by the file. */
 static inline void cfg_set_mark(struct cfg_set *s, int k)

@@ -235,6 +235,34 @@ const struct cfg_key cfg_table[K__COUNT] = {
 			  .choices = hir_purge_names,
 			  .help = "purge before the precondition: auto (secure_erase when set, "
 				  "else TRIM, else none), secure-erase, trim or none" },
+	[K_PTS] = { "pts", CT_PTS, TF(pts), .def = "", .choices = cfg_pts_names,
+		    .help = "SNIA PTS tests run as presets every cycle, in order: iops, "
+			    "throughput, latency, wsat, hir, xsr, dirth; empty = none" },
+	[K_PTS_VARIANT] = { "pts_variant", CT_ENUM, TF(pts_variant), .def = "enterprise",
+			    .choices = cfg_pts_variant_names,
+			    .help = "enterprise or client: the PTS variant's block sizes, active "
+				    "range and demand intensity" },
+	[K_PTS_CELL] = { "pts_cell", CT_DURATION, TF(pts_cell), .def = "60s", .min = 50,
+			 .max = 24 * 3600 * 1000,
+			 .help = "length of one cell of a PTS test (one access pattern, one row)" },
+	[K_PTS_THREADS] = { "pts_threads", CT_INT, TF(pts_threads), .def = "0", .min = 0,
+			    .max = ENGINE_MAX_JOBS,
+			    .help = "threads of the PTS tests (dirth: the most swept); 0 = the "
+				    "variant's default" },
+	[K_PTS_QUEUE_DEPTH] = { "pts_queue_depth", CT_INT, TF(pts_queue_depth), .def = "0",
+				.min = 0, .max = 1024,
+				.help = "queue depth per thread of the PTS tests (dirth: the deepest "
+					"swept); 0 = the variant's default" },
+	[K_PTS_ACTIVE_RANGE] = { "pts_active_range", CT_PERCENT, TF(pts_active_range), .def = "0",
+				 .min = 0, .max = 100,
+				 .help = "share of the region the PTS tests address; 0 = the "
+					 "variant's (enterprise 100%, client 75%)" },
+	[K_PTS_XSR_SEGMENT] = { "pts_xsr_segment", CT_DURATION, TF(pts_xsr_segment), .def = "30m",
+				.min = 50, .max = 7 * 24 * 3600 * 1000LL,
+				.help = "length of each of the three access groups of the xsr test" },
+	[K_PTS_WSAT_AMOUNT] = { "pts_wsat_amount", CT_AMOUNT, TF(pts_wsat_amount), .def = "4x",
+				.help = "bytes the wsat test writes: a multiple of the active range "
+					"or bytes" },
 };
 
 /* ---- value parsers, one per type; each fills msg on error ---- */
@@ -634,12 +662,38 @@ static int parse_waits(const struct cfg_key *k, const char *v, void *field, char
 	return 0;
 }
 
+/* "iops throughput latency": PTS test names separated by blanks or commas,
+ * each at most once; empty: none. */
+static int parse_pts(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
+{
+	struct cfg_pts_list p = { .n = 0 };
+	char buf[512], *tok[CFG_MAX_PTS];
+	int n = util_split_list(v, buf, sizeof(buf), tok, CFG_MAX_PTS, "tests", msg, len);
+
+	if (n < 0)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		int t;
+		if (parse_choice(k, tok[i], &t, msg, len))
+			return -EINVAL;
+		for (int j = 0; j < p.n; j++)
+			if (p.t[j] == (enum cfg_pts)t) {
+				snprintf(msg, len, "\"%s\" is listed twice", tok[i]);
+				return -EINVAL;
+			}
+		p.t[p.n++] = (enum cfg_pts)t;
+	}
+	*(struct cfg_pts_list *)field = p;
+	return 0;
+}
+
 static const value_fn parsers[CT__COUNT] = {
 	[CT_STRING] = parse_string,  [CT_BOOL] = parse_bool,       [CT_BYTES] = parse_bytes,
 	[CT_QTY] = parse_qty,        [CT_INT] = parse_int,         [CT_DURATION] = parse_duration,
 	[CT_ACTION] = parse_actions, [CT_SIZES] = parse_sizes,     [CT_AMOUNT] = parse_amount,
 	[CT_ENUM] = parse_choice,    [CT_PERCENT] = parse_percent, [CT_PATH] = parse_path,
 	[CT_MIX] = parse_mix,        [CT_PHASES] = parse_phases,   [CT_WAITS] = parse_waits,
+	[CT_PTS] = parse_pts,
 };
 
 /* Parse v as key k into the struct at base. Returns 0 or -EINVAL / -ENOMEM. */

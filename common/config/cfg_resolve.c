@@ -408,6 +408,50 @@ static void check_method(struct resolver *r)
 			    t->dedupe_percent);
 }
 
+double cfg_pts_active_pct(const struct cfg_target *t)
+{
+	if (t->pts_active_range > 0)
+		return t->pts_active_range;
+	return t->pts_variant == PTS_CLIENT ? 75.0 : 100.0;
+}
+
+uint64_t cfg_pts_range(const struct cfg_target *t, uint64_t region_size)
+{
+	uint64_t b = (uint64_t)((double)region_size * cfg_pts_active_pct(t) / 100.0);
+	return b / CFG_PTS_GRID * CFG_PTS_GRID;
+}
+
+/* The PTS tests: a raw region that holds their largest block and that the
+ * fill can cover. */
+static void check_pts(struct resolver *r)
+{
+	const struct cfg_target *t = r->t;
+	char b1[48], b2[48];
+
+	if (!t->pts.n)
+		return;
+	if (t->filesystem != FS_NONE)
+		cfg_err_add(&r->e, cfg_key_line(t, K_PTS), "pts",
+			    "with filesystem = %s: the tests address the raw region; use one or "
+			    "the other",
+			    cfg_filesystem_name(t->filesystem));
+	uint64_t range = cfg_pts_range(t, r->out->region_size);
+	int k = cfg_set_has(&t->set, K_PTS_ACTIVE_RANGE) ? K_PTS_ACTIVE_RANGE : K_PTS;
+	if (r->out->region_size && !range)
+		cfg_err_add(&r->e, cfg_key_line(t, k), cfg_table[k].name,
+			    "the active range (%g%% of the region of %s) holds no %s block of "
+			    "the tests",
+			    cfg_pts_active_pct(t),
+			    cfg_fmt_both(r->out->region_size, b1, sizeof(b1)),
+			    cfg_fmt_both(CFG_PTS_GRID, b2, sizeof(b2)));
+	else if (range && t->fill && CFG_PTS_GRID % t->fill_block_size)
+		cfg_err_add(&r->e, cfg_key_line(t, K_FILL_BLOCK_SIZE), "fill_block_size",
+			    "%s does not divide the %s grid of the PTS active range: the fill "
+			    "cannot cover it",
+			    cfg_fmt_both(t->fill_block_size, b1, sizeof(b1)),
+			    cfg_fmt_both(CFG_PTS_GRID, b2, sizeof(b2)));
+}
+
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,
 		struct cfg_layout *out, char *err, size_t errlen)
 {
@@ -436,6 +480,7 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capaci
 	if (!r.e.n)
 		check_phases(&r);
 	check_method(&r);
+	check_pts(&r);
 	return cfg_errs_finish(&r.e, err, errlen);
 }
 

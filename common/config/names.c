@@ -39,6 +39,17 @@ const char *const cfg_baseline_names[] = {
 	[BASELINE_PREVIOUS] = "previous",
 	[BASELINE__COUNT] = NULL,
 };
+const char *const cfg_pts_names[] = {
+	[PTS_IOPS] = "iops",       [PTS_THROUGHPUT] = "throughput",
+	[PTS_LATENCY] = "latency", [PTS_WSAT] = "wsat",
+	[PTS_HIR] = "hir",         [PTS_XSR] = "xsr",
+	[PTS_DIRTH] = "dirth",     [PTS__COUNT] = NULL,
+};
+const char *const cfg_pts_variant_names[] = {
+	[PTS_ENTERPRISE] = "enterprise",
+	[PTS_CLIENT] = "client",
+	[PTS_VARIANT__COUNT] = NULL,
+};
 
 static const char *const outcome_names[ACT_OUT__COUNT] = {
 	[ACT_OUT_OK] = "ok",
@@ -71,6 +82,16 @@ const char *cfg_verify_name(enum cfg_verify v)
 const char *cfg_baseline_name(enum cfg_baseline b)
 {
 	return choice_name(cfg_baseline_names, BASELINE__COUNT, (int)b);
+}
+
+const char *cfg_pts_name(enum cfg_pts p)
+{
+	return choice_name(cfg_pts_names, PTS__COUNT, (int)p);
+}
+
+const char *cfg_pts_variant_name(enum cfg_pts_variant v)
+{
+	return choice_name(cfg_pts_variant_names, PTS_VARIANT__COUNT, (int)v);
 }
 
 const char *act_outcome_name(enum act_outcome o)

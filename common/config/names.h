@@ -52,6 +52,23 @@ enum act_outcome {
  * on a block device's filesystem, in filesystem mode). */
 enum tgt_kind { TGT_BLOCK, TGT_FILE };
 
+/* pts: the tests of the SNIA Solid State Storage Performance Test
+ * Specification that run as presets (daemon/pts.h), in the order of its
+ * report; stored as their names in iterations.pts_test. */
+enum cfg_pts {
+	PTS_IOPS,
+	PTS_THROUGHPUT,
+	PTS_LATENCY,
+	PTS_WSAT,
+	PTS_HIR,
+	PTS_XSR,
+	PTS_DIRTH,
+	PTS__COUNT
+};
+
+/* pts_variant: the enterprise or the client variant of the tests. */
+enum cfg_pts_variant { PTS_ENTERPRISE, PTS_CLIENT, PTS_VARIANT__COUNT };
+
 /* "block" or "file": targets.kind. */
 const char *tgt_kind_name(enum tgt_kind k);
 
@@ -61,6 +78,8 @@ const char *cfg_workload_name(enum cfg_workload w);
 const char *cfg_action_name(enum cfg_action a);
 const char *cfg_verify_name(enum cfg_verify v);
 const char *cfg_baseline_name(enum cfg_baseline b);
+const char *cfg_pts_name(enum cfg_pts p);
+const char *cfg_pts_variant_name(enum cfg_pts_variant v);
 
 /* Text of an outcome ("ok", "unsupported", "failed", "skipped",
  * "interrupted"), as stored and logged. */
@@ -72,5 +91,7 @@ extern const char *const cfg_workload_names[];
 extern const char *const cfg_action_names[];
 extern const char *const cfg_verify_names[];
 extern const char *const cfg_baseline_names[];
+extern const char *const cfg_pts_names[];
+extern const char *const cfg_pts_variant_names[];
 
 #endif

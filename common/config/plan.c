@@ -66,6 +66,42 @@ static void build_limits(const struct cfg_target *t, struct plan *p)
 	p->io_uring_sqpoll = (unsigned)t->io_uring_sqpoll;
 }
 
+/* The PTS tests, and the one size they run at: the active range. The
+ * variant's defaults are wearmon's reading of the demand intensity the
+ * specification leaves to the operator (conf/wearmon.conf.5, pts). */
+static void build_pts(const struct cfg_target *t, struct plan *p)
+{
+	struct plan_pts *s = &p->pts;
+	int client = t->pts_variant == PTS_CLIENT;
+
+	if (!t->pts.n)
+		return;
+	s->active = 1;
+	for (int i = 0; i < t->pts.n; i++) {
+		if (t->pts.t[i] == PTS_HIR)
+			s->hir = 1;
+		else
+			s->test[s->n++] = t->pts.t[i];
+	}
+	s->variant = t->pts_variant;
+	s->cell = t->pts_cell;
+	s->threads = t->pts_threads ? (unsigned)t->pts_threads : client ? 2u : 4u;
+	s->depth = t->pts_queue_depth ? (unsigned)t->pts_queue_depth : client ? 16u : 32u;
+	s->sweep_threads = t->pts_threads ? (unsigned)t->pts_threads : 32u;
+	s->sweep_depth = t->pts_queue_depth ? (unsigned)t->pts_queue_depth : 32u;
+	s->active_pct = cfg_pts_active_pct(t);
+	s->range = cfg_pts_range(t, p->layout.region_size);
+	s->lbs = p->layout.logical_block_size;
+	s->xsr_segment = t->pts_xsr_segment;
+	s->wsat_bytes = plan_amount(&t->pts_wsat_amount, s->range, 4096);
+	s->max_rounds = (unsigned)t->max_rounds;
+	if (s->hir && p->max_bs < HIR_BLOCK)
+		p->max_bs = HIR_BLOCK;
+	/* one size: the active range, filled (fill = yes) before the tests */
+	p->layout.nsizes = 1;
+	p->layout.sizes[0] = s->range;
+}
+
 int plan_build(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,
 	       struct plan *out, char *err, size_t errlen)
 {
@@ -81,6 +117,7 @@ int plan_build(const struct cfg *c, const struct cfg_target *t, uint64_t capacit
 	int ret = cfg_resolve(c, t, capacity, lbs, &out->layout, err, errlen);
 	if (ret)
 		return ret;
+	build_pts(t, out);
 	build_amounts(t, out);
 	return 0;
 }

@@ -22,6 +22,25 @@ struct plan_phase {
 	uint64_t amount[CFG_MAX_SIZES]; /* measured phases: bytes at each size */
 };
 
+/* The PTS tests of pts =, resolved once: what daemon/pts.c runs. */
+struct plan_pts {
+	int active;                     /* pts is set: the cycle runs the tests, not
+					 the sizes' measured phases */
+	enum cfg_pts test[CFG_MAX_PTS]; /* the tests pts.c runs, in order (not hir) */
+	int n;
+	int hir; /* hir is listed: the protocol of hir.h runs */
+	enum cfg_pts_variant variant;
+	double cell;                         /* seconds of one cell */
+	unsigned threads, depth;             /* demand intensity of the tests but latency */
+	unsigned sweep_threads, sweep_depth; /* dirth: the largest swept */
+	double active_pct;                   /* of the region */
+	uint64_t range;                      /* bytes from the region's start: size 0 */
+	uint32_t lbs;                        /* no cell of a smaller block runs */
+	double xsr_segment;                  /* seconds of each xsr access group */
+	uint64_t wsat_bytes;                 /* wsat: bytes to write */
+	unsigned max_rounds;                 /* rounds at most until steady state */
+};
+
 struct plan {
 	const struct cfg_target *t; /* what it was built from (borrowed) */
 	struct cfg_layout layout;   /* region and sizes on the device */
@@ -35,6 +54,7 @@ struct plan {
 	enum engine_kind engine;  /* ioengine: auto or an engine */
 	const char *engine_name;  /* cfg_ioengine_name of engine */
 	unsigned io_uring_sqpoll; /* a kernel thread takes io_uring's submissions */
+	struct plan_pts pts;      /* the PTS tests; pts.active 0: none */
 };
 
 /* Resolve target t of c for a device of capacity bytes and logical block

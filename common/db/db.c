@@ -1253,6 +1253,39 @@ static int iteration_device(struct db *db, int64_t id, const struct db_iteration
 	return db_bind_run(&b, "store the drive's evidence");
 }
 
+/* A PTS cell's place and figures (nothing for any other row). */
+static int iteration_pts(struct db *db, int64_t id, const struct db_iteration *it)
+{
+	const struct db_pts *p = it->pts;
+	struct db_bind b;
+
+	if (!p)
+		return 0;
+	db_bind_start(db, ST_IT_PTS, &b);
+	db_bind_text(&b, p->test);
+	db_bind_text(&b, p->variant);
+	db_bind_i64(&b, p->round);
+	db_bind_i64(&b, p->cell);
+	db_bind_text(&b, p->part);
+	db_bind_dbl(&b, p->active_pct);
+	db_bind_i64(&b, p->tracking ? 1 : 0);
+	db_bind_fig(&b, p->lat_p99999_us);
+	if (p->ss_summary) {
+		db_bind_i64(&b, p->ss_reached ? 1 : 0);
+		db_bind_i64(&b, p->ss_first_round);
+		db_bind_dbl(&b, p->ss_mean);
+		db_bind_dbl(&b, p->ss_range_pct);
+		db_bind_dbl(&b, p->ss_slope);
+		db_bind_dbl(&b, p->ss_excursion_pct);
+	} else {
+		for (int i = 0; i < 6; i++)
+			db_bind_null(&b);
+	}
+	db_bind_text(&b, p->lat_hist);
+	db_bind_i64(&b, id);
+	return db_bind_run(&b, "store a PTS cell");
+}
+
 /* The fill columns stay NULL when nothing was filled (fill = no). */
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
@@ -1372,6 +1405,8 @@ int db_iteration_end(struct db *db, int64_t id, const struct db_iteration *it,
 		ret = written_insert(db, id, it->written[i]);
 	if (ret == 0)
 		ret = iteration_device(db, id, it);
+	if (ret == 0)
+		ret = iteration_pts(db, id, it);
 	if (ret == 0)
 		ret = db_series_store(db, id, it->series, it->nseries);
 	for (size_t i = 0; ret == 0 && i < nsamples; i++)

@@ -18,7 +18,7 @@
 #include "base/proc.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 27
+#define DB_SCHEMA_VERSION 28
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -123,6 +123,26 @@ struct db_device_evidence {
 	double wa; /* device_wa: media / host bytes; < 0: NULL */
 };
 
+/* A row's place in a PTS test and the figures only such a row has
+ * (schema 28; daemon/pts.h). */
+struct db_pts {
+	const char *test;     /* cfg_pts_name: "iops", "throughput", ... */
+	const char *variant;  /* "enterprise" or "client" */
+	int round;            /* 1-based round (xsr: access group) */
+	int cell;             /* 1-based cell within it */
+	const char *part;     /* xsr: its access group; dirth: "sweep" or the
+				  chosen point ("max", "mid", "min"); NULL: none */
+	double active_pct;    /* the active range, % of the region */
+	int tracking;         /* a steady-state tracking variable */
+	double lat_p99999_us; /* five-nines latency; < 0: NULL */
+	int ss_summary;       /* a tracking row: the steady-state window of
+				  its variable ending at this round, below */
+	int ss_reached;       /* both criteria held over a full window */
+	int ss_first_round;   /* the window's first round */
+	double ss_mean, ss_range_pct, ss_slope, ss_excursion_pct; /* its figures */
+	const char *lat_hist; /* response-time histogram, JSON; NULL: none */
+};
+
 struct db_iteration {
 	int64_t cycle_id, run_id, target_id;
 	long number;
@@ -190,8 +210,9 @@ struct db_iteration {
 	struct db_device_evidence device;  /* schema 20; all unknown: NULL */
 	const struct db_dev_point *series; /* device_series rows (schema 25) */
 	size_t nseries;
-	int lat_host_stall; /* the measured phase's latencies include a host
+	int lat_host_stall;       /* the measured phase's latencies include a host
 			       stall (lat_host_stall; stored with the stall) */
+	const struct db_pts *pts; /* a cell of a PTS test; NULL: none */
 };
 
 /* One sample (sample_interval of one phase). */

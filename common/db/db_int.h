@@ -106,6 +106,7 @@ enum stmt_id {
 	ST_CMD_LEFTOVER,
 	ST_HIR_IDLE,
 	ST_HIR_PURGE,
+	ST_IT_PTS,
 	ST__COUNT
 };
 

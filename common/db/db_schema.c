@@ -855,6 +855,29 @@ const char *const db_migrations[] = {
 	"ALTER TABLE hir_bursts ADD COLUMN idle_after_seconds REAL;\n"
 	"ALTER TABLE hir_bursts ADD COLUMN idle_host_bytes INTEGER;\n"
 	"ALTER TABLE hir_bursts ADD COLUMN idle_media_bytes INTEGER;\n",
+	/* The PTS tests as presets (daemon/pts.c): each cell of a test is an
+	 * iteration row that says its test, round and cell; the rows that
+	 * end a test's rounds carry its steady-state verdict, latency rows
+	 * their five-nines, the demand-intensity points their response-time
+	 * histogram. */
+	[28] =
+	"ALTER TABLE iterations ADD COLUMN pts_test TEXT;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_variant TEXT;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_round INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_cell INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_part TEXT;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_active_pct REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_tracking INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN lat_p99999_us REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_ss_reached INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_ss_first_round INTEGER;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_ss_mean REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_ss_range_pct REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_ss_slope REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_ss_excursion_pct REAL;\n"
+	"ALTER TABLE iterations ADD COLUMN pts_lat_hist TEXT;\n"
+	"CREATE INDEX iterations_pts ON iterations (target_id, pts_test, cycle_id)\n"
+	"  WHERE pts_test IS NOT NULL;\n",
 };
 /* clang-format on */
 

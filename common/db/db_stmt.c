@@ -264,5 +264,12 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_HIR_PURGE] = { 10,
 		  "INSERT INTO hir_purges (cycle_id, target_id, run_id, method, erase, outcome,"
 		  " started_at, seconds, bytes, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* a cell of a PTS test (schema 28; daemon/pts.c) */
+	[ST_IT_PTS] = { 16,
+		  "UPDATE iterations SET pts_test = ?, pts_variant = ?, pts_round = ?,"
+		  " pts_cell = ?, pts_part = ?, pts_active_pct = ?, pts_tracking = ?,"
+		  " lat_p99999_us = ?, pts_ss_reached = ?, pts_ss_first_round = ?, pts_ss_mean = ?,"
+		  " pts_ss_range_pct = ?, pts_ss_slope = ?, pts_ss_excursion_pct = ?,"
+		  " pts_lat_hist = ? WHERE id = ?" },
 };
 /* clang-format on */

@@ -638,7 +638,11 @@ static int write_report(struct rep *r)
 	if (!ret)
 		ret = rep_write_evidence(r);
 	if (!ret)
+		ret = rep_write_pts(r, 0);
+	if (!ret)
 		ret = rep_write_hir(r);
+	if (!ret)
+		ret = rep_write_pts(r, 1);
 	if (!ret)
 		ret = rep_write_events(r);
 	if (!ret)

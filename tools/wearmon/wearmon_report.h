@@ -80,4 +80,12 @@ int rep_load_hir(struct rep *r);
 int rep_has_hir(const struct rep *r);
 int rep_write_hir(struct rep *r);
 
+/* ---- the PTS tests (wearmon_pts.c) ---- */
+
+/* The pages of the PTS tests the campaign ran (pts =), in the
+ * specification's order: those before host idle recovery (iops,
+ * throughput, latency, wsat), or with after_hir those after it (xsr,
+ * dirth); nothing without such rows. Returns 0 or WM_EXIT_ERROR. */
+int rep_write_pts(struct rep *r, int after_hir);
+
 #endif

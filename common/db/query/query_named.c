@@ -37,6 +37,7 @@ static const struct {
 	[QF_PROGRESS_STAGE] = { "progress", "stage" },
 	[QF_HIR_IDLE] = { "hir_bursts", "idle_media_bytes" },
 	[QF_HIR_PURGE] = { "hir_purges", "method" },
+	[QF_PTS] = { "iterations", "pts_test" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

@@ -43,6 +43,7 @@ enum query_fact {
 	QF_PROGRESS_STAGE,   /* progress.stage, remaining_seconds (schema 23) */
 	QF_HIR_IDLE,         /* hir_bursts.idle_media_bytes and the other idle_* (schema 27) */
 	QF_HIR_PURGE,        /* table hir_purges (schema 27) */
+	QF_PTS,              /* iterations.pts_test and the other pts_* (schema 28) */
 	QF__COUNT
 };
 

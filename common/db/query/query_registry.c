@@ -14,5 +14,6 @@ const struct query_table query_tables[] = {
 	{ query_alerts_queries, ARRAY_SIZE(query_alerts_queries) },
 	{ qr_queries, QR__COUNT },
 	{ qc_queries, QC__COUNT },
+	{ qpts_queries, QPTS__COUNT },
 };
 const size_t query_ntables = ARRAY_SIZE(query_tables);

@@ -30,4 +30,9 @@ enum qr_id {
 /* Every report query, by id (also what the query-plan test reads). */
 extern const struct query_named qr_queries[QR__COUNT];
 
+/* The PTS pages (query_pts.c; schema 28): the tests of the campaign, one
+ * row each; every cell of test ?4, oldest first. */
+enum qpts_id { QPTS_TESTS, QPTS_CELLS, QPTS__COUNT };
+extern const struct query_named qpts_queries[QPTS__COUNT];
+
 #endif
