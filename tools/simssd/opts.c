@@ -57,6 +57,11 @@ static const struct opt_def defs[] = {
 	  "throttle writes at this temperature, degrees C (0: never)" },
 	{ "throttle_rate", OPT_SIZE, F(throttle_rate), "1M", 4096, 64.0 * (1ull << 30),
 	  "bytes per second written while throttled" },
+	/* endurance: percentage used = mean erase count / endurance */
+	{ "endurance", OPT_UINT, F(endurance), "0", 0, 1e7,
+	  "rated erase cycles per block; the stats file's percentage_used (0: none)" },
+	{ "wear_accel", OPT_UINT, F(wear_accel), "1", 1, 1e6,
+	  "each erase counts this many times: a drive that wears out in minutes" },
 };
 
 struct unit {
@@ -256,4 +261,6 @@ void opts_to_ftl(const struct simssd_opts *o, struct ftl_config *cfg)
 	cfg->gc_free = (uint32_t)o->gc_free;
 	cfg->bg_free = (uint32_t)o->bg_gc_free;
 	cfg->bg_idle = o->bg_gc_idle;
+	cfg->endurance = (uint32_t)o->endurance;
+	cfg->wear_accel = (uint32_t)o->wear_accel;
 }

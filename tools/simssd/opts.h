@@ -31,6 +31,9 @@ struct simssd_opts {
 	uint64_t thermal_tau;   /* ns: time constant of heating and cooling */
 	double throttle_temp;   /* throttle at or above this, degrees C; 0: never */
 	uint64_t throttle_rate; /* bytes/s written while throttled */
+	/* endurance: wear-out and its indicator */
+	uint64_t endurance;  /* rated erase cycles per block; 0: none */
+	uint64_t wear_accel; /* each erase counts as this many */
 };
 
 /* Fill every field with its default. Returns 0 (defaults always parse). */
