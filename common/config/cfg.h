@@ -15,7 +15,7 @@
 
 #define CFG_NAME_MAX 64
 #define CFG_MAX_SIZES 256
-#define CFG_MAX_KEYS 64
+#define CFG_MAX_KEYS 96
 #define CFG_ERR_MAX 4096
 
 /* ioengine: real I/O, or the null engine (engine_create_null) that
@@ -167,9 +167,14 @@ struct cfg_target {
 	long long hir_repetitions;         /* wait + burst per wait state */
 	double hir_baseline;               /* seconds of writing after each wait state */
 	double hir_round;                  /* seconds per precondition round */
-	struct cfg_set set;                /* keys the file set (target or [wearmon]) */
-	int lines[CFG_MAX_KEYS];           /* line of each key, for messages only */
-	int section_line;                  /* line of the [target] header */
+	/* the rated endurance the endurance forecast compares with */
+	uint64_t rated_tbw;      /* host bytes; 0 = none */
+	double rated_dwpd;       /* drive writes per day over warranty_years; 0 = none */
+	double warranty_years;   /* 0 = none */
+	char warranty_start[16]; /* YYYY-MM-DD; "" = when wearmon first saw the drive */
+	struct cfg_set set;      /* keys the file set (target or [wearmon]) */
+	int lines[CFG_MAX_KEYS]; /* line of each key, for messages only */
+	int section_line;        /* line of the [target] header */
 };
 
 /* The whole file. */
@@ -214,6 +219,8 @@ enum cfg_type {
 	CT_PERCENT, /* double, "50%" or "50", within min..max */
 	CT_PATH,    /* absolute path or empty (none) */
 	CT_WAITS,   /* struct cfg_waits: increasing durations */
+	CT_REAL,    /* double, a plain number within min..max */
+	CT_DATE,    /* char[], "YYYY-MM-DD" (a calendar date, UTC) or empty */
 	CT__COUNT
 };
 

@@ -97,6 +97,7 @@ enum stmt_id {
 	ST_HIR_INSERT,
 	ST_HIR_PROGRESS,
 	ST_HIR_WEAR,
+	ST_TARGET_RATING,
 	ST__COUNT
 };
 

@@ -775,6 +775,15 @@ const char *const db_migrations[] = {
 	 * seconds its plan has left, for wearmon status */
 	"ALTER TABLE progress ADD COLUMN stage TEXT;\n"
 	"ALTER TABLE progress ADD COLUMN remaining_seconds REAL;\n",
+	/* The rated endurance of the drive as the configuration gives it
+	 * (rated_tbw, rated_dwpd, warranty_years, warranty_start): what the
+	 * endurance forecast of the CLI, the report and the metrics compares
+	 * with, stored because the CLI reads no configuration. */
+	[24] =
+	"ALTER TABLE targets ADD COLUMN rated_tbw INTEGER;\n"
+	"ALTER TABLE targets ADD COLUMN rated_dwpd REAL;\n"
+	"ALTER TABLE targets ADD COLUMN warranty_years REAL;\n"
+	"ALTER TABLE targets ADD COLUMN warranty_start TEXT;\n",
 };
 /* clang-format on */
 

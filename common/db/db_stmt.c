@@ -228,5 +228,8 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_HIR_WEAR] = { 5,
 		  "UPDATE hir_bursts SET mapped_bytes = ?, op_effective = ?,"
 		  " host_bytes_since_erase = ?, host_bytes_total = ? WHERE id = ?" },
+	[ST_TARGET_RATING] = { 5,
+		  "UPDATE targets SET rated_tbw = ?, rated_dwpd = ?, warranty_years = ?,"
+		  " warranty_start = ? WHERE id = ?" },
 };
 /* clang-format on */
