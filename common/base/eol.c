@@ -59,11 +59,13 @@ double eol_t975(int dof)
 	return 1.960;
 }
 
-/* The drift of y over the points (x[i], y[i]), x increasing: mean and
- * spread of the increments; w (NULL: none) the width of the span each
- * y lies in, whose uniform spread makes the floor of the increments'
- * variance (w^2 / 6 for a difference of two) and the uncertainty of the
- * last point (w^2 / 12). Fewer than two increments: d->n = 0. */
+/* The drift of y over the points (x[i], y[i]), x increasing: the mean
+ * of the increments (the line through the first and last points) and
+ * their spread per unit of x. w (NULL: none) is the width of the span
+ * each y lies in; where in it the point is, is measurement noise (w^2 /
+ * 12): it makes the floor of the spread, and it acts once more at the
+ * ends, on the last point (var0) and on the slope (var_mu), without
+ * adding up over a forecast. Fewer than two increments: d->n = 0. */
 static void drift_fit(const double *x, const double *y, const double *w, int n, struct eol_drift *d)
 {
 	double ss = 0, q = 0;
@@ -90,16 +92,19 @@ static void drift_fit(const double *x, const double *y, const double *w, int n, 
 	if (m < 2)
 		return;
 	d->n = m;
-	d->s2 = fmax(ss / (m - 1), q / m);
+	d->s2 = fmax(ss / (m - 1), q / m / 2); /* q / m: two points' noise */
 	d->var0 = w ? w[n - 1] * w[n - 1] / 12 : 0;
+	d->var_mu = d->s2 / d->span +
+		    (w ? (w[0] * w[0] + w[n - 1] * w[n - 1]) / 12 : 0) / (d->span * d->span);
 	d->tq = eol_t975(m - 1);
 }
 
-/* The variance of a prediction dx beyond the last point. */
+/* The variance of a prediction dx beyond the last point: the increments
+ * still to come, the slope's own uncertainty, the last point's. */
 static double drift_var(const struct eol_drift *d, double dx)
 {
 	dx = fabs(dx);
-	return dx * d->s2 + dx * dx * d->s2 / d->span + d->var0;
+	return dx * d->s2 + dx * dx * d->var_mu + d->var0;
 }
 
 void eol_drift_at(const struct eol_drift *d, double x, struct eol_estimate *out)
@@ -350,6 +355,10 @@ static void end_figures(struct eol_forecast *f)
 	struct eol_estimate none = { NAN, NAN, NAN };
 
 	f->end_t = f->end_host = f->end_media = none;
+	if (f->time.n >= 2) {
+		f->pct_per_day = f->time.mu > 0 ? DAY / f->time.mu : NAN;
+		f->host_per_pct = f->host.n ? f->host.mu : NAN;
+	}
 	if (f->status == EOL_REACHED && observed_end(f, &f->end_t, &f->end_host, &f->end_media))
 		return;
 	if (f->time.n < 2)
@@ -357,8 +366,6 @@ static void end_figures(struct eol_forecast *f)
 	eol_time_at(f, EOL_END_LEVEL, &f->end_t);
 	eol_drift_at(&f->host, EOL_END_LEVEL, &f->end_host);
 	eol_drift_at(&f->media, EOL_END_LEVEL, &f->end_media);
-	f->pct_per_day = f->time.mu > 0 ? DAY / f->time.mu : NAN;
-	f->host_per_pct = f->host.n ? f->host.mu : NAN;
 }
 
 int eol_fit(const struct eol_reading *r, size_t n, const struct eol_rating *rating,
@@ -432,7 +439,7 @@ static void say(struct out *o, const char *fmt, ...)
 
 /* Host bytes in SI units as ratings are given, with a half-width in the
  * same unit when half is not NAN: "750 TB", "750 ± 30 TB". */
-static char *si_bytes(double b, double half, char *buf, size_t len)
+char *eol_si_bytes(double b, double half, char *buf, size_t len)
 {
 	static const char *const unit[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
 	int i = 0, d;
@@ -520,11 +527,11 @@ static void words_ok(const struct eol_forecast *f, double now, struct out *o)
 		say(o, "By the forecast the drive reached 100 %% used %s ago (%s)", span, date);
 	if (!isnan(f->end_host.at))
 		say(o, ", after %s written by the host",
-		    si_bytes(f->end_host.at, (f->end_host.hi - f->end_host.lo) / 2, bytes,
-			     sizeof(bytes)));
+		    eol_si_bytes(f->end_host.at, (f->end_host.hi - f->end_host.lo) / 2, bytes,
+				 sizeof(bytes)));
 	if (!isnan(f->rated_ratio.at))
 		say(o, " (%.0f %% of its rated %sW)", 100 * f->rated_ratio.at,
-		    si_bytes(f->rated_bytes, NAN, rated, sizeof(rated)));
+		    eol_si_bytes(f->rated_bytes, NAN, rated, sizeof(rated)));
 	say(o, ".");
 }
 
@@ -541,10 +548,10 @@ static void words_reached(const struct eol_forecast *f, struct out *o)
 	    date_of(f->end_t.at, short_span(f->end_t.at - f->first_t), date, sizeof(date)));
 	if (!isnan(f->end_host.at))
 		say(o, ", after %s written by the host",
-		    si_bytes(f->end_host.at, NAN, bytes, sizeof(bytes)));
+		    eol_si_bytes(f->end_host.at, NAN, bytes, sizeof(bytes)));
 	if (!isnan(f->rated_ratio.at))
 		say(o, " (%.0f %% of its rated %sW)", 100 * f->rated_ratio.at,
-		    si_bytes(f->rated_bytes, NAN, rated, sizeof(rated)));
+		    eol_si_bytes(f->rated_bytes, NAN, rated, sizeof(rated)));
 	say(o, "; it now reads %.0f %%.", f->last_used);
 }
 
@@ -557,7 +564,7 @@ static void words_rating(const struct eol_forecast *f, double now, struct out *o
 
 	if (isnan(f->rated_bytes) || isnan(r->at))
 		return;
-	si_bytes(f->rated_bytes, NAN, rated, sizeof(rated));
+	eol_si_bytes(f->rated_bytes, NAN, rated, sizeof(rated));
 	if (f->last_host >= f->rated_bytes)
 		say(o, " Its host writes passed the rated %sW on %s", rated,
 		    date_of(r->at, short_span(r->at - f->first_t), date, sizeof(date)));

@@ -56,14 +56,14 @@ struct eol_estimate {
 /* A quantity that grows by increments with a steady mean and independent
  * spread (wear under a steady workload: a random walk with drift), fitted
  * to n increments of y over x: from the last point (x0, y0), y grows by
- * mu per unit of x, with variance s2 per unit of x; its own estimate of
- * mu has variance s2 / span (span: the x the increments cover). y0 may
- * itself be uncertain (var0). tq is the Student t quantile for 95 % with
+ * mu per unit of x, with variance s2 per unit of x; the estimate of mu
+ * has variance var_mu, and y0 itself var0 (where its point lies in the
+ * span between two readings). tq is the Student t quantile for 95 % with
  * n - 1 degrees of freedom. */
 struct eol_drift {
 	int n;
 	double x0, y0, x1, y1; /* the last point and the first */
-	double mu, s2, span, var0, tq;
+	double mu, s2, span, var_mu, var0, tq;
 };
 
 /* One level the indicator stepped to: when (and at how many host and
@@ -125,6 +125,10 @@ double eol_days_left(const struct eol_forecast *f, double now, double *pm);
 /* What f says in words, as now sees it ("at this workload the drive
  * reaches 100 % used in 212 ± 9 days ..."), into buf. Returns buf. */
 char *eol_words(const struct eol_forecast *f, double now, char *buf, size_t len);
+
+/* Bytes in SI units as ratings give them, 3 figures, with a half-width in
+ * the same unit unless half is NAN: "750 TB", "750 ± 30 TB". Returns buf. */
+char *eol_si_bytes(double b, double half, char *buf, size_t len);
 
 /* "ok", "reached", "too-few-steps", "flat", "no-indicator". */
 const char *eol_status_name(enum eol_status s);

@@ -35,6 +35,7 @@ static const struct {
 	[QF_CYCLE_STORED] = { "cycles", "ratio_avg" },
 	[QF_HIR] = { "hir_bursts", "wait_state" },
 	[QF_PROGRESS_STAGE] = { "progress", "stage" },
+	[QF_RATING] = { "targets", "rated_tbw" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

@@ -41,6 +41,7 @@ enum query_fact {
 	QF_CYCLE_STORED,     /* cycles.ratio_avg and the stored figures (schema 21) */
 	QF_HIR,              /* table hir_bursts (schema 22) */
 	QF_PROGRESS_STAGE,   /* progress.stage, remaining_seconds (schema 23) */
+	QF_RATING,           /* targets.rated_tbw and the rating (schema 24) */
 	QF__COUNT
 };
 
