@@ -409,10 +409,15 @@ out:
 	return ret;
 }
 
+double eol_days_to(double t, double now)
+{
+	return (t - now) / DAY;
+}
+
 double eol_days_left(const struct eol_forecast *f, double now, double *pm)
 {
 	*pm = (f->end_t.hi - f->end_t.lo) / 2 / DAY;
-	return (f->end_t.at - now) / DAY;
+	return eol_days_to(f->end_t.at, now);
 }
 
 /* ---- in words ---------------------------------------------------------- */

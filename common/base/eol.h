@@ -118,6 +118,9 @@ void eol_time_at(const struct eol_forecast *f, double level, struct eol_estimate
  * capacity x 365 x warranty_years; NAN when neither is set. */
 double eol_rated_bytes(const struct eol_rating *r);
 
+/* Days from now to time t (seconds since the epoch; NAN stays NAN). */
+double eol_days_to(double t, double now);
+
 /* Days from now (seconds since the epoch) to the forecast end, with the
  * interval's half-width in *pm (NAN without a forecast). */
 double eol_days_left(const struct eol_forecast *f, double now, double *pm);
