@@ -22,38 +22,43 @@
 /* Every snapshot of target ?1 in cycles ?2..?3 up to time ?4 (NULL: all),
  * oldest first. Host bytes as wearmond counted them are in its data
  * (health.data's host_bytes_total). */
+/* clang-format off */
+#define UNTIL " AND (?4 IS NULL OR h.at <= ?4)"
 #define READINGS_SQL                                                                               \
 	"SELECT " UNIX_OF("h.at") " AS t, h.percentage_used AS used,"                              \
-				  " h.host_bytes_written AS host_drive,"                           \
-				  " json_extract(h.data, '$.host_bytes_total') AS host_own,"       \
-				  " h.nand_bytes_written AS media"                                 \
-				  " FROM health h JOIN cycles c ON c.id = h.cycle_id"              \
-				  " WHERE h.target_id = ?1" QS_SCOPE(                              \
-					  "c.number") " AND (?4 IS NULL OR h.at <= ?4)"            \
-						      " ORDER BY h.at, h.id"
+	" h.host_bytes_written AS host_drive,"                                                     \
+	" json_extract(h.data, '$.host_bytes_total') AS host_own,"                                 \
+	" h.nand_bytes_written AS media"                                                           \
+	" FROM health h JOIN cycles c ON c.id = h.cycle_id"                                        \
+	" WHERE h.target_id = ?1" QS_SCOPE("c.number") UNTIL " ORDER BY h.at, h.id"
+/* clang-format on */
 
 /* The rating of target ?1 (schema 24) and what it needs: the capacity for
  * DWPD, the warranty's start (else the day the target was first seen), and
  * the first cycle of the campaign of its cycle ?2 (else of the current one;
  * schema 13). */
-#define RATING_SQL(cols, first)                                                                    \
-	"SELECT capacity_bytes, " cols ", " first " AS campaign_first FROM targets WHERE id = ?1"
+#define RATING_SQL(cols, first) "SELECT capacity_bytes, " cols ", " first " AS campaign_first"
 #define RATING_COLS                                                                                \
 	"rated_tbw, rated_dwpd, warranty_years,"                                                   \
 	" " UNIX_OF("coalesce(warranty_start, first_seen)") " AS warranty_start"
 #define NO_RATING_COLS                                                                             \
 	"NULL AS rated_tbw, NULL AS rated_dwpd, NULL AS warranty_years,"                           \
 	" " UNIX_OF("first_seen") " AS warranty_start"
+#define FROM_TARGET " FROM targets WHERE id = ?1"
 #define FIRST_OF_CYCLE                                                                             \
 	"coalesce((SELECT campaign_first_cycle FROM cycles WHERE target_id = ?1"                   \
 	" AND number = ?2), campaign_first_cycle)"
 
 /* before schema 24 no target has a rating; before 13 a cycle no campaign */
-static const struct query_named rating_12 = { "forecast: the target (before schema 13)",
-					      RATING_SQL(NO_RATING_COLS, "campaign_first_cycle"),
-					      QF_NONE, NULL, 1 };
+static const struct query_named rating_12 = {
+	"forecast: the target (before schema 13)",
+	/* a campaign is the target's: cycle ?2 is only echoed */
+	RATING_SQL(NO_RATING_COLS, "campaign_first_cycle") ", ?2 AS cycle" FROM_TARGET, QF_NONE,
+	NULL, 1
+};
 static const struct query_named rating_23 = { "forecast: the target (before schema 24)",
-					      RATING_SQL(NO_RATING_COLS, FIRST_OF_CYCLE),
+					      RATING_SQL(NO_RATING_COLS, FIRST_OF_CYCLE)
+						      FROM_TARGET,
 					      QF_CAMPAIGN_FIRST, &rating_12, 1 };
 
 /* clang-format off */
@@ -61,8 +66,9 @@ const struct query_named query_forecast_queries[QFC__COUNT] = {
 	/* a schema without health snapshots by cycle has none to read */
 	[QFC_READINGS] = { "forecast: health snapshots", READINGS_SQL, QF_HEALTH_BY_CYCLE, NULL,
 			   1 },
-	[QFC_RATING] = { "forecast: the target's rating", RATING_SQL(RATING_COLS, FIRST_OF_CYCLE),
-			 QF_RATING, &rating_23, 1 },
+	[QFC_RATING] = { "forecast: the target's rating",
+			 RATING_SQL(RATING_COLS, FIRST_OF_CYCLE) FROM_TARGET, QF_RATING, &rating_23,
+			 1 },
 };
 /* clang-format on */
 
