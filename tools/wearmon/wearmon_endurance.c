@@ -81,8 +81,7 @@ void wm_endurance_print(const struct eol_forecast *f, double now)
 	if (!isnan(f->host_per_pct))
 		printf(", %s of host writes per %%",
 		       wm_fmt_bytes(f->host_per_pct, bytes, sizeof(bytes)));
-	printf("; %d step%s in %d snapshot%s of this campaign\n", f->nsteps,
-	       f->nsteps == 1 ? "" : "s", f->readings, f->readings == 1 ? "" : "s");
+	printf("; %d level%s crossed in this campaign\n", f->nsteps, f->nsteps == 1 ? "" : "s");
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -369,8 +368,8 @@ static void endurance_table(struct rep *r, const struct eol_forecast *f)
 	rep_thead(r, "The forecast's figures (– where it has none)", "<figure|<value");
 	snprintf(v, sizeof(v), "%.0f %% at %s UTC", f->last_used, when(f->last_t, a, sizeof(a)));
 	row(r, "wear indicator, latest snapshot", v);
-	snprintf(v, sizeof(v), "%d levels crossed between %d snapshots (%d spans)", f->nsteps,
-		 f->readings, f->brackets);
+	snprintf(v, sizeof(v), "%d levels crossed, seen between %d pairs of snapshots", f->nsteps,
+		 f->brackets);
 	row(r, "steps fitted", v);
 	snprintf(v, sizeof(v), "%.3g %% a day", f->pct_per_day);
 	row(r, "wear rate", isnan(f->pct_per_day) ? "–" : v);

@@ -45,7 +45,7 @@ enum query_hir_id { QHIR_STATES, QHIR_PRECONDITIONS, QHIR__COUNT };
 extern const struct query_named query_hir_queries[QHIR__COUNT];
 
 /* the endurance forecast (query_forecast.c) */
-enum query_forecast_id { QFC_READINGS, QFC_RATING, QFC__COUNT };
+enum query_forecast_id { QFC_SCOPE, QFC_EDGES, QFC_SNAPSHOTS, QFC__COUNT };
 extern const struct query_named query_forecast_queries[QFC__COUNT];
 
 /* alerts (query_history.c): query_alerts with both filters */

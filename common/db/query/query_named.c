@@ -36,6 +36,7 @@ static const struct {
 	[QF_HIR] = { "hir_bursts", "wait_state" },
 	[QF_PROGRESS_STAGE] = { "progress", "stage" },
 	[QF_RATING] = { "targets", "rated_tbw" },
+	[QF_LEVEL_EDGE] = { "health", "level_edge" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

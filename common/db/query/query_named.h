@@ -42,6 +42,7 @@ enum query_fact {
 	QF_HIR,              /* table hir_bursts (schema 22) */
 	QF_PROGRESS_STAGE,   /* progress.stage, remaining_seconds (schema 23) */
 	QF_RATING,           /* targets.rated_tbw and the rating (schema 24) */
+	QF_LEVEL_EDGE,       /* health.level_edge (schema 24) */
 	QF__COUNT
 };
 
