@@ -14,7 +14,8 @@ import re
 import pytest
 
 import simssd_helper
-from conftest import query, run_wearmon, stop, start_wearmond, wait_for, write_conf
+from conftest import (query, run_wearmon, stop, start_wearmond, two_cycle_file_db, wait_for,
+                      write_conf)
 
 pytestmark = simssd_helper.needs_sim
 
@@ -116,3 +117,17 @@ def test_forecast_from_30_percent_lands_within_10_percent_of_the_end(workdir):
     sec = sec[:sec.index("</section>")]
     assert "<svg" in sec and "Wear indicator against time" in sec
     assert "reached 100 % used" in sec and "rated 1.00 GBW" in sec
+
+
+def test_a_file_has_no_forecast_and_status_says_nothing_of_it(workdir):
+    """A regular file reports no wear indicator: JSON says so, the table
+    and show leave the line out, the report's section says it in words."""
+    db = two_cycle_file_db(workdir)
+    s = json.loads(run_wearmon("status", "--format", "json", db=db, check=0).stdout)
+    e = s["targets"][0]["endurance"]
+    assert e["status"] == "no-indicator" and e["end_unix"] is None, e
+    assert "endurance" not in run_wearmon("status", db=db, check=0).stdout
+    assert "endurance" not in run_wearmon("show", 1, db=db, check=0).stdout
+    run_wearmon("report", "-o", workdir / "r.html", db=db, check=0)
+    html = (workdir / "r.html").read_text()
+    assert "The drive reports no wear indicator (percentage used): no forecast." in html

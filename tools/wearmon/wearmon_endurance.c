@@ -154,7 +154,9 @@ int wm_show_endurance(struct wm *wm, const struct wm_table *t, int json)
 	ret = wm_forecast(wm, &scope, f, NULL, NULL);
 	if (!ret && json) {
 		wm_endurance_json(stdout, f, now);
-	} else if (!ret) {
+	} else if (!ret && (f->status != EOL_NO_INDICATOR ||
+			    strcmp(wm_str(t, 0, "device_kind") ? wm_str(t, 0, "device_kind") : "",
+				   "file"))) { /* a regular file has no wear indicator */
 		printf("endurance forecast (as it stood at this iteration's end)\n");
 		wm_endurance_print(f, now);
 	}

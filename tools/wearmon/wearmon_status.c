@@ -626,7 +626,9 @@ static void print_target(const struct wm_table *tg, int r, const struct target_s
 	print_hir(ts);
 	print_last_done(&ts->done);
 	print_cycle_and_alert(&ts->cyc, &ts->ev);
-	if (ts->eol)
+	/* a regular file has no wear indicator to speak of */
+	if (ts->eol &&
+	    (ts->eol->status != EOL_NO_INDICATOR || strcmp(wm_str(tg, r, "kind"), "file")))
 		wm_endurance_print(ts->eol, wm_wall_now());
 }
 
