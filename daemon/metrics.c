@@ -103,6 +103,27 @@ static const struct family families[] = {
 	  L_TARGET },
 	{ "wearmon_verify_errors_total", "counter", "Sectors that failed data verification.",
 	  F(verify_errors), L_TARGET },
+	/* the endurance forecast: when the drive's wear indicator reaches 100 % */
+	{ "wearmon_endurance_end_timestamp_seconds", "gauge",
+	  "Forecast time the drive's wear indicator reaches 100 % used, in seconds since the epoch.",
+	  F(eol_end_unix), L_TARGET },
+	{ "wearmon_endurance_end_lower_timestamp_seconds", "gauge",
+	  "Early end of the forecast's 95 % prediction interval.", F(eol_end_lo_unix), L_TARGET },
+	{ "wearmon_endurance_end_upper_timestamp_seconds", "gauge",
+	  "Late end of the forecast's 95 % prediction interval.", F(eol_end_hi_unix), L_TARGET },
+	{ "wearmon_endurance_days_left", "gauge",
+	  "Days from this file's write to the forecast end of rated life.", F(eol_days_left),
+	  L_TARGET },
+	{ "wearmon_endurance_days_left_lower", "gauge",
+	  "Days to the early end of the forecast's 95 % interval.", F(eol_days_left_lo), L_TARGET },
+	{ "wearmon_endurance_days_left_upper", "gauge",
+	  "Days to the late end of the forecast's 95 % interval.", F(eol_days_left_hi), L_TARGET },
+	{ "wearmon_endurance_host_written_bytes_at_end", "gauge",
+	  "Forecast host bytes written by the time the wear indicator reaches 100 %.",
+	  F(eol_host_bytes_at_end), L_TARGET },
+	{ "wearmon_endurance_rated_ratio", "gauge",
+	  "Forecast host bytes at 100 % used over the rated endurance (rated_tbw or rated_dwpd).",
+	  F(eol_rated_ratio), L_TARGET },
 };
 
 #undef F

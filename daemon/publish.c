@@ -13,7 +13,9 @@
 
 #include "alert.h"
 #include "base/log.h"
+#include "base/eol.h"
 #include "db/db_metrics.h"
+#include "db/query/query.h"
 #include "metrics.h"
 #include "base/util.h"
 
@@ -112,6 +114,29 @@ static struct db_metrics_state *fig_of(void *arg, int64_t target_id)
 	return NULL;
 }
 
+/* The endurance forecast of f's target over its current campaign, read
+ * again after each of its health snapshots (the only rows it reads); a
+ * failed read leaves the previous figures. */
+static void forecast(struct publish *p, struct db_metrics_state *f)
+{
+	struct query_forecast_scope scope = { f->target_id, 0, 0, NULL };
+	struct eol_forecast *e = malloc(sizeof(*e));
+	char err[512] = "";
+
+	if (!e || query_forecast(p->db, &p->sc, &scope, e, NULL, NULL, err, sizeof(err))) {
+		if (err[0])
+			log_msg(LOG_WARNING, "metrics_file: endurance forecast: %s", err);
+		free(e);
+		return;
+	}
+	f->t.eol_end_unix = e->end_t.at;
+	f->t.eol_end_lo_unix = e->end_t.lo;
+	f->t.eol_end_hi_unix = e->end_t.hi;
+	f->t.eol_host_bytes_at_end = e->end_host.at;
+	f->t.eol_rated_ratio = e->rated_ratio.at;
+	free(e);
+}
+
 /* db's row hook: a row of a target's figures was written (by any
  * thread); read it by its key and fold it in. */
 static void row_written(void *arg, enum db_row_kind kind, int64_t id)
@@ -120,6 +145,9 @@ static void row_written(void *arg, enum db_row_kind kind, int64_t id)
 
 	pthread_mutex_lock(&p->lock);
 	db_metrics_apply(p->db, kind, id, fig_of, p);
+	for (int i = 0; kind == DB_ROW_HEALTH && i < p->nfig; i++)
+		if (p->fig[i].health_id == id)
+			forecast(p, &p->fig[i]);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -127,14 +155,19 @@ void publish_seed(struct publish *p, struct db *db, struct sched_target *st, int
 {
 	if (!p->path[0])
 		return;
+	char err[512];
+
 	p->db = db;
 	p->nfig = n < PUBLISH_MAX_TARGETS ? n : PUBLISH_MAX_TARGETS;
+	if (query_schema_of(db, &p->sc, err, sizeof(err)))
+		log_msg(LOG_WARNING, "metrics_file: %s", err);
 	for (int i = 0; i < p->nfig; i++) {
 		struct db_metrics_state *f = &p->fig[i];
 		memset(f, 0, sizeof(*f));
 		f->target_id = st[i].target_id;
 		metrics_target_init(&f->t);
 		db_metrics_seed(db, f);
+		forecast(p, f);
 	}
 	db_set_row_hook(db, row_written, p);
 }
@@ -156,6 +189,9 @@ static void gather(struct publish *p, const struct cfg *c, struct sched_target *
 	const struct cfg_target *t = find_cfg(c, st->tg.name);
 
 	stored_figures(p, i, m);
+	m->eol_days_left = eol_days_to(m->eol_end_unix, wall_now());
+	m->eol_days_left_lo = eol_days_to(m->eol_end_lo_unix, wall_now());
+	m->eol_days_left_hi = eol_days_to(m->eol_end_hi_unix, wall_now());
 	util_strlcpy(m->name, st->tg.name, sizeof(m->name));
 	util_strlcpy(m->device, st->tg.path, sizeof(m->device));
 	util_strlcpy(m->serial, st->tg.serial, sizeof(m->serial));

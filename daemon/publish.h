@@ -12,6 +12,7 @@
 
 #include "config/cfg.h"
 #include "db/db_metrics.h"
+#include "db/query/query_named.h"
 #include "metrics.h"
 #include "sched.h"
 
@@ -31,7 +32,8 @@ struct publish {
 	/* each target's stored figures, seeded at start and kept up to date
 	 * by the database's row hook (any thread), under lock */
 	pthread_mutex_t lock;
-	struct db *db; /* the daemon's, once seeded */
+	struct db *db;          /* the daemon's, once seeded */
+	struct query_schema sc; /* its facts, read once (the forecast's query) */
 	struct db_metrics_state fig[PUBLISH_MAX_TARGETS];
 	int nfig;
 };

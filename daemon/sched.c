@@ -241,6 +241,20 @@ static void health_phase_at(struct sched_target *st, int64_t cycle_id, long cycl
 	sched_set_phase(st, PH_HEALTH);
 }
 
+/* The rating the endurance forecast compares with, as the configuration
+ * the cycle runs with gives it (a reload changes it from the next cycle). */
+static void record_rating(struct sched_target *st, long cycle)
+{
+	const struct cfg_target *t = st->t;
+	struct db_rating r = { t->rated_tbw, t->rated_dwpd, t->warranty_years, t->warranty_start };
+
+	if (db_target_rating(st->db, st->target_id, &r))
+		log_msg(LOG_WARNING,
+			"target %s: cycle %ld: its rated endurance not recorded; the endurance "
+			"forecast compares with the one recorded before",
+			t->name, cycle);
+}
+
 /* One cycle from size start on (rs: its rows done before a restart, or
  * NULL). Returns the state to end in, or RUNNING. */
 static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, int64_t cycle_id,
@@ -256,6 +270,7 @@ static enum sched_state run_cycle(struct sched_target *st, struct iter_ctx *ic, 
 			"target %s: cycle %ld: its plan (sizes, cycles) not recorded; status "
 			"counts the sizes from the progress row instead",
 			st->t->name, cycle);
+	record_rating(st, cycle);
 	sched_health(st, cycle_id, WEAR_CYCLE_START);
 	for (int i = start; i < st->plan.layout.nsizes; i++) {
 		enum it_status s =

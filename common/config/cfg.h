@@ -189,9 +189,14 @@ struct cfg_target {
 	double pts_active_range;           /* % of the region; 0: the default */
 	double pts_xsr_segment;            /* seconds of each XSR access group */
 	struct cfg_amount pts_wsat_amount; /* WSAT: bytes written, of the range */
-	struct cfg_set set;                /* keys the file set (target or [wearmon]) */
-	int lines[CFG_MAX_KEYS];           /* line of each key, for messages only */
-	int section_line;                  /* line of the [target] header */
+	/* the rated endurance the endurance forecast compares with */
+	uint64_t rated_tbw;      /* host bytes; 0 = none */
+	double rated_dwpd;       /* drive writes per day over warranty_years; 0 = none */
+	double warranty_years;   /* 0 = none */
+	char warranty_start[16]; /* YYYY-MM-DD; "" = when wearmon first saw the drive */
+	struct cfg_set set;      /* keys the file set (target or [wearmon]) */
+	int lines[CFG_MAX_KEYS]; /* line of each key, for messages only */
+	int section_line;        /* line of the [target] header */
 };
 
 /* The whole file. */
@@ -237,6 +242,8 @@ enum cfg_type {
 	CT_PATH,    /* absolute path or empty (none) */
 	CT_WAITS,   /* struct cfg_waits: increasing durations */
 	CT_PTS,     /* struct cfg_pts_list: PTS test names */
+	CT_REAL,    /* double, a plain number within min..max */
+	CT_DATE,    /* char[], "YYYY-MM-DD" (a calendar date, UTC) or empty */
 	CT__COUNT
 };
 

@@ -79,12 +79,14 @@ static void put_value(FILE *f, const struct cfg_key *k, const void *field)
 {
 	switch (k->type) {
 	case CT_STRING:
+	case CT_DATE:
 	case CT_PATH: fputs(field, f); break;
 	case CT_BOOL: fputs(*(const int *)field ? "yes" : "no", f); break;
 	case CT_BYTES: fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)field); break;
 	case CT_QTY: put_qty(f, field); break;
 	case CT_INT: fprintf(f, "%lld", *(const long long *)field); break;
 	case CT_DURATION:
+	case CT_REAL:
 	case CT_PERCENT: fprintf(f, "%.9g", *(const double *)field); break;
 	case CT_ACTION: put_actions(f, field); break;
 	case CT_SIZES: put_sizes(f, field); break;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "io/engine.h"
 #include "config/names.h"
@@ -263,6 +264,19 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_PTS_WSAT_AMOUNT] = { "pts_wsat_amount", CT_AMOUNT, TF(pts_wsat_amount), .def = "4x",
 				.help = "bytes the wsat test writes: a multiple of the active range "
 					"or bytes" },
+	/* the rated endurance: what the endurance forecast compares with */
+	[K_RATED_TBW] = { "rated_tbw", CT_BYTES, TF(rated_tbw), .def = "0",
+			  .help = "rated endurance in host bytes written, e.g. 600TB (TB: 10^12 "
+				  "bytes); 0 = none" },
+	[K_RATED_DWPD] = { "rated_dwpd", CT_REAL, TF(rated_dwpd), .def = "0", .min = 0, .max = 1000,
+			   .help = "rated drive writes per day over warranty_years, instead of "
+				   "rated_tbw; 0 = none" },
+	[K_WARRANTY_YEARS] = { "warranty_years", CT_REAL, TF(warranty_years), .def = "0", .min = 0,
+			       .max = 100,
+			       .help = "years of the warranty (and of rated_dwpd); 0 = none" },
+	[K_WARRANTY_START] = { "warranty_start", CT_DATE, TF(warranty_start), .def = "",
+			       .help = "day the warranty began, YYYY-MM-DD (UTC); empty = the day "
+				       "wearmon first saw the drive" },
 };
 
 /* ---- value parsers, one per type; each fills msg on error ---- */
@@ -687,13 +701,55 @@ static int parse_pts(const struct cfg_key *k, const char *v, void *field, char *
 	return 0;
 }
 
+/* A plain number within the key's range. */
+static int parse_real(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
+{
+	double d;
+
+	if (util_parse_double(v, &d) < 0 || !isfinite(d)) {
+		snprintf(msg, len, "\"%s\" is not a number (use e.g. 1 or 0.3)", v);
+		return -EINVAL;
+	}
+	if (d < (double)k->min || d > (double)k->max) {
+		snprintf(msg, len, "\"%s\" is out of range %lld..%lld", v, k->min, k->max);
+		return -EINVAL;
+	}
+	*(double *)field = d;
+	return 0;
+}
+
+/* A calendar date "YYYY-MM-DD" (kept as text), or empty for none. */
+static int parse_date(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
+{
+	struct tm tm = { 0 }, back;
+	int y, m, d, n = 0;
+	time_t t;
+
+	if (!*v)
+		return store_string(k, v, field, msg, len);
+	if (sscanf(v, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || v[n] || strlen(v) != 10) {
+		snprintf(msg, len, "\"%s\" is not a date (use YYYY-MM-DD, e.g. 2026-01-15)", v);
+		return -EINVAL;
+	}
+	tm.tm_year = y - 1900;
+	tm.tm_mon = m - 1;
+	tm.tm_mday = d;
+	t = timegm(&tm);
+	if (!gmtime_r(&t, &back) || back.tm_year != y - 1900 || back.tm_mon != m - 1 ||
+	    back.tm_mday != d) {
+		snprintf(msg, len, "\"%s\" is no day of the calendar", v);
+		return -EINVAL;
+	}
+	return store_string(k, v, field, msg, len);
+}
+
 static const value_fn parsers[CT__COUNT] = {
 	[CT_STRING] = parse_string,  [CT_BOOL] = parse_bool,       [CT_BYTES] = parse_bytes,
 	[CT_QTY] = parse_qty,        [CT_INT] = parse_int,         [CT_DURATION] = parse_duration,
 	[CT_ACTION] = parse_actions, [CT_SIZES] = parse_sizes,     [CT_AMOUNT] = parse_amount,
 	[CT_ENUM] = parse_choice,    [CT_PERCENT] = parse_percent, [CT_PATH] = parse_path,
 	[CT_MIX] = parse_mix,        [CT_PHASES] = parse_phases,   [CT_WAITS] = parse_waits,
-	[CT_PTS] = parse_pts,
+	[CT_PTS] = parse_pts,        [CT_REAL] = parse_real,       [CT_DATE] = parse_date,
 };
 
 /* Parse v as key k into the struct at base. Returns 0 or -EINVAL / -ENOMEM. */

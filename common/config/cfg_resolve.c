@@ -452,6 +452,29 @@ static void check_pts(struct resolver *r)
 			    cfg_fmt_both(CFG_PTS_GRID, b2, sizeof(b2)));
 }
 
+/* The rated endurance: one rating, DWPD with its years, and a TBW that is
+ * not a unit left out (600 is bytes: less than one write of the drive). */
+static void check_rating(struct resolver *r)
+{
+	const struct cfg_target *t = r->t;
+	char b1[48], b2[48];
+
+	if (t->rated_tbw && t->rated_dwpd > 0)
+		cfg_err_add(&r->e, cfg_key_line(t, K_RATED_DWPD), "rated_dwpd",
+			    "%g with rated_tbw: set one rating, not both", t->rated_dwpd);
+	if (t->rated_dwpd > 0 && !(t->warranty_years > 0))
+		cfg_err_add(&r->e, cfg_key_line(t, K_RATED_DWPD), "rated_dwpd",
+			    "%g without warranty_years: the rating in bytes is DWPD x capacity x "
+			    "365 x warranty_years",
+			    t->rated_dwpd);
+	if (t->rated_tbw && t->rated_tbw < r->out->capacity)
+		cfg_err_add(&r->e, cfg_key_line(t, K_RATED_TBW), "rated_tbw",
+			    "%s is less than one write of the drive (%s): give the unit, e.g. "
+			    "600TB",
+			    cfg_fmt_both(t->rated_tbw, b1, sizeof(b1)),
+			    cfg_fmt_both(r->out->capacity, b2, sizeof(b2)));
+}
+
 int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,
 		struct cfg_layout *out, char *err, size_t errlen)
 {
@@ -481,6 +504,7 @@ int cfg_resolve(const struct cfg *c, const struct cfg_target *t, uint64_t capaci
 		check_phases(&r);
 	check_method(&r);
 	check_pts(&r);
+	check_rating(&r);
 	return cfg_errs_finish(&r.e, err, errlen);
 }
 

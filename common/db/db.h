@@ -18,7 +18,7 @@
 #include "base/proc.h"
 #include "config/names.h"
 
-#define DB_SCHEMA_VERSION 28
+#define DB_SCHEMA_VERSION 29
 #define DB_APPLICATION_ID 1464814926 /* 'WMON', PRAGMA application_id */
 
 struct db;
@@ -926,5 +926,16 @@ int db_health_last_counters(struct db *db, int64_t target_id, int64_t *host, int
 /* The firmware the target's latest snapshot recorded, copied to buf (""
  * when none). Returns 0 or -errno. */
 int db_health_firmware(struct db *db, int64_t target_id, char *buf, size_t len);
+
+/* The drive's rated endurance as configured (0 or "": not given). */
+struct db_rating {
+	uint64_t tbw_bytes;
+	double dwpd, warranty_years;
+	const char *warranty_start; /* YYYY-MM-DD */
+};
+
+/* Store the target's rating (targets.rated_tbw and the rest, schema 29),
+ * what the endurance forecast compares with. Returns 0 or -errno. */
+int db_target_rating(struct db *db, int64_t target_id, const struct db_rating *r);
 
 #endif

@@ -1,5 +1,5 @@
 /* db_health: the health table: one snapshot of a drive's counters per row,
- * and what the latest one recorded. */
+ * and what the latest one recorded; the drive's rated endurance. */
 #include "db/db_int.h"
 
 #include <errno.h>
@@ -94,4 +94,31 @@ int db_health_firmware(struct db *db, int64_t target_id, char *buf, size_t len)
 		       " WHERE target_id = ? ORDER BY id DESC LIMIT 1",
 		       &p, 1, keep_text, &out, err, sizeof(err));
 	return ret < 0 ? ret : 0;
+}
+
+int db_target_rating(struct db *db, int64_t target_id, const struct db_rating *r)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_TARGET_RATING, &b);
+	if (r->tbw_bytes)
+		db_bind_u64(&b, r->tbw_bytes);
+	else
+		db_bind_null(&b);
+	if (r->dwpd > 0)
+		db_bind_dbl(&b, r->dwpd);
+	else
+		db_bind_null(&b);
+	if (r->warranty_years > 0)
+		db_bind_dbl(&b, r->warranty_years);
+	else
+		db_bind_null(&b);
+	db_bind_opt_text(&b, r->warranty_start);
+	db_bind_i64(&b, target_id);
+	ret = db_bind_run(&b, "store the target's rated endurance");
+	db_leave(db);
+	return ret;
 }

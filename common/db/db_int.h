@@ -107,6 +107,7 @@ enum stmt_id {
 	ST_HIR_IDLE,
 	ST_HIR_PURGE,
 	ST_IT_PTS,
+	ST_TARGET_RATING,
 	ST__COUNT
 };
 

@@ -46,6 +46,11 @@ struct metrics_target {
 	double nand_written_bytes, spare_ratio, write_amplification;
 	/* error counters over the whole history */
 	double io_errors, verify_errors;
+	/* the endurance forecast (common/base/eol.h), read after each health
+	 * snapshot; days left as of the file's write */
+	double eol_end_unix, eol_end_lo_unix, eol_end_hi_unix;
+	double eol_days_left, eol_days_left_lo, eol_days_left_hi;
+	double eol_host_bytes_at_end, eol_rated_ratio;
 	struct metrics_alert alerts[METRICS_MAX_KINDS];
 	int nalerts;
 };

@@ -878,6 +878,42 @@ const char *const db_migrations[] = {
 	"ALTER TABLE iterations ADD COLUMN pts_lat_hist TEXT;\n"
 	"CREATE INDEX iterations_pts ON iterations (target_id, pts_test, cycle_id)\n"
 	"  WHERE pts_test IS NOT NULL;\n",
+	/* The rated endurance of the drive as the configuration gives it
+	 * (rated_tbw, rated_dwpd, warranty_years, warranty_start): what the
+	 * endurance forecast of the CLI, the report and the metrics compares
+	 * with, stored because the CLI reads no configuration. */
+	[29] =
+	"ALTER TABLE targets ADD COLUMN rated_tbw INTEGER;\n"
+	"ALTER TABLE targets ADD COLUMN rated_dwpd REAL;\n"
+	"ALTER TABLE targets ADD COLUMN warranty_years REAL;\n"
+	"ALTER TABLE targets ADD COLUMN warranty_start TEXT;\n"
+	/* The snapshots on either side of each change of the wear indicator
+	 * (and a target's first): all the forecast needs of a campaign, at
+	 * most two per level, so that status and the metrics read a bounded
+	 * number of rows however long the campaign. Kept by a trigger, filled
+	 * here for the rows there are. */
+	"ALTER TABLE health ADD COLUMN level_edge INTEGER;\n"
+	"UPDATE health SET level_edge = 1 WHERE percentage_used IS NOT NULL AND (\n"
+	"  coalesce((SELECT p.percentage_used FROM health p\n"
+	"    WHERE p.target_id = health.target_id AND p.percentage_used IS NOT NULL\n"
+	"    AND (p.at < health.at OR (p.at = health.at AND p.id < health.id))\n"
+	"    ORDER BY p.at DESC, p.id DESC LIMIT 1), -1) <> percentage_used\n"
+	"  OR coalesce((SELECT n.percentage_used FROM health n\n"
+	"    WHERE n.target_id = health.target_id AND n.percentage_used IS NOT NULL\n"
+	"    AND (n.at > health.at OR (n.at = health.at AND n.id > health.id))\n"
+	"    ORDER BY n.at, n.id LIMIT 1), percentage_used) <> percentage_used);\n"
+	"CREATE TRIGGER health_level_edge AFTER INSERT ON health\n"
+	"  WHEN NEW.percentage_used IS NOT NULL\n"
+	"  BEGIN UPDATE health SET level_edge = 1 WHERE id IN (NEW.id,\n"
+	"    (SELECT p.id FROM health p WHERE p.target_id = NEW.target_id\n"
+	"     AND p.id <> NEW.id AND p.percentage_used IS NOT NULL AND p.at <= NEW.at\n"
+	"     ORDER BY p.at DESC, p.id DESC LIMIT 1))\n"
+	"  AND coalesce((SELECT p.percentage_used FROM health p\n"
+	"    WHERE p.target_id = NEW.target_id AND p.id <> NEW.id\n"
+	"    AND p.percentage_used IS NOT NULL AND p.at <= NEW.at\n"
+	"    ORDER BY p.at DESC, p.id DESC LIMIT 1), -1) <> NEW.percentage_used;\n"
+	"  END;\n"
+	"CREATE INDEX health_level_edges ON health (target_id, at) WHERE level_edge = 1;\n",
 };
 /* clang-format on */
 

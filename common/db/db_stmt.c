@@ -271,5 +271,8 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 		  " lat_p99999_us = ?, pts_ss_reached = ?, pts_ss_first_round = ?, pts_ss_mean = ?,"
 		  " pts_ss_range_pct = ?, pts_ss_slope = ?, pts_ss_excursion_pct = ?,"
 		  " pts_lat_hist = ? WHERE id = ?" },
+	[ST_TARGET_RATING] = { 5,
+		  "UPDATE targets SET rated_tbw = ?, rated_dwpd = ?, warranty_years = ?,"
+		  " warranty_start = ? WHERE id = ?" },
 };
 /* clang-format on */

@@ -93,6 +93,7 @@ int devstat_parse_ata_page(const uint8_t buf[DEVSTAT_PAGE_LEN], uint8_t page,
 		out->temp_max_c = temperature(buf, 0x20);
 		out->over_temp_minutes = qword(buf, 0x50, 0xffffffffu);
 		return 0;
+	case DEVSTAT_ATA_SSD: out->pct_used = qword(buf, 0x08, 0xff); return 0;
 	default: return -ENOTSUP;
 	}
 }

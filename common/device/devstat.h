@@ -18,6 +18,7 @@
 #define DEVSTAT_ATA_LOG 0x04     /* ATA Device Statistics log address */
 #define DEVSTAT_ATA_GENERAL 0x01 /* its General Statistics page */
 #define DEVSTAT_ATA_TEMP 0x05    /* its Temperature Statistics page */
+#define DEVSTAT_ATA_SSD 0x07     /* its Solid State Device Statistics page */
 #define DEVSTAT_PAGE_LEN 512
 
 /* A value a source may lack: has 0 means unknown (stored as NULL), never 0. */
@@ -48,6 +49,7 @@ struct devstat_ata {
 	struct devstat_opt temp_c;            /* page 05h at 08h: current */
 	struct devstat_opt temp_max_c;        /* page 05h at 20h: highest */
 	struct devstat_opt over_temp_minutes; /* page 05h at 50h */
+	struct devstat_opt pct_used;          /* page 07h at 08h: endurance used, % */
 };
 
 /* Parse one page of log 04h into out (fields of other pages untouched).

@@ -117,8 +117,9 @@ const char *wear_point_name(enum wear_point p);
 /* The counters file: a device under test without SMART counters of its
  * own (a loop device over an image file) may publish its flash and host
  * byte counters in a text file named WEAR_COUNTERS_FILE in the directory of
- * that image, one "NAME VALUE" line each: flash_bytes_written N and
- * host_bytes_written N (other lines are ignored). The simulated SSD
+ * that image, one "NAME VALUE" line each: flash_bytes_written N,
+ * host_bytes_written N and, where it models wear-out, percentage_used N
+ * (the NVMe figure; other lines are ignored). The simulated SSD
  * (tools/simssd) writes one; a snapshot that finds flash_bytes_written has
  * source WEAR_COUNTERS_SOURCE and a write amplification. Nothing else in
  * wearmond knows about the simulator. */

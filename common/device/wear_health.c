@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "device/ata.h"
+#include "device/devstat.h"
 #include "base/log.h"
 #include "device/nvme.h"
 #include "device/scsi_log.h"
@@ -114,6 +115,19 @@ static void read_nvme(int fd, struct snapshot *s)
 	     h.unsafe_shutdowns, h.media_errors, h.error_log_entries);
 }
 
+/* The Device Statistics' Percentage Used Endurance Indicator (log 04h
+ * page 07h, common/device/DEVICE_LOGS.md), where the drive keeps it. */
+static void read_ata_pct_used(int fd, struct snapshot *s)
+{
+	uint8_t buf[ATA_SECTOR];
+	struct devstat_ata a = { 0 };
+	char err[256];
+
+	if (!ata_read_log(fd, DEVSTAT_ATA_LOG, DEVSTAT_ATA_SSD, buf, err, sizeof(err)) &&
+	    !devstat_parse_ata_page(buf, DEVSTAT_ATA_SSD, &a) && a.pct_used.has)
+		set(s, DB_H_PCT_USED, a.pct_used.v);
+}
+
 static void read_ata(int fd, struct snapshot *s)
 {
 	struct ata_smart sm;
@@ -133,6 +147,7 @@ static void read_ata(int fd, struct snapshot *s)
 			set(s, DB_H_TEMP, (int64_t)(a->raw & 0xff));
 	}
 	json(s, "]},");
+	read_ata_pct_used(fd, s);
 }
 
 /* A native SCSI disk: its identity and what it advertises (VPD pages),
@@ -183,6 +198,8 @@ static void read_counters_file(const struct tgt *tg, struct snapshot *s)
 			set(s, DB_H_NAND, (int64_t)v);
 		else if (sscanf(line, "host_bytes_written %llu", &v) == 1)
 			set(s, DB_H_HOST, (int64_t)v);
+		else if (sscanf(line, "percentage_used %llu", &v) == 1)
+			set(s, DB_H_PCT_USED, (int64_t)v);
 	}
 	fclose(f);
 	if (s->has[DB_H_NAND])

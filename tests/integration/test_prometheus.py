@@ -45,7 +45,7 @@ def check_metrics(text):
 def test_rules_file_is_valid_and_its_tests_pass():
     p = promtool("check", "rules", RULES)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "SUCCESS: 7 rules found" in p.stdout
+    assert "SUCCESS: 9 rules found" in p.stdout
     p = promtool("test", "rules", RULE_TESTS)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "SUCCESS" in p.stdout
@@ -62,6 +62,22 @@ def test_rule_tests_would_catch_a_wrong_threshold(tmp_path):
     p = promtool("test", "rules", tmp_path / "t.yml")
     assert p.returncode != 0
     assert "WearmonThroughputCrash" in p.stdout + p.stderr
+
+
+@needs_promtool
+@pytest.mark.parametrize("change", [
+    ("wearmon:endurance_days_left:lower < 30", "wearmon:endurance_days_left:lower < 20"),
+    ("(wearmon_endurance_end_lower_timestamp_seconds - time()) / 86400",
+     "(wearmon_endurance_end_timestamp_seconds - time()) / 86400"),
+])
+def test_endurance_rule_tests_would_catch_a_wrong_rule(tmp_path, change):
+    """The endurance rules' tests assert something: a lead time of 20 days
+    instead of 30, or a recording rule that reads another series, fails."""
+    (tmp_path / "wearmon.rules.yml").write_text(RULES.read_text().replace(*change))
+    shutil.copy(RULE_TESTS, tmp_path / "t.yml")
+    p = promtool("test", "rules", tmp_path / "t.yml")
+    assert p.returncode != 0
+    assert "endurance" in (p.stdout + p.stderr).lower()
 
 
 def file_target(db, path, metrics, **over):

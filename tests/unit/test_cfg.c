@@ -1067,6 +1067,58 @@ static void test_hir_keys(void **state)
 	}
 }
 
+/* The rated endurance: TB in powers of 1000, DWPD with its years, a
+ * calendar date; bad values and combinations name file, line and key. */
+static void test_rating_keys(void **state)
+{
+	static const struct {
+		const char *lines, *want;
+	} bad[] = {
+		{ "rated_dwpd = lots", "t.conf:3: rated_dwpd: \"lots\" is not a number" },
+		{ "rated_dwpd = 2000", "t.conf:3: rated_dwpd: \"2000\" is out of range 0..1000" },
+		{ "warranty_years = -1", "t.conf:3: warranty_years: \"-1\" is out of range" },
+		{ "warranty_start = 2026-02-30",
+		  "t.conf:3: warranty_start: \"2026-02-30\" is no day" },
+		{ "warranty_start = 2026-2-3",
+		  "t.conf:3: warranty_start: \"2026-2-3\" is not a date" },
+		{ "warranty_start = soon", "t.conf:3: warranty_start: \"soon\" is not a date" },
+		/* resolved against a 1 TiB drive */
+		{ "rated_tbw = 600", "t.conf:3: rated_tbw: 600 bytes is less than one write of the "
+				     "drive (1099511627776 bytes (1.00 TiB)): give the unit" },
+		{ "rated_tbw = 600TB\nrated_dwpd = 1\nwarranty_years = 5",
+		  "t.conf:4: rated_dwpd: 1 with rated_tbw: set one rating" },
+		{ "rated_dwpd = 1", "t.conf:3: rated_dwpd: 1 without warranty_years" },
+	};
+	struct cfg *c = parse_ok("[target t]\ndevice = /d\nrated_tbw = 600TB\nwarranty_years = 5\n"
+				 "warranty_start = 2024-02-29\n");
+	const struct cfg_target *t = &c->targets[0];
+	char text[256], err[CFG_ERR_MAX];
+	struct cfg_layout l;
+
+	assert_true(t->rated_tbw == 600000000000000ull);
+	assert_true(t->warranty_years == 5 && t->rated_dwpd == 0);
+	assert_string_equal(t->warranty_start, "2024-02-29");
+	assert_int_equal(cfg_resolve(c, t, 1024 * GiB, 4096, &l, err, sizeof(err)), 0);
+	cfg_free(c);
+	c = parse_ok("[target t]\ndevice = /d\nrated_dwpd = 0.3\nwarranty_years = 3\n");
+	assert_true(c->targets[0].rated_dwpd == 0.3 && c->targets[0].rated_tbw == 0);
+	assert_string_equal(c->targets[0].warranty_start, "");
+	cfg_free(c);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(text, sizeof(text), "[target t]\ndevice = /d\n%s\n", bad[i].lines);
+		c = NULL;
+		err[0] = '\0';
+		int rc = cfg_parse_string(text, "t.conf", &c, err, sizeof(err));
+		if (!rc) {
+			rc = cfg_resolve(c, &c->targets[0], 1024 * GiB, 4096, &l, err, sizeof(err));
+			cfg_free(c);
+		}
+		assert_int_equal(rc, -EINVAL);
+		EXPECT(count_prefix(err, bad[i].want) == 1, "%s: want \"%s\", got:\n%s",
+		       bad[i].lines, bad[i].want, err);
+	}
+}
+
 static void test_load_missing(void **state)
 {
 	char err[CFG_ERR_MAX] = "";
@@ -1104,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(test_set_mask),
 		cmocka_unit_test(test_typed_lists),
 		cmocka_unit_test(test_hir_keys),
+		cmocka_unit_test(test_rating_keys),
 		cmocka_unit_test(test_load_missing),
 	};
 

@@ -154,8 +154,25 @@ static void test_ata_wrong_page(void **state)
 	put_le(buf + 0x18, SUPPORTED | VALID | 99, 8);
 	assert_int_equal(devstat_parse_ata_page(buf, 0x01, &a), -EBADMSG);
 	assert_false(a.sectors_written.has);
+	page_header(buf, 0x06);
+	assert_int_equal(devstat_parse_ata_page(buf, 0x06, &a), -ENOTSUP);
+}
+
+/* Page 07h: the Percentage Used Endurance Indicator, bits 7:0 (it may
+ * pass 100); without its flags, unknown. */
+static void test_ata_percentage_used(void **state)
+{
+	uint8_t buf[DEVSTAT_PAGE_LEN];
+	struct devstat_ata a = { 0 };
+	(void)state;
 	page_header(buf, 0x07);
-	assert_int_equal(devstat_parse_ata_page(buf, 0x07, &a), -ENOTSUP);
+	put_le(buf + 0x08, SUPPORTED | VALID | (0x5aull << 8) | 104, 8);
+	assert_int_equal(devstat_parse_ata_page(buf, DEVSTAT_ATA_SSD, &a), 0);
+	assert_true(a.pct_used.has);
+	assert_int_equal(a.pct_used.v, 104);
+	put_le(buf + 0x08, SUPPORTED | 12, 8);
+	assert_int_equal(devstat_parse_ata_page(buf, DEVSTAT_ATA_SSD, &a), 0);
+	assert_false(a.pct_used.has);
 }
 
 /* ---- SMART write attributes ------------------------------------------------- */
@@ -383,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_ata_general),
 		cmocka_unit_test(test_ata_temperature),
 		cmocka_unit_test(test_ata_wrong_page),
+		cmocka_unit_test(test_ata_percentage_used),
 		cmocka_unit_test(test_smart_tables),
 		cmocka_unit_test(test_smart_attribute_missing),
 		cmocka_unit_test(test_from_ata),

@@ -176,6 +176,52 @@ static void test_label_escaping(void **state)
 	free(text);
 }
 
+/* The endurance forecast's gauges: each known figure one sample, none
+ * for a target without a forecast (its figures NaN). */
+static void test_endurance_gauges(void **state)
+{
+	struct metrics_target t[2];
+	metrics_target_init(&t[0]);
+	metrics_target_init(&t[1]);
+	strcpy(t[0].name, "lab1");
+	strcpy(t[1].name, "lab2");
+	t[0].eol_end_unix = 1814400000;
+	t[0].eol_end_lo_unix = 1813536000;
+	t[0].eol_end_hi_unix = 1815264000;
+	t[0].eol_days_left = 212.5;
+	t[0].eol_days_left_lo = 202.5;
+	t[0].eol_days_left_hi = 222.5;
+	t[0].eol_host_bytes_at_end = 7.5e14;
+	t[0].eol_rated_ratio = 1.25;
+	struct metrics m = { .t = t, .n = 2 };
+	char *text = render(&m);
+	static const char *const want[] = {
+		"# TYPE wearmon_endurance_end_timestamp_seconds gauge\n"
+		"wearmon_endurance_end_timestamp_seconds{target=\"lab1\",device=\"\",serial=\"\"}"
+		" 1814400000\n",
+		"wearmon_endurance_end_lower_timestamp_seconds{target=\"lab1\",device=\"\","
+		"serial=\"\"} 1813536000\n",
+		"wearmon_endurance_end_upper_timestamp_seconds{target=\"lab1\",device=\"\","
+		"serial=\"\"} 1815264000\n",
+		"wearmon_endurance_days_left{target=\"lab1\",device=\"\",serial=\"\"} 212.5\n",
+		"wearmon_endurance_days_left_lower{target=\"lab1\",device=\"\",serial=\"\"} 202.5\n",
+		"wearmon_endurance_days_left_upper{target=\"lab1\",device=\"\",serial=\"\"} 222.5\n",
+		"wearmon_endurance_host_written_bytes_at_end{target=\"lab1\",device=\"\","
+		"serial=\"\"} 750000000000000\n",
+		"wearmon_endurance_rated_ratio{target=\"lab1\",device=\"\",serial=\"\"} 1.25\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(text, want[i]))
+			fail_msg("want \"%s\" in:\n%s", want[i], text);
+	assert_null(strstr(text, "wearmon_endurance_days_left{target=\"lab2\""));
+	free(text);
+	/* no target with a forecast: no family at all */
+	metrics_target_init(&t[0]);
+	text = render(&m);
+	assert_null(strstr(text, "wearmon_endurance_"));
+	free(text);
+}
+
 struct value_case {
 	double v;
 	const char *want;
@@ -604,7 +650,7 @@ int main(void)
 		cmocka_unit_test(test_label_escaping), cmocka_unit_test(test_values),
 		cmocka_unit_test(test_add_alert),      cmocka_unit_test(test_write_file),
 		cmocka_unit_test(test_remove_stale),   cmocka_unit_test(test_collect_from_db),
-		cmocka_unit_test(test_seed_then_rows),
+		cmocka_unit_test(test_seed_then_rows), cmocka_unit_test(test_endurance_gauges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

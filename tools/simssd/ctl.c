@@ -2,6 +2,7 @@
 #include "ctl.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,13 @@ size_t ctl_format_stats(const struct ftl_config *cfg, const struct ftl_stats *s,
 	    "erase_count_max %llu\n",
 	    (unsigned long long)s->erases, (unsigned long long)s->erase_min, s->erase_avg,
 	    (unsigned long long)s->erase_max);
+	if (cfg->endurance) /* NVMe's percentage used: whole percent, at most 255 */
+		put(buf, size, &p,
+		    "endurance %u\nwear_accel %u\npercentage_used %u\nlife_used_pct %.4f\n"
+		    "life_end_host_bytes %llu\n",
+		    cfg->endurance, cfg->wear_accel ? cfg->wear_accel : 1,
+		    (unsigned)fmin(floor(s->life_used_pct), 255), s->life_used_pct,
+		    (unsigned long long)s->life_end_host_bytes);
 	put(buf, size, &p, "fault_vanished %d\nfault_ioerror_ranges %u\n", f->vanished, f->nio);
 	put(buf, size, &p, "fault_latency_ns %llu\nfault_errors %llu\nfault_delayed %llu\n",
 	    (unsigned long long)(f->latency_left ? f->latency_ns : 0),

@@ -47,6 +47,7 @@ struct ftl {
 	uint64_t cache_ns; /* how far ahead of flash writes are acknowledged */
 	uint64_t mapped;   /* host pages mapped */
 	uint64_t valid_units;
+	uint64_t wear;       /* erase counts summed over the blocks */
 	struct ftl_stats st; /* counters only; state fields filled on demand */
 };
 
@@ -215,6 +216,21 @@ static uint32_t chan_of(const struct ftl *f, uint32_t block)
 	return block % f->cfg.channels;
 }
 
+/* One erase of block b counted, wear_accel times in its erase count; the
+ * host bytes written so far are the end of life the first time the mean
+ * count reaches the endurance. */
+static void wear_block(struct ftl *f, uint32_t b)
+{
+	uint32_t n = f->cfg.wear_accel ? f->cfg.wear_accel : 1;
+
+	f->blk[b].erases += n;
+	f->wear += n;
+	f->st.erases++;
+	if (f->cfg.endurance && !f->st.life_end_host_bytes &&
+	    f->wear >= (uint64_t)f->cfg.endurance * f->nblocks)
+		f->st.life_end_host_bytes = f->st.host_bytes_written ? f->st.host_bytes_written : 1;
+}
+
 /* Erase block b and return it to its channel's free list; returns the end. */
 static uint64_t erase_block(struct ftl *f, uint32_t b, uint64_t now)
 {
@@ -222,10 +238,9 @@ static uint64_t erase_block(struct ftl *f, uint32_t b, uint64_t now)
 
 	f->blk[b].wp = 0;
 	f->blk[b].valid = 0;
-	f->blk[b].erases++;
+	wear_block(f, b);
 	f->blk[b].state = BLK_FREE;
 	ch->free[ch->nfree++] = b;
-	f->st.erases++;
 	return chan_work(f, chan_of(f, b), now, f->cfg.t_erase);
 }
 
@@ -573,8 +588,7 @@ int ftl_secure_erase(struct ftl *f, uint64_t now, uint64_t *done)
 	for (b = 0; b < f->nblocks; b++) {
 		if (f->blk[b].state == BLK_FREE)
 			continue;
-		f->blk[b].erases++;
-		f->st.erases++;
+		wear_block(f, b);
 		*done = max64(*done, chan_work(f, chan_of(f, b), now, f->cfg.t_erase));
 	}
 	reset_layout(f);
@@ -607,6 +621,7 @@ void ftl_get_stats(const struct ftl *f, struct ftl_stats *st)
 		st->erase_max = e > st->erase_max ? e : st->erase_max;
 	}
 	st->erase_avg = (double)sum / f->nblocks;
+	st->life_used_pct = f->cfg.endurance ? 100.0 * st->erase_avg / f->cfg.endurance : 0;
 	st->free_blocks = 0;
 	for (c = 0; c < f->cfg.channels; c++)
 		st->free_blocks += f->chan[c].nfree;

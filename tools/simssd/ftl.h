@@ -26,9 +26,13 @@ struct ftl_config {
 	uint32_t bg_free;     /* background GC: a channel idle for bg_idle
 	                           reclaims blocks up to this many free (0: off) */
 	uint64_t bg_idle;     /* idle time before background GC starts */
+	/* endurance (both 0 by default: no wear-out modelled) */
+	uint32_t endurance;  /* rated erase cycles per block (0: none) */
+	uint32_t wear_accel; /* each erase counts as this many (0 or 1: one) */
 };
 
-/* Counters since creation (secure erase does not reset them). */
+/* Counters since creation (secure erase does not reset them). Erase
+ * counts are in wear: each erase counts cfg.wear_accel times. */
 struct ftl_stats {
 	uint64_t host_bytes_written;
 	uint64_t host_bytes_read;
@@ -48,6 +52,10 @@ struct ftl_stats {
 	uint64_t valid_bytes_flash; /* flash space those pages occupy */
 	uint64_t physical_bytes;
 	uint64_t block_bytes;
+	/* endurance (cfg.endurance > 0): life used = mean erase count /
+	 * endurance; the host bytes written when it first reached 100 % */
+	double life_used_pct;
+	uint64_t life_end_host_bytes; /* 0: not yet */
 };
 
 struct ftl;

@@ -63,6 +63,11 @@ static const struct opt_def defs[] = {
 	  "model number in the identity file (default: none)" },
 	{ "firmware", OPT_TEXT, F(firmware), "", 0, OPTS_FIRMWARE_MAX,
 	  "firmware revision in the identity file (default: none)" },
+	/* endurance: percentage used = mean erase count / endurance */
+	{ "endurance", OPT_UINT, F(endurance), "0", 0, 1e7,
+	  "rated erase cycles per block; the stats file's percentage_used (0: none)" },
+	{ "wear_accel", OPT_UINT, F(wear_accel), "1", 1, 1e6,
+	  "each erase counts this many times: a drive that wears out in minutes" },
 };
 
 struct unit {
@@ -305,4 +310,6 @@ void opts_to_ftl(const struct simssd_opts *o, struct ftl_config *cfg)
 	cfg->gc_free = (uint32_t)o->gc_free;
 	cfg->bg_free = (uint32_t)o->bg_gc_free;
 	cfg->bg_idle = o->bg_gc_idle;
+	cfg->endurance = (uint32_t)o->endurance;
+	cfg->wear_accel = (uint32_t)o->wear_accel;
 }

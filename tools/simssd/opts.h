@@ -34,6 +34,9 @@ struct simssd_opts {
 	char *serial;           /* identity file: serial number; NULL: none */
 	char *model;            /* model number; NULL: none */
 	char *firmware;         /* firmware revision; NULL: none */
+	/* endurance: wear-out and its indicator */
+	uint64_t endurance;  /* rated erase cycles per block; 0: none */
+	uint64_t wear_accel; /* each erase counts as this many */
 };
 
 /* The longest identity a drive reports: the NVMe Identify Controller and

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -361,6 +362,83 @@ static void test_secure_erase_resets_mapping_and_counts_wear(void **state)
 	/* Fresh again: the same write costs what it cost the first time. */
 	assert_int_equal(ftl_write(f, 0, 32 * KiB, NULL, done, &ack), 0);
 	assert_int_equal(ack, done + 4 * MS);
+	ftl_destroy(f);
+}
+
+/* Endurance: percentage used is the mean erase count over the endurance,
+ * each erase counted wear_accel times; the host bytes written when it
+ * first reaches 100 % are kept. Off by default. */
+static void test_endurance_ends_life(void **state)
+{
+	struct ftl_config c = small();
+	struct simssd_opts o;
+	struct ftl_stats st;
+	struct ftl *f;
+	uint64_t ack = 0, host_before = 0, now = 0;
+	double used = 0;
+
+	assert_int_equal(opts_defaults(&o), 0);
+	opts_to_ftl(&o, &c);
+	assert_int_equal(c.endurance, 0);
+	assert_int_equal(c.wear_accel, 1);
+	assert_int_equal(opts_set(&o, "endurance=10"), 0);
+	assert_int_equal(opts_set(&o, "wear_accel=4"), 0);
+	assert_int_equal(opts_set(&o, "wear_accel=0"), -ERANGE);
+	opts_free(&o);
+	c = small();
+	c.endurance = 10;
+	c.wear_accel = 4;
+	f = make(&c);
+	for (int pass = 0; pass < 8; pass++) {
+		assert_int_equal(ftl_write(f, 0, c.capacity, NULL, now, &ack), 0);
+		now = ack;
+		ftl_get_stats(f, &st);
+		assert_near(st.life_used_pct, 100.0 * st.erase_avg / 10, 1e-9);
+		assert_true(st.life_used_pct >= used);
+		assert_int_equal(st.erase_max % 4, 0);
+		if (st.life_used_pct < 100)
+			assert_int_equal(st.life_end_host_bytes, 0);
+		else if (used < 100) /* crossed in this pass */
+			assert_true(st.life_end_host_bytes >= host_before &&
+				    st.life_end_host_bytes <= st.host_bytes_written);
+		used = st.life_used_pct;
+		host_before = st.host_bytes_written;
+	}
+	assert_true(used >= 100);
+	/* a secure erase wears every used block too */
+	uint64_t end = st.life_end_host_bytes, done;
+	assert_int_equal(ftl_secure_erase(f, now, &done), 0);
+	ftl_get_stats(f, &st);
+	assert_true(st.life_used_pct > used);
+	assert_int_equal(st.life_end_host_bytes, end);
+	ftl_destroy(f);
+}
+
+/* The stats text names the endurance figures only when there is one. */
+static void test_endurance_stats_text(void **state)
+{
+	struct ftl_config c = small();
+	struct ctl_faults faults;
+	struct ftl_stats st;
+	char buf[4096];
+	struct ftl *f;
+	uint64_t ack;
+
+	memset(&faults, 0, sizeof(faults));
+	c.endurance = 3;
+	c.wear_accel = 2;
+	f = make(&c);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ftl_write(f, 0, c.capacity, NULL, 0, &ack), 0);
+	ftl_get_stats(f, &st);
+	ctl_format_stats(&c, &st, &faults, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nendurance 3\nwear_accel 2\npercentage_used "));
+	char want[64];
+	snprintf(want, sizeof(want), "\npercentage_used %u\n", (unsigned)floor(st.life_used_pct));
+	assert_non_null(strstr(buf, want));
+	c.endurance = 0;
+	ctl_format_stats(&c, &st, &faults, 0, buf, sizeof(buf));
+	assert_null(strstr(buf, "percentage_used"));
 	ftl_destroy(f);
 }
 
@@ -736,6 +814,8 @@ int main(void)
 		cmocka_unit_test(test_trim_everything_frees_all_blocks),
 		cmocka_unit_test(test_trim_ignores_partial_pages),
 		cmocka_unit_test(test_secure_erase_resets_mapping_and_counts_wear),
+		cmocka_unit_test(test_endurance_ends_life),
+		cmocka_unit_test(test_endurance_stats_text),
 		cmocka_unit_test(test_compressed_pages_cost_their_size),
 		cmocka_unit_test(test_opts_parse_sizes_and_times),
 		cmocka_unit_test(test_opts_table),

@@ -352,6 +352,27 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv);
  * one JSON object. Returns 0 or WM_EXIT_ERROR (wearmon_hir.c). */
 int wm_show_hir(struct wm *wm, int64_t tid, int64_t cycle);
 int wm_show_hir_json(struct wm *wm, int64_t tid, int64_t cycle);
+
+/* ---- the endurance forecast (wearmon_endurance.c) ---- */
+
+/* The forecast of scope (common/db/query/query.h: query_forecast) into *f,
+ * with the snapshots it read when readings is not NULL (the caller frees
+ * them). Returns 0 or WM_EXIT_ERROR (message printed). */
+int wm_forecast(struct wm *wm, const struct query_forecast_scope *scope, struct eol_forecast *f,
+		struct eol_reading **readings, size_t *n);
+
+/* The wall clock, seconds since the epoch: "now" of a forecast's days left. */
+double wm_wall_now(void);
+
+/* The forecast as status prints it (the sentence, then the figures), or
+ * as one JSON object (no newline after), as now sees it. */
+void wm_endurance_print(const struct eol_forecast *f, double now);
+void wm_endurance_json(FILE *out, const struct eol_forecast *f, double now);
+
+/* show: the forecast of the iteration in row 0 of t as it stood at the
+ * iteration's end, printed or (json) as one JSON object. Returns 0 or
+ * WM_EXIT_ERROR. */
+int wm_show_endurance(struct wm *wm, const struct wm_table *t, int json);
 int wm_cmd_alerts(struct wm *wm, int argc, char **argv);
 int wm_cmd_plot(struct wm *wm, int argc, char **argv);
 int wm_cmd_export(struct wm *wm, int argc, char **argv);

@@ -539,6 +539,9 @@ static int show_json(struct wm *wm, const struct wm_table *t, int64_t id)
 		wm_json_rows(stdout, &x);
 		fputs(",\n\"hir\": ", stdout);
 		ret = wm_show_hir_json(wm, wm_int(t, 0, "target_id", 0), wm_int(t, 0, "cycle", 0));
+		fputs(",\n\"endurance\": ", stdout);
+		if (!ret)
+			ret = wm_show_endurance(wm, t, 1);
 		fputs("}\n", stdout);
 	}
 	wm_table_free(&x);
@@ -598,6 +601,8 @@ int wm_cmd_show(struct wm *wm, int argc, char **argv)
 		ret = show_health(wm, id, wm_int(&t, 0, "cycle_id", 0));
 	if (!ret)
 		ret = show_events(wm, id, wm_int(&t, 0, "cycle_id", 0));
+	if (!ret)
+		ret = wm_show_endurance(wm, &t, 0);
 	if (!ret) {
 		int more = 0;
 

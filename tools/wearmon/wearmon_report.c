@@ -634,6 +634,8 @@ static int write_report(struct rep *r)
 	if (!ret)
 		ret = write_charts(r);
 	if (!ret)
+		ret = rep_write_endurance(r);
+	if (!ret)
 		ret = rep_write_steady(r);
 	if (!ret)
 		ret = rep_write_evidence(r);

@@ -70,6 +70,13 @@ int rep_has_evidence(const struct rep *r);
 int rep_write_evidence(struct rep *r);
 int rep_write_data(struct rep *r);
 
+/* ---- the endurance forecast (wearmon_endurance.c) ---- */
+
+/* The section: the forecast over the campaign's snapshots in words, the
+ * wear indicator against time with the fit and its interval, the figures.
+ * Returns 0 or WM_EXIT_ERROR. */
+int rep_write_endurance(struct rep *r);
+
 /* ---- host idle recovery (wearmon_hir.c) ---- */
 
 /* Reads the campaign's bursts per wait state into r->hir, r->hir_pre and

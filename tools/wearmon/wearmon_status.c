@@ -528,6 +528,7 @@ struct target_status {
 	enum daemon_state ds; /* of the daemon on its host */
 	struct progress p;
 	struct plan pl;
+	struct eol_forecast *eol; /* the endurance forecast; NULL: none */
 };
 
 static void target_free(struct target_status *ts)
@@ -537,6 +538,7 @@ static void target_free(struct target_status *ts)
 	wm_table_free(&ts->cyc);
 	wm_table_free(&ts->ev);
 	wm_table_free(&ts->stage);
+	free(ts->eol);
 }
 
 /* Where a running host idle recovery is (the progress row's stage, while
@@ -608,6 +610,9 @@ static int load_target(struct wm *wm, int64_t tid, const struct daemons *d,
 			query_stage(wm->db, sc, tid, wm_rows(&sk, &ts->stage, err, sizeof(err))),
 			err);
 	ts->ds = d->state;
+	if (!ret && (ts->eol = malloc(sizeof(*ts->eol))))
+		ret = wm_forecast(wm, &(struct query_forecast_scope){ tid, 0, 0, NULL }, ts->eol,
+				  NULL, NULL);
 	if (ret || ts->it.nrows == 0)
 		return ret;
 	ts->ds = host_state(d, wm_str(&ts->it, 0, "run_host"));
@@ -651,6 +656,10 @@ static void print_target(const struct wm_table *tg, int r, const struct target_s
 	print_hir(ts);
 	print_last_done(&ts->done);
 	print_cycle_and_alert(&ts->cyc, &ts->ev);
+	/* a regular file has no wear indicator to speak of */
+	if (ts->eol &&
+	    (ts->eol->status != EOL_NO_INDICATOR || strcmp(wm_str(tg, r, "kind"), "file")))
+		wm_endurance_print(ts->eol, wm_wall_now());
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -785,6 +794,11 @@ static void json_target(const struct wm_table *tg, int r, const struct target_st
 	jrow("last_done", &ts->done, &first);
 	jrow("cycle", &ts->cyc, &first);
 	jrow("last_alert", &ts->ev, &first);
+	jkey("endurance", &first);
+	if (ts->eol)
+		wm_endurance_json(stdout, ts->eol, wm_wall_now());
+	else
+		fputs("null", stdout);
 	putchar('}');
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/eol.h"
 #include "db/db.h"
 #include "db/query/query_named.h"
 
@@ -172,6 +173,26 @@ int query_hir_preconditions(struct db *db, int64_t target_id, int64_t lo, int64_
  * (why none ran, what was tried first, the error). */
 int query_hir_purges(struct db *db, int64_t target_id, int64_t lo, int64_t hi,
 		     const struct query_sink *s);
+/* ---- the endurance forecast (query_forecast.c) ---- */
+
+/* Which snapshots a forecast reads: target_id's in cycles lo..hi (lo 0:
+ * from the first cycle of the campaign of cycle hi, or of the current
+ * campaign when hi is 0 too; hi 0: to its latest), up to until (ISO time;
+ * NULL: all): the forecast as it stood then. */
+struct query_forecast_scope {
+	int64_t target_id, lo, hi;
+	const char *until;
+};
+
+/* The endurance forecast (common/base/eol.h) from the health snapshots of
+ * scope and the rating stored with the target: the one reading of them
+ * that status, show, the report and the metrics share. With readings, the
+ * snapshots read (time order) go into a malloc'd *readings of *n (the
+ * caller frees it). sc NULL: the facts are read now. Returns 0 or -errno
+ * with a message in err. */
+int query_forecast(struct db *db, const struct query_schema *sc,
+		   const struct query_forecast_scope *scope, struct eol_forecast *out,
+		   struct eol_reading **readings, size_t *n, char *err, size_t errlen);
 
 /* ---- status (query_status.c) ---- */
 

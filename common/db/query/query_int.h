@@ -44,6 +44,10 @@ extern const struct query_named query_show_queries[QSHOW__COUNT];
 enum query_hir_id { QHIR_STATES, QHIR_PRECONDITIONS, QHIR_PURGES, QHIR__COUNT };
 extern const struct query_named query_hir_queries[QHIR__COUNT];
 
+/* the endurance forecast (query_forecast.c) */
+enum query_forecast_id { QFC_SCOPE, QFC_EDGES, QFC_SNAPSHOTS, QFC__COUNT };
+extern const struct query_named query_forecast_queries[QFC__COUNT];
+
 /* alerts (query_history.c): query_alerts with both filters */
 extern const struct query_named query_alerts_queries[1];
 

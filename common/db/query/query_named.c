@@ -38,6 +38,8 @@ static const struct {
 	[QF_HIR_IDLE] = { "hir_bursts", "idle_media_bytes" },
 	[QF_HIR_PURGE] = { "hir_purges", "method" },
 	[QF_PTS] = { "iterations", "pts_test" },
+	[QF_RATING] = { "targets", "rated_tbw" },
+	[QF_LEVEL_EDGE] = { "health", "level_edge" },
 };
 
 /* db_row_fn: the first column of the first row as an integer. */

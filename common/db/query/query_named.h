@@ -44,6 +44,8 @@ enum query_fact {
 	QF_HIR_IDLE,         /* hir_bursts.idle_media_bytes and the other idle_* (schema 27) */
 	QF_HIR_PURGE,        /* table hir_purges (schema 27) */
 	QF_PTS,              /* iterations.pts_test and the other pts_* (schema 28) */
+	QF_RATING,           /* targets.rated_tbw and the rating (schema 29) */
+	QF_LEVEL_EDGE,       /* health.level_edge (schema 29) */
 	QF__COUNT
 };
 

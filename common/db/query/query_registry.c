@@ -11,6 +11,7 @@ const struct query_table query_tables[] = {
 	{ query_status_queries, QSTATUS__COUNT },
 	{ query_show_queries, QSHOW__COUNT },
 	{ query_hir_queries, QHIR__COUNT },
+	{ query_forecast_queries, QFC__COUNT },
 	{ query_alerts_queries, ARRAY_SIZE(query_alerts_queries) },
 	{ qr_queries, QR__COUNT },
 	{ qc_queries, QC__COUNT },
