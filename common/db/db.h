@@ -547,6 +547,12 @@ int db_lock_drop_new(const char *db_path, int fd);
  * stay). Returns it, or 0 if none (or none this process can see). */
 pid_t db_lock_holder(const char *db_path);
 
+/* Whether process pid holds the database's lock, as far as this process
+ * can see: by the holder's descriptors, or, when it may not read them (a
+ * reader that is not root, a daemon that is), by the lock /proc/locks
+ * lists on the file and pid being a wearmond. Returns 1 or 0. */
+int db_lock_held_by(const char *db_path, pid_t pid);
+
 /* db_lock_holder, with the path the holder opened the file by in path
  * (as the holder sees it; "" when unknown). */
 pid_t db_lock_holder_path(const char *db_path, char *path, size_t len);

@@ -272,6 +272,38 @@ pid_t db_lock_holder_path(const char *db_path, char *path, size_t len)
 	return find_holder(&st, path, len);
 }
 
+/* Whether this process may not read the descriptors of process pid
+ * (another user's, to a reader that is not root). */
+static int fds_hidden(const char *pid)
+{
+	char dir[64];
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
+	if ((d = opendir(dir))) {
+		closedir(d);
+		return 0;
+	}
+	return errno == EACCES || errno == EPERM;
+}
+
+int db_lock_held_by(const char *db_path, pid_t pid)
+{
+	struct stat st;
+	char p[32];
+
+	if (pid <= 0 || stat(db_path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	pid_t h = find_holder(&st, NULL, 0);
+	if (h)
+		return h == pid;
+	/* a reader that may not look into the daemon's descriptors (not
+	 * root, the daemon root) still sees the lock in /proc/locks and the
+	 * process's name */
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	return fds_hidden(p) && is_wearmond(p) && listed_lock(st.st_ino);
+}
+
 pid_t db_lock_holder(const char *db_path)
 {
 	return db_lock_holder_path(db_path, NULL, 0);

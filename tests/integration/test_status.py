@@ -4,10 +4,14 @@ from the first second, the daemon state with two daemons on one database,
 and the same as JSON."""
 
 import json
+import pwd
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 from conftest import WEARMON, query, start_wearmond, stop, wait_for, write_conf
 
@@ -172,3 +176,43 @@ def test_status_help_explains_every_line(workdir):
         p = subprocess.run([str(WEARMON), cmd, "--help"], capture_output=True, text=True,
                            timeout=30)
         assert p.returncode == 0 and re.match(rf"Usage: wearmon .*{cmd}", p.stdout), (cmd, p.stdout)
+
+
+def test_a_reader_who_is_not_root_sees_the_daemon_running():
+    """wearmon run by an ordinary user (the unit's group may read the
+    history) on the database of a daemon running as root: it cannot look
+    into root's descriptors, yet it sees the daemon running, from the lock
+    /proc/locks lists on the file and the process's name, and after the
+    stop it sees it stopped."""
+    # a directory of its own that others may enter, as /var/lib/wearmon
+    # (the run's temporary directory is root's and closed), removed at the end
+    d = Path(tempfile.mkdtemp(prefix="wearmon-test-reader-", dir="/var/tmp"))
+    proc = None
+    try:
+        d.chmod(0o755)
+        proc = reader_sees_running_then_stopped(d)
+    finally:
+        if proc and proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        shutil.rmtree(d)
+
+
+def reader_sees_running_then_stopped(d):
+    nobody = pwd.getpwnam("nobody").pw_uid
+    db = d / "w.db"
+    c = write_conf(d / "w.conf", conf(db, "lab1", d / "t.img", cycles="0"))
+    c.chmod(0o600)
+    as_nobody = ["setpriv", f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups",
+                 str(WEARMON), "-d", str(db), "status"]
+    proc = start_wearmond(c)
+    assert wait_for(lambda: query(db, "SELECT 1 FROM iterations LIMIT 1"), 60)
+    p = subprocess.run(as_nobody, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert re.search(rf"wearmond: running since .* \(pid {proc.pid}\)", p.stdout), p.stdout
+    assert "stalled" not in p.stdout, p.stdout
+    rc, _, err = stop(proc)
+    assert rc == 0, err
+    p = subprocess.run(as_nobody, capture_output=True, text=True, timeout=60)
+    assert re.search(r"wearmond: stopped ", p.stdout), p.stdout
+    return proc

@@ -297,7 +297,7 @@ static int write_summary(struct rep *r)
 	fprintf(m, "Over %d cycle%s, %d iteration%s finished", r->cy.nrows,
 		r->cy.nrows == 1 ? "" : "s", done, done == 1 ? "" : "s");
 	if (cut)
-		fprintf(m, " and %d %s cut short (interrupted or failed, measured again)", cut,
+		fprintf(m, " and %d %s cut short (interrupted or failed, run again)", cut,
 			cut == 1 ? "was" : "were");
 	fprintf(m, ".");
 	summary_partial(r, m);

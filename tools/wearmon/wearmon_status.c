@@ -346,7 +346,7 @@ static void print_running(const struct wm_table *it, const struct progress *p, e
 
 	if (ds == D_GONE)
 		printf("  state       stalled: wearmond stopped during this iteration; "
-		       "the next start marks it interrupted and measures the size again\n");
+		       "the next start marks it interrupted and runs that row again\n");
 	printf("  phase       %s%s, running for %s\n",
 	       p->phase                    ? p->phase
 	       : p->elapsed < JUST_STARTED ? "starting"

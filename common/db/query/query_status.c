@@ -218,7 +218,7 @@ enum query_run_state query_run_state(const char *db_path, const char *hostname, 
 	 * one still in the kernel (an I/O to a slow device) keeps the lock
 	 * while the main thread is already a zombie, and that daemon is gone
 	 * all the same. */
-	if (pid <= 0 || db_lock_holder(db_path) != (pid_t)pid || exiting((pid_t)pid))
+	if (pid <= 0 || !db_lock_held_by(db_path, (pid_t)pid) || exiting((pid_t)pid))
 		return QUERY_RUN_DEAD;
 	return QUERY_RUN_ALIVE;
 }
