@@ -154,7 +154,12 @@ static int rows_done(struct sched_target *st, const struct db_resume *res, struc
 	}
 	rs->row = rows;
 	rs->n = n;
-	if (n)
+	if (n && st->plan.pts.n)
+		log_msg(LOG_NOTICE,
+			"target %s: cycle %ld: size %d has %zu row(s) done before the restart; "
+			"its PTS tests run again from their first round, in new rows",
+			st->t->name, res->cycle_number, res->next_size_index + 1, n);
+	else if (n)
 		log_msg(LOG_NOTICE,
 			"target %s: cycle %ld: size %d has %zu row(s) done before the restart; "
 			"it goes on with the row that was cut",

@@ -276,7 +276,9 @@ def test_restarts_on_its_own_filesystem_warn_of_no_foreign_signature(workdir, ma
         made = {r["uuid"] for r in query(db, "SELECT uuid FROM made_filesystems")}
         assert fs_uuid(loop.dev) in made
         # someone else's filesystem on the device: that is a foreign signature
-        sh("mkfs.ext4", "-q", "-F", loop.dev)
+        # (the killed daemon's last I/O may hold the device a moment)
+        assert wait_for(lambda: sh("mkfs.ext4", "-q", "-F", loop.dev,
+                                   check=False).returncode == 0, 60), "the device stays busy"
         proc = start_wearmond(c)
         try:
             assert wait_for(lambda: signature_events(db), 60), "no warning for a foreign ext4"
