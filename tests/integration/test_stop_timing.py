@@ -39,7 +39,10 @@ STOPS = 50            # per device kind
 
 # Workloads that a stop may cut: large blocks and deep queues (up to 16 MiB
 # at QD128), small ones, a read-back, and actions between cycles. Each
-# keeps its own database, so a restart resumes its campaign.
+# keeps its own database, so a restart resumes its campaign; the one with a
+# read-back also its own device, since a restart continues a read-back that
+# a stop cut, and it must find its own data, not what the others wrote
+# over it in between (a data integrity failure, rightly).
 LOOP_CASES = [
     dict(block_size="16M", queue_depth="128", fill_block_size="16M", fill_queue_depth="128",
          workload="randwrite", between_cycles="trim"),
@@ -139,8 +142,9 @@ def test_fifty_stops_on_a_loop_device(workdir, make_loop):
     confs = []
     for i, case in enumerate(LOOP_CASES):
         db = workdir / f"w{i}.db"
+        dev = make_loop(256 * MiB).dev if "verify" in case else loop.dev
         confs.append((write_conf(workdir / f"w{i}.conf",
-                                 target_conf(db, loop.dev, BASE, **case)), db))
+                                 target_conf(db, dev, BASE, **case)), db))
     stop_many(lambda k: confs[k % len(confs)], STOPS, 0)
 
 
