@@ -154,3 +154,44 @@ def test_bench_scale_startup_cleans_up_when_the_bind_fails(tmp_path, monkeypatch
     with pytest.raises(OSError, match="Address already in use"):
         bench_scale.startup(BUILD, tmp_path / "wearmon.db", tmp_path)
     assert len(made) == 1 and not os.path.exists(made[0]), made
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_bench_sim_section_reports_everything():
+    """The simulated SSD section (tools/bench/bench_sim.py) with one repeat:
+    the machine, then one line per case with each of its ratios as median
+    [min .. max] (with one repeat, all three the same). Asserts no speed."""
+    import simssd_helper
+    if simssd_helper.missing_prerequisites():
+        pytest.skip(simssd_helper.missing_prerequisites())
+    p = subprocess.run([sys.executable, str(REPO / "tools/bench/bench.py"), str(BUILD),
+                        "--sim-only", "--repeats", "1"],
+                       capture_output=True, text=True, timeout=1800)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert re.search(r"^machine: .+ load average", out, re.M), out
+    assert re.search(r"^simulated SSD \(.*simssd under a loop device with --direct-io=on\): "
+                     r"1 repeat, a new drive each", out, re.M), out
+    ratio = r"([\d.]+) \[([\d.]+) \.\. ([\d.]+)\]"
+    cases = {
+        "fresh 1M seqwrite 8 MiB": ["fio / options"],
+        "secure-erase, 1M seqwrite 4 MiB": ["after / fresh", "degraded / fresh"],
+        "trim, 1M seqwrite 4 MiB": ["after / fresh", "degraded / fresh"],
+        "random 4k QD4 on a full drive": [
+            "pass 1 / fresh", "pass 2 / pass 1", "flash share fresh", "flash share pass 2",
+            "flash share pass 2 / fresh", "80 % / full pass 2"],
+        "compression, random 4k QD4": ["98 % / 2 %"],
+        "wearmond against fio, 128k seqwrite QD8 24 MiB": [
+            "wearmond / fio", "wearmond / options", "fio / options"],
+    }
+    for case, figures in cases.items():
+        line = re.search(rf"^  {re.escape(case)}: (.*)$", out, re.M)
+        assert line, (case, out)
+        parts = line.group(1).split("; ")
+        assert len(parts) == len(figures), (case, parts)
+        for part, fig in zip(parts, figures):
+            m = re.fullmatch(rf"{re.escape(fig)} {ratio}", part)
+            assert m, (case, part)
+            med, lo, hi = (float(m.group(i)) for i in (1, 2, 3))
+            assert 0 < lo == med == hi, (case, part)
+    assert re.search(r"^load average at the end: [\d.]+ [\d.]+ [\d.]+$", out, re.M), out

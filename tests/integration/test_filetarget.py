@@ -7,8 +7,10 @@ the reason, and leaves the file's bytes, size and mtime as they were (a
 missing file is not created). Real files, links, loop devices, a mounted
 ext4 and a real writing process."""
 
+import fcntl
 import hashlib
 import os
+import random
 import re
 import subprocess
 import sys
@@ -276,16 +278,44 @@ def test_loop_device_known_by_its_backing_inode(workdir, make_loop):
     assert query(db, "SELECT backing_ino FROM targets") == [{"backing_ino": new_ino}]
 
 
+LOOP_CTL_REMOVE = 0x4C81   # linux/loop.h
+
+
+def attach_far(backing):
+    """Attach backing to a loop device numbered far above the ones in use.
+    `losetup -f`, which every other test (and any program on the machine)
+    asks for a device, hands out the lowest free one: a low device freed
+    here would be taken by the next caller within moments, one numbered in
+    the thousands only once every device below it is taken."""
+    for _ in range(50):
+        n = random.randrange(1000, 5000)
+        if os.path.exists(f"/sys/block/loop{n}"):
+            continue
+        if subprocess.run(["losetup", f"/dev/loop{n}", str(backing)],
+                          capture_output=True).returncode == 0:
+            return f"/dev/loop{n}"
+    raise RuntimeError("no free loop device number between 1000 and 5000")
+
+
+def backing_of(dev):
+    """The backing file of loop device dev, or None when detached."""
+    try:
+        return open(f"/sys/block/{os.path.basename(dev)}/loop/backing_file").read().strip()
+    except OSError:
+        return None
+
+
 def test_detached_loop_device_named(workdir):
     """A loop device attached here and detached. The null engine: should
     another program attach the freed device between the detach and the
     start, nothing is written to it; and it is detached at the end only if
-    it is still on this test's file."""
+    it is still on this test's file. The device is one that `losetup -f`
+    does not hand out while lower ones are free (attach_far), so the runs
+    below see it detached; the device is removed at the end."""
     backing = workdir / "detach.img"
     with open(backing, "wb") as f:
         f.truncate(32 * MiB)
-    dev = subprocess.run(["losetup", "--show", "-f", backing], check=True, capture_output=True,
-                         text=True).stdout.strip()
+    dev = attach_far(backing)
     try:
         db = workdir / "w.db"
         conf = write_conf(workdir / "w.conf",
@@ -294,18 +324,22 @@ def test_detached_loop_device_named(workdir):
         subprocess.run(["losetup", "-d", dev], check=True)
         for args in (("--check",), ()):
             p = run_wearmond(conf, *args)
+            assert backing_of(dev) is None, f"another program attached {dev}: {backing_of(dev)}"
             assert p.returncode == 78, (args, p.stdout, p.stderr)
             assert f"device: refusing {dev}: it is a loop device with no backing file " \
                    "(detached)" in p.stderr, p.stderr
             assert "capacity 0" not in p.stderr
     finally:
-        sysfs = f"/sys/block/{os.path.basename(dev)}/loop/backing_file"
-        try:
-            ours = open(sysfs).read().strip() == str(backing)
-        except OSError:
-            ours = False
-        if ours:
+        if backing_of(dev) == str(backing):
             subprocess.run(["losetup", "-d", dev], capture_output=True)
+        if backing_of(dev) is None:   # free: remove it (it fails if another took it)
+            fd = os.open("/dev/loop-control", os.O_RDWR)
+            try:
+                fcntl.ioctl(fd, LOOP_CTL_REMOVE, int(dev.removeprefix("/dev/loop")))
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
 
 
 def test_a_refusal_creates_and_extends_nothing(workdir):

@@ -219,7 +219,7 @@ class Storm:
                 self.wait(d, lambda line, ph: "started:" in line)
         elif plan == "resume":
             got = self.wait(d, lambda line, ph: any(v not in ("start", "health", "pause")
-                                                    for v in ph.values()))
+                                                    for v in ph.values()), 1 if ahead else room)
             if got:
                 time.sleep(self.rng.uniform(0, 0.1))
         elif plan == "phase":
@@ -227,7 +227,8 @@ class Storm:
             begins = f": {want} begins"
             bound = (AIM_LINES if want in REQUIRED and not self.hits[want]
                      else AIM_LINES_ACTION if want in ACTIONS else AIM_LINES_AFTER)
-            got = self.wait(d, lambda line, ph: begins in line or want in ph.values(), bound)
+            got = self.wait(d, lambda line, ph: begins in line or want in ph.values(),
+                            min(bound, room))
             if got:
                 self.hits[want] += 1
             elif got is None:
@@ -235,7 +236,7 @@ class Storm:
             if got and self.rng.random() < 0.5:
                 time.sleep(self.rng.uniform(0, 0.05))  # inside it, at a random point
         else:
-            n = self.rng.randint(1, 3)
+            n = min(self.rng.randint(1, 3), room)
             got = self.wait(d, lambda line, ph: False, n)
             if got is None:
                 time.sleep(self.rng.uniform(0, 0.25))

@@ -144,8 +144,9 @@ def test_fifty_stops_on_a_loop_device(workdir, make_loop):
     for i, case in enumerate(LOOP_CASES):
         loop = make_loop(256 * MiB)
         db = workdir / f"w{i}.db"
+        dev = make_loop(256 * MiB).dev if "verify" in case else loop.dev
         confs.append((write_conf(workdir / f"w{i}.conf",
-                                 target_conf(db, loop.dev, BASE, **case)), db))
+                                 target_conf(db, dev, BASE, **case)), db))
     stop_many(lambda k: confs[k % len(confs)], STOPS, 0)
 
 

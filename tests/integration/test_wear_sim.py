@@ -77,40 +77,52 @@ def test_per_cycle_write_amplification_adds_up_to_the_drives(workdir):
 
 def run_three_cycles(workdir, name, actions, **over):
     """Three cycles of sizes 12 MiB and 24 MiB on a fresh simulated drive;
-    (MiB/s of the 12 MiB size per cycle, cycles rows, health rows, stderr)."""
+    (the 12 MiB size's rows per cycle: mibps_avg and device_wa, the drive's
+    flash bytes per host byte over the row as wearmond read them from its
+    counters; cycles rows, health rows, stderr). Each measured phase moves
+    its size once (no time limit), so the drive does the same work on any
+    machine."""
     # slower flash than DRIVE: the fresh rate stays far below what FUSE can
-    # pass on a loaded machine, so the ratios below are the drive's
+    # pass on a loaded machine
     with simssd_helper.sim_drive(**dict(DRIVE, t_prog="1600us")) as d:
         db = workdir / f"{name}.db"
         conf = write_conf(workdir / f"{name}.conf", f"[wearmon]\ndatabase = {db}\n\n" + target(
-            name, d.loop, cycles=3, between_cycles=actions, sizes="12M 24M", **over))
+            name, d.loop, cycles=3, between_cycles=actions, sizes="12M 24M", duration="0",
+            **over))
         p = run_wearmond(conf, timeout=600)
         assert p.returncode == 0, p.stderr
-    rows = query(db, "SELECT cycle, mibps_avg FROM history WHERE status = 'done'"
+    rows = query(db, "SELECT cycle, mibps_avg, device_wa FROM history WHERE status = 'done'"
                      f" AND size_bytes = {12 * MiB} ORDER BY iteration_id")
     cycles = query(db, "SELECT number, action, action_outcome, action_bytes FROM cycles"
                        " ORDER BY number")
     health = query(db, "SELECT c.number AS cycle, h.point, h.mapped_bytes, h.op_effective"
                        " FROM health h JOIN cycles c ON c.id = h.cycle_id ORDER BY h.id")
-    return [r["mibps_avg"] for r in rows], cycles, health, p.stderr
+    assert [r["cycle"] for r in rows] == [1, 2, 3], rows
+    return rows, cycles, health, p.stderr
 
 
-# The rates of three cycles minutes apart compared: tests beside it would
-# take a different share of the CPU from each.
-@pytest.mark.alone
 def test_fitrim_frees_the_test_file_and_throughput_recovers_as_after_trim(workdir):
-    """The 12 MiB size of cycle 2 rewrites a drive cycle 1 filled with 24 MiB
-    (no action between them) and slows down; the FITRIM after it frees and trims the test file, and
-    cycle 3 is back near cycle 1, as with TRIM on the raw device. The
-    FITRIM after cycle 3 trims the file cycle 3 wrote, not nothing."""
+    """The 12 MiB size of cycle 2 rewrites a drive cycle 1 filled with 24
+    MiB (no action between them) and slows down: the drive writes at least
+    1.35 bytes of flash per host byte where cycle 1 wrote 1 (measured 1.67
+    to 1.71). The FITRIM after it frees and trims the test file, and cycle
+    3 is back to cycle 1's work per byte (within 5 %), as with TRIM on the
+    raw device: the rate the drive allows is back. The FITRIM after cycle 3
+    trims the file cycle 3 wrote, not nothing. Judged from the drive's own
+    counters (the rows' device_wa), not from MiB/s minutes apart, which the
+    machine's load moves as much as the drive; `make bench` times the
+    drive's recovery (tools/bench/bench_sim.py)."""
     fs, fcyc, fhealth, ferr = run_three_cycles(
         workdir, "fs", "none fitrim fitrim", filesystem="ext4",
         mkfs_options="-b 4096 -E lazy_itable_init=0,lazy_journal_init=0")
     raw, rcyc, _, _ = run_three_cycles(workdir, "raw", "none trim trim")
     freed = [int(x) for x in re.findall(r"fitrim: emptied the test file \((\d+) bytes", ferr)]
-    print(f"filesystem: MiB/s per cycle {[round(x, 2) for x in fs]}, FITRIM bytes "
+    print(f"filesystem: MiB/s per cycle {[round(x['mibps_avg'], 2) for x in fs]}, write "
+          f"amplification {[round(x['device_wa'], 3) for x in fs]}, FITRIM bytes "
           f"{[c['action_bytes'] for c in fcyc[1:]]} (test file freed first {freed}); raw: "
-          f"MiB/s {[round(x, 2) for x in raw]}, TRIM bytes {[c['action_bytes'] for c in rcyc[1:]]}")
+          f"MiB/s {[round(x['mibps_avg'], 2) for x in raw]}, write amplification "
+          f"{[round(x['device_wa'], 3) for x in raw]}, TRIM bytes "
+          f"{[c['action_bytes'] for c in rcyc[1:]]}")
     assert [(c["action"], c["action_outcome"]) for c in fcyc] == [
         ("none", "skipped"), ("fitrim", "ok"), ("fitrim", "ok")]
     # each FITRIM trims at least the test file's 24 MiB
@@ -122,9 +134,11 @@ def test_fitrim_frees_the_test_file_and_throughput_recovers_as_after_trim(workdi
     assert all(h["mapped_bytes"] == 0 and h["op_effective"] == 1.0 for h in after), after
     ends = [h for h in fhealth if h["point"] == "cycle-end"]
     assert all(h["mapped_bytes"] >= 24 * MiB for h in ends), ends
-    for mibps in (fs, raw):
-        assert mibps[1] < 0.7 * mibps[0], mibps     # degraded without an action
-        assert mibps[2] > 0.8 * mibps[0], mibps     # recovered after it
+    for rows in (fs, raw):
+        wa = [r["device_wa"] for r in rows]
+        assert wa[0] == pytest.approx(1.0, abs=0.01), rows   # a fresh drive: no GC
+        assert wa[1] >= 1.35 * wa[0], rows                   # degraded without an action
+        assert wa[2] <= 1.05 * wa[0], rows                   # recovered after it
 
 
 def test_one_baseline_for_alerts_view_and_status_across_campaigns(workdir):

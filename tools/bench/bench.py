@@ -30,10 +30,14 @@ one sample per second, the time wearmond spends storing each iteration
 (its --debug log line), and the data generator's throughput on one core
 next to its ceiling, the same buffers written by plain stores.
 
+Then the simulated SSD (bench_sim.py): the rates fio and wearmond see on
+it against the drive's model and each other; and the year scale
+(bench_scale.py).
+
 Usage: tools/bench/bench.py BUILD_DIR [--seconds S] [--repeats N] [--size-mib M]
                            [--cases NAME...] [--loop buffered|direct ...]
                            [--engines io_uring|libaio ...] [--sqpoll] [--quick]
-                           [--results DIR]"""
+                           [--sim-only] [--scale-only] [--results DIR]"""
 
 import argparse
 import json
@@ -582,6 +586,9 @@ def main():
                     help="year scale: where its databases go (BENCH_SCALE_DIR, /var/tmp)")
     ap.add_argument("--scale-only", action="store_true",
                     help="run the year-scale section alone (tools/bench/bench_scale.py)")
+    ap.add_argument("--sim-only", action="store_true",
+                    help="run the simulated SSD section alone (tools/bench/bench_sim.py), "
+                    "--repeats times")
     ap.add_argument("--results", metavar="DIR",
                     help="also write what the run prints to a new file in DIR, named "
                     "for the time and the machine (make bench: tools/bench/results)")
@@ -601,12 +608,19 @@ def main():
 
 def run(a):
     """One bench run with the parsed options a; prints as it goes: the
-    engine against fio, then the year scale (not with --quick)."""
+    engine against fio, then the simulated SSD and the year scale (neither
+    with --quick)."""
     if a.quick:
         a.seconds, a.repeats, a.size_mib = 1, 1, 256
-    if not a.scale_only:
+    if a.sim_only:
+        print(machine_line())
+    elif not a.scale_only:
         run_fio_section(a)
-    if a.scale_days > 0 and not a.quick:
+    if a.sim_only or not (a.quick or a.scale_only):
+        import bench_sim
+        bench_sim.run(a.build, a.repeats)
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if a.scale_days > 0 and not a.quick and not a.sim_only:
         import bench_scale
         bench_scale.run(a.build, a.scale_targets, a.scale_days, a.scale_dir)
         print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
