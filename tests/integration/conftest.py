@@ -362,3 +362,19 @@ def stop(proc, sig=signal.SIGTERM, timeout=10):
         proc.kill()
         _, err = proc.communicate()
     return proc.returncode, time.monotonic() - t0, err
+
+
+def _devnull():
+    st = os.stat("/dev/null")
+    return st.st_mode, st.st_rdev
+
+
+@pytest.fixture(autouse=True)
+def devnull_untouched():
+    """Every test leaves /dev/null as it found it: a character device
+    anyone can write. (A test that replaced or chmod'ed it would break
+    every ordinary user's shell on the machine, and the first run that
+    replays the README as one.)"""
+    before = _devnull()
+    yield
+    assert _devnull() == before, f"/dev/null changed: mode {_devnull()[0]:o}, was {before[0]:o}"
