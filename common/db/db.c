@@ -489,7 +489,11 @@ void db_close(struct db *db)
 		return;
 	for (int i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(db->st[i]);
-	/* the last connection to close checkpoints the WAL into the database */
+	/* a writer leaves its log empty: the file then holds the whole history
+	 * whatever name a reader opens it by (a log lives beside the name it
+	 * was written through); the last connection to close removes it */
+	if (!db->readonly)
+		sqlite3_exec(db->conn, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
 	sqlite3_close(db->conn);
 	/* after SQLite's own close: closing any descriptor of the file drops
 	 * the process's POSIX locks on it, SQLite's included */

@@ -154,6 +154,10 @@ def inner(args):
 def outer(args):
     if os.geteuid() != 0:
         raise SystemExit("replay: run as root (it makes a loop device and a private root)")
+    mode = os.stat("/dev/null").st_mode & 0o777
+    if mode & 0o666 != 0o666:  # the user's shell could redirect nothing
+        raise SystemExit(f"replay: this machine's /dev/null is mode {mode:o}, not writable by"
+                         " an ordinary user as on any Debian machine; run chmod 666 /dev/null")
     tmp = os.environ.get("WEARMON_TEST_TMP", "/var/tmp")
     work = Path(tempfile.mkdtemp(prefix="wearmon-firstrun-", dir=tmp))
     dev = None
