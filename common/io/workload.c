@@ -329,6 +329,13 @@ int workload_check(const struct workload_spec *s, uint64_t span_len, char *msg, 
 				 s->bs[i].size);
 			return -EINVAL;
 		}
+		/* a preset's small sizes cannot go to a drive of larger blocks */
+		if (s->sector && s->bs[i].size % s->sector) {
+			snprintf(msg, len,
+				 "block size %u is not a multiple of the logical block size %u",
+				 s->bs[i].size, s->sector);
+			return -EINVAL;
+		}
 	}
 	if (s->align % BS_MIN || s->sector % BS_MIN || (s->sector && s->align % s->sector)) {
 		snprintf(msg, len, "alignment %u is not a multiple of 512 and of the sector %u",
