@@ -194,9 +194,12 @@ struct cfg_target {
 	double rated_dwpd;       /* drive writes per day over warranty_years; 0 = none */
 	double warranty_years;   /* 0 = none */
 	char warranty_start[16]; /* YYYY-MM-DD; "" = when wearmon first saw the drive */
-	struct cfg_set set;      /* keys the file set (target or [wearmon]) */
-	int lines[CFG_MAX_KEYS]; /* line of each key, for messages only */
-	int section_line;        /* line of the [target] header */
+	/* where random offsets fall, and where each block size may start */
+	struct access_spec access; /* uniform, zoned, zipf or pareto (when set) */
+	uint64_t block_align;      /* bytes; 0: each I/O at a multiple of its size */
+	struct cfg_set set;        /* keys the file set (target or [wearmon]) */
+	int lines[CFG_MAX_KEYS];   /* line of each key, for messages only */
+	int section_line;          /* line of the [target] header */
 };
 
 /* The whole file. */
@@ -244,6 +247,7 @@ enum cfg_type {
 	CT_PTS,     /* struct cfg_pts_list: PTS test names */
 	CT_REAL,    /* double, a plain number within min..max */
 	CT_DATE,    /* char[], "YYYY-MM-DD" (a calendar date, UTC) or empty */
+	CT_ACCESS,  /* struct access_spec: where random offsets fall (io/access.h) */
 	CT__COUNT
 };
 

@@ -26,6 +26,8 @@ static const enum key_id campaign_keys[] = {
 	/* the PTS tests (daemon/pts.c) */
 	K_PTS, K_PTS_VARIANT, K_PTS_CELL, K_PTS_THREADS, K_PTS_QUEUE_DEPTH, K_PTS_ACTIVE_RANGE,
 	K_PTS_XSR_SEGMENT, K_PTS_WSAT_AMOUNT,
+	/* where random offsets fall, where each block size starts */
+	K_ACCESS, K_BLOCK_ALIGN,
 };
 /* clang-format on */
 
@@ -111,6 +113,11 @@ static void put_value(FILE *f, const struct cfg_key *k, const void *field)
 		const struct cfg_pts_list *p = field;
 		for (int i = 0; i < p->n; i++)
 			fprintf(f, "%s%s", i ? " " : "", cfg_pts_name(p->t[i]));
+		break;
+	}
+	case CT_ACCESS: {
+		char buf[160];
+		fputs(access_text(field, buf, sizeof(buf)), f);
 		break;
 	}
 	case CT__COUNT: break;

@@ -277,6 +277,16 @@ const struct cfg_key cfg_table[K__COUNT] = {
 	[K_WARRANTY_START] = { "warranty_start", CT_DATE, TF(warranty_start), .def = "",
 			       .help = "day the warranty began, YYYY-MM-DD (UTC); empty = the day "
 				       "wearmon first saw the drive" },
+	/* where random offsets fall (common/io/access.h), where sizes start */
+	[K_ACCESS] = { "access", CT_ACCESS, TF(access), .def = "uniform",
+		       .help = "random offsets: uniform, zoned:IO/LBA:... (e.g. "
+			       "zoned:50/5:30/15:20/80), zipf:THETA or pareto:H; set, it "
+			       "replaces the workload's own" },
+	[K_BLOCK_ALIGN] = { "block_align", CT_BYTES, TF(block_align), .def = "0", .min = 0,
+			    .max = 64 * MIB, .align = 512,
+			    .help = "I/Os of this size or more start at its multiples, smaller "
+				    "ones at the logical block size's; 0 = each at its own size's; "
+				    "set, it replaces the workload's own" },
 };
 
 /* ---- value parsers, one per type; each fills msg on error ---- */
@@ -743,6 +753,12 @@ static int parse_date(const struct cfg_key *k, const char *v, void *field, char 
 	return store_string(k, v, field, msg, len);
 }
 
+/* "uniform", "zoned:50/5:30/15:20/80", "zipf:1.2", "pareto:0.2". */
+static int parse_access(const struct cfg_key *k, const char *v, void *field, char *msg, size_t len)
+{
+	return access_parse(v, field, msg, len);
+}
+
 static const value_fn parsers[CT__COUNT] = {
 	[CT_STRING] = parse_string,  [CT_BOOL] = parse_bool,       [CT_BYTES] = parse_bytes,
 	[CT_QTY] = parse_qty,        [CT_INT] = parse_int,         [CT_DURATION] = parse_duration,
@@ -750,6 +766,7 @@ static const value_fn parsers[CT__COUNT] = {
 	[CT_ENUM] = parse_choice,    [CT_PERCENT] = parse_percent, [CT_PATH] = parse_path,
 	[CT_MIX] = parse_mix,        [CT_PHASES] = parse_phases,   [CT_WAITS] = parse_waits,
 	[CT_PTS] = parse_pts,        [CT_REAL] = parse_real,       [CT_DATE] = parse_date,
+	[CT_ACCESS] = parse_access,
 };
 
 /* Parse v as key k into the struct at base. Returns 0 or -EINVAL / -ENOMEM. */

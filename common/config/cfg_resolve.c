@@ -148,12 +148,19 @@ static uint64_t size_grid(const struct cfg_target *t, uint32_t lbs)
 	n = cfg_measure_phases(t, phases, msg, sizeof(msg));
 	int filled = t->fill || t->verify != VERIFY_NONE;
 	for (int p = 0; p < n; p++) {
-		if (phases[p] == CFG_PHASE_FILL)
+		if (phases[p] == CFG_PHASE_FILL) {
 			filled = 1;
-		else if (cfg_workload_spec(t, (enum cfg_workload)phases[p], &spec, msg,
-					   sizeof(msg)) == 0)
-			for (unsigned i = 0; i < spec.nbs; i++)
-				grid = lcm_add(grid, spec.bs[i].size % 512 ? 0 : spec.bs[i].size);
+			continue;
+		}
+		if (cfg_workload_spec(t, (enum cfg_workload)phases[p], &spec, msg, sizeof(msg)))
+			continue;
+		/* with an alignment, sizes start on its grid or the sector's,
+		 * inside a span of whole largest blocks */
+		uint32_t max = workload_max_bs(&spec);
+		for (unsigned i = 0; i < spec.nbs; i++) {
+			uint32_t bs = spec.align ? max : spec.bs[i].size;
+			grid = lcm_add(grid, bs % 512 ? 0 : bs);
+		}
 	}
 	if (filled && t->fill_block_size > 0 && t->fill_block_size % 512 == 0)
 		grid = lcm_add(grid, (uint64_t)t->fill_block_size);
@@ -317,6 +324,8 @@ static void check_workload(struct resolver *r)
 	cfg_workload_spec(t, t->workload, &spec, NULL, 0);
 	for (unsigned i = 0; i < t->block_sizes.n; i++)
 		check_block(r, K_BLOCK_SIZES, t->block_sizes.bs[i].size);
+	if (t->block_align)
+		check_aligned(r, K_BLOCK_ALIGN, "", t->block_align);
 	if (r->out->nsizes == 0 || spec.order != WO_STRIDE)
 		return;
 	uint64_t blocks = r->out->sizes[0] / workload_max_bs(&spec);
@@ -354,6 +363,7 @@ static void check_phases(struct resolver *r)
 		if (phases[p] < 0 ||
 		    cfg_workload_spec(t, (enum cfg_workload)phases[p], &spec, msg, sizeof(msg)) < 0)
 			continue;
+		spec.sector = r->lbs; /* as plan_build gives it */
 		const char *name = cfg_workload_name((enum cfg_workload)phases[p]);
 		for (int i = 0; i < r->out->nsizes; i++) {
 			uint64_t size = r->out->sizes[i];
@@ -523,6 +533,8 @@ int cfg_workload_spec(const struct cfg_target *t, enum cfg_workload w, struct wo
 		out->read_pct = (unsigned)t->read_percent;
 	if (workload_mixes(w) && cfg_set_has(&t->set, K_RANDOM_PERCENT))
 		out->random_pct = (unsigned)t->random_percent;
+	out->align = cfg_set_has(&t->set, K_BLOCK_ALIGN) ? (uint32_t)t->block_align : n->align;
+	out->access = cfg_set_has(&t->set, K_ACCESS) ? t->access : n->access;
 	if (t->block_sizes.n) {
 		memcpy(out->bs, t->block_sizes.bs, sizeof(out->bs));
 		out->nbs = t->block_sizes.n;

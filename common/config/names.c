@@ -21,6 +21,7 @@ const char *const cfg_workload_names[] = {
 	[WL_WEBSERVER] = "webserver",
 	[WL_WORKSTATION] = "workstation",
 	[WL_STREAMING] = "streaming",
+	[WL_JESD219] = "jesd219",
 	[WL__COUNT] = NULL,
 };
 const char *const cfg_action_names[] = {

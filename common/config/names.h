@@ -21,7 +21,8 @@ enum cfg_workload {
 	WL_WEBSERVER,
 	WL_WORKSTATION,
 	WL_STREAMING,
-	WL__COUNT /* same order as workload_presets() */
+	WL_JESD219, /* JEDEC's enterprise endurance workload (common/io/workload.c) */
+	WL__COUNT   /* same order as workload_presets() */
 };
 
 /* verify: crc32c headers in written data, checked when read back. */

@@ -13,7 +13,7 @@ uint64_t plan_amount(const struct cfg_amount *a, uint64_t size, uint32_t bs)
 
 /* The phases of a size, as cfg_measure_phases gives them (the workload key
  * alone when the list cannot be had). */
-static void build_phases(const struct cfg_target *t, struct plan *p)
+static void build_phases(const struct cfg_target *t, uint32_t lbs, struct plan *p)
 {
 	int ph[CFG_MAX_PHASES];
 	char msg[256];
@@ -34,6 +34,7 @@ static void build_phases(const struct cfg_target *t, struct plan *p)
 			continue;
 		}
 		cfg_workload_spec(t, f->workload, &f->spec, msg, sizeof(msg));
+		f->spec.sector = lbs; /* where I/Os under block_align start */
 		f->block_size = workload_max_bs(&f->spec);
 	}
 }
@@ -107,7 +108,7 @@ int plan_build(const struct cfg *c, const struct cfg_target *t, uint64_t capacit
 {
 	memset(out, 0, sizeof(*out));
 	out->t = t;
-	build_phases(t, out);
+	build_phases(t, lbs, out);
 	int fill_row = 0;
 	for (int i = 0; i < out->nphases; i++)
 		fill_row |= out->phase[i].is_fill;

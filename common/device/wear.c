@@ -151,6 +151,7 @@ double wear_write_fraction(enum cfg_workload w)
 	case WL_WEBSERVER:
 	case WL_WORKSTATION:
 	case WL_STREAMING:
+	case WL_JESD219:
 	case WL__COUNT: break;
 	}
 	return 1.0;

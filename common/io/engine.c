@@ -433,6 +433,7 @@ static struct engine_slot *prepare(struct engine_ctx *c, struct run *s)
 
 	workload_next(&s->gen, &op);
 	sl->is_random = !continues(s, &op);
+	sl->bs = op.bs;
 	sl->offset = op.offset;
 	sl->len = op.len;
 	sl->is_write = op.is_write;
@@ -595,6 +596,8 @@ static void count_done(struct engine_ctx *c, struct run *s, struct engine_slot *
 	s->win_bytes += (uint64_t)res;
 	s->r->writes += (uint64_t)sl->is_write;
 	s->r->random_ios += (uint64_t)sl->is_random;
+	s->r->bs_ops[sl->bs]++;
+	s->r->lba_ops[(sl->offset - s->p->span_offset) * ENGINE_LBA_BINS / s->p->span_len]++;
 	if (sl->is_write && s->p->written)
 		wmap_mark(s->p->written, sl->offset, (uint64_t)res);
 	if (!sl->is_write && s->p->verify && c->ops->moves_data)

@@ -22,6 +22,7 @@
 #define ENGINE_BAD_MAX 16        /* bad sectors remembered per phase */
 #define ENGINE_MAX_JOBS 64       /* threads of one phase at most */
 #define ENGINE_NULL_MIBPS 1000.0 /* speed of ioengine = null */
+#define ENGINE_LBA_BINS 100      /* hundredths of the span in engine_result.lba_ops */
 
 struct engine_ctx;
 struct engine_sample;
@@ -111,6 +112,11 @@ struct engine_result {
 	struct engine_bad bad[ENGINE_BAD_MAX]; /* the first bad sectors */
 	char refused[160];                     /* why engine_run refused the phase
 						      (-EINVAL); "" otherwise */
+	/* What the phase's completed I/Os were, by class: per entry of the
+	 * workload's block size mix (in its order), and by the hundredth of
+	 * the span they start in. */
+	uint64_t bs_ops[WORKLOAD_MAX_BS];
+	uint64_t lba_ops[ENGINE_LBA_BINS];
 };
 
 /* What a context is sized for, and how its engine runs. */

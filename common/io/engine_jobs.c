@@ -167,6 +167,10 @@ static void jobs_sum(const struct job *jobs, unsigned n, const struct merge *m,
 		r->reads += x->reads;
 		r->writes += x->writes;
 		r->random_ios += x->random_ios;
+		for (unsigned k = 0; k < WORKLOAD_MAX_BS; k++)
+			r->bs_ops[k] += x->bs_ops[k];
+		for (unsigned k = 0; k < ENGINE_LBA_BINS; k++)
+			r->lba_ops[k] += x->lba_ops[k];
 		r->verify_errors += x->verify_errors;
 		r->interrupted |= x->interrupted;
 		r->stop_inflight += x->stop_inflight;

@@ -26,6 +26,7 @@ struct engine_slot {
 	uint64_t layout;   /* datagen_block_over's tag for buf, 0: unknown */
 	uint64_t t_submit; /* engine time it was handed to the kernel */
 	int is_random;     /* does not continue the job's previous I/O */
+	unsigned bs;       /* its entry in the workload's block size mix */
 };
 
 /* A completed I/O. */

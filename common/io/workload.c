@@ -19,47 +19,87 @@
  * read_percent = 0 makes it the streaming-write specification. */
 #define K 1024u
 static const struct workload_preset named[] = {
-	{ "seqwrite", WO_SEQ, 0, 0, 0, { { 0, 0 } } },
-	{ "seqread", WO_SEQ, 100, 0, 0, { { 0, 0 } } },
-	{ "randwrite", WO_RANDOM, 0, 100, 0, { { 0, 0 } } },
-	{ "randread", WO_RANDOM, 100, 100, 0, { { 0, 0 } } },
-	{ "rewrite", WO_RECORD, 0, 0, 0, { { 0, 0 } } },
-	{ "backread", WO_BACKWARD, 100, 0, 0, { { 0, 0 } } },
-	{ "strideread", WO_STRIDE, 100, 0, 0, { { 0, 0 } } },
-	{ "randrw", WO_RANDOM, 50, 100, 0, { { 0, 0 } } },
-	{ "seqrw", WO_SEQ, 50, 0, 0, { { 0, 0 } } },
-	{ "database", WO_RANDOM, 67, 100, 1, { { 8 * K, 1 } } },
-	{ "fileserver",
-	  WO_RANDOM,
-	  80,
-	  100,
-	  8,
-	  { { 512, 10 },
-	    { 1 * K, 5 },
-	    { 2 * K, 5 },
-	    { 4 * K, 60 },
-	    { 8 * K, 2 },
-	    { 16 * K, 4 },
-	    { 32 * K, 4 },
-	    { 64 * K, 10 } } },
-	{ "webserver",
-	  WO_RANDOM,
-	  100,
-	  100,
-	  10,
-	  { { 512, 22 },
-	    { 1 * K, 15 },
-	    { 2 * K, 8 },
-	    { 4 * K, 23 },
-	    { 8 * K, 15 },
-	    { 16 * K, 2 },
-	    { 32 * K, 6 },
-	    { 64 * K, 7 },
-	    { 128 * K, 1 },
-	    { 512 * K, 1 } } },
-	{ "workstation", WO_RANDOM, 80, 80, 1, { { 8 * K, 1 } } },
-	{ "streaming", WO_SEQ, 100, 0, 3, { { 64 * K, 34 }, { 128 * K, 33 }, { 256 * K, 33 } } },
-	{ NULL, WO_SEQ, 0, 0, 0, { { 0, 0 } } },
+	{ .name = "seqwrite", .order = WO_SEQ },
+	{ .name = "seqread", .order = WO_SEQ, .read_pct = 100 },
+	{ .name = "randwrite", .order = WO_RANDOM, .random_pct = 100 },
+	{ .name = "randread", .order = WO_RANDOM, .read_pct = 100, .random_pct = 100 },
+	{ .name = "rewrite", .order = WO_RECORD },
+	{ .name = "backread", .order = WO_BACKWARD, .read_pct = 100 },
+	{ .name = "strideread", .order = WO_STRIDE, .read_pct = 100 },
+	{ .name = "randrw", .order = WO_RANDOM, .read_pct = 50, .random_pct = 100 },
+	{ .name = "seqrw", .order = WO_SEQ, .read_pct = 50 },
+	{ .name = "database",
+	  .order = WO_RANDOM,
+	  .read_pct = 67,
+	  .random_pct = 100,
+	  .nbs = 1,
+	  .bs = { { 8 * K, 1 } } },
+	{ .name = "fileserver",
+	  .order = WO_RANDOM,
+	  .read_pct = 80,
+	  .random_pct = 100,
+	  .nbs = 8,
+	  .bs = { { 512, 10 },
+		  { 1 * K, 5 },
+		  { 2 * K, 5 },
+		  { 4 * K, 60 },
+		  { 8 * K, 2 },
+		  { 16 * K, 4 },
+		  { 32 * K, 4 },
+		  { 64 * K, 10 } } },
+	{ .name = "webserver",
+	  .order = WO_RANDOM,
+	  .read_pct = 100,
+	  .random_pct = 100,
+	  .nbs = 10,
+	  .bs = { { 512, 22 },
+		  { 1 * K, 15 },
+		  { 2 * K, 8 },
+		  { 4 * K, 23 },
+		  { 8 * K, 15 },
+		  { 16 * K, 2 },
+		  { 32 * K, 6 },
+		  { 64 * K, 7 },
+		  { 128 * K, 1 },
+		  { 512 * K, 1 } } },
+	{ .name = "workstation",
+	  .order = WO_RANDOM,
+	  .read_pct = 80,
+	  .random_pct = 80,
+	  .nbs = 1,
+	  .bs = { { 8 * K, 1 } } },
+	{ .name = "streaming",
+	  .order = WO_SEQ,
+	  .read_pct = 100,
+	  .nbs = 3,
+	  .bs = { { 64 * K, 34 }, { 128 * K, 33 }, { 256 * K, 33 } } },
+	/* JEDEC JESD219's enterprise endurance workload: its transfer sizes,
+	 * those of 4 KiB and more on 4 KiB boundaries, the smaller ones on any
+	 * sector, and its addresses (half of the writes to the first 5 % of
+	 * the span, 30 % to the next 15 %, the rest to the last 80 %);
+	 * tests/unit/test_access.c holds a million writes to each share within
+	 * half a point. */
+	{ .name = "jesd219",
+	  .order = WO_RANDOM,
+	  .random_pct = 100,
+	  .nbs = 12,
+	  .bs = { { 512, 4 },
+		  { 1 * K, 1 },
+		  { 1536, 1 },
+		  { 2 * K, 1 },
+		  { 2560, 1 },
+		  { 3 * K, 1 },
+		  { 3584, 1 },
+		  { 4 * K, 67 },
+		  { 8 * K, 10 },
+		  { 16 * K, 7 },
+		  { 32 * K, 3 },
+		  { 64 * K, 3 } },
+	  .align = 4 * K,
+	  .access = { .kind = ACCESS_ZONED,
+		      .nzones = 3,
+		      .zone = { { 50, 5 }, { 30, 15 }, { 20, 80 } } } },
+	{ .name = NULL },
 };
 #undef K
 
@@ -83,25 +123,44 @@ static inline uint64_t below(struct workload_gen *g, uint64_t n)
 	return (uint64_t)(((unsigned __int128)rnd(g) * n) >> 64);
 }
 
-/* ---- the generators: each places one operation of len bytes ---- */
+/* ---- the generators: each places one operation of mix entry bs ---- */
 
-typedef void (*order_fn)(struct workload_gen *g, struct workload_op *op, uint32_t len);
+typedef void (*order_fn)(struct workload_gen *g, struct workload_op *op, unsigned bs);
 
-static void seq_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+static void seq_next(struct workload_gen *g, struct workload_op *op, unsigned bs)
 {
+	uint32_t len = g->bs_size[bs];
 	if (g->cursor + len > g->span_len)
 		g->cursor = 0;
 	op->offset = g->span_offset + g->cursor;
 	g->cursor += len;
 }
 
-static void random_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+/* Uniform over the places of the span on the size's grid: without an
+ * alignment rule the grid is the size itself, (span - len) / len + 1 =
+ * span / len places, as the generator always drew them. */
+static void random_next(struct workload_gen *g, struct workload_op *op, unsigned bs)
 {
-	op->offset = g->span_offset + below(g, g->span_len / len) * len;
+	uint64_t a = g->bs_align[bs];
+	op->offset = g->span_offset + below(g, (g->span_len - g->bs_size[bs]) / a + 1) * a;
 }
 
-static void backward_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+/* The access distribution picks a unit (grid bytes, the largest block);
+ * the I/O starts at a uniform place on its own grid inside it, so that it
+ * never crosses into the next unit (nor into the next zone). */
+static void skewed_next(struct workload_gen *g, struct workload_op *op, unsigned bs)
 {
+	uint64_t unit = access_draw(&g->access, rnd(g), rnd(g));
+	uint64_t len = g->bs_size[bs], at = 0;
+
+	if (len < g->grid)
+		at = below(g, (g->grid - len) / g->bs_align[bs] + 1) * g->bs_align[bs];
+	op->offset = g->span_offset + unit * g->grid + at;
+}
+
+static void backward_next(struct workload_gen *g, struct workload_op *op, unsigned bs)
+{
+	uint32_t len = g->bs_size[bs];
 	if (g->cursor < len)
 		g->cursor = g->span_len;
 	g->cursor -= len;
@@ -110,7 +169,7 @@ static void backward_next(struct workload_gen *g, struct workload_op *op, uint32
 
 /* Blocks start, start + stride, start + 2 stride ... then start + 1: after
  * stride passes every grid block has been read once. */
-static void stride_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+static void stride_next(struct workload_gen *g, struct workload_op *op, unsigned bs)
 {
 	uint64_t blk = g->stride_start + g->stride_k * g->stride;
 	if (blk >= g->grid_n) {
@@ -124,20 +183,20 @@ static void stride_next(struct workload_gen *g, struct workload_op *op, uint32_t
 	op->offset = g->span_offset + blk * g->grid;
 }
 
-static void record_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+static void record_next(struct workload_gen *g, struct workload_op *op, unsigned bs)
 {
 	op->offset = g->span_offset;
 }
 
 /* IOMeter's "% random": a random operation with probability random_pct,
  * else the one that follows the previous operation. */
-static void mixed_next(struct workload_gen *g, struct workload_op *op, uint32_t len)
+static void mixed_next(struct workload_gen *g, struct workload_op *op, unsigned bs)
 {
 	if ((uint32_t)rnd(g) < g->random_thr) {
-		random_next(g, op, len);
-		g->cursor = op->offset - g->span_offset + len;
+		g->random_next(g, op, bs);
+		g->cursor = op->offset - g->span_offset + g->bs_size[bs];
 	} else {
-		seq_next(g, op, len);
+		seq_next(g, op, bs);
 	}
 }
 
@@ -146,28 +205,30 @@ static const order_fn orders[WO__COUNT] = {
 	[WO_STRIDE] = stride_next, [WO_RECORD] = record_next,
 };
 
-static inline uint32_t pick_len(struct workload_gen *g)
+/* The entry of the mix the next operation takes. */
+static inline unsigned pick_bs(struct workload_gen *g)
 {
 	if (g->nbs == 1)
-		return g->bs_size[0];
+		return 0;
 	uint32_t r = (uint32_t)(rnd(g) >> 32);
 	for (unsigned i = 0; i + 1 < g->nbs; i++)
 		if (r < g->bs_thr[i])
-			return g->bs_size[i];
-	return g->bs_size[g->nbs - 1];
+			return i;
+	return g->nbs - 1;
 }
 
 static void op_next(struct workload_gen *g, struct workload_op *op)
 {
-	uint32_t len = pick_len(g);
+	unsigned bs = pick_bs(g);
 	if (g->write_all)
 		op->is_write = 1;
 	else if (g->read_all)
 		op->is_write = 0;
 	else
 		op->is_write = (uint32_t)rnd(g) >= g->read_thr;
-	op->len = len;
-	g->order_next(g, op, len);
+	op->len = g->bs_size[bs];
+	op->bs = bs;
+	g->order_next(g, op, bs);
 }
 
 static uint32_t pct_thr(unsigned pct)
@@ -177,16 +238,27 @@ static uint32_t pct_thr(unsigned pct)
 }
 
 /* Sequential and random orders follow random_pct (IOMeter); the others
- * ignore it. */
-static order_fn choose_order(const struct workload_spec *s)
+ * ignore it. The random part is uniform or follows the distribution. */
+static order_fn choose_order(const struct workload_spec *s, order_fn random)
 {
 	if (s->order != WO_SEQ && s->order != WO_RANDOM)
 		return orders[s->order];
 	if (s->random_pct >= 100)
-		return random_next;
+		return random;
 	if (s->random_pct == 0)
 		return seq_next;
 	return mixed_next;
+}
+
+/* Where the I/Os of each size of the mix may start (workload_spec.align). */
+static void init_align(struct workload_gen *g, const struct workload_spec *s)
+{
+	uint32_t sector = s->sector ? s->sector : 512;
+
+	for (unsigned i = 0; i < s->nbs; i++) {
+		uint32_t size = s->bs[i].size;
+		g->bs_align[i] = !s->align ? size : size >= s->align ? s->align : sector;
+	}
 }
 
 void workload_init(struct workload_gen *g, const struct workload_spec *s, uint64_t span_offset,
@@ -196,7 +268,8 @@ void workload_init(struct workload_gen *g, const struct workload_spec *s, uint64
 
 	memset(g, 0, sizeof(*g));
 	g->next = op_next;
-	g->order_next = choose_order(s);
+	g->random_next = s->access.kind == ACCESS_UNIFORM ? random_next : skewed_next;
+	g->order_next = choose_order(s, g->random_next);
 	g->span_offset = span_offset;
 	g->span_len = span_len;
 	g->rng = seed ^ 0x9e3779b97f4a7c15ull;
@@ -213,11 +286,14 @@ void workload_init(struct workload_gen *g, const struct workload_spec *s, uint64
 		g->bs_thr[i] =
 			cum >= total ? UINT32_MAX : (uint32_t)((double)cum / (double)total * TWO32);
 	}
+	init_align(g, s);
 	g->grid = workload_max_bs(s);
 	g->grid_n = span_len / g->grid;
 	g->stride = s->stride ? s->stride : 1;
 	if (s->order == WO_BACKWARD)
 		g->cursor = span_len;
+	if (g->random_next == skewed_next)
+		access_init(&g->access, &s->access, g->grid_n);
 }
 
 void workload_start(struct workload_gen *g, uint64_t at)
@@ -253,6 +329,18 @@ int workload_check(const struct workload_spec *s, uint64_t span_len, char *msg, 
 				 s->bs[i].size);
 			return -EINVAL;
 		}
+		/* a preset's small sizes cannot go to a drive of larger blocks */
+		if (s->sector && s->bs[i].size % s->sector) {
+			snprintf(msg, len,
+				 "block size %u is not a multiple of the logical block size %u",
+				 s->bs[i].size, s->sector);
+			return -EINVAL;
+		}
+	}
+	if (s->align % BS_MIN || s->sector % BS_MIN || (s->sector && s->align % s->sector)) {
+		snprintf(msg, len, "alignment %u is not a multiple of 512 and of the sector %u",
+			 s->align, s->sector);
+		return -EINVAL;
 	}
 	if (span_len < workload_max_bs(s)) {
 		snprintf(msg, len, "the span of %llu bytes is smaller than the block size %u",
@@ -265,7 +353,7 @@ int workload_check(const struct workload_spec *s, uint64_t span_len, char *msg, 
 			 (unsigned long long)(span_len / workload_max_bs(s)));
 		return -EINVAL;
 	}
-	return 0;
+	return access_check(&s->access, span_len, workload_max_bs(s), msg, len);
 }
 
 /* One "SIZE[:WEIGHT]" entry. Returns 0 or -EINVAL with msg. */

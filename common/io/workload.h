@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/access.h"
+
 #define WORKLOAD_MAX_BS 16
 
 /* How offsets follow each other (one generator each). */
@@ -34,6 +36,16 @@ struct workload_spec {
 	uint64_t stride;     /* WO_STRIDE: distance in grid blocks, >= 1 */
 	unsigned nbs;        /* entries in bs, 1..WORKLOAD_MAX_BS */
 	struct workload_bs bs[WORKLOAD_MAX_BS];
+	/* Where random offsets fall: the zeroed spec is uniform over the
+	 * span (each I/O at a multiple of its size); otherwise the span is
+	 * cut into units of the largest block size, the distribution picks a
+	 * unit and the I/O starts at a random aligned place inside it. */
+	struct access_spec access;
+	uint32_t align;  /* 0: every I/O starts at a multiple of its own size;
+			    else I/Os of align bytes or more at multiples of
+			    align, smaller ones at multiples of sector */
+	uint32_t sector; /* the smaller I/Os' grid: the logical block size;
+			    0 means 512 */
 };
 
 /* One operation. */
@@ -41,12 +53,14 @@ struct workload_op {
 	uint64_t offset; /* bytes from the device start */
 	uint32_t len;    /* bytes */
 	int is_write;
+	unsigned bs; /* its entry in the spec's block size mix */
 };
 
 /* Generator state. Fields are private to workload.c. */
 struct workload_gen {
 	void (*next)(struct workload_gen *g, struct workload_op *op);
-	void (*order_next)(struct workload_gen *g, struct workload_op *op, uint32_t len);
+	void (*order_next)(struct workload_gen *g, struct workload_op *op, unsigned bs);
+	void (*random_next)(struct workload_gen *g, struct workload_op *op, unsigned bs);
 	uint64_t span_offset, span_len;
 	uint64_t cursor;       /* bytes into the span (seq, backward) */
 	uint64_t grid, grid_n; /* stride and record: unit and count */
@@ -55,8 +69,10 @@ struct workload_gen {
 	uint32_t read_thr, random_thr;    /* out of 2^32 */
 	uint32_t bs_thr[WORKLOAD_MAX_BS]; /* cumulative, out of 2^32 */
 	uint32_t bs_size[WORKLOAD_MAX_BS];
+	uint32_t bs_align[WORKLOAD_MAX_BS]; /* the grid of each size's offsets */
 	unsigned nbs;
 	int read_all, write_all;
+	struct access_table access; /* skewed random offsets: over units of grid */
 };
 
 /* A named access pattern. */
@@ -66,6 +82,8 @@ struct workload_preset {
 	unsigned read_pct, random_pct;
 	unsigned nbs;                           /* entries of bs; 0: the block_size key */
 	struct workload_bs bs[WORKLOAD_MAX_BS]; /* a preset's block size mix */
+	uint32_t align;                         /* as workload_spec's; 0: none */
+	struct access_spec access;              /* zeroed: uniform */
 };
 
 /* Named workloads (the workload key), NULL-terminated by name; *n = count. */
@@ -79,7 +97,8 @@ int workload_parse_block_sizes(const char *text, struct workload_spec *spec, cha
 uint32_t workload_max_bs(const struct workload_spec *spec);
 
 /* Check a spec against a span: every block size fits and divides the span
- * grid. Returns 0 or -EINVAL with a message. */
+ * grid, the alignment is a multiple of 512 and every zone of the access
+ * distribution holds a unit. Returns 0 or -EINVAL with a message. */
 int workload_check(const struct workload_spec *spec, uint64_t span_len, char *msg, size_t len);
 
 /* Start a generator over [span_offset, span_offset + span_len). The spec

@@ -3,6 +3,7 @@ preset, block size mixes, several measured phases and repeats per size,
 latency QoS columns, and CRC-32C verification catching a block the test
 corrupts in the loop device's backing file."""
 
+import math
 import re
 
 from conftest import MiB, query, run_wearmond, target_conf, write_conf
@@ -219,6 +220,9 @@ def test_bad_method_keys_rejected(workdir, make_loop):
         ({"repeat": "0"}, "repeat", "out of range"),
         ({"dedupe_percent": "101"}, "dedupe_percent", "out of range"),
         ({"dedupe_percent": "20", "verify": "crc32c"}, "dedupe_percent", "with verify"),
+        ({"access": "zoned:50/5:30/15"}, "access", "add up to 80%"),
+        ({"access": "zipf:0"}, "access", "theta above 0"),
+        ({"block_align": "1000"}, "block_align", "multiple of 512"),
     ]
     for over, key, text in cases:
         db = workdir / "bad.db"
@@ -399,3 +403,69 @@ def test_dedupe_percent_repeats_that_share_of_blocks(workdir, make_loop):
         else:
             # each of the 8 slots' first block cannot repeat anything
             assert abs(share * 100 - pct) <= 5, share
+
+
+# JESD219's enterprise workload: sizes (bytes) and their percent, and its
+# zones (percent of the writes, percent of the span)
+JESD_SIZES = {512: 4, 1024: 1, 1536: 1, 2048: 1, 2560: 1, 3072: 1, 3584: 1,
+              4096: 67, 8192: 10, 16384: 7, 32768: 3, 65536: 3}
+JESD_ZONES = [(50, 5), (30, 15), (20, 80)]
+UNIT = 65536   # the largest size: the units the zones are cut in
+CELL = 4096    # the written map's unit (common/base/wmap.h)
+
+
+def cell_touch_share():
+    """For one write of the mix into a 64 KiB unit, the chance that it
+    touches each 4 KiB cell of the unit: sizes under 4 KiB start on any
+    512 bytes, the others on 4 KiB, uniformly over the places that keep
+    the write inside the unit."""
+    q = [0.0] * (UNIT // CELL)
+    for size, pct in JESD_SIZES.items():
+        step = 512 if size < 4096 else 4096
+        starts = range(0, UNIT - size + 1, step)
+        for o in starts:
+            for c in range(o // CELL, (o + size - 1) // CELL + 1):
+                q[c] += pct / 100 / len(starts)
+    return q
+
+
+def test_jesd219_writes_its_zones(workdir, make_loop):
+    """The jesd219 preset on a 256 MiB loop device, 0.25x written: the
+    stored row names its twelve sizes and only random writes, and the map
+    of what its writes completed (mapped_extents) covers each zone as the
+    preset's shares predict: the first 5 % of the span nearly whole, the
+    last 80 % thinly (uniform writes would cover each about alike)."""
+    loop = make_loop(256 * MiB)
+    db, _ = run(workdir, loop, workload="jesd219", sizes="256M", fill="no", amount="0.25x")
+    rows = query(db, "SELECT workload, block_sizes, block_size, reads, writes, random_ios,"
+                     " region_offset, size_bytes, errors, status FROM iterations")
+    assert len(rows) == 1
+    it = rows[0]
+    assert (it["workload"], it["status"], it["errors"], it["reads"]) == \
+        ("jesd219", "done", 0, 0)
+    assert it["block_sizes"] == " ".join(f"{s}:{p}" for s, p in JESD_SIZES.items())
+    assert it["block_size"] == UNIT
+    # random: only a write that happens to follow the one before counts
+    # as sequential
+    assert it["writes"] > 8000 and it["random_ios"] >= 0.99 * it["writes"]
+    n_units = it["size_bytes"] // UNIT
+    edges, cum = [0], 0
+    for _, lba in JESD_ZONES:
+        cum += lba
+        edges.append(n_units * cum // 100)
+    base = it["region_offset"]
+    extents = query(db, "SELECT start_byte, end_byte FROM mapped_extents")
+    q = cell_touch_share()
+    for z, (io, _) in enumerate(JESD_ZONES):
+        lo, hi = base + edges[z] * UNIT, base + edges[z + 1] * UNIT
+        got = sum(max(0, min(e["end_byte"], hi) - max(e["start_byte"], lo))
+                  for e in extents) / (hi - lo)
+        per_unit = it["writes"] * io / 100 / (edges[z + 1] - edges[z])
+        want = sum(1 - math.exp(-per_unit * qc) for qc in q) / len(q)
+        print(f"zone {z + 1}: {io} % of {it['writes']} writes over "
+              f"{(hi - lo) / MiB:.2f} MiB: {100 * got:.2f} % written, model {100 * want:.2f} %")
+        # wide against the spread from run to run (about a point here),
+        # narrow against uniform writes, which would cover about 24 % of
+        # every zone
+        assert abs(got - want) <= max(0.02, 0.1 * want), (z, got, want)
+

@@ -400,6 +400,8 @@ static void test_cfg_spec(void **state)
 		{ "block_sizes = 8k:1 1M:1", WL_FILESERVER, 80, 100, 2, 8192 },
 		{ "read_percent = 0", WL_STREAMING, 0, 0, 3, 65536 },
 		{ "block_sizes = 512:10 1k:5 4k:60 64k:25", WL_RANDWRITE, 0, 100, 4, 512 },
+		{ "", WL_JESD219, 0, 100, 12, 512 },
+		{ "block_sizes = 4k", WL_JESD219, 0, 100, 1, 4096 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char err[CFG_ERR_MAX], msg[256];
@@ -412,6 +414,36 @@ static void test_cfg_spec(void **state)
 		assert_int_equal(s.random_pct, cases[i].random_pct);
 		assert_int_equal(s.nbs, cases[i].nbs);
 		assert_int_equal(s.bs[0].size, cases[i].bs0);
+		cfg_free(c);
+	}
+}
+
+/* jesd219 brings its zones and its 4 KiB alignment; access and
+ * block_align, once set, replace them (and give the other workloads
+ * theirs). */
+static void test_cfg_access(void **state)
+{
+	static const struct {
+		const char *body;
+		enum cfg_workload w;
+		const char *access;
+		uint32_t align;
+	} cases[] = {
+		{ "", WL_JESD219, "zoned:50/5:30/15:20/80", 4096 },
+		{ "", WL_RANDWRITE, "uniform", 0 },
+		{ "access = uniform\nblock_align = 0", WL_JESD219, "uniform", 0 },
+		{ "access = zipf:1.2\nblock_align = 8k", WL_RANDWRITE, "zipf:1.2", 8192 },
+		{ "access = zoned:80/20:20/", WL_JESD219, "zoned:80/20:20/80", 4096 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[CFG_ERR_MAX], msg[256], text[160];
+		struct cfg *c = parse(cases[i].body, err, sizeof(err));
+		struct workload_spec s;
+		assert_int_equal(
+			cfg_workload_spec(&c->targets[0], cases[i].w, &s, msg, sizeof(msg)), 0);
+		assert_string_equal(access_text(&s.access, text, sizeof(text)), cases[i].access);
+		assert_int_equal(s.align, cases[i].align);
 		cfg_free(c);
 	}
 }
@@ -465,6 +497,18 @@ static void test_cfg_resolve(void **state)
 		  "w.conf:5: stride: 257 is larger than the 256 blocks of the smallest size" },
 		{ "sizes = 1M\nworkload = randread\nstride = 257", NULL },
 		{ "sizes = 1M\nmeasure = fill,randwrite,nope", "w.conf:4: measure: \"nope\"" },
+
+		{ "sizes = 64M\nworkload = jesd219",
+		  "w.conf:4: workload: phase jesd219 cannot run at size 1 (67108864 bytes (64.00 MiB)): "
+		  "block size 512 is not a multiple of the logical block size 4096" },
+		{ "sizes = 64M\nworkload = jesd219\nblock_sizes = 4k:67 8k:10 64k:3", NULL },
+		{ "sizes = 4M\nworkload = jesd219\nblock_sizes = 4k 64k\naccess = zoned:50/1:50/",
+		  "access zone 1 (1% of the span) holds no whole block of 65536 bytes" },
+		{ "sizes = 1M\naccess = zipf:0",
+		  "w.conf:4: access: zipf: \"0\" is not a theta above 0 and at most 10" },
+		{ "sizes = 1M\nblock_align = 1000",
+		  "w.conf:4: block_align: \"1000\" (1000) is not a multiple of 512" },
+		{ "sizes = 1M\nblock_sizes = 4k 64k\nblock_align = 8k\naccess = pareto:0.2", NULL },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char err[CFG_ERR_MAX] = "";
@@ -537,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_cfg_names_match),
 		cmocka_unit_test(test_cfg_spec),
+		cmocka_unit_test(test_cfg_access),
 		cmocka_unit_test(test_cfg_measure_phases),
 		cmocka_unit_test(test_cfg_resolve),
 		cmocka_unit_test(test_start_offset),
