@@ -69,7 +69,9 @@ def test_show_prints_long_texts_whole_and_speaks_json(db):
     n = query(path, f"SELECT count(*) AS n FROM samples WHERE iteration_id = {it_id}")[0]["n"]
     assert len(js["samples"]) == n > 0
     assert js["health"][0]["data"] == data and json.loads(data)
-    assert [e["message"] for e in js["events"]] == [LONG]
+    # the one added here, whole (the run itself may have raised an alert on
+    # the same iteration: a loaded machine's dip)
+    assert [e["message"] for e in js["events"] if e["message"].startswith(LONG[:40])] == [LONG]
     p = wearmon("-d", path, "show", it_id, "--format", "csv", check=2)
     assert "--format is table or json" in p.stderr
 
