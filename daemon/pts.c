@@ -411,7 +411,9 @@ static enum it_status dirth(struct run *st, const struct pts_cell *cells, unsign
 	int round = st->row.round + 1;
 	unsigned np = s == IT_DONE ? pts_dirth_points(cells, st->iops, n, pick) : 0;
 	for (unsigned k = 0, done = 0; k < 3 && s == IT_DONE && np; k++) {
-		if ((k == 1 && np < 3) || (k == 2 && pick[2] == pick[0]))
+		/* a point that is the maximum's own cell is not run twice (the
+		 * 1-thread depth-1 cell can be the fastest on a busy host) */
+		if (k && pick[k] == pick[0])
 			continue;
 		struct pts_cell c = cells[pick[k]];
 		c.part = names[k];

@@ -72,10 +72,15 @@ void devnote_ata(const struct devstat *d, const struct devnote_ata_reads *r, cha
 	devnote_add(note, len, "media errors, spare: no ATA log wearmon reads has them");
 }
 
+/* the distinct notes a device has had: a reason that comes and goes (a
+ * log page the emulation answers only when it is not busy) is said once */
+#define NOTE_KEEP 8
+
 static struct {
 	dev_t dev;
 	char name[64];
-	uint64_t hash;
+	uint64_t hash[NOTE_KEEP];
+	unsigned nhash;
 } seen[NOTE_DEVICES];
 static unsigned nseen, next_slot;
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,14 +98,17 @@ static int note_is_new(const struct tgt *tg, uint64_t h)
 {
 	for (unsigned i = 0; i < nseen; i++)
 		if (seen[i].dev == tg->rdev && !strcmp(seen[i].name, tg->name)) {
-			int changed = seen[i].hash != h;
-			seen[i].hash = h;
-			return changed;
+			for (unsigned k = 0; k < seen[i].nhash && k < NOTE_KEEP; k++)
+				if (seen[i].hash[k] == h)
+					return 0;
+			seen[i].hash[seen[i].nhash++ % NOTE_KEEP] = h;
+			return 1;
 		}
 	unsigned i = nseen < NOTE_DEVICES ? nseen++ : next_slot++ % NOTE_DEVICES;
 	seen[i].dev = tg->rdev;
 	snprintf(seen[i].name, sizeof(seen[i].name), "%s", tg->name);
-	seen[i].hash = h;
+	seen[i].hash[0] = h;
+	seen[i].nhash = 1;
 	return 1;
 }
 

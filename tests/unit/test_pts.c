@@ -205,6 +205,11 @@ static void test_dirth_points(void **state)
 	double gap[] = { 900, 1000, 700, 480, 300, -1 };
 	assert_int_equal(pts_dirth_points(c, gap, n, pick), 3);
 	assert_true(pick[0] == 1 && pick[2] == 4);
+	/* T1Q1 the fastest (a busy host): two points, the maximum and the
+	 * one halfway; the third pick is the maximum's own cell, not run */
+	double fast1[] = { 900, 600, 700, 480, 300, 1000 };
+	assert_int_equal(pts_dirth_points(c, fast1, n, pick), 2);
+	assert_true(pick[0] == 5 && pick[2] == 5 && pick[1] != pick[0]);
 	/* only one point known */
 	double one[] = { -1, -1, 50, -1, -1, -1 };
 	assert_int_equal(pts_dirth_points(c, one, n, pick), 1);
