@@ -34,7 +34,7 @@ void db_set_busy_timeout(struct db *db, int ms);
  * systemd's stop timeout). */
 void db_set_stop(struct db *db, const atomic_int *stop);
 
-/* The locked-database policy, in one place (common/db/db.c): a statement
+/* The locked-database policy, in one place (common/db/db_conn.c): a statement
  * waits up to the busy timeout for another program's lock (10 s, 0.5 s
  * once stopping); a write that still fails is tried again by db_retry,
  * every DB_RETRY_STEP seconds, as the caller's policy says. */
