@@ -230,9 +230,36 @@ static int iteration_pts(struct db *db, int64_t id, const struct db_iteration *i
 }
 
 /* The fill columns stay NULL when nothing was filled (fill = no). */
+static void bind_fill(struct db_bind *b, const struct db_iteration *it)
+{
+	if (it->fill_bytes > 0) {
+		db_bind_fig(b, it->fill_mibps);
+		db_bind_dbl(b, it->fill_seconds);
+		db_bind_u64(b, it->fill_bytes);
+	} else {
+		db_bind_null(b);
+		db_bind_null(b);
+		db_bind_null(b);
+	}
+}
+
+/* The repeats' mean and spread, NULL for a row that is not a summary. */
+static void bind_repeat_summary(struct db_bind *b, const struct db_iteration *it)
+{
+	if (it->repeat_summary) {
+		db_bind_dbl(b, it->mibps_repeat_mean);
+		db_bind_dbl(b, it->mibps_repeat_stddev);
+		db_bind_dbl(b, it->iops_repeat_mean);
+		db_bind_dbl(b, it->iops_repeat_stddev);
+	} else {
+		for (int i = 0; i < 4; i++)
+			db_bind_null(b);
+	}
+}
+
+/* An iteration's end: its figures and status (ST_IT_END's columns). */
 static int iteration_update(struct db *db, int64_t id, const struct db_iteration *it)
 {
-	int filled = it->fill_bytes > 0;
 	struct rate_figs f = { it->mibps_avg, it->mibps_min, it->mibps_max, it->mibps_stddev };
 	struct db_bind b;
 	int ret;
@@ -263,15 +290,7 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 	db_bind_fig(&b, it->lat_us.p99);
 	db_bind_fig(&b, it->lat_us.p999);
 	db_bind_fig(&b, it->lat_us.max);
-	if (filled) {
-		db_bind_fig(&b, it->fill_mibps);
-		db_bind_dbl(&b, it->fill_seconds);
-		db_bind_u64(&b, it->fill_bytes);
-	} else {
-		db_bind_null(&b);
-		db_bind_null(&b);
-		db_bind_null(&b);
-	}
+	bind_fill(&b, it);
 	db_bind_u64(&b, it->errors);
 	db_bind_text(&b, db_status_name(it->status));
 	db_bind_text(&b, it->error);
@@ -281,15 +300,7 @@ static int iteration_update(struct db *db, int64_t id, const struct db_iteration
 		db_bind_u64(&b, it->verify_errors);
 	else
 		db_bind_null(&b);
-	if (it->repeat_summary) {
-		db_bind_dbl(&b, it->mibps_repeat_mean);
-		db_bind_dbl(&b, it->mibps_repeat_stddev);
-		db_bind_dbl(&b, it->iops_repeat_mean);
-		db_bind_dbl(&b, it->iops_repeat_stddev);
-	} else {
-		for (int i = 0; i < 4; i++)
-			db_bind_null(&b);
-	}
+	bind_repeat_summary(&b, it);
 	db_bind_i64(&b, it->more_rows ? 1 : 0);
 	steady_update(&b, it);
 	db_bind_i64(&b, id);
