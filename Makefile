@@ -71,7 +71,7 @@ endif
 
 .PHONY: all build-deps check check-run check-quick check-clang unit unit-san integration \
         demo demo-run bench bench-run install install-systemd install-completion clean format lint lint-cppcheck \
-        lint-layers lint-sizes
+        lint-layers lint-sizes lint-archdoc
 
 # `make` only compiles. It installs nothing: when a build package is missing it
 # says which, and the command that installs them.
@@ -257,7 +257,7 @@ format:
 
 # `make check` runs lint (its stage "lint"): a file out of format fails the
 # check, and `make format` is the fix.
-lint: lint-cppcheck lint-layers lint-sizes
+lint: lint-cppcheck lint-layers lint-sizes lint-archdoc
 	clang-format --dry-run -Werror $(FORMAT_SRC)
 	@echo "clang-format: clean"
 
@@ -271,6 +271,11 @@ lint-layers: all
 # (tools/sizes.py names each one over): a module a maintainer reads whole.
 lint-sizes:
 	tools/sizes.py
+
+# common/ARCHITECTURE.md names every source file of common/, daemon/ and
+# tools/*/, and every file it names exists (tools/archdoc.py).
+lint-archdoc:
+	tools/archdoc.py
 
 lint-cppcheck:
 	cppcheck $(CPPCHECK_FLAGS) common daemon tools
