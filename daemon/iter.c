@@ -213,7 +213,8 @@ static double phase_stalls(struct samples *sm, size_t first, uint64_t t0, int nu
 		total += st;
 		sm->suspended_ns += susp;
 		if (!st && !susp)
-			stats_weighted_add(w, d->mibps, d->seconds / sm->e->t->sample_interval);
+			stats_weighted_add(w, d->mibps,
+					   d->seconds / sm->e->plan->rows.sample_interval);
 	}
 	return (double)total / 1e9;
 }
@@ -267,17 +268,17 @@ static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64
 	p->fd = e->tg->fd;
 	p->span_offset = e->plan->layout.region_offset;
 	p->span_len = size;
-	p->compressibility = (unsigned)e->t->compressibility;
-	p->dedupe_pct = (unsigned)e->t->dedupe_percent;
+	p->compressibility = e->plan->rows.compressibility;
+	p->dedupe_pct = e->plan->rows.dedupe_pct;
 	p->seed = seed;
-	p->sample_interval = e->t->sample_interval;
+	p->sample_interval = e->plan->rows.sample_interval;
 	p->t0 = util_now_ns(); /* the samples' times count from here (phase_stalls) */
 	p->stop = e->stop;
 	p->on_sample = on_sample;
 	p->arg = sm;
 	p->written = sm->written;
-	p->verify = e->t->verify == VERIFY_CRC32C;
-	p->verify_stop = e->t->on_verify_error == ON_ERROR_STOP;
+	p->verify = e->plan->rows.verify == VERIFY_CRC32C;
+	p->verify_stop = e->plan->rows.verify_stop;
 }
 
 static void describe_error(const struct engine_result *r, const char *phase, char *buf, size_t len)
@@ -296,8 +297,8 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 
 	enter_phase(e, sm, ITER_FILL, amount);
 	phase_setup(e, &p, size, util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ 0xf111, sm);
-	p.block_size = (uint32_t)e->t->fill_block_size;
-	p.queue_depth = (unsigned)e->t->fill_queue_depth;
+	p.block_size = e->plan->rows.fill_block_size;
+	p.queue_depth = e->plan->rows.fill_queue_depth;
 	p.is_write = 1;
 	p.amount = amount;
 	sm->clock.fill_t0 = p.t0;
@@ -330,13 +331,13 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t size,
 		      const struct db_iteration *it, struct engine_phase *p)
 {
-	const struct cfg_target *t = e->t;
+	const struct plan_rows *rows = &e->plan->rows;
 
 	p->queue_depth = (unsigned)it->queue_depth;
 	p->amount = it->amount_bytes;
 	if (rw->kind != ITER_MEASURE) {
 		/* fill and read-back: the whole size, sequential */
-		p->block_size = (uint32_t)t->fill_block_size;
+		p->block_size = rows->fill_block_size;
 		p->is_write = rw->kind == ITER_FILL;
 		p->verify |= rw->kind == ITER_VERIFY;
 		return;
@@ -347,7 +348,7 @@ static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t s
 		return;
 	}
 	p->spec = &rw->ph->spec;
-	p->duration = t->duration;
+	p->duration = rows->duration;
 }
 
 static void store_figures(struct db_iteration *it, const struct engine_result *r)
@@ -500,9 +501,9 @@ static void cell_describe(const struct iter_cell *c, struct db_iteration *it, ch
 static void row_describe(const struct iter_env *e, const struct row *rw, int size_index,
 			 uint64_t size, struct db_iteration *it, char *mix, size_t mixlen)
 {
-	const struct cfg_target *t = e->t;
+	const struct plan_rows *rows = &e->plan->rows;
 
-	it->verify = t->verify;
+	it->verify = rows->verify;
 	it->repeat_index = rw->repeat_index;
 	it->round_index = rw->round_index;
 	it->jobs = 1; /* fill and read-back: one job */
@@ -511,8 +512,8 @@ static void row_describe(const struct iter_env *e, const struct row *rw, int siz
 		int fill = rw->kind == ITER_FILL;
 		it->phase = phase_stored(rw->kind);
 		it->workload = db_phase_name(it->phase);
-		it->block_size = (uint32_t)t->fill_block_size;
-		it->queue_depth = (unsigned)t->fill_queue_depth;
+		it->block_size = rows->fill_block_size;
+		it->queue_depth = rows->fill_queue_depth;
 		it->amount_bytes = size;
 		it->read_percent = fill ? 0 : 100;
 		it->random_percent = 0;
@@ -524,11 +525,11 @@ static void row_describe(const struct iter_env *e, const struct row *rw, int siz
 	}
 	const struct workload_spec *spec = &rw->ph->spec;
 	it->phase = DB_PHASE_MEASURE;
-	it->jobs = (unsigned)t->jobs;
+	it->jobs = e->plan->jobs;
 	it->workload = rw->ph->name;
 	it->block_size = rw->ph->block_size;
 	it->block_sizes = spec->nbs > 1 ? mix_text(spec, mix, mixlen) : NULL;
-	it->queue_depth = (unsigned)t->queue_depth;
+	it->queue_depth = rows->queue_depth;
 	it->amount_bytes = rw->ph->amount[size_index];
 	it->read_percent = (int)spec->read_pct;
 	/* random_pct shapes the sequential and random orders only */
@@ -616,7 +617,7 @@ static enum it_status measure_polled(const struct iter_env *e, struct iter_ctx *
 	struct devstat_delta x;
 	struct devpoll_reading *rv;
 	size_t rn;
-	int rc = devpoll_begin(e->tg, e->t->device_poll_interval, e->stop, &dp);
+	int rc = devpoll_begin(e->tg, e->plan->rows.device_poll_interval, e->stop, &dp);
 
 	if (rc < 0 && rc != -EINTR)
 		log_msg(LOG_WARNING,
@@ -701,8 +702,8 @@ static int row_begin(const struct iter_env *e, const struct row *rw, int size_in
 	it->size_index = size_index;
 	it->size_bytes = size;
 	it->region_offset = e->plan->layout.region_offset;
-	it->compressibility = (int)e->t->compressibility;
-	it->dedupe_percent = (int)e->t->dedupe_percent;
+	it->compressibility = (int)e->plan->rows.compressibility;
+	it->dedupe_percent = (int)e->plan->rows.dedupe_pct;
 	row_describe(e, rw, size_index, size, it, mix, mixlen);
 	it->status = DB_RUNNING;
 	util_iso_now(it->started_at, sizeof(it->started_at));
@@ -770,7 +771,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	uint64_t(*written)[2] = NULL;
 	enum it_status status =
 		measure_row(e, ic, size, rw, &it, &sm, r, err, sizeof(err), &written);
-	if (e->t->verify == VERIFY_CRC32C)
+	if (e->plan->rows.verify == VERIFY_CRC32C)
 		iter_report_integrity(e, id, r);
 	if (status == IT_DONE && rw->cell && rw->cell->done)
 		rw->cell->done(rw->cell->arg, &it, r);
@@ -830,7 +831,7 @@ enum it_status iter_run_cell(const struct iter_env *e, struct iter_ctx *ic, int 
 static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, int size_index,
 				 long *next, struct row *rw)
 {
-	struct rounds rd = { .max = (unsigned)e->t->max_rounds, .more_after = rw->more };
+	struct rounds rd = { .max = e->plan->rows.max_rounds, .more_after = rw->more };
 	enum it_status s = IT_DONE;
 
 	rd.y = calloc(rd.max, sizeof(*rd.y));
@@ -856,8 +857,8 @@ static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, 
  * (e->resume: the rows done before are not run again). */
 enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next)
 {
-	const struct cfg_target *t = e->t;
 	const struct plan *pl = e->plan;
+	const struct plan_rows *rows = &pl->rows;
 	int n = pl->nphases;
 	int pre = pl->precondition;
 
@@ -866,19 +867,19 @@ enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_
 		struct runstat mibps, iops;
 		stats_run_init(&mibps);
 		stats_run_init(&iops);
-		for (int k = 1; k <= (int)t->repeat; k++) {
+		for (int k = 1; k <= rows->repeat; k++) {
 			struct row rw = {
 				.kind = ph->is_fill ? ITER_FILL : ITER_MEASURE,
 				.ph = ph,
 				.repeat_index = k,
 				.precondition = pre,
 				.more = pl->readback || i + 1 < n ||
-					k<(int)t->repeat, .summary = t->repeat> 1 &&
-						k == (int)t->repeat,
+					k<rows->repeat, .summary = rows->repeat> 1 &&
+						k == rows->repeat,
 				.mibps = &mibps,
 				.iops = &iops,
 			};
-			enum it_status s = t->steady_state == STEADY_SNIA
+			enum it_status s = rows->steady_snia
 						   ? run_rounds(e, ic, size_index, next, &rw)
 						   : run_row(e, ic, size_index, next, &rw);
 			if (s != IT_DONE)
