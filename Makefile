@@ -138,7 +138,7 @@ $(DEP_FILES): ;
 
 unit: $(UNIT_BIN) $(EXTRA_UNIT_BIN)
 	@tools/run-unit.sh $(UNIT_BIN) $(EXTRA_UNIT_BIN)
-	@tools/check-resolve-once.sh $(BUILD)/daemon/iter.o
+	@tools/check-resolve-once.sh $(BUILD)/daemon/iter.o daemon/iter.c
 
 unit-san: $(SAN_UNIT_BIN) $(EXTRA_UNIT_SAN_BIN)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
