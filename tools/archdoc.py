@@ -28,8 +28,9 @@ def tree_files(root):
     out = []
     tops = [os.path.join(root, "common"), os.path.join(root, "daemon")]
     tools = os.path.join(root, "tools")
-    tops += [os.path.join(tools, d) for d in sorted(os.listdir(tools))
-             if os.path.isdir(os.path.join(tools, d))]
+    if os.path.isdir(tools):
+        tops += [os.path.join(tools, d) for d in sorted(os.listdir(tools))
+                 if os.path.isdir(os.path.join(tools, d))]
     for top in tops:
         for dirpath, _, files in os.walk(top):
             for f in files:
