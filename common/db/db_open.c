@@ -1,5 +1,5 @@
 /* db_open: opening a history database: creating and migrating a writable
- * one (one script a version, db_schema.c), checking that a file is
+ * one (one script a version, db_migrations.c), checking that a file is
  * wearmon's and whole, that its place takes writes; closing it. SQLite
  * result codes become negative errno in db_conn.c and never leave the
  * module. */
@@ -56,7 +56,7 @@ static int open_conn(struct db *db, char *err, size_t errlen)
 }
 
 /* The tables of schema version 1 and those added later, with the version
- * that created each (db_schema.c): a file of an older version has them all. */
+ * that created each (db_migrations.c): a file of an older version has them all. */
 static const struct {
 	const char *name;
 	int since;

@@ -1,6 +1,6 @@
 /* db_open: the database file and its schema: opening it (creating and
  * migrating a writable one to DB_SCHEMA_VERSION, one script a version in
- * db_schema.c), checking that it is wearmon's, whole and in a place that
+ * db_migrations.c), checking that it is wearmon's, whole and in a place that
  * takes writes; closing it. */
 #ifndef WEARMON_DB_OPEN_H
 #define WEARMON_DB_OPEN_H
