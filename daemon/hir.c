@@ -112,6 +112,42 @@ __attribute__((format(printf, 3, 4))) static void stage(const struct hir_env *e,
 	e->stage(e->arg, text, remaining);
 }
 
+/* How a stretch ended (rc from the engine, r its result); a failure is
+ * described in e->error. */
+static enum it_status stretch_status(const struct hir_env *e, int rc, const struct engine_result *r)
+{
+	enum it_status s = IT_DONE;
+	if (rc < 0) {
+		snprintf(e->error, e->error_len,
+			 "host idle recovery: cannot run the I/O engine%s%s",
+			 r->refused[0] ? ": " : "", r->refused);
+		s = IT_FAILED;
+	} else if (r->errors) {
+		snprintf(e->error, e->error_len,
+			 "host idle recovery: %llu I/O error(s), first at offset %llu: %s",
+			 (unsigned long long)r->errors, (unsigned long long)r->first_error_offset,
+			 strerror(r->first_errno));
+		s = IT_FAILED;
+	} else if (r->interrupted) {
+		s = IT_INTERRUPTED;
+	}
+	return s;
+}
+
+/* A stretch's figures into its row (-1 where nothing was measured). */
+static void row_figures(const struct engine_result *r, struct db_hir_row *row)
+{
+	struct lat_qos q;
+	row->seconds = r->seconds;
+	row->bytes = r->bytes;
+	row->ops = r->ops;
+	row->mibps = r->seconds > 0 ? r->mibps : -1;
+	row->iops = r->seconds > 0 ? r->iops : -1;
+	hist_qos(&r->lat, &q);
+	row->lat_mean_us = r->ops ? hist_mean(&r->lat) / 1e3 : -1;
+	row->lat_p99_us = r->ops ? q.p99 : -1;
+}
+
 /* One stretch of 4 KiB random writes over the region, seconds long, with
  * the drive polled for its own counters around it; its figures into row,
  * the ranges its writes completed into *written (empty without memory
@@ -138,7 +174,6 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 	struct engine_result *r = malloc(sizeof(*r));
 	struct devpoll *dp = NULL;
 	struct devstat_delta x;
-	struct lat_qos q;
 	struct wmap wm;
 
 	if (!r) {
@@ -157,29 +192,8 @@ static enum it_status write_for(const struct hir_env *e, double seconds, struct 
 	devpoll_end(dp, &x);
 	if (rc >= 0)
 		iter_log_drain(e->t->name, "host idle recovery", r);
-	enum it_status s = IT_DONE;
-	if (rc < 0) {
-		snprintf(e->error, e->error_len,
-			 "host idle recovery: cannot run the I/O engine%s%s",
-			 r->refused[0] ? ": " : "", r->refused);
-		s = IT_FAILED;
-	} else if (r->errors) {
-		snprintf(e->error, e->error_len,
-			 "host idle recovery: %llu I/O error(s), first at offset %llu: %s",
-			 (unsigned long long)r->errors, (unsigned long long)r->first_error_offset,
-			 strerror(r->first_errno));
-		s = IT_FAILED;
-	} else if (r->interrupted) {
-		s = IT_INTERRUPTED;
-	}
-	row->seconds = r->seconds;
-	row->bytes = r->bytes;
-	row->ops = r->ops;
-	row->mibps = r->seconds > 0 ? r->mibps : -1;
-	row->iops = r->seconds > 0 ? r->iops : -1;
-	hist_qos(&r->lat, &q);
-	row->lat_mean_us = r->ops ? hist_mean(&r->lat) / 1e3 : -1;
-	row->lat_p99_us = r->ops ? q.p99 : -1;
+	enum it_status s = stretch_status(e, rc, r);
+	row_figures(r, row);
 	devpoll_evidence(&x, &row->device);
 	if (ranges_of(p.written, written))
 		wear_ext_clear(written);

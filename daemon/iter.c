@@ -2,6 +2,7 @@
  * (measure =, each repeat times or in rounds until steady state), the
  * read-back, and their database rows. */
 #include "iter.h"
+#include "iter_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,8 +19,6 @@
 #include "base/util.h"
 #include "io/verify.h"
 #include "io/workload.h"
-
-#define DB_WAIT_LOG_S 60 /* how often a wait for a locked database is logged */
 
 struct iter_ctx {
 	struct engine_ctx *eng[ENGINE_MAX_JOBS]; /* one per job */
@@ -214,78 +213,10 @@ static double phase_stalls(struct samples *sm, size_t first, uint64_t t0, int nu
 		total += st;
 		sm->suspended_ns += susp;
 		if (!st && !susp)
-			stats_weighted_add(w, d->mibps, d->seconds / sm->e->t->sample_interval);
+			stats_weighted_add(w, d->mibps,
+					   d->seconds / sm->e->plan->rows.sample_interval);
 	}
 	return (double)total / 1e9;
-}
-
-static void fields_for(const struct iter_env *e, struct log_fields *f, long cycle, long it,
-		       uint64_t size)
-{
-	struct log_fields z = LOG_FIELDS_INIT;
-	*f = z;
-	f->target = e->t->name;
-	f->device = e->t->device;
-	f->serial = e->tg->serial[0] ? e->tg->serial : NULL;
-	f->model = e->tg->model[0] ? e->tg->model : NULL;
-	f->firmware = e->tg->firmware[0] ? e->tg->firmware : NULL;
-	f->cycle = cycle;
-	f->iteration = it;
-	f->size_bytes = (int64_t)size;
-}
-
-/* iter_db_patient's log lines, under db_retry's policy (db.h). */
-struct patience_log {
-	const char *target, *what;
-	uint64_t logged; /* when the wait was last logged */
-};
-
-static void patient_fail(void *ctx, int ret, int tries, double busy_s)
-{
-	struct patience_log *l = ctx;
-	uint64_t now = util_now_ns();
-	if (busy_s < 0) {
-		log_msg(LOG_ERR, "target %s: %s failed (%s), retry %d of %d", l->target, l->what,
-			strerror(-ret), tries, DB_RETRY_TRIES);
-		return;
-	}
-	/* Another program holds the write lock (a sqlite3 session with an
-	 * open transaction, a VACUUM): each try already waited the busy
-	 * timeout. Wait for it as long as it takes. */
-	if (!l->logged || now - l->logged >= DB_WAIT_LOG_S * 1000000000ull) {
-		log_msg(LOG_WARNING,
-			"target %s: %s: the database is locked by another "
-			"program (an open transaction in a sqlite3 session?) for "
-			"%.0f s; waiting for it, measuring nothing meanwhile",
-			l->target, l->what, busy_s);
-		l->logged = now;
-	}
-}
-
-static void patient_done(void *ctx, int tries, double busy_s)
-{
-	const struct patience_log *l = ctx;
-	if (busy_s >= 0)
-		log_msg(LOG_NOTICE,
-			"target %s: %s: done after the database was locked for "
-			"%.0f s; nothing was lost",
-			l->target, l->what, busy_s);
-}
-
-int iter_db_patient(const char *target, const char *what, const atomic_int *stop, int (*op)(void *),
-		    void *arg)
-{
-	struct patience_log l = { .target = target, .what = what };
-	const struct db_retry r = {
-		.wait_busy = 1,
-		.tries = DB_RETRY_TRIES,
-		.patience = DB_RETRY_FOREVER,
-		.stop = stop,
-		.on_fail = patient_fail,
-		.on_done = patient_done,
-		.ctx = &l,
-	};
-	return db_retry(&r, op, arg);
 }
 
 struct end_args {
@@ -337,17 +268,17 @@ static void phase_setup(const struct iter_env *e, struct engine_phase *p, uint64
 	p->fd = e->tg->fd;
 	p->span_offset = e->plan->layout.region_offset;
 	p->span_len = size;
-	p->compressibility = (unsigned)e->t->compressibility;
-	p->dedupe_pct = (unsigned)e->t->dedupe_percent;
+	p->compressibility = e->plan->rows.compressibility;
+	p->dedupe_pct = e->plan->rows.dedupe_pct;
 	p->seed = seed;
-	p->sample_interval = e->t->sample_interval;
+	p->sample_interval = e->plan->rows.sample_interval;
 	p->t0 = util_now_ns(); /* the samples' times count from here (phase_stalls) */
 	p->stop = e->stop;
 	p->on_sample = on_sample;
 	p->arg = sm;
 	p->written = sm->written;
-	p->verify = e->t->verify == VERIFY_CRC32C;
-	p->verify_stop = e->t->on_verify_error == ON_ERROR_STOP;
+	p->verify = e->plan->rows.verify == VERIFY_CRC32C;
+	p->verify_stop = e->plan->rows.verify_stop;
 }
 
 static void describe_error(const struct engine_result *r, const char *phase, char *buf, size_t len)
@@ -355,16 +286,6 @@ static void describe_error(const struct engine_result *r, const char *phase, cha
 	snprintf(buf, len, "%s: %llu I/O error(s), first at offset %llu: %s", phase,
 		 (unsigned long long)r->errors, (unsigned long long)r->first_error_offset,
 		 strerror(r->first_errno));
-}
-
-void iter_log_drain(const char *target, const char *phase, const struct engine_result *r)
-{
-	if (!r->interrupted)
-		return;
-	log_msg(LOG_INFO,
-		"target %s: stop: %s: waited %.3f s for the drive to complete the %u I/O(s) "
-		"in flight; nothing new was submitted",
-		target, phase, r->stop_drain_seconds, r->stop_inflight);
 }
 
 /* The preconditioning fill (fill = yes), its figures in the row's fill_*. */
@@ -376,8 +297,8 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 
 	enter_phase(e, sm, ITER_FILL, amount);
 	phase_setup(e, &p, size, util_now_ns() ^ ((uint64_t)e->target_id << 40) ^ 0xf111, sm);
-	p.block_size = (uint32_t)e->t->fill_block_size;
-	p.queue_depth = (unsigned)e->t->fill_queue_depth;
+	p.block_size = e->plan->rows.fill_block_size;
+	p.queue_depth = e->plan->rows.fill_queue_depth;
 	p.is_write = 1;
 	p.amount = amount;
 	sm->clock.fill_t0 = p.t0;
@@ -410,13 +331,13 @@ static enum it_status precondition(const struct iter_env *e, struct engine_ctx *
 static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t size,
 		      const struct db_iteration *it, struct engine_phase *p)
 {
-	const struct cfg_target *t = e->t;
+	const struct plan_rows *rows = &e->plan->rows;
 
 	p->queue_depth = (unsigned)it->queue_depth;
 	p->amount = it->amount_bytes;
 	if (rw->kind != ITER_MEASURE) {
 		/* fill and read-back: the whole size, sequential */
-		p->block_size = (uint32_t)t->fill_block_size;
+		p->block_size = rows->fill_block_size;
 		p->is_write = rw->kind == ITER_FILL;
 		p->verify |= rw->kind == ITER_VERIFY;
 		return;
@@ -427,7 +348,7 @@ static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t s
 		return;
 	}
 	p->spec = &rw->ph->spec;
-	p->duration = t->duration;
+	p->duration = rows->duration;
 }
 
 static void store_figures(struct db_iteration *it, const struct engine_result *r)
@@ -537,111 +458,6 @@ static enum it_status measure(const struct iter_env *e, struct iter_ctx *ic, uin
 	return status;
 }
 
-/* One data-integrity event naming its offset: the data-integrity alert
- * (journal with its MESSAGE_ID, events, alert_command) the first time in a
- * cycle, after that a journal line and an events row with the same id. */
-static void integrity_event(const struct iter_env *e, int64_t it_id, uint64_t offset,
-			    const char *what, uint64_t count)
-{
-	char msg[512], data[256];
-	snprintf(msg, sizeof(msg),
-		 "target %s: data integrity: cycle %ld: sector at offset %llu: %s", e->t->name,
-		 e->cycle, (unsigned long long)offset, what);
-	snprintf(data, sizeof(data), "{\"offset\":%llu,\"bad_sectors\":%llu}",
-		 (unsigned long long)offset, (unsigned long long)count);
-	if (alert_integrity(e->alert, e->cycle, e->cycle_id, it_id, offset, msg, data))
-		return;
-	struct log_fields f = LOG_FIELDS_INIT;
-	f.target = e->t->name;
-	f.device = e->tg->path;
-	f.serial = e->tg->serial[0] ? e->tg->serial : NULL;
-	f.model = e->tg->model[0] ? e->tg->model : NULL;
-	f.firmware = e->tg->firmware[0] ? e->tg->firmware : NULL;
-	f.message_id = alert_message_id(ALERT_DATA_INTEGRITY);
-	f.cycle = e->cycle;
-	log_fields(LOG_ERR, &f, "%s", msg);
-	struct db_event ev = {
-		.target_id = e->target_id,
-		.run_id = e->run_id,
-		.cycle_id = e->cycle_id,
-		.iteration_id = it_id,
-		.severity = "err",
-		.kind = alert_kind_name(ALERT_DATA_INTEGRITY),
-		.message_id = f.message_id,
-		.message = msg,
-		.value = (double)offset,
-		.baseline = -1,
-		.data = data,
-	};
-	int ret = db_event(e->db, &ev, NULL);
-	if (ret)
-		log_msg(LOG_ERR, "target %s: cannot store a data-integrity event: %s", e->t->name,
-			strerror(-ret));
-}
-
-/* Every bad sector remembered by the engine, and a read error under
- * verification, becomes a data-integrity event naming its offset. */
-static void report_integrity(const struct iter_env *e, int64_t it_id, const struct engine_result *r)
-{
-	char what[160];
-	for (unsigned i = 0; i < r->nbad; i++)
-		integrity_event(e, it_id, r->bad[i].offset,
-				verify_reason_name((enum verify_reason)r->bad[i].reason),
-				r->verify_errors);
-	if (r->errors) {
-		snprintf(what, sizeof(what), "I/O error: %s", strerror(r->first_errno));
-		integrity_event(e, it_id, r->first_error_offset, what, r->errors);
-	}
-}
-
-/* A figure for the log: "-" when unknown. */
-static const char *log_fig(double v, char *buf, size_t len)
-{
-	if (v < 0)
-		return "-";
-	snprintf(buf, len, "%.1f", v);
-	return buf;
-}
-
-static void log_iteration(const struct iter_env *e, const struct db_iteration *it)
-{
-	struct log_fields f;
-	char sz[32], rnd[24] = "", figs[256], b[4][24], stall[48] = "";
-	if (it->round_index)
-		snprintf(rnd, sizeof(rnd), " round %d", it->round_index);
-	fields_for(e, &f, e->cycle, it->number, it->size_bytes);
-	if (it->phase_not_run) /* as stored: nothing measured (NULL), not zeros */
-		snprintf(figs, sizeof(figs), "no figures (%s during the fill, %s filled)",
-			 db_status_name(it->status),
-			 util_fmt_bytes(it->fill_bytes, b[0], sizeof(b[0])));
-	else if (it->mibps_avg < 0)
-		snprintf(figs, sizeof(figs), "no figures (%s after %.1f s, %s moved)",
-			 db_status_name(it->status), it->seconds,
-			 util_fmt_bytes(it->bytes, b[0], sizeof(b[0])));
-	else
-		snprintf(figs, sizeof(figs),
-			 "%.1f MiB/s (min %s max %s sd %s) %.0f IOPS "
-			 "p99 %.0f us p99.99 %.0f us fill %s MiB/s",
-			 it->mibps_avg, log_fig(it->mibps_min, b[0], sizeof(b[0])),
-			 log_fig(it->mibps_max, b[1], sizeof(b[1])),
-			 log_fig(it->mibps_stddev, b[2], sizeof(b[2])), it->iops_avg,
-			 it->lat_us.p99, it->lat_us.p9999,
-			 log_fig(it->fill_bytes ? it->fill_mibps : -1, b[3], sizeof(b[3])));
-	if (it->host_stall_seconds > 0)
-		snprintf(stall, sizeof(stall), " host stall %.1f s (left out)",
-			 it->host_stall_seconds);
-	f.mibps = it->mibps_avg;
-	/* a stop's interrupted row is no alert (journalctl -p warning shows
-	 * alerts only); a failed one is, beside its own alert */
-	log_fields(it->status == DB_FAILED        ? LOG_WARNING
-		   : it->status == DB_INTERRUPTED ? LOG_NOTICE
-						  : LOG_INFO,
-		   &f, "target %s: cycle %ld iteration %ld size %s %s%s: %s%s [%s]%s%s", e->t->name,
-		   e->cycle, it->number, util_fmt_bytes(it->size_bytes, sz, sizeof(sz)),
-		   it->workload, rnd, figs, stall, db_status_name(it->status),
-		   it->error ? ": " : "", it->error ? it->error : "");
-}
-
 enum db_status iter_db_status(enum it_status s)
 {
 	switch (s) {
@@ -685,9 +501,9 @@ static void cell_describe(const struct iter_cell *c, struct db_iteration *it, ch
 static void row_describe(const struct iter_env *e, const struct row *rw, int size_index,
 			 uint64_t size, struct db_iteration *it, char *mix, size_t mixlen)
 {
-	const struct cfg_target *t = e->t;
+	const struct plan_rows *rows = &e->plan->rows;
 
-	it->verify = t->verify;
+	it->verify = rows->verify;
 	it->repeat_index = rw->repeat_index;
 	it->round_index = rw->round_index;
 	it->jobs = 1; /* fill and read-back: one job */
@@ -696,8 +512,8 @@ static void row_describe(const struct iter_env *e, const struct row *rw, int siz
 		int fill = rw->kind == ITER_FILL;
 		it->phase = phase_stored(rw->kind);
 		it->workload = db_phase_name(it->phase);
-		it->block_size = (uint32_t)t->fill_block_size;
-		it->queue_depth = (unsigned)t->fill_queue_depth;
+		it->block_size = rows->fill_block_size;
+		it->queue_depth = rows->fill_queue_depth;
 		it->amount_bytes = size;
 		it->read_percent = fill ? 0 : 100;
 		it->random_percent = 0;
@@ -709,11 +525,11 @@ static void row_describe(const struct iter_env *e, const struct row *rw, int siz
 	}
 	const struct workload_spec *spec = &rw->ph->spec;
 	it->phase = DB_PHASE_MEASURE;
-	it->jobs = (unsigned)t->jobs;
+	it->jobs = e->plan->jobs;
 	it->workload = rw->ph->name;
 	it->block_size = rw->ph->block_size;
 	it->block_sizes = spec->nbs > 1 ? mix_text(spec, mix, mixlen) : NULL;
-	it->queue_depth = (unsigned)t->queue_depth;
+	it->queue_depth = rows->queue_depth;
 	it->amount_bytes = rw->ph->amount[size_index];
 	it->read_percent = (int)spec->read_pct;
 	/* random_pct shapes the sequential and random orders only */
@@ -801,7 +617,7 @@ static enum it_status measure_polled(const struct iter_env *e, struct iter_ctx *
 	struct devstat_delta x;
 	struct devpoll_reading *rv;
 	size_t rn;
-	int rc = devpoll_begin(e->tg, e->t->device_poll_interval, e->stop, &dp);
+	int rc = devpoll_begin(e->tg, e->plan->rows.device_poll_interval, e->stop, &dp);
 
 	if (rc < 0 && rc != -EINTR)
 		log_msg(LOG_WARNING,
@@ -863,6 +679,73 @@ static int done_before(const struct iter_env *e, const struct row *rw, uint64_t 
 	return 1;
 }
 
+/* The samples' memory, once the row is stored (or cannot be). */
+static void samples_free(struct samples *sm)
+{
+	free(sm->v);
+	free(sm->t_end);
+	free(sm->series);
+}
+
+/* The row described and stored as running before it starts, waiting out
+ * a locked database. Returns 0 or -errno, the failure in e->error and
+ * alerted. */
+static int row_begin(const struct iter_env *e, const struct row *rw, int size_index, long number,
+		     struct db_iteration *it, char *mix, size_t mixlen, int64_t *id)
+{
+	uint64_t size = e->plan->layout.sizes[size_index];
+	memset(it, 0, sizeof(*it));
+	it->cycle_id = e->cycle_id;
+	it->run_id = e->run_id;
+	it->target_id = e->target_id;
+	it->number = number;
+	it->size_index = size_index;
+	it->size_bytes = size;
+	it->region_offset = e->plan->layout.region_offset;
+	it->compressibility = (int)e->plan->rows.compressibility;
+	it->dedupe_percent = (int)e->plan->rows.dedupe_pct;
+	row_describe(e, rw, size_index, size, it, mix, mixlen);
+	it->status = DB_RUNNING;
+	util_iso_now(it->started_at, sizeof(it->started_at));
+	publish(e, number, size_index, size);
+	alert_baseline_of(e->alert, it);
+	struct begin_args ba = { e, it, id };
+	char what[64];
+	snprintf(what, sizeof(what), "recording the start of iteration %ld", number);
+	int ret = iter_db_patient(e->t->name, what, e->stop, store_begin, &ba);
+	if (ret) {
+		snprintf(e->error, e->error_len, "cannot record iteration start: %s",
+			 strerror(-ret));
+		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, 0, e->error);
+	}
+	return ret;
+}
+
+/* Measure a begun row, the ranges it wrote into it (*written, the
+ * caller's to free) and its device watched; the row's status. */
+static enum it_status measure_row(const struct iter_env *e, struct iter_ctx *ic, uint64_t size,
+				  const struct row *rw, struct db_iteration *it, struct samples *sm,
+				  struct engine_result *r, char *err, size_t elen,
+				  uint64_t (**written)[2])
+{
+	struct wmap wm;
+	/* without a map the row stores no written extents, and its wear
+	 * counts the whole span (wear.h: wear_after_size) */
+	if (!wmap_init(&wm, it->region_offset, size))
+		sm->written = &wm;
+	enum it_status status = measure_polled(e, ic, size, rw, it, sm, r, err, elen);
+	if (sm->written && !wmap_extents(&wm, written, &it->nwritten))
+		it->written = (const uint64_t(*)[2])(*written);
+	wmap_free(&wm);
+	sm->written = NULL; /* wm dies here */
+	status = watch_row(e, status, err, elen);
+	if (sm->oom && status == IT_DONE) {
+		snprintf(err, elen, "out of memory for samples");
+		status = IT_FAILED;
+	}
+	return status;
+}
+
 /* One row: begin, measure, store, report. */
 static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int size_index,
 			      long *next, const struct row *rw)
@@ -873,7 +756,7 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	struct db_iteration it;
 	struct samples sm = { .e = e };
 	char err[512] = "", mix[256];
-	int64_t id;
+	int64_t id = 0;
 	uint64_t size = e->plan->layout.sizes[size_index];
 	struct engine_result *r = malloc(sizeof(*r));
 
@@ -881,49 +764,15 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 		snprintf(e->error, e->error_len, "out of memory");
 		return IT_FAILED;
 	}
-	memset(&it, 0, sizeof(it));
-	it.cycle_id = e->cycle_id;
-	it.run_id = e->run_id;
-	it.target_id = e->target_id;
-	it.number = number;
-	it.size_index = size_index;
-	it.size_bytes = size;
-	it.region_offset = e->plan->layout.region_offset;
-	it.compressibility = (int)e->t->compressibility;
-	it.dedupe_percent = (int)e->t->dedupe_percent;
-	row_describe(e, rw, size_index, size, &it, mix, sizeof(mix));
-	it.status = DB_RUNNING;
-	util_iso_now(it.started_at, sizeof(it.started_at));
-	publish(e, number, size_index, size);
-	alert_baseline_of(e->alert, &it);
-	struct begin_args ba = { e, &it, &id };
-	char what[64];
-	snprintf(what, sizeof(what), "recording the start of iteration %ld", number);
-	int ret = iter_db_patient(e->t->name, what, e->stop, store_begin, &ba);
-	if (ret) {
-		snprintf(e->error, e->error_len, "cannot record iteration start: %s",
-			 strerror(-ret));
-		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, 0, e->error);
+	if (row_begin(e, rw, size_index, number, &it, mix, sizeof(mix), &id)) {
 		free(r);
 		return IT_FAILED;
 	}
-	struct wmap wm;
 	uint64_t(*written)[2] = NULL;
-	/* without a map the row stores no written extents, and its wear
-	 * counts the whole span (wear.h: wear_after_size) */
-	if (!wmap_init(&wm, it.region_offset, size))
-		sm.written = &wm;
-	enum it_status status = measure_polled(e, ic, size, rw, &it, &sm, r, err, sizeof(err));
-	if (sm.written && !wmap_extents(&wm, &written, &it.nwritten))
-		it.written = (const uint64_t(*)[2])written;
-	wmap_free(&wm);
-	status = watch_row(e, status, err, sizeof(err));
-	if (sm.oom && status == IT_DONE) {
-		snprintf(err, sizeof(err), "out of memory for samples");
-		status = IT_FAILED;
-	}
-	if (e->t->verify == VERIFY_CRC32C)
-		report_integrity(e, id, r);
+	enum it_status status =
+		measure_row(e, ic, size, rw, &it, &sm, r, err, sizeof(err), &written);
+	if (e->plan->rows.verify == VERIFY_CRC32C)
+		iter_report_integrity(e, id, r);
 	if (status == IT_DONE && rw->cell && rw->cell->done)
 		rw->cell->done(rw->cell->arg, &it, r);
 	free(r);
@@ -936,25 +785,21 @@ static enum it_status run_row(const struct iter_env *e, struct iter_ctx *ic, int
 	/* a suspend is not in the phases' seconds, but it is the host's stall */
 	it.host_stall_seconds += (double)sm.suspended_ns / 1e9;
 	util_iso_now(it.ended_at, sizeof(it.ended_at));
-	ret = db_retry_end(e, id, &it, &sm);
+	int ret = db_retry_end(e, id, &it, &sm);
 	free(written);
-	log_iteration(e, &it);
+	iter_log_iteration(e, &it);
 	if (ret) {
 		snprintf(e->error, e->error_len, "cannot store iteration %ld: %s", number,
 			 strerror(-ret));
 		alert_failure(e->alert, ALERT_DB_WRITE, LOG_CRIT, e->cycle, id, e->error);
-		free(sm.v);
-		free(sm.t_end);
-		free(sm.series);
+		samples_free(&sm);
 		return IT_FAILED;
 	}
 	if (it.host_stall_seconds > 0)
 		alert_host_stall(e->alert, e->cycle, &it, id, (double)sm.suspended_ns / 1e9);
 	if (status == IT_DONE)
 		alert_iteration(e->alert, e->cycle, &it, id, sm.v, sm.n);
-	free(sm.v);
-	free(sm.t_end);
-	free(sm.series);
+	samples_free(&sm);
 	if (status == IT_FAILED) {
 		snprintf(e->error, e->error_len, "iteration %ld failed: %s", number, err);
 		alert_failure(e->alert, it.errors ? ALERT_IO_ERROR : ALERT_ITERATION_FAILED,
@@ -986,7 +831,7 @@ enum it_status iter_run_cell(const struct iter_env *e, struct iter_ctx *ic, int 
 static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, int size_index,
 				 long *next, struct row *rw)
 {
-	struct rounds rd = { .max = (unsigned)e->t->max_rounds, .more_after = rw->more };
+	struct rounds rd = { .max = e->plan->rows.max_rounds, .more_after = rw->more };
 	enum it_status s = IT_DONE;
 
 	rd.y = calloc(rd.max, sizeof(*rd.y));
@@ -1012,8 +857,8 @@ static enum it_status run_rounds(const struct iter_env *e, struct iter_ctx *ic, 
  * (e->resume: the rows done before are not run again). */
 enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_index, long *next)
 {
-	const struct cfg_target *t = e->t;
 	const struct plan *pl = e->plan;
+	const struct plan_rows *rows = &pl->rows;
 	int n = pl->nphases;
 	int pre = pl->precondition;
 
@@ -1022,19 +867,19 @@ enum it_status iter_run(const struct iter_env *e, struct iter_ctx *ic, int size_
 		struct runstat mibps, iops;
 		stats_run_init(&mibps);
 		stats_run_init(&iops);
-		for (int k = 1; k <= (int)t->repeat; k++) {
+		for (int k = 1; k <= rows->repeat; k++) {
 			struct row rw = {
 				.kind = ph->is_fill ? ITER_FILL : ITER_MEASURE,
 				.ph = ph,
 				.repeat_index = k,
 				.precondition = pre,
 				.more = pl->readback || i + 1 < n ||
-					k<(int)t->repeat, .summary = t->repeat> 1 &&
-						k == (int)t->repeat,
+					k<rows->repeat, .summary = rows->repeat> 1 &&
+						k == rows->repeat,
 				.mibps = &mibps,
 				.iops = &iops,
 			};
-			enum it_status s = t->steady_state == STEADY_SNIA
+			enum it_status s = rows->steady_snia
 						   ? run_rounds(e, ic, size_index, next, &rw)
 						   : run_row(e, ic, size_index, next, &rw);
 			if (s != IT_DONE)

@@ -560,6 +560,77 @@ static void log_stopped(const char *why, int status)
 		log_msg(LOG_INFO, "wearmond stopped (%s), exit status %d", why, status);
 }
 
+/* The targets' identities checked and file targets made, then the run,
+ * its configuration and its targets stored. Returns 0 or the exit
+ * status. */
+static int record_run(struct daemon *d, const struct cfg *c, struct db *db, int64_t *run_id)
+{
+	int ret = startup_identities_ok(db, c, d->st);
+	int prepared = ret ? 0 : startup_prepare_targets(c, d->st);
+	if (ret == -EMEDIUMTYPE || prepared) {
+		/* a file target with no room to be made: waiting may help */
+		return db_transient(prepared) ? EXIT_RUNTIME : EXIT_CONFIG;
+	}
+	if (ret || db_run_begin(db, c->path, run_id) || db_run_config(db, *run_id, c->text) ||
+	    startup_register_targets(db, c, d->st, *run_id)) {
+		log_msg(LOG_ERR, "cannot record the run in %s", c->database);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* What runs beside the targets: the leftover recorder, the published
+ * figures, the console, retention, the host-stall ticker and the
+ * background integrity check. */
+static void start_run_services(struct daemon *d, const struct cfg *c, struct db *db, int64_t run_id)
+{
+	int ret;
+	leftover_record(db, run_id, &d->left);
+	leftover_recorder_start(db, run_id, d->st, d->nst, &signals_stop);
+	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
+		c->ntargets, c->database);
+	log_echo_errors(0);
+	publish_init(&d->pub, c);
+	publish_seed(&d->pub, db, d->st, d->nst);
+	console_init(&d->console, console_wanted(log_on_stderr()), db);
+	d->db = db;
+	d->run_id = run_id;
+	retain_init(&d->retain);
+	/* the ticker that tells the host's stalls from the drive's (hstall.h) */
+	int ret_hs = hstall_init();
+	if (ret_hs)
+		log_msg(LOG_WARNING,
+			"cannot start the host-stall ticker (%s): a stopped or "
+			"suspended host will count against the drive",
+			strerror(-ret_hs));
+	ret = integrity_start(&d->integ, c->database);
+	if (ret)
+		log_msg(LOG_WARNING, "cannot start the background integrity check of %s: %s",
+			c->database, strerror(-ret));
+}
+
+/* The end of run, however it went: the targets closed, the recorder
+ * stopped, the database closed and the lock released. */
+static void close_run(struct daemon *d, const struct cfg *c, struct db *db, int status,
+		      const char *why)
+{
+	if (status == EXIT_CONFIG)
+		notify_status("configuration error");
+	/* a start that failed before the targets ran leaves nothing it made:
+	 * the file targets it created, an empty database file */
+	startup_close_targets(d, !d->started && !d->o->check);
+	leftover_recorder_stop();
+	leftover_free(&d->left);
+	stop_mark("joined and recorded; closing the database");
+	db_close(db); /* its WAL checkpoint is part of the stop */
+	if (status != EXIT_OK && !d->started && d->db_created)
+		db_lock_drop_new(c->database, d->lock_fd);
+	db_lock_release(d->lock_fd);
+	if (why[0])
+		log_stopped(why, status);
+	free(d->st);
+}
+
 static int run(struct daemon *d)
 {
 	const struct cfg *c = d->cfgs[0];
@@ -597,41 +668,9 @@ static int run(struct daemon *d)
 		goto out;
 	}
 	db_set_stop(db, &signals_stop);
-	ret = startup_identities_ok(db, c, d->st);
-	int prepared = ret ? 0 : startup_prepare_targets(c, d->st);
-	if (ret == -EMEDIUMTYPE || prepared) {
-		/* a file target with no room to be made: waiting may help */
-		status = db_transient(prepared) ? EXIT_RUNTIME : EXIT_CONFIG;
+	if ((status = record_run(d, c, db, &run_id)))
 		goto out;
-	}
-	status = EXIT_RUNTIME;
-	if (ret || db_run_begin(db, c->path, &run_id) || db_run_config(db, run_id, c->text) ||
-	    startup_register_targets(db, c, d->st, run_id)) {
-		log_msg(LOG_ERR, "cannot record the run in %s", c->database);
-		goto out;
-	}
-	leftover_record(db, run_id, &d->left);
-	leftover_recorder_start(db, run_id, d->st, d->nst, &signals_stop);
-	log_msg(LOG_INFO, "wearmond %s started: %d target(s), database %s", WEARMON_VERSION,
-		c->ntargets, c->database);
-	log_echo_errors(0);
-	publish_init(&d->pub, c);
-	publish_seed(&d->pub, db, d->st, d->nst);
-	console_init(&d->console, console_wanted(log_on_stderr()), db);
-	d->db = db;
-	d->run_id = run_id;
-	retain_init(&d->retain);
-	/* the ticker that tells the host's stalls from the drive's (hstall.h) */
-	int ret_hs = hstall_init();
-	if (ret_hs)
-		log_msg(LOG_WARNING,
-			"cannot start the host-stall ticker (%s): a stopped or "
-			"suspended host will count against the drive",
-			strerror(-ret_hs));
-	ret = integrity_start(&d->integ, c->database);
-	if (ret)
-		log_msg(LOG_WARNING, "cannot start the background integrity check of %s: %s",
-			c->database, strerror(-ret));
+	start_run_services(d, c, db, run_id);
 	status = run_targets(d);
 	integrity_stop(&d->integ);
 	hstall_fini();
@@ -644,21 +683,7 @@ static int run(struct daemon *d)
 				      : RUN_END_PATIENCE,
 		       &signals_stop);
 out:
-	if (status == EXIT_CONFIG)
-		notify_status("configuration error");
-	/* a start that failed before the targets ran leaves nothing it made:
-	 * the file targets it created, an empty database file */
-	startup_close_targets(d, !d->started && !d->o->check);
-	leftover_recorder_stop();
-	leftover_free(&d->left);
-	stop_mark("joined and recorded; closing the database");
-	db_close(db); /* its WAL checkpoint is part of the stop */
-	if (status != EXIT_OK && !d->started && d->db_created)
-		db_lock_drop_new(c->database, d->lock_fd);
-	db_lock_release(d->lock_fd);
-	if (why[0])
-		log_stopped(why, status);
-	free(d->st);
+	close_run(d, c, db, status, why);
 	return status;
 }
 

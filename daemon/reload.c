@@ -34,6 +34,39 @@ static struct sched_target *find_target(struct daemon *d, const char *name)
 	return NULL;
 }
 
+/* Whether t changes what st's device was opened with (its device, I/O
+ * engine or SQPOLL), which needs a restart. Returns 0 or -EINVAL with the
+ * reason in one. */
+static int opened_with_other(const struct cfg *c, const struct cfg_target *t,
+			     const struct sched_target *st, char *one, size_t len)
+{
+	int ret = 0;
+	if (strcmp(t->device, st->tg.path)) {
+		snprintf(one, len,
+			 "%s:%d: device: target %s runs on %s; changing "
+			 "its device to %s needs a restart",
+			 c->path, cfg_line(t, "device"), t->name, st->tg.path, t->device);
+		ret = -EINVAL;
+	}
+	if (!ret && t->ioengine != st->limits.engine) {
+		snprintf(one, len,
+			 "%s:%d: ioengine: target %s runs with ioengine = %s; "
+			 "changing it to %s needs a restart",
+			 c->path, cfg_line(t, "ioengine"), t->name,
+			 cfg_ioengine_name(st->limits.engine), cfg_ioengine_name(t->ioengine));
+		ret = -EINVAL;
+	}
+	if (!ret && (unsigned)t->io_uring_sqpoll != st->limits.io_uring_sqpoll) {
+		snprintf(one, len,
+			 "%s:%d: io_uring_sqpoll: target %s runs with it %s; "
+			 "changing it needs a restart",
+			 c->path, cfg_line(t, "io_uring_sqpoll"), t->name,
+			 st->limits.io_uring_sqpoll ? "on" : "off");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
 /* Check a reloaded configuration against the open devices. Returns 0 or
  * -EINVAL with every problem in err, one per line. */
 static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t len)
@@ -51,36 +84,12 @@ static int check_reload(struct daemon *d, const struct cfg *c, char *err, size_t
 	for (int i = 0; i < c->ntargets && used < len; i++) {
 		const struct cfg_target *t = &c->targets[i];
 		struct sched_target *st = find_target(d, t->name);
-		int ret = 0;
 		if (!st)
 			continue;
 		/* the plan the thread builds again when it adopts c (sched.c) */
 		int unfit = plan_build(c, t, st->tg.capacity, st->tg.logical_block_size, plan,
 				       resolve_err, sizeof(resolve_err));
-		if (strcmp(t->device, st->tg.path)) {
-			snprintf(one, sizeof(one),
-				 "%s:%d: device: target %s runs on %s; changing "
-				 "its device to %s needs a restart",
-				 c->path, cfg_line(t, "device"), t->name, st->tg.path, t->device);
-			ret = -EINVAL;
-		}
-		if (!ret && t->ioengine != st->limits.engine) {
-			snprintf(one, sizeof(one),
-				 "%s:%d: ioengine: target %s runs with ioengine = %s; "
-				 "changing it to %s needs a restart",
-				 c->path, cfg_line(t, "ioengine"), t->name,
-				 cfg_ioengine_name(st->limits.engine),
-				 cfg_ioengine_name(t->ioengine));
-			ret = -EINVAL;
-		}
-		if (!ret && (unsigned)t->io_uring_sqpoll != st->limits.io_uring_sqpoll) {
-			snprintf(one, sizeof(one),
-				 "%s:%d: io_uring_sqpoll: target %s runs with it %s; "
-				 "changing it needs a restart",
-				 c->path, cfg_line(t, "io_uring_sqpoll"), t->name,
-				 st->limits.io_uring_sqpoll ? "on" : "off");
-			ret = -EINVAL;
-		}
+		int ret = opened_with_other(c, t, st, one, sizeof(one));
 		if (!ret && !iter_within(&st->limits, plan)) {
 			snprintf(one, sizeof(one),
 				 "%s:%d: queue_depth: target %s: a queue depth, "

@@ -103,6 +103,24 @@ static void build_pts(const struct cfg_target *t, struct plan *p)
 	p->layout.sizes[0] = s->range;
 }
 
+/* The keys every row of a size reads, as the rows use them. */
+static void build_rows(const struct cfg_target *t, struct plan_rows *r)
+{
+	r->fill_block_size = (uint32_t)t->fill_block_size;
+	r->fill_queue_depth = (unsigned)t->fill_queue_depth;
+	r->queue_depth = (unsigned)t->queue_depth;
+	r->repeat = (int)t->repeat;
+	r->steady_snia = t->steady_state == STEADY_SNIA;
+	r->max_rounds = (unsigned)t->max_rounds;
+	r->duration = t->duration;
+	r->sample_interval = t->sample_interval;
+	r->device_poll_interval = t->device_poll_interval;
+	r->compressibility = (unsigned)t->compressibility;
+	r->dedupe_pct = (unsigned)t->dedupe_percent;
+	r->verify = t->verify;
+	r->verify_stop = t->on_verify_error == ON_ERROR_STOP;
+}
+
 int plan_build(const struct cfg *c, const struct cfg_target *t, uint64_t capacity, uint32_t lbs,
 	       struct plan *out, char *err, size_t errlen)
 {
@@ -115,6 +133,7 @@ int plan_build(const struct cfg *c, const struct cfg_target *t, uint64_t capacit
 	out->precondition = t->fill && !fill_row;
 	out->readback = t->verify_phase && t->verify == VERIFY_CRC32C;
 	build_limits(t, out);
+	build_rows(t, &out->rows);
 	int ret = cfg_resolve(c, t, capacity, lbs, &out->layout, err, errlen);
 	if (ret)
 		return ret;

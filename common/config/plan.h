@@ -41,6 +41,24 @@ struct plan_pts {
 	unsigned max_rounds;                 /* rounds at most until steady state */
 };
 
+/* What every row of a size takes from the target's keys, resolved once
+ * at load and reload (daemon/iter.c reads these, not the keys). */
+struct plan_rows {
+	uint32_t fill_block_size;    /* the fill's and the read-back's block */
+	unsigned fill_queue_depth;   /* and their queue */
+	unsigned queue_depth;        /* a measured phase's queue */
+	int repeat;                  /* runs of each measured phase */
+	int steady_snia;             /* steady_state = snia: rounds until steady */
+	unsigned max_rounds;         /* rounds at most with steady_snia */
+	double duration;             /* seconds a phase runs at most, 0 no limit */
+	double sample_interval;      /* seconds per sample */
+	double device_poll_interval; /* seconds between readings of the drive */
+	unsigned compressibility;    /* % of each block compressible */
+	unsigned dedupe_pct;         /* % of writes repeating a block */
+	enum cfg_verify verify;      /* crc32c headers in written data or none */
+	int verify_stop;             /* on_verify_error = stop */
+};
+
 struct plan {
 	const struct cfg_target *t; /* what it was built from (borrowed) */
 	struct cfg_layout layout;   /* region and sizes on the device */
@@ -55,6 +73,7 @@ struct plan {
 	const char *engine_name;  /* cfg_ioengine_name of engine */
 	unsigned io_uring_sqpoll; /* a kernel thread takes io_uring's submissions */
 	struct plan_pts pts;      /* the PTS tests; pts.active 0: none */
+	struct plan_rows rows;    /* the rows' keys */
 };
 
 /* Resolve target t of c for a device of capacity bytes and logical block

@@ -1,5 +1,6 @@
-/* db_health: the health table: one snapshot of a drive's counters per row,
- * and what the latest one recorded; the drive's rated endurance. */
+/* db_health: health and events: the health table (one snapshot of a
+ * drive's counters per row, and what the latest one recorded), the
+ * drive's rated endurance, and the events and alerts stored. */
 #include "db/db_int.h"
 
 #include <errno.h>
@@ -120,5 +121,34 @@ int db_target_rating(struct db *db, int64_t target_id, const struct db_rating *r
 	db_bind_i64(&b, target_id);
 	ret = db_bind_run(&b, "store the target's rated endurance");
 	db_leave(db);
+	return ret;
+}
+
+int db_event(struct db *db, const struct db_event *e, int64_t *event_id)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_EVENT, &b);
+	db_bind_id(&b, e->target_id);
+	db_bind_id(&b, e->run_id);
+	db_bind_id(&b, e->cycle_id);
+	db_bind_id(&b, e->iteration_id);
+	db_bind_text(&b, e->severity);
+	db_bind_text(&b, e->kind);
+	db_bind_text(&b, e->message_id);
+	db_bind_text(&b, e->message);
+	db_bind_fig(&b, e->value);
+	db_bind_fig(&b, e->baseline);
+	db_bind_text(&b, e->data);
+	ret = db_bind_run(&b, "store event");
+	int64_t id = ret == 0 ? sqlite3_last_insert_rowid(db->conn) : 0;
+	if (event_id)
+		*event_id = id;
+	db_leave(db);
+	if (id)
+		db_row_written(db, DB_ROW_EVENT, id);
 	return ret;
 }

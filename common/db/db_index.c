@@ -1,6 +1,6 @@
 /* db_index: the indexes the CLI's named reads (common/db/query/) need so
  * that a read of one target or one iteration does not scan samples or
- * iterations. Apart from the numbered migrations (db_schema.c): created
+ * iterations. Apart from the numbered migrations (db_migrations.c): created
  * with IF NOT EXISTS after every migration, so a database of any version
  * gets them once, and a later schema version may take them over. */
 #include "db/db_int.h"

@@ -242,6 +242,10 @@ int db_tx_begin(struct db *db);
 /* Commit when ret is 0, else roll back. Returns ret or the commit error. */
 int db_tx_end(struct db *db, int ret);
 
+/* Whether s is a status a row ends with: done, interrupted or failed
+ * (db_cycle.c; db_iter.c ends iterations with them). Returns 1 or 0. */
+int db_status_final(enum db_status s);
+
 /* Replace a target's mapped extents and host counters with s, inside the
  * caller's transaction (db_wear.c). Returns 0 or -errno. */
 int db_wear_put_state(struct db *db, const struct db_wear_state *s);

@@ -25,7 +25,7 @@ static const char cycle_summary_temp[] =
 static const char cycle_summary_temp_v3[] =
 	CYCLE_SUMMARY_TEMP DB_CYCLE_SUMMARY_SQL(DB_MEASURE_ROW_V3("i"), DB_FILL_ROW_V3("i"));
 /* the drive's figures next to the rate (their columns came with schema
- * 20: an older file keeps the view of its schema, db_schema.c) */
+ * 20: an older file keeps the view of its schema, db_migrations.c) */
 static const char history[] = HISTORY_HEAD DB_HISTORY_SQL;
 static const char history_temp[] = HISTORY_TEMP DB_HISTORY_SQL;
 /* clang-format on */

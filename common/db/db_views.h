@@ -40,7 +40,7 @@
 	" FROM (" DB_CYCLE_SIZES_SQL(m, fl, where) ") s GROUP BY s.cycle_id"
 
 /* The schema version from which cycles store their figures and
- * iterations their ratio to baseline (common/db/db_schema.c). */
+ * iterations their ratio to baseline (common/db/db_migrations.c). */
 #define DB_CYCLE_STORED_SCHEMA 21
 
 /* A done iteration's ratio to its baseline (the row its

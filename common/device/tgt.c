@@ -716,6 +716,34 @@ static int open_exclusive(void *arg)
 	return tg->fd < 0 ? -errno : 0;
 }
 
+/* Open the device: read-only for a check, else exclusively (waiting for
+ * a holder letting go). Returns 0 or the error, described in err. */
+static int open_block_fd(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
+			 int check_only, char *err, size_t len)
+{
+	int ret;
+	if (check_only) {
+		tg->fd = open(tg->real_path, O_RDONLY | O_CLOEXEC);
+		ret = tg->fd < 0 ? -errno : 0;
+	} else {
+		/* what held it a moment ago may still be letting go: the kernel
+		 * tears down a killed daemon's io_uring after it is gone */
+		char what[PATH_MAX + 32];
+		snprintf(what, sizeof(what), "opening %s", tg->path);
+		ret = tgt_busy_wait(t->name, what, open_exclusive, tg, NULL);
+	}
+	if (ret) {
+		if (ret == -EBUSY)
+			return tgt_seterr(
+				err, len, ret, c, t, "device",
+				"refusing %s: busy (opened exclusively by another program, mounted or held by md/dm)",
+				tg->path);
+		return tgt_seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
+				  strerror(-ret));
+	}
+	return 0;
+}
+
 static int open_block(const struct cfg *c, const struct cfg_target *t, struct tgt *tg,
 		      const struct tgt_guard *g, int check_only, char *err, size_t len)
 {
@@ -741,25 +769,8 @@ static int open_block(const struct cfg *c, const struct cfg_target *t, struct tg
 			tg->path, t->name);
 	if ((ret = block_refusals(c, t, tg, g->db_path, err, len)))
 		return ret;
-	if (check_only) {
-		tg->fd = open(tg->real_path, O_RDONLY | O_CLOEXEC);
-		ret = tg->fd < 0 ? -errno : 0;
-	} else {
-		/* what held it a moment ago may still be letting go: the kernel
-		 * tears down a killed daemon's io_uring after it is gone */
-		char what[PATH_MAX + 32];
-		snprintf(what, sizeof(what), "opening %s", tg->path);
-		ret = tgt_busy_wait(t->name, what, open_exclusive, tg, NULL);
-	}
-	if (ret) {
-		if (ret == -EBUSY)
-			return tgt_seterr(
-				err, len, ret, c, t, "device",
-				"refusing %s: busy (opened exclusively by another program, mounted or held by md/dm)",
-				tg->path);
-		return tgt_seterr(err, len, ret, c, t, "device", "cannot open %s: %s", tg->path,
-				  strerror(-ret));
-	}
+	if ((ret = open_block_fd(c, t, tg, check_only, err, len)))
+		return ret;
 	if (!fd_is_device(tg->fd, tg->rdev))
 		return tgt_seterr(err, len, -ENODEV, c, t, "device",
 				  "refusing %s: it changed while it was being opened (was %u:%u); "

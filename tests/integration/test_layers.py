@@ -71,24 +71,32 @@ def test_file_of_no_layer_fails(workdir):
     assert "common/misc/x.c belongs to no layer" in r.stderr
 
 
-def test_allow_list_names_the_issue_and_goes_stale(workdir):
+def test_allow_list_gives_a_reason_and_goes_stale(workdir):
     fabricate(workdir, {
         "common/io/a.c": "int b(void);\nint a(void) { return b(); }\n",
         "common/io/b.c": "int a(void);\nint b(void) { return a(); }\n",
     })
     allow = workdir / "allow"
-    allow.write_text("common/io/b.c -> common/io/a.c issue 30: being split\n")
+    allow.write_text("common/io/b.c -> common/io/a.c: the wake-up moves down into a.c\n")
     r = run_layers("--root", str(workdir), "--allow", str(allow), "--no-cli")
     assert r.returncode == 0, r.stderr
-    allow.write_text("common/io/b.c -> common/io/a.c issue 30: being split\n"
-                     "common/io/a.c -> common/base/x.c issue 30: gone\n")
+    allow.write_text("common/io/b.c -> common/io/a.c: the wake-up moves down into a.c\n"
+                     "common/io/a.c -> common/base/x.c: a helper that is gone\n")
     r = run_layers("--root", str(workdir), "--allow", str(allow), "--no-cli")
     assert r.returncode == 1
     assert "allow:2: common/io/a.c calls nothing of common/base/x.c any more" in r.stderr
-    allow.write_text("common/io/b.c -> common/io/a.c because\n")
+    # No reason, a one-word reason, and a reason that only cites a number.
+    for line in ("common/io/b.c -> common/io/a.c\n",
+                 "common/io/b.c -> common/io/a.c: because\n",
+                 "common/io/b.c -> common/io/a.c issue 30: being split\n"):
+        allow.write_text(line)
+        r = run_layers("--root", str(workdir), "--allow", str(allow), "--no-cli")
+        assert r.returncode == 1, line
+        assert "allow:1: expected" in r.stderr, line
+    allow.write_text("common/io/b.c -> common/io/a.c: being split, see issue 30\n")
     r = run_layers("--root", str(workdir), "--allow", str(allow), "--no-cli")
     assert r.returncode == 1
-    assert "allow:1: expected" in r.stderr
+    assert "allow:1: the reason cites an issue number" in r.stderr
 
 
 def test_cli_linking_device_code_fails(workdir):

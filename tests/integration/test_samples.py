@@ -19,7 +19,7 @@ LAT = [c for c in COLS if c.startswith("lat_")]
 
 def engine_sample(rnd, ns, kind):
     """One sample's columns as schema 15's writer computed them from
-    integers (common/io/engine.c, make_sample; common/db/db.c)."""
+    integers (common/io/engine.c, make_sample; common/db/db_iter.c)."""
     secs = ns / 1e9
     nbytes = rnd.randrange(1, 1 << 33)
     ops = rnd.randrange(1, 1 << 20)

@@ -1330,7 +1330,7 @@ static void test_rate_bounds_enforced(void **state)
 	sqlite3_close(c);
 }
 
-/* The migration scripts (db_schema.c), to build a file of an older version. */
+/* The migration scripts (db_migrations.c), to build a file of an older version. */
 extern const char *const db_migrations[];
 
 /* A version 7 file with the old figures: migrating to 8 turns an

@@ -122,13 +122,54 @@ static void test_plan_does_not_fit(void **state)
 	cfg_free(c);
 }
 
+/* The keys every row reads, resolved into the plan as the rows use them
+ * (daemon/iter.c reads these, not the keys). */
+static void test_plan_rows(void **state)
+{
+	(void)state;
+	struct cfg *c = parse("[target a]\n"
+			      "device = /dev/a\n"
+			      "sizes = 1M\n"
+			      "fill_block_size = 64k\n"
+			      "fill_queue_depth = 2\n"
+			      "queue_depth = 8\n"
+			      "repeat = 3\n"
+			      "steady_state = none\n"
+			      "max_rounds = 7\n"
+			      "duration = 5s\n"
+			      "sample_interval = 2s\n"
+			      "device_poll_interval = 0.5s\n"
+			      "compressibility = 40\n"
+			      "dedupe_percent = 0\n"
+			      "verify = crc32c\n"
+			      "on_verify_error = continue\n"
+			      "ioengine = null\n");
+	static struct plan p;
+	char err[CFG_ERR_MAX];
+	if (plan_build(c, &c->targets[0], 64ULL << 20, 512, &p, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(p.rows.fill_block_size, 64 * 1024);
+	assert_int_equal(p.rows.fill_queue_depth, 2);
+	assert_int_equal(p.rows.queue_depth, 8);
+	assert_int_equal(p.rows.repeat, 3);
+	assert_false(p.rows.steady_snia);
+	assert_int_equal(p.rows.max_rounds, 7);
+	assert_true(p.rows.duration == 5.0);
+	assert_true(p.rows.sample_interval == 2.0);
+	assert_true(p.rows.device_poll_interval == 0.5);
+	assert_int_equal(p.rows.compressibility, 40);
+	assert_int_equal(p.rows.dedupe_pct, 0);
+	assert_int_equal(p.rows.verify, VERIFY_CRC32C);
+	assert_false(p.rows.verify_stop);
+	cfg_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plan_phases),
-		cmocka_unit_test(test_plan_workload_alone),
-		cmocka_unit_test(test_plan_amount),
-		cmocka_unit_test(test_plan_does_not_fit),
+		cmocka_unit_test(test_plan_phases), cmocka_unit_test(test_plan_workload_alone),
+		cmocka_unit_test(test_plan_amount), cmocka_unit_test(test_plan_does_not_fit),
+		cmocka_unit_test(test_plan_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

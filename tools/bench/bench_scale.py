@@ -1,10 +1,10 @@
-"""bench_scale.py: the year-scale section of `make bench` (issue 31). It
+"""bench_scale.py: the year-scale section of `make bench`. It
 builds a history of TARGETS x DAYS with build/scalegen (8 x 365 unless
 BENCH_SCALE_TARGETS / BENCH_SCALE_DAYS say otherwise), then prints the
 size per target-day, wearmond's start-up to READY=1 on it (null engine),
 the time, peak RSS and SQLite steps of each CLI read and README query, a
 merge of 10 machine-months and the same merge again, each against the goal
-of issue 31; and growth figures that do not depend on the machine: the
+of a year-scale history; and growth figures that do not depend on the machine: the
 SQLite steps of every read at 2 x 32 days against 2 x 96 days. It asserts
 nothing. tools/bench/README.md, "Year scale", describes the method."""
 
@@ -28,7 +28,7 @@ GIB, MIB = 1 << 30, 1 << 20
 GROWTH_DAYS = tuple(int(x) for x in os.environ.get("BENCH_SCALE_GROWTH", "32 96").split())
 MONTH_DAYS = int(os.environ.get("BENCH_SCALE_MONTH_DAYS", "30"))
 MERGE_INPUTS = 10
-# Issue 31's goals: seconds (or bytes for RSS) per read.
+# The year-scale goals: seconds (or bytes for RSS) per read.
 GOAL_SECONDS = {"status": 0.3, "history": 0.2, "show": 0.2, "alerts": 0.2, "plot": 2.0,
                 "report": 15.0, "readme": 1.0, "ready": 5.0, "merge": 60.0, "remerge": 10.0}
 GOAL_EXPORT_RSS = 128 * MIB
@@ -113,7 +113,7 @@ def run_to_ready(build, conf, sock, path):
 
 
 def print_reads(build, db, work, target):
-    """Every CLI read of issue 31 on one target, against its goal. Returns
+    """Every CLI read of the year-scale goals on one target, against its goal. Returns
     {read: SQLite steps}."""
     steps = {}
     print(f"  {'read':<36} {'seconds':>8} {'goal':>6} {'peak RSS':>9} {'VM steps':>13}")
