@@ -235,8 +235,11 @@ def test_fault_matrix(workdir, case):
     assert a["cause"] == want, a
     if case == "latency on a drive whose WA was already high":
         # the drive garbage-collected before the dip as much as in it
-        assert a["before"] == "iteration" and a["wa"] >= 1.5 and a["before_wa"] >= 1.5, a
-        assert a["wa"] < 1.25 * a["before_wa"], a
+        # (a busy host may leave the window before the dip without two
+        # readings of the drive: then it has no WA, and still no wear)
+        assert a["before"] == "iteration" and a["wa"] >= 1.5, a
+        if a["before_wa"] is not None:
+            assert a["before_wa"] >= 1.5 and a["wa"] < 1.25 * a["before_wa"], a
     if want == "thermal":
         assert a["throttled"] >= 0.4, a
     if want == "wear":

@@ -149,16 +149,19 @@
 #define STEADY_ALT "SELECT NULL AS id WHERE ?1 IS NULL AND ?2 IS NULL AND ?3 IS NULL AND 0"
 
 /* The done rows of the verdict row's cycle, size and workload since the
- * previous verdict or the last row that did not finish (a resumed phase
- * starts its rounds again); v is the verdict row, read once. */
+ * last round 1 before it: the rounds of one series, those done before a
+ * restart included (a resume continues the round that was cut, and the
+ * window counts the rounds before it, wearmond(8)); v is the verdict row,
+ * read once. */
 #define STEADY_ROUNDS_SQL                                                                          \
 	"SELECT i.round_index, i.mibps_avg FROM (SELECT cycle_id, size_index, workload"            \
 	"  FROM iterations WHERE id = ?1) v JOIN iterations i ON i.cycle_id = v.cycle_id"          \
 	" WHERE i.size_index = v.size_index AND i.workload = v.workload AND"                       \
 	" i.round_index IS NOT NULL AND i.status = 'done' AND i.id <= ?1 AND"                      \
-	" i.id > coalesce((SELECT max(p.id) FROM iterations p WHERE p.cycle_id ="                  \
-	" (SELECT cycle_id FROM iterations WHERE id = ?1) AND p.id < ?1 AND"                       \
-	" (p.steady_reached IS NOT NULL OR p.status <> 'done')), 0) ORDER BY i.id"
+	" i.id >= coalesce((SELECT max(p.id) FROM iterations p, (SELECT cycle_id, size_index,"    \
+	" workload FROM iterations WHERE id = ?1) w WHERE p.cycle_id = w.cycle_id AND"             \
+	" p.size_index = w.size_index AND p.workload = w.workload AND p.round_index = 1"           \
+	" AND p.status = 'done' AND p.id <= ?1), 0) ORDER BY i.id"
 
 #define EVENTS_SQL                                                                                 \
 	"SELECT e.at, e.severity, e.kind, c.number AS cycle,"                                      \
