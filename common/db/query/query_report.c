@@ -158,7 +158,7 @@
 	"  FROM iterations WHERE id = ?1) v JOIN iterations i ON i.cycle_id = v.cycle_id"          \
 	" WHERE i.size_index = v.size_index AND i.workload = v.workload AND"                       \
 	" i.round_index IS NOT NULL AND i.status = 'done' AND i.id <= ?1 AND"                      \
-	" i.id >= coalesce((SELECT max(p.id) FROM iterations p, (SELECT cycle_id, size_index,"    \
+	" i.id >= coalesce((SELECT max(p.id) FROM iterations p, (SELECT cycle_id, size_index,"     \
 	" workload FROM iterations WHERE id = ?1) w WHERE p.cycle_id = w.cycle_id AND"             \
 	" p.size_index = w.size_index AND p.workload = w.workload AND p.round_index = 1"           \
 	" AND p.status = 'done' AND p.id <= ?1), 0) ORDER BY i.id"
