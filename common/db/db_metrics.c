@@ -119,13 +119,17 @@ static int wear_and_health(struct db *db, int64_t target_id, struct metrics_targ
 	/* op_effective: the newest figure, a health snapshot's after the wear
 	 * row's iteration (an action's TRIM or erase) included: the mapped
 	 * bytes of both are the same extents (device/wear.h); rows stored
-	 * later, one by one, replace it as they come (op_update) */
+	 * later, one by one, replace it as they come (op_update). A snapshot
+	 * in the same millisecond as the iteration's end counts as after it:
+	 * it is stored after the wear row (a fast TRIM takes less than a
+	 * millisecond on a small device), and one taken before shows the
+	 * same extents as the wear row. */
 	/* host bytes: the target's counter, which host idle recovery rows
 	 * add to as well (device/wear.h: wear_after_hir) */
 	static const char wear[] =
 		"SELECT t.host_bytes_total, coalesce((SELECT h.op_effective FROM health h"
 		" WHERE h.target_id = i.target_id AND h.op_effective IS NOT NULL"
-		" AND h.at > i.ended_at ORDER BY h.at DESC, h.id DESC LIMIT 1), w.op_effective),"
+		" AND h.at >= i.ended_at ORDER BY h.at DESC, h.id DESC LIMIT 1), w.op_effective),"
 		" w.op_configured FROM wear w"
 		" JOIN iterations i ON i.id = w.iteration_id JOIN targets t ON t.id = i.target_id"
 		" WHERE i.target_id = ? ORDER BY i.id DESC LIMIT 1";
