@@ -109,6 +109,14 @@ const struct workload_preset *workload_presets(unsigned *n)
 	return named;
 }
 
+const struct workload_preset *workload_preset_find(const char *name)
+{
+	for (const struct workload_preset *v = named; v->name; v++)
+		if (!strcmp(v->name, name))
+			return v;
+	return NULL;
+}
+
 /* wyrand: one add and one 64x64->128 multiply per number. */
 static inline uint64_t rnd(struct workload_gen *g)
 {

@@ -89,6 +89,9 @@ struct workload_preset {
 /* Named workloads (the workload key), NULL-terminated by name; *n = count. */
 const struct workload_preset *workload_presets(unsigned *n);
 
+/* The named workload called name, or NULL. */
+const struct workload_preset *workload_preset_find(const char *name);
+
 /* Parse a mix such as "512:10 1k:5 4k:60 64k:25" (or "4k", weight 1) into
  * spec->bs / spec->nbs. Returns 0, or -EINVAL with a message in msg. */
 int workload_parse_block_sizes(const char *text, struct workload_spec *spec, char *msg, size_t len);

@@ -53,13 +53,11 @@ static double now_s(void)
 
 static const struct workload_preset *preset(const char *name)
 {
-	unsigned n;
-	const struct workload_preset *v = workload_presets(&n);
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name))
-			return &v[i];
-	fail_msg("no workload %s", name);
-	return NULL;
+	const struct workload_preset *v = workload_preset_find(name);
+
+	if (!v)
+		fail_msg("no workload %s", name);
+	return v;
 }
 
 /* The spec the jesd219 preset gives a device of 512-byte sectors. */

@@ -18,13 +18,11 @@
 
 static const struct workload_preset *find(const char *name)
 {
-	unsigned n;
-	const struct workload_preset *v = workload_presets(&n);
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name))
-			return &v[i];
-	fail_msg("no workload %s", name);
-	return NULL;
+	const struct workload_preset *v = workload_preset_find(name);
+
+	if (!v)
+		fail_msg("no workload %s", name);
+	return v;
 }
 
 /* The spec a named workload gets with block_size = 4k and stride 8. */
