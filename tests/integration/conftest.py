@@ -51,9 +51,10 @@ def pytest_configure(config):
 # on the loaded 2-CPU build machine, left out of `make check-quick`: whole
 # files, and single tests (every parameter) of other files. A new test
 # marks itself (@pytest.mark.slow); this list spares old files an edit.
-SLOW_FILES = {"test_bench", "test_device_evidence", "test_figures", "test_fio_agree",
-              "test_hir", "test_hoststall", "test_killstorm", "test_layers_sql",
-              "test_plot_campaigns", "test_plot_multi", "test_report", "test_scale",
+SLOW_FILES = {"test_bench", "test_cause", "test_device_evidence", "test_figures",
+              "test_fio_agree", "test_firstrun", "test_forecast_sim", "test_hir",
+              "test_hoststall", "test_killstorm", "test_layers_sql", "test_plot_campaigns",
+              "test_plot_multi", "test_pts_report", "test_report", "test_scale",
               "test_scalegen_day", "test_sim_e2e", "test_simssd", "test_wear_sim"}
 SLOW_TESTS = {
     "test_campaign": {"test_locked_database_during_action"},
@@ -64,11 +65,18 @@ SLOW_TESTS = {
     "test_guard": {"test_locked_database_is_waited_for_and_nothing_is_lost",
                    "test_database_disk_full_says_so",
                    "test_kill_9_campaign_resumes_to_one_done_row_per_size",
-                   "test_stop_while_the_database_is_locked_ends_in_time"},
+                   "test_stop_while_the_database_is_locked_ends_in_time",
+                   "test_check_reports_block_device_held_by_another_wearmond"},
     "test_integrity": {"test_ready_without_reading_the_whole_file"},
     "test_prometheus": {"test_prometheus_scrapes_wearmond_through_a_crash",
                         "test_metrics_file_during_and_after_a_run",
                         "test_every_short_measured_phase_shows_its_ratio"},
+    "test_pts": {"test_iops_matrix_rounds_to_steady_state",
+                 "test_stop_and_restart_runs_the_cycles_tests_again",
+                 "test_dirth_sweep_then_histograms_at_chosen_points"},
+    "test_quiet": {"test_demo_ends_with_where_everything_is"},
+    "test_resume_rows": {"test_kill_in_a_phase_stores_each_row_once",
+                         "test_kill_in_the_read_back_on_a_filesystem_made_per_size"},
     "test_samples": {"test_migration_keeps_every_sample_and_resumes_after_kill",
                      "test_old_samples_rolled_up_into_minutes"},
     "test_service": {"test_throttle_crash_and_recovery_in_journal",
@@ -77,7 +85,7 @@ SLOW_TESTS = {
     "test_status_instant": {"test_campaign_eta_after_a_restart_is_the_time_the_rest_takes"},
     "test_stop": {"test_stop_during_format", "test_stop_during_health_snapshot",
                   "test_stop_during_trim_on_a_slow_drive", "test_stop_during_io",
-                  "test_stop_during_fitrim"},
+                  "test_stop_during_fitrim", "test_stop_during_host_idle_recovery"},
     "test_wear_mapped": {"test_fill_killed_counts_what_it_completed"},
 }
 
