@@ -127,7 +127,8 @@ for lane in builds devices; do
 done
 [ -n "$integration" ] && stage "$log" integration-alone
 echo "=== check: all stages done in $((SECONDS - t_start)) s"
-failed_stages=$(tr -d '\n' <"$state/failed" 2>/dev/null)
+failed_stages=""
+[ -f "$state/failed" ] && failed_stages=$(tr -d '\n' <"$state/failed")
 
 # Left behind: processes of this run other than this script and the
 # commands it runs right now, loop devices on files of the run, mounts there.

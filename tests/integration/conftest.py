@@ -360,15 +360,35 @@ def wait_for(pred, timeout, step=0.1):
     return attempt()
 
 
+def threads_of(pid):
+    """Each thread of pid as the kernel sees it: name, state, where it
+    waits and its kernel stack (what a stop that has not ended waits on)."""
+    out = []
+    for task in sorted(Path(f"/proc/{pid}/task").glob("*")):
+        def read(name):
+            try:
+                return (task / name).read_text(errors="replace").strip()
+            except OSError:
+                return "?"
+        state = read("stat").rpartition(")")[2].split()[:1]
+        out.append(f"thread {task.name} {read('comm')} state {''.join(state)} wchan "
+                   f"{read('wchan')}\n  " + read("stack").replace("\n", "\n  "))
+    return "\n".join(out)
+
+
 def stop(proc, sig=signal.SIGTERM, timeout=10):
-    """Send sig and wait; returns (returncode, seconds waited, stderr)."""
+    """Send sig and wait; returns (returncode, seconds waited, stderr). A
+    process still there after timeout is killed, and what its threads
+    waited on then is added to stderr."""
     t0 = time.monotonic()
     proc.send_signal(sig)
     try:
         _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        where = threads_of(proc.pid)
         proc.kill()
         _, err = proc.communicate()
+        err += f"\n[test] still there {timeout} s after the signal:\n{where}\n"
     return proc.returncode, time.monotonic() - t0, err
 
 
