@@ -223,7 +223,11 @@ def test_erase_or_trim_restores_fresh_throughput(how):
     print(f"{how}: fio fresh {mib(fresh[0])}, degraded {mib(degraded[0])}, after "
           f"{mib(after[0])}; flash ns per byte {work}")
     assert work["degraded"] >= 2 * work["fresh"], work
-    assert work["after"] == pytest.approx(work["fresh"], rel=1e-9), work
+    # A TRIM leaves the blocks open at the time (one per channel) to be
+    # erased when the next writes fill them: up to that many erases more.
+    opened = 0 if how == "secure-erase" else fresh[1]["channels"] * fresh[1]["t_erase_ns"]
+    assert work["fresh"] * (1 - 1e-9) <= work["after"] <= work["fresh"] * (1 + 1e-9) + \
+        opened / amount, work
     assert delta("flash_bytes_written", *after[1:]) == amount
     for bw, a, b in (fresh, degraded, after):
         assert bw <= SLACK * flash_bound(a, b) * amount / (amount - a["cache"])
