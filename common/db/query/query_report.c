@@ -154,14 +154,13 @@
  * window counts the rounds before it, wearmond(8)); v is the verdict row,
  * read once. */
 #define STEADY_ROUNDS_SQL                                                                          \
-	"SELECT i.round_index, i.mibps_avg FROM (SELECT cycle_id, size_index, workload"            \
-	"  FROM iterations WHERE id = ?1) v JOIN iterations i ON i.cycle_id = v.cycle_id"          \
+	"WITH v AS (SELECT cycle_id, size_index, workload FROM iterations WHERE id = ?1)"          \
+	" SELECT i.round_index, i.mibps_avg FROM v JOIN iterations i ON i.cycle_id = v.cycle_id"   \
 	" WHERE i.size_index = v.size_index AND i.workload = v.workload AND"                       \
 	" i.round_index IS NOT NULL AND i.status = 'done' AND i.id <= ?1 AND"                      \
-	" i.id >= coalesce((SELECT max(p.id) FROM iterations p, (SELECT cycle_id, size_index,"     \
-	" workload FROM iterations WHERE id = ?1) w WHERE p.cycle_id = w.cycle_id AND"             \
-	" p.size_index = w.size_index AND p.workload = w.workload AND p.round_index = 1"           \
-	" AND p.status = 'done' AND p.id <= ?1), 0) ORDER BY i.id"
+	" i.id >= coalesce((SELECT max(p.id) FROM iterations p, v w WHERE p.cycle_id ="            \
+	" w.cycle_id AND p.size_index = w.size_index AND p.workload = w.workload AND"              \
+	" p.round_index = 1 AND p.status = 'done' AND p.id <= ?1), 0) ORDER BY i.id"
 
 #define EVENTS_SQL                                                                                 \
 	"SELECT e.at, e.severity, e.kind, c.number AS cycle,"                                      \
