@@ -21,6 +21,14 @@
  * the gaps of a running phase, not the waits between phases. */
 #define SQPOLL_IDLE_MS 100
 
+/* The most buffer memory registered with a ring. Registering pins every
+ * page at once: 2.5 GiB (16 MiB blocks at queue depth 128 with their
+ * spares) took 0.15-0.87 s in one system call that a stop cannot cut
+ * short, and would stay locked for the whole run. Over this, the I/Os go
+ * unregistered, their pages pinned per I/O, which at such block sizes
+ * costs little against the transfer (wearmond(8), ENGINES). */
+#define REGISTER_MAX_BYTES (256u << 20)
+
 struct uring {
 	struct io_uring ring;
 	int fd;         /* the phase's */
@@ -85,13 +93,20 @@ static int uring_probe(char *why, size_t len)
 /* Register the slots' write buffers (and the read buffers, once a mixed
  * phase has them): an I/O's buffer is then index slot (or nslots + slot).
  * Pinned pages count against RLIMIT_MEMLOCK without CAP_IPC_LOCK; when
- * that refuses, the I/Os go unregistered. Returns 0 or -errno. */
+ * that refuses, or they are more than REGISTER_MAX_BYTES (-EFBIG), the
+ * I/Os go unregistered. Returns 0 or -errno. */
 static int register_bufs(struct engine_ctx *c, struct uring *u)
 {
 	unsigned n = c->rmem ? 2 * c->nslots : c->nslots;
-	struct iovec *iov = calloc(n, sizeof(*iov));
+	struct iovec *iov;
 	int ret;
 
+	if (u->bufs_ok)
+		io_uring_unregister_buffers(&u->ring);
+	u->bufs_ok = 0;
+	if ((uint64_t)n * c->max_bs > REGISTER_MAX_BYTES)
+		return -EFBIG;
+	iov = calloc(n, sizeof(*iov));
 	if (!iov)
 		return -ENOMEM;
 	for (unsigned i = 0; i < n; i++) {
@@ -99,8 +114,6 @@ static int register_bufs(struct engine_ctx *c, struct uring *u)
 		iov[i].iov_base = base + (size_t)(i % c->nslots) * c->max_bs;
 		iov[i].iov_len = c->max_bs;
 	}
-	if (u->bufs_ok)
-		io_uring_unregister_buffers(&u->ring);
 	ret = io_uring_register_buffers(&u->ring, iov, n);
 	u->bufs_ok = ret == 0;
 	free(iov);
@@ -113,7 +126,11 @@ static void note_setup(struct engine_ctx *c, const struct uring *u, int bufs_err
 	size_t at = strlen(c->note);
 	char bufs[80] = "registered buffers";
 
-	if (!u->bufs_ok)
+	if (!u->bufs_ok && bufs_err == -EFBIG)
+		snprintf(bufs, sizeof(bufs),
+			 "unregistered buffers (%llu MiB, over the %u MiB pinned at most)",
+			 (unsigned long long)c->nslots * c->max_bs >> 20, REGISTER_MAX_BYTES >> 20);
+	else if (!u->bufs_ok)
 		snprintf(bufs, sizeof(bufs), "unregistered buffers (%s)", strerror(-bufs_err));
 	snprintf(c->note + at, sizeof(c->note) - at, ", %s file, %s, SQPOLL %s",
 		 u->files_ok ? "registered" : "unregistered", bufs, sqpoll ? "on" : "off");
