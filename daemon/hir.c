@@ -551,6 +551,53 @@ static int purge_with(const struct hir_env *e, enum cfg_action act, struct act_r
 	return 0;
 }
 
+struct erased_args {
+	const struct hir_env *e;
+	const char *tag;
+	struct act_result *r;
+};
+
+static int read_erased(void *arg)
+{
+	struct erased_args *a = arg;
+	int ret = db_hir_erased(a->e->db, a->e->target_id, a->tag, a->e->cycle_id, a->r->started_at,
+				sizeof(a->r->started_at), &a->r->seconds);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		a->r->outcome = ACT_OUT_OK;
+	return 0;
+}
+
+/* A secure_erase_command that ran to its end in this cycle with no purge
+ * row after it (a stop or a kill came between the two) is the purge: it is
+ * not run again, its effect applied as if it had just ended, into *r (with
+ * ws and *wear as purge_with). Returns 1 when there was one, else 0. */
+static int purge_erased(const struct hir_env *e, struct act_result *r, struct db_wear_state *ws,
+			const struct db_wear_state **wear)
+{
+	char tag[160];
+	struct act_result found = { .outcome = ACT_OUT_SKIPPED };
+
+	if (e->t->secure_erase != ERASE_COMMAND)
+		return 0;
+	act_erase_command_tag(e->t->name, tag, sizeof(tag));
+	if (iter_db_patient(e->t->name, "reading the purge's finished erase", NULL, read_erased,
+			    &(struct erased_args){ e, tag, &found }) ||
+	    found.outcome != ACT_OUT_OK)
+		return 0;
+	found.bytes = e->tg->capacity;
+	snprintf(found.error, sizeof(found.error),
+		 "secure_erase_command ran to its end at %s before a restart; not run again",
+		 found.started_at);
+	*r = found;
+	if (wear_apply(e->wear, 0, 0, 0) == 0) {
+		wear_db_state(e->wear, ws);
+		*wear = ws;
+	}
+	return 1;
+}
+
 /* What attempt r of method did, into row. */
 static void purge_result(struct db_hir_purge_row *row, enum db_hir_purge method,
 			 const struct act_result *r)
@@ -583,7 +630,8 @@ static int purge_choose(const struct hir_env *e, struct db_hir_purge_row *row, c
 		return 0;
 	}
 	if (t->hir_purge == HIR_PURGE_SECURE_ERASE || (is_auto && t->secure_erase != ERASE_NONE)) {
-		ret = purge_with(e, ACT_SECURE_ERASE, &r, ws, wear);
+		ret = purge_erased(e, &r, ws, wear) ? 0
+						    : purge_with(e, ACT_SECURE_ERASE, &r, ws, wear);
 		purge_result(row, DB_PURGE_SECURE_ERASE, &r);
 		row->erase = cfg_erase_name(t->secure_erase);
 		if (ret || !is_auto || r.outcome != ACT_OUT_UNSUPPORTED) {

@@ -84,7 +84,8 @@ enum it_status hir_run(const struct hir_env *e);
 /* The purge that starts the protocol (hir_run runs it first): the one
  * hir_purge asks for, as device/act.h runs it, applied to e->wear and
  * stored with how it ended (a row of hir_purges; after a stop too, so a
- * restart runs it again). Returns IT_DONE (a purge, or none that the
+ * restart runs it again, unless its secure_erase_command had ended with
+ * status 0: then that erase is the purge). Returns IT_DONE (a purge, or none that the
  * drive allows or the configuration asks for), IT_INTERRUPTED, or
  * IT_FAILED (reason in e->error: one that hir_purge asks for and the
  * drive cannot do, or a failure). */

@@ -1,6 +1,7 @@
 /* db_hir: the rows of the host idle recovery protocol (table hir_bursts,
  * schema 22; its purges, hir_purges, schema 27; daemon/hir.c runs it) and
  * how far a cycle's protocol got, for a restart. */
+#include "base/util.h"
 #include "db/db_int.h"
 
 #include <errno.h>
@@ -122,6 +123,30 @@ int db_hir_purge_insert(struct db *db, const struct db_hir_purge_row *r,
 		ret = db_wear_put_state(db, wear);
 	ret = db_tx_end(db, ret);
 out:
+	db_leave(db);
+	return ret;
+}
+
+int db_hir_erased(struct db *db, int64_t target_id, const char *tag, int64_t cycle_id,
+		  char *started_at, size_t len, double *seconds)
+{
+	struct db_bind b;
+	int ret = db_enter(db);
+
+	if (ret)
+		return ret;
+	db_bind_start(db, ST_HIR_ERASED, &b);
+	db_bind_i64(&b, target_id);
+	db_bind_text(&b, tag);
+	db_bind_i64(&b, cycle_id);
+	ret = db_bind_row(&b, "read the purge's finished erase");
+	if (ret == 1) {
+		const unsigned char *at = sqlite3_column_text(b.st, 1);
+		util_strlcpy(started_at, at ? (const char *)at : "", len);
+		*seconds = sqlite3_column_double(b.st, 2);
+		ret = db_bind_finish(&b, SQLITE_OK, NULL);
+		ret = ret ? ret : 1;
+	}
 	db_leave(db);
 	return ret;
 }

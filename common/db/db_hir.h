@@ -66,6 +66,14 @@ struct db_hir_purge_row {
 int db_hir_purge_insert(struct db *db, const struct db_hir_purge_row *r,
 			const struct db_wear_state *wear);
 
+/* A command tagged tag (the purge's secure_erase_command) of target_id
+ * that exited 0 in cycle_id after the cycle's last purge row ended: an
+ * erase that ran to its end with no row to say so, because a stop or a
+ * kill came between the two. Returns 1 with its start (len bytes) and
+ * seconds, 0 when there is none, or -errno. */
+int db_hir_erased(struct db *db, int64_t target_id, const char *tag, int64_t cycle_id,
+		  char *started_at, size_t len, double *seconds);
+
 /* Name of a purge method. */
 const char *db_hir_purge_name(enum db_hir_purge m);
 

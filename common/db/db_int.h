@@ -108,6 +108,7 @@ enum stmt_id {
 	ST_HIR_PURGE,
 	ST_IT_PTS,
 	ST_TARGET_RATING,
+	ST_HIR_ERASED,
 	ST__COUNT
 };
 

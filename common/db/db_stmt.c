@@ -264,6 +264,19 @@ const struct db_stmt db_stmts[ST__COUNT] = {
 	[ST_HIR_PURGE] = { 10,
 		  "INSERT INTO hir_purges (cycle_id, target_id, run_id, method, erase, outcome,"
 		  " started_at, seconds, bytes, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* the purge's secure_erase_command that ran to its end after the
+	 * cycle's last purge row ended: a stop came between the erase and its
+	 * row (daemon/hir.c), so the erase is done */
+	[ST_HIR_ERASED] = { 3,
+		  "SELECT c.id, c.started_at,"
+		  " (julianday(c.ended_at) - julianday(c.started_at)) * 86400.0"
+		  " FROM commands c WHERE c.target_id = ?1 AND c.tag = ?2"
+		  " AND c.ended_how = 'exited' AND c.status = 0"
+		  " AND c.started_at >= (SELECT y.started_at FROM cycles y WHERE y.id = ?3)"
+		  " AND c.started_at >= coalesce((SELECT max(strftime('%Y-%m-%dT%H:%M:%fZ',"
+		  "   julianday(q.started_at) + q.seconds / 86400.0)) FROM hir_purges q"
+		  "   WHERE q.cycle_id = ?3), '')"
+		  " ORDER BY c.id DESC LIMIT 1" },
 	/* a cell of a PTS test (schema 28; daemon/pts.c) */
 	[ST_IT_PTS] = { 16,
 		  "UPDATE iterations SET pts_test = ?, pts_variant = ?, pts_round = ?,"

@@ -364,6 +364,11 @@ static int command_outcome(const struct act_env *env, const struct cmd_result *s
 	return -EIO;
 }
 
+void act_erase_command_tag(const char *target, char *tag, size_t len)
+{
+	snprintf(tag, len, "target %s: secure_erase_command", target);
+}
+
 /* Run secure_erase_command DEVICE as a child we control (see cmd.h). The
  * exclusive descriptor is closed while it runs (erase tools open the device
  * exclusively themselves) and reopened afterwards. */
@@ -375,7 +380,7 @@ static int erase_command(const struct act_env *env, struct act_result *r)
 		.argv = argv, .timeout = env->command_timeout, .stop = env->stop, .tag = tag
 	};
 	struct cmd_result sr = { 0 };
-	snprintf(tag, sizeof(tag), "target %s: secure_erase_command", env->t->name);
+	act_erase_command_tag(env->t->name, tag, sizeof(tag));
 	tgt_close(env->tg);
 	int ret = cmd_run(&rq, &sr);
 	if (!ret)

@@ -45,6 +45,10 @@ enum act_effect act_effect(enum cfg_action a, const struct act_env *env, uint64_
  * -errno when it failed (r->error says why). */
 int act_run(enum cfg_action a, const struct act_env *env, struct act_result *r);
 
+/* The tag the commands table records secure_erase_command under for
+ * target (len bytes; 160 hold any target's name). */
+void act_erase_command_tag(const char *target, char *tag, size_t len);
+
 /* Discard [offset, offset+len) of a target in pieces aligned to the
  * discard granularity (hole punching for regular files), sized from the
  * measured discard rate so each takes well under a second, with the stop

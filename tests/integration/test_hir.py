@@ -11,6 +11,7 @@ bytes against the wait state."""
 import json
 import re
 import signal
+import subprocess
 import time
 from datetime import datetime
 
@@ -330,3 +331,47 @@ def test_hir_status_reload_and_counters(workdir):
         first = [r for r in rows if r["cycle"] == p["cycle"]][0]
         assert first["kind"] == "precondition" and p["started_at"] < first["started_at"]
         assert first["mapped_bytes"] <= first["bytes"], (p, first)
+
+
+def test_purge_erase_that_ended_before_a_kill_is_not_run_again(workdir, make_loop):
+    """A kill that lands after the purge's secure_erase_command exited 0 but
+    before its hir_purges row was stored leaves the erase recorded in the
+    commands table and no purge row. The restart takes that erase as the
+    purge (its row says so) and does not run the command again. The state
+    such a kill leaves is made by stopping once the protocol is past its
+    purge and removing the cycle's protocol rows."""
+    loop = make_loop(64 * MiB)
+    erase = workdir / "erase.sh"
+    erased = workdir / "erased"
+    erase.write_text(f"#!/bin/sh\necho \"$1\" >> {erased}\n")
+    erase.chmod(0o755)
+    keys = dict(KEYS, fill_block_size="1M", hir_wait_states="1s", hir_repetitions="1",
+                hir_baseline="1s", hir_round="1s", max_rounds="5", hir_burst="0.25s",
+                secure_erase="command", secure_erase_command=str(erase))
+    db, conf = workdir / "w.db", workdir / "w.conf"
+    write_conf(conf, target_conf(db, loop.dev, keys))
+    proc = start_wearmond(conf)
+    try:
+        assert wait_for(lambda: proc.poll() is not None or (db.exists() and query(
+            db, "SELECT id FROM hir_bursts WHERE kind = 'precondition'")), 120)
+    finally:
+        rc, _, err = stop(proc, signal.SIGTERM, timeout=30)
+    assert rc == 0, err
+    assert erased.read_text().split() == [loop.dev]
+    cmds = query(db, "SELECT ended_how, status FROM commands WHERE tag LIKE '%secure_erase%'")
+    assert cmds == [{"ended_how": "exited", "status": 0}], cmds
+    # what a kill between the erase's end and its row leaves
+    subprocess.run(["sqlite3", str(db), "DELETE FROM hir_purges; DELETE FROM hir_bursts"],
+                   check=True)
+
+    p = run_wearmond(conf, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert erased.read_text().split() == [loop.dev], p.stderr  # not run again
+    purges = query(db, "SELECT method, erase, outcome, note FROM hir_purges")
+    assert len(purges) == 1, purges
+    assert (purges[0]["method"], purges[0]["erase"], purges[0]["outcome"]) == \
+        ("secure-erase", "command", "ok"), purges
+    assert "ran to its end" in purges[0]["note"] and "not run again" in purges[0]["note"], purges
+    cmds = query(db, "SELECT ended_how, status FROM commands WHERE tag LIKE '%secure_erase%'")
+    assert cmds == [{"ended_how": "exited", "status": 0}], cmds
+    assert query(db, "SELECT count(*) AS n FROM hir_bursts WHERE kind = 'burst'")[0]["n"] == 1
