@@ -362,8 +362,10 @@ static void store_figures(struct db_iteration *it, const struct engine_result *r
 	it->mibps_max = r->mibps_max;
 	it->mibps_stddev = r->mibps_stddev;
 	it->iops_avg = r->iops;
-	it->lat_mean_us = hist_mean(&r->lat) / 1e3;
-	hist_qos(&r->lat, &it->lat_us);
+	it->lat_mean_us = r->ops ? hist_mean(&r->lat) / 1e3 : -1; /* no I/O: none, not 0 */
+	it->lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
+	if (r->ops)
+		hist_qos(&r->lat, &it->lat_us);
 	it->verify_errors = r->verify_errors;
 	it->io_counted = 1;
 	it->reads = r->reads;
