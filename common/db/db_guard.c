@@ -294,13 +294,19 @@ int db_lock_held_by(const char *db_path, pid_t pid)
 
 	if (pid <= 0 || stat(db_path, &st) || !S_ISREG(st.st_mode))
 		return 0;
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	/* pid's own descriptors first, before find_holder's look at
+	 * /proc/locks: that file is read in pieces while other processes take
+	 * and drop their locks, so one read can miss a line, and a live
+	 * daemon would look gone */
+	if (pid_holds(p, &st, NULL, 0))
+		return 1;
 	pid_t h = find_holder(&st, NULL, 0);
 	if (h)
 		return h == pid;
 	/* a reader that may not look into the daemon's descriptors (not
 	 * root, the daemon root) still sees the lock in /proc/locks and the
 	 * process's name */
-	snprintf(p, sizeof(p), "%d", (int)pid);
 	return fds_hidden(p) && is_wearmond(p) && listed_lock(st.st_ino);
 }
 
