@@ -517,6 +517,29 @@ static int store_purge(void *arg)
 	return db_hir_purge_insert(a->e->db, a->row, a->wear);
 }
 
+/* A purge's effect on the mapped extents (TRIM of [a, b) or an erase)
+ * applied to e->wear and put into *ws (*wear then points at it); a failure
+ * is logged and leaves *wear alone. */
+static void purge_effect(const struct hir_env *e, enum act_effect effect, uint64_t a, uint64_t b,
+			 struct db_wear_state *ws, const struct db_wear_state **wear)
+{
+	int applied = 0;
+
+	switch (effect) {
+	case EFFECT_TRIMMED: applied = wear_apply(e->wear, 1, a, b); break;
+	case EFFECT_ERASED: applied = wear_apply(e->wear, 0, 0, 0); break;
+	case EFFECT_NONE: return;
+	}
+	if (applied) {
+		log_msg(LOG_ERR,
+			"target %s: the effect of the purge on the mapped extents is lost: %s",
+			e->t->name, strerror(-applied));
+		return;
+	}
+	wear_db_state(e->wear, ws);
+	*wear = ws;
+}
+
 /* Run act (secure-erase or trim) on the drive as between_cycles would,
  * into *r; its effect on the mapped extents applied to e->wear and put
  * into *ws (*wear then points at it). Returns act_run's value. */
@@ -532,22 +555,11 @@ static int purge_with(const struct hir_env *e, enum cfg_action act, struct act_r
 		.command_timeout = e->t->command_timeout,
 	};
 	uint64_t a = 0, b = 0;
-	int ret = act_run(act, &env, r), applied = 0;
+	int ret = act_run(act, &env, r);
 	if (ret || r->outcome != ACT_OUT_OK)
 		return ret;
-	switch (act_effect(act, &env, &a, &b)) {
-	case EFFECT_TRIMMED: applied = wear_apply(e->wear, 1, a, b); break;
-	case EFFECT_ERASED: applied = wear_apply(e->wear, 0, 0, 0); break;
-	case EFFECT_NONE: return 0;
-	}
-	if (applied) {
-		log_msg(LOG_ERR,
-			"target %s: the effect of the purge on the mapped extents is lost: %s",
-			e->t->name, strerror(-applied));
-		return 0;
-	}
-	wear_db_state(e->wear, ws);
-	*wear = ws;
+	enum act_effect effect = act_effect(act, &env, &a, &b); /* sets a and b */
+	purge_effect(e, effect, a, b, ws, wear);
 	return 0;
 }
 
@@ -591,10 +603,7 @@ static int purge_erased(const struct hir_env *e, struct act_result *r, struct db
 		 "secure_erase_command ran to its end at %s before a restart; not run again",
 		 found.started_at);
 	*r = found;
-	if (wear_apply(e->wear, 0, 0, 0) == 0) {
-		wear_db_state(e->wear, ws);
-		*wear = ws;
-	}
+	purge_effect(e, EFFECT_ERASED, 0, 0, ws, wear);
 	return 1;
 }
 
