@@ -233,6 +233,7 @@ static void health_phase_at(struct sched_target *st, int64_t cycle_id, long cycl
 	st->prog.cycle = cycle;
 	st->prog.cycle_id = cycle_id;
 	st->prog.iteration = number;
+	st->prog.iteration_started = 0; /* its clock starts with its row (ITER_ROW) */
 	st->prog.size_index = start;
 	st->prog.nsizes = st->plan.layout.nsizes;
 	st->prog.size_bytes = start < st->plan.layout.nsizes ? st->plan.layout.sizes[start] : 0;

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import time
 
@@ -282,3 +283,48 @@ def test_merged_fleet_database_shows_each_host(workdir):
     assert "of ?" not in out
     assert re.search(r"now         cycle 1 of 2, size 2 of 3 ", out), out
     assert "running on m2 when last recorded" in out
+
+
+def test_progress_row_without_the_iterations_clock_is_not_its_running_time(workdir):
+    """The health phase at a cycle's start publishes a progress row naming
+    the iteration to come, before that iteration has a clock; a status
+    that meets such a row beside the iteration's fresh row (the daemon
+    rewrites it within a nap) reads no running time from it, even with
+    the wall clock two hours ahead. The window is held open by stopping
+    the daemon (SIGSTOP) and giving its row that shape."""
+    db = workdir / "w.db"
+    proc = start_wearmond(conf(workdir, sizes="50%", duration="60s"))
+    jumped = dict(os.environ, WEARMON_TEST_CLOCK_SHIFT="7200")
+    try:
+        assert wait_for(lambda: db.exists() and running_row(db)
+                        and query(db, "SELECT 1 FROM progress WHERE phase = 'measure'"), 60)
+        shaped = False
+        deadline = time.monotonic() + 60
+        while not shaped and time.monotonic() < deadline:
+            os.kill(proc.pid, signal.SIGSTOP)
+            con = sqlite3.connect(db, timeout=1)
+            try:
+                with con:
+                    con.execute("UPDATE progress SET phase = 'health', "
+                                "iteration_seconds = NULL")
+                shaped = True
+            except sqlite3.OperationalError:  # stopped inside its own write:
+                # let it end that write (it rewrites the row once a second)
+                before = query(db, "SELECT updated_at FROM progress")
+                os.kill(proc.pid, signal.SIGCONT)
+                wait_for(lambda: query(db, "SELECT updated_at FROM progress") != before, 30)
+            finally:
+                con.close()
+        assert shaped
+        js = status_json(db, env=jumped)
+        text = status(db, env=jumped)
+        os.kill(proc.pid, signal.SIGCONT)
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+        rc, _, err = stop(proc, signal.SIGTERM)
+    assert rc == 0, err
+    assert js["daemon"]["state"] == "running", js
+    p = js["targets"][0]["progress"]
+    assert p and 0 <= p["running_seconds"] <= 0.1 + 1e-6, p
+    m = re.search(r"running for (.*)$", text, re.M)
+    assert m and not re.search(r" h$|min", m.group(1)), text

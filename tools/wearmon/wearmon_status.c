@@ -234,6 +234,12 @@ static int progress_from_table(struct wm *wm, const struct wm_table *it,
 	/* the row stands while its daemon holds the lock, else while fresh */
 	if (ret == 0 && r.nrows == 1 && !alive && wm_num(&r, 0, "age") >= FRESH_SECONDS)
 		r.nrows = 0;
+	/* from progress 9 a row without the iteration's clock was written
+	 * before the iteration's row (the health phase at a cycle's start
+	 * names the iteration to come): it is not this iteration's */
+	if (ret == 0 && r.nrows == 1 && sc->progress >= 9 &&
+	    isnan(wm_num(&r, 0, "iteration_seconds")))
+		r.nrows = 0;
 	if (ret == 0 && r.nrows == 1 && wm_str(&r, 0, "phase")) {
 		const char *phase = wm_str(&r, 0, "phase");
 		int fill = !strcmp(phase, "fill"), measure = !fill && strcmp(phase, "start");
@@ -242,7 +248,7 @@ static int progress_from_table(struct wm *wm, const struct wm_table *it,
 
 		p->phase = fill ? "fill" : !strcmp(phase, "start") ? "start" : "measure";
 		p->current = wm_num(&r, 0, "mibps");
-		if (!isnan(wm_num(&r, 0, "iteration_seconds")))
+		if (sc->progress >= 9)
 			p->elapsed = monotonic_elapsed(&r);
 		phase_figures(p, wm_num(&r, 0, "phase_bytes"),
 			      wm_num(it, 0, fill ? "size_bytes" : "amount_bytes"),
