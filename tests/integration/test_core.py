@@ -130,7 +130,9 @@ def test_sigterm_then_restart_resumes(workdir, make_loop):
         if proc.poll() is None:
             proc.kill()
     assert rc == 0, err
-    assert waited < 2.0, f"stopping took {waited:.2f} s"
+    # The stop's 1 s promise is test_stop.py's to check, by the daemon's own
+    # clock: seen from a test beside others it is only "gone in seconds".
+    assert waited < 10, f"stopping took {waited:.2f} s: {err}"
     rows = query(db, "SELECT number, size_index, status FROM iterations ORDER BY number")
     assert [(r["number"], r["status"]) for r in rows] == [(1, "done"), (2, "interrupted")]
     assert query(db, "SELECT status FROM cycles") == [{"status": "interrupted"}]
