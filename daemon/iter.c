@@ -351,6 +351,7 @@ static void row_phase(const struct iter_env *e, const struct row *rw, uint64_t s
 	p->duration = rows->duration;
 }
 
+static const struct lat_qos no_latency = { -1, -1, -1, -1, -1, -1 }; /* stored NULL */
 static void store_figures(struct db_iteration *it, const struct engine_result *r)
 {
 	it->bytes = r->bytes;
@@ -363,7 +364,7 @@ static void store_figures(struct db_iteration *it, const struct engine_result *r
 	it->mibps_stddev = r->mibps_stddev;
 	it->iops_avg = r->iops;
 	it->lat_mean_us = r->ops ? hist_mean(&r->lat) / 1e3 : -1; /* no I/O: none, not 0 */
-	it->lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
+	it->lat_us = no_latency;
 	if (r->ops)
 		hist_qos(&r->lat, &it->lat_us);
 	it->verify_errors = r->verify_errors;
@@ -400,7 +401,7 @@ static void forget_figures(struct db_iteration *it)
 {
 	it->mibps_avg = it->mibps_min = it->mibps_max = it->mibps_stddev = -1;
 	it->iops_avg = it->lat_mean_us = it->mean_depth = -1;
-	it->lat_us = (struct lat_qos){ -1, -1, -1, -1, -1, -1 };
+	it->lat_us = no_latency;
 }
 
 /* Precondition (when asked) then the row's phase. Fills it and r. */
