@@ -376,20 +376,53 @@ def threads_of(pid):
     return "\n".join(out)
 
 
+def watch_exit(proc, t0, timeout):
+    """Read proc's stderr until it ends, looking every LOOK_S whether it
+    still runs; returns (stderr, alive, gap). alive: the last look, in
+    seconds after t0, that found the process running, so it outlived t0 by
+    at least that much; gap: the longest time between two looks. A test
+    the machine does not schedule looks late: its clock then runs on after
+    the process has gone, and only a look that finds it running counts
+    against it. A process still seen running past timeout is killed, and
+    what its threads waited on is added to stderr."""
+    alive, gap, last, err = 0.0, 0.0, t0, None
+    while err is None:
+        look = time.monotonic()
+        gap, last = max(gap, look - last), look
+        if proc.returncode is not None or \
+                os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            _, err = proc.communicate(timeout=timeout)
+            break
+        alive = look - t0
+        if alive > timeout:
+            where = threads_of(proc.pid)
+            proc.kill()
+            _, err = proc.communicate()
+            err += f"\n[test] still there {timeout} s after the signal:\n{where}\n"
+            break
+        try:
+            _, err = proc.communicate(timeout=LOOK_S)
+        except subprocess.TimeoutExpired:
+            pass
+    if gap > 1.0:
+        err += (f"\n[test] last seen running {alive:.2f} s after the signal, seen gone "
+                f"{time.monotonic() - t0:.2f} s after it; this test went {gap:.2f} s "
+                f"without looking (it was not scheduled)\n")
+    return err, alive, gap
+
+
+LOOK_S = 0.02
+
+
 def stop(proc, sig=signal.SIGTERM, timeout=10):
-    """Send sig and wait; returns (returncode, seconds waited, stderr). A
-    process still there after timeout is killed, and what its threads
+    """Send sig and wait; returns (returncode, seconds, stderr). seconds is
+    how long after the signal the process was last seen running
+    (watch_exit): a test that is scheduled late does not lengthen it. A
+    process still running after timeout is killed, and what its threads
     waited on then is added to stderr."""
-    t0 = time.monotonic()
     proc.send_signal(sig)
-    try:
-        _, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        where = threads_of(proc.pid)
-        proc.kill()
-        _, err = proc.communicate()
-        err += f"\n[test] still there {timeout} s after the signal:\n{where}\n"
-    return proc.returncode, time.monotonic() - t0, err
+    err, alive, _ = watch_exit(proc, time.monotonic(), timeout)
+    return proc.returncode, alive, err
 
 
 def _devnull():

@@ -14,7 +14,7 @@ import subprocess
 import time
 
 from conftest import (SLOW, WEARMON, WEARMOND, MiB, query, run_wearmond, spawn, start_wearmond,
-                      stop, target_conf, wait_for, write_conf)
+                      stop, target_conf, wait_for, watch_exit, write_conf)
 
 
 QUICK = {
@@ -188,9 +188,7 @@ def test_database_deleted_mid_run_is_noticed(workdir):
     try:
         assert wait_for(lambda: running_iteration(db), 30)
         subprocess.run(["rm", "-rf", str(dbdir)], check=True)
-        t0 = time.monotonic()
-        _, err = proc.communicate(timeout=30)
-        waited = time.monotonic() - t0
+        err, waited, _ = watch_exit(proc, time.monotonic(), 30)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -28,13 +28,12 @@ import random
 import re
 import signal
 import statistics
-import subprocess
 import time
 
 import pytest
 
 import simssd_helper
-from conftest import MiB, query, spawn, WEARMOND, target_conf, wait_for, write_conf
+from conftest import MiB, query, spawn, WEARMOND, target_conf, wait_for, watch_exit, write_conf
 
 STOP_BUDGET_S = 1.0   # daemon/wearmond.8, SIGNALS; systemd/wearmon.service
 STOPS = 50            # per device kind
@@ -82,14 +81,8 @@ def one_stop(conf, db, rng, sig):
     time.sleep(rng.uniform(0, 2.0))
     rows = query(db, "SELECT phase FROM progress")
     phase = rows[0]["phase"] if rows else "?"
-    t0 = time.monotonic()
     proc.send_signal(sig)
-    try:
-        _, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, err = proc.communicate()
-    secs = time.monotonic() - t0
+    err, secs, _ = watch_exit(proc, time.monotonic(), 120)
     assert proc.returncode == 0, err
     drains = [(float(s), int(n)) for s, n in DRAIN.findall(err)]
     drain = max((d for d, _ in drains), default=0.0)
