@@ -1,10 +1,12 @@
 """Agreement with fio: fio and wearmond run the same workload,
 block size and queue depth on the same device, alternately, a few times
-each; the medians must agree (a miss is measured once more, with as
-many runs again, and must then hold on the medians of all of them).
-wearmond's latency runs from just before io_submit to the reap of the
-completion, which is fio's total latency (lat_ns with
---lat_percentiles=1), not clat_ns (from after the submit returned).
+each, fio on the I/O engine wearmond chose (io_uring where the kernel
+allows it, as wearmond's log says); the medians must agree (a miss is
+measured once more, with as many runs again, and must then hold on the
+medians of all of them). wearmond's latency runs from just before the
+submission to the reap of the completion, which is fio's total latency
+(lat_ns with --lat_percentiles=1), not clat_ns (from after the submit
+returned).
 Random reads, so that every run sees the same device state.
 
 Two devices: the simulated SSD (tools/simssd), whose service time is
@@ -24,6 +26,7 @@ tools/bench/results/2026-12-04-fio-agreement.md."""
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -67,13 +70,21 @@ def wearmond_run(workdir, dev, n, bs, qd, seconds=SECONDS, pin=()):
     r = query(db, "SELECT mibps_avg, lat_p50_us, lat_p99_us, region_offset, size_bytes,"
                   " status FROM iterations")[0]
     assert r["status"] == "done"
+    engine = re.search(r": I/O engine (\w+)", p.stderr)
+    assert engine and engine.group(1) in FIO_ENGINE, p.stderr
+    r["fio_engine"] = FIO_ENGINE[engine.group(1)]
     return r
 
 
-def fio_run(dev, bs, qd, offset, size, seconds=SECONDS, pin=()):
-    """The same phase by fio: mibps_avg, total-latency lat_p50_us and
-    lat_p99_us, and the completion latency clat_p50_us."""
-    p = subprocess.run([*pin, *NICE, "fio", "--name=agree", f"--filename={dev}", "--ioengine=libaio",
+# fio's name of the engine wearmond ran (it says which in its log): each
+# tool is compared with the other on the same engine
+FIO_ENGINE = {"io_uring": "io_uring", "libaio": "libaio", "sync": "psync"}
+
+
+def fio_run(dev, bs, qd, offset, size, engine, seconds=SECONDS, pin=()):
+    """The same phase by fio on engine: mibps_avg, total-latency lat_p50_us
+    and lat_p99_us, and the completion latency clat_p50_us."""
+    p = subprocess.run([*pin, *NICE, "fio", "--name=agree", f"--filename={dev}", f"--ioengine={engine}",
                         "--direct=1", "--rw=randread", f"--bs={bs}", f"--iodepth={qd}",
                         f"--offset={offset}", f"--size={size}", f"--runtime={seconds}",
                         "--time_based", "--norandommap", "--randrepeat=0",
@@ -92,7 +103,8 @@ def runs(workdir, dev, bs, qd, tag, ours, theirs):
     for _ in range(RUNS):
         w = wearmond_run(workdir, dev, f"{tag}{len(ours)}", bs, qd)
         ours.append(w)
-        theirs.append(fio_run(dev, bs, qd, w["region_offset"], w["size_bytes"]))
+        theirs.append(fio_run(dev, bs, qd, w["region_offset"], w["size_bytes"],
+                              w["fio_engine"]))
 
 
 def medians(ours, theirs, tag, bs, qd):
@@ -237,6 +249,7 @@ def test_agree_on_loop_device(workdir, make_loop):
             w = wearmond_run(workdir, loop.dev, f"loop{len(ours)}", "4k", 1, LOOP_SECONDS, PIN)
             ours.append(w)
             theirs.append(fio_run(loop.dev, "4k", 1, w["region_offset"], w["size_bytes"],
+                                  w["fio_engine"],
                                   LOOP_SECONDS, PIN))
         pos = [x for x in (position(w, f) for w, f in zip(ours, theirs)) if x is not None]
         for w, f in zip(ours, theirs):
