@@ -376,6 +376,14 @@ def threads_of(pid):
     return "\n".join(out)
 
 
+def engine_line(stderr, target="lab1"):
+    """What wearmond's log says of target's I/O engine: its name, then how
+    it runs ("io_uring, registered file, ...")."""
+    m = re.search(rf"^wearmond: info: target {target}: I/O engine (.+)$", stderr, re.M)
+    assert m, stderr
+    return m.group(1)
+
+
 def watch_exit(proc, t0, timeout):
     """Read proc's stderr until it ends, looking every LOOK_S whether it
     still runs; returns (stderr, alive, gap). alive: the last look, in

@@ -198,7 +198,7 @@ HOT = dict(throttle_temp=60, throttle_rate="256k")
 ROOMY = dict(DRIVE, capacity="256M")
 
 # The small drive with pages programmed four times as fast: full, it still
-# garbage-collects (its WA stays far above 1.5) but writes some 6 MiB/s, so
+# garbage-collects (its WA stays far above 1.5) but writes some 4 MiB/s, so
 # a dip long enough to carry more than CAUSE_WA_MIN_BYTES stays under 30%
 # of the iteration's average.
 QUICK_GC = dict(DRIVE, t_prog="200us")

@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from conftest import (MiB, REPO, WEARMOND, query, run_wearmond, spawn, stop, target_conf,
-                      wait_for, write_conf)
+from conftest import (MiB, REPO, WEARMOND, engine_line, query, run_wearmond, spawn, stop,
+                      target_conf, wait_for, write_conf)
 from service_helper import NotifyListener
 
 QD = 8
@@ -38,12 +38,6 @@ def io_uring_here():
             return f.read().strip() == "0"
     except FileNotFoundError:
         return os.path.exists("/proc/sys/kernel")  # older kernels: no such switch
-
-
-def engine_line(stderr):
-    m = re.search(r"^wearmond: info: target lab1: I/O engine (.+)$", stderr, re.M)
-    assert m, stderr
-    return m.group(1)
 
 
 @pytest.mark.parametrize("engine,sqpoll", [("io_uring", "no"), ("io_uring", "yes"),

@@ -26,7 +26,6 @@ tools/bench/results/2026-12-04-fio-agreement.md."""
 
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -34,7 +33,7 @@ import subprocess
 import pytest
 
 import simssd_helper
-from conftest import WEARMOND, MiB, query, target_conf, write_conf
+from conftest import WEARMOND, MiB, engine_line, query, target_conf, write_conf
 
 # Two programs' rates on one device compared: other tests running beside
 # them would take a different share of the CPU from each run.
@@ -70,9 +69,9 @@ def wearmond_run(workdir, dev, n, bs, qd, seconds=SECONDS, pin=()):
     r = query(db, "SELECT mibps_avg, lat_p50_us, lat_p99_us, region_offset, size_bytes,"
                   " status FROM iterations")[0]
     assert r["status"] == "done"
-    engine = re.search(r": I/O engine (\w+)", p.stderr)
-    assert engine and engine.group(1) in FIO_ENGINE, p.stderr
-    r["fio_engine"] = FIO_ENGINE[engine.group(1)]
+    engine = engine_line(p.stderr).split(",")[0]
+    assert engine in FIO_ENGINE, p.stderr
+    r["fio_engine"] = FIO_ENGINE[engine]
     return r
 
 
