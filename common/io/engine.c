@@ -18,9 +18,9 @@
 #include "io/verify.h"
 
 #define WINDOW_NS 1000000000ull /* mibps_min_1s windows */
-/* What one submission carries. The runner refills the queue whenever any
- * I/O has completed and waits for at least one completion, never for a
- * batch: the queue stays full. A submission carries every prepared I/O
+/* What one submission carries. The runner refills the queue after every
+ * reap, and a reap takes every completion there and waits for at least
+ * REAP_MIN(queue depth) of them (below). A submission carries every prepared I/O
  * that fits in the queue, so that all the replacements of one reap enter
  * the queue together (in calls of at most 8, a reap of 100 at QD128 left
  * the last of them out of the queue for 12 calls, and the queue averaged
@@ -33,6 +33,19 @@
  * second machine that cost 30 % of 4k randwrite QD32 against this;
  * tools/bench/results/2026-12-04-engine-changes.md, item 11.) */
 #define BATCH_MAX 8
+/* The completions a reap waits for before the queue is refilled: an
+ * eighth of the queue (4 at QD32, 16 at QD128; one below QD16, so a
+ * shallow queue is refilled at each completion). Completions of 4 KiB
+ * writes on a loop device come one or two at a time; refilled at each,
+ * io_uring made 0.62 to 0.77 system calls per I/O (a submission per
+ * reap), against 0.18 when the reap waits for 4 (one call submits the
+ * refill and waits for the next four), and 18 % less CPU per GiB at the
+ * same rate and with the same queue kept (31.87 of 32):
+ * tools/bench/results/2026-12-08-reap-batch.md. What it costs: an I/O
+ * that completes first in a batch is timed to the batch's reap, the time
+ * of at most REAP_MIN - 1 completions more (at the queue's pace, an
+ * eighth of the mean latency at most, a sixteenth on average). */
+#define REAP_MIN(qd) ((qd) >= 16 ? (qd) / 8 : 1u)
 /* ... and at most this many bytes per call (one I/O at least): a
  * submission may block while the device's queue is full, and a call of 32
  * I/Os of 16 MiB held a stop for up to 0.85 s on a loop device before the
@@ -606,8 +619,11 @@ static void count_done(struct engine_ctx *c, struct run *s, struct engine_slot *
 
 static int complete(struct engine_ctx *c, struct run *s)
 {
-	/* at least one: the queue is refilled as soon as a slot is free */
-	int got = c->ops->reap(c, 1, s->inflight);
+	unsigned want = REAP_MIN(s->p->queue_depth);
+	/* never more than are in flight (the drain at a phase's end) */
+	if (want > s->inflight && s->inflight)
+		want = s->inflight;
+	int got = c->ops->reap(c, want, s->inflight);
 	if (got < 0)
 		return got;
 	uint64_t t = now(c);

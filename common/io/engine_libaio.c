@@ -148,19 +148,24 @@ static int aio_wait(struct aio *a, unsigned min, unsigned max)
 	return ret == -EINTR ? 0 : ret;
 }
 
-/* What the ring holds, else a wait (the waker bounds it). */
+/* What the ring holds, then waits until min are taken (the waker bounds
+ * each wait). */
 static int aio_reap(struct engine_ctx *c, unsigned min, unsigned max)
 {
 	struct aio *a = c->priv;
 	unsigned n = ring_reap(c, a, max);
 
-	if (n)
-		return (int)n;
-	int ret = aio_wait(a, min, max);
-	for (int i = 0; i < ret; i++)
-		c->done[i] = (struct engine_done){ .sl = a->events[i].data,
-						   .res = (long)a->events[i].res };
-	return ret;
+	while (n < min) {
+		int ret = aio_wait(a, min - n, max - n);
+		if (ret <= 0)
+			return n ? (int)n : ret; /* woken (0), or the error again later */
+		for (int i = 0; i < ret; i++)
+			c->done[n + (unsigned)i] =
+				(struct engine_done){ .sl = a->events[i].data,
+						      .res = (long)a->events[i].res };
+		n += (unsigned)ret;
+	}
+	return (int)n;
 }
 
 const struct engine_ops engine_libaio_ops = {

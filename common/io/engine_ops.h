@@ -65,9 +65,10 @@ struct engine_ops {
 	/* Hand v[0..n) to the kernel. Returns how many were taken, or -errno
 	 * (-EAGAIN: none now, try after completions). */
 	int (*submit)(struct engine_ctx *c, struct engine_slot **v, unsigned n);
-	/* At least min and at most max completions into c->done, or 0 when
-	 * woken without any (a wake bounds every wait: engine_wake.h).
-	 * Returns the count or -errno. */
+	/* At least min and at most max completions into c->done: every one
+	 * there, waiting while fewer than min are; fewer (0 too) when a wake
+	 * ends a wait (a wake bounds every wait: engine_wake.h). Returns the
+	 * count or -errno. */
 	int (*reap)(struct engine_ctx *c, unsigned min, unsigned max);
 	/* Optional: the completion time of d reaped at t (the null engine's
 	 * simulated device); without it, d->t or else t. */

@@ -290,14 +290,15 @@ static int uring_submit(struct engine_ctx *c, struct engine_slot **v, unsigned n
 	return (int)i;
 }
 
-/* The completions the ring holds, at most max, into c->done. */
-static unsigned take(struct engine_ctx *c, struct uring *u, unsigned max)
+/* The completions the ring holds, into c->done from at, c->done holding
+ * at most max. */
+static unsigned take(struct engine_ctx *c, struct uring *u, unsigned at, unsigned max)
 {
-	unsigned n = io_uring_peek_batch_cqe(&u->ring, u->cqes, max);
+	unsigned n = io_uring_peek_batch_cqe(&u->ring, u->cqes, max - at);
 
 	for (unsigned i = 0; i < n; i++)
-		c->done[i] = (struct engine_done){ .sl = io_uring_cqe_get_data(u->cqes[i]),
-						   .res = u->cqes[i]->res };
+		c->done[at + i] = (struct engine_done){ .sl = io_uring_cqe_get_data(u->cqes[i]),
+							.res = u->cqes[i]->res };
 	io_uring_cq_advance(&u->ring, n);
 	return n;
 }
@@ -326,16 +327,17 @@ static int uring_wait(struct uring *u, unsigned min)
 static int uring_reap(struct engine_ctx *c, unsigned min, unsigned max)
 {
 	struct uring *u = c->priv;
-	unsigned n = take(c, u, max);
+	unsigned n = take(c, u, 0, max);
 
-	if (n)
-		return (int)n;
-	int ret = uring_wait(u, min);
-	if (ret == -EINTR || ret == -ETIME || ret == -EAGAIN || ret == -EBUSY)
-		return 0;
-	if (ret < 0)
-		return ret;
-	return (int)take(c, u, max);
+	while (n < min) {
+		int ret = uring_wait(u, min - n);
+		if (ret == -EINTR || ret == -ETIME || ret == -EAGAIN || ret == -EBUSY)
+			return (int)n;
+		if (ret < 0)
+			return n ? (int)n : ret; /* the error again at the next wait */
+		n += take(c, u, n, max);
+	}
+	return (int)n;
 }
 
 const struct engine_ops engine_io_uring_ops = {

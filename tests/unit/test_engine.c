@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "io/engine.h"
+#include "io/engine_ops.h"
 #include "io/verify.h"
 
 #define SPAN (4u << 20)
@@ -178,6 +180,78 @@ static void test_duration_limit(void **state)
 	assert_int_equal(engine_run(f->eng, &p, &r), 0);
 	assert_true(r.seconds >= 0.3 && r.seconds < 2.0);
 	assert_true(r.nsamples >= 2);
+}
+
+/* What the engine loop asked of the engine's reap, and what it got. */
+static struct reap_log {
+	const struct engine_ops *real;
+	unsigned calls, short_calls; /* short: fewer than min came back */
+	unsigned min_lo, min_hi;     /* the least and the most min asked */
+	unsigned at_min[17];         /* calls per min asked, 1 to 16 */
+} rl;
+
+static int logged_reap(struct engine_ctx *c, unsigned min, unsigned max)
+{
+	int n = rl.real->reap(c, min, max);
+
+	rl.calls++;
+	rl.min_lo = rl.calls == 1 || min < rl.min_lo ? min : rl.min_lo;
+	rl.min_hi = min > rl.min_hi ? min : rl.min_hi;
+	if (min <= 16)
+		rl.at_min[min]++;
+	if (n >= 0 && (unsigned)n < min)
+		rl.short_calls++;
+	return n;
+}
+
+/* One 4k random write phase of the span at queue depth qd, the engine's
+ * reaps logged; returns the phase's seconds. */
+static double logged_phase(struct fixture *f, struct engine_ctx *eng, unsigned qd)
+{
+	struct engine_phase p;
+	static struct engine_result r;
+	struct engine_ops wrap = *eng->ops;
+
+	memset(&rl, 0, sizeof(rl));
+	rl.real = eng->ops;
+	wrap.reap = logged_reap;
+	eng->ops = &wrap;
+	base_phase(f, &p);
+	p.is_random = 1;
+	p.queue_depth = qd;
+	uint64_t t0 = util_now_ns();
+	int ret = engine_run(eng, &p, &r);
+	eng->ops = rl.real;
+	assert_int_equal(ret, 0);
+	assert_int_equal(r.errors, 0);
+	assert_int_equal(r.bytes, SPAN);
+	return (double)(util_now_ns() - t0) / 1e9;
+}
+
+/* At QD16 and over a reap waits for an eighth of the queue (4 at QD32)
+ * before the queue is refilled, and gets at least that many; a shallow
+ * queue is refilled at each completion. A reap may come back short only
+ * when the periodic wake (every 100 ms) ends its wait. */
+static void test_reap_waits_for_an_eighth_of_the_queue(void **state)
+{
+	struct fixture *f = *state;
+	struct engine_ctx *eng;
+
+	assert_int_equal(open_kind(32, 4096, &eng), 0);
+	double secs = logged_phase(f, eng, 32);
+	print_message("  %s QD32: %u reaps, %u asked for 4, %u short in %.3f s\n",
+		      engine_kind_name(kind), rl.calls, rl.at_min[4], rl.short_calls, secs);
+	assert_int_equal(rl.min_hi, 4);
+	assert_true(rl.min_lo >= 1);
+	/* all but the drain at the end ask for the eighth */
+	assert_true(rl.at_min[4] + 3 >= rl.calls);
+	assert_true(rl.short_calls <= (unsigned)(secs / 0.1) + 1);
+
+	secs = logged_phase(f, eng, 8);
+	assert_int_equal(rl.min_lo, 1);
+	assert_int_equal(rl.min_hi, 1);
+	assert_true(rl.short_calls <= (unsigned)(secs / 0.1) + 1);
+	engine_destroy(eng);
 }
 
 static void test_stop_flag(void **state)
@@ -689,6 +763,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_random_read_uniform, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_ios, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duration_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reap_waits_for_an_eighth_of_the_queue, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_recorded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_phase, setup, teardown),
