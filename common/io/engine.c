@@ -19,8 +19,8 @@
 
 #define WINDOW_NS 1000000000ull /* mibps_min_1s windows */
 /* What one submission carries. The runner refills the queue after every
- * reap, and a reap takes every completion there and waits for at least
- * REAP_MIN(queue depth) of them (below). A submission carries every prepared I/O
+ * reap (a reap takes every completion there and waits for at least
+ * REAP_MIN of them, below). A submission carries every prepared I/O
  * that fits in the queue, so that all the replacements of one reap enter
  * the queue together (in calls of at most 8, a reap of 100 at QD128 left
  * the last of them out of the queue for 12 calls, and the queue averaged
@@ -33,19 +33,6 @@
  * second machine that cost 30 % of 4k randwrite QD32 against this;
  * tools/bench/results/2026-12-04-engine-changes.md, item 11.) */
 #define BATCH_MAX 8
-/* The completions a reap waits for before the queue is refilled: an
- * eighth of the queue (4 at QD32, 16 at QD128; one below QD16, so a
- * shallow queue is refilled at each completion). Completions of 4 KiB
- * writes on a loop device come one or two at a time; refilled at each,
- * io_uring made 0.62 to 0.77 system calls per I/O (a submission per
- * reap), against 0.18 when the reap waits for 4 (one call submits the
- * refill and waits for the next four), and 18 % less CPU per GiB at the
- * same rate and with the same queue kept (31.87 of 32):
- * tools/bench/results/2026-12-08-reap-batch.md. What it costs: an I/O
- * that completes first in a batch is timed to the batch's reap, the time
- * of at most REAP_MIN - 1 completions more (at the queue's pace, an
- * eighth of the mean latency at most, a sixteenth on average). */
-#define REAP_MIN(qd) ((qd) >= 16 ? (qd) / 8 : 1u)
 /* ... and at most this many bytes per call (one I/O at least): a
  * submission may block while the device's queue is full, and a call of 32
  * I/Os of 16 MiB held a stop for up to 0.85 s on a loop device before the
@@ -53,6 +40,19 @@
  * it is in). Large blocks lose nothing by it: a call per 16 MiB is nothing
  * beside the transfer. */
 #define BATCH_BYTES (16u << 20)
+/* The completions a reap waits for before the queue is refilled: an
+ * eighth of the queue (4 at QD32, 16 at QD128; one below QD16, so a
+ * shallow queue is refilled at each completion). Completions of 4 KiB
+ * writes on a loop device come one or two at a time; refilled at each,
+ * io_uring made 0.62 to 0.77 system calls per I/O (a submission per
+ * reap), against 0.18 when the reap waits for 4 (a submission per four
+ * I/Os or more, and most reaps find their four without a wait), with 18 %
+ * less CPU per GiB at the same rate and the same queue kept (31.87 of
+ * 32): tools/bench/results/2026-12-08-reap-batch.md. What it costs: an
+ * I/O that completes first in a batch is timed to the batch's reap, up to
+ * REAP_MIN - 1 completions later (at the queue's pace, at most an eighth
+ * of the mean latency, about a sixteenth on average). */
+#define REAP_MIN(qd) ((qd) >= 16 ? (qd) / 8 : 1u)
 /* Slots beyond the queue depth: while I/Os are in flight the runner fills
  * them with the next blocks, so that a completion is replaced at once by a
  * ready I/O rather than after its data has been generated (the queue used
